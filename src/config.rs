@@ -1,0 +1,218 @@
+//! Where the client's settings come from: arguments first, then the
+//! environment, then a `.env` file in the current directory.
+
+use std::fmt;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// The base URL used when none is given and `$OPENAI_BASE_URL` is not set.
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com";
+
+/// The path appended to a base URL.
+const CHAT_PATH: &str = "/v1/chat/completions";
+
+/// An API key that never prints itself.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct ApiKey(String);
+
+impl ApiKey {
+    /// Checks that the key can travel in an HTTP header without saying what it is.
+    pub(crate) fn new(key: String) -> Result<ApiKey> {
+        if key.bytes().any(|b| b.is_ascii_control() && b != b'\t') {
+            return Err(Error::Config(
+                "the API key contains control characters (a stray newline?)".into(),
+            ));
+        }
+        Ok(ApiKey(key))
+    }
+
+    /// The `Authorization` header value.
+    pub(crate) fn bearer(&self) -> String {
+        format!("Bearer {}", self.0)
+    }
+
+    /// Replaces every occurrence of the key in `text`, for text that came back
+    /// from a server that may echo what it was sent.
+    pub(crate) fn redact(&self, text: String) -> String {
+        if self.0.len() >= 4 && text.contains(&self.0) {
+            text.replace(&self.0, "[redacted]")
+        } else {
+            text
+        }
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey([redacted])")
+    }
+}
+
+/// Looks a setting up in the environment, then in `./.env`; empty values count as unset.
+pub(crate) fn lookup(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .filter(|value| !value.is_empty())
+        .or_else(|| dotenv_value(Path::new(".env"), name))
+}
+
+/// The API key: the argument, else `$OPENAI_API_KEY`, else `OPENAI_API_KEY` in `./.env`.
+pub(crate) fn resolve_api_key(explicit: Option<String>) -> Result<ApiKey> {
+    let key = explicit
+        .filter(|key| !key.is_empty())
+        .or_else(|| lookup("OPENAI_API_KEY"))
+        .ok_or(Error::MissingApiKey)?;
+    ApiKey::new(key)
+}
+
+/// The endpoint URL: the argument, else `$OPENAI_BASE_URL`, else `./.env`,
+/// else [`DEFAULT_BASE_URL`]; see [`endpoint_url`].
+pub(crate) fn resolve_endpoint(explicit: Option<String>) -> Result<String> {
+    let base = explicit
+        .or_else(|| lookup("OPENAI_BASE_URL"))
+        .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
+    endpoint_url(&base)
+}
+
+/// Turns a base URL into the chat completions endpoint.
+///
+/// `http://host:8080`, `http://host:8080/`, `http://host:8080/v1` and
+/// `http://host:8080/v1/` all give `http://host:8080/v1/chat/completions`;
+/// a path prefix is kept (`https://host/proxy` gives
+/// `https://host/proxy/v1/chat/completions`), and a URL that already names the
+/// endpoint is used as it is.
+pub(crate) fn endpoint_url(base: &str) -> Result<String> {
+    let trimmed = base.trim().trim_end_matches('/');
+    check_base_url(trimmed, base)?;
+    let url = if trimmed.ends_with(CHAT_PATH) {
+        trimmed.to_owned()
+    } else if let Some(prefix) = trimmed.strip_suffix("/v1") {
+        format!("{prefix}{CHAT_PATH}")
+    } else {
+        format!("{trimmed}{CHAT_PATH}")
+    };
+    Ok(url)
+}
+
+fn check_base_url(url: &str, original: &str) -> Result<()> {
+    let bad = |why: &str| Error::Config(format!("base URL {original:?} {why}"));
+    let uri: ureq::http::Uri = url.parse().map_err(|_| bad("is not a valid URL"))?;
+    match uri.scheme_str() {
+        Some("http") | Some("https") => {}
+        Some(_) => return Err(bad("must start with http:// or https://")),
+        None => return Err(bad("needs a scheme, e.g. http://localhost:8080")),
+    }
+    if uri.host().is_none_or(str::is_empty) {
+        return Err(bad("has no host"));
+    }
+    if uri.query().is_some() || url.contains('#') {
+        return Err(bad("must not have a query or a fragment"));
+    }
+    Ok(())
+}
+
+/// Reads one entry of a dotenv file: `NAME=value`, optionally `export NAME=value`,
+/// the value optionally in single or double quotes; `#` starts a comment
+/// outside quotes. A missing or unreadable file holds nothing.
+pub(crate) fn dotenv_value(path: &Path, name: &str) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines()
+        .filter_map(parse_dotenv_line)
+        .filter(|(key, _)| *key == name)
+        .map(|(_, value)| value)
+        .last()
+        .filter(|value| !value.is_empty())
+}
+
+fn parse_dotenv_line(line: &str) -> Option<(&str, String)> {
+    let line = line.trim();
+    let line = line.strip_prefix("export ").unwrap_or(line);
+    let (key, value) = line.split_once('=')?;
+    let key = key.trim();
+    if key.is_empty() || key.starts_with('#') {
+        return None;
+    }
+    Some((key, unquote(value.trim())))
+}
+
+fn unquote(value: &str) -> String {
+    for quote in ['"', '\''] {
+        if let Some(rest) = value.strip_prefix(quote) {
+            if let Some(end) = rest.find(quote) {
+                return rest[..end].to_owned();
+            }
+        }
+    }
+    match value.find(" #") {
+        Some(comment) => value[..comment].trim_end().to_owned(),
+        None if value.starts_with('#') => String::new(),
+        None => value.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoint_from_every_base_url_shape() {
+        let want = "http://localhost:8080/v1/chat/completions";
+        for base in [
+            "http://localhost:8080",
+            "http://localhost:8080/",
+            "http://localhost:8080/v1",
+            "http://localhost:8080/v1/",
+            " http://localhost:8080/v1/chat/completions ",
+        ] {
+            assert_eq!(endpoint_url(base).unwrap(), want, "{base}");
+        }
+        assert_eq!(
+            endpoint_url("https://host/proxy/").unwrap(),
+            "https://host/proxy/v1/chat/completions"
+        );
+    }
+
+    #[test]
+    fn unusable_base_urls_are_config_errors() {
+        for base in [
+            "",
+            "localhost:8080",
+            "ftp://host",
+            "http://",
+            "not a url",
+            "http://host?x=1",
+            "http://host/#frag",
+        ] {
+            match endpoint_url(base) {
+                Err(Error::Config(message)) => assert!(message.contains("base URL"), "{message}"),
+                other => panic!("{base:?} gave {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn dotenv_lines() {
+        assert_eq!(parse_dotenv_line("A=b"), Some(("A", "b".into())));
+        assert_eq!(parse_dotenv_line("export A = b "), Some(("A", "b".into())));
+        assert_eq!(
+            parse_dotenv_line("A=\"b c\" # note"),
+            Some(("A", "b c".into()))
+        );
+        assert_eq!(parse_dotenv_line("A='b#c'"), Some(("A", "b#c".into())));
+        assert_eq!(parse_dotenv_line("A=b # note"), Some(("A", "b".into())));
+        assert_eq!(parse_dotenv_line("# A=b"), None);
+        assert_eq!(parse_dotenv_line("junk"), None);
+    }
+
+    #[test]
+    fn key_debug_and_redaction_hide_the_key() {
+        let key = ApiKey::new("sk-secret-123".into()).unwrap();
+        assert_eq!(format!("{key:?}"), "ApiKey([redacted])");
+        assert_eq!(
+            key.redact("bad key sk-secret-123!".into()),
+            "bad key [redacted]!"
+        );
+        assert!(ApiKey::new("sk\nx".into()).is_err());
+    }
+}

@@ -1,0 +1,292 @@
+//! The conversation: the history the client resends on every call, and the
+//! ordering rules that keep it acceptable to every compatible server.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::message::{Message, Role};
+
+/// A model name and the messages exchanged so far.
+///
+/// The service keeps no state, so the whole conversation travels with every
+/// request. Ordering rules, checked on every change:
+/// at most one system message, and only first; then user and assistant
+/// messages alternate, starting with a user message.
+///
+/// It serializes to (and deserializes from, checking the rules) the request
+/// shape `{"model": ..., "messages": [{"role": ..., "content": ...}, ...]}`.
+///
+/// ```
+/// let mut conversation = chatwire::Conversation::new("gpt-4o-mini");
+/// conversation.set_system("You are terse.");
+/// conversation.user("Name three colours.")?;
+/// assert_eq!(conversation.len(), 2);
+/// assert!(conversation.assistant("again").is_ok());
+/// assert!(conversation.assistant("twice").is_err());
+/// # Ok::<(), chatwire::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Unchecked")]
+pub struct Conversation {
+    model: String,
+    messages: Vec<Message>,
+}
+
+/// The serialized shape before the ordering rules are checked.
+#[derive(Deserialize)]
+struct Unchecked {
+    model: String,
+    messages: Vec<Message>,
+}
+
+impl TryFrom<Unchecked> for Conversation {
+    type Error = Error;
+
+    fn try_from(raw: Unchecked) -> Result<Conversation> {
+        let mut conversation = Conversation::new(raw.model);
+        for message in raw.messages {
+            conversation.push(message.role, message.content)?;
+        }
+        Ok(conversation)
+    }
+}
+
+impl Conversation {
+    /// An empty conversation with the given model.
+    pub fn new(model: impl Into<String>) -> Conversation {
+        Conversation {
+            model: model.into(),
+            messages: Vec::new(),
+        }
+    }
+
+    /// The model every request of this conversation asks for.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// Changes the model for the next requests.
+    pub fn set_model(&mut self, model: impl Into<String>) {
+        self.model = model.into();
+    }
+
+    /// Puts the system message at the start, or replaces the one there.
+    pub fn set_system(&mut self, text: impl Into<String>) {
+        let message = Message::new(Role::System, text);
+        match self.messages.first_mut() {
+            Some(first) if first.role == Role::System => *first = message,
+            _ => self.messages.insert(0, message),
+        }
+    }
+
+    /// Appends a message, or fails with [`Error::InvalidConversation`] (and
+    /// changes nothing) when the role breaks the ordering rules.
+    pub fn push(&mut self, role: Role, text: impl Into<String>) -> Result<()> {
+        self.check_next(role)?;
+        self.messages.push(Message::new(role, text));
+        Ok(())
+    }
+
+    /// Appends a user message; see [`push`](Self::push).
+    pub fn user(&mut self, text: impl Into<String>) -> Result<()> {
+        self.push(Role::User, text)
+    }
+
+    /// Appends an assistant message; see [`push`](Self::push).
+    pub fn assistant(&mut self, text: impl Into<String>) -> Result<()> {
+        self.push(Role::Assistant, text)
+    }
+
+    /// The messages, oldest first.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// How many messages there are, the system message included.
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    /// True when there are no messages at all.
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
+    /// Removes every message except the system message.
+    pub fn clear(&mut self) {
+        self.messages.retain(|message| message.role == Role::System);
+    }
+
+    /// The role the next message must have to keep the rules, given the last one.
+    fn expected_after(last: Option<Role>) -> &'static [Role] {
+        match last {
+            None => &[Role::System, Role::User],
+            Some(Role::System) | Some(Role::Assistant) => &[Role::User],
+            Some(Role::User) => &[Role::Assistant],
+        }
+    }
+
+    fn check_next(&self, role: Role) -> Result<()> {
+        let last = self.messages.last().map(|message| message.role);
+        let expected = Self::expected_after(last);
+        if expected.contains(&role) {
+            return Ok(());
+        }
+        let wanted = expected
+            .iter()
+            .map(|role| role.as_str())
+            .collect::<Vec<_>>()
+            .join(" or ");
+        let after = match last {
+            None => "at the start".to_owned(),
+            Some(last) => format!("after a {last} message"),
+        };
+        Err(Error::InvalidConversation(format!(
+            "expected a {wanted} message {after}, got a {role} message"
+        )))
+    }
+
+    /// Reads a conversation from its JSON form (see [`Conversation`]), checking
+    /// the ordering rules: [`Error::InvalidArgument`] for text that is not a
+    /// conversation, [`Error::InvalidConversation`] for broken ordering.
+    pub fn from_json(json: &str) -> Result<Conversation> {
+        let raw: Unchecked = serde_json::from_str(json)
+            .map_err(|err| Error::InvalidArgument(format!("not a conversation in JSON: {err}")))?;
+        Conversation::try_from(raw)
+    }
+
+    /// The conversation's JSON form, the request shape `{"model", "messages"}`.
+    pub fn to_json(&self) -> String {
+        // Plain strings and enums always serialize.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Checks that a request can be made: the last message must be a user message.
+    pub(crate) fn check_ready_to_send(&self) -> Result<()> {
+        match self.messages.last().map(|message| message.role) {
+            Some(Role::User) => Ok(()),
+            Some(role) => Err(Error::InvalidConversation(format!(
+                "the last message must be a user message to send, but it is a {role} message"
+            ))),
+            None => Err(Error::InvalidConversation(
+                "the conversation is empty: append a user message before sending".into(),
+            )),
+        }
+    }
+
+    /// Appends the model's reply after a successful request.
+    pub(crate) fn push_reply(&mut self, content: String) {
+        debug_assert!(self.check_ready_to_send().is_ok());
+        self.messages.push(Message::new(Role::Assistant, content));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_only_first_and_once() {
+        let mut c = Conversation::new("m");
+        c.push(Role::System, "s").unwrap();
+        let err = c.push(Role::System, "again").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "invalid conversation: expected a user message after a system message, got a system message"
+        );
+        c.user("u").unwrap();
+        assert!(c.push(Role::System, "late").is_err());
+        assert_eq!(c.len(), 2);
+    }
+
+    #[test]
+    fn must_start_with_user_or_system() {
+        let mut c = Conversation::new("m");
+        let err = c.assistant("hi").unwrap_err().to_string();
+        assert!(
+            err.contains("expected a system or user message at the start"),
+            "{err}"
+        );
+        assert!(c.is_empty());
+    }
+
+    #[test]
+    fn user_and_assistant_alternate() {
+        let mut c = Conversation::new("m");
+        c.user("a").unwrap();
+        assert!(c.user("b").is_err());
+        c.assistant("c").unwrap();
+        assert!(c.assistant("d").is_err());
+        c.user("e").unwrap();
+        assert_eq!(c.len(), 3);
+    }
+
+    #[test]
+    fn set_system_inserts_then_replaces() {
+        let mut c = Conversation::new("m");
+        c.user("u").unwrap();
+        c.set_system("one");
+        c.set_system("two");
+        assert_eq!(c.len(), 2);
+        assert_eq!(c.messages()[0], Message::new(Role::System, "two"));
+        assert_eq!(c.messages()[1].role, Role::User);
+    }
+
+    #[test]
+    fn ready_to_send_needs_a_trailing_user_message() {
+        let mut c = Conversation::new("m");
+        assert!(c.check_ready_to_send().is_err());
+        c.set_system("s");
+        assert!(c.check_ready_to_send().is_err());
+        c.user("u").unwrap();
+        assert!(c.check_ready_to_send().is_ok());
+    }
+
+    #[test]
+    fn json_round_trip_keeps_everything() {
+        let mut c = Conversation::new("m\"odel");
+        c.set_system("sys\n\u{1F600}");
+        c.user("q").unwrap();
+        c.assistant("").unwrap();
+        let json = serde_json::to_string(&c).unwrap();
+        assert!(json.starts_with(r#"{"model":"m\"odel","messages":[{"role":"system""#));
+        let back: Conversation = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, c);
+    }
+
+    #[test]
+    fn json_with_broken_ordering_is_refused() {
+        let json = r#"{"model":"m","messages":[{"role":"assistant","content":"x"}]}"#;
+        let err = serde_json::from_str::<Conversation>(json).unwrap_err();
+        assert!(err
+            .to_string()
+            .contains("expected a system or user message"));
+        let json = r#"{"model":"m","messages":[{"role":"wizard","content":"x"}]}"#;
+        assert!(serde_json::from_str::<Conversation>(json).is_err());
+    }
+
+    #[test]
+    fn from_json_sorts_its_errors() {
+        assert!(matches!(
+            Conversation::from_json("{"),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            Conversation::from_json(
+                r#"{"model":"m","messages":[{"role":"user","content":"a"},{"role":"user","content":"b"}]}"#
+            ),
+            Err(Error::InvalidConversation(_))
+        ));
+        let c = Conversation::from_json(r#"{"model":"m","messages":[]}"#).unwrap();
+        assert_eq!(c.to_json(), r#"{"model":"m","messages":[]}"#);
+    }
+
+    #[test]
+    fn clear_keeps_the_system_message() {
+        let mut c = Conversation::new("m");
+        c.set_system("s");
+        c.user("u").unwrap();
+        c.clear();
+        assert_eq!(c.messages(), &[Message::new(Role::System, "s")]);
+    }
+}

@@ -1,0 +1,144 @@
+//! The boundary every exported function goes through: panics are caught,
+//! errors become a status, and the thread's last error is recorded.
+
+use std::cell::RefCell;
+use std::ffi::{c_char, c_int, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use super::status::{chatwire_status, status_of};
+use super::text;
+use crate::error::Error;
+
+/// Why a C call failed: a core error, or a problem with what C passed in.
+pub(crate) enum FfiError {
+    /// A required pointer was NULL; names the argument.
+    Null(&'static str),
+    /// A string argument was not UTF-8; names the argument.
+    Utf8(&'static str),
+    /// An error from the Rust API.
+    Core(Error),
+    /// A panic, with its message.
+    Panic(String),
+}
+
+impl From<Error> for FfiError {
+    fn from(error: Error) -> FfiError {
+        FfiError::Core(error)
+    }
+}
+
+impl FfiError {
+    fn status(&self) -> chatwire_status {
+        match self {
+            FfiError::Null(_) => chatwire_status::CHATWIRE_ERR_NULL_ARGUMENT,
+            FfiError::Utf8(_) => chatwire_status::CHATWIRE_ERR_INVALID_UTF8,
+            FfiError::Core(error) => status_of(error),
+            FfiError::Panic(_) => chatwire_status::CHATWIRE_ERR_PANIC,
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            FfiError::Null(name) => format!("{name} is NULL"),
+            FfiError::Utf8(name) => format!("{name} is not valid UTF-8"),
+            FfiError::Core(error) => error.to_string(),
+            FfiError::Panic(message) => format!("internal error (please report): {message}"),
+        }
+    }
+
+    fn http_status(&self) -> c_int {
+        match self {
+            FfiError::Core(error) => error.http_status().map_or(0, c_int::from),
+            _ => 0,
+        }
+    }
+}
+
+struct LastError {
+    message: CString,
+    http_status: c_int,
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<Option<LastError>> = const { RefCell::new(None) };
+}
+
+fn record(error: &FfiError) {
+    let last = LastError {
+        message: text::c_string(error.message()),
+        http_status: error.http_status(),
+    };
+    LAST_ERROR.with(|cell| *cell.borrow_mut() = Some(last));
+}
+
+fn clear() {
+    LAST_ERROR.with(|cell| *cell.borrow_mut() = None);
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|text| text.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
+}
+
+/// Runs a function body, catching panics; on failure records the error and
+/// returns `on_error(status)`.
+fn run<T>(
+    on_error: impl FnOnce(chatwire_status) -> T,
+    body: impl FnOnce() -> Result<T, FfiError>,
+) -> T {
+    let outcome = catch_unwind(AssertUnwindSafe(body))
+        .unwrap_or_else(|payload| Err(FfiError::Panic(panic_message(&*payload))));
+    match outcome {
+        Ok(value) => value,
+        Err(error) => {
+            record(&error);
+            on_error(error.status())
+        }
+    }
+}
+
+/// The body of a function that returns a status. The last error is cleared
+/// first, so after success chatwire_last_error() is "".
+pub(crate) fn status(body: impl FnOnce() -> Result<(), FfiError>) -> chatwire_status {
+    clear();
+    run(
+        |status| status,
+        || body().map(|()| chatwire_status::CHATWIRE_OK),
+    )
+}
+
+/// The body of a function that returns a value, with `fallback` on failure
+/// (the failure is still recorded as the last error).
+pub(crate) fn value<T>(fallback: T, body: impl FnOnce() -> Result<T, FfiError>) -> T {
+    run(|_| fallback, body)
+}
+
+/// The body of a `_free` function: panics are caught, the last error is kept.
+pub(crate) fn release(body: impl FnOnce()) {
+    // Nothing sensible can be reported from a free function; a panic is still
+    // kept from unwinding into C.
+    let _ = catch_unwind(AssertUnwindSafe(body));
+}
+
+/// A one-line description of the last failure on the calling thread, or ""
+/// when the last status-returning call succeeded. Never NULL. Borrowed: valid
+/// until the next chatwire call on this thread; do not free.
+#[no_mangle]
+pub extern "C" fn chatwire_last_error() -> *const c_char {
+    LAST_ERROR.with(|cell| match &*cell.borrow() {
+        // The CString stays in the thread-local until the next failure or
+        // status call on this thread replaces it.
+        Some(last) => last.message.as_ptr(),
+        None => c"".as_ptr(),
+    })
+}
+
+/// The HTTP status of the last failure on the calling thread (401, 429, ...),
+/// or 0 when it was not an HTTP error or there was none.
+#[no_mangle]
+pub extern "C" fn chatwire_last_http_status() -> c_int {
+    LAST_ERROR.with(|cell| cell.borrow().as_ref().map_or(0, |last| last.http_status))
+}

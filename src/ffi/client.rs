@@ -1,0 +1,137 @@
+//! `chatwire_client`: chatwire_client_new, the setters, chatwire_client_free.
+
+use std::ffi::c_char;
+use std::sync::{PoisonError, RwLock};
+use std::time::Duration;
+
+use super::boundary::{self, FfiError};
+use super::handle;
+use super::status::chatwire_status;
+use super::text;
+use crate::client::Client;
+
+/// A connection to one chat completions endpoint with one API key.
+///
+/// Made by chatwire_client_new(), freed by chatwire_client_free(). One client
+/// may be used by several threads at once (chatwire_send() from each, with a
+/// conversation per thread); connections are pooled and reused. The setters
+/// affect the sends that start after them. Free it only when no call that
+/// uses it is running.
+pub struct chatwire_client {
+    // The lock lets C change settings on a client that other threads are
+    // sending with: a send copies the settings, and holds no lock while it waits.
+    client: RwLock<Client>,
+}
+
+impl chatwire_client {
+    /// The client as it is now, for one send.
+    pub(crate) fn snapshot(&self) -> Client {
+        self.client
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn update(
+        &self,
+        change: impl FnOnce(&mut Client) -> crate::Result<()>,
+    ) -> Result<(), FfiError> {
+        let mut client = self.client.write().unwrap_or_else(PoisonError::into_inner);
+        Ok(change(&mut client)?)
+    }
+}
+
+/// Creates a client.
+///
+/// `base_url`: e.g. "https://api.openai.com", "http://127.0.0.1:8080" or
+/// "http://localhost:11434/v1"; requests go to {base_url}/v1/chat/completions
+/// (a trailing "/v1" or "/" is not doubled). NULL means $OPENAI_BASE_URL, else
+/// OPENAI_BASE_URL in ./.env, else "https://api.openai.com".
+/// `api_key`: NULL (or "") means $OPENAI_API_KEY, else OPENAI_API_KEY in ./.env.
+/// Both strings are copied; the caller keeps ownership.
+///
+/// On success `*client_out` owns a new client, to be freed with
+/// chatwire_client_free(). Errors: CHATWIRE_ERR_MISSING_API_KEY,
+/// CHATWIRE_ERR_CONFIG (unusable URL), CHATWIRE_ERR_NULL_ARGUMENT,
+/// CHATWIRE_ERR_INVALID_UTF8.
+///
+/// # Safety
+/// Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_new(
+    base_url: *const c_char,
+    api_key: *const c_char,
+    client_out: *mut *mut chatwire_client,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (base_url, api_key, out) = unsafe {
+            (
+                text::opt_str_in(base_url, "base_url")?,
+                text::opt_str_in(api_key, "api_key")?,
+                handle::out(client_out, "client_out")?,
+            )
+        };
+        let mut builder = Client::builder();
+        if let Some(base_url) = base_url {
+            builder = builder.base_url(base_url);
+        }
+        if let Some(api_key) = api_key {
+            builder = builder.api_key(api_key);
+        }
+        let client = builder.build()?;
+        out.write(handle::into_c(chatwire_client {
+            client: RwLock::new(client),
+        }));
+        Ok(())
+    })
+}
+
+/// Sets the whole-request timeout in milliseconds (connecting, sending and
+/// reading the reply; each retry gets its own). Default 600000 (10 minutes).
+/// 0 gives CHATWIRE_ERR_INVALID_ARGUMENT.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_set_timeout_ms(
+    client: *mut chatwire_client,
+    timeout_ms: u64,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let client = unsafe { handle::borrow(client, "client")? };
+        client.update(|client| client.set_timeout(Duration::from_millis(timeout_ms)))
+    })
+}
+
+/// Sets how many times a failed request is retried (0: never); default 2.
+/// Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_set_max_retries(
+    client: *mut chatwire_client,
+    max_retries: u32,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let client = unsafe { handle::borrow(client, "client")? };
+        client.update(|client| {
+            client.set_max_retries(max_retries);
+            Ok(())
+        })
+    })
+}
+
+/// Frees a client. NULL is ignored.
+///
+/// # Safety
+/// `client` is NULL or a live client that no running call uses; it must not
+/// be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_free(client: *mut chatwire_client) {
+    // SAFETY: per this function's contract.
+    boundary::release(|| unsafe { handle::free(client) })
+}

@@ -1,0 +1,252 @@
+//! `chatwire_conversation`: building, reading, saving and loading the history.
+
+use std::cell::RefCell;
+use std::ffi::{c_char, c_int, CString};
+
+use super::boundary::{self, FfiError};
+use super::handle;
+use super::status::{chatwire_status, role_from_c, role_to_c};
+use super::text;
+use crate::conversation::Conversation;
+use crate::error::Error;
+
+/// A model name and the messages so far, which every send carries in full.
+///
+/// Made by chatwire_conversation_new() or chatwire_conversation_from_json(),
+/// freed by chatwire_conversation_free(). Changed by
+/// chatwire_conversation_set_system(), chatwire_conversation_append() and a
+/// successful chatwire_send(). A conversation must not be used by two
+/// threads at once; it may move between threads.
+pub struct chatwire_conversation {
+    conversation: Conversation,
+    // NUL-terminated copies handed out by chatwire_conversation_content(),
+    // made on first request. They live until set_system() shifts the indexes
+    // or the conversation is freed; appending leaves them valid.
+    views: RefCell<Vec<Option<CString>>>,
+}
+
+impl chatwire_conversation {
+    fn new(conversation: Conversation) -> chatwire_conversation {
+        chatwire_conversation {
+            conversation,
+            views: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The conversation, for calls that only append to it.
+    pub(crate) fn appendable(&mut self) -> &mut Conversation {
+        &mut self.conversation
+    }
+
+    fn content_view(&self, index: usize) -> Option<*const c_char> {
+        let message = self.conversation.messages().get(index)?;
+        let mut views = self.views.borrow_mut();
+        if views.len() <= index {
+            views.resize(index + 1, None);
+        }
+        let view = views[index].get_or_insert_with(|| text::c_string(message.content.as_str()));
+        // The CString's buffer does not move when `views` grows, so the
+        // pointer stays valid until the entry is dropped.
+        Some(view.as_ptr())
+    }
+}
+
+/// Creates an empty conversation for `model` (copied), e.g. "gpt-4o-mini".
+/// On success `*conversation_out` owns it; free with chatwire_conversation_free().
+///
+/// # Safety
+/// `model` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_new(
+    model: *const c_char,
+    conversation_out: *mut *mut chatwire_conversation,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (model, out) = unsafe {
+            (
+                text::str_in(model, "model")?,
+                handle::out(conversation_out, "conversation_out")?,
+            )
+        };
+        if model.is_empty() {
+            return Err(Error::InvalidArgument("the model name is empty".into()).into());
+        }
+        out.write(handle::into_c(chatwire_conversation::new(
+            Conversation::new(model),
+        )));
+        Ok(())
+    })
+}
+
+/// Puts the system message (copied) at the start, or replaces the one there.
+/// Pointers from chatwire_conversation_content() become invalid.
+///
+/// # Safety
+/// `conversation` is NULL or live; `text` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_set_system(
+    conversation: *mut chatwire_conversation,
+    text: *const c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (handle, text) = unsafe {
+            (
+                handle::borrow_mut(conversation, "conversation")?,
+                text::str_in(text, "text")?,
+            )
+        };
+        handle.views.get_mut().clear();
+        handle.conversation.set_system(text);
+        Ok(())
+    })
+}
+
+/// Appends a message (content copied). `role` is a chatwire_role; any other
+/// value gives CHATWIRE_ERR_INVALID_ARGUMENT. A message that breaks the
+/// ordering (at most one system message, first; then user and assistant
+/// alternate, starting with user) gives CHATWIRE_ERR_INVALID_CONVERSATION,
+/// and chatwire_last_error() says what was expected. On failure nothing changes.
+///
+/// # Safety
+/// `conversation` is NULL or live; `content` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_append(
+    conversation: *mut chatwire_conversation,
+    role: c_int,
+    content: *const c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (handle, content) = unsafe {
+            (
+                handle::borrow_mut(conversation, "conversation")?,
+                text::str_in(content, "content")?,
+            )
+        };
+        Ok(handle.appendable().push(role_from_c(role)?, content)?)
+    })
+}
+
+/// The number of messages, the system message included; 0 for NULL.
+///
+/// # Safety
+/// `conversation` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_len(
+    conversation: *const chatwire_conversation,
+) -> usize {
+    boundary::value(0, || {
+        // SAFETY: per this function's contract.
+        let handle = unsafe { handle::borrow(conversation, "conversation")? };
+        Ok(handle.conversation.len())
+    })
+}
+
+/// The role (a chatwire_role value) of message `index`, or -1 when `index`
+/// is out of range or `conversation` is NULL.
+///
+/// # Safety
+/// `conversation` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_role(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> c_int {
+    boundary::value(-1, || {
+        // SAFETY: per this function's contract.
+        let handle = unsafe { handle::borrow(conversation, "conversation")? };
+        let message = handle
+            .conversation
+            .messages()
+            .get(index)
+            .ok_or_else(|| out_of_range(index))?;
+        Ok(role_to_c(message.role))
+    })
+}
+
+/// The text of message `index`, or NULL when `index` is out of range or
+/// `conversation` is NULL. Borrowed: valid until the conversation is freed or
+/// chatwire_conversation_set_system() is called (appending keeps it valid);
+/// do not free. Text holding a NUL byte is cut there.
+///
+/// # Safety
+/// `conversation` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_content(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> *const c_char {
+    boundary::value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        let handle = unsafe { handle::borrow(conversation, "conversation")? };
+        handle
+            .content_view(index)
+            .ok_or_else(|| out_of_range(index))
+    })
+}
+
+fn out_of_range(index: usize) -> FfiError {
+    Error::InvalidArgument(format!("no message at index {index}")).into()
+}
+
+/// Writes the conversation as JSON, the request shape
+/// {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}.
+/// On success `*json_out` owns the text; free with chatwire_string_free().
+///
+/// # Safety
+/// `conversation` is NULL or live; `json_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_to_json(
+    conversation: *const chatwire_conversation,
+    json_out: *mut *mut c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (handle, out) = unsafe {
+            (
+                handle::borrow(conversation, "conversation")?,
+                handle::out(json_out, "json_out")?,
+            )
+        };
+        out.write(text::string_out(&handle.conversation.to_json()));
+        Ok(())
+    })
+}
+
+/// Reads a conversation written by chatwire_conversation_to_json(), checking
+/// the ordering. Not JSON of that shape: CHATWIRE_ERR_INVALID_ARGUMENT;
+/// broken ordering: CHATWIRE_ERR_INVALID_CONVERSATION. On success
+/// `*conversation_out` owns a new conversation.
+///
+/// # Safety
+/// `json` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_from_json(
+    json: *const c_char,
+    conversation_out: *mut *mut chatwire_conversation,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (json, out) = unsafe {
+            (
+                text::str_in(json, "json")?,
+                handle::out(conversation_out, "conversation_out")?,
+            )
+        };
+        let conversation = Conversation::from_json(json)?;
+        out.write(handle::into_c(chatwire_conversation::new(conversation)));
+        Ok(())
+    })
+}
+
+/// Frees a conversation and every string borrowed from it. NULL is ignored.
+///
+/// # Safety
+/// `conversation` is NULL or live, and not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_free(conversation: *mut chatwire_conversation) {
+    // SAFETY: per this function's contract.
+    boundary::release(|| unsafe { handle::free(conversation) })
+}

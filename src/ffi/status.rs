@@ -1,0 +1,178 @@
+//! Status codes, roles, and the one table that maps [`Error`] to a status.
+
+use std::ffi::{c_char, c_int, CStr};
+
+use crate::error::Error;
+use crate::message::Role;
+
+/// The result of every fallible chatwire function. `CHATWIRE_OK` is 0;
+/// chatwire_status_str() gives a fixed description of each code and
+/// chatwire_last_error() the detail of the last failure on this thread.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+pub enum chatwire_status {
+    /// Success.
+    CHATWIRE_OK = 0,
+    /// A required pointer argument was NULL.
+    CHATWIRE_ERR_NULL_ARGUMENT = 1,
+    /// An argument was out of range or malformed (a role, a zero timeout, bad JSON).
+    CHATWIRE_ERR_INVALID_ARGUMENT = 2,
+    /// A string argument was not valid UTF-8.
+    CHATWIRE_ERR_INVALID_UTF8 = 3,
+    /// The message would break the ordering rules, or the conversation cannot be sent as it is.
+    CHATWIRE_ERR_INVALID_CONVERSATION = 4,
+    /// No API key: not passed, not in $OPENAI_API_KEY, not in ./.env.
+    CHATWIRE_ERR_MISSING_API_KEY = 5,
+    /// Unusable configuration, such as a base URL that is not http(s).
+    CHATWIRE_ERR_CONFIG = 6,
+    /// The server could not be reached or the connection broke.
+    CHATWIRE_ERR_TRANSPORT = 7,
+    /// The request took longer than the client's timeout.
+    CHATWIRE_ERR_TIMEOUT = 8,
+    /// The server refused the key (HTTP 401 or 403).
+    CHATWIRE_ERR_AUTH = 9,
+    /// Rate limited (HTTP 429), also after retrying.
+    CHATWIRE_ERR_RATE_LIMITED = 10,
+    /// The server failed (HTTP 5xx), also after retrying.
+    CHATWIRE_ERR_SERVER = 11,
+    /// Any other non-2xx HTTP status (400, 404, 422, ...).
+    CHATWIRE_ERR_HTTP = 12,
+    /// A 2xx response whose body is not a chat completion.
+    CHATWIRE_ERR_DECODE = 13,
+    /// No JSON found in the text given to chatwire_extract_json().
+    CHATWIRE_ERR_NO_JSON = 14,
+    /// The request was cancelled.
+    CHATWIRE_ERR_CANCELLED = 15,
+    /// A bug inside chatwire was caught at the API boundary; please report it.
+    CHATWIRE_ERR_PANIC = 16,
+}
+
+use chatwire_status::*;
+
+/// The role of a message, as passed to chatwire_conversation_append() and
+/// returned by chatwire_conversation_role(). Functions take roles as `int`
+/// and reject values outside this list.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+pub enum chatwire_role {
+    /// Instructions for the model; at most one, and only first.
+    CHATWIRE_ROLE_SYSTEM = 0,
+    /// The person or program asking.
+    CHATWIRE_ROLE_USER = 1,
+    /// The model's answer.
+    CHATWIRE_ROLE_ASSISTANT = 2,
+}
+
+/// The C value of a role.
+pub(crate) fn role_to_c(role: Role) -> c_int {
+    let c_role = match role {
+        Role::System => chatwire_role::CHATWIRE_ROLE_SYSTEM,
+        Role::User => chatwire_role::CHATWIRE_ROLE_USER,
+        Role::Assistant => chatwire_role::CHATWIRE_ROLE_ASSISTANT,
+    };
+    c_role as c_int
+}
+
+/// The role for a C value, checked: C may pass any integer.
+pub(crate) fn role_from_c(role: c_int) -> Result<Role, Error> {
+    match role {
+        0 => Ok(Role::System),
+        1 => Ok(Role::User),
+        2 => Ok(Role::Assistant),
+        other => Err(Error::InvalidArgument(format!(
+            "role {other} is not a chatwire_role (0 system, 1 user, 2 assistant)"
+        ))),
+    }
+}
+
+/// The status for each error: the single table between Rust errors and C codes.
+pub(crate) fn status_of(error: &Error) -> chatwire_status {
+    match error {
+        Error::InvalidArgument(_) => CHATWIRE_ERR_INVALID_ARGUMENT,
+        Error::InvalidConversation(_) => CHATWIRE_ERR_INVALID_CONVERSATION,
+        Error::MissingApiKey => CHATWIRE_ERR_MISSING_API_KEY,
+        Error::Config(_) => CHATWIRE_ERR_CONFIG,
+        Error::Transport { .. } => CHATWIRE_ERR_TRANSPORT,
+        Error::Timeout(_) => CHATWIRE_ERR_TIMEOUT,
+        Error::Auth(_) => CHATWIRE_ERR_AUTH,
+        Error::RateLimited(_) => CHATWIRE_ERR_RATE_LIMITED,
+        Error::Server(_) => CHATWIRE_ERR_SERVER,
+        Error::Http(_) => CHATWIRE_ERR_HTTP,
+        Error::Decode { .. } => CHATWIRE_ERR_DECODE,
+        Error::NoJson(_) => CHATWIRE_ERR_NO_JSON,
+        Error::Cancelled => CHATWIRE_ERR_CANCELLED,
+    }
+}
+
+fn describe(status: c_int) -> &'static CStr {
+    const STATUSES: [&CStr; 17] = [
+        c"ok",
+        c"a required pointer argument is NULL",
+        c"invalid argument",
+        c"a string argument is not valid UTF-8",
+        c"the conversation breaks the ordering rules or cannot be sent",
+        c"no API key (argument, OPENAI_API_KEY or .env)",
+        c"invalid configuration",
+        c"could not reach the server",
+        c"the request timed out",
+        c"authentication failed (HTTP 401 or 403)",
+        c"rate limited (HTTP 429)",
+        c"server error (HTTP 5xx)",
+        c"HTTP error",
+        c"the response is not a chat completion",
+        c"no JSON found",
+        c"cancelled",
+        c"internal error (a caught panic)",
+    ];
+    usize::try_from(status)
+        .ok()
+        .and_then(|index| STATUSES.get(index))
+        .copied()
+        .unwrap_or(c"unknown chatwire_status")
+}
+
+/// A fixed, static description of a status code, for any `int`: unknown
+/// values give "unknown chatwire_status". Never NULL; do not free.
+#[no_mangle]
+pub extern "C" fn chatwire_status_str(status: c_int) -> *const c_char {
+    describe(status).as_ptr()
+}
+
+/// The library's name and version, e.g. "chatwire 0.1.0". Static; do not free.
+#[no_mangle]
+pub extern "C" fn chatwire_version() -> *const c_char {
+    const VERSION: &CStr = match CStr::from_bytes_with_nul(
+        concat!("chatwire ", env!("CARGO_PKG_VERSION"), "\0").as_bytes(),
+    ) {
+        Ok(version) => version,
+        Err(_) => c"chatwire",
+    };
+    VERSION.as_ptr()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_status_has_its_own_text() {
+        let texts: Vec<_> = (0..=CHATWIRE_ERR_PANIC as c_int).map(describe).collect();
+        let mut unique = texts.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), texts.len());
+        assert_eq!(describe(-1), c"unknown chatwire_status");
+        assert_eq!(describe(17), c"unknown chatwire_status");
+    }
+
+    #[test]
+    fn roles_round_trip_and_reject_strangers() {
+        for role in [Role::System, Role::User, Role::Assistant] {
+            assert_eq!(role_from_c(role_to_c(role)).unwrap(), role);
+        }
+        assert!(role_from_c(3).is_err());
+        assert!(role_from_c(-1).is_err());
+    }
+}

@@ -1,0 +1,74 @@
+//! Strings across the boundary: C strings in, owned C strings out.
+
+use std::ffi::{c_char, CStr, CString};
+
+use super::boundary::{self, FfiError};
+
+/// Reads a required NUL-terminated UTF-8 argument.
+///
+/// # Safety
+/// `ptr` is NULL or points to a NUL-terminated string that outlives `'a`.
+pub(crate) unsafe fn str_in<'a>(
+    ptr: *const c_char,
+    name: &'static str,
+) -> Result<&'a str, FfiError> {
+    // SAFETY: as the caller promises.
+    unsafe { opt_str_in(ptr, name) }?.ok_or(FfiError::Null(name))
+}
+
+/// Reads an optional NUL-terminated UTF-8 argument (NULL gives `None`).
+///
+/// # Safety
+/// As [`str_in`].
+pub(crate) unsafe fn opt_str_in<'a>(
+    ptr: *const c_char,
+    name: &'static str,
+) -> Result<Option<&'a str>, FfiError> {
+    if ptr.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: non-NULL and NUL-terminated, by the caller's contract.
+    let bytes = unsafe { CStr::from_ptr(ptr) };
+    bytes.to_str().map(Some).map_err(|_| FfiError::Utf8(name))
+}
+
+/// A C copy of text, cut at the first NUL byte (C cannot see past it anyway).
+pub(crate) fn c_string(text: impl Into<Vec<u8>>) -> CString {
+    CString::new(text).unwrap_or_else(|err| {
+        let position = err.nul_position();
+        let mut bytes = err.into_vec();
+        bytes.truncate(position);
+        CString::new(bytes).unwrap_or_default()
+    })
+}
+
+/// A copy of text that C owns and frees with chatwire_string_free().
+pub(crate) fn string_out(text: &str) -> *mut c_char {
+    c_string(text).into_raw()
+}
+
+/// Frees a string that chatwire handed out (a reply, a JSON text). NULL is
+/// ignored. Never pass it a string from anywhere else, nor free() one of ours.
+///
+/// # Safety
+/// `s` is NULL or a string from chatwire that has not been freed.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_string_free(s: *mut c_char) {
+    boundary::release(|| {
+        if !s.is_null() {
+            // SAFETY: chatwire strings come from CString::into_raw.
+            drop(unsafe { CString::from_raw(s) });
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_string_cuts_at_nul() {
+        assert_eq!(c_string("ab\0cd").as_bytes(), b"ab");
+        assert_eq!(c_string("abc").as_bytes(), b"abc");
+    }
+}

@@ -1,0 +1,53 @@
+//! chatwire: a blocking client for OpenAI-compatible chat completions, for
+//! Rust programs and, through its C API, for C and C++ programs.
+//!
+//! The service keeps no state: a [`Conversation`] holds the history, and
+//! [`Client::send`] posts all of it to `{base_url}/v1/chat/completions`,
+//! then appends the reply.
+//!
+//! ```no_run
+//! let client = chatwire::Client::builder()
+//!     .base_url("http://127.0.0.1:8080")
+//!     .api_key("sk-...")
+//!     .timeout(std::time::Duration::from_secs(30))
+//!     .max_retries(2)
+//!     .build()?;
+//! let mut conversation = chatwire::Conversation::new("gpt-4o-mini");
+//! conversation.set_system("You are terse.");
+//! conversation.user("Name three colours.")?;
+//! let reply: String = client.send(&mut conversation)?;
+//! println!("{reply}");
+//! conversation.user("And three more?")?;
+//! println!("{}", client.send(&mut conversation)?);
+//! # Ok::<(), chatwire::Error>(())
+//! ```
+//!
+//! Errors are [`Error`] values whose messages never contain the API key.
+
+#![warn(missing_docs)]
+#![deny(unsafe_code)]
+#![warn(unsafe_op_in_unsafe_fn)]
+
+mod client;
+mod config;
+mod conversation;
+mod error;
+mod extract;
+#[allow(unsafe_code)]
+mod ffi;
+mod message;
+mod reply;
+mod request;
+mod response;
+mod retry;
+mod transport;
+
+pub use client::{
+    Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT,
+};
+pub use config::DEFAULT_BASE_URL;
+pub use conversation::Conversation;
+pub use error::{ApiError, Error, Result};
+pub use extract::extract_json;
+pub use message::{Message, Role};
+pub use reply::{Reply, Usage};

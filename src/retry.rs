@@ -1,0 +1,133 @@
+//! When to try a request again, and how long to wait first.
+
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::time::{Duration, SystemTime};
+
+use ureq::http::HeaderMap;
+
+use crate::error::ApiError;
+
+/// A server asking for a longer pause than this gets an immediate error instead.
+pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+
+const INITIAL_BACKOFF: Duration = Duration::from_millis(500);
+const MAX_BACKOFF: Duration = Duration::from_secs(8);
+
+/// Whether an HTTP error status is worth another try: request timeout (408),
+/// conflict (409), rate limits (429) and server errors (5xx), except a 429
+/// that says the quota is used up, which no waiting fixes.
+pub(crate) fn status_is_retryable(api: &ApiError) -> bool {
+    match api.status {
+        429 => !is_insufficient_quota(api),
+        408 | 409 | 500..=599 => true,
+        _ => false,
+    }
+}
+
+fn is_insufficient_quota(api: &ApiError) -> bool {
+    [&api.kind, &api.code]
+        .into_iter()
+        .any(|field| field.as_deref() == Some("insufficient_quota"))
+}
+
+/// The pause before retry number `retry + 1`: 0.5 s doubling per retry,
+/// capped at 8 s, less up to a quarter at random so that clients that
+/// failed together do not come back together.
+pub(crate) fn backoff(retry: u32) -> Duration {
+    let exponential = INITIAL_BACKOFF.saturating_mul(1u32 << retry.min(16));
+    let capped = exponential.min(MAX_BACKOFF);
+    capped.mul_f64(1.0 - 0.25 * random_fraction())
+}
+
+/// A number in [0, 1) from the standard library's per-process random keys.
+fn random_fraction() -> f64 {
+    let mut hasher = RandomState::new().build_hasher();
+    hasher.write_u64(0);
+    (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The pause the server asked for: `retry-after-ms` (milliseconds), else
+/// `retry-after` as seconds or as an HTTP date.
+pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+    if let Some(ms) = header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
+        return seconds(ms / 1000.0);
+    }
+    let value = header("retry-after")?.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return seconds(secs);
+    }
+    let date = httpdate::parse_http_date(value).ok()?;
+    Some(date.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+fn seconds(secs: f64) -> Option<Duration> {
+    Duration::try_from_secs_f64(secs).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ureq::http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, HeaderValue::from_static(value));
+        }
+        map
+    }
+
+    #[test]
+    fn backoff_doubles_with_jitter_and_caps() {
+        for retry in 0..10 {
+            let nominal = (0.5 * 2f64.powi(retry as i32)).min(8.0);
+            let got = backoff(retry).as_secs_f64();
+            assert!(got <= nominal && got >= nominal * 0.75, "{retry}: {got}");
+        }
+        assert!(backoff(u32::MAX) <= MAX_BACKOFF);
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+        let ms = headers(&[("retry-after-ms", "250"), ("retry-after", "9")]);
+        assert_eq!(retry_after(&ms, now), Some(Duration::from_millis(250)));
+        let secs = headers(&[("retry-after", "2")]);
+        assert_eq!(retry_after(&secs, now), Some(Duration::from_secs(2)));
+        let date = httpdate::fmt_http_date(now + Duration::from_secs(30));
+        let mut map = HeaderMap::new();
+        map.insert("retry-after", HeaderValue::from_str(&date).unwrap());
+        assert_eq!(retry_after(&map, now), Some(Duration::from_secs(30)));
+        assert_eq!(retry_after(&headers(&[("retry-after", "soon")]), now), None);
+        assert_eq!(retry_after(&headers(&[("retry-after", "-1")]), now), None);
+        assert_eq!(retry_after(&HeaderMap::new(), now), None);
+    }
+
+    #[test]
+    fn which_statuses_retry() {
+        let api = |status, kind: Option<&str>, code: Option<&str>| ApiError {
+            status,
+            kind: kind.map(Into::into),
+            code: code.map(Into::into),
+            ..ApiError::default()
+        };
+        for status in [408, 409, 429, 500, 502, 503, 599] {
+            assert!(status_is_retryable(&api(status, None, None)), "{status}");
+        }
+        for status in [400, 401, 403, 404, 422] {
+            assert!(!status_is_retryable(&api(status, None, None)), "{status}");
+        }
+        assert!(!status_is_retryable(&api(
+            429,
+            Some("insufficient_quota"),
+            None
+        )));
+        assert!(!status_is_retryable(&api(
+            429,
+            None,
+            Some("insufficient_quota")
+        )));
+    }
+}
