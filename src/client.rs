@@ -96,9 +96,10 @@ impl Client {
         self.settings.timeout
     }
 
-    /// Sets the whole-request timeout of this client (not of its other clones).
+    /// Sets the whole-request timeout of this client (not of its other clones);
+    /// zero and more than [`MAX_TIMEOUT`] are refused.
     pub fn set_timeout(&mut self, timeout: Duration) -> Result<()> {
-        self.settings.timeout = nonzero(timeout, "timeout")?;
+        self.settings.timeout = checked_timeout(timeout, "timeout")?;
         Ok(())
     }
 
@@ -113,10 +114,14 @@ impl Client {
     }
 }
 
-fn nonzero(duration: Duration, what: &str) -> Result<Duration> {
-    if duration.is_zero() {
+/// The longest timeout accepted: a day is more than any reply takes, and
+/// far enough from the clock's limits that deadlines cannot overflow.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
+
+fn checked_timeout(duration: Duration, what: &str) -> Result<Duration> {
+    if duration.is_zero() || duration > MAX_TIMEOUT {
         return Err(Error::InvalidArgument(format!(
-            "the {what} must be longer than zero"
+            "the {what} must be longer than zero and at most 24 hours, not {duration:?}"
         )));
     }
     Ok(duration)
@@ -189,8 +194,8 @@ impl ClientBuilder {
         let endpoint = config::resolve_endpoint(self.base_url)?;
         let key = config::resolve_api_key(self.api_key)?;
         let settings = Settings {
-            timeout: nonzero(self.timeout.unwrap_or(DEFAULT_TIMEOUT), "timeout")?,
-            connect_timeout: nonzero(
+            timeout: checked_timeout(self.timeout.unwrap_or(DEFAULT_TIMEOUT), "timeout")?,
+            connect_timeout: checked_timeout(
                 self.connect_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT),
                 "connect timeout",
             )?,

@@ -44,6 +44,7 @@ mod transport;
 
 pub use client::{
     Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT,
+    MAX_TIMEOUT,
 };
 pub use config::DEFAULT_BASE_URL;
 pub use conversation::Conversation;

@@ -89,7 +89,7 @@ pub unsafe extern "C" fn chatwire_client_new(
 
 /// Sets the whole-request timeout in milliseconds (connecting, sending and
 /// reading the reply; each retry gets its own). Default 600000 (10 minutes).
-/// 0 gives CHATWIRE_ERR_INVALID_ARGUMENT.
+/// 0 and more than a day (86400000) give CHATWIRE_ERR_INVALID_ARGUMENT.
 ///
 /// # Safety
 /// `client` is NULL or a live client.
