@@ -242,6 +242,18 @@ chatwire_status chatwire_conversation_append(chatwire_conversation *conversation
                                              const char *content);
 
 /**
+ * Keeps the first `len` messages and drops the rest, e.g. to take back a
+ * question whose send failed: save chatwire_conversation_len() before
+ * appending, truncate to it after the failure. `len` beyond the length gives
+ * CHATWIRE_ERR_INVALID_ARGUMENT. Pointers from chatwire_conversation_content()
+ * for the dropped messages become invalid; the others stay valid.
+ *
+ * # Safety
+ * `conversation` is NULL or live.
+ */
+chatwire_status chatwire_conversation_truncate(chatwire_conversation *conversation, size_t len);
+
+/**
  * The number of messages, the system message included; 0 for NULL.
  *
  * # Safety

@@ -112,6 +112,13 @@ impl Conversation {
         self.messages.is_empty()
     }
 
+    /// Keeps the first `len` messages and drops the rest, to undo the last
+    /// turns; a prefix of a valid conversation is always valid. A `len` at or
+    /// beyond the length changes nothing.
+    pub fn truncate(&mut self, len: usize) {
+        self.messages.truncate(len);
+    }
+
     /// Removes every message except the system message.
     pub fn clear(&mut self) {
         self.messages.retain(|message| message.role == Role::System);
@@ -279,6 +286,18 @@ mod tests {
         ));
         let c = Conversation::from_json(r#"{"model":"m","messages":[]}"#).unwrap();
         assert_eq!(c.to_json(), r#"{"model":"m","messages":[]}"#);
+    }
+
+    #[test]
+    fn truncate_undoes_turns() {
+        let mut c = Conversation::new("m");
+        c.user("a").unwrap();
+        c.assistant("b").unwrap();
+        c.truncate(1);
+        assert_eq!(c.len(), 1);
+        c.truncate(5);
+        assert_eq!(c.len(), 1);
+        c.assistant("again").unwrap();
     }
 
     #[test]

@@ -129,6 +129,35 @@ pub unsafe extern "C" fn chatwire_conversation_append(
     })
 }
 
+/// Keeps the first `len` messages and drops the rest, e.g. to take back a
+/// question whose send failed: save chatwire_conversation_len() before
+/// appending, truncate to it after the failure. `len` beyond the length gives
+/// CHATWIRE_ERR_INVALID_ARGUMENT. Pointers from chatwire_conversation_content()
+/// for the dropped messages become invalid; the others stay valid.
+///
+/// # Safety
+/// `conversation` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_truncate(
+    conversation: *mut chatwire_conversation,
+    len: usize,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let handle = unsafe { handle::borrow_mut(conversation, "conversation")? };
+        if len > handle.conversation.len() {
+            let error = format!(
+                "cannot truncate to {len} messages: the conversation has {}",
+                handle.conversation.len()
+            );
+            return Err(Error::InvalidArgument(error).into());
+        }
+        handle.views.get_mut().truncate(len);
+        handle.conversation.truncate(len);
+        Ok(())
+    })
+}
+
 /// The number of messages, the system message included; 0 for NULL.
 ///
 /// # Safety

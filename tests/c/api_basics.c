@@ -125,6 +125,15 @@ static void test_roles_and_ordering(void) {
     CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, "u3"), CHATWIRE_OK);
     CHECK(strcmp(first_user, "u1") == 0);
 
+    /* truncate takes turns back. */
+    CHECK_STATUS(chatwire_conversation_truncate(conversation, 5), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(chatwire_conversation_truncate(NULL, 0), CHATWIRE_ERR_NULL_ARGUMENT);
+    CHECK_STATUS(chatwire_conversation_truncate(conversation, 3), CHATWIRE_OK);
+    CHECK(chatwire_conversation_len(conversation) == 3);
+    CHECK(chatwire_conversation_content(conversation, 3) == NULL);
+    CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, "u3 again"), CHATWIRE_OK);
+    CHECK(strcmp(chatwire_conversation_content(conversation, 3), "u3 again") == 0);
+
     /* set_system replaces the one system message in place. */
     CHECK_STATUS(chatwire_conversation_set_system(conversation, "new system"), CHATWIRE_OK);
     CHECK(chatwire_conversation_len(conversation) == 4);

@@ -1,0 +1,202 @@
+/*
+ * chat: a multi-turn chat on stdin and stdout.
+ *
+ *   build/chat [MODEL]
+ *
+ * The server and key come from $OPENAI_BASE_URL and $OPENAI_API_KEY (or
+ * ./.env); the model from the argument, else $CHATWIRE_MODEL, else
+ * gpt-4o-mini. Commands:
+ *   /system TEXT   set or replace the system message
+ *   /save FILE     write the conversation to FILE as JSON
+ *   /load FILE     read a conversation saved with /save
+ *   /history       show the conversation so far
+ *   /quit          leave (end of input works too)
+ * When stdin is not a terminal, each input line is echoed, so a scripted
+ * session reads like a transcript.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chatwire.h"
+
+static const char *ROLE_NAMES[] = {"system", "user", "assistant"};
+
+static void report_error(const char *what, chatwire_status status) {
+    int http = chatwire_last_http_status();
+    fprintf(stderr, "error: %s: %s", what, chatwire_status_str(status));
+    if (http != 0) {
+        fprintf(stderr, " (HTTP %d)", http);
+    }
+    fprintf(stderr, "\n  %s\n", chatwire_last_error());
+}
+
+/* Reads a whole file into a NUL-terminated buffer the caller frees. */
+static char *read_file(const char *path) {
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) {
+        return NULL;
+    }
+    size_t size = 0, capacity = 4096;
+    char *text = (char *)malloc(capacity);
+    size_t got;
+    while (text != NULL && (got = fread(text + size, 1, capacity - size - 1, file)) > 0) {
+        size += got;
+        if (capacity - size - 1 == 0) {
+            char *bigger = (char *)realloc(text, capacity * 2);
+            if (bigger == NULL) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = bigger;
+            capacity *= 2;
+        }
+    }
+    if (text != NULL) {
+        text[size] = '\0';
+    }
+    fclose(file);
+    return text;
+}
+
+static void save(const chatwire_conversation *conversation, const char *path) {
+    char *json = NULL;
+    chatwire_status status = chatwire_conversation_to_json(conversation, &json);
+    if (status != CHATWIRE_OK) {
+        report_error("save", status);
+        return;
+    }
+    FILE *file = fopen(path, "wb");
+    if (file == NULL || fputs(json, file) < 0 || fclose(file) != 0) {
+        perror(path);
+    } else {
+        printf("saved %zu messages to %s\n", chatwire_conversation_len(conversation), path);
+    }
+    chatwire_string_free(json);
+}
+
+/* Replaces *conversation with the one in `path`; keeps it on failure. */
+static void load(chatwire_conversation **conversation, const char *path) {
+    char *json = read_file(path);
+    if (json == NULL) {
+        perror(path);
+        return;
+    }
+    chatwire_conversation *loaded = NULL;
+    chatwire_status status = chatwire_conversation_from_json(json, &loaded);
+    free(json);
+    if (status != CHATWIRE_OK) {
+        report_error("load", status);
+        return;
+    }
+    chatwire_conversation_free(*conversation);
+    *conversation = loaded;
+    printf("loaded %zu messages from %s\n", chatwire_conversation_len(loaded), path);
+}
+
+static void history(const chatwire_conversation *conversation) {
+    size_t len = chatwire_conversation_len(conversation);
+    for (size_t i = 0; i < len; i++) {
+        int role = chatwire_conversation_role(conversation, i);
+        printf("[%s] %s\n", role >= 0 && role <= 2 ? ROLE_NAMES[role] : "?",
+               chatwire_conversation_content(conversation, i));
+    }
+}
+
+/* Appends the question and sends; on failure takes the question back, so the
+ * user can simply ask again. */
+static void ask(chatwire_client *client, chatwire_conversation *conversation, const char *question) {
+    size_t before = chatwire_conversation_len(conversation);
+    chatwire_status status = chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, question);
+    if (status != CHATWIRE_OK) {
+        report_error("append", status);
+        return;
+    }
+    char *reply = NULL;
+    status = chatwire_send(client, conversation, &reply);
+    if (status != CHATWIRE_OK) {
+        report_error("send", status);
+        chatwire_conversation_truncate(conversation, before);
+        return;
+    }
+    printf("assistant> %s\n", reply);
+    chatwire_string_free(reply);
+}
+
+/* Handles one input line; returns 0 to quit. */
+static int handle(chatwire_client *client, chatwire_conversation **conversation, char *line) {
+    if (strcmp(line, "/quit") == 0) {
+        return 0;
+    } else if (strncmp(line, "/system ", 8) == 0) {
+        chatwire_status status = chatwire_conversation_set_system(*conversation, line + 8);
+        if (status != CHATWIRE_OK) {
+            report_error("system", status);
+        }
+    } else if (strncmp(line, "/save ", 6) == 0) {
+        save(*conversation, line + 6);
+    } else if (strncmp(line, "/load ", 6) == 0) {
+        load(conversation, line + 6);
+    } else if (strcmp(line, "/history") == 0) {
+        history(*conversation);
+    } else if (line[0] == '/') {
+        printf("commands: /system TEXT, /save FILE, /load FILE, /history, /quit\n");
+    } else if (line[0] != '\0') {
+        ask(client, *conversation, line);
+    }
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    const char *model = argc > 1 ? argv[1] : getenv("CHATWIRE_MODEL");
+    if (model == NULL || model[0] == '\0') {
+        model = "gpt-4o-mini";
+    }
+    chatwire_client *client = NULL;
+    chatwire_conversation *conversation = NULL;
+    chatwire_status status = chatwire_client_new(NULL, NULL, &client);
+    if (status != CHATWIRE_OK) {
+        report_error("client", status);
+        return 1;
+    }
+    status = chatwire_conversation_new(model, &conversation);
+    if (status != CHATWIRE_OK) {
+        report_error("conversation", status);
+        chatwire_client_free(client);
+        return 1;
+    }
+
+    int interactive = isatty(STDIN_FILENO);
+    if (interactive) {
+        printf("%s, model %s. /quit to leave.\n", chatwire_version(), model);
+    }
+    char *line = NULL;
+    size_t capacity = 0;
+    ssize_t length;
+    for (;;) {
+        if (interactive) {
+            printf("you> ");
+            fflush(stdout);
+        }
+        if ((length = getline(&line, &capacity, stdin)) < 0) {
+            break;
+        }
+        while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == '\r')) {
+            line[--length] = '\0';
+        }
+        if (!interactive) {
+            printf("you> %s\n", line);
+        }
+        if (!handle(client, &conversation, line)) {
+            break;
+        }
+        fflush(stdout);
+    }
+    free(line);
+    chatwire_conversation_free(conversation);
+    chatwire_client_free(client);
+    return 0;
+}
