@@ -4,12 +4,17 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::ops::ControlFlow;
+
+use crate::cancel::CancelToken;
 use crate::config;
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
+use crate::pending::PendingReply;
 use crate::reply::Reply;
-use crate::request;
+use crate::request::{self, Delivery};
 use crate::response;
+use crate::streamed::{DeltaStream, ReplyStream};
 use crate::transport::{Settings, Transport};
 
 /// The whole-request timeout unless set otherwise: long enough for a long
@@ -17,6 +22,9 @@ use crate::transport::{Settings, Transport};
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// The connect timeout unless set otherwise.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a stream may stay silent (no bytes, not even a keep-alive)
+/// before it counts as stalled, unless set otherwise.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// How many times a failed request is retried unless set otherwise.
 pub const DEFAULT_MAX_RETRIES: u32 = 2;
 
@@ -44,6 +52,7 @@ impl fmt::Debug for Client {
             .field("api_key", &"[redacted]")
             .field("timeout", &self.settings.timeout)
             .field("connect_timeout", &self.settings.connect_timeout)
+            .field("idle_timeout", &self.settings.idle_timeout)
             .field("max_retries", &self.settings.max_retries)
             .finish()
     }
@@ -81,9 +90,137 @@ impl Client {
     /// Sends the conversation and returns the reply without appending it.
     pub fn complete(&self, conversation: &Conversation) -> Result<Reply> {
         conversation.check_ready_to_send()?;
-        let body = request::body(conversation);
-        let received = self.transport.post(&body, &self.settings)?;
+        let body = request::body(conversation, Delivery::Whole);
+        self.fetch(&body, None)
+    }
+
+    fn fetch(&self, body: &[u8], token: Option<&CancelToken>) -> Result<Reply> {
+        let received = self.transport.post(body, &self.settings, token)?;
         response::decode_completion(received.body, received.request_id)
+    }
+
+    fn open_stream(&self, body: &[u8], token: &CancelToken) -> Result<DeltaStream> {
+        let reader = self.transport.post_stream(body, &self.settings, token)?;
+        Ok(DeltaStream::new(reader))
+    }
+
+    /// Streams the reply: `on_delta` gets each piece of text as it arrives
+    /// (whole UTF-8 characters), on the calling thread. When the reply is
+    /// complete it is appended to the conversation and returned.
+    ///
+    /// `on_delta` returning [`ControlFlow::Break`] stops the request: the
+    /// connection is closed and the call fails with [`Error::Cancelled`]. On
+    /// any failure the conversation is unchanged. A stream silent for longer
+    /// than the idle timeout fails with [`Error::Timeout`].
+    ///
+    /// ```no_run
+    /// use std::io::Write;
+    /// use std::ops::ControlFlow;
+    /// # let client = chatwire::Client::from_env()?;
+    /// # let mut conversation = chatwire::Conversation::new("m");
+    /// conversation.user("Tell me a story.")?;
+    /// client.send_stream(&mut conversation, |delta| {
+    ///     print!("{delta}");
+    ///     let _ = std::io::stdout().flush();
+    ///     ControlFlow::Continue(())
+    /// })?;
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn send_stream(
+        &self,
+        conversation: &mut Conversation,
+        mut on_delta: impl FnMut(&str) -> ControlFlow<()>,
+    ) -> Result<Reply> {
+        let token = CancelToken::new();
+        let reply = self
+            .start_stream(conversation, &token)?
+            .run(&token, |delta| on_delta(delta).is_continue())?;
+        conversation.push_reply(reply.content.clone());
+        Ok(reply)
+    }
+
+    /// Streams the reply as an iterator over its pieces of text; when the
+    /// iterator ends, the reply has been appended to the conversation. See
+    /// [`ReplyStream`].
+    ///
+    /// ```no_run
+    /// # let client = chatwire::Client::from_env()?;
+    /// # let mut conversation = chatwire::Conversation::new("m");
+    /// conversation.user("Tell me a story.")?;
+    /// let mut stream = client.stream(&mut conversation)?;
+    /// for delta in &mut stream {
+    ///     print!("{}", delta?);
+    /// }
+    /// let usage = stream.reply().and_then(|reply| reply.usage);
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn stream<'c>(&self, conversation: &'c mut Conversation) -> Result<ReplyStream<'c>> {
+        let deltas = self.start_stream(conversation, &CancelToken::new())?;
+        Ok(ReplyStream::new(conversation, deltas))
+    }
+
+    fn start_stream(
+        &self,
+        conversation: &Conversation,
+        token: &CancelToken,
+    ) -> Result<DeltaStream> {
+        conversation.check_ready_to_send()?;
+        let body = request::body(conversation, Delivery::Streamed);
+        self.open_stream(&body, token)
+    }
+
+    /// Sends the conversation on a worker thread and returns at once; see
+    /// [`PendingReply`]. The conversation is read now and not touched later:
+    /// append the reply with [`Conversation::append_reply`].
+    ///
+    /// ```no_run
+    /// # let client = chatwire::Client::from_env()?;
+    /// # let mut conversation = chatwire::Conversation::new("m");
+    /// conversation.user("Hello")?;
+    /// let pending = client.send_async(&conversation)?;
+    /// while !pending.is_done() {
+    ///     // ... the program's own loop goes on ...
+    /// #   std::thread::sleep(std::time::Duration::from_millis(10));
+    /// }
+    /// let reply = pending.wait()?;
+    /// conversation.append_reply(&reply)?;
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn send_async(&self, conversation: &Conversation) -> Result<PendingReply> {
+        self.spawn(conversation, None, |_| {})
+    }
+
+    /// Streams the reply on a worker thread, which also runs `on_delta`;
+    /// returns at once. `on_delta` returning [`ControlFlow::Break`] cancels.
+    pub fn stream_async(
+        &self,
+        conversation: &Conversation,
+        mut on_delta: impl FnMut(&str) -> ControlFlow<()> + Send + 'static,
+    ) -> Result<PendingReply> {
+        let on_delta = Box::new(move |delta: &str| on_delta(delta).is_continue());
+        self.spawn(conversation, Some(on_delta), |_| {})
+    }
+
+    /// Starts a background send: streamed when `on_delta` is given; then
+    /// `on_finish` on the worker thread.
+    pub(crate) fn spawn(
+        &self,
+        conversation: &Conversation,
+        on_delta: Option<Box<dyn FnMut(&str) -> bool + Send>>,
+        on_finish: impl FnOnce(&Result<Reply>) + Send + 'static,
+    ) -> Result<PendingReply> {
+        conversation.check_ready_to_send()?;
+        let delivery = match on_delta {
+            Some(_) => Delivery::Streamed,
+            None => Delivery::Whole,
+        };
+        let body = request::body(conversation, delivery);
+        let client = self.clone();
+        let work = move |token: &CancelToken| match on_delta {
+            Some(on_delta) => client.open_stream(&body, token)?.run(token, on_delta),
+            None => client.fetch(&body, Some(token)),
+        };
+        PendingReply::spawn(CancelToken::new(), work, on_finish)
     }
 
     /// The URL requests go to.
@@ -100,6 +237,17 @@ impl Client {
     /// zero and more than [`MAX_TIMEOUT`] are refused.
     pub fn set_timeout(&mut self, timeout: Duration) -> Result<()> {
         self.settings.timeout = checked_timeout(timeout, "timeout")?;
+        Ok(())
+    }
+
+    /// How long a stream may stay silent before it fails with [`Error::Timeout`].
+    pub fn idle_timeout(&self) -> Duration {
+        self.settings.idle_timeout
+    }
+
+    /// Sets the idle timeout of streams; zero and more than [`MAX_TIMEOUT`] are refused.
+    pub fn set_idle_timeout(&mut self, timeout: Duration) -> Result<()> {
+        self.settings.idle_timeout = checked_timeout(timeout, "idle timeout")?;
         Ok(())
     }
 
@@ -134,6 +282,7 @@ pub struct ClientBuilder {
     api_key: Option<String>,
     timeout: Option<Duration>,
     connect_timeout: Option<Duration>,
+    idle_timeout: Option<Duration>,
     max_retries: Option<u32>,
 }
 
@@ -144,6 +293,7 @@ impl fmt::Debug for ClientBuilder {
             .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
             .field("timeout", &self.timeout)
             .field("connect_timeout", &self.connect_timeout)
+            .field("idle_timeout", &self.idle_timeout)
             .field("max_retries", &self.max_retries)
             .finish()
     }
@@ -180,6 +330,14 @@ impl ClientBuilder {
         self
     }
 
+    /// How long a streamed reply may stay silent (keep-alives count as
+    /// activity) before it fails with [`Error::Timeout`]; default
+    /// [`DEFAULT_IDLE_TIMEOUT`]. The whole-request timeout bounds streams too.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = Some(timeout);
+        self
+    }
+
     /// How many times a failed request is retried; default [`DEFAULT_MAX_RETRIES`].
     pub fn max_retries(mut self, max_retries: u32) -> Self {
         self.max_retries = Some(max_retries);
@@ -198,6 +356,10 @@ impl ClientBuilder {
             connect_timeout: checked_timeout(
                 self.connect_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT),
                 "connect timeout",
+            )?,
+            idle_timeout: checked_timeout(
+                self.idle_timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT),
+                "idle timeout",
             )?,
             max_retries: self.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
         };

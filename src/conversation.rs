@@ -181,6 +181,13 @@ impl Conversation {
         }
     }
 
+    /// Appends a reply fetched with [`Client::send_async`](crate::Client::send_async)
+    /// or [`Client::complete`](crate::Client::complete) as the assistant
+    /// message; the last message must be a user message.
+    pub fn append_reply(&mut self, reply: &crate::Reply) -> Result<()> {
+        self.push(Role::Assistant, reply.content.clone())
+    }
+
     /// Appends the model's reply after a successful request.
     pub(crate) fn push_reply(&mut self, content: String) {
         debug_assert!(self.check_ready_to_send().is_ok());

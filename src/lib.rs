@@ -28,6 +28,7 @@
 #![deny(unsafe_code)]
 #![warn(unsafe_op_in_unsafe_fn)]
 
+mod cancel;
 mod client;
 mod config;
 mod conversation;
@@ -36,19 +37,25 @@ mod extract;
 #[allow(unsafe_code)]
 mod ffi;
 mod message;
+mod pending;
 mod reply;
 mod request;
 mod response;
 mod retry;
+pub mod stream;
+mod streamed;
 mod transport;
 
+pub use cancel::CancelToken;
 pub use client::{
-    Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT,
-    MAX_TIMEOUT,
+    Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRIES,
+    DEFAULT_TIMEOUT, MAX_TIMEOUT,
 };
 pub use config::DEFAULT_BASE_URL;
 pub use conversation::Conversation;
 pub use error::{ApiError, Error, Result};
 pub use extract::extract_json;
 pub use message::{Message, Role};
+pub use pending::PendingReply;
 pub use reply::{Reply, Usage};
+pub use streamed::ReplyStream;

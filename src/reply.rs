@@ -1,17 +1,41 @@
 //! What came back from a successful request, besides the text.
 
-/// Token counts the server reported for one request.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+/// Token counts the server reported for one request; a missing count is 0,
+/// a missing total is the sum of the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(from = "WireUsage")]
 pub struct Usage {
-    /// Tokens in the request (the whole history).
-    #[serde(default)]
+    /// Tokens in the prompt.
     pub prompt_tokens: u64,
     /// Tokens in the reply.
-    #[serde(default)]
     pub completion_tokens: u64,
     /// Both together.
-    #[serde(default)]
     pub total_tokens: u64,
+}
+
+/// Usage as servers send it: any count may be missing or `null`.
+#[derive(serde::Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+    #[serde(default)]
+    total_tokens: Option<u64>,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(wire: WireUsage) -> Self {
+        let prompt_tokens = wire.prompt_tokens.unwrap_or(0);
+        let completion_tokens = wire.completion_tokens.unwrap_or(0);
+        Self {
+            prompt_tokens,
+            completion_tokens,
+            total_tokens: wire
+                .total_tokens
+                .unwrap_or(prompt_tokens.saturating_add(completion_tokens)),
+        }
+    }
 }
 
 /// A decoded chat completion.

@@ -11,13 +11,37 @@ use crate::message::Message;
 struct ChatRequest<'a> {
     model: &'a str,
     messages: &'a [Message],
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+}
+
+/// Asks for a last chunk with the token usage, which streams otherwise lack.
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+/// How the reply should come back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Delivery {
+    /// One JSON body.
+    Whole,
+    /// Server-sent events, usage included.
+    Streamed,
 }
 
 /// Serializes the request body for a conversation.
-pub(crate) fn body(conversation: &Conversation) -> Vec<u8> {
+pub(crate) fn body(conversation: &Conversation, delivery: Delivery) -> Vec<u8> {
+    let stream = delivery == Delivery::Streamed;
     let request = ChatRequest {
         model: conversation.model(),
         messages: conversation.messages(),
+        stream,
+        stream_options: stream.then_some(StreamOptions {
+            include_usage: true,
+        }),
     };
     // Serializing strings and plain structs into a Vec cannot fail.
     serde_json::to_vec(&request).unwrap_or_default()
@@ -32,7 +56,7 @@ mod tests {
         let mut c = Conversation::new("m");
         c.set_system("s");
         c.user("u").unwrap();
-        let body: serde_json::Value = serde_json::from_slice(&body(&c)).unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body(&c, Delivery::Whole)).unwrap();
         assert_eq!(
             body,
             serde_json::json!({"model": "m", "messages": [
@@ -40,5 +64,15 @@ mod tests {
                 {"role": "user", "content": "u"}
             ]})
         );
+    }
+
+    #[test]
+    fn streamed_body_asks_for_usage() {
+        let mut c = Conversation::new("m");
+        c.user("u").unwrap();
+        let body: serde_json::Value =
+            serde_json::from_slice(&body(&c, Delivery::Streamed)).unwrap();
+        assert_eq!(body["stream"], true);
+        assert_eq!(body["stream_options"]["include_usage"], true);
     }
 }

@@ -1,8 +1,13 @@
-//! One HTTP exchange with the server, repeated under the retry policy.
+//! One HTTP exchange with the server, repeated under the retry policy:
+//! whole bodies for plain requests, a reader for streamed ones.
 
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Read};
 use std::time::{Duration, SystemTime};
 
+use ureq::http::Response;
+use ureq::Body;
+
+use crate::cancel::{CancelToken, IdleWatch};
 use crate::config::ApiKey;
 use crate::error::{Error, Result};
 use crate::response;
@@ -16,6 +21,7 @@ const MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
 pub(crate) struct Settings {
     pub(crate) timeout: Duration,
     pub(crate) connect_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
     pub(crate) max_retries: u32,
 }
 
@@ -34,13 +40,20 @@ pub(crate) struct Transport {
 }
 
 /// What one attempt came to.
-enum Attempt {
-    Received(Received),
+enum Attempt<T> {
+    Done(T),
     Retryable {
         error: Error,
-        retry_after: Option<std::time::Duration>,
+        retry_after: Option<Duration>,
     },
     Failed(Error),
+}
+
+/// A request that can be stopped: it runs on a connection of its own, which
+/// the token shuts down.
+struct Stoppable<'a> {
+    agent: ureq::Agent,
+    token: &'a CancelToken,
 }
 
 impl Transport {
@@ -61,12 +74,87 @@ impl Transport {
         &self.endpoint
     }
 
-    /// Posts a JSON body, retrying what is worth retrying, and returns the 2xx body.
-    pub(crate) fn post(&self, body: &[u8], settings: &Settings) -> Result<Received> {
+    fn stoppable<'a>(&self, token: &'a CancelToken) -> Stoppable<'a> {
+        let agent = ureq::Agent::new_with_config(self.agent.config().clone());
+        token.attach(&agent);
+        Stoppable { agent, token }
+    }
+
+    /// Posts a JSON body and reads the whole 2xx answer, retrying what is
+    /// worth retrying. With a token, the request can be cancelled.
+    pub(crate) fn post(
+        &self,
+        body: &[u8],
+        settings: &Settings,
+        token: Option<&CancelToken>,
+    ) -> Result<Received> {
+        let stoppable = token.map(|token| self.stoppable(token));
+        let agent = stoppable.as_ref().map_or(&self.agent, |s| &s.agent);
+        self.with_retries(settings, token, || {
+            let mut response = match self.open(agent, body, settings) {
+                Attempt::Done(response) => response,
+                Attempt::Retryable { error, retry_after } => {
+                    return Attempt::Retryable { error, retry_after }
+                }
+                Attempt::Failed(error) => return Attempt::Failed(error),
+            };
+            let request_id = request_id(&response);
+            match response
+                .body_mut()
+                .with_config()
+                .limit(MAX_BODY_BYTES)
+                .read_to_vec()
+            {
+                Ok(bytes) => match String::from_utf8(bytes) {
+                    Ok(body) => Attempt::Done(Received { body, request_id }),
+                    Err(err) => Attempt::Failed(Error::decode(
+                        "the body is not UTF-8",
+                        &String::from_utf8_lossy(err.as_bytes()),
+                    )),
+                },
+                Err(error) => self.transport_failure(error, settings, token),
+            }
+        })
+    }
+
+    /// Posts a JSON body and returns a reader over the 2xx answer as it
+    /// arrives. The reader fails with [`Error::Timeout`] when nothing arrives
+    /// for the idle timeout, and with [`Error::Cancelled`] once the token is
+    /// cancelled.
+    pub(crate) fn post_stream(
+        &self,
+        body: &[u8],
+        settings: &Settings,
+        token: &CancelToken,
+    ) -> Result<StreamReader> {
+        let stoppable = self.stoppable(token);
+        let idle_watch = token.watch_idle(settings.idle_timeout);
+        let response = self.with_retries(settings, Some(token), || {
+            self.open(&stoppable.agent, body, settings)
+        })?;
+        Ok(StreamReader {
+            request_id: request_id(&response),
+            reader: Box::new(response.into_body().into_reader()),
+            token: stoppable.token.clone(),
+            settings: *settings,
+            endpoint: self.endpoint.clone(),
+            _idle_watch: idle_watch,
+        })
+    }
+
+    fn with_retries<T>(
+        &self,
+        settings: &Settings,
+        token: Option<&CancelToken>,
+        mut attempt: impl FnMut() -> Attempt<T>,
+    ) -> Result<T> {
         let mut retries = 0;
         loop {
-            let (error, retry_after) = match self.attempt(body, settings) {
-                Attempt::Received(received) => return Ok(received),
+            if let Some(token) = token {
+                token.check()?;
+            }
+            let (error, retry_after) = match attempt() {
+                Attempt::Done(value) => return Ok(value),
                 Attempt::Failed(error) => return Err(error),
                 Attempt::Retryable { error, retry_after } => (error, retry_after),
             };
@@ -78,14 +166,23 @@ impl Transport {
                 Some(pause) => pause,
                 None => retry::backoff(retries),
             };
-            std::thread::sleep(pause);
+            match token {
+                Some(token) => token.sleep(pause)?,
+                None => std::thread::sleep(pause),
+            }
             retries += 1;
         }
     }
 
-    fn attempt(&self, body: &[u8], settings: &Settings) -> Attempt {
-        let sent = self
-            .agent
+    /// Sends the request and returns a 2xx response with its body unread;
+    /// any other status is read and turned into an error.
+    fn open(
+        &self,
+        agent: &ureq::Agent,
+        body: &[u8],
+        settings: &Settings,
+    ) -> Attempt<Response<Body>> {
+        let sent = agent
             .post(&self.endpoint)
             .config()
             .timeout_global(Some(settings.timeout))
@@ -96,44 +193,22 @@ impl Transport {
             .send(body);
         let mut response = match sent {
             Ok(response) => response,
-            Err(error) => return self.transport_failure(error, settings),
+            Err(error) => return self.transport_failure(error, settings, None),
         };
         let status = response.status().as_u16();
-        let request_id = response
-            .headers()
-            .get("x-request-id")
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned);
+        if (200..300).contains(&status) {
+            return Attempt::Done(response);
+        }
+        let request_id = request_id(&response);
         let retry_after = retry::retry_after(response.headers(), SystemTime::now());
-        let bytes = match response
+        let text = response
             .body_mut()
             .with_config()
             .limit(MAX_BODY_BYTES)
-            .read_to_vec()
-        {
-            Ok(bytes) => bytes,
-            Err(error) => return self.transport_failure(error, settings),
-        };
-        if (200..300).contains(&status) {
-            return match String::from_utf8(bytes) {
-                Ok(body) => Attempt::Received(Received { body, request_id }),
-                Err(err) => Attempt::Failed(Error::decode(
-                    "the body is not UTF-8",
-                    &String::from_utf8_lossy(err.as_bytes()),
-                )),
-            };
-        }
-        self.http_failure(status, &bytes, request_id, retry_after)
-    }
-
-    fn http_failure(
-        &self,
-        status: u16,
-        bytes: &[u8],
-        request_id: Option<String>,
-        retry_after: Option<Duration>,
-    ) -> Attempt {
-        let mut api = response::decode_error(status, &String::from_utf8_lossy(bytes), request_id);
+            .lossy_utf8(true)
+            .read_to_string()
+            .unwrap_or_default();
+        let mut api = response::decode_error(status, &text, request_id);
         api.message = self.key.redact(api.message);
         let retryable = retry::status_is_retryable(&api);
         let error = Error::from_api(api);
@@ -145,23 +220,21 @@ impl Transport {
     }
 
     /// Sorts ureq's errors into timeouts, retryable connection trouble, and the rest.
-    fn transport_failure(&self, error: ureq::Error, settings: &Settings) -> Attempt {
+    fn transport_failure<T>(
+        &self,
+        error: ureq::Error,
+        settings: &Settings,
+        token: Option<&CancelToken>,
+    ) -> Attempt<T> {
+        if token.is_some_and(CancelToken::is_cancelled) {
+            return Attempt::Failed(Error::Cancelled);
+        }
         let endpoint = &self.endpoint;
-        let timed_out = || {
-            Error::Timeout(format!(
-                "no complete response from {endpoint} within {:?} (connect timeout {:?})",
-                settings.timeout, settings.connect_timeout
-            ))
-        };
-        let transport = |error: ureq::Error| Error::Transport {
-            message: format!("{endpoint}: {error}"),
-            source: Some(Box::new(error)),
-        };
         match error {
-            ureq::Error::Timeout(_) => retryable(timed_out()),
-            ureq::Error::Io(ref io) if io.kind() == ErrorKind::TimedOut => retryable(timed_out()),
+            ureq::Error::Timeout(_) => retryable(timed_out(endpoint, settings)),
+            ureq::Error::Io(ref io) if is_timeout(io) => retryable(timed_out(endpoint, settings)),
             ureq::Error::Io(_) | ureq::Error::ConnectionFailed | ureq::Error::HostNotFound => {
-                retryable(transport(error))
+                retryable(transport_error(endpoint, error))
             }
             ureq::Error::BadUri(ref why) => {
                 Attempt::Failed(Error::Config(format!("bad URL {endpoint}: {why}")))
@@ -170,14 +243,75 @@ impl Transport {
                 format!("the body is larger than {limit} bytes"),
                 "",
             )),
-            other => Attempt::Failed(transport(other)),
+            other => Attempt::Failed(transport_error(endpoint, other)),
         }
     }
 }
 
-fn retryable(error: Error) -> Attempt {
+/// ureq reports a timeout while reading a body as an I/O error wrapping its own.
+fn is_timeout(error: &std::io::Error) -> bool {
+    error.kind() == ErrorKind::TimedOut
+        || error
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<ureq::Error>())
+            .is_some_and(|inner| matches!(inner, ureq::Error::Timeout(_)))
+}
+
+fn request_id(response: &Response<Body>) -> Option<String> {
+    response
+        .headers()
+        .get("x-request-id")
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned)
+}
+
+fn timed_out(endpoint: &str, settings: &Settings) -> Error {
+    Error::Timeout(format!(
+        "no complete response from {endpoint} within {:?} (connect timeout {:?})",
+        settings.timeout, settings.connect_timeout
+    ))
+}
+
+fn transport_error(endpoint: &str, error: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::Transport {
+        message: format!("{endpoint}: {error}"),
+        source: Some(Box::new(error)),
+    }
+}
+
+fn retryable<T>(error: Error) -> Attempt<T> {
     Attempt::Retryable {
         error,
         retry_after: None,
+    }
+}
+
+/// The body of a streamed answer, read as it arrives.
+pub(crate) struct StreamReader {
+    pub(crate) request_id: Option<String>,
+    reader: Box<dyn Read + Send>,
+    token: CancelToken,
+    settings: Settings,
+    endpoint: String,
+    _idle_watch: IdleWatch,
+}
+
+impl StreamReader {
+    /// Reads the next bytes; 0 at the end of the body.
+    pub(crate) fn read(&mut self, buffer: &mut [u8]) -> Result<usize> {
+        self.token.check()?;
+        match self.reader.read(buffer) {
+            Ok(read) => {
+                self.token.touch();
+                Ok(read)
+            }
+            Err(_) if self.token.is_cancelled() => Err(Error::Cancelled),
+            Err(_) if self.token.idle_expired() => Err(Error::Timeout(format!(
+                "the stream from {} was silent for {:?}",
+                self.endpoint, self.settings.idle_timeout
+            ))),
+            Err(error) if is_timeout(&error) => Err(timed_out(&self.endpoint, &self.settings)),
+            Err(error) => Err(transport_error(&self.endpoint, error)),
+        }
     }
 }

@@ -105,3 +105,4 @@ impl Bodies {
         self.0.lock().unwrap().clone()
     }
 }
+pub mod paced;

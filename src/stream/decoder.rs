@@ -1,0 +1,175 @@
+//! The streaming decoder: bytes in, text deltas out, the reply at the end.
+
+use crate::error::{Error, Result};
+
+use super::{Accumulator, Payload, SseItem, SseParser, StreamResult};
+
+/// Something the caller may act on as the stream comes in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEvent {
+    /// More reply text (never empty). All deltas together are
+    /// [`StreamResult::content`].
+    Delta(String),
+    /// The server sent `data: [DONE]`: nothing more is coming, the caller
+    /// may stop reading.
+    Done,
+}
+
+/// Decodes a streamed chat completion body.
+///
+/// Feed it the body's bytes as they arrive with [`feed`](Self::feed); at the
+/// end of the body call [`finish`](Self::finish), then
+/// [`into_result`](Self::into_result) for the whole reply. Anything after
+/// `[DONE]` is ignored.
+///
+/// Errors: [`Error::Server`] for an error the server reported inside the
+/// stream; [`Error::Decode`] for data that is not a chunk, a broken event
+/// stream, or a body that ended before the reply was complete. After an
+/// error the stream is broken; further results are unspecified (but never a
+/// panic).
+///
+/// Every read counts as a sign of life (keep-alive comments included), so a
+/// caller timing out an idle stream goes by its reads, not by the events.
+#[derive(Debug, Default)]
+pub struct StreamDecoder {
+    parser: SseParser,
+    accumulator: Accumulator,
+    done: bool,
+    closed: bool,
+}
+
+impl StreamDecoder {
+    /// A decoder with the default limits.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A decoder that rejects a line, or an event's data, longer than
+    /// `limit` bytes (see [`SseParser::with_limit`]).
+    pub fn with_limit(limit: usize) -> Self {
+        Self {
+            parser: SseParser::with_limit(limit),
+            ..Self::default()
+        }
+    }
+
+    /// Decodes the next bytes of the body; returns the events they
+    /// complete, in order. Bytes after `[DONE]` or after
+    /// [`finish`](Self::finish) are ignored.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Server`] for an error the server reported, [`Error::Decode`]
+    /// for a broken event stream or data that is not a chunk. The events
+    /// before the error in the same bytes are lost with it: the reply has
+    /// failed anyway.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<StreamEvent>> {
+        if self.done || self.closed {
+            return Ok(Vec::new());
+        }
+        self.parser.push(bytes);
+        self.drain(false)
+    }
+
+    /// Ends the body; returns the events its unterminated end completes.
+    ///
+    /// An end cut off in the middle of an event's data is a decode error
+    /// unless the reply was already complete (a finish reason was seen), in
+    /// which case what was lost is at most `[DONE]` or the usage.
+    ///
+    /// # Errors
+    ///
+    /// As [`feed`](Self::feed), and [`Error::Decode`] for an end cut off in
+    /// the middle of an event of an incomplete reply.
+    pub fn finish(&mut self) -> Result<Vec<StreamEvent>> {
+        if self.done || self.closed {
+            return Ok(Vec::new());
+        }
+        self.closed = true;
+        self.parser.close();
+        self.drain(true)
+    }
+
+    /// Whether `[DONE]` has been seen.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// What has been gathered so far.
+    pub fn accumulator(&self) -> &Accumulator {
+        &self.accumulator
+    }
+
+    /// The whole reply, or why the stream did not give one.
+    ///
+    /// Calls [`finish`](Self::finish) first if the caller has not; the
+    /// deltas that finds are then only in the result, so a caller that shows
+    /// deltas should call `finish` itself.
+    ///
+    /// # Errors
+    ///
+    /// As [`finish`](Self::finish), and [`Error::Decode`] if the stream ended
+    /// before the reply was complete (neither `[DONE]` nor a finish reason).
+    pub fn into_result(mut self) -> Result<StreamResult> {
+        self.finish()?;
+        self.accumulator.finish()
+    }
+
+    /// Takes events from the parser until it needs more bytes or `[DONE]`.
+    fn drain(&mut self, at_end: bool) -> Result<Vec<StreamEvent>> {
+        let mut events = Vec::new();
+        while !self.done {
+            let payload = match self.next_payload() {
+                Ok(Some(payload)) => payload,
+                Ok(None) => break,
+                Err(err) if at_end => return self.cut_off(err).map_or(Ok(events), Err),
+                Err(err) => return Err(err),
+            };
+            events.extend(self.apply(payload)?);
+        }
+        Ok(events)
+    }
+
+    /// The next payload that carries something; `None` until more bytes
+    /// come. Comments are skipped: they carry nothing to decode.
+    fn next_payload(&mut self) -> Result<Option<Payload>> {
+        while let Some(item) = self.parser.next_item()? {
+            if let SseItem::Event(event) = item {
+                if let Some(payload) = Payload::from_event(&event)? {
+                    return Ok(Some(payload));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Acts on one payload; returns the event it gives the caller, if any.
+    fn apply(&mut self, payload: Payload) -> Result<Option<StreamEvent>> {
+        match payload {
+            Payload::Chunk(chunk) => Ok(self.accumulator.push_chunk(chunk).map(StreamEvent::Delta)),
+            Payload::Done => {
+                self.done = true;
+                self.accumulator.mark_done();
+                Ok(Some(StreamEvent::Done))
+            }
+            Payload::Error(error) => Err(Error::Server(Box::new(error))),
+        }
+    }
+
+    /// Judges a decode error in the body's unterminated end, which is most
+    /// likely an event (or a UTF-8 character) cut off by the end of the
+    /// body. If the reply was already complete, what was lost is at most
+    /// `[DONE]` or the usage, and the error is dropped (`None`); otherwise
+    /// it is reported as the stream ending early.
+    fn cut_off(&self, err: Error) -> Option<Error> {
+        match err {
+            Error::Decode { .. } if self.accumulator.is_complete() => None,
+            Error::Decode { excerpt, .. } => Some(Error::Decode {
+                message: "stream ended before the reply was complete, in the middle of an event"
+                    .to_owned(),
+                excerpt,
+            }),
+            other => Some(other),
+        }
+    }
+}

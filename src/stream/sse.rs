@@ -1,0 +1,359 @@
+//! The server-sent events state machine: bytes in, events out.
+//!
+//! Follows the event-stream parsing rules of the HTML standard, with these
+//! decisions for a client that must not hang or grow without bound:
+//!
+//! - Lines end with `\n`, `\r\n` or a lone `\r`. A line ending in `\r` is
+//!   taken at once; a `\n` arriving next (perhaps in the next read) is
+//!   skipped, so a `\r\n` split between reads is still one line end.
+//! - A UTF-8 byte order mark at the very start of the stream is skipped.
+//! - A field line that is not UTF-8 is an error (a chunk with broken text
+//!   must not be passed on as if it were whole); a comment is read lossily,
+//!   since nothing depends on its text.
+//! - A line, and an event's joined data, longer than the limit
+//!   ([`DEFAULT_MAX_EVENT_BYTES`] unless set) is an error, so a server that
+//!   never ends a line cannot exhaust memory.
+//! - `id:` and `retry:` are ignored: this client does not reconnect.
+//! - llama.cpp reports an error inside the stream as a line `error: {...}`,
+//!   a field the standard does not know. It is read as the data of an event
+//!   of type `error`, the same as `event: error` + `data: {...}`.
+//! - At the end of the body ([`SseParser::close`]) an unterminated last line
+//!   still counts, and a last event without its blank line is still
+//!   dispatched: a server that stops writing right after `data: [DONE]`
+//!   has said all it meant to.
+
+use crate::error::Result;
+
+use super::decode_error;
+
+/// The default limit on the length of one line, and of one event's data.
+pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+
+/// What the UTF-8 byte order mark looks like on the wire.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// One dispatched server-sent event.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SseEvent {
+    /// The event type from an `event:` field; `None` for the default type
+    /// (`message`), which is what chat completion chunks use.
+    pub event: Option<String>,
+    /// The event's `data:` lines, joined with `\n`.
+    pub data: String,
+}
+
+/// One thing the parser found in the stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SseItem {
+    /// A complete event.
+    Event(SseEvent),
+    /// A comment line (`: ...`), the text after the colon. Servers send these
+    /// as keep-alives; a caller may count them as a sign of life.
+    Comment(String),
+}
+
+/// An incremental server-sent events parser.
+///
+/// Bytes may be split anywhere between calls: inside a line, inside a UTF-8
+/// character, between `\r` and `\n`. Each byte is scanned once, so the work
+/// is linear in the input however it is split.
+///
+/// After an error the stream is broken; further results are unspecified
+/// (but never a panic).
+///
+/// ```
+/// use chatwire::stream::{SseEvent, SseItem, SseParser};
+///
+/// let mut parser = SseParser::new();
+/// assert!(parser.feed(b"data: hel")?.is_empty());
+/// let items = parser.feed(b"lo\n\n")?;
+/// assert_eq!(
+///     items,
+///     vec![SseItem::Event(SseEvent { event: None, data: "hello".into() })]
+/// );
+/// # Ok::<(), chatwire::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct SseParser {
+    lines: LineReader,
+    event: EventBuilder,
+    limit: usize,
+}
+
+impl Default for SseParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SseParser {
+    /// A parser with the default limit, [`DEFAULT_MAX_EVENT_BYTES`].
+    pub fn new() -> Self {
+        Self::with_limit(DEFAULT_MAX_EVENT_BYTES)
+    }
+
+    /// A parser that rejects a line, or an event's data, longer than
+    /// `limit` bytes.
+    pub fn with_limit(limit: usize) -> Self {
+        Self {
+            lines: LineReader::default(),
+            event: EventBuilder::default(),
+            limit,
+        }
+    }
+
+    /// Adds bytes from the body; take the items they complete with
+    /// [`next_item`](Self::next_item).
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.lines.push(bytes);
+    }
+
+    /// Marks the end of the body: the last line and event count even if
+    /// they were not terminated. Push no more bytes after this.
+    pub fn close(&mut self) {
+        self.lines.closed = true;
+    }
+
+    /// The next complete item, or `None` until more bytes are pushed (or,
+    /// after [`close`](Self::close), when the stream is exhausted).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Decode`](crate::Error::Decode) for a field line that is not
+    /// UTF-8, and for a line or an event's data longer than the limit.
+    pub fn next_item(&mut self) -> Result<Option<SseItem>> {
+        while let Some(line) = self.lines.next_line(self.limit)? {
+            if let Some(item) = self.event.take_line(line, self.limit)? {
+                return Ok(Some(item));
+            }
+        }
+        if self.lines.closed {
+            return Ok(self.event.dispatch().map(SseItem::Event));
+        }
+        Ok(None)
+    }
+
+    /// Pushes `bytes` and returns every item they complete.
+    ///
+    /// # Errors
+    ///
+    /// As [`next_item`](Self::next_item); the items before the error are
+    /// lost with it.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseItem>> {
+        self.push(bytes);
+        self.drain()
+    }
+
+    /// Ends the body and returns the items that were still pending.
+    ///
+    /// # Errors
+    ///
+    /// As [`next_item`](Self::next_item).
+    pub fn finish(&mut self) -> Result<Vec<SseItem>> {
+        self.close();
+        self.drain()
+    }
+
+    fn drain(&mut self) -> Result<Vec<SseItem>> {
+        let mut items = Vec::new();
+        while let Some(item) = self.next_item()? {
+            items.push(item);
+        }
+        Ok(items)
+    }
+}
+
+/// Splits buffered bytes into lines, remembering how far it has scanned so
+/// that bytes are looked at once, not once per read.
+#[derive(Debug)]
+struct LineReader {
+    buf: Vec<u8>,
+    /// Start of the first line not yet handed out.
+    pos: usize,
+    /// `buf[pos..scan]` is known to hold no line end.
+    scan: usize,
+    /// The last line ended in `\r`: a `\n` right after it belongs to it.
+    skip_lf: bool,
+    /// No line has been handed out yet, so a byte order mark may lead.
+    at_start: bool,
+    /// The body has ended.
+    closed: bool,
+}
+
+impl Default for LineReader {
+    fn default() -> Self {
+        Self {
+            buf: Vec::new(),
+            pos: 0,
+            scan: 0,
+            skip_lf: false,
+            at_start: true,
+            closed: false,
+        }
+    }
+}
+
+impl LineReader {
+    fn push(&mut self, bytes: &[u8]) {
+        // Drop consumed bytes before growing, but only when that copies no
+        // more than was consumed, so a caller that pushes without pulling
+        // still costs linear time.
+        if self.pos > 0 && self.pos >= self.buf.len() - self.pos {
+            self.compact();
+        }
+        self.buf.extend_from_slice(bytes);
+    }
+
+    fn compact(&mut self) {
+        if self.pos == 0 {
+            return;
+        }
+        self.buf.drain(..self.pos);
+        self.scan -= self.pos;
+        self.pos = 0;
+    }
+
+    /// The next complete line, without its line end.
+    fn next_line(&mut self, limit: usize) -> Result<Option<&[u8]>> {
+        self.skip_lf_after_cr();
+        let found = self.buf[self.scan..]
+            .iter()
+            .position(|&b| b == b'\n' || b == b'\r');
+        let (start, end) = match found {
+            Some(offset) => {
+                let end = self.scan + offset;
+                self.skip_lf = self.buf[end] == b'\r';
+                (self.pos, end)
+            }
+            None => {
+                self.scan = self.buf.len();
+                check_line_length(&self.buf[self.pos..], limit)?;
+                if !self.closed || self.pos == self.buf.len() {
+                    self.compact();
+                    return Ok(None);
+                }
+                // End of body: the unterminated rest is the last line.
+                (self.pos, self.buf.len())
+            }
+        };
+        self.pos = (end + 1).min(self.buf.len());
+        self.scan = self.pos;
+        let mut line = &self.buf[start..end];
+        check_line_length(line, limit)?;
+        if std::mem::take(&mut self.at_start) {
+            line = line.strip_prefix(BOM).unwrap_or(line);
+        }
+        Ok(Some(line))
+    }
+
+    /// Skips the `\n` of a `\r\n` whose `\r` ended the previous line. With
+    /// no byte buffered yet, the decision waits for the next push.
+    fn skip_lf_after_cr(&mut self) {
+        if !self.skip_lf || self.pos == self.buf.len() {
+            return;
+        }
+        if self.buf[self.pos] == b'\n' {
+            self.pos += 1;
+            self.scan = self.scan.max(self.pos);
+        }
+        self.skip_lf = false;
+    }
+}
+
+fn check_line_length(line: &[u8], limit: usize) -> Result<()> {
+    if line.len() > limit {
+        let text = String::from_utf8_lossy(&line[..line.len().min(1024)]);
+        return Err(decode_error(
+            format!("event stream line is longer than the limit of {limit} bytes"),
+            &text,
+        ));
+    }
+    Ok(())
+}
+
+/// Collects the fields of the event being received.
+#[derive(Debug, Default)]
+struct EventBuilder {
+    event: Option<String>,
+    data: String,
+    /// A `data` field was seen (its value may be empty).
+    has_data: bool,
+}
+
+impl EventBuilder {
+    /// Applies one line; returns the item it completes, if any.
+    fn take_line(&mut self, line: &[u8], limit: usize) -> Result<Option<SseItem>> {
+        if line.is_empty() {
+            return Ok(self.dispatch().map(SseItem::Event));
+        }
+        if let Some(comment) = line.strip_prefix(b":") {
+            let text = String::from_utf8_lossy(comment).into_owned();
+            return Ok(Some(SseItem::Comment(text)));
+        }
+        let line = std::str::from_utf8(line).map_err(|_| {
+            decode_error(
+                "event stream line is not valid utf-8",
+                &String::from_utf8_lossy(line),
+            )
+        })?;
+        let (field, value) = split_field(line);
+        self.apply_field(field, value, limit)?;
+        Ok(None)
+    }
+
+    fn apply_field(&mut self, field: &str, value: &str, limit: usize) -> Result<()> {
+        match field {
+            "data" => self.append_data(value, limit),
+            "event" => {
+                self.event = Some(value.to_owned()).filter(|event| !event.is_empty());
+                Ok(())
+            }
+            "error" => {
+                // llama.cpp's `error: {...}`; see the module docs.
+                self.event = Some("error".to_owned());
+                self.append_data(value, limit)
+            }
+            // `id`, `retry` and unknown fields: nothing this client uses.
+            _ => Ok(()),
+        }
+    }
+
+    fn append_data(&mut self, value: &str, limit: usize) -> Result<()> {
+        if self.has_data {
+            self.data.push('\n');
+        }
+        self.data.push_str(value);
+        self.has_data = true;
+        if self.data.len() > limit {
+            let data = std::mem::take(&mut self.data);
+            self.has_data = false;
+            return Err(decode_error(
+                format!("event data is longer than the limit of {limit} bytes"),
+                &data,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Ends the current event: returns it if it had data, and starts afresh
+    /// either way (an event with no data is not dispatched).
+    fn dispatch(&mut self) -> Option<SseEvent> {
+        let event = self.event.take();
+        if !std::mem::take(&mut self.has_data) {
+            return None;
+        }
+        Some(SseEvent {
+            event,
+            data: std::mem::take(&mut self.data),
+        })
+    }
+}
+
+/// Splits `field: value`: the value loses one leading space; a line without
+/// a colon is a field with an empty value.
+fn split_field(line: &str) -> (&str, &str) {
+    match line.split_once(':') {
+        Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+        None => (line, ""),
+    }
+}

@@ -1,0 +1,181 @@
+//! Streamed replies: the text as it arrives, and the whole reply at the end.
+
+use std::collections::VecDeque;
+
+use crate::cancel::CancelToken;
+use crate::conversation::Conversation;
+use crate::error::Result;
+use crate::reply::Reply;
+use crate::stream::{StreamDecoder, StreamEvent, StreamResult};
+use crate::transport::StreamReader;
+
+const READ_BUFFER_BYTES: usize = 16 * 1024;
+
+/// The deltas of one streamed reply, pulled from the connection as they
+/// arrive; owns everything, so it can run on any thread.
+pub(crate) struct DeltaStream {
+    reader: StreamReader,
+    decoder: StreamDecoder,
+    pending: VecDeque<String>,
+    buffer: Box<[u8]>,
+    ended: bool,
+}
+
+impl DeltaStream {
+    pub(crate) fn new(reader: StreamReader) -> DeltaStream {
+        DeltaStream {
+            reader,
+            decoder: StreamDecoder::new(),
+            pending: VecDeque::new(),
+            buffer: vec![0; READ_BUFFER_BYTES].into_boxed_slice(),
+            ended: false,
+        }
+    }
+
+    /// The next piece of text, or `None` once the reply is complete.
+    pub(crate) fn next_delta(&mut self) -> Result<Option<String>> {
+        loop {
+            if let Some(delta) = self.pending.pop_front() {
+                return Ok(Some(delta));
+            }
+            if self.ended {
+                return Ok(None);
+            }
+            let read = self.reader.read(&mut self.buffer)?;
+            let events = if read == 0 {
+                self.ended = true;
+                self.decoder.finish()?
+            } else {
+                self.decoder.feed(&self.buffer[..read])?
+            };
+            for event in events {
+                match event {
+                    StreamEvent::Delta(text) => self.pending.push_back(text),
+                    // Nothing more is coming; the connection need not be read to its end.
+                    StreamEvent::Done => self.ended = true,
+                }
+            }
+        }
+    }
+
+    /// The whole reply, once [`next_delta`](Self::next_delta) has returned `None`.
+    pub(crate) fn into_reply(self) -> Result<Reply> {
+        let request_id = self.reader.request_id.clone();
+        let result = self.decoder.into_result()?;
+        Ok(reply_from_stream(result, request_id))
+    }
+
+    /// Reads the stream to its end, handing each delta to `on_delta`; a
+    /// callback that returns `false` cancels the request.
+    pub(crate) fn run(
+        mut self,
+        token: &CancelToken,
+        mut on_delta: impl FnMut(&str) -> bool,
+    ) -> Result<Reply> {
+        while let Some(delta) = self.next_delta()? {
+            if !on_delta(&delta) {
+                token.cancel();
+                return Err(crate::Error::Cancelled);
+            }
+        }
+        self.into_reply()
+    }
+}
+
+/// The reply a streamed request amounts to. Its `json` is the equivalent
+/// non-streamed body, built from the chunks.
+fn reply_from_stream(result: StreamResult, request_id: Option<String>) -> Reply {
+    let content = if result.content.is_empty() {
+        result.refusal.unwrap_or_default()
+    } else {
+        result.content
+    };
+    let json = serde_json::json!({
+        "id": result.id,
+        "object": "chat.completion",
+        "model": result.model,
+        "choices": [{
+            "index": 0,
+            "message": {"role": result.role, "content": content},
+            "finish_reason": result.finish_reason,
+        }],
+        "usage": result.usage.map(|usage| serde_json::json!({
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "total_tokens": usage.total_tokens,
+        })),
+    })
+    .to_string();
+    Reply {
+        content,
+        finish_reason: result.finish_reason,
+        usage: result.usage,
+        id: result.id,
+        model: result.model,
+        request_id,
+        json,
+    }
+}
+
+/// The text of a streamed reply as it arrives: an iterator over deltas.
+///
+/// Made by [`Client::stream`](crate::Client::stream). Each item is the next
+/// piece of text (whole UTF-8 characters). When the iterator ends without an
+/// error, the whole reply has been appended to the conversation and
+/// [`reply`](Self::reply) returns it. After an error, or when the stream is
+/// dropped before its end, the conversation is unchanged and the connection
+/// is closed, so the server stops generating.
+pub struct ReplyStream<'c> {
+    conversation: &'c mut Conversation,
+    deltas: Option<DeltaStream>,
+    reply: Option<Reply>,
+}
+
+impl<'c> ReplyStream<'c> {
+    pub(crate) fn new(conversation: &'c mut Conversation, deltas: DeltaStream) -> ReplyStream<'c> {
+        ReplyStream {
+            conversation,
+            deltas: Some(deltas),
+            reply: None,
+        }
+    }
+
+    /// The whole reply, once the iterator has ended without an error.
+    pub fn reply(&self) -> Option<&Reply> {
+        self.reply.as_ref()
+    }
+
+    /// Reads the rest of the stream and returns the whole reply (appended to the conversation).
+    pub fn finish(mut self) -> Result<Reply> {
+        for delta in self.by_ref() {
+            delta?;
+        }
+        self.reply.take().ok_or(crate::Error::Cancelled)
+    }
+
+    fn complete(&mut self, deltas: DeltaStream) -> Result<()> {
+        let reply = deltas.into_reply()?;
+        self.conversation.push_reply(reply.content.clone());
+        self.reply = Some(reply);
+        Ok(())
+    }
+}
+
+impl Iterator for ReplyStream<'_> {
+    type Item = Result<String>;
+
+    fn next(&mut self) -> Option<Result<String>> {
+        let deltas = self.deltas.as_mut()?;
+        match deltas.next_delta() {
+            Ok(Some(delta)) => Some(Ok(delta)),
+            Ok(None) => {
+                let deltas = self.deltas.take()?;
+                self.complete(deltas).err().map(Err)
+            }
+            Err(error) => {
+                self.deltas = None;
+                Some(Err(error))
+            }
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! Shared helpers for the stream decoder tests: a small deterministic random
+//! generator and ways to feed a body whole, byte by byte, or in random
+//! pieces.
+
+#![allow(dead_code)] // each test file uses its own part of this
+
+use chatwire::stream::{SseItem, SseParser, StreamDecoder, StreamEvent, StreamResult};
+
+/// A small deterministic generator (SplitMix64): reproducible random splits
+/// and inputs without a dependency.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..bound` (`bound` > 0).
+    pub fn below(&mut self, bound: usize) -> usize {
+        (self.next_u64() % bound as u64) as usize
+    }
+}
+
+/// Cuts `bytes` into pieces of 1 to `max_piece` bytes, at random.
+pub fn random_pieces<'a>(bytes: &'a [u8], rng: &mut Rng, max_piece: usize) -> Vec<&'a [u8]> {
+    let mut pieces = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let len = 1 + rng.below(max_piece.min(rest.len()));
+        let (piece, tail) = rest.split_at(len);
+        pieces.push(piece);
+        rest = tail;
+    }
+    pieces
+}
+
+/// The ways a test body is fed: whole, byte by byte, and in random pieces
+/// (with an empty read thrown in, which a reader may return too).
+pub fn splits(bytes: &[u8], seed: u64) -> Vec<Vec<&[u8]>> {
+    let mut ways = vec![vec![bytes], bytes.chunks(1).collect()];
+    let mut rng = Rng::new(seed);
+    for max_piece in [2, 3, 7, 16, 64] {
+        let mut pieces = random_pieces(bytes, &mut rng, max_piece);
+        pieces.insert(rng.below(pieces.len() + 1), &[]);
+        ways.push(pieces);
+    }
+    ways
+}
+
+/// Parses the pieces as an event stream; an error becomes its message.
+pub fn parse_pieces(parser: &mut SseParser, pieces: &[&[u8]]) -> Result<Vec<SseItem>, String> {
+    let mut items = Vec::new();
+    for piece in pieces {
+        items.extend(parser.feed(piece).map_err(|err| error_text(&err))?);
+    }
+    items.extend(parser.finish().map_err(|err| error_text(&err))?);
+    Ok(items)
+}
+
+/// Parses `bytes` every way, checks that each way gives the same result,
+/// and returns it.
+pub fn parse_each_way(bytes: &[u8], limit: usize) -> Result<Vec<SseItem>, String> {
+    let mut results = splits(bytes, bytes.len() as u64)
+        .into_iter()
+        .map(|pieces| parse_pieces(&mut SseParser::with_limit(limit), &pieces));
+    let first = results.next().expect("at least one way");
+    for other in results {
+        assert_eq!(other, first, "splitting the input changed the result");
+    }
+    first
+}
+
+/// What decoding a whole body gives: the events, then the result or the
+/// error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decoded {
+    pub events: Vec<StreamEvent>,
+    pub result: Result<StreamResult, String>,
+}
+
+impl Decoded {
+    /// The result, or a panic naming the error.
+    pub fn ok(&self) -> &StreamResult {
+        match &self.result {
+            Ok(result) => result,
+            Err(err) => panic!("decoding failed: {err}"),
+        }
+    }
+
+    /// The error message, or a panic if decoding succeeded.
+    pub fn err(&self) -> &str {
+        match &self.result {
+            Ok(result) => panic!("decoding succeeded: {result:?}"),
+            Err(err) => err,
+        }
+    }
+
+    /// All delta texts, joined.
+    pub fn text(&self) -> String {
+        self.events
+            .iter()
+            .filter_map(|event| match event {
+                StreamEvent::Delta(text) => Some(text.as_str()),
+                StreamEvent::Done => None,
+            })
+            .collect()
+    }
+}
+
+/// Decodes the pieces with `decoder`. Events are kept up to the first
+/// error, which then ends the result.
+pub fn decode_pieces(mut decoder: StreamDecoder, pieces: &[&[u8]]) -> Decoded {
+    let mut events = Vec::new();
+    for piece in pieces {
+        match decoder.feed(piece) {
+            Ok(more) => events.extend(more),
+            Err(err) => return failed(events, err),
+        }
+    }
+    match decoder.finish() {
+        Ok(more) => events.extend(more),
+        Err(err) => return failed(events, err),
+    }
+    let result = decoder.into_result().map_err(|err| error_text(&err));
+    Decoded { events, result }
+}
+
+fn failed(events: Vec<StreamEvent>, err: chatwire::Error) -> Decoded {
+    Decoded {
+        events,
+        result: Err(error_text(&err)),
+    }
+}
+
+/// Decodes `bytes` every way with decoders from `make`, checks that each
+/// way ends the same (the same result, or the same error), and returns the
+/// whole-body decoding. On success the events must match too; on an error
+/// they may not, since a read that ends in an error returns no events.
+pub fn decode_each_way_with(bytes: &[u8], make: impl Fn() -> StreamDecoder) -> Decoded {
+    let mut results = splits(bytes, bytes.len() as u64)
+        .into_iter()
+        .map(|pieces| decode_pieces(make(), &pieces));
+    let first = results.next().expect("at least one way");
+    for other in results {
+        assert_eq!(
+            other.result, first.result,
+            "splitting the input changed the result"
+        );
+        if first.result.is_ok() {
+            assert_eq!(
+                other.events, first.events,
+                "splitting the input changed the events"
+            );
+        }
+    }
+    if let Ok(result) = &first.result {
+        assert_eq!(
+            first.text(),
+            result.content,
+            "deltas do not add up to the content"
+        );
+    }
+    first
+}
+
+/// [`decode_each_way_with`] with default decoders.
+pub fn decode_each_way(bytes: &[u8]) -> Decoded {
+    decode_each_way_with(bytes, StreamDecoder::new)
+}
+
+/// The bare message of a stream error, without the variant's prefix.
+pub fn error_text(err: &chatwire::Error) -> String {
+    match err {
+        chatwire::Error::Decode { message, .. } => message.clone(),
+        chatwire::Error::Server(api) => api.message.clone(),
+        other => other.to_string(),
+    }
+}

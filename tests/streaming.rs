@@ -1,0 +1,413 @@
+//! Streamed, iterated and background sends: deltas as they arrive, the reply
+//! in the conversation at the end, cancellation, idle timeouts, failures.
+
+mod common;
+
+use std::future::Future;
+use std::ops::ControlFlow;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake};
+use std::time::{Duration, Instant};
+
+use chatwire::{Client, Error, Role};
+use common::paced::{delta, finish, signal, PacedServer, Step};
+use common::*;
+use mockito::Server;
+
+fn streaming_client(url: &str) -> Client {
+    Client::builder()
+        .base_url(url)
+        .api_key(KEY)
+        .timeout(Duration::from_secs(20))
+        .idle_timeout(Duration::from_secs(5))
+        .max_retries(0)
+        .build()
+        .unwrap()
+}
+
+fn recorded_stream_server() -> mockito::ServerGuard {
+    let mut server = Server::new();
+    server
+        .mock("POST", PATH)
+        .with_header("content-type", "text/event-stream")
+        .with_header("x-request-id", "req_stream")
+        .with_body(read_data("spec/recorded/llamacpp-stream.sse"))
+        .create();
+    server
+}
+
+#[test]
+fn recorded_llamacpp_stream_gives_deltas_and_the_reply() {
+    let server = recorded_stream_server();
+    let mut conversation = conversation();
+    let mut deltas = Vec::new();
+    let reply = streaming_client(&server.url())
+        .send_stream(&mut conversation, |delta| {
+            deltas.push(delta.to_owned());
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    assert!(deltas.len() > 3);
+    assert_eq!(deltas.concat(), reply.content);
+    assert_eq!(reply.content, "Yo, welcome to the Nexus. What brings");
+    assert_eq!(reply.finish_reason.as_deref(), Some("length"));
+    assert_eq!(reply.usage.unwrap().total_tokens, 45);
+    assert_eq!(reply.request_id.as_deref(), Some("req_stream"));
+    let json: serde_json::Value = serde_json::from_str(&reply.json).unwrap();
+    assert_eq!(json["choices"][0]["message"]["content"], reply.content);
+    assert_eq!(conversation.len(), 3);
+    assert_eq!(conversation.messages()[2].role, Role::Assistant);
+    assert_eq!(conversation.messages()[2].content, reply.content);
+}
+
+#[test]
+fn streamed_request_asks_for_a_stream_with_usage() {
+    let mut server = Server::new();
+    let bodies = Bodies::default();
+    server
+        .mock("POST", PATH)
+        .match_request(bodies.recorder())
+        .with_body(format!("{}{}", delta("hi"), finish()))
+        .create();
+    let mut conversation = conversation();
+    streaming_client(&server.url())
+        .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
+        .unwrap();
+    let body: serde_json::Value = serde_json::from_slice(&bodies.all()[0]).unwrap();
+    assert_eq!(body["stream"], true);
+    assert_eq!(body["stream_options"]["include_usage"], true);
+    assert_valid_request(&bodies.all()[0]);
+}
+
+#[test]
+fn deltas_arrive_before_the_body_ends() {
+    let (go_on, wait) = signal();
+    let server = PacedServer::start(vec![
+        Step::Send(delta("first ")),
+        // The server sends the rest only once the client has shown the first delta.
+        Step::WaitFor(wait),
+        Step::Send(delta("second")),
+        Step::Send(finish()),
+    ]);
+    let mut conversation = conversation();
+    let mut seen = Vec::new();
+    let reply = streaming_client(&server.url)
+        .send_stream(&mut conversation, |text| {
+            seen.push(text.to_owned());
+            if seen.len() == 1 {
+                go_on.send(()).unwrap();
+            }
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    assert_eq!(seen, ["first ", "second"]);
+    assert_eq!(reply.content, "first second");
+    assert_eq!(reply.usage.unwrap().total_tokens, 10);
+    server.finish();
+}
+
+#[test]
+fn breaking_from_the_callback_cancels_and_closes_the_connection() {
+    let server = PacedServer::start(vec![
+        Step::Send(delta("one")),
+        Step::Pause(Duration::from_millis(300)),
+        Step::Send(delta("two")),
+        Step::Pause(Duration::from_millis(300)),
+        Step::Send(delta("three")),
+        Step::Send(finish()),
+    ]);
+    let mut conversation = conversation();
+    let before = conversation.clone();
+    let err = streaming_client(&server.url)
+        .send_stream(&mut conversation, |_| ControlFlow::Break(()))
+        .unwrap_err();
+    assert!(matches!(err, Error::Cancelled), "{err:?}");
+    assert_eq!(conversation, before);
+    assert!(server.finish().client_hung_up);
+}
+
+#[test]
+fn iterator_yields_deltas_then_appends_the_reply() {
+    let server = recorded_stream_server();
+    let mut conversation = conversation();
+    let client = streaming_client(&server.url());
+    let mut stream = client.stream(&mut conversation).unwrap();
+    let mut text = String::new();
+    for delta in &mut stream {
+        text.push_str(&delta.unwrap());
+    }
+    assert_eq!(stream.reply().unwrap().content, text);
+    drop(stream);
+    assert_eq!(conversation.len(), 3);
+    assert_eq!(conversation.messages()[2].content, text);
+}
+
+#[test]
+fn dropping_the_iterator_early_leaves_the_conversation_alone() {
+    let server = PacedServer::start(vec![
+        Step::Send(delta("one")),
+        Step::Pause(Duration::from_millis(300)),
+        Step::Send(delta("two")),
+        Step::Send(finish()),
+    ]);
+    let mut conversation = conversation();
+    let before = conversation.clone();
+    let client = streaming_client(&server.url);
+    let mut stream = client.stream(&mut conversation).unwrap();
+    assert_eq!(stream.next().unwrap().unwrap(), "one");
+    drop(stream);
+    assert_eq!(conversation, before);
+    assert!(server.finish().client_hung_up);
+}
+
+#[test]
+fn silent_stream_hits_the_idle_timeout() {
+    let server = PacedServer::start(vec![
+        Step::Send(delta("hello")),
+        Step::Pause(Duration::from_secs(3)),
+    ]);
+    let client = Client::builder()
+        .base_url(&server.url)
+        .api_key(KEY)
+        .idle_timeout(Duration::from_millis(300))
+        .max_retries(0)
+        .build()
+        .unwrap();
+    let mut conversation = conversation();
+    let started = Instant::now();
+    let err = client
+        .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
+        .unwrap_err();
+    assert!(matches!(err, Error::Timeout(_)), "{err:?}");
+    assert!(err.to_string().contains("silent"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert_eq!(conversation.len(), 2);
+    server.finish();
+}
+
+#[test]
+fn keep_alive_comments_count_as_activity() {
+    let mut steps = vec![Step::Send(delta("a"))];
+    for _ in 0..8 {
+        steps.push(Step::Pause(Duration::from_millis(100)));
+        steps.push(Step::Send(": keep-alive\n\n".into()));
+    }
+    steps.push(Step::Send(delta("b")));
+    steps.push(Step::Send(finish()));
+    let server = PacedServer::start(steps);
+    let client = Client::builder()
+        .base_url(&server.url)
+        .api_key(KEY)
+        .idle_timeout(Duration::from_millis(400))
+        .build()
+        .unwrap();
+    let mut conversation = conversation();
+    let reply = client
+        .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
+        .unwrap();
+    assert_eq!(reply.content, "ab");
+    server.finish();
+}
+
+#[test]
+fn whole_request_timeout_bounds_a_stream_that_keeps_talking() {
+    let mut steps = Vec::new();
+    for _ in 0..30 {
+        steps.push(Step::Send(delta(".")));
+        steps.push(Step::Pause(Duration::from_millis(100)));
+    }
+    let server = PacedServer::start(steps);
+    let client = Client::builder()
+        .base_url(&server.url)
+        .api_key(KEY)
+        .timeout(Duration::from_millis(600))
+        .max_retries(0)
+        .build()
+        .unwrap();
+    let err = client
+        .send_stream(&mut conversation(), |_| ControlFlow::Continue(()))
+        .unwrap_err();
+    assert!(matches!(err, Error::Timeout(_)), "{err:?}");
+    server.finish();
+}
+
+#[test]
+fn error_inside_the_stream_fails_the_send() {
+    let mut server = Server::new();
+    server
+        .mock("POST", PATH)
+        .with_body(format!(
+            "{}data: {{\"error\":{{\"message\":\"context too long\",\"type\":\"server_error\"}}}}\n\n",
+            delta("par")
+        ))
+        .create();
+    let mut conversation = conversation();
+    let err = streaming_client(&server.url())
+        .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
+        .unwrap_err();
+    assert!(matches!(err, Error::Server(_)), "{err:?}");
+    assert!(err.to_string().contains("context too long"));
+    assert_eq!(conversation.len(), 2);
+}
+
+#[test]
+fn stream_cut_off_without_finish_is_a_decode_error() {
+    let mut server = Server::new();
+    server
+        .mock("POST", PATH)
+        .with_body(delta("half a rep"))
+        .create();
+    let mut conversation = conversation();
+    let err = streaming_client(&server.url())
+        .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
+        .unwrap_err();
+    assert!(matches!(err, Error::Decode { .. }), "{err:?}");
+    assert_eq!(conversation.len(), 2);
+}
+
+#[test]
+fn http_error_on_a_streamed_request_maps_as_usual() {
+    let mut server = Server::new();
+    server
+        .mock("POST", PATH)
+        .with_status(401)
+        .with_body(read_data("spec/recorded/llamacpp-401.json"))
+        .create();
+    let err = streaming_client(&server.url())
+        .send_stream(&mut conversation(), |_| ControlFlow::Continue(()))
+        .unwrap_err();
+    assert!(matches!(err, Error::Auth(_)), "{err:?}");
+}
+
+#[test]
+fn async_send_can_be_polled_and_waited() {
+    let mut server = Server::new();
+    server
+        .mock("POST", PATH)
+        .with_body(completion("later"))
+        .create();
+    let client = streaming_client(&server.url());
+    let mut conversation = conversation();
+    let pending = client.send_async(&conversation).unwrap();
+    let started = Instant::now();
+    while !pending.is_done() {
+        assert!(started.elapsed() < Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let reply = pending.wait().unwrap();
+    assert_eq!(reply.content, "later");
+    assert_eq!(
+        conversation.len(),
+        2,
+        "the worker does not touch the conversation"
+    );
+    conversation.append_reply(&reply).unwrap();
+    assert_eq!(conversation.len(), 3);
+}
+
+#[test]
+fn async_send_refuses_a_conversation_not_ready_at_once() {
+    let client = streaming_client("http://127.0.0.1:1");
+    let mut conversation = conversation();
+    conversation.assistant("already answered").unwrap();
+    assert!(matches!(
+        client.send_async(&conversation),
+        Err(Error::InvalidConversation(_))
+    ));
+}
+
+#[test]
+fn cancel_stops_a_silent_server_quickly() {
+    let (_keep, wait) = signal();
+    let server = PacedServer::start(vec![Step::WaitFor(wait)]);
+    let client = streaming_client(&server.url);
+    let pending = client
+        .stream_async(&conversation(), |_| ControlFlow::Continue(()))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!pending.is_done());
+    let started = Instant::now();
+    pending.cancel();
+    let err = pending.wait().unwrap_err();
+    assert!(matches!(err, Error::Cancelled), "{err:?}");
+    // The bound is 100 ms; the test allows a loaded machine more.
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(_keep);
+    assert!(server.finish().client_hung_up);
+}
+
+#[test]
+fn cancel_from_another_thread_during_a_blocking_stream() {
+    let (_keep, wait) = signal();
+    let server = PacedServer::start(vec![Step::Send(delta("hi")), Step::WaitFor(wait)]);
+    let client = streaming_client(&server.url);
+    let pending = client
+        .stream_async(&conversation(), |_| ControlFlow::Continue(()))
+        .unwrap();
+    let token = pending.cancel_token();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        token.cancel();
+    });
+    assert!(matches!(pending.wait(), Err(Error::Cancelled)));
+    canceller.join().unwrap();
+    drop(_keep);
+    server.finish();
+}
+
+#[test]
+fn dropping_a_running_request_cancels_it() {
+    let (_keep, wait) = signal();
+    let server = PacedServer::start(vec![Step::WaitFor(wait)]);
+    let client = streaming_client(&server.url);
+    let pending = client.send_async(&conversation()).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let started = Instant::now();
+    drop(pending);
+    assert!(started.elapsed() < Duration::from_secs(1));
+    drop(_keep);
+    assert!(server.finish().client_hung_up);
+}
+
+struct ThreadWaker(std::thread::Thread);
+
+impl Wake for ThreadWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// The smallest executor: poll, park until woken, repeat.
+fn block_on<F: Future>(future: F) -> F::Output {
+    let waker = Arc::new(ThreadWaker(std::thread::current())).into();
+    let mut context = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
+            return output;
+        }
+        std::thread::park();
+    }
+}
+
+#[test]
+fn async_send_is_a_future() {
+    let server = recorded_stream_server();
+    let client = streaming_client(&server.url());
+    let counted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = counted.clone();
+    let pending = client
+        .stream_async(&conversation(), move |_| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    let reply = block_on(pending).unwrap();
+    assert!(reply.content.starts_with("Yo"));
+    assert!(counted.load(std::sync::atomic::Ordering::SeqCst) > 3);
+}
