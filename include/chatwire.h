@@ -140,6 +140,37 @@ typedef struct chatwire_client chatwire_client;
  */
 typedef struct chatwire_conversation chatwire_conversation;
 
+/**
+ * A send running on a worker thread, made by chatwire_send_async().
+ *
+ * Poll it with chatwire_request_done(), stop it with
+ * chatwire_request_cancel(), collect it with chatwire_request_wait(), and
+ * free it with chatwire_request_free(), which cancels and waits if it is
+ * still running. Its callbacks run on the worker thread. The conversation
+ * it was started with must stay alive, and untouched by the caller, until
+ * chatwire_request_wait() has returned or the request is freed.
+ */
+typedef struct chatwire_request chatwire_request;
+
+/**
+ * Receives a streamed reply's text as it arrives.
+ *
+ * `delta` is `len` bytes of whole UTF-8 characters (a character is never
+ * split across calls), followed by a NUL; it is valid only during the call.
+ * `userdata` is the pointer given with the callback. Return 0 to go on, or
+ * anything else to stop the request, which then fails with
+ * CHATWIRE_ERR_CANCELLED (the connection is closed, so the server stops).
+ */
+typedef int (*chatwire_delta_callback)(void *userdata, const char *delta, size_t len);
+
+/**
+ * Told once that a background request has finished, with its status, on
+ * the request's worker thread. chatwire_request_done() already returns 1
+ * inside it; fetch the reply with chatwire_request_wait() from the
+ * caller's own thread.
+ */
+typedef void (*chatwire_done_callback)(void *userdata, chatwire_status status);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -325,6 +356,75 @@ void chatwire_conversation_free(chatwire_conversation *conversation);
 chatwire_status chatwire_extract_json(const char *text, char **json_out);
 
 /**
+ * Starts sending the conversation on a worker thread and returns at once.
+ *
+ * With `on_delta` the reply is streamed to it (see chatwire_send_stream());
+ * with NULL it arrives whole. `on_done` (may be NULL) is called once at the
+ * end with the request's status. Both run on the worker thread, with
+ * `userdata`. The request reads the conversation now; chatwire_request_wait()
+ * appends the reply to it afterwards, so that after the wait the
+ * conversation is as after chatwire_send(). Until then the caller must not
+ * use or free the conversation.
+ *
+ * On success `*request_out` owns the request; free it with
+ * chatwire_request_free(). A conversation that cannot be sent as it is
+ * fails here, with nothing started.
+ *
+ * # Safety
+ * `client` and `conversation` are NULL or live; the callbacks are valid or
+ * NULL; `request_out` is NULL or writable.
+ */
+chatwire_status chatwire_send_async(chatwire_client *client,
+                                    chatwire_conversation *conversation,
+                                    chatwire_delta_callback on_delta,
+                                    chatwire_done_callback on_done,
+                                    void *userdata,
+                                    chatwire_request **request_out);
+
+/**
+ * 1 when the request has finished (successfully or not), 0 while it runs;
+ * 1 for NULL. Never blocks.
+ *
+ * # Safety
+ * `request` is NULL or live.
+ */
+int chatwire_request_done(const chatwire_request *request);
+
+/**
+ * Waits for the request to finish and returns the send's own status.
+ *
+ * On success the reply is appended to the conversation and, if `reply_out`
+ * is not NULL, `*reply_out` owns a copy (free with chatwire_string_free()).
+ * On failure the conversation is unchanged and chatwire_last_error() says
+ * why, on the calling thread. Waiting again returns the same status (and a
+ * new copy of the reply) without appending it twice.
+ *
+ * # Safety
+ * `request` is NULL or live; its conversation is still live; `reply_out` is
+ * NULL or writable.
+ */
+chatwire_status chatwire_request_wait(chatwire_request *request, char **reply_out);
+
+/**
+ * Stops the request if it is still running: it finishes with
+ * CHATWIRE_ERR_CANCELLED within milliseconds, also while the server is
+ * silent, and its connection is closed. A finished request is left as it is.
+ *
+ * # Safety
+ * `request` is NULL or live.
+ */
+chatwire_status chatwire_request_cancel(chatwire_request *request);
+
+/**
+ * Frees a request; a running one is cancelled and waited for first (its
+ * reply, if any, is not appended). NULL is ignored.
+ *
+ * # Safety
+ * `request` is NULL or live, and not used afterwards.
+ */
+void chatwire_request_free(chatwire_request *request);
+
+/**
  * Sends the whole conversation and appends the assistant's reply to it.
  *
  * The last message must be a user message (else
@@ -352,6 +452,27 @@ const char *chatwire_status_str(int status);
  * The library's name and version, e.g. "chatwire 0.1.0". Static; do not free.
  */
 const char *chatwire_version(void);
+
+/**
+ * Sends the conversation and streams the reply: `on_delta` gets each piece
+ * of text as it arrives, on the calling thread, with `userdata`.
+ *
+ * When the reply is complete it is appended to the conversation and, if
+ * `reply_out` is not NULL, `*reply_out` owns a copy (equal to all deltas
+ * together; free with chatwire_string_free()). A callback that returns
+ * non-zero stops the request: CHATWIRE_ERR_CANCELLED. A stream silent for
+ * longer than the idle timeout gives CHATWIRE_ERR_TIMEOUT. On any failure
+ * the conversation is exactly as before.
+ *
+ * # Safety
+ * `client` and `conversation` are NULL or live; `on_delta` is a valid
+ * callback or NULL; `reply_out` is NULL or writable.
+ */
+chatwire_status chatwire_send_stream(chatwire_client *client,
+                                     chatwire_conversation *conversation,
+                                     chatwire_delta_callback on_delta,
+                                     void *userdata,
+                                     char **reply_out);
 
 /**
  * Frees a string that chatwire handed out (a reply, a JSON text). NULL is

@@ -261,3 +261,39 @@ fn c_one_client_shared_by_four_threads() {
     });
     mock.assert();
 }
+
+#[test]
+fn c_streamed_and_background_sends() {
+    use common::paced::{signal, PacedServer, Step};
+
+    let mut server = Server::new();
+    server
+        .mock("POST", PATH)
+        .match_body(Matcher::Regex(r#""stream":true"#.into()))
+        .with_header("content-type", "text/event-stream")
+        .with_body(read_data("spec/recorded/llamacpp-stream.sse"))
+        .create();
+    server
+        .mock("POST", PATH)
+        .match_body(Matcher::Regex(r#""content":"whole please"\}\]\}$"#.into()))
+        .with_body(completion("whole reply"))
+        .create();
+    let url = server.url();
+    for_each_build("stream", |exe| {
+        let (keep_first, first_waits) = signal();
+        let (keep_second, second_waits) = signal();
+        let silent = PacedServer::start(vec![Step::WaitFor(first_waits)]);
+        let also_silent = PacedServer::start(vec![Step::WaitFor(second_waits)]);
+        let out = run(exe, &[&url, &silent.url, &also_silent.url]);
+        assert!(out.contains(", 0 failed"), "{out}");
+        drop((keep_first, keep_second));
+        assert!(
+            silent.finish().client_hung_up,
+            "cancel closes the connection"
+        );
+        assert!(
+            also_silent.finish().client_hung_up,
+            "free closes the connection"
+        );
+    });
+}

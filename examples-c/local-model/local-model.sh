@@ -162,6 +162,7 @@ run_signal() {  # $1 = signal name, $2 = exit status
 cmd_run() {
     [[ ${1:-} == -- ]] && shift
     (($# > 0)) || { usage; exit 2; }
+    command -v "$1" >/dev/null || die "command not found: $1"
     setup
     trap run_cleanup EXIT
     trap 'run_signal INT 130' INT

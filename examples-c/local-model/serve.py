@@ -34,7 +34,9 @@ p.api_keys = [args.api_key]
 p.n_parallel = 2          # two slots so parallel tests do not queue behind each other
 p.n_ctx = 4096            # shared by the slots: 2048 tokens each
 p.ui = False
-threads = int(os.environ.get("LOCAL_MODEL_THREADS", min(os.cpu_count() or 2, 4)))
+# One thread by default: ggml's threads spin-wait on each other, and on a small machine
+# that is also running the test suite two threads were 10-20x slower than one.
+threads = int(os.environ.get("LOCAL_MODEL_THREADS", "1"))
 p.cpuparams.n_threads = p.cpuparams_batch.n_threads = threads
 
 server = xllamacpp.Server(p)  # returns once the model is loaded and the socket listens

@@ -19,6 +19,12 @@ pub(crate) enum FfiError {
     Core(Error),
     /// A panic, with its message.
     Panic(String),
+    /// An error reported before and reported again (waiting twice on a request).
+    Again {
+        status: chatwire_status,
+        message: String,
+        http_status: c_int,
+    },
 }
 
 impl From<Error> for FfiError {
@@ -28,12 +34,22 @@ impl From<Error> for FfiError {
 }
 
 impl FfiError {
+    /// The same report as `error` gave, for an error that stays where it is.
+    pub(crate) fn again(error: &Error) -> FfiError {
+        FfiError::Again {
+            status: status_of(error),
+            message: error.to_string(),
+            http_status: error.http_status().map_or(0, c_int::from),
+        }
+    }
+
     fn status(&self) -> chatwire_status {
         match self {
             FfiError::Null(_) => chatwire_status::CHATWIRE_ERR_NULL_ARGUMENT,
             FfiError::Utf8(_) => chatwire_status::CHATWIRE_ERR_INVALID_UTF8,
             FfiError::Core(error) => status_of(error),
             FfiError::Panic(_) => chatwire_status::CHATWIRE_ERR_PANIC,
+            FfiError::Again { status, .. } => *status,
         }
     }
 
@@ -43,12 +59,14 @@ impl FfiError {
             FfiError::Utf8(name) => format!("{name} is not valid UTF-8"),
             FfiError::Core(error) => error.to_string(),
             FfiError::Panic(message) => format!("internal error (please report): {message}"),
+            FfiError::Again { message, .. } => message.clone(),
         }
     }
 
     fn http_status(&self) -> c_int {
         match self {
             FfiError::Core(error) => error.http_status().map_or(0, c_int::from),
+            FfiError::Again { http_status, .. } => *http_status,
             _ => 0,
         }
     }

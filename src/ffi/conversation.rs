@@ -33,6 +33,11 @@ impl chatwire_conversation {
         }
     }
 
+    /// The conversation, to read.
+    pub(crate) fn conversation(&self) -> &Conversation {
+        &self.conversation
+    }
+
     /// The conversation, for calls that only append to it.
     pub(crate) fn appendable(&mut self) -> &mut Conversation {
         &mut self.conversation

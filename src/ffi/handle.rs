@@ -61,3 +61,12 @@ pub(crate) unsafe fn out<'a, T>(ptr: *mut T, name: &'static str) -> Result<Out<'
     // old value is a plain pointer or integer, so overwriting it drops nothing.
     unsafe { ptr.as_mut() }.map(Out).ok_or(FfiError::Null(name))
 }
+
+/// An out-parameter the caller may leave NULL when it does not want the value.
+///
+/// # Safety
+/// As [`out`].
+pub(crate) unsafe fn optional_out<'a, T>(ptr: *mut T) -> Option<Out<'a, T>> {
+    // SAFETY: as in `out`.
+    unsafe { ptr.as_mut() }.map(Out)
+}

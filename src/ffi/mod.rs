@@ -10,10 +10,13 @@
 #![allow(non_camel_case_types)]
 
 mod boundary;
+mod callback;
 mod client;
 mod conversation;
 mod extract;
 mod handle;
+mod request;
 mod send;
 mod status;
+mod stream;
 mod text;

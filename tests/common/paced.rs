@@ -37,9 +37,12 @@ impl PacedServer {
     pub fn start(steps: Vec<Step>) -> PacedServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
-        let thread = std::thread::spawn(move || {
-            let (stream, _) = listener.accept().unwrap();
-            serve(stream, steps)
+        let thread = std::thread::spawn(move || match accept(&listener) {
+            Some(stream) => serve(stream, steps),
+            None => Seen {
+                body: String::new(),
+                client_hung_up: false,
+            },
         });
         PacedServer {
             url,
@@ -51,6 +54,23 @@ impl PacedServer {
     pub fn finish(mut self) -> Seen {
         self.thread.take().unwrap().join().unwrap()
     }
+}
+
+/// Waits up to ten seconds for the client, so that a test whose client never
+/// connects fails instead of hanging.
+fn accept(listener: &TcpListener) -> Option<TcpStream> {
+    listener.set_nonblocking(true).ok()?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::time::Instant::now() < deadline {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream.set_nonblocking(false).ok()?;
+                return Some(stream);
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+    None
 }
 
 fn read_request(stream: &TcpStream) -> String {

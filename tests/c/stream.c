@@ -1,0 +1,205 @@
+/* Streamed and background sends from C: deltas, the reply in the
+ * conversation, cancelling from the callback and from the caller, polling,
+ * waiting twice, the done callback, and freeing a running request.
+ * argv[1]: a mock server; argv[2], argv[3]: servers that stay silent. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "check.h"
+
+struct collected {
+    char text[4096];
+    size_t used;
+    int calls;
+    int stop_after;        /* 0: never stop */
+    int done_calls;
+    chatwire_status done_status;
+};
+
+static int collect(void *userdata, const char *delta, size_t len) {
+    struct collected *c = (struct collected *)userdata;
+    CHECK(delta[len] == '\0');
+    CHECK(strlen(delta) == len);
+    if (c->used + len < sizeof c->text) {
+        memcpy(c->text + c->used, delta, len);
+        c->used += len;
+        c->text[c->used] = '\0';
+    }
+    c->calls++;
+    return c->stop_after != 0 && c->calls >= c->stop_after;
+}
+
+static void on_done(void *userdata, chatwire_status status) {
+    struct collected *c = (struct collected *)userdata;
+    c->done_calls++;
+    c->done_status = status;
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static chatwire_conversation *question(const char *text) {
+    chatwire_conversation *conversation = NULL;
+    CHECK_STATUS(chatwire_conversation_new("m", &conversation), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, text), CHATWIRE_OK);
+    return conversation;
+}
+
+static void test_stream(chatwire_client *client) {
+    struct collected c;
+    memset(&c, 0, sizeof c);
+    chatwire_conversation *conversation = question("stream please");
+    char *reply = NULL;
+    CHECK_STATUS(chatwire_send_stream(client, conversation, collect, &c, &reply), CHATWIRE_OK);
+    CHECK(c.calls > 3);
+    CHECK(reply != NULL && strcmp(reply, c.text) == 0);
+    CHECK(strcmp(c.text, "Yo, welcome to the Nexus. What brings") == 0);
+    CHECK(chatwire_conversation_len(conversation) == 2);
+    CHECK(strcmp(chatwire_conversation_content(conversation, 1), c.text) == 0);
+    chatwire_string_free(reply);
+
+    /* reply_out may be NULL; on_delta may not. */
+    CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, "again"), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_send_stream(client, conversation, NULL, &c, &reply), CHATWIRE_ERR_NULL_ARGUMENT);
+    CHECK(last_error_mentions("on_delta"));
+    CHECK_STATUS(chatwire_send_stream(client, conversation, collect, &c, NULL), CHATWIRE_OK);
+    CHECK(chatwire_conversation_len(conversation) == 4);
+    chatwire_conversation_free(conversation);
+}
+
+static void test_stop_from_callback(chatwire_client *client) {
+    struct collected c;
+    memset(&c, 0, sizeof c);
+    c.stop_after = 2;
+    chatwire_conversation *conversation = question("stream please");
+    char sentinel = 0;
+    char *reply = &sentinel;
+    CHECK_STATUS(chatwire_send_stream(client, conversation, collect, &c, &reply), CHATWIRE_ERR_CANCELLED);
+    CHECK(c.calls == 2);
+    CHECK(reply == &sentinel);
+    CHECK(chatwire_conversation_len(conversation) == 1);
+    chatwire_conversation_free(conversation);
+}
+
+static void test_async_whole(chatwire_client *client) {
+    chatwire_conversation *conversation = question("whole please");
+    chatwire_request *request = NULL;
+    CHECK_STATUS(chatwire_send_async(client, conversation, NULL, NULL, NULL, &request), CHATWIRE_OK);
+    double started = now_seconds();
+    while (!chatwire_request_done(request) && now_seconds() - started < 10) {
+        struct timespec pause = {0, 5 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    CHECK(chatwire_request_done(request) == 1);
+    char *reply = NULL;
+    CHECK_STATUS(chatwire_request_wait(request, &reply), CHATWIRE_OK);
+    CHECK(reply != NULL && strcmp(reply, "whole reply") == 0);
+    chatwire_string_free(reply);
+    reply = NULL;
+    CHECK_STATUS(chatwire_request_wait(request, &reply), CHATWIRE_OK);
+    CHECK(reply != NULL && strcmp(reply, "whole reply") == 0);
+    chatwire_string_free(reply);
+    CHECK(chatwire_conversation_len(conversation) == 2);
+    CHECK_STATUS(chatwire_request_cancel(request), CHATWIRE_OK);
+    chatwire_request_free(request);
+    chatwire_conversation_free(conversation);
+}
+
+static void test_async_streamed_with_done(chatwire_client *client) {
+    struct collected c;
+    memset(&c, 0, sizeof c);
+    c.done_status = CHATWIRE_ERR_PANIC;
+    chatwire_conversation *conversation = question("stream please");
+    chatwire_request *request = NULL;
+    CHECK_STATUS(chatwire_send_async(client, conversation, collect, on_done, &c, &request), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_request_wait(request, NULL), CHATWIRE_OK);
+    CHECK(c.done_calls == 1);
+    CHECK(c.done_status == CHATWIRE_OK);
+    CHECK(c.calls > 3);
+    CHECK(strcmp(chatwire_conversation_content(conversation, 1), c.text) == 0);
+    chatwire_request_free(request);
+    chatwire_conversation_free(conversation);
+}
+
+static void test_cancel_silent(const char *silent_url) {
+    chatwire_client *client = NULL;
+    CHECK_STATUS(chatwire_client_new(silent_url, "sk-c-test", &client), CHATWIRE_OK);
+    struct collected c;
+    memset(&c, 0, sizeof c);
+    chatwire_conversation *conversation = question("stream please");
+    chatwire_request *request = NULL;
+    CHECK_STATUS(chatwire_send_async(client, conversation, collect, on_done, &c, &request), CHATWIRE_OK);
+    struct timespec pause = {0, 200 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    CHECK(chatwire_request_done(request) == 0);
+    double started = now_seconds();
+    CHECK_STATUS(chatwire_request_cancel(request), CHATWIRE_OK);
+    char sentinel = 0;
+    char *reply = &sentinel;
+    CHECK_STATUS(chatwire_request_wait(request, &reply), CHATWIRE_ERR_CANCELLED);
+    double took = now_seconds() - started;
+    printf("cancel on a silent server took %.1f ms\n", took * 1000);
+    CHECK(took < 1.0);
+    CHECK(reply == &sentinel);
+    CHECK(c.done_calls == 1 && c.done_status == CHATWIRE_ERR_CANCELLED);
+    CHECK(chatwire_conversation_len(conversation) == 1);
+    chatwire_request_free(request);
+    chatwire_conversation_free(conversation);
+    chatwire_client_free(client);
+}
+
+static void test_free_while_running(const char *silent_url) {
+    chatwire_client *client = NULL;
+    CHECK_STATUS(chatwire_client_new(silent_url, "sk-c-test", &client), CHATWIRE_OK);
+    chatwire_conversation *conversation = question("whole please");
+    chatwire_request *request = NULL;
+    CHECK_STATUS(chatwire_send_async(client, conversation, NULL, NULL, NULL, &request), CHATWIRE_OK);
+    struct timespec pause = {0, 200 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    double started = now_seconds();
+    chatwire_request_free(request);
+    CHECK(now_seconds() - started < 1.0);
+    CHECK(chatwire_conversation_len(conversation) == 1);
+    chatwire_conversation_free(conversation);
+    chatwire_client_free(client);
+}
+
+static void test_bad_arguments(chatwire_client *client) {
+    chatwire_request *request = NULL;
+    CHECK(chatwire_request_done(NULL) == 1);
+    CHECK_STATUS(chatwire_request_wait(NULL, NULL), CHATWIRE_ERR_NULL_ARGUMENT);
+    CHECK_STATUS(chatwire_request_cancel(NULL), CHATWIRE_ERR_NULL_ARGUMENT);
+    chatwire_request_free(NULL);
+    CHECK_STATUS(chatwire_send_async(NULL, NULL, NULL, NULL, NULL, &request), CHATWIRE_ERR_NULL_ARGUMENT);
+
+    chatwire_conversation *conversation = question("x");
+    CHECK_STATUS(chatwire_send_async(client, conversation, NULL, NULL, NULL, NULL), CHATWIRE_ERR_NULL_ARGUMENT);
+    CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_ASSISTANT, "y"), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_send_async(client, conversation, NULL, NULL, NULL, &request), CHATWIRE_ERR_INVALID_CONVERSATION);
+    CHECK(request == NULL);
+    chatwire_conversation_free(conversation);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: stream MOCK_URL SILENT_URL SILENT_URL\n");
+        return 2;
+    }
+    chatwire_client *client = NULL;
+    CHECK_STATUS(chatwire_client_new(argv[1], "sk-c-test", &client), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_client_set_max_retries(client, 0), CHATWIRE_OK);
+    test_stream(client);
+    test_stop_from_callback(client);
+    test_async_whole(client);
+    test_async_streamed_with_done(client);
+    test_bad_arguments(client);
+    test_cancel_silent(argv[2]);
+    test_free_while_running(argv[3]);
+    chatwire_client_free(client);
+    return report("stream");
+}
