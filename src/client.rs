@@ -206,7 +206,7 @@ impl Client {
     pub(crate) fn spawn(
         &self,
         conversation: &Conversation,
-        on_delta: Option<Box<dyn FnMut(&str) -> bool + Send>>,
+        on_delta: Option<DeltaHandler>,
         on_finish: impl FnOnce(&Result<Reply>) + Send + 'static,
     ) -> Result<PendingReply> {
         conversation.check_ready_to_send()?;
@@ -274,6 +274,9 @@ fn checked_timeout(duration: Duration, what: &str) -> Result<Duration> {
     }
     Ok(duration)
 }
+
+/// A delta callback for a background send: `false` stops the request.
+pub(crate) type DeltaHandler = Box<dyn FnMut(&str) -> bool + Send>;
 
 /// Configures a [`Client`]; every setting is optional.
 #[derive(Default)]

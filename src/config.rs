@@ -121,7 +121,7 @@ pub(crate) fn dotenv_value(path: &Path, name: &str) -> Option<String> {
         .filter_map(parse_dotenv_line)
         .filter(|(key, _)| *key == name)
         .map(|(_, value)| value)
-        .last()
+        .next_back()
         .filter(|value| !value.is_empty())
 }
 

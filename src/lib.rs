@@ -33,7 +33,7 @@ mod client;
 mod config;
 mod conversation;
 mod error;
-mod extract;
+pub mod extract;
 #[allow(unsafe_code)]
 mod ffi;
 mod message;
@@ -54,7 +54,7 @@ pub use client::{
 pub use config::DEFAULT_BASE_URL;
 pub use conversation::Conversation;
 pub use error::{ApiError, Error, Result};
-pub use extract::extract_json;
+pub use extract::{extract, extract_ingredients, extract_json, ingredients_prompt, Ingredient};
 pub use message::{Message, Role};
 pub use pending::PendingReply;
 pub use reply::{Reply, Usage};

@@ -206,7 +206,8 @@ fn failing_send(status: usize, body: &str) -> Error {
 #[test]
 fn http_errors_map_to_their_variants() {
     let body = |code: &str| error_body("nope", "invalid_request_error", json!(code));
-    let cases: [(usize, fn(&Error) -> bool); 5] = [
+    type IsVariant = fn(&Error) -> bool;
+    let cases: [(usize, IsVariant); 5] = [
         (400, |e| matches!(e, Error::Http(_))),
         (401, |e| matches!(e, Error::Auth(_))),
         (403, |e| matches!(e, Error::Auth(_))),

@@ -64,7 +64,7 @@ pub unsafe extern "C" fn chatwire_send_async(
         let on_delta = on_delta.map(|callback| {
             let mut sink = DeltaSink::new(callback, userdata);
             Box::new(move |delta: &str| sink.deliver(delta).is_continue())
-                as Box<dyn FnMut(&str) -> bool + Send>
+                as crate::client::DeltaHandler
         });
         let done_userdata = UserData(userdata);
         let on_finish = move |outcome: &crate::Result<crate::Reply>| {

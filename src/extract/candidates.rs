@@ -1,0 +1,278 @@
+//! Finding where the JSON might be: fenced code blocks first, then every
+//! `{` or `[` in the text.
+
+/// A fenced code block (three or more backticks or tildes) whose content
+/// may hold JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Fence<'a> {
+    /// The first word of the info string (`json`, `jsonc`, or empty).
+    pub info: &'a str,
+    /// The lines between the opening and the closing fence.
+    pub content: &'a str,
+    /// Byte offset of `content` in the whole text.
+    pub offset: usize,
+}
+
+/// Info words that mark a block as JSON (compared ignoring case).
+const JSON_INFO: [&str; 5] = ["json", "jsonc", "json5", "jsonl", "ndjson"];
+
+/// The fenced blocks worth trying, in the order to try them: blocks marked
+/// as JSON, then unmarked blocks, each group in text order. Blocks marked
+/// with another language are skipped (the bare scan still sees them).
+pub(crate) fn json_fences(text: &str) -> Vec<Fence<'_>> {
+    let fences = fenced_blocks(text);
+    let marked = fences.iter().filter(|fence| {
+        JSON_INFO
+            .iter()
+            .any(|info| fence.info.eq_ignore_ascii_case(info))
+    });
+    let unmarked = fences.iter().filter(|fence| fence.info.is_empty());
+    marked.chain(unmarked).cloned().collect()
+}
+
+/// The next `{` or `[` at or after byte `from`.
+pub(crate) fn next_opener(text: &str, from: usize) -> Option<usize> {
+    let rest = text.get(from..)?;
+    rest.find(['{', '[']).map(|i| from + i)
+}
+
+/// A line of the text with its byte offsets.
+#[derive(Debug, Clone, Copy)]
+struct Line<'a> {
+    /// The line without its line break.
+    text: &'a str,
+    start: usize,
+    /// Offset just past the line break.
+    end: usize,
+}
+
+fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
+    let mut start = 0;
+    text.split_inclusive('\n').map(move |raw| {
+        let line = Line {
+            text: raw.trim_end_matches(['\n', '\r']),
+            start,
+            end: start + raw.len(),
+        };
+        start += raw.len();
+        line
+    })
+}
+
+/// An opening fence: its character, its length and its info word.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Opener<'a> {
+    mark: char,
+    len: usize,
+    info: &'a str,
+}
+
+/// Reads an opening fence line. Any indentation is accepted, because models
+/// indent fences inside list items. As in `CommonMark`, the info string of a
+/// backtick fence may not contain a backtick, so ```` ```json {"a": 1}``` ````
+/// on one line is not a fence (the bare scan finds its JSON).
+fn opener(line: &str) -> Option<Opener<'_>> {
+    let trimmed = line.trim_start_matches([' ', '\t']);
+    let mark = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'))?;
+    let len = trimmed
+        .bytes()
+        .take_while(|b| char::from(*b) == mark)
+        .count();
+    if len < 3 {
+        return None;
+    }
+    let info = trimmed.get(len..)?.trim();
+    if mark == '`' && info.contains('`') {
+        return None;
+    }
+    // `json title="x"` or `json:data` is still json.
+    let word_len = info.bytes().take_while(u8::is_ascii_alphanumeric).count();
+    Some(Opener {
+        mark,
+        len,
+        info: info.get(..word_len)?,
+    })
+}
+
+/// Whether `line` closes a fence opened by `open`: the same character, at
+/// least as many of them, and nothing else.
+fn is_closer(line: &str, open: &Opener<'_>) -> bool {
+    let trimmed = line.trim_matches([' ', '\t']);
+    let len = trimmed
+        .bytes()
+        .take_while(|b| char::from(*b) == open.mark)
+        .count();
+    len >= open.len && len == trimmed.len()
+}
+
+/// Tracks whether a JSON string is open at the end of each content line, so
+/// that a fence line inside a multi-line string does not end the block.
+#[derive(Debug, Default)]
+struct StringState {
+    open: bool,
+}
+
+impl StringState {
+    fn feed(&mut self, line: &str) {
+        let mut escaped = false;
+        for c in line.chars() {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => self.open = !self.open,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// All fenced blocks in text order. An unclosed block runs to the end of the
+/// text (output cut off by a token limit).
+fn fenced_blocks(text: &str) -> Vec<Fence<'_>> {
+    let mut fences = Vec::new();
+    let mut all = lines(text).peekable();
+    // Looking past a fence line that sits inside a string costs a scan; the
+    // budget keeps the total linear in the text length.
+    let mut budget = text.len().saturating_mul(2);
+    while let Some(line) = all.next() {
+        let Some(open) = opener(line.text) else {
+            continue;
+        };
+        let json_like =
+            open.info.is_empty() || JSON_INFO.iter().any(|i| open.info.eq_ignore_ascii_case(i));
+        let (content_end, resume) = find_close(text, line.end, &open, json_like, &mut budget);
+        let content = text.get(line.end..content_end).unwrap_or("");
+        fences.push(Fence {
+            info: open.info,
+            content,
+            offset: line.end,
+        });
+        // Skip the lines consumed by this block.
+        while all.peek().is_some_and(|next| next.start < resume) {
+            all.next();
+        }
+    }
+    fences
+}
+
+/// Finds where the block that starts at `content_start` ends. Returns the end
+/// of its content and the offset after its closing line.
+///
+/// For JSON-like blocks a closing line inside an open string is passed over,
+/// unless no later closing line outside a string exists, in which case the
+/// first closing line wins after all.
+fn find_close(
+    text: &str,
+    content_start: usize,
+    open: &Opener<'_>,
+    json_like: bool,
+    budget: &mut usize,
+) -> (usize, usize) {
+    let tail = text.get(content_start..).unwrap_or("");
+    let mut strings = StringState::default();
+    let mut first_close: Option<Line<'_>> = None;
+    for line in lines(tail) {
+        if is_closer(line.text, open) {
+            if !json_like || !strings.open {
+                return (content_start + line.start, content_start + line.end);
+            }
+            first_close.get_or_insert(line);
+        }
+        if first_close.is_some() {
+            *budget = budget.saturating_sub(line.end - line.start);
+            if *budget == 0 {
+                break;
+            }
+        }
+        strings.feed(line.text);
+    }
+    match first_close {
+        Some(line) => (content_start + line.start, content_start + line.end),
+        None => (text.len(), text.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contents(text: &str) -> Vec<(&str, &str)> {
+        json_fences(text)
+            .into_iter()
+            .map(|f| (f.info, f.content))
+            .collect()
+    }
+
+    #[test]
+    fn finds_marked_and_unmarked_fences() {
+        let text = "a\n```\n[1]\n```\nb\n```json\n[2]\n```\n~~~JSON\n[3]\n~~~\n";
+        assert_eq!(
+            contents(text),
+            vec![("json", "[2]\n"), ("JSON", "[3]\n"), ("", "[1]\n")]
+        );
+    }
+
+    #[test]
+    fn other_languages_are_skipped() {
+        assert_eq!(contents("```python\nx = [1]\n```\n"), vec![]);
+    }
+
+    #[test]
+    fn content_offset_points_into_the_text() {
+        let text = "intro\n```json\n{}\n```";
+        let fence = &json_fences(text)[0];
+        assert_eq!(text.get(fence.offset..fence.offset + 2), Some("{}"));
+    }
+
+    #[test]
+    fn closing_fence_must_be_long_enough_and_alone() {
+        let text = "````json\n[1]\n```\n[2]\n```` \nafter";
+        assert_eq!(contents(text), vec![("json", "[1]\n```\n[2]\n")]);
+    }
+
+    #[test]
+    fn unclosed_fence_runs_to_the_end() {
+        assert_eq!(contents("```json\n[1, 2"), vec![("json", "[1, 2")]);
+    }
+
+    #[test]
+    fn inline_fence_is_not_a_fence() {
+        assert_eq!(contents("```json {\"a\": 1}```"), vec![]);
+    }
+
+    #[test]
+    fn info_word_stops_at_punctuation() {
+        assert_eq!(contents("```json:data\n{}\n```"), vec![("json", "{}\n")]);
+    }
+
+    #[test]
+    fn indented_fences_count() {
+        assert_eq!(
+            contents("1. list\n   ```json\n   [1]\n   ```\n"),
+            vec![("json", "   [1]\n")]
+        );
+    }
+
+    #[test]
+    fn fence_line_inside_a_string_does_not_close_the_block() {
+        let text = "```json\n{\"code\": \"a\n```\nb\"}\n```\n";
+        assert_eq!(
+            contents(text),
+            vec![("json", "{\"code\": \"a\n```\nb\"}\n")]
+        );
+    }
+
+    #[test]
+    fn unbalanced_quote_falls_back_to_the_first_closing_line() {
+        let text = "```json\n{\"a\": \"b}\n```\nprose\n";
+        assert_eq!(contents(text), vec![("json", "{\"a\": \"b}\n")]);
+    }
+
+    #[test]
+    fn next_opener_finds_braces_and_brackets() {
+        assert_eq!(next_opener("ab{c[", 0), Some(2));
+        assert_eq!(next_opener("ab{c[", 3), Some(4));
+        assert_eq!(next_opener("ab{c[", 5), None);
+        assert_eq!(next_opener("ab", 9), None);
+    }
+}

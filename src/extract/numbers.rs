@@ -1,0 +1,530 @@
+//! Reading numbers the way models write them: JSON numbers, plus `+1`, `.5`,
+//! `1.`, `007`, fractions (`1/2`), mixed numbers (`1 1/2`, `1-1/2`) and the
+//! Unicode fraction characters (`½`, `1½`, `⅟8`, `¹⁄₂`).
+//!
+//! Shared by the repairing scanner (numbers in JSON values) and by the
+//! ingredient reader (quantities given as strings such as `"1 1/2"`).
+
+/// A number read from text.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Number {
+    /// A decimal number rewritten in JSON syntax. Kept as text so that an
+    /// integer stays an integer in the parsed `serde_json::Value`.
+    Literal(String),
+    /// The value of a fraction; fractions always become `f64`.
+    Computed(f64),
+}
+
+impl Number {
+    /// The JSON text for this number; a value that is not finite (`1e400`,
+    /// a fraction with a huge numerator) has no JSON form and becomes `null`.
+    pub(crate) fn to_json(&self) -> String {
+        match self {
+            Number::Literal(text) if is_finite_literal(text) => text.clone(),
+            Number::Literal(_) => "null".to_owned(),
+            Number::Computed(value) => serde_json::Number::from_f64(*value)
+                .map_or_else(|| "null".to_owned(), |number| number.to_string()),
+        }
+    }
+
+    /// The value as `f64`, or `None` when it is not finite.
+    pub(crate) fn as_f64(&self) -> Option<f64> {
+        let value = match self {
+            Number::Literal(text) => text.parse::<f64>().ok()?,
+            Number::Computed(value) => *value,
+        };
+        value.is_finite().then_some(value)
+    }
+}
+
+fn is_finite_literal(text: &str) -> bool {
+    text.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+/// Why no number could be read.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum NumberError {
+    /// The text does not start with a number.
+    NotANumber,
+    /// A fraction with a zero denominator; `offset` is where the fraction starts.
+    DivisionByZero { offset: usize },
+}
+
+/// The Unicode vulgar-fraction characters and their values (numerator, denominator).
+const VULGAR: [(char, f64, f64); 19] = [
+    ('¼', 1.0, 4.0),
+    ('½', 1.0, 2.0),
+    ('¾', 3.0, 4.0),
+    ('⅐', 1.0, 7.0),
+    ('⅑', 1.0, 9.0),
+    ('⅒', 1.0, 10.0),
+    ('⅓', 1.0, 3.0),
+    ('⅔', 2.0, 3.0),
+    ('⅕', 1.0, 5.0),
+    ('⅖', 2.0, 5.0),
+    ('⅗', 3.0, 5.0),
+    ('⅘', 4.0, 5.0),
+    ('⅙', 1.0, 6.0),
+    ('⅚', 5.0, 6.0),
+    ('⅛', 1.0, 8.0),
+    ('⅜', 3.0, 8.0),
+    ('⅝', 5.0, 8.0),
+    ('⅞', 7.0, 8.0),
+    ('↉', 0.0, 3.0),
+];
+
+/// U+215F FRACTION NUMERATOR ONE: written before a denominator, `⅟8` is 1/8.
+const NUMERATOR_ONE: char = '⅟';
+
+const SUPERSCRIPT_DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+const SUBSCRIPT_DIGITS: [char; 10] = ['₀', '₁', '₂', '₃', '₄', '₅', '₆', '₇', '₈', '₉'];
+
+/// `/`, U+2044 FRACTION SLASH and U+2215 DIVISION SLASH all separate a fraction.
+fn is_fraction_slash(c: char) -> bool {
+    matches!(c, '/' | '⁄' | '∕')
+}
+
+fn vulgar_value(c: char) -> Option<f64> {
+    VULGAR
+        .iter()
+        .find(|(symbol, _, _)| *symbol == c)
+        .map(|(_, numerator, denominator)| numerator / denominator)
+}
+
+fn superscript_digit(c: char) -> Option<u32> {
+    SUPERSCRIPT_DIGITS
+        .iter()
+        .position(|&d| d == c)
+        .and_then(|i| u32::try_from(i).ok())
+}
+
+fn subscript_digit(c: char) -> Option<u32> {
+    SUBSCRIPT_DIGITS
+        .iter()
+        .position(|&d| d == c)
+        .and_then(|i| u32::try_from(i).ok())
+}
+
+/// True when `c` (followed by `next`) starts a number this module can read.
+pub(crate) fn starts_number(c: char, next: Option<char>) -> bool {
+    let starts_unsigned = |c: char, next: Option<char>| {
+        c.is_ascii_digit()
+            || (c == '.' && next.is_some_and(|n| n.is_ascii_digit()))
+            || starts_unicode_fraction(c)
+    };
+    match c {
+        '-' | '+' => {
+            next.is_some_and(|n| n.is_ascii_digit() || n == '.' || starts_unicode_fraction(n))
+        }
+        _ => starts_unsigned(c, next),
+    }
+}
+
+fn starts_unicode_fraction(c: char) -> bool {
+    vulgar_value(c).is_some() || c == NUMERATOR_ONE || superscript_digit(c).is_some()
+}
+
+/// A tiny cursor over a `&str` that only ever stops on char boundaries.
+struct Cursor<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn rest(&self) -> &'a str {
+        self.text.get(self.pos..).unwrap_or("")
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn peek_second(&self) -> Option<char> {
+        self.rest().chars().nth(1)
+    }
+
+    fn bump(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.pos += c.len_utf8();
+        Some(c)
+    }
+
+    /// Consumes a run of ASCII digits and returns it (possibly empty).
+    fn digits(&mut self) -> &'a str {
+        let rest = self.rest();
+        let len = rest.bytes().take_while(u8::is_ascii_digit).count();
+        self.pos += len;
+        // ASCII digits are one byte each, so `len` is a char boundary.
+        rest.get(..len).unwrap_or("")
+    }
+}
+
+/// Reads the number at the start of `text` and returns it with the number
+/// of bytes it took.
+///
+/// The number ends where this grammar ends; what follows is the caller's
+/// business (`1/2/3` reads `1/2` and leaves `/3`).
+pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
+    let mut cursor = Cursor { text, pos: 0 };
+    let negative = match cursor.peek() {
+        Some('-') => {
+            cursor.bump();
+            true
+        }
+        Some('+') => {
+            cursor.bump();
+            false
+        }
+        _ => false,
+    };
+    let sign = if negative { -1.0 } else { 1.0 };
+
+    if let Some((value, len)) = unicode_fraction(cursor.rest()) {
+        cursor.pos += len;
+        return Ok((Number::Computed(sign * value), cursor.pos));
+    }
+
+    let integer = cursor.digits();
+    let fraction = decimal_fraction(&mut cursor, integer.is_empty());
+    if integer.is_empty() && fraction.is_none_or(str::is_empty) {
+        return Err(NumberError::NotANumber);
+    }
+    let exponent = exponent(&mut cursor);
+
+    if fraction.is_none() && exponent.is_none() {
+        let tail_start = cursor.pos;
+        if let Some((value, len)) = fraction_tail(integer, cursor.rest(), tail_start)? {
+            cursor.pos += len;
+            return Ok((Number::Computed(sign * value), cursor.pos));
+        }
+    }
+
+    let literal = json_literal(negative, integer, fraction, exponent);
+    Ok((Number::Literal(literal), cursor.pos))
+}
+
+/// Reads `.digits` after the integer part. A bare trailing dot (`1.`) is
+/// taken as part of the number, but not the first dot of an ellipsis (`1...`).
+fn decimal_fraction<'a>(cursor: &mut Cursor<'a>, no_integer: bool) -> Option<&'a str> {
+    if cursor.peek() != Some('.') {
+        return None;
+    }
+    match cursor.peek_second() {
+        Some(d) if d.is_ascii_digit() => {
+            cursor.bump();
+            Some(cursor.digits())
+        }
+        Some('.') => None,
+        _ if no_integer => None,
+        _ => {
+            cursor.bump();
+            Some("")
+        }
+    }
+}
+
+/// Reads an exponent (`e5`, `E-3`); one without digits is not taken.
+fn exponent<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
+    if !matches!(cursor.peek(), Some('e' | 'E')) {
+        return None;
+    }
+    let rest = cursor.rest();
+    let mut chars = rest.chars().skip(1);
+    let sign_len = match chars.next() {
+        Some('+' | '-') => 1,
+        Some(d) if d.is_ascii_digit() => 0,
+        _ => return None,
+    };
+    let digits = rest
+        .get(1 + sign_len..)
+        .unwrap_or("")
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .count();
+    if digits == 0 {
+        return None;
+    }
+    let len = 1 + sign_len + digits;
+    cursor.pos += len;
+    rest.get(..len)
+}
+
+/// Writes the parts of a decimal number as strict JSON: no `+`, no leading
+/// zeros, a `0` before a leading dot and after a trailing one.
+fn json_literal(
+    negative: bool,
+    integer: &str,
+    fraction: Option<&str>,
+    exponent: Option<&str>,
+) -> String {
+    let mut out = String::new();
+    if negative {
+        out.push('-');
+    }
+    let trimmed = integer.trim_start_matches('0');
+    out.push_str(if trimmed.is_empty() { "0" } else { trimmed });
+    if let Some(fraction) = fraction {
+        out.push('.');
+        out.push_str(if fraction.is_empty() { "0" } else { fraction });
+    }
+    if let Some(exponent) = exponent {
+        out.push_str(exponent);
+    }
+    out
+}
+
+/// After an integer, looks for what turns it into a fraction: `/2` (a simple
+/// fraction), `½` (attached), or ` 1/2`, ` ½`, `-1/2` (a mixed number).
+/// Returns the whole value and the bytes taken from `rest`.
+fn fraction_tail(
+    integer: &str,
+    rest: &str,
+    offset: usize,
+) -> Result<Option<(f64, usize)>, NumberError> {
+    let whole = digits_value(integer);
+    let mut chars = rest.chars();
+    match chars.next() {
+        Some(c) if is_fraction_slash(c) => {
+            let denominator_text = leading_digits(chars.as_str());
+            if denominator_text.is_empty() {
+                return Ok(None);
+            }
+            let denominator = digits_value(denominator_text);
+            if denominator == 0.0 {
+                return Err(NumberError::DivisionByZero {
+                    offset: offset.saturating_sub(integer.len()),
+                });
+            }
+            Ok(Some((
+                whole / denominator,
+                c.len_utf8() + denominator_text.len(),
+            )))
+        }
+        Some(c) if starts_unicode_fraction(c) => {
+            Ok(unicode_fraction(rest).map(|(part, len)| (whole + part, len)))
+        }
+        Some(' ' | '\t' | '-') => mixed_tail(whole, rest, offset),
+        _ => Ok(None),
+    }
+}
+
+/// The ` 1/2` or `-1/2` of a mixed number; anything else is not taken, so
+/// `[1 2]` stays two numbers.
+fn mixed_tail(whole: f64, rest: &str, offset: usize) -> Result<Option<(f64, usize)>, NumberError> {
+    let gap = if rest.starts_with('-') {
+        1
+    } else {
+        rest.bytes()
+            .take_while(|b| *b == b' ' || *b == b'\t')
+            .count()
+    };
+    let after = rest.get(gap..).unwrap_or("");
+    if let Some((part, len)) = unicode_fraction(after) {
+        return Ok(Some((whole + part, gap + len)));
+    }
+    let numerator_text = leading_digits(after);
+    let mut chars = after.get(numerator_text.len()..).unwrap_or("").chars();
+    let slash = match chars.next() {
+        Some(c) if !numerator_text.is_empty() && is_fraction_slash(c) => c,
+        _ => return Ok(None),
+    };
+    let denominator_text = leading_digits(chars.as_str());
+    if denominator_text.is_empty() {
+        return Ok(None);
+    }
+    let denominator = digits_value(denominator_text);
+    if denominator == 0.0 {
+        return Err(NumberError::DivisionByZero {
+            offset: offset + gap,
+        });
+    }
+    let len = gap + numerator_text.len() + slash.len_utf8() + denominator_text.len();
+    Ok(Some((
+        whole + digits_value(numerator_text) / denominator,
+        len,
+    )))
+}
+
+fn leading_digits(text: &str) -> &str {
+    let len = text.bytes().take_while(u8::is_ascii_digit).count();
+    text.get(..len).unwrap_or("")
+}
+
+/// The value of a run of ASCII digits; a run too long for `u64` still has an
+/// `f64` value (possibly infinite, which later becomes `null`).
+fn digits_value(digits: &str) -> f64 {
+    digits.parse::<f64>().unwrap_or(0.0)
+}
+
+/// Reads a fraction written with Unicode characters: a vulgar fraction
+/// (`½`), `⅟` and a denominator (`⅟8`), or superscript digits, a slash and
+/// subscript digits (`¹⁄₂`). A zero denominator is not a fraction.
+fn unicode_fraction(text: &str) -> Option<(f64, usize)> {
+    let mut chars = text.chars();
+    let first = chars.next()?;
+    if let Some(value) = vulgar_value(first) {
+        return Some((value, first.len_utf8()));
+    }
+    if first == NUMERATOR_ONE {
+        let digits = leading_digits(chars.as_str());
+        let denominator = digits_value(digits);
+        return (denominator != 0.0).then(|| (1.0 / denominator, first.len_utf8() + digits.len()));
+    }
+    superscript_fraction(text)
+}
+
+/// `¹⁄₂`, `³⁄₁₆`: superscript numerator, slash, subscript denominator.
+fn superscript_fraction(text: &str) -> Option<(f64, usize)> {
+    let mut numerator = 0.0_f64;
+    let mut denominator = 0.0_f64;
+    let mut seen_numerator = false;
+    let mut seen_slash = false;
+    let mut seen_denominator = false;
+    let mut len = 0;
+    for c in text.chars() {
+        match (seen_slash, superscript_digit(c), subscript_digit(c)) {
+            (false, Some(d), _) => {
+                numerator = numerator * 10.0 + f64::from(d);
+                seen_numerator = true;
+            }
+            (false, None, _) if seen_numerator && is_fraction_slash(c) => seen_slash = true,
+            (true, _, Some(d)) => {
+                denominator = denominator * 10.0 + f64::from(d);
+                seen_denominator = true;
+            }
+            _ => break,
+        }
+        len += c.len_utf8();
+    }
+    (seen_denominator && denominator != 0.0).then(|| (numerator / denominator, len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(text: &str) -> f64 {
+        let (number, _) = lex_number(text).expect("a number");
+        number.as_f64().expect("finite")
+    }
+
+    fn json(text: &str) -> (String, usize) {
+        let (number, len) = lex_number(text).expect("a number");
+        (number.to_json(), len)
+    }
+
+    #[test]
+    fn plain_json_numbers_are_kept_as_written() {
+        assert_eq!(json("42,"), ("42".to_owned(), 2));
+        assert_eq!(json("-3.25e-2]"), ("-3.25e-2".to_owned(), 8));
+        assert_eq!(json("0"), ("0".to_owned(), 1));
+    }
+
+    #[test]
+    fn sloppy_decimals_become_json() {
+        assert_eq!(json("+5").0, "5");
+        assert_eq!(json(".5").0, "0.5");
+        assert_eq!(json("-.5").0, "-0.5");
+        assert_eq!(json("1.").0, "1.0");
+        assert_eq!(json("007").0, "7");
+        assert_eq!(json("00.25").0, "0.25");
+    }
+
+    #[test]
+    fn ellipsis_after_a_number_is_not_a_decimal_point() {
+        assert_eq!(json("1..."), ("1".to_owned(), 1));
+    }
+
+    #[test]
+    fn exponent_without_digits_is_left_alone() {
+        assert_eq!(json("1e"), ("1".to_owned(), 1));
+        assert_eq!(json("1e+"), ("1".to_owned(), 1));
+    }
+
+    #[test]
+    fn fractions_become_f64() {
+        assert_eq!(value("1/2"), 0.5);
+        assert_eq!(value("3/4"), 0.75);
+        assert_eq!(value("1/3"), 1.0 / 3.0);
+        assert_eq!(value("-1/4"), -0.25);
+        assert_eq!(json("4/2").0, "2.0");
+        assert_eq!(value("1⁄2"), 0.5);
+    }
+
+    #[test]
+    fn mixed_numbers_add_up() {
+        assert_eq!(value("1 1/2"), 1.5);
+        assert_eq!(value("2  3/4"), 2.75);
+        assert_eq!(value("1-1/2"), 1.5);
+        assert_eq!(value("-1 1/2"), -1.5);
+        assert_eq!(value("1½"), 1.5);
+        assert_eq!(value("1 ½"), 1.5);
+        assert_eq!(value("2-¼"), 2.25);
+    }
+
+    #[test]
+    fn every_vulgar_fraction_has_its_value() {
+        for (symbol, numerator, denominator) in VULGAR {
+            assert_eq!(
+                value(&symbol.to_string()),
+                numerator / denominator,
+                "{symbol}"
+            );
+        }
+        assert_eq!(value("⅓"), value("1/3"));
+    }
+
+    #[test]
+    fn numerator_one_and_superscript_fractions() {
+        assert_eq!(value("⅟8"), 0.125);
+        assert_eq!(value("¹⁄₂"), 0.5);
+        assert_eq!(value("³⁄₁₆"), 3.0 / 16.0);
+        assert_eq!(value("1¹⁄₂"), 1.5);
+    }
+
+    #[test]
+    fn a_number_not_followed_by_a_fraction_ends_at_the_integer() {
+        assert_eq!(json("1 2"), ("1".to_owned(), 1));
+        assert_eq!(json("1-2"), ("1".to_owned(), 1));
+        assert_eq!(json("1/x"), ("1".to_owned(), 1));
+        assert_eq!(json("1 /2"), ("1".to_owned(), 1));
+        assert_eq!(json("1.5/2"), ("1.5".to_owned(), 3));
+    }
+
+    #[test]
+    fn division_by_zero_is_an_error_not_infinity() {
+        assert_eq!(
+            lex_number("1/0"),
+            Err(NumberError::DivisionByZero { offset: 0 })
+        );
+        assert_eq!(
+            lex_number("1 1/0"),
+            Err(NumberError::DivisionByZero { offset: 2 })
+        );
+    }
+
+    #[test]
+    fn values_beyond_f64_become_null() {
+        assert_eq!(json("1e400").0, "null");
+        let huge = format!("{}/1", "9".repeat(400));
+        assert_eq!(json(&huge).0, "null");
+    }
+
+    #[test]
+    fn non_numbers_are_refused() {
+        assert_eq!(lex_number("abc"), Err(NumberError::NotANumber));
+        assert_eq!(lex_number("-"), Err(NumberError::NotANumber));
+        assert_eq!(lex_number("."), Err(NumberError::NotANumber));
+        assert_eq!(lex_number("⅟0"), Err(NumberError::NotANumber));
+    }
+
+    #[test]
+    fn starts_number_matches_the_lexer() {
+        assert!(starts_number('1', None));
+        assert!(starts_number('-', Some('½')));
+        assert!(starts_number('.', Some('5')));
+        assert!(!starts_number('.', Some('.')));
+        assert!(!starts_number('-', Some('I')));
+        assert!(starts_number('¹', Some('⁄')));
+    }
+}

@@ -1,0 +1,388 @@
+//! Reading the strings models write (any quote style, unescaped quotes and
+//! newlines, broken escapes) and writing them as JSON strings.
+//!
+//! Repair: strings may be delimited by `'...'`, `“...”` or `‘...’` as well
+//! as `"..."`. A quote followed by something other than `,` `:` `}` `]`, a
+//! comment or the end of the line does not close the string when a later
+//! quote on the same line could, so the apostrophe in `'Ben's pie'` and the
+//! inner quotes of `"a "b" c"` stay in the string. Raw control characters
+//! (a newline inside a string) are escaped, `\'` becomes `'`, an unknown
+//! escape keeps its backslash as a character, and a lone UTF-16 surrogate
+//! escape becomes U+FFFD (`serde_json` would refuse it). A string cut off by
+//! the end of the text is closed there.
+
+/// Whether `c` opens a string.
+pub(crate) fn is_quote(c: char) -> bool {
+    quote_family(c).is_some()
+}
+
+/// What the reader learned about the line it was on, kept between the
+/// candidates of one text so that no line is scanned over and over.
+#[derive(Debug, Default)]
+pub(crate) struct LineCache(Option<Closers>);
+
+/// Reads the string whose opening quote is at byte `pos` of `text`, writes
+/// it to `out` as a JSON string, and returns the offset just after it.
+pub(crate) fn read_string(
+    text: &str,
+    pos: usize,
+    out: &mut String,
+    lines: &mut LineCache,
+) -> usize {
+    let mut reader = Reader {
+        text,
+        pos,
+        out,
+        lines,
+    };
+    reader.string();
+    reader.pos
+}
+
+/// Writes `text` as the inside of a JSON string.
+pub(crate) fn push_escaped_str(out: &mut String, text: &str) {
+    text.chars().for_each(|c| push_escaped_char(out, c));
+}
+
+struct Reader<'a, 'o> {
+    text: &'a str,
+    pos: usize,
+    out: &'o mut String,
+    lines: &'o mut LineCache,
+}
+
+impl<'a> Reader<'a, '_> {
+    fn rest(&self) -> &'a str {
+        self.text.get(self.pos..).unwrap_or("")
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn bump(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.pos += c.len_utf8();
+        Some(c)
+    }
+
+    fn string(&mut self) {
+        let Some(family) = self.bump().and_then(quote_family) else {
+            return;
+        };
+        self.out.push('"');
+        while let Some(c) = self.bump() {
+            if c == '\\' {
+                self.escape();
+            } else if family.closes(c) && self.quote_ends_string(family) {
+                break;
+            } else {
+                push_escaped_char(self.out, c);
+            }
+        }
+        self.out.push('"');
+    }
+
+    /// Called just after a quote that can close the string.
+    fn quote_ends_string(&mut self, family: QuoteFamily) -> bool {
+        ends_string_at(self.rest()) || !self.later_closer_on_line(family)
+    }
+
+    /// Whether a quote later on the current line could close the string. The
+    /// answer for a line is computed once (the last such quote of each
+    /// family), which keeps a line full of quotes linear.
+    fn later_closer_on_line(&mut self, family: QuoteFamily) -> bool {
+        let closers = match self.lines.0 {
+            Some(closers) if closers.answers(self.pos, self.text.len()) => closers,
+            _ => {
+                let closers = Closers::scan(self.text, self.pos);
+                self.lines.0 = Some(closers);
+                closers
+            }
+        };
+        closers.last(family).is_some_and(|last| last >= self.pos)
+    }
+
+    /// Handles what follows a backslash.
+    fn escape(&mut self) {
+        match self.peek() {
+            Some(c @ ('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't')) => {
+                self.bump();
+                self.out.push('\\');
+                self.out.push(c);
+            }
+            Some('u') => self.unicode_escape(),
+            Some(c) if is_quote(c) => {
+                self.bump();
+                push_escaped_char(self.out, c);
+            }
+            // A backslash before anything else (or at the end) is literal.
+            _ => self.out.push_str("\\\\"),
+        }
+    }
+
+    /// `\uXXXX`, with surrogate pairs checked.
+    fn unicode_escape(&mut self) {
+        let Some(code) = hex4(self.rest().get(1..).unwrap_or("")) else {
+            self.out.push_str("\\\\");
+            return;
+        };
+        self.pos += 5;
+        if is_low_surrogate(code) {
+            self.out.push_str("\\ufffd");
+            return;
+        }
+        if !is_high_surrogate(code) {
+            push_unicode_escape(self.out, code);
+            return;
+        }
+        match self.rest().strip_prefix("\\u").and_then(hex4) {
+            Some(low) if is_low_surrogate(low) => {
+                self.pos += 6;
+                push_unicode_escape(self.out, code);
+                push_unicode_escape(self.out, low);
+            }
+            _ => self.out.push_str("\\ufffd"),
+        }
+    }
+}
+
+fn is_high_surrogate(code: u32) -> bool {
+    (0xD800..=0xDBFF).contains(&code)
+}
+
+fn is_low_surrogate(code: u32) -> bool {
+    (0xDC00..=0xDFFF).contains(&code)
+}
+
+/// Four hex digits at the start of `text`.
+fn hex4(text: &str) -> Option<u32> {
+    let digits = text.get(..4)?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(digits, 16).ok()
+}
+
+/// Quotes that open strings, by what may close them: `"` closes only `"`,
+/// any double quote closes a smart double quote, any single quote a single.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum QuoteFamily {
+    Ascii,
+    Double,
+    Single,
+}
+
+/// In the order of `Closers::last`.
+const FAMILIES: [QuoteFamily; 3] = [QuoteFamily::Ascii, QuoteFamily::Double, QuoteFamily::Single];
+
+fn quote_family(c: char) -> Option<QuoteFamily> {
+    match c {
+        '"' => Some(QuoteFamily::Ascii),
+        '“' | '”' | '„' => Some(QuoteFamily::Double),
+        '\'' | '‘' | '’' => Some(QuoteFamily::Single),
+        _ => None,
+    }
+}
+
+impl QuoteFamily {
+    fn closes(self, c: char) -> bool {
+        match self {
+            QuoteFamily::Ascii => c == '"',
+            QuoteFamily::Double => matches!(c, '"' | '“' | '”'),
+            QuoteFamily::Single => matches!(c, '\'' | '‘' | '’'),
+        }
+    }
+}
+
+/// Whether a quote followed by `after` ends a string: what follows it on the
+/// line is `,` `:` `}` `]`, a comment, or nothing. (After a closing quote,
+/// valid JSON always has one of these, so valid strings are never affected.)
+fn ends_string_at(after: &str) -> bool {
+    let after = after.trim_start_matches([' ', '\t']);
+    matches!(
+        after.chars().next(),
+        None | Some(',' | ':' | '}' | ']' | '\n' | '\r' | '/')
+    )
+}
+
+/// For one line, from a given offset to its end: the last quote of each
+/// family that `ends_string_at` accepts.
+#[derive(Debug, Clone, Copy)]
+struct Closers {
+    /// Where the scan started; the answers hold from there on.
+    from: usize,
+    line_end: usize,
+    /// The length of the text scanned: a candidate may end before the text.
+    text_len: usize,
+    last: [Option<usize>; 3],
+}
+
+impl Closers {
+    /// Scans from `from` to the end of its line (backslash escapes skipped).
+    fn scan(text: &str, from: usize) -> Closers {
+        let rest = text.get(from..).unwrap_or("");
+        let line = rest
+            .find('\n')
+            .map_or(rest, |end| rest.get(..end).unwrap_or(rest));
+        let mut last = [None; 3];
+        let mut escaped = false;
+        for (i, c) in line.char_indices() {
+            if escaped {
+                escaped = false;
+                continue;
+            }
+            if c == '\\' {
+                escaped = true;
+                continue;
+            }
+            let after = line.get(i + c.len_utf8()..).unwrap_or("");
+            for (family, slot) in FAMILIES.into_iter().zip(last.iter_mut()) {
+                if family.closes(c) && ends_string_at(after) {
+                    *slot = Some(from + i);
+                }
+            }
+        }
+        Closers {
+            from,
+            line_end: from + line.len(),
+            text_len: text.len(),
+            last,
+        }
+    }
+
+    /// Whether this holds for offset `pos` of a candidate text of length
+    /// `text_len` (the texts of one search are prefixes of one another): the
+    /// same line, and a line that ends the same way in both texts.
+    fn answers(&self, pos: usize, text_len: usize) -> bool {
+        let same_line = self.from <= pos && pos <= self.line_end;
+        let same_end = text_len == self.text_len
+            || (self.line_end < self.text_len && self.line_end < text_len);
+        same_line && same_end
+    }
+
+    fn last(&self, family: QuoteFamily) -> Option<usize> {
+        let slot = FAMILIES.iter().position(|f| *f == family)?;
+        self.last.get(slot).copied().flatten()
+    }
+}
+
+/// Writes `c` as it must appear inside a JSON string.
+fn push_escaped_char(out: &mut String, c: char) {
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        '\u{8}' => out.push_str("\\b"),
+        '\u{c}' => out.push_str("\\f"),
+        c if u32::from(c) < 0x20 => push_unicode_escape(out, u32::from(c)),
+        c => out.push(c),
+    }
+}
+
+/// Writes `\uXXXX` for a UTF-16 code unit.
+fn push_unicode_escape(out: &mut String, code: u32) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push_str("\\u");
+    for shift in [12, 8, 4, 0] {
+        let digit = HEX
+            .get(((code >> shift) & 0xF) as usize)
+            .copied()
+            .unwrap_or(b'0');
+        out.push(char::from(digit));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON string read from the start of `text`, and where it ended.
+    fn read(text: &str) -> (String, usize) {
+        let mut out = String::new();
+        let end = read_string(text, 0, &mut out, &mut LineCache::default());
+        (out, end)
+    }
+
+    #[test]
+    fn plain_string_ends_at_its_quote() {
+        assert_eq!(read(r#""abc", 1"#), (r#""abc""#.to_owned(), 5));
+    }
+
+    #[test]
+    fn every_quote_style_opens_a_string() {
+        assert_eq!(read("'a'}").0, r#""a""#);
+        assert_eq!(read("“a”:").0, r#""a""#);
+        assert_eq!(read("“a\":").0, r#""a""#);
+        assert_eq!(read("‘a’]").0, r#""a""#);
+        assert_eq!(read("„a“,").0, r#""a""#);
+    }
+
+    #[test]
+    fn double_quote_is_kept_inside_single_quotes() {
+        assert_eq!(read(r#"'say "hi"'}"#).0, r#""say \"hi\"""#);
+    }
+
+    #[test]
+    fn apostrophe_stays_when_a_later_quote_can_close() {
+        assert_eq!(read("'Ben's pie', 1").0, r#""Ben's pie""#);
+        assert_eq!(read("'it’s'}").0, r#""it’s""#);
+    }
+
+    #[test]
+    fn unescaped_inner_quotes_stay_when_a_later_quote_can_close() {
+        assert_eq!(read(r#""a "b" c"}"#).0, r#""a \"b\" c""#);
+    }
+
+    #[test]
+    fn without_a_later_closer_the_first_quote_closes() {
+        assert_eq!(read(r#""a" 1}"#), (r#""a""#.to_owned(), 3));
+        assert_eq!(read("\"a\" b\n\"c\":").0, r#""a""#);
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(
+            read("\"a\nb\tc\u{1}\u{8}\u{c}\r\"").0,
+            r#""a\nb\tc\u0001\b\f\r""#
+        );
+    }
+
+    #[test]
+    fn escapes_are_kept_fixed_or_made_literal() {
+        assert_eq!(read(r#""\" \\ \/ \n""#).0, r#""\" \\ \/ \n""#);
+        assert_eq!(read(r#""it\'s""#).0, r#""it's""#);
+        assert_eq!(read(r#""a\qb""#).0, r#""a\\qb""#);
+        assert_eq!(read(r#""\u12""#).0, r#""\\u12""#);
+        assert_eq!(read("\"a\\").0, r#""a\\""#);
+    }
+
+    #[test]
+    fn surrogates_are_paired_or_replaced() {
+        assert_eq!(read(r#""\u00E9""#).0, r#""\u00e9""#);
+        assert_eq!(read(r#""\ud83d\ude00""#).0, r#""\ud83d\ude00""#);
+        assert_eq!(read(r#""\ud83d x""#).0, r#""\ufffd x""#);
+        assert_eq!(read(r#""\ud83d\u0041""#).0, r#""\ufffd\u0041""#);
+        assert_eq!(read(r#""\ude00""#).0, r#""\ufffd""#);
+    }
+
+    #[test]
+    fn cut_off_string_is_closed_at_the_end() {
+        assert_eq!(read("\"abc"), (r#""abc""#.to_owned(), 4));
+    }
+
+    #[test]
+    fn line_cache_is_reused_only_where_it_holds() {
+        let text = "\"a\" x \"b\",\n\"c\" y \"d\",";
+        let closers = Closers::scan(text, 1);
+        assert_eq!(closers.last(QuoteFamily::Ascii), Some(8));
+        assert!(closers.answers(5, text.len()));
+        assert!(!closers.answers(0, text.len()));
+        assert!(!closers.answers(12, text.len()));
+        assert!(closers.answers(5, 11));
+        let cut = Closers::scan(&text[..6], 1);
+        assert!(!cut.answers(5, text.len()));
+    }
+}
