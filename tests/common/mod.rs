@@ -105,4 +105,5 @@ impl Bodies {
         self.0.lock().unwrap().clone()
     }
 }
+pub mod cprog;
 pub mod paced;

@@ -1,0 +1,148 @@
+//! Compiling and running the C test programs under tests/c/: with the
+//! system compiler, `-Wall -Wextra -Werror`, as C and as C++, linked to the
+//! static or the shared library; under valgrind when CHATWIRE_VALGRIND=1.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Lang {
+    C,
+    Cxx,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Link {
+    Static,
+    Shared,
+}
+
+/// The folder holding this profile's build output (target/debug, say).
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    // target/<profile>/deps/c_api-<hash>
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("profile dir")
+        .to_path_buf()
+}
+
+/// Builds libchatwire.a and libchatwire.so (cargo test builds only the
+/// rlib) into a target folder of their own: built without the dev
+/// dependencies, their dependencies differ in features, and two copies of a
+/// crate side by side in one deps folder confuse the doctests.
+fn library_dir() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let profile = profile_dir();
+        let target = profile.parent().expect("target dir").join("c-api");
+        let mut cargo = Command::new(option_env!("CARGO").unwrap_or("cargo"));
+        cargo
+            .args(["build", "--lib", "--quiet", "--manifest-path"])
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", &target);
+        let release = profile.file_name().is_some_and(|name| name == "release");
+        if release {
+            cargo.arg("--release");
+        }
+        let status = cargo.status().expect("run cargo build");
+        assert!(status.success(), "cargo build --lib failed");
+        target.join(if release { "release" } else { "debug" })
+    })
+}
+
+/// Compiles tests/c/<name>.c and returns the executable.
+pub fn compile(name: &str, lang: Lang, link: Link) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = library_dir();
+    let out_dir = lib.join("c-tests");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let exe = out_dir.join(format!("{name}-{lang:?}-{link:?}").to_lowercase());
+    let mut cc = match lang {
+        Lang::C => {
+            let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
+            cc.args(["-std=c11", "-pedantic"]);
+            cc
+        }
+        Lang::Cxx => {
+            let mut cxx = Command::new(std::env::var("CXX").unwrap_or_else(|_| "c++".into()));
+            cxx.args(["-x", "c++", "-std=c++17"]);
+            cxx
+        }
+    };
+    cc.args(["-Wall", "-Wextra", "-Werror", "-g", "-pthread"])
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg(root.join("tests/c").join(format!("{name}.c")))
+        .arg("-o")
+        .arg(&exe);
+    if matches!(lang, Lang::Cxx) {
+        // Stop treating the libraries after this point as C++ sources.
+        cc.args(["-x", "none"]);
+    }
+    match link {
+        Link::Static => {
+            cc.arg(lib.join("libchatwire.a"));
+            cc.args(["-lpthread", "-ldl", "-lm", "-lrt", "-lutil"]);
+        }
+        Link::Shared => {
+            cc.arg("-L").arg(lib).arg("-lchatwire");
+            cc.arg(format!("-Wl,-rpath,{}", lib.display()));
+        }
+    }
+    let output = cc.output().expect("run the C compiler");
+    assert!(
+        output.status.success(),
+        "compiling {name} as {lang:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    exe
+}
+
+/// Runs a C test program in an empty folder with no key in its environment,
+/// under valgrind when CHATWIRE_VALGRIND=1, and fails on a non-zero exit.
+pub fn run(exe: &Path, args: &[&str]) -> String {
+    let dir = exe.with_extension("cwd");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut command = if std::env::var("CHATWIRE_VALGRIND").is_ok_and(|v| v == "1") {
+        let mut valgrind = Command::new("valgrind");
+        valgrind.args([
+            "--quiet",
+            "--error-exitcode=97",
+            "--leak-check=full",
+            "--errors-for-leak-kinds=definite,indirect",
+            "--show-leak-kinds=definite,indirect",
+        ]);
+        valgrind.arg(exe);
+        valgrind
+    } else {
+        Command::new(exe)
+    };
+    let output = command
+        .args(args)
+        .current_dir(&dir)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .output()
+        .expect("run the C test");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{} failed ({}):\n{stdout}\n{}",
+        exe.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+pub fn for_each_build(name: &str, check: impl Fn(&Path)) {
+    for (lang, link) in [
+        (Lang::C, Link::Static),
+        (Lang::Cxx, Link::Static),
+        (Lang::C, Link::Shared),
+    ] {
+        check(&compile(name, lang, link));
+    }
+}
