@@ -141,6 +141,19 @@ typedef struct chatwire_client chatwire_client;
 typedef struct chatwire_conversation chatwire_conversation;
 
 /**
+ * An ingredient list read from a model's reply, for C programs that want
+ * the items without parsing JSON.
+ *
+ * Made by chatwire_extract_ingredient_list(), freed by
+ * chatwire_ingredients_free(). Read with chatwire_ingredients_len(),
+ * chatwire_ingredients_name(), chatwire_ingredients_quantity() and
+ * chatwire_ingredients_unit(). The list never changes after it is made, so
+ * several threads may read it at once; the strings it hands out live until
+ * it is freed.
+ */
+typedef struct chatwire_ingredients chatwire_ingredients;
+
+/**
  * A send running on a worker thread, made by chatwire_send_async().
  *
  * Poll it with chatwire_request_done(), stop it with
@@ -285,6 +298,24 @@ chatwire_status chatwire_conversation_append(chatwire_conversation *conversation
 chatwire_status chatwire_conversation_truncate(chatwire_conversation *conversation, size_t len);
 
 /**
+ * Sets a top-level request field sent with every request of this
+ * conversation: `name` (e.g. "max_tokens", "temperature", "seed",
+ * "response_format", or a server's own extension) and its value as JSON
+ * text (e.g. "64", "0.2", "\"auto\"", "{\"type\":\"json_object\"}").
+ * A NULL `json_value` removes the field. "model", "messages", "stream" and
+ * "stream_options" are refused, as is a value that is not JSON
+ * (CHATWIRE_ERR_INVALID_ARGUMENT). Options are kept by
+ * chatwire_conversation_to_json() and chatwire_conversation_from_json().
+ *
+ * # Safety
+ * `conversation` is NULL or live; `name` is NULL or NUL-terminated;
+ * `json_value` is NULL or NUL-terminated.
+ */
+chatwire_status chatwire_conversation_set_option(chatwire_conversation *conversation,
+                                                 const char *name,
+                                                 const char *json_value);
+
+/**
  * The number of messages, the system message included; 0 for NULL.
  *
  * # Safety
@@ -354,6 +385,146 @@ void chatwire_conversation_free(chatwire_conversation *conversation);
  * `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
  */
 chatwire_status chatwire_extract_json(const char *text, char **json_out);
+
+/**
+ * Reads an ingredient list (the convention of chatwire_ingredients_prompt())
+ * from a model's reply and writes it as a normalised JSON array, one object
+ * per ingredient, each with exactly these keys:
+ *
+ * ```json
+ * [{"ingredient":"flour","quantity":1.5,"unit":"cup"},{"ingredient":"egg","quantity":3.0,"unit":null}]
+ * ```
+ *
+ * - "ingredient": a non-empty string, trimmed.
+ * - "quantity": always a finite number, written with a decimal point
+ *   (1/2 and ½ in the reply become 0.5; "2 cups" becomes 2.0); 0.0 when
+ *   the reply gives no amount ("to taste").
+ * - "unit": a string, or null when there is none (a count such as 3 eggs).
+ *
+ * The reading is lenient, as small models need: the list may be wrapped
+ * in an object, keys may be "name", "amount", "units" and so on, unusable
+ * items are skipped. The Rust docs of `chatwire::extract_ingredients` give
+ * every rule. An empty list in the reply gives "[]".
+ *
+ * On success `*json_out` owns the text; free with chatwire_string_free().
+ * No JSON, or JSON holding no usable ingredient: CHATWIRE_ERR_NO_JSON, and
+ * chatwire_last_error() says why. To read the items without a JSON parser,
+ * use chatwire_extract_ingredient_list() instead.
+ *
+ * # Safety
+ * `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
+ */
+chatwire_status chatwire_extract_ingredients(const char *text,
+                                             char **json_out);
+
+/**
+ * Reads an ingredient list from a model's reply, as
+ * chatwire_extract_ingredients() does, into a list to read with the
+ * chatwire_ingredients_ accessors. On success `*list_out` owns the list
+ * (possibly empty, when the reply holds an empty array); free it with
+ * chatwire_ingredients_free(). No JSON, or JSON holding no usable
+ * ingredient: CHATWIRE_ERR_NO_JSON, and chatwire_last_error() says why.
+ *
+ * ```c
+ * chatwire_ingredients *list = NULL;
+ * if (chatwire_extract_ingredient_list(reply, &list) == CHATWIRE_OK) {
+ *     for (size_t i = 0; i < chatwire_ingredients_len(list); i++) {
+ *         const char *unit = chatwire_ingredients_unit(list, i);
+ *         printf("%s: %g %s\n", chatwire_ingredients_name(list, i),
+ *                chatwire_ingredients_quantity(list, i), unit ? unit : "");
+ *     }
+ *     chatwire_ingredients_free(list);
+ * }
+ * ```
+ *
+ * # Safety
+ * `text` is NULL or NUL-terminated; `list_out` is NULL or writable.
+ */
+chatwire_status chatwire_extract_ingredient_list(const char *text, chatwire_ingredients **list_out);
+
+/**
+ * The number of ingredients in the list; 0 for NULL.
+ *
+ * # Safety
+ * `list` is NULL or live.
+ */
+size_t chatwire_ingredients_len(const chatwire_ingredients *list);
+
+/**
+ * The name of ingredient `index` ("flour"), never empty; NULL when `index`
+ * is out of range or `list` is NULL. Borrowed: valid until the list is
+ * freed; do not free. A name holding a NUL byte is cut there.
+ *
+ * # Safety
+ * `list` is NULL or live.
+ */
+const char *chatwire_ingredients_name(const chatwire_ingredients *list, size_t index);
+
+/**
+ * The quantity of ingredient `index` (1/2 and ½ in the reply give 0.5):
+ * always finite, never NaN; 0.0 when the reply gives no amount, and also
+ * when `index` is out of range or `list` is NULL.
+ *
+ * # Safety
+ * `list` is NULL or live.
+ */
+double chatwire_ingredients_quantity(const chatwire_ingredients *list, size_t index);
+
+/**
+ * The unit of ingredient `index` ("cup", "g"), or NULL when it has none
+ * (a count such as 3 eggs), when `index` is out of range, or when `list` is
+ * NULL. Borrowed: valid until the list is freed; do not free.
+ *
+ * # Safety
+ * `list` is NULL or live.
+ */
+const char *chatwire_ingredients_unit(const chatwire_ingredients *list, size_t index);
+
+/**
+ * Frees a list and every string borrowed from it. NULL is ignored.
+ *
+ * # Safety
+ * `list` is NULL or live, and not used afterwards.
+ */
+void chatwire_ingredients_free(chatwire_ingredients *list);
+
+/**
+ * Builds the prompt for the ingredient-list convention: the instruction
+ * (keys "ingredient", "quantity" as a number, "unit" as a string or null;
+ * one object per line), an example in a fenced ```json block, and then
+ * `text`, the recipe or other text to extract from, after a "Text:" line.
+ * Send it as the user message and read the reply with
+ * chatwire_extract_ingredients() or chatwire_extract_ingredient_list().
+ * On success `*prompt_out` owns the prompt; free with chatwire_string_free().
+ *
+ * # Safety
+ * `text` is NULL or NUL-terminated; `prompt_out` is NULL or writable.
+ */
+chatwire_status chatwire_ingredients_prompt(const char *text, char **prompt_out);
+
+/**
+ * Builds a prompt asking for JSON shaped like `example_json`, in the form
+ * chatwire_extract_json() reads best: `instruction`, a request for the JSON
+ * alone in a fenced ```json block, `example_json` in such a block, and then
+ * `text` after a "Text:" line (last, so an instruction hidden in the text
+ * reads as part of the text). Each part is trimmed; `example_json` is not
+ * checked. On success `*prompt_out` owns the prompt; free with
+ * chatwire_string_free().
+ *
+ * ```c
+ * char *prompt = NULL;
+ * chatwire_json_prompt("List the people named in the text below.",
+ *                      "[{\"name\": \"Ada\"}]", "Ada met Grace.", &prompt);
+ * ```
+ *
+ * # Safety
+ * `instruction`, `example_json` and `text` are NULL or NUL-terminated;
+ * `prompt_out` is NULL or writable.
+ */
+chatwire_status chatwire_json_prompt(const char *instruction,
+                                     const char *example_json,
+                                     const char *text,
+                                     char **prompt_out);
 
 /**
  * Starts sending the conversation on a worker thread and returns at once.

@@ -2,6 +2,7 @@
 //! ordering rules that keep it acceptable to every compatible server.
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::message::{Message, Role};
@@ -25,11 +26,14 @@ use crate::message::{Message, Role};
 /// assert!(conversation.assistant("twice").is_err());
 /// # Ok::<(), chatwire::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "Unchecked")]
 pub struct Conversation {
     model: String,
     messages: Vec<Message>,
+    /// Further top-level request fields (`max_tokens`, `temperature`, ...).
+    #[serde(flatten)]
+    options: Map<String, Value>,
 }
 
 /// The serialized shape before the ordering rules are checked.
@@ -37,13 +41,21 @@ pub struct Conversation {
 struct Unchecked {
     model: String,
     messages: Vec<Message>,
+    #[serde(flatten)]
+    options: Map<String, Value>,
 }
+
+/// Request fields that the conversation itself provides.
+const RESERVED_FIELDS: [&str; 4] = ["model", "messages", "stream", "stream_options"];
 
 impl TryFrom<Unchecked> for Conversation {
     type Error = Error;
 
     fn try_from(raw: Unchecked) -> Result<Conversation> {
         let mut conversation = Conversation::new(raw.model);
+        for (name, value) in raw.options {
+            conversation.set_option(&name, Some(value))?;
+        }
         for message in raw.messages {
             conversation.push(message.role, message.content)?;
         }
@@ -57,6 +69,7 @@ impl Conversation {
         Conversation {
             model: model.into(),
             messages: Vec::new(),
+            options: Map::new(),
         }
     }
 
@@ -68,6 +81,49 @@ impl Conversation {
     /// Changes the model for the next requests.
     pub fn set_model(&mut self, model: impl Into<String>) {
         self.model = model.into();
+    }
+
+    /// Sets a top-level request field sent with every request of this
+    /// conversation, such as `max_tokens`, `temperature`, `seed` or a
+    /// server's own extension; `None` removes it. The value is sent as it is.
+    /// `model`, `messages`, `stream` and `stream_options` are refused with
+    /// [`Error::InvalidArgument`]: the conversation and the send call own them.
+    ///
+    /// ```
+    /// let mut conversation = chatwire::Conversation::new("m");
+    /// conversation.set_option("max_tokens", Some(serde_json::json!(64)))?;
+    /// assert!(conversation.set_option("stream", Some(true.into())).is_err());
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn set_option(&mut self, name: &str, value: Option<Value>) -> Result<()> {
+        if RESERVED_FIELDS.contains(&name) {
+            return Err(Error::InvalidArgument(format!(
+                "{name:?} cannot be set as an option: the conversation and the send call provide it"
+            )));
+        }
+        if name.is_empty() {
+            return Err(Error::InvalidArgument("the option name is empty".into()));
+        }
+        match value {
+            Some(value) => self.options.insert(name.to_owned(), value),
+            None => self.options.remove(name),
+        };
+        Ok(())
+    }
+
+    /// Like [`set_option`](Self::set_option), with the value as JSON text
+    /// (`"64"`, `"0.2"`, `"{\"type\":\"json_object\"}"`); text that is not
+    /// JSON is refused with [`Error::InvalidArgument`].
+    pub fn set_option_json(&mut self, name: &str, json: Option<&str>) -> Result<()> {
+        let value = json.map(serde_json::from_str).transpose().map_err(|err| {
+            Error::InvalidArgument(format!("the value of {name:?} is not JSON: {err}"))
+        })?;
+        self.set_option(name, value)
+    }
+
+    /// The request fields set with [`set_option`](Self::set_option).
+    pub fn options(&self) -> &Map<String, Value> {
+        &self.options
     }
 
     /// Puts the system message at the start, or replaces the one there.
@@ -305,6 +361,22 @@ mod tests {
         c.truncate(5);
         assert_eq!(c.len(), 1);
         c.assistant("again").unwrap();
+    }
+
+    #[test]
+    fn options_travel_in_the_json_form_and_reserved_names_are_refused() {
+        let mut c = Conversation::new("m");
+        c.set_option("max_tokens", Some(serde_json::json!(16)))
+            .unwrap();
+        c.set_option("temperature", Some(serde_json::json!(0.5)))
+            .unwrap();
+        c.set_option("temperature", None).unwrap();
+        for name in ["model", "messages", "stream", "stream_options", ""] {
+            assert!(c.set_option(name, Some(Value::Null)).is_err(), "{name}");
+        }
+        let json = c.to_json();
+        assert_eq!(json, r#"{"model":"m","messages":[],"max_tokens":16}"#);
+        assert_eq!(Conversation::from_json(&json).unwrap(), c);
     }
 
     #[test]

@@ -15,6 +15,8 @@ struct ChatRequest<'a> {
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream_options: Option<StreamOptions>,
+    #[serde(flatten)]
+    options: &'a serde_json::Map<String, serde_json::Value>,
 }
 
 /// Asks for a last chunk with the token usage, which streams otherwise lack.
@@ -42,6 +44,7 @@ pub(crate) fn body(conversation: &Conversation, delivery: Delivery) -> Vec<u8> {
         stream_options: stream.then_some(StreamOptions {
             include_usage: true,
         }),
+        options: conversation.options(),
     };
     // Serializing strings and plain structs into a Vec cannot fail.
     serde_json::to_vec(&request).unwrap_or_default()

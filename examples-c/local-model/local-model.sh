@@ -12,7 +12,7 @@ REPO="$(cd "$HERE/../.." && pwd)"
 STATE="$REPO/target/local-model"
 VENV="$STATE/venv"
 PY="$VENV/bin/python"
-LOG="$STATE/server.log"
+LOG="${LOCAL_MODEL_LOG:-$STATE/server.log}"
 PIDFILE="$STATE/server.pid"
 ENVFILE="$STATE/server.env"
 MARKER="$VENV/.local-model-pins"
@@ -79,8 +79,9 @@ EOF
 random_key() { "$PY" -c 'import secrets; print("sk-local-" + secrets.token_hex(16))'; }
 
 health_ok() {
-    "$PY" -c 'import sys, urllib.request
-sys.exit(urllib.request.urlopen(sys.argv[1], timeout=2).status != 200)' \
+    "$PY" -c 'import sys, urllib.request  # no proxy, whatever http_proxy says
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+sys.exit(opener.open(sys.argv[1], timeout=2).status != 200)' \
         "http://127.0.0.1:$1/health" 2>/dev/null
 }
 
@@ -88,12 +89,15 @@ SERVER_PID="" PORT=""
 # launch KEY [serve.py args]: start serve.py in the background, wait until /health is 200.
 launch() {
     local key=$1 portfile="$STATE/port.$$"; shift
-    mkdir -p "$STATE"
+    mkdir -p "$STATE" "$(dirname "$LOG")"
     rm -f "$portfile"
+    # Append (runs may overlap, e.g. CI and a developer); keep the file small.
+    if [[ -f $LOG && $(wc -c <"$LOG") -gt 5000000 ]]; then mv -f "$LOG" "$LOG.old"; fi
+    printf '\n===== local-model.sh (pid %s) starting a server, %s\n' "$$" "$(date)" >>"$LOG"
     # serve.py binds port 0 (or $LOCAL_MODEL_PORT), so the kernel picks a free port
     # without a race, and writes the port it got to $portfile.
     LOCAL_MODEL_API_KEY="$key" "$PY" -u "$HERE/serve.py" --alias "$MODEL_NAME" \
-        --port "${LOCAL_MODEL_PORT:-0}" --port-file "$portfile" "$@" </dev/null >"$LOG" 2>&1 &
+        --port "${LOCAL_MODEL_PORT:-0}" --port-file "$portfile" "$@" </dev/null >>"$LOG" 2>&1 &
     SERVER_PID=$!
     local deadline=$((SECONDS + START_TIMEOUT))
     while :; do
@@ -113,8 +117,9 @@ launch() {
 
 launch_failed() {
     say "error: $1; last lines of $LOG:"
-    tail -n 25 "$LOG" >&2 || true
+    tail -n 25 "$LOG" | sed 's/^/    /' >&2 || true
     rm -f "$STATE/port.$$"
+    if [[ -n $SERVER_PID ]]; then stop_pid "$SERVER_PID"; SERVER_PID=""; fi
     exit 1
 }
 

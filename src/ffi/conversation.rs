@@ -163,6 +163,37 @@ pub unsafe extern "C" fn chatwire_conversation_truncate(
     })
 }
 
+/// Sets a top-level request field sent with every request of this
+/// conversation: `name` (e.g. "max_tokens", "temperature", "seed",
+/// "response_format", or a server's own extension) and its value as JSON
+/// text (e.g. "64", "0.2", "\"auto\"", "{\"type\":\"json_object\"}").
+/// A NULL `json_value` removes the field. "model", "messages", "stream" and
+/// "stream_options" are refused, as is a value that is not JSON
+/// (CHATWIRE_ERR_INVALID_ARGUMENT). Options are kept by
+/// chatwire_conversation_to_json() and chatwire_conversation_from_json().
+///
+/// # Safety
+/// `conversation` is NULL or live; `name` is NULL or NUL-terminated;
+/// `json_value` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_set_option(
+    conversation: *mut chatwire_conversation,
+    name: *const c_char,
+    json_value: *const c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (handle, name, json_value) = unsafe {
+            (
+                handle::borrow_mut(conversation, "conversation")?,
+                text::str_in(name, "name")?,
+                text::opt_str_in(json_value, "json_value")?,
+            )
+        };
+        Ok(handle.conversation.set_option_json(name, json_value)?)
+    })
+}
+
 /// The number of messages, the system message included; 0 for NULL.
 ///
 /// # Safety

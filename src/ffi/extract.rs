@@ -1,11 +1,15 @@
-//! chatwire_extract_json: the JSON inside a model's reply.
+//! Extraction from C: the JSON inside a model's reply, the ingredient-list
+//! convention (as JSON or as a `chatwire_ingredients` list), and the prompts
+//! that ask a model for them.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, CString};
 
-use super::boundary;
+use super::boundary::{self, FfiError};
 use super::handle;
 use super::status::chatwire_status;
 use super::text;
+use crate::error::Error;
+use crate::extract::Ingredient;
 
 /// Finds the JSON in a model's reply (a fenced json block, or bare JSON
 /// inside prose), repairs what models get wrong (fractions such as 1/2,
@@ -30,6 +34,285 @@ pub unsafe extern "C" fn chatwire_extract_json(
         };
         let value = crate::extract_json(input)?;
         out.write(text::string_out(&value.to_string()));
+        Ok(())
+    })
+}
+
+/// Reads an ingredient list (the convention of chatwire_ingredients_prompt())
+/// from a model's reply and writes it as a normalised JSON array, one object
+/// per ingredient, each with exactly these keys:
+///
+/// ```json
+/// [{"ingredient":"flour","quantity":1.5,"unit":"cup"},{"ingredient":"egg","quantity":3.0,"unit":null}]
+/// ```
+///
+/// - "ingredient": a non-empty string, trimmed.
+/// - "quantity": always a finite number, written with a decimal point
+///   (1/2 and ½ in the reply become 0.5; "2 cups" becomes 2.0); 0.0 when
+///   the reply gives no amount ("to taste").
+/// - "unit": a string, or null when there is none (a count such as 3 eggs).
+///
+/// The reading is lenient, as small models need: the list may be wrapped
+/// in an object, keys may be "name", "amount", "units" and so on, unusable
+/// items are skipped. The Rust docs of `chatwire::extract_ingredients` give
+/// every rule. An empty list in the reply gives "[]".
+///
+/// On success `*json_out` owns the text; free with chatwire_string_free().
+/// No JSON, or JSON holding no usable ingredient: CHATWIRE_ERR_NO_JSON, and
+/// chatwire_last_error() says why. To read the items without a JSON parser,
+/// use chatwire_extract_ingredient_list() instead.
+///
+/// # Safety
+/// `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_extract_ingredients(
+    text: *const c_char,
+    json_out: *mut *mut c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (input, out) = unsafe {
+            (
+                text::str_in(text, "text")?,
+                handle::out(json_out, "json_out")?,
+            )
+        };
+        let items = crate::extract_ingredients(input)?;
+        // Strings, finite floats and options always serialize.
+        let json = serde_json::to_string(&items).expect("ingredients serialize");
+        out.write(text::string_out(&json));
+        Ok(())
+    })
+}
+
+/// An ingredient list read from a model's reply, for C programs that want
+/// the items without parsing JSON.
+///
+/// Made by chatwire_extract_ingredient_list(), freed by
+/// chatwire_ingredients_free(). Read with chatwire_ingredients_len(),
+/// chatwire_ingredients_name(), chatwire_ingredients_quantity() and
+/// chatwire_ingredients_unit(). The list never changes after it is made, so
+/// several threads may read it at once; the strings it hands out live until
+/// it is freed.
+pub struct chatwire_ingredients {
+    items: Vec<IngredientView>,
+}
+
+/// One item, with its strings already NUL-terminated for C.
+struct IngredientView {
+    name: CString,
+    quantity: f64,
+    unit: Option<CString>,
+}
+
+impl From<Ingredient> for IngredientView {
+    fn from(item: Ingredient) -> IngredientView {
+        IngredientView {
+            name: text::c_string(item.ingredient),
+            quantity: item.quantity,
+            unit: item.unit.map(text::c_string),
+        }
+    }
+}
+
+impl chatwire_ingredients {
+    /// Item `index`; out of range is an error, so chatwire_last_error() says why.
+    fn item(&self, index: usize) -> Result<&IngredientView, FfiError> {
+        self.items.get(index).ok_or_else(|| {
+            let len = self.items.len();
+            Error::InvalidArgument(format!(
+                "no ingredient at index {index}: the list has {len}"
+            ))
+            .into()
+        })
+    }
+}
+
+/// Reads an ingredient list from a model's reply, as
+/// chatwire_extract_ingredients() does, into a list to read with the
+/// chatwire_ingredients_ accessors. On success `*list_out` owns the list
+/// (possibly empty, when the reply holds an empty array); free it with
+/// chatwire_ingredients_free(). No JSON, or JSON holding no usable
+/// ingredient: CHATWIRE_ERR_NO_JSON, and chatwire_last_error() says why.
+///
+/// ```c
+/// chatwire_ingredients *list = NULL;
+/// if (chatwire_extract_ingredient_list(reply, &list) == CHATWIRE_OK) {
+///     for (size_t i = 0; i < chatwire_ingredients_len(list); i++) {
+///         const char *unit = chatwire_ingredients_unit(list, i);
+///         printf("%s: %g %s\n", chatwire_ingredients_name(list, i),
+///                chatwire_ingredients_quantity(list, i), unit ? unit : "");
+///     }
+///     chatwire_ingredients_free(list);
+/// }
+/// ```
+///
+/// # Safety
+/// `text` is NULL or NUL-terminated; `list_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_extract_ingredient_list(
+    text: *const c_char,
+    list_out: *mut *mut chatwire_ingredients,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (input, out) = unsafe {
+            (
+                text::str_in(text, "text")?,
+                handle::out(list_out, "list_out")?,
+            )
+        };
+        let items = crate::extract_ingredients(input)?;
+        let list = chatwire_ingredients {
+            items: items.into_iter().map(IngredientView::from).collect(),
+        };
+        out.write(handle::into_c(list));
+        Ok(())
+    })
+}
+
+/// The number of ingredients in the list; 0 for NULL.
+///
+/// # Safety
+/// `list` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_ingredients_len(list: *const chatwire_ingredients) -> usize {
+    boundary::value(0, || {
+        // SAFETY: per this function's contract.
+        let list = unsafe { handle::borrow(list, "list")? };
+        Ok(list.items.len())
+    })
+}
+
+/// The name of ingredient `index` ("flour"), never empty; NULL when `index`
+/// is out of range or `list` is NULL. Borrowed: valid until the list is
+/// freed; do not free. A name holding a NUL byte is cut there.
+///
+/// # Safety
+/// `list` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_ingredients_name(
+    list: *const chatwire_ingredients,
+    index: usize,
+) -> *const c_char {
+    boundary::value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        let list = unsafe { handle::borrow(list, "list")? };
+        Ok(list.item(index)?.name.as_ptr())
+    })
+}
+
+/// The quantity of ingredient `index` (1/2 and ½ in the reply give 0.5):
+/// always finite, never NaN; 0.0 when the reply gives no amount, and also
+/// when `index` is out of range or `list` is NULL.
+///
+/// # Safety
+/// `list` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_ingredients_quantity(
+    list: *const chatwire_ingredients,
+    index: usize,
+) -> f64 {
+    boundary::value(0.0, || {
+        // SAFETY: per this function's contract.
+        let list = unsafe { handle::borrow(list, "list")? };
+        Ok(list.item(index)?.quantity)
+    })
+}
+
+/// The unit of ingredient `index` ("cup", "g"), or NULL when it has none
+/// (a count such as 3 eggs), when `index` is out of range, or when `list` is
+/// NULL. Borrowed: valid until the list is freed; do not free.
+///
+/// # Safety
+/// `list` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_ingredients_unit(
+    list: *const chatwire_ingredients,
+    index: usize,
+) -> *const c_char {
+    boundary::value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        let list = unsafe { handle::borrow(list, "list")? };
+        let unit = list.item(index)?.unit.as_ref();
+        Ok(unit.map_or(std::ptr::null(), |unit| unit.as_ptr()))
+    })
+}
+
+/// Frees a list and every string borrowed from it. NULL is ignored.
+///
+/// # Safety
+/// `list` is NULL or live, and not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_ingredients_free(list: *mut chatwire_ingredients) {
+    // SAFETY: per this function's contract.
+    boundary::release(|| unsafe { handle::free(list) })
+}
+
+/// Builds the prompt for the ingredient-list convention: the instruction
+/// (keys "ingredient", "quantity" as a number, "unit" as a string or null;
+/// one object per line), an example in a fenced ```json block, and then
+/// `text`, the recipe or other text to extract from, after a "Text:" line.
+/// Send it as the user message and read the reply with
+/// chatwire_extract_ingredients() or chatwire_extract_ingredient_list().
+/// On success `*prompt_out` owns the prompt; free with chatwire_string_free().
+///
+/// # Safety
+/// `text` is NULL or NUL-terminated; `prompt_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_ingredients_prompt(
+    text: *const c_char,
+    prompt_out: *mut *mut c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (input, out) = unsafe {
+            (
+                text::str_in(text, "text")?,
+                handle::out(prompt_out, "prompt_out")?,
+            )
+        };
+        out.write(text::string_out(&crate::ingredients_prompt(input)));
+        Ok(())
+    })
+}
+
+/// Builds a prompt asking for JSON shaped like `example_json`, in the form
+/// chatwire_extract_json() reads best: `instruction`, a request for the JSON
+/// alone in a fenced ```json block, `example_json` in such a block, and then
+/// `text` after a "Text:" line (last, so an instruction hidden in the text
+/// reads as part of the text). Each part is trimmed; `example_json` is not
+/// checked. On success `*prompt_out` owns the prompt; free with
+/// chatwire_string_free().
+///
+/// ```c
+/// char *prompt = NULL;
+/// chatwire_json_prompt("List the people named in the text below.",
+///                      "[{\"name\": \"Ada\"}]", "Ada met Grace.", &prompt);
+/// ```
+///
+/// # Safety
+/// `instruction`, `example_json` and `text` are NULL or NUL-terminated;
+/// `prompt_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_json_prompt(
+    instruction: *const c_char,
+    example_json: *const c_char,
+    text: *const c_char,
+    prompt_out: *mut *mut c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (instruction, example_json, input, out) = unsafe {
+            (
+                text::str_in(instruction, "instruction")?,
+                text::str_in(example_json, "example_json")?,
+                text::str_in(text, "text")?,
+                handle::out(prompt_out, "prompt_out")?,
+            )
+        };
+        let prompt = crate::extract::json_prompt(instruction, example_json, input);
+        out.write(text::string_out(&prompt));
         Ok(())
     })
 }

@@ -170,6 +170,25 @@ static void test_json_round_trip(void) {
     CHECK_STATUS(chatwire_conversation_to_json(copy, &again), CHATWIRE_OK);
     CHECK(again != NULL && json != NULL && strcmp(json, again) == 0);
 
+    /* Options travel with the conversation. */
+    CHECK_STATUS(chatwire_conversation_set_option(conversation, "max_tokens", "16"), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_set_option(conversation, "stop", "[\"\\n\\n\"]"), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_set_option(conversation, "stop", NULL), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_set_option(conversation, "temperature", "warm"), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK(last_error_mentions("not JSON"));
+    CHECK_STATUS(chatwire_conversation_set_option(conversation, "model", "\"x\""), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(chatwire_conversation_set_option(conversation, "stream", "true"), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(chatwire_conversation_set_option(conversation, NULL, "1"), CHATWIRE_ERR_NULL_ARGUMENT);
+    CHECK_STATUS(chatwire_conversation_set_option(NULL, "seed", "1"), CHATWIRE_ERR_NULL_ARGUMENT);
+    char *with_options = NULL;
+    chatwire_conversation *reloaded = NULL;
+    CHECK_STATUS(chatwire_conversation_to_json(conversation, &with_options), CHATWIRE_OK);
+    CHECK(with_options != NULL && strstr(with_options, "\"max_tokens\":16") != NULL);
+    CHECK(with_options != NULL && strstr(with_options, "stop") == NULL);
+    CHECK_STATUS(chatwire_conversation_from_json(with_options, &reloaded), CHATWIRE_OK);
+    chatwire_string_free(with_options);
+    chatwire_conversation_free(reloaded);
+
     chatwire_conversation *broken = NULL;
     CHECK_STATUS(chatwire_conversation_from_json("{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"content\":\"x\"}]}", &broken),
                  CHATWIRE_ERR_INVALID_CONVERSATION);

@@ -1,0 +1,55 @@
+/* Against a real server (argv: base URL, key, model): a two-turn
+ * conversation, a streamed turn, and a wrong key. */
+#include <stdlib.h>
+
+#include "check.h"
+
+static int count_delta(void *userdata, const char *delta, size_t len) {
+    (void)delta;
+    size_t *total = (size_t *)userdata;
+    *total += len;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: e2e BASE_URL API_KEY MODEL\n");
+        return 2;
+    }
+    chatwire_client *client = NULL;
+    chatwire_conversation *conversation = NULL;
+    char *reply = NULL;
+    CHECK_STATUS(chatwire_client_new(argv[1], argv[2], &client), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_new(argv[3], &conversation), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_set_option(conversation, "max_tokens", "24"), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_set_system(conversation, "Answer briefly."), CHATWIRE_OK);
+
+    CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, "Name a fruit."), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_send(client, conversation, &reply), CHATWIRE_OK);
+    CHECK(reply != NULL && strcmp(reply, chatwire_conversation_content(conversation, 2)) == 0);
+    chatwire_string_free(reply);
+    reply = NULL;
+
+    size_t streamed = 0;
+    CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, "And a vegetable?"), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_send_stream(client, conversation, count_delta, &streamed, &reply), CHATWIRE_OK);
+    CHECK(reply != NULL && strlen(reply) == streamed);
+    CHECK(chatwire_conversation_len(conversation) == 5);
+    CHECK(chatwire_conversation_role(conversation, 4) == CHATWIRE_ROLE_ASSISTANT);
+    chatwire_string_free(reply);
+    reply = NULL;
+
+    chatwire_client *wrong = NULL;
+    CHECK_STATUS(chatwire_client_new(argv[1], "sk-wrong-key", &wrong), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, "Hello?"), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_send(wrong, conversation, &reply), CHATWIRE_ERR_AUTH);
+    CHECK(chatwire_last_http_status() == 401);
+    CHECK(last_error_mentions("Invalid API Key"));
+    CHECK(strstr(chatwire_last_error(), "sk-wrong-key") == NULL);
+    CHECK(chatwire_conversation_len(conversation) == 6);
+    chatwire_client_free(wrong);
+
+    chatwire_conversation_free(conversation);
+    chatwire_client_free(client);
+    return report("e2e");
+}

@@ -1,0 +1,185 @@
+//! End-to-end tests against a real OpenAI-compatible server.
+//!
+//! They run when `CHATWIRE_E2E_BASE_URL` and `CHATWIRE_E2E_API_KEY` are set
+//! (`CHATWIRE_E2E_MODEL` names the model; the server's default otherwise),
+//! as `make -C examples-c test` and CI do with a local llama.cpp server and a
+//! tiny model. Without them each test says it was skipped and passes. The
+//! model is tiny, so the tests check what a real server guarantees (shape,
+//! roles, statuses, growth of history and usage), never the wording.
+
+mod common;
+
+use std::ops::ControlFlow;
+use std::time::Duration;
+
+use chatwire::{Client, Conversation, Error, Role};
+use common::cprog::{for_each_build, run};
+use serde_json::json;
+
+struct Server {
+    base_url: String,
+    api_key: String,
+    model: String,
+}
+
+fn server(test: &str) -> Option<Server> {
+    let base_url = std::env::var("CHATWIRE_E2E_BASE_URL")
+        .ok()
+        .filter(|v| !v.is_empty());
+    let api_key = std::env::var("CHATWIRE_E2E_API_KEY")
+        .ok()
+        .filter(|v| !v.is_empty());
+    match (base_url, api_key) {
+        (Some(base_url), Some(api_key)) => Some(Server {
+            base_url,
+            api_key,
+            model: std::env::var("CHATWIRE_E2E_MODEL").unwrap_or_else(|_| "local".into()),
+        }),
+        _ => {
+            eprintln!(
+                "e2e {test}: skipped (set CHATWIRE_E2E_BASE_URL and CHATWIRE_E2E_API_KEY, \
+                 or run `make -C examples-c test`)"
+            );
+            None
+        }
+    }
+}
+
+impl Server {
+    fn client(&self, api_key: &str) -> Client {
+        Client::builder()
+            .base_url(&self.base_url)
+            .api_key(api_key)
+            .timeout(Duration::from_secs(120))
+            .max_retries(1)
+            .build()
+            .unwrap()
+    }
+
+    fn conversation(&self) -> Conversation {
+        let mut conversation = Conversation::new(&self.model);
+        conversation
+            .set_option("max_tokens", Some(json!(24)))
+            .unwrap();
+        conversation
+            .set_option("temperature", Some(json!(0)))
+            .unwrap();
+        conversation.set_system("You are a helpful assistant. Answer briefly.");
+        conversation
+    }
+}
+
+#[test]
+fn e2e_multi_turn_history_and_usage_grow() {
+    let Some(server) = server("multi-turn") else {
+        return;
+    };
+    let client = server.client(&server.api_key);
+    let mut conversation = server.conversation();
+
+    conversation.user("Name a colour.").unwrap();
+    let first = client.send_reply(&mut conversation).unwrap();
+    assert_eq!(conversation.len(), 3);
+    assert_eq!(conversation.messages()[2].role, Role::Assistant);
+    assert_eq!(conversation.messages()[2].content, first.content);
+    assert!(first.finish_reason.is_some());
+    let first_usage = first.usage.expect("the server reports usage");
+    assert!(first_usage.prompt_tokens > 0 && first_usage.completion_tokens > 0);
+
+    conversation.user("Repeat your previous answer.").unwrap();
+    let second = client.send_reply(&mut conversation).unwrap();
+    assert_eq!(conversation.len(), 5);
+    let second_usage = second.usage.expect("the server reports usage");
+    // The second request carries the first question, the first reply and the
+    // new question, so it is longer than the first by at least the reply.
+    assert!(
+        second_usage.prompt_tokens >= first_usage.prompt_tokens + first_usage.completion_tokens,
+        "{first_usage:?} then {second_usage:?}"
+    );
+}
+
+#[test]
+fn e2e_wrong_key_is_auth_with_the_server_message() {
+    let Some(server) = server("wrong key") else {
+        return;
+    };
+    let mut conversation = server.conversation();
+    conversation.user("Hello").unwrap();
+    let err = server
+        .client("sk-wrong-key")
+        .send(&mut conversation)
+        .unwrap_err();
+    assert!(matches!(err, Error::Auth(_)), "{err:?}");
+    assert_eq!(err.http_status(), Some(401));
+    assert_eq!(err.api_error().unwrap().message, "Invalid API Key");
+    assert!(!err.to_string().contains("sk-wrong-key"));
+    assert_eq!(conversation.len(), 2);
+}
+
+#[test]
+fn e2e_malformed_request_is_400_with_the_server_message() {
+    let Some(server) = server("malformed request") else {
+        return;
+    };
+    let mut conversation = server.conversation();
+    conversation
+        .set_option("response_format", Some(json!({"type": "no_such_format"})))
+        .unwrap();
+    conversation.user("Hello").unwrap();
+    let err = server
+        .client(&server.api_key)
+        .send(&mut conversation)
+        .unwrap_err();
+    assert!(matches!(err, Error::Http(_)), "{err:?}");
+    assert_eq!(err.http_status(), Some(400));
+    assert!(!err.api_error().unwrap().message.is_empty());
+    assert_eq!(conversation.len(), 2);
+}
+
+#[test]
+fn e2e_streamed_reply_equals_the_deltas() {
+    let Some(server) = server("streaming") else {
+        return;
+    };
+    let client = server.client(&server.api_key);
+    let mut conversation = server.conversation();
+    conversation.user("Count from one to five.").unwrap();
+    let mut deltas = Vec::new();
+    let reply = client
+        .send_stream(&mut conversation, |delta| {
+            deltas.push(delta.to_owned());
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    assert!(deltas.len() > 1, "{deltas:?}");
+    assert_eq!(deltas.concat(), reply.content);
+    assert_eq!(conversation.messages()[2].content, reply.content);
+    assert!(reply.usage.is_some_and(|usage| usage.completion_tokens > 0));
+}
+
+#[test]
+fn e2e_stream_cancelled_from_the_callback_leaves_the_conversation() {
+    let Some(server) = server("stream cancel") else {
+        return;
+    };
+    let client = server.client(&server.api_key);
+    let mut conversation = server.conversation();
+    conversation.user("Tell me a long story.").unwrap();
+    let before = conversation.clone();
+    let err = client
+        .send_stream(&mut conversation, |_| ControlFlow::Break(()))
+        .unwrap_err();
+    assert!(matches!(err, Error::Cancelled), "{err:?}");
+    assert_eq!(conversation, before);
+}
+
+#[test]
+fn e2e_from_c() {
+    let Some(server) = server("C program") else {
+        return;
+    };
+    for_each_build("e2e", |exe| {
+        let out = run(exe, &[&server.base_url, &server.api_key, &server.model]);
+        assert!(out.contains(", 0 failed"), "{out}");
+    });
+}
