@@ -13,12 +13,18 @@
  *   /quit          leave (end of input works too)
  * When stdin is not a terminal, each input line is echoed, so a scripted
  * session reads like a transcript.
+ *
+ * Replies are streamed: the text appears as the model writes it. The send
+ * runs in the background (chatwire_send_async) while this thread watches for
+ * Ctrl-C, which stops the current reply without leaving the program.
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "chatwire.h"
@@ -107,8 +113,50 @@ static void history(const chatwire_conversation *conversation) {
     }
 }
 
-/* Appends the question and sends; on failure takes the question back, so the
- * user can simply ask again. */
+static volatile sig_atomic_t interrupted = 0;
+
+static void on_interrupt(int signal_number) {
+    (void)signal_number;
+    interrupted = 1;
+}
+
+/* Runs on the request's worker thread: print the text as it arrives. */
+static int print_delta(void *userdata, const char *delta, size_t len) {
+    (void)userdata;
+    fwrite(delta, 1, len, stdout);
+    fflush(stdout);
+    return 0;
+}
+
+/* Sends in the background and waits, cancelling on Ctrl-C. */
+static chatwire_status stream_reply(chatwire_client *client, chatwire_conversation *conversation) {
+    chatwire_request *request = NULL;
+    chatwire_status status = chatwire_send_async(client, conversation, print_delta, NULL, NULL, &request);
+    if (status != CHATWIRE_OK) {
+        return status;
+    }
+    struct sigaction stop, previous;
+    memset(&stop, 0, sizeof stop);
+    stop.sa_handler = on_interrupt;
+    sigemptyset(&stop.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &stop, &previous);
+    while (!chatwire_request_done(request)) {
+        if (interrupted) {
+            chatwire_request_cancel(request);
+            interrupted = 0;
+        }
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    sigaction(SIGINT, &previous, NULL);
+    status = chatwire_request_wait(request, NULL);
+    chatwire_request_free(request);
+    return status;
+}
+
+/* Appends the question and streams the answer; on failure takes the question
+ * back, so the user can simply ask again. */
 static void ask(chatwire_client *client, chatwire_conversation *conversation, const char *question) {
     size_t before = chatwire_conversation_len(conversation);
     chatwire_status status = chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, question);
@@ -116,15 +164,18 @@ static void ask(chatwire_client *client, chatwire_conversation *conversation, co
         report_error("append", status);
         return;
     }
-    char *reply = NULL;
-    status = chatwire_send(client, conversation, &reply);
-    if (status != CHATWIRE_OK) {
+    printf("assistant> ");
+    fflush(stdout);
+    status = stream_reply(client, conversation);
+    printf("\n");
+    if (status == CHATWIRE_ERR_CANCELLED) {
+        printf("[stopped; the question was taken back]\n");
+    } else if (status != CHATWIRE_OK) {
         report_error("send", status);
-        chatwire_conversation_truncate(conversation, before);
-        return;
     }
-    printf("assistant> %s\n", reply);
-    chatwire_string_free(reply);
+    if (status != CHATWIRE_OK) {
+        chatwire_conversation_truncate(conversation, before);
+    }
 }
 
 /* Handles one input line; returns 0 to quit. */
