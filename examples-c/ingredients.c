@@ -53,11 +53,8 @@ static char *read_all(FILE *file) {
     return text;
 }
 
-/* The recipe: the built-in one, stdin, or a file; the caller frees it. */
+/* The recipe in a file, or on stdin for "-"; the caller frees it. */
 static char *read_recipe(const char *path) {
-    if (path == NULL) {
-        return strdup(BUILT_IN_RECIPE);
-    }
     if (strcmp(path, "-") == 0) {
         return read_all(stdin);
     }
@@ -114,10 +111,14 @@ int main(int argc, char **argv) {
     if (model == NULL || model[0] == '\0') {
         model = "gpt-4o-mini";
     }
-    char *recipe = read_recipe(argc > 1 ? argv[1] : NULL);
-    if (recipe == NULL) {
-        perror(argc > 1 ? argv[1] : "recipe");
-        return 1;
+    const char *recipe = BUILT_IN_RECIPE;
+    char *recipe_read = NULL;
+    if (argc > 1) {
+        recipe = recipe_read = read_recipe(argv[1]);
+        if (recipe_read == NULL) {
+            perror(argv[1]);
+            return 1;
+        }
     }
 
     chatwire_client *client = NULL;
@@ -151,6 +152,6 @@ int main(int argc, char **argv) {
     chatwire_string_free(prompt);
     chatwire_conversation_free(conversation);
     chatwire_client_free(client);
-    free(recipe);
+    free(recipe_read);
     return exit_code;
 }

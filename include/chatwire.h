@@ -234,6 +234,17 @@ chatwire_status chatwire_client_new(const char *base_url,
 chatwire_status chatwire_client_set_timeout_ms(chatwire_client *client, uint64_t timeout_ms);
 
 /**
+ * Sets the idle timeout of streamed replies in milliseconds: the longest
+ * silence (keep-alive comments count as activity) before a stream fails
+ * with CHATWIRE_ERR_TIMEOUT. Default 60000. 0 and more than a day give
+ * CHATWIRE_ERR_INVALID_ARGUMENT.
+ *
+ * # Safety
+ * `client` is NULL or a live client.
+ */
+chatwire_status chatwire_client_set_idle_timeout_ms(chatwire_client *client, uint64_t timeout_ms);
+
+/**
  * Sets how many times a failed request is retried (0: never); default 2.
  * Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx.
  *

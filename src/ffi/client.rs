@@ -105,6 +105,25 @@ pub unsafe extern "C" fn chatwire_client_set_timeout_ms(
     })
 }
 
+/// Sets the idle timeout of streamed replies in milliseconds: the longest
+/// silence (keep-alive comments count as activity) before a stream fails
+/// with CHATWIRE_ERR_TIMEOUT. Default 60000. 0 and more than a day give
+/// CHATWIRE_ERR_INVALID_ARGUMENT.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_set_idle_timeout_ms(
+    client: *mut chatwire_client,
+    timeout_ms: u64,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let client = unsafe { handle::borrow(client, "client")? };
+        client.update(|client| client.set_idle_timeout(Duration::from_millis(timeout_ms)))
+    })
+}
+
 /// Sets how many times a failed request is retried (0: never); default 2.
 /// Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx.
 ///

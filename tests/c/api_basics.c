@@ -235,6 +235,9 @@ static void test_client_configuration(void) {
     CHECK_STATUS(chatwire_client_set_timeout_ms(client, 86400000), CHATWIRE_OK);
     CHECK_STATUS(chatwire_client_set_max_retries(client, 0), CHATWIRE_OK);
     CHECK_STATUS(chatwire_client_set_max_retries(client, UINT32_MAX), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_client_set_idle_timeout_ms(client, 0), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(chatwire_client_set_idle_timeout_ms(client, 5000), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_client_set_idle_timeout_ms(NULL, 5000), CHATWIRE_ERR_NULL_ARGUMENT);
     chatwire_client_free(client);
 }
 
