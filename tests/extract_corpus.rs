@@ -146,16 +146,9 @@ fn corpus_values_round_trip_through_compact_json() {
 /// kept in the corpus byte for byte; check that against the recording.
 #[test]
 fn recorded_llamacpp_reply_in_corpus_matches_the_recording() {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let recording = ["../shared", "../../shared"]
-        .iter()
-        .map(|dir| {
-            manifest
-                .join(dir)
-                .join("spec/recorded/llamacpp-ingredients.json")
-        })
-        .find(|path| path.exists())
-        .expect("shared/spec/recorded/llamacpp-ingredients.json beside the project");
+    // The project's copy of the shared wire-format data (tests/data/spec).
+    let recording = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/spec/recorded/llamacpp-ingredients.json");
     let body: Value = serde_json::from_str(&fs::read_to_string(recording).expect("recording"))
         .expect("JSON body");
     let content = body["choices"][0]["message"]["content"]
