@@ -46,7 +46,7 @@ struct Unchecked {
 }
 
 /// Request fields that the conversation itself provides.
-const RESERVED_FIELDS: [&str; 4] = ["model", "messages", "stream", "stream_options"];
+const RESERVED_FIELDS: [&str; 5] = ["model", "messages", "stream", "stream_options", "tools"];
 
 impl TryFrom<Unchecked> for Conversation {
     type Error = Error;
@@ -86,8 +86,8 @@ impl Conversation {
     /// Sets a top-level request field sent with every request of this
     /// conversation, such as `max_tokens`, `temperature`, `seed` or a
     /// server's own extension; `None` removes it. The value is sent as it is.
-    /// `model`, `messages`, `stream` and `stream_options` are refused with
-    /// [`Error::InvalidArgument`]: the conversation and the send call own them.
+    /// `model`, `messages`, `stream`, `stream_options` and `tools` are refused
+    /// with [`Error::InvalidArgument`]: the conversation and the send call own them.
     ///
     /// ```
     /// let mut conversation = chatwire::Conversation::new("m");
@@ -105,7 +105,10 @@ impl Conversation {
             return Err(Error::InvalidArgument("the option name is empty".into()));
         }
         match value {
-            Some(value) => self.options.insert(name.to_owned(), value),
+            Some(value) => {
+                crate::options::check(name, &value)?;
+                self.options.insert(name.to_owned(), value)
+            }
             None => self.options.remove(name),
         };
         Ok(())

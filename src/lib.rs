@@ -37,6 +37,7 @@ pub mod extract;
 #[allow(unsafe_code)]
 mod ffi;
 mod message;
+mod options;
 mod pending;
 mod reply;
 mod request;
