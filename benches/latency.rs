@@ -86,7 +86,11 @@ fn send_round_trips() {
             })
             .collect();
         row(
-            &format!("send to a loopback mock, {} messages ({} KiB)", base.len(), bytes / 1024),
+            &format!(
+                "send to a loopback mock, {} messages ({} KiB)",
+                base.len(),
+                bytes / 1024
+            ),
             &summarize(samples),
         );
     }
@@ -119,7 +123,10 @@ fn cancel_on_silent_server() {
             started.elapsed()
         })
         .collect();
-    row("cancel a streamed request, server silent (target 100 ms)", &summarize(samples));
+    row(
+        "cancel a streamed request, server silent (target 100 ms)",
+        &summarize(samples),
+    );
     holder.join().unwrap();
 }
 
@@ -134,7 +141,11 @@ fn build_large_request() {
         })
         .collect();
     row(
-        &format!("serialize {} messages ({} KiB)", base.len(), base.to_json().len() / 1024),
+        &format!(
+            "serialize {} messages ({} KiB)",
+            base.len(),
+            base.to_json().len() / 1024
+        ),
         &summarize(samples),
     );
 }

@@ -116,6 +116,10 @@ typedef enum {
    * The model's answer.
    */
   CHATWIRE_ROLE_ASSISTANT = 2,
+  /**
+   * A tool's result (appended with chatwire_conversation_append_tool_result()).
+   */
+  CHATWIRE_ROLE_TOOL = 3,
 } chatwire_role;
 
 /**

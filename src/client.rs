@@ -83,7 +83,7 @@ impl Client {
     /// reason, usage, request id, the body as received).
     pub fn send_reply(&self, conversation: &mut Conversation) -> Result<Reply> {
         let reply = self.complete(conversation)?;
-        conversation.push_reply(reply.content.clone());
+        conversation.push_reply(&reply);
         Ok(reply)
     }
 
@@ -135,7 +135,7 @@ impl Client {
         let reply = self
             .start_stream(conversation, &token)?
             .run(&token, |delta| on_delta(delta).is_continue())?;
-        conversation.push_reply(reply.content.clone());
+        conversation.push_reply(&reply);
         Ok(reply)
     }
 

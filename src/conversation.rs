@@ -5,17 +5,22 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::message::{Message, Role};
+use crate::message::{Image, Message, Role, Tool};
+use crate::ordering;
+use crate::reply::Reply;
 
 /// A model name and the messages exchanged so far.
 ///
 /// The service keeps no state, so the whole conversation travels with every
 /// request. Ordering rules, checked on every change:
 /// at most one system message, and only first; then user and assistant
-/// messages alternate, starting with a user message.
+/// messages alternate, starting with a user message; an assistant message
+/// that calls tools is followed by one tool result per call, and then by
+/// the next user message or the next reply.
 ///
 /// It serializes to (and deserializes from, checking the rules) the request
-/// shape `{"model": ..., "messages": [{"role": ..., "content": ...}, ...]}`.
+/// shape `{"model": ..., "messages": [{"role": ..., "content": ...}, ...],
+/// "tools": [...], ...options}`, so that nothing is lost in a round trip.
 ///
 /// ```
 /// let mut conversation = chatwire::Conversation::new("gpt-4o-mini");
@@ -31,6 +36,9 @@ use crate::message::{Message, Role};
 pub struct Conversation {
     model: String,
     messages: Vec<Message>,
+    /// Functions the model may call.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<Tool>,
     /// Further top-level request fields (`max_tokens`, `temperature`, ...).
     #[serde(flatten)]
     options: Map<String, Value>,
@@ -41,6 +49,8 @@ pub struct Conversation {
 struct Unchecked {
     model: String,
     messages: Vec<Message>,
+    #[serde(default)]
+    tools: Vec<Tool>,
     #[serde(flatten)]
     options: Map<String, Value>,
 }
@@ -56,8 +66,9 @@ impl TryFrom<Unchecked> for Conversation {
         for (name, value) in raw.options {
             conversation.set_option(&name, Some(value))?;
         }
+        conversation.tools = raw.tools;
         for message in raw.messages {
-            conversation.push(message.role, message.content)?;
+            conversation.push_message(message)?;
         }
         Ok(conversation)
     }
@@ -69,6 +80,7 @@ impl Conversation {
         Conversation {
             model: model.into(),
             messages: Vec::new(),
+            tools: Vec::new(),
             options: Map::new(),
         }
     }
@@ -141,9 +153,47 @@ impl Conversation {
     /// Appends a message, or fails with [`Error::InvalidConversation`] (and
     /// changes nothing) when the role breaks the ordering rules.
     pub fn push(&mut self, role: Role, text: impl Into<String>) -> Result<()> {
-        self.check_next(role)?;
-        self.messages.push(Message::new(role, text));
+        self.push_message(Message::new(role, text))
+    }
+
+    /// Appends a message of any kind (with images, tool calls, or answering
+    /// a tool call), checked against the ordering rules.
+    pub fn push_message(&mut self, message: Message) -> Result<()> {
+        ordering::check_next(&self.messages, &message)?;
+        self.messages.push(message);
         Ok(())
+    }
+
+    /// Appends a user message with images; see [`Image::from_source`].
+    pub fn user_with_images(&mut self, text: impl Into<String>, images: Vec<Image>) -> Result<()> {
+        let mut message = Message::new(Role::User, text);
+        message.images = images;
+        self.push_message(message)
+    }
+
+    /// Appends a user message with one image: an `http(s)` URL, a `data:`
+    /// URL, or a local file (sent as a `data:` URL); see [`Image::from_source`].
+    pub fn user_image(&mut self, text: impl Into<String>, image: &str) -> Result<()> {
+        self.user_with_images(text, vec![Image::from_source(image)?])
+    }
+
+    /// Appends a tool's result for the call with the given id.
+    pub fn tool_result(&mut self, tool_call_id: &str, content: impl Into<String>) -> Result<()> {
+        self.push_message(Message::tool_result(tool_call_id, content))
+    }
+
+    /// Offers a function to the model with every request; a tool of the same
+    /// name is replaced.
+    pub fn add_tool(&mut self, tool: Tool) {
+        match self.tools.iter_mut().find(|known| known.name == tool.name) {
+            Some(known) => *known = tool,
+            None => self.tools.push(tool),
+        }
+    }
+
+    /// The functions offered to the model.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
     }
 
     /// Appends a user message; see [`push`](Self::push).
@@ -183,35 +233,6 @@ impl Conversation {
         self.messages.retain(|message| message.role == Role::System);
     }
 
-    /// The role the next message must have to keep the rules, given the last one.
-    fn expected_after(last: Option<Role>) -> &'static [Role] {
-        match last {
-            None => &[Role::System, Role::User],
-            Some(Role::System) | Some(Role::Assistant) => &[Role::User],
-            Some(Role::User) => &[Role::Assistant],
-        }
-    }
-
-    fn check_next(&self, role: Role) -> Result<()> {
-        let last = self.messages.last().map(|message| message.role);
-        let expected = Self::expected_after(last);
-        if expected.contains(&role) {
-            return Ok(());
-        }
-        let wanted = expected
-            .iter()
-            .map(|role| role.as_str())
-            .collect::<Vec<_>>()
-            .join(" or ");
-        let after = match last {
-            None => "at the start".to_owned(),
-            Some(last) => format!("after a {last} message"),
-        };
-        Err(Error::InvalidConversation(format!(
-            "expected a {wanted} message {after}, got a {role} message"
-        )))
-    }
-
     /// Reads a conversation from its JSON form (see [`Conversation`]), checking
     /// the ordering rules: [`Error::InvalidArgument`] for text that is not a
     /// conversation, [`Error::InvalidConversation`] for broken ordering.
@@ -227,30 +248,23 @@ impl Conversation {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// Checks that a request can be made: the last message must be a user message.
+    /// Checks that a request can be made: the last message must be a user
+    /// message or the last missing tool result.
     pub(crate) fn check_ready_to_send(&self) -> Result<()> {
-        match self.messages.last().map(|message| message.role) {
-            Some(Role::User) => Ok(()),
-            Some(role) => Err(Error::InvalidConversation(format!(
-                "the last message must be a user message to send, but it is a {role} message"
-            ))),
-            None => Err(Error::InvalidConversation(
-                "the conversation is empty: append a user message before sending".into(),
-            )),
-        }
+        ordering::check_ready(&self.messages)
     }
 
     /// Appends a reply fetched with [`Client::send_async`](crate::Client::send_async)
     /// or [`Client::complete`](crate::Client::complete) as the assistant
-    /// message; the last message must be a user message.
-    pub fn append_reply(&mut self, reply: &crate::Reply) -> Result<()> {
-        self.push(Role::Assistant, reply.content.clone())
+    /// message, with its tool calls; it must fit the ordering rules.
+    pub fn append_reply(&mut self, reply: &Reply) -> Result<()> {
+        self.push_message(reply.to_message())
     }
 
     /// Appends the model's reply after a successful request.
-    pub(crate) fn push_reply(&mut self, content: String) {
+    pub(crate) fn push_reply(&mut self, reply: &Reply) {
         debug_assert!(self.check_ready_to_send().is_ok());
-        self.messages.push(Message::new(Role::Assistant, content));
+        self.messages.push(reply.to_message());
     }
 }
 

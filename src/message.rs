@@ -1,6 +1,11 @@
-//! One message of a conversation and its role.
+//! One message of a conversation: its role, its text, and what some roles
+//! carry besides (images from the user, tool calls from the assistant, the
+//! call a tool result answers).
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -12,15 +17,18 @@ pub enum Role {
     User,
     /// The model's answer.
     Assistant,
+    /// The result of a tool call the assistant asked for.
+    Tool,
 }
 
 impl Role {
-    /// The role's name on the wire: `system`, `user` or `assistant`.
+    /// The role's name on the wire: `system`, `user`, `assistant` or `tool`.
     pub fn as_str(self) -> &'static str {
         match self {
             Role::System => "system",
             Role::User => "user",
             Role::Assistant => "assistant",
+            Role::Tool => "tool",
         }
     }
 }
@@ -31,13 +39,73 @@ impl std::fmt::Display for Role {
     }
 }
 
-/// One message: a role and its text, exactly as sent on the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A function call the model asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ToolCall {
+    /// The call's id, to quote in the tool's result.
+    pub id: String,
+    /// The tool type, `function`.
+    pub kind: String,
+    /// The function's name.
+    pub name: String,
+    /// The arguments exactly as the model wrote them: JSON text, not checked,
+    /// because models do not always write valid JSON.
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// The arguments as JSON, read leniently: valid JSON as it is, else what
+    /// [`extract_json`](crate::extract_json) can repair (fences, trailing
+    /// commas, fractions, ...); empty arguments are `{}`.
+    pub fn arguments_json(&self) -> Result<Value> {
+        let text = self.arguments.trim();
+        if text.is_empty() {
+            return Ok(Value::Object(Default::default()));
+        }
+        serde_json::from_str(text).or_else(|_| crate::extract_json(text))
+    }
+}
+
+/// How closely the model should look at an image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageDetail {
+    /// The server decides.
+    Auto,
+    /// A quick, cheap look.
+    Low,
+    /// A close look, for small print and fine detail.
+    High,
+}
+
+/// An image attached to a user message: an `http(s)` URL or a `data:` URL.
+/// [`Image::from_source`] also reads local files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    /// Where the server finds the image.
+    pub url: String,
+    /// How closely to look; `None` leaves it to the server.
+    pub detail: Option<ImageDetail>,
+}
+
+/// One message, as sent on the wire.
+///
+/// `content` is the text. A user message may also carry `images`, an
+/// assistant message `tool_calls` (its text is then often empty), and a tool
+/// message the `tool_call_id` of the call it answers. Build messages with
+/// [`Message::new`] or the [`Conversation`](crate::Conversation) methods.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     /// Who wrote it.
     pub role: Role,
     /// What it says.
     pub content: String,
+    /// Images sent with a user message.
+    pub images: Vec<Image>,
+    /// The calls an assistant message asks for.
+    pub tool_calls: Vec<ToolCall>,
+    /// For a tool message: the id of the call it answers.
+    pub tool_call_id: Option<String>,
 }
 
 impl Message {
@@ -46,6 +114,328 @@ impl Message {
         Message {
             role,
             content: content.into(),
+            images: Vec::new(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
         }
+    }
+
+    /// A tool's result for the call with the given id.
+    pub fn tool_result(tool_call_id: impl Into<String>, content: impl Into<String>) -> Message {
+        Message {
+            tool_call_id: Some(tool_call_id.into()),
+            ..Message::new(Role::Tool, content)
+        }
+    }
+}
+
+// The wire shapes. Content is a string, or for a message with images an
+// array of parts, or null for an assistant message that only calls tools.
+
+#[derive(Serialize, Deserialize)]
+struct WireMessage {
+    role: Role,
+    #[serde(default)]
+    content: Option<WireContent>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<WireToolCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum WireContent {
+    Text(String),
+    Parts(Vec<WirePart>),
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WirePart {
+    Text { text: String },
+    ImageUrl { image_url: WireImage },
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireImage {
+    url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    detail: Option<ImageDetail>,
+}
+
+/// A tool call as the API writes it: `{"id", "type", "function": {"name", "arguments"}}`.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct WireToolCall {
+    #[serde(default)]
+    id: String,
+    #[serde(rename = "type", default = "function_kind")]
+    kind: String,
+    function: WireFunction,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireFunction {
+    #[serde(default)]
+    name: String,
+    #[serde(default, deserialize_with = "arguments_text")]
+    arguments: String,
+}
+
+fn function_kind() -> String {
+    "function".to_owned()
+}
+
+/// Arguments are a JSON string on the wire; a few servers send the object itself.
+fn arguments_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    Ok(match Option::<Value>::deserialize(deserializer)? {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) => text,
+        Some(other) => other.to_string(),
+    })
+}
+
+impl From<&ToolCall> for WireToolCall {
+    fn from(call: &ToolCall) -> WireToolCall {
+        WireToolCall {
+            id: call.id.clone(),
+            kind: call.kind.clone(),
+            function: WireFunction {
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            },
+        }
+    }
+}
+
+impl From<WireToolCall> for ToolCall {
+    fn from(wire: WireToolCall) -> ToolCall {
+        ToolCall {
+            id: wire.id,
+            kind: wire.kind,
+            name: wire.function.name,
+            arguments: wire.function.arguments,
+        }
+    }
+}
+
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let content = if !self.images.is_empty() {
+            let text = (!self.content.is_empty()).then(|| WirePart::Text {
+                text: self.content.clone(),
+            });
+            let images = self.images.iter().map(|image| WirePart::ImageUrl {
+                image_url: WireImage {
+                    url: image.url.clone(),
+                    detail: image.detail,
+                },
+            });
+            Some(WireContent::Parts(text.into_iter().chain(images).collect()))
+        } else if self.content.is_empty() && !self.tool_calls.is_empty() {
+            None
+        } else {
+            Some(WireContent::Text(self.content.clone()))
+        };
+        WireMessage {
+            role: self.role,
+            content,
+            tool_calls: self.tool_calls.iter().map(WireToolCall::from).collect(),
+            tool_call_id: self.tool_call_id.clone(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Message, D::Error> {
+        let wire = WireMessage::deserialize(deserializer)?;
+        let mut message = Message::new(wire.role, "");
+        match wire.content {
+            None => {}
+            Some(WireContent::Text(text)) => message.content = text,
+            Some(WireContent::Parts(parts)) => {
+                for part in parts {
+                    match part {
+                        WirePart::Text { text } => message.content.push_str(&text),
+                        WirePart::ImageUrl { image_url } => message.images.push(Image {
+                            url: image_url.url,
+                            detail: image_url.detail,
+                        }),
+                    }
+                }
+            }
+        }
+        message.tool_calls = wire.tool_calls.into_iter().map(ToolCall::from).collect();
+        message.tool_call_id = wire.tool_call_id;
+        Ok(message)
+    }
+}
+
+/// A function the model may call, offered with every request of a conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tool {
+    /// The function's name: letters, digits, `_` and `-`, at most 64.
+    pub name: String,
+    /// What the function does, for the model to decide when to call it.
+    pub description: Option<String>,
+    /// A JSON Schema object describing the arguments.
+    pub parameters: Value,
+}
+
+impl Tool {
+    /// A tool, checked: a valid name and parameters that are a JSON object
+    /// (`None` gives a function without arguments).
+    pub fn new(name: &str, description: Option<&str>, parameters: Option<Value>) -> Result<Tool> {
+        let valid_name = !name.is_empty()
+            && name.len() <= 64
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !valid_name {
+            return Err(Error::InvalidArgument(format!(
+                "tool name {name:?} must be 1 to 64 letters, digits, '_' or '-'"
+            )));
+        }
+        let parameters =
+            parameters.unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
+        if !parameters.is_object() {
+            return Err(Error::InvalidArgument(format!(
+                "the parameters of tool {name:?} must be a JSON Schema object, not {parameters}"
+            )));
+        }
+        Ok(Tool {
+            name: name.to_owned(),
+            description: description.map(str::to_owned),
+            parameters,
+        })
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireTool {
+    #[serde(rename = "type")]
+    kind: String,
+    function: WireFunctionDefinition,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireFunctionDefinition {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    #[serde(default)]
+    parameters: Value,
+}
+
+impl Serialize for Tool {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        WireTool {
+            kind: function_kind(),
+            function: WireFunctionDefinition {
+                name: self.name.clone(),
+                description: self.description.clone(),
+                parameters: self.parameters.clone(),
+            },
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Tool {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Tool, D::Error> {
+        let wire = WireTool::deserialize(deserializer)?;
+        let parameters = Some(wire.function.parameters).filter(|p| !p.is_null());
+        Tool::new(
+            &wire.function.name,
+            wire.function.description.as_deref(),
+            parameters,
+        )
+        .map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn plain_message_is_role_and_content() {
+        let message = Message::new(Role::User, "hi");
+        assert_eq!(
+            serde_json::to_value(&message).unwrap(),
+            json!({"role": "user", "content": "hi"})
+        );
+    }
+
+    #[test]
+    fn message_with_images_uses_content_parts_and_round_trips() {
+        let mut message = Message::new(Role::User, "what is this?");
+        message.images.push(Image {
+            url: "https://example.com/cat.png".into(),
+            detail: Some(ImageDetail::Low),
+        });
+        let wire = serde_json::to_value(&message).unwrap();
+        assert_eq!(
+            wire,
+            json!({"role": "user", "content": [
+                {"type": "text", "text": "what is this?"},
+                {"type": "image_url", "image_url": {"url": "https://example.com/cat.png", "detail": "low"}}
+            ]})
+        );
+        assert_eq!(serde_json::from_value::<Message>(wire).unwrap(), message);
+    }
+
+    #[test]
+    fn assistant_tool_calls_and_tool_results_round_trip() {
+        let mut call = Message::new(Role::Assistant, "");
+        call.tool_calls.push(ToolCall {
+            id: "call_1".into(),
+            kind: "function".into(),
+            name: "get_weather".into(),
+            arguments: r#"{"city":"Paris"}"#.into(),
+        });
+        let wire = serde_json::to_value(&call).unwrap();
+        assert_eq!(wire["content"], Value::Null);
+        assert_eq!(wire["tool_calls"][0]["function"]["name"], "get_weather");
+        assert_eq!(serde_json::from_value::<Message>(wire).unwrap(), call);
+
+        let result = Message::tool_result("call_1", "18 C");
+        let wire = serde_json::to_value(&result).unwrap();
+        assert_eq!(
+            wire,
+            json!({"role": "tool", "content": "18 C", "tool_call_id": "call_1"})
+        );
+        assert_eq!(serde_json::from_value::<Message>(wire).unwrap(), result);
+    }
+
+    #[test]
+    fn arguments_are_read_leniently() {
+        let call = |arguments: &str| ToolCall {
+            arguments: arguments.into(),
+            ..ToolCall::default()
+        };
+        assert_eq!(
+            call(r#"{"a":1}"#).arguments_json().unwrap(),
+            json!({"a": 1})
+        );
+        assert_eq!(
+            call("{'a': 1/2,}").arguments_json().unwrap(),
+            json!({"a": 0.5})
+        );
+        assert_eq!(call("").arguments_json().unwrap(), json!({}));
+        assert!(call("no json").arguments_json().is_err());
+    }
+
+    #[test]
+    fn tools_are_checked_and_serialize_as_functions() {
+        assert!(Tool::new("bad name", None, None).is_err());
+        assert!(Tool::new("f", None, Some(json!([1]))).is_err());
+        let tool = Tool::new("get_weather", Some("Weather by city"), None).unwrap();
+        let wire = serde_json::to_value(&tool).unwrap();
+        assert_eq!(wire["type"], "function");
+        assert_eq!(wire["function"]["parameters"]["type"], "object");
+        assert_eq!(serde_json::from_value::<Tool>(wire).unwrap(), tool);
     }
 }

@@ -1,5 +1,7 @@
 //! What came back from a successful request, besides the text.
 
+use crate::message::{Message, Role, ToolCall};
+
 /// Token counts the server reported for one request; a missing count is 0,
 /// a missing total is the sum of the others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
@@ -53,6 +55,18 @@ pub struct Reply {
     pub model: Option<String>,
     /// The `x-request-id` response header, when the server sent one.
     pub request_id: Option<String>,
-    /// The response body exactly as received.
+    /// The calls the model asked for (`finish_reason` is then `tool_calls`).
+    pub tool_calls: Vec<ToolCall>,
+    /// The response body exactly as received; for a streamed reply, the
+    /// equivalent non-streamed body, built from the chunks.
     pub json: String,
+}
+
+impl Reply {
+    /// The assistant message this reply amounts to.
+    pub fn to_message(&self) -> Message {
+        let mut message = Message::new(Role::Assistant, self.content.clone());
+        message.tool_calls = self.tool_calls.clone();
+        message
+    }
 }

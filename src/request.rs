@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::conversation::Conversation;
-use crate::message::Message;
+use crate::message::{Message, Tool};
 
 /// The JSON body of `POST /v1/chat/completions`.
 #[derive(Serialize)]
@@ -15,6 +15,8 @@ struct ChatRequest<'a> {
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream_options: Option<StreamOptions>,
+    #[serde(skip_serializing_if = "<[Tool]>::is_empty")]
+    tools: &'a [Tool],
     #[serde(flatten)]
     options: &'a serde_json::Map<String, serde_json::Value>,
 }
@@ -44,6 +46,7 @@ pub(crate) fn body(conversation: &Conversation, delivery: Delivery) -> Vec<u8> {
         stream_options: stream.then_some(StreamOptions {
             include_usage: true,
         }),
+        tools: conversation.tools(),
         options: conversation.options(),
     };
     // Serializing strings and plain structs into a Vec cannot fail.

@@ -6,6 +6,7 @@
 use serde::Deserialize;
 
 use crate::error::{ApiError, Error, Result};
+use crate::message::WireToolCall;
 use crate::reply::{Reply, Usage};
 
 #[derive(Deserialize)]
@@ -26,6 +27,8 @@ struct Choice {
 struct AssistantMessage {
     content: Option<String>,
     refusal: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<WireToolCall>>,
 }
 
 /// Decodes a 2xx body into a [`Reply`], keeping the body as received.
@@ -46,6 +49,12 @@ pub(crate) fn decode_completion(body: String, request_id: Option<String>) -> Res
         id: completion.id,
         model: completion.model,
         request_id,
+        tool_calls: message
+            .tool_calls
+            .unwrap_or_default()
+            .into_iter()
+            .map(Into::into)
+            .collect(),
         json: body,
     })
 }
@@ -118,6 +127,17 @@ mod tests {
         assert_eq!(reply.content, "hi");
         assert_eq!(reply.usage, None);
         assert_eq!(reply.json, body);
+    }
+
+    #[test]
+    fn tool_calls_decode_with_empty_content() {
+        let body = r#"{"choices":[{"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
+            "tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]}}]}"#;
+        let reply = decode_completion(body.into(), None).unwrap();
+        assert_eq!(reply.content, "");
+        assert_eq!(reply.tool_calls.len(), 1);
+        assert_eq!(reply.tool_calls[0].name, "f");
+        assert_eq!(reply.tool_calls[0].arguments, r#"{"x":1}"#);
     }
 
     #[test]

@@ -90,13 +90,24 @@ fn reply_from_stream(result: StreamResult, request_id: Option<String>) -> Reply 
     } else {
         result.content
     };
+    let mut message = serde_json::json!({"role": result.role, "content": content});
+    if !result.tool_calls.is_empty() {
+        message["tool_calls"] = serde_json::to_value(
+            result
+                .tool_calls
+                .iter()
+                .map(crate::message::WireToolCall::from)
+                .collect::<Vec<_>>(),
+        )
+        .unwrap_or_default();
+    }
     let json = serde_json::json!({
         "id": result.id,
         "object": "chat.completion",
         "model": result.model,
         "choices": [{
             "index": 0,
-            "message": {"role": result.role, "content": content},
+            "message": message,
             "finish_reason": result.finish_reason,
         }],
         "usage": result.usage.map(|usage| serde_json::json!({
@@ -113,6 +124,7 @@ fn reply_from_stream(result: StreamResult, request_id: Option<String>) -> Reply 
         id: result.id,
         model: result.model,
         request_id,
+        tool_calls: result.tool_calls,
         json,
     }
 }
@@ -155,7 +167,7 @@ impl<'c> ReplyStream<'c> {
 
     fn complete(&mut self, deltas: DeltaStream) -> Result<()> {
         let reply = deltas.into_reply()?;
-        self.conversation.push_reply(reply.content.clone());
+        self.conversation.push_reply(&reply);
         self.reply = Some(reply);
         Ok(())
     }

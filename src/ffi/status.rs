@@ -63,6 +63,8 @@ pub enum chatwire_role {
     CHATWIRE_ROLE_USER = 1,
     /// The model's answer.
     CHATWIRE_ROLE_ASSISTANT = 2,
+    /// A tool's result (appended with chatwire_conversation_append_tool_result()).
+    CHATWIRE_ROLE_TOOL = 3,
 }
 
 /// The C value of a role.
@@ -71,6 +73,7 @@ pub(crate) fn role_to_c(role: Role) -> c_int {
         Role::System => chatwire_role::CHATWIRE_ROLE_SYSTEM,
         Role::User => chatwire_role::CHATWIRE_ROLE_USER,
         Role::Assistant => chatwire_role::CHATWIRE_ROLE_ASSISTANT,
+        Role::Tool => chatwire_role::CHATWIRE_ROLE_TOOL,
     };
     c_role as c_int
 }
@@ -81,8 +84,9 @@ pub(crate) fn role_from_c(role: c_int) -> Result<Role, Error> {
         0 => Ok(Role::System),
         1 => Ok(Role::User),
         2 => Ok(Role::Assistant),
+        3 => Ok(Role::Tool),
         other => Err(Error::InvalidArgument(format!(
-            "role {other} is not a chatwire_role (0 system, 1 user, 2 assistant)"
+            "role {other} is not a chatwire_role (0 system, 1 user, 2 assistant, 3 tool)"
         ))),
     }
 }
@@ -169,10 +173,10 @@ mod tests {
 
     #[test]
     fn roles_round_trip_and_reject_strangers() {
-        for role in [Role::System, Role::User, Role::Assistant] {
+        for role in [Role::System, Role::User, Role::Assistant, Role::Tool] {
             assert_eq!(role_from_c(role_to_c(role)).unwrap(), role);
         }
-        assert!(role_from_c(3).is_err());
+        assert!(role_from_c(4).is_err());
         assert!(role_from_c(-1).is_err());
     }
 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use crate::error::Result;
 
 use super::{decode_error, excerpt_tail, Chunk, ChunkChoice, ToolCallDelta};
+pub use crate::message::ToolCall;
 use crate::reply::Usage;
 
 /// The role a reply has when the server never says.
@@ -32,20 +33,6 @@ pub struct StreamResult {
     pub usage: Option<Usage>,
     /// The tool calls the model made, in the order they began.
     pub tool_calls: Vec<ToolCall>,
-}
-
-/// One tool call, assembled from its fragments.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ToolCall {
-    /// The call's id, to quote in the tool's answer.
-    pub id: String,
-    /// The tool type, `function`.
-    pub kind: String,
-    /// The function's name.
-    pub name: String,
-    /// The function's arguments as the model wrote them (JSON text, not
-    /// checked: models do not always write valid JSON).
-    pub arguments: String,
 }
 
 /// Folds chunks into a [`StreamResult`].

@@ -93,8 +93,10 @@ static void test_roles_and_ordering(void) {
     chatwire_conversation *conversation = NULL;
     CHECK_STATUS(chatwire_conversation_new("m", &conversation), CHATWIRE_OK);
 
-    CHECK_STATUS(chatwire_conversation_append(conversation, 3, "x"), CHATWIRE_ERR_INVALID_ARGUMENT);
-    CHECK(last_error_mentions("role 3"));
+    CHECK_STATUS(chatwire_conversation_append(conversation, 4, "x"), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK(last_error_mentions("role 4"));
+    CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_TOOL, "x"), CHATWIRE_ERR_INVALID_CONVERSATION);
+    CHECK(last_error_mentions("chatwire_conversation_append_tool_result") || last_error_mentions("id of the call"));
     CHECK_STATUS(chatwire_conversation_append(conversation, -1, "x"), CHATWIRE_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(chatwire_conversation_append(conversation, 1 << 30, "x"), CHATWIRE_ERR_INVALID_ARGUMENT);
 

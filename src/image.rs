@@ -1,0 +1,167 @@
+//! Images for user messages: URLs as they are, local files read and sent
+//! as base64 `data:` URLs, their type told by their first bytes.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::message::{Image, ImageDetail};
+
+/// The largest image file read: the limit the OpenAI API sets per image.
+pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
+
+impl Image {
+    /// An image the server fetches from an `http(s)` URL, or a `data:` URL.
+    pub fn url(url: impl Into<String>) -> Image {
+        Image {
+            url: url.into(),
+            detail: None,
+        }
+    }
+
+    /// The same image with a detail level.
+    pub fn with_detail(mut self, detail: ImageDetail) -> Image {
+        self.detail = Some(detail);
+        self
+    }
+
+    /// An image from where it is: an `http://` or `https://` URL and a
+    /// `data:image/...` URL are used as they are; anything else is a local
+    /// file, read by [`Image::from_file`].
+    pub fn from_source(source: &str) -> Result<Image> {
+        let lower = source.get(..8).unwrap_or(source).to_ascii_lowercase();
+        if lower.starts_with("http://") || lower.starts_with("https://") {
+            return Ok(Image::url(source));
+        }
+        if lower.starts_with("data:") {
+            return check_data_url(source).map(|()| Image::url(source));
+        }
+        Image::from_file(source)
+    }
+
+    /// Reads a PNG, JPEG, GIF or WebP file (at most [`MAX_IMAGE_BYTES`]) into
+    /// a base64 `data:` URL; the type comes from the file's bytes, not its name.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Image> {
+        let path = path.as_ref();
+        let bad = |why: String| Error::InvalidArgument(format!("image {}: {why}", path.display()));
+        let size = std::fs::metadata(path)
+            .map_err(|err| bad(format!("cannot read it: {err}")))?
+            .len();
+        if size > MAX_IMAGE_BYTES {
+            return Err(bad(format!(
+                "{size} bytes is more than the {MAX_IMAGE_BYTES} allowed"
+            )));
+        }
+        let bytes = std::fs::read(path).map_err(|err| bad(format!("cannot read it: {err}")))?;
+        Image::from_bytes(&bytes).map_err(|err| match err {
+            Error::InvalidArgument(why) => bad(why),
+            other => other,
+        })
+    }
+
+    /// An image from its bytes (PNG, JPEG, GIF or WebP), as a base64 `data:` URL.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Image> {
+        if bytes.is_empty() {
+            return Err(Error::InvalidArgument("the image is empty".into()));
+        }
+        let mime = sniff(bytes).ok_or_else(|| {
+            Error::InvalidArgument("not an image chatwire can send (PNG, JPEG, GIF or WebP)".into())
+        })?;
+        Ok(Image::url(format!("data:{mime};base64,{}", base64(bytes))))
+    }
+}
+
+/// The image type from the file's signature.
+fn sniff(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
+fn check_data_url(url: &str) -> Result<()> {
+    let (header, data) = url.split_once(',').unwrap_or((url, ""));
+    let header = header.to_ascii_lowercase();
+    if !header.starts_with("data:image/") || !header.ends_with(";base64") || data.is_empty() {
+        return Err(Error::InvalidArgument(
+            "a data URL image must look like data:image/<type>;base64,<data>".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> shift) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_the_standard_vectors() {
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (plain, encoded) in cases {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+        assert_eq!(base64(&[0xFF, 0xFE, 0xFD]), "//79");
+    }
+
+    #[test]
+    fn types_come_from_the_bytes() {
+        assert_eq!(sniff(b"\x89PNG\r\n\x1a\n...."), Some("image/png"));
+        assert_eq!(sniff(&[0xFF, 0xD8, 0xFF, 0xE0]), Some("image/jpeg"));
+        assert_eq!(sniff(b"GIF89a..."), Some("image/gif"));
+        assert_eq!(sniff(b"RIFF\0\0\0\0WEBPVP8 "), Some("image/webp"));
+        assert_eq!(sniff(b"%PDF-1.7"), None);
+    }
+
+    #[test]
+    fn sources_are_sorted_by_their_form() {
+        let url = Image::from_source("https://example.com/a.png").unwrap();
+        assert_eq!(url.url, "https://example.com/a.png");
+        assert!(Image::from_source("data:image/png;base64,iVBO").is_ok());
+        assert!(Image::from_source("data:text/plain,hello").is_err());
+        let missing = Image::from_source("/no/such/file.png")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            missing.contains("/no/such/file.png") && missing.contains("cannot read"),
+            "{missing}"
+        );
+        assert!(Image::from_bytes(b"").is_err());
+        assert!(Image::from_bytes(b"plain text").is_err());
+    }
+}

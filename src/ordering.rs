@@ -1,0 +1,253 @@
+//! The ordering rules of a conversation.
+//!
+//! At most one system message, and only first. Then user and assistant
+//! messages alternate, starting with a user message. An assistant message
+//! that calls tools is followed by one tool message per call (in any
+//! order), each naming the call it answers; after the last of them comes
+//! the next user message or the assistant's next reply. A request can be
+//! made when the last message is a user message or the last missing tool
+//! result.
+
+use crate::error::{Error, Result};
+use crate::message::{Message, Role};
+
+/// Where a conversation stands, as far as the next message is concerned.
+enum State<'a> {
+    Start,
+    After(Role),
+    /// Tool results still missing for these calls.
+    AwaitingResults(Vec<&'a str>),
+    /// Every tool call of the last assistant message has its result.
+    ResultsComplete,
+}
+
+fn state(messages: &[Message]) -> State<'_> {
+    let Some(last) = messages.last() else {
+        return State::Start;
+    };
+    if !matches!(last.role, Role::Tool) && last.tool_calls.is_empty() {
+        return State::After(last.role);
+    }
+    // The assistant message whose calls the trailing tool messages answer.
+    let results = messages
+        .iter()
+        .rev()
+        .take_while(|message| message.role == Role::Tool)
+        .count();
+    let Some(caller) = messages
+        .len()
+        .checked_sub(results + 1)
+        .map(|i| &messages[i])
+    else {
+        return State::After(Role::Tool);
+    };
+    let answered: Vec<&str> = messages[messages.len() - results..]
+        .iter()
+        .filter_map(|message| message.tool_call_id.as_deref())
+        .collect();
+    let missing: Vec<&str> = caller
+        .tool_calls
+        .iter()
+        .map(|call| call.id.as_str())
+        .filter(|id| !answered.contains(id))
+        .collect();
+    if missing.is_empty() {
+        State::ResultsComplete
+    } else {
+        State::AwaitingResults(missing)
+    }
+}
+
+/// Checks that `next` may follow `messages`.
+pub(crate) fn check_next(messages: &[Message], next: &Message) -> Result<()> {
+    check_shape(next)?;
+    let allowed: &[Role] = match state(messages) {
+        State::Start => &[Role::System, Role::User],
+        State::After(Role::User) => &[Role::Assistant],
+        State::After(_) => &[Role::User],
+        State::ResultsComplete => &[Role::User, Role::Assistant],
+        State::AwaitingResults(missing) => return check_result(next, &missing),
+    };
+    if allowed.contains(&next.role) {
+        return Ok(());
+    }
+    let wanted = allowed
+        .iter()
+        .map(|role| role.as_str())
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let after = match messages.last() {
+        None => "at the start".to_owned(),
+        Some(last) if last.role == Role::Tool => "after the tool results".to_owned(),
+        Some(last) => format!("after a {} message", last.role),
+    };
+    Err(invalid(format!(
+        "expected a {wanted} message {after}, got a {} message",
+        next.role
+    )))
+}
+
+/// While tool results are missing, only a result for one of those calls fits.
+fn check_result(next: &Message, missing: &[&str]) -> Result<()> {
+    let list = missing.join(", ");
+    match next.tool_call_id.as_deref() {
+        Some(id) if next.role == Role::Tool && missing.contains(&id) => Ok(()),
+        Some(id) if next.role == Role::Tool => Err(invalid(format!(
+            "no tool call {id:?} is waiting for a result (missing: {list})"
+        ))),
+        _ => Err(invalid(format!(
+            "expected a tool result for call {} (missing: {list}), got a {} message",
+            missing[0], next.role
+        ))),
+    }
+}
+
+/// What each role may carry.
+fn check_shape(message: &Message) -> Result<()> {
+    let role = message.role;
+    if role != Role::User && !message.images.is_empty() {
+        return Err(invalid(format!(
+            "only user messages carry images, not {role} messages"
+        )));
+    }
+    if role != Role::Assistant && !message.tool_calls.is_empty() {
+        return Err(invalid(format!(
+            "only assistant messages call tools, not {role} messages"
+        )));
+    }
+    match (role, message.tool_call_id.as_deref()) {
+        (Role::Tool, None | Some("")) => {
+            return Err(invalid(
+                "a tool result needs the id of the call it answers".into(),
+            ))
+        }
+        (Role::Tool, Some(_)) | (_, None) => {}
+        (_, Some(_)) => return Err(invalid(format!("a {role} message answers no tool call"))),
+    }
+    check_call_ids(message)
+}
+
+fn check_call_ids(message: &Message) -> Result<()> {
+    for (position, call) in message.tool_calls.iter().enumerate() {
+        if call.id.is_empty() {
+            return Err(invalid(format!("tool call {position} has no id")));
+        }
+        if message.tool_calls[..position]
+            .iter()
+            .any(|earlier| earlier.id == call.id)
+        {
+            return Err(invalid(format!("tool call id {:?} appears twice", call.id)));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that a request can be made from `messages`.
+pub(crate) fn check_ready(messages: &[Message]) -> Result<()> {
+    match state(messages) {
+        State::After(Role::User) | State::ResultsComplete => Ok(()),
+        State::Start => Err(invalid(
+            "the conversation is empty: append a user message before sending".into(),
+        )),
+        State::AwaitingResults(missing) => Err(invalid(format!(
+            "missing a tool result for call {} (missing: {})",
+            missing[0],
+            missing.join(", ")
+        ))),
+        State::After(role) => Err(invalid(format!(
+            "the last message must be a user message to send, but it is a {role} message"
+        ))),
+    }
+}
+
+fn invalid(message: String) -> Error {
+    Error::InvalidConversation(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::ToolCall;
+
+    fn calling(ids: &[&str]) -> Message {
+        let mut message = Message::new(Role::Assistant, "");
+        message.tool_calls = ids
+            .iter()
+            .map(|id| ToolCall {
+                id: (*id).into(),
+                kind: "function".into(),
+                name: "f".into(),
+                arguments: "{}".into(),
+            })
+            .collect();
+        message
+    }
+
+    fn build(messages: &[Message]) -> Result<Vec<Message>> {
+        let mut built = Vec::new();
+        for message in messages {
+            check_next(&built, message)?;
+            built.push(message.clone());
+        }
+        Ok(built)
+    }
+
+    #[test]
+    fn tool_calls_need_one_result_each_then_a_send() {
+        let user = Message::new(Role::User, "weather?");
+        let built = build(&[user.clone(), calling(&["a", "b"])]).unwrap();
+        let err = check_ready(&built).unwrap_err().to_string();
+        assert!(err.contains("missing a tool result for call a"), "{err}");
+        let err = check_next(&built, &user).unwrap_err().to_string();
+        assert!(
+            err.contains("expected a tool result for call a (missing: a, b)"),
+            "{err}"
+        );
+        let err = check_next(&built, &Message::tool_result("zz", "x"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no tool call \"zz\""), "{err}");
+
+        let built = build(&[
+            user.clone(),
+            calling(&["a", "b"]),
+            Message::tool_result("b", "2"),
+            Message::tool_result("a", "1"),
+        ])
+        .unwrap();
+        assert!(check_ready(&built).is_ok());
+        assert!(check_next(&built, &Message::tool_result("a", "again")).is_err());
+        assert!(check_next(&built, &user).is_ok());
+        assert!(check_next(&built, &Message::new(Role::Assistant, "done")).is_ok());
+    }
+
+    #[test]
+    fn roles_carry_only_their_own_extras() {
+        assert!(build(&[Message::new(Role::Tool, "x")]).is_err());
+        let mut user = Message::new(Role::User, "x");
+        user.tool_call_id = Some("a".into());
+        assert!(build(&[user]).is_err());
+        let duplicate = calling(&["a", "a"]);
+        assert!(build(&[Message::new(Role::User, "q"), duplicate]).is_err());
+        let unnamed = calling(&[""]);
+        assert!(build(&[Message::new(Role::User, "q"), unnamed]).is_err());
+    }
+
+    #[test]
+    fn plain_alternation_still_holds() {
+        let system = Message::new(Role::System, "s");
+        let user = Message::new(Role::User, "u");
+        let assistant = Message::new(Role::Assistant, "a");
+        assert!(build(&[
+            system.clone(),
+            user.clone(),
+            assistant.clone(),
+            user.clone()
+        ])
+        .is_ok());
+        assert!(build(&[assistant.clone()]).is_err());
+        assert!(build(&[user.clone(), user.clone()]).is_err());
+        assert!(build(&[user.clone(), assistant.clone(), assistant]).is_err());
+        assert!(build(&[user, system]).is_err());
+    }
+}
