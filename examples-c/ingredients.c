@@ -12,6 +12,8 @@
  * {"ingredient", "quantity", "unit"} objects in a fenced block;
  * chatwire_extract_ingredient_list() finds it in the reply, repairs what the
  * model got wrong (1/2, ½, trailing commas, ...) and hands back the items.
+ * A reply without a usable list is asked for again, up to 3 times in all;
+ * after that the last reply is printed and the exit status is 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,8 @@ static const char *BUILT_IN_RECIPE =
     "Pancakes. Whisk 1 1/2 cups of flour, 2 tablespoons of sugar, 1 teaspoon of "
     "baking powder and a pinch of salt. Beat in 2 eggs, 1 1/4 cups of milk and "
     "3 tablespoons of melted butter. Fry in a hot pan.";
+
+enum { ATTEMPTS = 3 };
 
 static void report_error(const char *what, chatwire_status status) {
     int http = chatwire_last_http_status();
@@ -106,6 +110,31 @@ static void print_table(const chatwire_ingredients *list) {
     }
 }
 
+/* Sends the question (the last message) and extracts the list. Small models
+ * do not always keep to the format, so a reply without a list is dropped and
+ * the question sent again. After a failed send `*reply_out` is NULL; else it
+ * holds the last reply, which the caller frees. */
+static chatwire_status ask(chatwire_client *client, chatwire_conversation *conversation,
+                           char **reply_out, chatwire_ingredients **list_out) {
+    size_t question_len = chatwire_conversation_len(conversation);
+    chatwire_status status = CHATWIRE_ERR_NO_JSON;
+    for (int attempt = 1; attempt <= ATTEMPTS && status == CHATWIRE_ERR_NO_JSON; attempt++) {
+        if (attempt > 1) {
+            fprintf(stderr, "no ingredient list in reply %d (%s); asking again\n", attempt - 1,
+                    chatwire_last_error());
+            chatwire_string_free(*reply_out);
+            *reply_out = NULL;
+            chatwire_conversation_truncate(conversation, question_len);
+        }
+        status = chatwire_send(client, conversation, reply_out);
+        if (status != CHATWIRE_OK) {
+            return status;
+        }
+        status = chatwire_extract_ingredient_list(*reply_out, list_out);
+    }
+    return status;
+}
+
 int main(int argc, char **argv) {
     const char *model = argc > 2 ? argv[2] : getenv("CHATWIRE_MODEL");
     if (model == NULL || model[0] == '\0') {
@@ -136,11 +165,11 @@ int main(int argc, char **argv) {
                (status = chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, prompt)) !=
                    CHATWIRE_OK) {
         report_error("conversation", status);
-    } else if ((status = chatwire_send(client, conversation, &reply)) != CHATWIRE_OK) {
-        report_error("send", status);
-    } else if ((status = chatwire_extract_ingredient_list(reply, &list)) != CHATWIRE_OK) {
-        fprintf(stderr, "The reply of %s holds no ingredient list:\n%s\n\n", model, reply);
-        report_error("extract", status);
+    } else if ((status = ask(client, conversation, &reply, &list)) != CHATWIRE_OK) {
+        if (reply != NULL) {
+            fprintf(stderr, "The last reply of %s holds no ingredient list:\n%s\n\n", model, reply);
+        }
+        report_error(reply != NULL ? "extract" : "send", status);
     } else {
         printf("Ingredients (model %s):\n\n", model);
         print_table(list);

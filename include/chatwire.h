@@ -96,6 +96,10 @@ typedef enum {
    * A bug inside chatwire was caught at the API boundary; please report it.
    */
   CHATWIRE_ERR_PANIC = 16,
+  /**
+   * The server did not send what was asked for (token usage, say).
+   */
+  CHATWIRE_ERR_UNAVAILABLE = 17,
 } chatwire_status;
 
 /**
@@ -156,6 +160,15 @@ typedef struct chatwire_conversation chatwire_conversation;
  * it is freed.
  */
 typedef struct chatwire_ingredients chatwire_ingredients;
+
+/**
+ * A reply and its metadata, made by chatwire_send_reply(),
+ * chatwire_send_stream_reply() or chatwire_request_wait_reply(), freed by
+ * chatwire_reply_free(). Every string it hands out is borrowed from it and
+ * valid until it is freed. It does not depend on the client or the
+ * conversation, and may be read from any thread.
+ */
+typedef struct chatwire_reply chatwire_reply;
 
 /**
  * A send running on a worker thread, made by chatwire_send_async().
@@ -329,6 +342,51 @@ chatwire_status chatwire_conversation_truncate(chatwire_conversation *conversati
 chatwire_status chatwire_conversation_set_option(chatwire_conversation *conversation,
                                                  const char *name,
                                                  const char *json_value);
+
+/**
+ * Offers a function to the model with every request of this conversation
+ * (a tool of the same name is replaced). `name`: 1 to 64 letters, digits,
+ * '_' or '-'. `description` may be NULL. `parameters_schema_json` is a JSON
+ * Schema object for the arguments, e.g.
+ * {"type":"object","properties":{"city":{"type":"string"}},"required":["city"]};
+ * NULL means no arguments. A bad name or schema: CHATWIRE_ERR_INVALID_ARGUMENT.
+ * Choose how the model uses tools with the "tool_choice" option.
+ *
+ * # Safety
+ * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+ */
+chatwire_status chatwire_conversation_add_tool(chatwire_conversation *conversation,
+                                               const char *name,
+                                               const char *description,
+                                               const char *parameters_schema_json);
+
+/**
+ * Appends a tool's result (copied) for the call `tool_call_id` (from
+ * chatwire_reply_tool_call()). After an assistant message that calls tools,
+ * each call needs one result before the next send; a result for a call
+ * that is not waiting, or any other message while results are missing,
+ * gives CHATWIRE_ERR_INVALID_CONVERSATION naming the missing calls.
+ *
+ * # Safety
+ * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+ */
+chatwire_status chatwire_conversation_append_tool_result(chatwire_conversation *conversation,
+                                                         const char *tool_call_id,
+                                                         const char *content);
+
+/**
+ * Appends a user message with text (may be "") and one image. `image` is an
+ * http(s) URL or a data: URL (sent as it is), or a local file: read (PNG,
+ * JPEG, GIF or WebP, told by its bytes; at most 20 MiB) and sent as a
+ * base64 data: URL. A missing, empty, too large or non-image file gives
+ * CHATWIRE_ERR_INVALID_ARGUMENT; ordering as for a user message.
+ *
+ * # Safety
+ * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+ */
+chatwire_status chatwire_conversation_append_user_image(chatwire_conversation *conversation,
+                                                        const char *text,
+                                                        const char *image);
 
 /**
  * The number of messages, the system message included; 0 for NULL.
@@ -542,6 +600,118 @@ chatwire_status chatwire_json_prompt(const char *instruction,
                                      char **prompt_out);
 
 /**
+ * Like chatwire_send(), but hands out the whole reply: `*reply_out` owns a
+ * chatwire_reply (free with chatwire_reply_free()). The reply, with its tool
+ * calls, is appended to the conversation as with chatwire_send(). When the
+ * model calls tools, chatwire_reply_content() is "" and
+ * chatwire_reply_tool_call() gives each call; append one result per call
+ * with chatwire_conversation_append_tool_result(), then send again.
+ *
+ * # Safety
+ * `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
+ */
+chatwire_status chatwire_send_reply(chatwire_client *client,
+                                    chatwire_conversation *conversation,
+                                    chatwire_reply **reply_out);
+
+/**
+ * Like chatwire_send_stream(), but hands out the whole reply as a
+ * chatwire_reply (see chatwire_send_reply()); tool calls streamed in
+ * fragments are assembled.
+ *
+ * # Safety
+ * As chatwire_send_stream(); `reply_out` is NULL or writable.
+ */
+chatwire_status chatwire_send_stream_reply(chatwire_client *client,
+                                           chatwire_conversation *conversation,
+                                           chatwire_delta_callback on_delta,
+                                           void *userdata,
+                                           chatwire_reply **reply_out);
+
+/**
+ * The reply's text; "" when the model only called tools. NULL for a NULL
+ * reply. Borrowed until the reply is freed.
+ *
+ * # Safety
+ * `reply` is NULL or live.
+ */
+const char *chatwire_reply_content(const chatwire_reply *reply);
+
+/**
+ * Why the model stopped: "stop", "length", "tool_calls", "content_filter",
+ * ...; NULL when the server did not say (or for a NULL reply). Borrowed
+ * until the reply is freed.
+ *
+ * # Safety
+ * `reply` is NULL or live.
+ */
+const char *chatwire_reply_finish_reason(const chatwire_reply *reply);
+
+/**
+ * The token counts of the request. Each out-parameter may be NULL when that
+ * count is not wanted. When the server reported no usage:
+ * CHATWIRE_ERR_UNAVAILABLE, and nothing is written.
+ *
+ * # Safety
+ * `reply` is NULL or live; each out-parameter is NULL or writable.
+ */
+chatwire_status chatwire_reply_usage(const chatwire_reply *reply,
+                                     uint64_t *prompt_tokens,
+                                     uint64_t *completion_tokens,
+                                     uint64_t *total_tokens);
+
+/**
+ * The `x-request-id` the server sent, to quote when asking the provider
+ * for help; NULL when it sent none. Borrowed until the reply is freed.
+ *
+ * # Safety
+ * `reply` is NULL or live.
+ */
+const char *chatwire_reply_request_id(const chatwire_reply *reply);
+
+/**
+ * The response body as received (for a streamed reply: the equivalent
+ * non-streamed body, built from the chunks). Borrowed until the reply is
+ * freed; NULL for a NULL reply.
+ *
+ * # Safety
+ * `reply` is NULL or live.
+ */
+const char *chatwire_reply_json(const chatwire_reply *reply);
+
+/**
+ * How many tools the model called; 0 for a NULL reply.
+ *
+ * # Safety
+ * `reply` is NULL or live.
+ */
+size_t chatwire_reply_tool_call_count(const chatwire_reply *reply);
+
+/**
+ * Tool call `index`: its id (to quote in the result), the function's name,
+ * and its arguments exactly as the model wrote them (JSON text, unchecked;
+ * chatwire_extract_json() reads sloppy arguments leniently). Each
+ * out-parameter may be NULL; the strings are borrowed until the reply is
+ * freed. `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT.
+ *
+ * # Safety
+ * `reply` is NULL or live; each out-parameter is NULL or writable.
+ */
+chatwire_status chatwire_reply_tool_call(const chatwire_reply *reply,
+                                         size_t index,
+                                         const char **id_out,
+                                         const char **name_out,
+                                         const char **arguments_out);
+
+/**
+ * Frees a reply and every string borrowed from it. NULL is ignored.
+ *
+ * # Safety
+ * `reply` is NULL or live, and not used afterwards.
+ */
+void chatwire_reply_free(chatwire_reply *reply);
+
+/**
  * Starts sending the conversation on a worker thread and returns at once.
  *
  * With `on_delta` the reply is streamed to it (see chatwire_send_stream());
@@ -590,6 +760,15 @@ int chatwire_request_done(const chatwire_request *request);
  * NULL or writable.
  */
 chatwire_status chatwire_request_wait(chatwire_request *request, char **reply_out);
+
+/**
+ * Like chatwire_request_wait(), but hands out the whole reply: on success
+ * `*reply_out` owns a chatwire_reply (free with chatwire_reply_free()).
+ *
+ * # Safety
+ * As chatwire_request_wait(); `reply_out` is NULL or writable.
+ */
+chatwire_status chatwire_request_wait_reply(chatwire_request *request, chatwire_reply **reply_out);
 
 /**
  * Stops the request if it is still running: it finishes with

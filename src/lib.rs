@@ -57,9 +57,12 @@ pub use client::{
 pub use config::DEFAULT_BASE_URL;
 pub use conversation::Conversation;
 pub use error::{ApiError, Error, Result};
-pub use extract::{extract, extract_ingredients, extract_json, ingredients_prompt, Ingredient};
+pub use extract::{
+    extract, extract_ingredients, extract_json, ingredients_prompt, json_prompt, Ingredient,
+};
 pub use image::MAX_IMAGE_BYTES;
 pub use message::{Image, ImageDetail, Message, Role, Tool, ToolCall};
+pub use options::ResponseFormat;
 pub use pending::PendingReply;
 pub use reply::{Reply, Usage};
 pub use streamed::ReplyStream;

@@ -310,6 +310,23 @@ impl Tool {
             parameters,
         })
     }
+
+    /// Like [`Tool::new`], with the parameters' JSON Schema as text.
+    pub fn from_schema_text(
+        name: &str,
+        description: Option<&str>,
+        parameters: Option<&str>,
+    ) -> Result<Tool> {
+        let parameters = parameters
+            .map(serde_json::from_str)
+            .transpose()
+            .map_err(|err| {
+                Error::InvalidArgument(format!(
+                    "the parameters of tool {name:?} are not JSON: {err}"
+                ))
+            })?;
+        Tool::new(name, description, parameters)
+    }
 }
 
 #[derive(Serialize, Deserialize)]

@@ -19,6 +19,8 @@ pub(crate) enum FfiError {
     Core(Error),
     /// A panic, with its message.
     Panic(String),
+    /// Information the server did not send; says what.
+    Unavailable(&'static str),
     /// An error reported before and reported again (waiting twice on a request).
     Again {
         status: chatwire_status,
@@ -49,6 +51,7 @@ impl FfiError {
             FfiError::Utf8(_) => chatwire_status::CHATWIRE_ERR_INVALID_UTF8,
             FfiError::Core(error) => status_of(error),
             FfiError::Panic(_) => chatwire_status::CHATWIRE_ERR_PANIC,
+            FfiError::Unavailable(_) => chatwire_status::CHATWIRE_ERR_UNAVAILABLE,
             FfiError::Again { status, .. } => *status,
         }
     }
@@ -59,6 +62,7 @@ impl FfiError {
             FfiError::Utf8(name) => format!("{name} is not valid UTF-8"),
             FfiError::Core(error) => error.to_string(),
             FfiError::Panic(message) => format!("internal error (please report): {message}"),
+            FfiError::Unavailable(what) => format!("the server sent no {what}"),
             FfiError::Again { message, .. } => message.clone(),
         }
     }

@@ -194,6 +194,93 @@ pub unsafe extern "C" fn chatwire_conversation_set_option(
     })
 }
 
+/// Offers a function to the model with every request of this conversation
+/// (a tool of the same name is replaced). `name`: 1 to 64 letters, digits,
+/// '_' or '-'. `description` may be NULL. `parameters_schema_json` is a JSON
+/// Schema object for the arguments, e.g.
+/// {"type":"object","properties":{"city":{"type":"string"}},"required":["city"]};
+/// NULL means no arguments. A bad name or schema: CHATWIRE_ERR_INVALID_ARGUMENT.
+/// Choose how the model uses tools with the "tool_choice" option.
+///
+/// # Safety
+/// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_add_tool(
+    conversation: *mut chatwire_conversation,
+    name: *const c_char,
+    description: *const c_char,
+    parameters_schema_json: *const c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (handle, name, description, parameters) = unsafe {
+            (
+                handle::borrow_mut(conversation, "conversation")?,
+                text::str_in(name, "name")?,
+                text::opt_str_in(description, "description")?,
+                text::opt_str_in(parameters_schema_json, "parameters_schema_json")?,
+            )
+        };
+        let tool = crate::message::Tool::from_schema_text(name, description, parameters)?;
+        handle.conversation.add_tool(tool);
+        Ok(())
+    })
+}
+
+/// Appends a tool's result (copied) for the call `tool_call_id` (from
+/// chatwire_reply_tool_call()). After an assistant message that calls tools,
+/// each call needs one result before the next send; a result for a call
+/// that is not waiting, or any other message while results are missing,
+/// gives CHATWIRE_ERR_INVALID_CONVERSATION naming the missing calls.
+///
+/// # Safety
+/// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_append_tool_result(
+    conversation: *mut chatwire_conversation,
+    tool_call_id: *const c_char,
+    content: *const c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (handle, id, content) = unsafe {
+            (
+                handle::borrow_mut(conversation, "conversation")?,
+                text::str_in(tool_call_id, "tool_call_id")?,
+                text::str_in(content, "content")?,
+            )
+        };
+        Ok(handle.appendable().tool_result(id, content)?)
+    })
+}
+
+/// Appends a user message with text (may be "") and one image. `image` is an
+/// http(s) URL or a data: URL (sent as it is), or a local file: read (PNG,
+/// JPEG, GIF or WebP, told by its bytes; at most 20 MiB) and sent as a
+/// base64 data: URL. A missing, empty, too large or non-image file gives
+/// CHATWIRE_ERR_INVALID_ARGUMENT; ordering as for a user message.
+///
+/// # Safety
+/// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_append_user_image(
+    conversation: *mut chatwire_conversation,
+    text: *const c_char,
+    image: *const c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (handle, text, image) = unsafe {
+            (
+                handle::borrow_mut(conversation, "conversation")?,
+                text::str_in(text, "text")?,
+                text::str_in(image, "image")?,
+            )
+        };
+        Ok(handle.appendable().user_image(text, image)?)
+    })
+}
+
 /// The number of messages, the system message included; 0 for NULL.
 ///
 /// # Safety

@@ -15,6 +15,7 @@ mod client;
 mod conversation;
 mod extract;
 mod handle;
+mod reply;
 mod request;
 mod send;
 mod status;

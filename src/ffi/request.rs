@@ -7,10 +7,12 @@ use super::callback::{chatwire_delta_callback, chatwire_done_callback, DeltaSink
 use super::client::chatwire_client;
 use super::conversation::chatwire_conversation;
 use super::handle;
+use super::reply::chatwire_reply;
 use super::status::{chatwire_status, status_of};
 use super::text;
 use crate::error::Error;
 use crate::pending::PendingReply;
+use crate::reply::Reply;
 
 /// A send running on a worker thread, made by chatwire_send_async().
 ///
@@ -23,7 +25,7 @@ use crate::pending::PendingReply;
 pub struct chatwire_request {
     pending: Option<PendingReply>,
     conversation: *mut chatwire_conversation,
-    finished: Option<Result<String, Error>>,
+    finished: Option<Result<Reply, Error>>,
 }
 
 /// Starts sending the conversation on a worker thread and returns at once.
@@ -125,30 +127,61 @@ pub unsafe extern "C" fn chatwire_request_wait(
     boundary::status(|| {
         // SAFETY: per this function's contract.
         let request = unsafe { handle::borrow_mut(request, "request")? };
-        if let Some(pending) = request.pending.take() {
+        let reply = request.finish()?;
+        // SAFETY: per this function's contract.
+        if let Some(out) = unsafe { handle::optional_out(reply_out) } {
+            out.write(text::string_out(&reply.content));
+        }
+        Ok(())
+    })
+}
+
+/// Like chatwire_request_wait(), but hands out the whole reply: on success
+/// `*reply_out` owns a chatwire_reply (free with chatwire_reply_free()).
+///
+/// # Safety
+/// As chatwire_request_wait(); `reply_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_request_wait_reply(
+    request: *mut chatwire_request,
+    reply_out: *mut *mut chatwire_reply,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (request, out) = unsafe {
+            (
+                handle::borrow_mut(request, "request")?,
+                handle::out(reply_out, "reply_out")?,
+            )
+        };
+        let reply = request.finish()?.clone();
+        chatwire_reply::hand_out(reply, out);
+        Ok(())
+    })
+}
+
+impl chatwire_request {
+    /// Waits for the worker once, appends a successful reply to the
+    /// conversation, and keeps the outcome for later waits.
+    fn finish(&mut self) -> Result<&Reply, FfiError> {
+        if let Some(pending) = self.pending.take() {
+            let conversation = self.conversation;
             let outcome = pending.wait().and_then(|reply| {
                 // SAFETY: the caller keeps the conversation alive and leaves
-                // it alone until this wait, as chatwire_send_async() requires.
-                let conversation =
-                    unsafe { handle::borrow_mut(request.conversation, "conversation") };
-                let conversation = conversation.map_err(|_| Error::Cancelled)?;
-                conversation.appendable().append_reply(&reply)?;
-                Ok(reply.content)
+                // it alone until the wait, as chatwire_send_async() requires.
+                let handle = unsafe { handle::borrow_mut(conversation, "conversation") };
+                let handle = handle.map_err(|_| Error::Cancelled)?;
+                handle.appendable().append_reply(&reply)?;
+                Ok(reply)
             });
-            request.finished = Some(outcome);
+            self.finished = Some(outcome);
         }
-        match &request.finished {
-            Some(Ok(content)) => {
-                // SAFETY: per this function's contract.
-                if let Some(out) = unsafe { handle::optional_out(reply_out) } {
-                    out.write(text::string_out(content));
-                }
-                Ok(())
-            }
+        match &self.finished {
+            Some(Ok(reply)) => Ok(reply),
             Some(Err(error)) => Err(FfiError::again(error)),
             None => Err(Error::Cancelled.into()),
         }
-    })
+    }
 }
 
 /// Stops the request if it is still running: it finishes with

@@ -46,6 +46,8 @@ pub enum chatwire_status {
     CHATWIRE_ERR_CANCELLED = 15,
     /// A bug inside chatwire was caught at the API boundary; please report it.
     CHATWIRE_ERR_PANIC = 16,
+    /// The server did not send what was asked for (token usage, say).
+    CHATWIRE_ERR_UNAVAILABLE = 17,
 }
 
 use chatwire_status::*;
@@ -111,7 +113,7 @@ pub(crate) fn status_of(error: &Error) -> chatwire_status {
 }
 
 fn describe(status: c_int) -> &'static CStr {
-    const STATUSES: [&CStr; 17] = [
+    const STATUSES: [&CStr; 18] = [
         c"ok",
         c"a required pointer argument is NULL",
         c"invalid argument",
@@ -129,6 +131,7 @@ fn describe(status: c_int) -> &'static CStr {
         c"no JSON found",
         c"cancelled",
         c"internal error (a caught panic)",
+        c"the server did not send this information",
     ];
     usize::try_from(status)
         .ok()
@@ -162,13 +165,15 @@ mod tests {
 
     #[test]
     fn every_status_has_its_own_text() {
-        let texts: Vec<_> = (0..=CHATWIRE_ERR_PANIC as c_int).map(describe).collect();
+        let texts: Vec<_> = (0..=CHATWIRE_ERR_UNAVAILABLE as c_int)
+            .map(describe)
+            .collect();
         let mut unique = texts.clone();
         unique.sort();
         unique.dedup();
         assert_eq!(unique.len(), texts.len());
         assert_eq!(describe(-1), c"unknown chatwire_status");
-        assert_eq!(describe(17), c"unknown chatwire_status");
+        assert_eq!(describe(18), c"unknown chatwire_status");
     }
 
     #[test]

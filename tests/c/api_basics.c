@@ -14,7 +14,7 @@ static void test_version_and_status_strings(void) {
     CHECK(strstr(chatwire_status_str(CHATWIRE_ERR_AUTH), "401") != NULL);
     CHECK(strcmp(chatwire_status_str(-1), "unknown chatwire_status") == 0);
     CHECK(strcmp(chatwire_status_str(9999), "unknown chatwire_status") == 0);
-    for (int status = CHATWIRE_OK; status <= CHATWIRE_ERR_PANIC; status++) {
+    for (int status = CHATWIRE_OK; status <= CHATWIRE_ERR_UNAVAILABLE; status++) {
         CHECK(chatwire_status_str(status) != NULL);
         CHECK(strcmp(chatwire_status_str(status), "unknown chatwire_status") != 0);
     }

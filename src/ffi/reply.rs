@@ -1,0 +1,278 @@
+//! `chatwire_reply`: a reply with what came with it (finish reason, token
+//! usage, request id, tool calls, the body as received).
+
+use std::ffi::{c_char, c_void, CString};
+
+use super::boundary::{self, FfiError};
+use super::callback::{chatwire_delta_callback, DeltaSink};
+use super::client::chatwire_client;
+use super::conversation::chatwire_conversation;
+use super::handle::{self, Out};
+use super::status::chatwire_status;
+use super::text;
+use crate::reply::Reply;
+
+/// A reply and its metadata, made by chatwire_send_reply(),
+/// chatwire_send_stream_reply() or chatwire_request_wait_reply(), freed by
+/// chatwire_reply_free(). Every string it hands out is borrowed from it and
+/// valid until it is freed. It does not depend on the client or the
+/// conversation, and may be read from any thread.
+pub struct chatwire_reply {
+    reply: Reply,
+    content: CString,
+    finish_reason: Option<CString>,
+    request_id: Option<CString>,
+    json: CString,
+    /// id, name and arguments of each tool call.
+    tool_calls: Vec<[CString; 3]>,
+}
+
+impl chatwire_reply {
+    pub(crate) fn new(reply: Reply) -> chatwire_reply {
+        let optional = |text: &Option<String>| text.as_deref().map(text::c_string);
+        chatwire_reply {
+            content: text::c_string(reply.content.as_str()),
+            finish_reason: optional(&reply.finish_reason),
+            request_id: optional(&reply.request_id),
+            json: text::c_string(reply.json.as_str()),
+            tool_calls: reply
+                .tool_calls
+                .iter()
+                .map(|call| {
+                    [
+                        text::c_string(call.id.as_str()),
+                        text::c_string(call.name.as_str()),
+                        text::c_string(call.arguments.as_str()),
+                    ]
+                })
+                .collect(),
+            reply,
+        }
+    }
+
+    /// Hands a reply to C through an out-parameter.
+    pub(crate) fn hand_out(reply: Reply, out: Out<'_, *mut chatwire_reply>) {
+        out.write(handle::into_c(chatwire_reply::new(reply)));
+    }
+}
+
+fn borrowed(text: &Option<CString>) -> *const c_char {
+    text.as_ref().map_or(std::ptr::null(), |text| text.as_ptr())
+}
+
+/// Like chatwire_send(), but hands out the whole reply: `*reply_out` owns a
+/// chatwire_reply (free with chatwire_reply_free()). The reply, with its tool
+/// calls, is appended to the conversation as with chatwire_send(). When the
+/// model calls tools, chatwire_reply_content() is "" and
+/// chatwire_reply_tool_call() gives each call; append one result per call
+/// with chatwire_conversation_append_tool_result(), then send again.
+///
+/// # Safety
+/// `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_send_reply(
+    client: *mut chatwire_client,
+    conversation: *mut chatwire_conversation,
+    reply_out: *mut *mut chatwire_reply,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (client, conversation, out) = unsafe {
+            (
+                handle::borrow(client, "client")?,
+                handle::borrow_mut(conversation, "conversation")?,
+                handle::out(reply_out, "reply_out")?,
+            )
+        };
+        let reply = client.snapshot().send_reply(conversation.appendable())?;
+        chatwire_reply::hand_out(reply, out);
+        Ok(())
+    })
+}
+
+/// Like chatwire_send_stream(), but hands out the whole reply as a
+/// chatwire_reply (see chatwire_send_reply()); tool calls streamed in
+/// fragments are assembled.
+///
+/// # Safety
+/// As chatwire_send_stream(); `reply_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_send_stream_reply(
+    client: *mut chatwire_client,
+    conversation: *mut chatwire_conversation,
+    on_delta: chatwire_delta_callback,
+    userdata: *mut c_void,
+    reply_out: *mut *mut chatwire_reply,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (client, conversation, out) = unsafe {
+            (
+                handle::borrow(client, "client")?,
+                handle::borrow_mut(conversation, "conversation")?,
+                handle::out(reply_out, "reply_out")?,
+            )
+        };
+        let mut sink = DeltaSink::new(on_delta.ok_or(FfiError::Null("on_delta"))?, userdata);
+        let reply = client
+            .snapshot()
+            .send_stream(conversation.appendable(), |delta| sink.deliver(delta))?;
+        chatwire_reply::hand_out(reply, out);
+        Ok(())
+    })
+}
+
+/// The reply's text; "" when the model only called tools. NULL for a NULL
+/// reply. Borrowed until the reply is freed.
+///
+/// # Safety
+/// `reply` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_reply_content(reply: *const chatwire_reply) -> *const c_char {
+    boundary::value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        Ok(unsafe { handle::borrow(reply, "reply")? }.content.as_ptr())
+    })
+}
+
+/// Why the model stopped: "stop", "length", "tool_calls", "content_filter",
+/// ...; NULL when the server did not say (or for a NULL reply). Borrowed
+/// until the reply is freed.
+///
+/// # Safety
+/// `reply` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_reply_finish_reason(
+    reply: *const chatwire_reply,
+) -> *const c_char {
+    boundary::value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        Ok(borrowed(
+            &unsafe { handle::borrow(reply, "reply")? }.finish_reason,
+        ))
+    })
+}
+
+/// The token counts of the request. Each out-parameter may be NULL when that
+/// count is not wanted. When the server reported no usage:
+/// CHATWIRE_ERR_UNAVAILABLE, and nothing is written.
+///
+/// # Safety
+/// `reply` is NULL or live; each out-parameter is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_reply_usage(
+    reply: *const chatwire_reply,
+    prompt_tokens: *mut u64,
+    completion_tokens: *mut u64,
+    total_tokens: *mut u64,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let reply = unsafe { handle::borrow(reply, "reply")? };
+        let usage = reply
+            .reply
+            .usage
+            .ok_or(FfiError::Unavailable("token usage"))?;
+        for (out, count) in [
+            (prompt_tokens, usage.prompt_tokens),
+            (completion_tokens, usage.completion_tokens),
+            (total_tokens, usage.total_tokens),
+        ] {
+            // SAFETY: per this function's contract.
+            if let Some(out) = unsafe { handle::optional_out(out) } {
+                out.write(count);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The `x-request-id` the server sent, to quote when asking the provider
+/// for help; NULL when it sent none. Borrowed until the reply is freed.
+///
+/// # Safety
+/// `reply` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_reply_request_id(reply: *const chatwire_reply) -> *const c_char {
+    boundary::value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        Ok(borrowed(
+            &unsafe { handle::borrow(reply, "reply")? }.request_id,
+        ))
+    })
+}
+
+/// The response body as received (for a streamed reply: the equivalent
+/// non-streamed body, built from the chunks). Borrowed until the reply is
+/// freed; NULL for a NULL reply.
+///
+/// # Safety
+/// `reply` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_reply_json(reply: *const chatwire_reply) -> *const c_char {
+    boundary::value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        Ok(unsafe { handle::borrow(reply, "reply")? }.json.as_ptr())
+    })
+}
+
+/// How many tools the model called; 0 for a NULL reply.
+///
+/// # Safety
+/// `reply` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_reply_tool_call_count(reply: *const chatwire_reply) -> usize {
+    boundary::value(0, || {
+        // SAFETY: per this function's contract.
+        Ok(unsafe { handle::borrow(reply, "reply")? }.tool_calls.len())
+    })
+}
+
+/// Tool call `index`: its id (to quote in the result), the function's name,
+/// and its arguments exactly as the model wrote them (JSON text, unchecked;
+/// chatwire_extract_json() reads sloppy arguments leniently). Each
+/// out-parameter may be NULL; the strings are borrowed until the reply is
+/// freed. `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT.
+///
+/// # Safety
+/// `reply` is NULL or live; each out-parameter is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_reply_tool_call(
+    reply: *const chatwire_reply,
+    index: usize,
+    id_out: *mut *const c_char,
+    name_out: *mut *const c_char,
+    arguments_out: *mut *const c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let reply = unsafe { handle::borrow(reply, "reply")? };
+        let call = reply.tool_calls.get(index).ok_or_else(|| {
+            crate::Error::InvalidArgument(format!(
+                "no tool call {index}: the reply has {}",
+                reply.tool_calls.len()
+            ))
+        })?;
+        for (out, text) in [
+            (id_out, &call[0]),
+            (name_out, &call[1]),
+            (arguments_out, &call[2]),
+        ] {
+            // SAFETY: per this function's contract.
+            if let Some(out) = unsafe { handle::optional_out(out) } {
+                out.write(text.as_ptr());
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Frees a reply and every string borrowed from it. NULL is ignored.
+///
+/// # Safety
+/// `reply` is NULL or live, and not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_reply_free(reply: *mut chatwire_reply) {
+    // SAFETY: per this function's contract.
+    boundary::release(|| unsafe { handle::free(reply) })
+}
