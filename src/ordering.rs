@@ -245,7 +245,7 @@ mod tests {
             user.clone()
         ])
         .is_ok());
-        assert!(build(&[assistant.clone()]).is_err());
+        assert!(build(std::slice::from_ref(&assistant)).is_err());
         assert!(build(&[user.clone(), user.clone()]).is_err());
         assert!(build(&[user.clone(), assistant.clone(), assistant]).is_err());
         assert!(build(&[user, system]).is_err());

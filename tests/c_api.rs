@@ -157,3 +157,57 @@ fn c_streamed_and_background_sends() {
         );
     });
 }
+
+#[test]
+fn c_reply_metadata_tools_and_images() {
+    let mut server = Server::new();
+    server
+        .mock("POST", PATH)
+        .match_body(Matcher::Regex(r#""content":"meta"\}\]\}$"#.into()))
+        .with_header("x-request-id", "req_meta")
+        .with_body(completion("meta reply"))
+        .create();
+    answer(
+        &mut server,
+        "no usage",
+        200,
+        r#"{"choices":[{"message":{"role":"assistant","content":"counted nothing"}}]}"#,
+    );
+    let calls = json!({"choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+        "tool_calls": [
+            {"id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
+            {"id": "call_b", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}
+        ]}}]});
+    server
+        .mock("POST", PATH)
+        .match_body(Matcher::Regex(r#""content":"tool please"\}\],"tools""#.into()))
+        .with_body(calls.to_string())
+        .create();
+    server
+        .mock("POST", PATH)
+        .match_body(Matcher::Regex(r#""tool_call_id":"call_a"\}\],"tools""#.into()))
+        .with_body(completion("Paris 18 C, Oslo 9 C."))
+        .create();
+    server
+        .mock("POST", PATH)
+        .match_body(Matcher::Regex(r#""type":"image_url""#.into()))
+        .with_body(completion("a pixel"))
+        .create();
+    server
+        .mock("POST", PATH)
+        .match_body(Matcher::Regex(r#""stream":true"#.into()))
+        .with_body(read_data("spec/recorded/llamacpp-stream.sse"))
+        .create();
+    let png = std::env::temp_dir().join(format!("chatwire-c-{}.png", std::process::id()));
+    std::fs::write(
+        &png,
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89",
+    )
+    .unwrap();
+    let url = server.url();
+    for_each_build("tools", |exe| {
+        let out = run(exe, &[&url, png.to_str().unwrap()]);
+        assert!(out.contains(", 0 failed"), "{out}");
+    });
+    std::fs::remove_file(png).unwrap();
+}
