@@ -96,30 +96,45 @@ fn send_round_trips() {
     }
 }
 
-fn cancel_on_silent_server() {
+/// A server that accepts connections, reads the request, and says nothing;
+/// it tells the bench each time a request has arrived.
+fn silent_server() -> (String, std::sync::mpsc::Receiver<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    let rounds = 30;
-    let holder = std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for _ in 0..rounds {
-            let (mut stream, _) = listener.accept().unwrap();
-            let mut buffer = [0u8; 65536];
-            let _ = stream.read(&mut buffer);
-            held.push(stream);
+    let (arrived, arrivals) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let arrived = arrived.clone();
+            std::thread::spawn(move || {
+                let mut buffer = [0u8; 65536];
+                let _ = stream.read(&mut buffer);
+                let _ = arrived.send(());
+                // Hold the connection open, silent, until the client closes it.
+                let _ = stream.read(&mut buffer);
+            });
         }
     });
+    (url, arrivals)
+}
+
+fn cancel_on_silent_server() {
+    let (url, arrivals) = silent_server();
     let client = client(&url);
-    let samples = (0..rounds)
+    let samples = (0..30)
         .map(|_| {
             let pending = client
                 .stream_async(&conversation(0, 1), |_| ControlFlow::Continue(()))
                 .unwrap();
-            std::thread::sleep(Duration::from_millis(20));
+            arrivals.recv_timeout(Duration::from_secs(10)).unwrap();
+            std::thread::sleep(Duration::from_millis(5));
             let started = Instant::now();
             pending.cancel();
             let outcome = pending.wait();
-            assert!(matches!(outcome, Err(chatwire::Error::Cancelled)));
+            assert!(
+                matches!(outcome, Err(chatwire::Error::Cancelled)),
+                "{outcome:?}"
+            );
             started.elapsed()
         })
         .collect();
@@ -127,7 +142,6 @@ fn cancel_on_silent_server() {
         "cancel a streamed request, server silent (target 100 ms)",
         &summarize(samples),
     );
-    holder.join().unwrap();
 }
 
 fn build_large_request() {

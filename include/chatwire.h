@@ -271,6 +271,32 @@ chatwire_status chatwire_client_set_idle_timeout_ms(chatwire_client *client, uin
 chatwire_status chatwire_client_set_max_retries(chatwire_client *client, uint32_t max_retries);
 
 /**
+ * Sets an extra header sent with every request of this client, such as a
+ * gateway's key or a tracing id, replacing one of the same name (names are
+ * case-insensitive); a NULL `value` removes it (removing a header that is
+ * not set is not an error). Sends that start afterwards carry it.
+ *
+ * By default a client sends OpenAI-Organization from $OPENAI_ORG_ID and
+ * OpenAI-Project from $OPENAI_PROJECT_ID (or their entries in ./.env) when
+ * they are set; this function replaces or removes those too.
+ *
+ * Errors: CHATWIRE_ERR_INVALID_ARGUMENT for a name that is not an HTTP
+ * header name, a value that is not a header value (a newline, say), and for
+ * "Authorization", "Content-Type", "Content-Length", "Transfer-Encoding",
+ * "Host" and "Connection", which chatwire or the HTTP layer sets;
+ * CHATWIRE_ERR_NULL_ARGUMENT (`client` or `name` NULL);
+ * CHATWIRE_ERR_INVALID_UTF8. Values may be secrets: chatwire_last_error()
+ * never quotes them. Both strings are copied.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `name` and `value` are NULL or
+ * NUL-terminated.
+ */
+chatwire_status chatwire_client_set_header(chatwire_client *client,
+                                           const char *name,
+                                           const char *value);
+
+/**
  * Frees a client. NULL is ignored.
  *
  * # Safety
@@ -331,8 +357,12 @@ chatwire_status chatwire_conversation_truncate(chatwire_conversation *conversati
  * "response_format", or a server's own extension) and its value as JSON
  * text (e.g. "64", "0.2", "\"auto\"", "{\"type\":\"json_object\"}").
  * A NULL `json_value` removes the field. "model", "messages", "stream" and
- * "stream_options" are refused, as is a value that is not JSON
- * (CHATWIRE_ERR_INVALID_ARGUMENT). Options are kept by
+ * "stream_options" and "tools" are refused, as is a value that is not JSON
+ * (CHATWIRE_ERR_INVALID_ARGUMENT). A value the official schema rejects for a
+ * field it defines (temperature 5, a stop list of 5, a response_format of
+ * unknown type) also gives CHATWIRE_ERR_INVALID_ARGUMENT, and
+ * chatwire_last_error() names the field, the value and the allowed range;
+ * fields the schema does not define are sent as given. Options are kept by
  * chatwire_conversation_to_json() and chatwire_conversation_from_json().
  *
  * # Safety

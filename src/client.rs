@@ -54,6 +54,7 @@ impl fmt::Debug for Client {
             .field("connect_timeout", &self.settings.connect_timeout)
             .field("idle_timeout", &self.settings.idle_timeout)
             .field("max_retries", &self.settings.max_retries)
+            .field("headers", &self.settings.headers)
             .finish()
     }
 }
@@ -260,6 +261,25 @@ impl Client {
     pub fn set_max_retries(&mut self, max_retries: u32) {
         self.settings.max_retries = max_retries;
     }
+
+    /// Sets an extra header sent with every request of this client (not of
+    /// its other clones), replacing one of the same name (names are
+    /// case-insensitive); `None` removes it. See [`ClientBuilder::header`]
+    /// for what is refused.
+    ///
+    /// ```
+    /// let mut client = chatwire::Client::builder()
+    ///     .base_url("http://127.0.0.1:8080")
+    ///     .api_key("sk-local")
+    ///     .build()?;
+    /// client.set_header("X-Trace-Id", Some("run-42"))?;
+    /// client.set_header("X-Trace-Id", None)?;
+    /// assert!(client.set_header("Authorization", Some("Bearer x")).is_err());
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn set_header(&mut self, name: &str, value: Option<&str>) -> Result<()> {
+        self.settings.headers.set(name, value)
+    }
 }
 
 /// The longest timeout accepted: a day is more than any reply takes, and
@@ -287,6 +307,7 @@ pub struct ClientBuilder {
     connect_timeout: Option<Duration>,
     idle_timeout: Option<Duration>,
     max_retries: Option<u32>,
+    headers: Vec<(String, String)>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -298,6 +319,14 @@ impl fmt::Debug for ClientBuilder {
             .field("connect_timeout", &self.connect_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("max_retries", &self.max_retries)
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .map(|(name, _)| name)
+                    .collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -347,13 +376,33 @@ impl ClientBuilder {
         self
     }
 
-    /// Builds the client, resolving the base URL and the key.
+    /// An extra header sent with every request, such as a gateway's own
+    /// key or a tracing id; a later call with the same name (in any case)
+    /// replaces the value. Default: `OpenAI-Organization` from
+    /// `$OPENAI_ORG_ID` and `OpenAI-Project` from `$OPENAI_PROJECT_ID` (or
+    /// their entries in `./.env`), each unless given here.
     ///
-    /// Fails with [`Error::MissingApiKey`] when no key is found and
-    /// [`Error::Config`] for an unusable base URL or key.
+    /// [`build`](Self::build) fails with [`Error::InvalidArgument`] for a name
+    /// that is not an HTTP header name, a value that is not a header value
+    /// (a newline, say), and for `Authorization`, `Content-Type`,
+    /// `Content-Length`, `Transfer-Encoding`, `Host` and `Connection`, which
+    /// chatwire or the HTTP layer sets. Values may be secrets: they never
+    /// appear in `Debug` output or in errors.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Builds the client, resolving the base URL, the key and the headers.
+    ///
+    /// Fails with [`Error::MissingApiKey`] when no key is found,
+    /// [`Error::Config`] for an unusable base URL, key, `$OPENAI_ORG_ID` or
+    /// `$OPENAI_PROJECT_ID`, and [`Error::InvalidArgument`] for a refused
+    /// [`header`](Self::header).
     pub fn build(self) -> Result<Client> {
         let endpoint = config::resolve_endpoint(self.base_url)?;
         let key = config::resolve_api_key(self.api_key)?;
+        let headers = config::resolve_headers(self.headers)?;
         let settings = Settings {
             timeout: checked_timeout(self.timeout.unwrap_or(DEFAULT_TIMEOUT), "timeout")?,
             connect_timeout: checked_timeout(
@@ -365,6 +414,7 @@ impl ClientBuilder {
                 "idle timeout",
             )?,
             max_retries: self.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
+            headers,
         };
         Ok(Client {
             transport: Arc::new(Transport::new(endpoint, key)),

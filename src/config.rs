@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::transport::Headers;
 
 /// The base URL used when none is given and `$OPENAI_BASE_URL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com";
@@ -73,6 +74,37 @@ pub(crate) fn resolve_endpoint(explicit: Option<String>) -> Result<String> {
         .or_else(|| lookup("OPENAI_BASE_URL"))
         .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
     endpoint_url(&base)
+}
+
+/// Headers taken from the environment (or `./.env`) unless given: the
+/// OpenAI organization and project that requests count against.
+pub(crate) const ENV_HEADERS: [(&str, &str); 2] = [
+    ("OpenAI-Organization", "OPENAI_ORG_ID"),
+    ("OpenAI-Project", "OPENAI_PROJECT_ID"),
+];
+
+/// The extra headers: those given (checked, later ones replacing earlier
+/// ones of the same name), then each of [`ENV_HEADERS`] not given whose
+/// variable is set. A variable that cannot be a header value is a
+/// [`Error::Config`] error that does not quote it.
+pub(crate) fn resolve_headers(explicit: Vec<(String, String)>) -> Result<Headers> {
+    let mut headers = Headers::default();
+    for (name, value) in &explicit {
+        headers.set(name, Some(value))?;
+    }
+    for (name, variable) in ENV_HEADERS {
+        if headers.contains(name) {
+            continue;
+        }
+        if let Some(value) = lookup(variable) {
+            headers.set(name, Some(&value)).map_err(|_| {
+                Error::Config(format!(
+                    "{variable} cannot be sent as the {name} header: it contains a control character"
+                ))
+            })?;
+        }
+    }
+    Ok(headers)
 }
 
 /// Turns a base URL into the chat completions endpoint.

@@ -113,9 +113,9 @@ impl Conversation {
     /// the schema does not name inside a checked object. Typed setters such
     /// as [`set_temperature`](Self::set_temperature) cover the common fields.
     ///
-    /// Beyond the schema, which says it only in words: a `json_schema`
-    /// response format's `name` must be 1 to 64 ASCII letters, digits, `_`
-    /// or `-`. Integers may be written `16.0`, as JSON Schema allows.
+    /// One rule goes beyond the schema, which states it only in words: a
+    /// `json_schema` response format's `name` must be 1 to 64 ASCII letters,
+    /// digits, `_` or `-`. As in JSON Schema, an integer may be written `16.0`.
     ///
     /// | field | accepted |
     /// |---|---|
@@ -147,7 +147,6 @@ impl Conversation {
     /// | `moderation` | `{"model": a string, "policy"?: {"input"?, "output"?: {"mode": "score" or "block"} or null} or null}`, or null |
     /// | `function_call` (deprecated) | `"none"`, `"auto"`, or `{"name": a string}` |
     /// | `functions` (deprecated) | an array of 1 to 128 `{"name": a string, "parameters"?: an object}` |
-    ///
     ///
     /// ```
     /// use serde_json::json;

@@ -21,10 +21,10 @@
 //!
 //! Details that follow from "as the schema checks it":
 //! - `null` is accepted only where the schema accepts it (marked "or null"
-//!   below). The OpenAPI `nullable` marks on `max_tokens`, `seed`, `stop`
-//!   and others are not JSON Schema, and the schema rejects `null` there:
-//!   remove the option instead (`None`; `NULL` from C) to get the server's
-//!   default.
+//!   in the table). The OpenAPI `nullable` marks on `max_tokens`, `seed`,
+//!   `stop` and others are not JSON Schema, and the schema rejects `null`
+//!   there: remove the option instead (`None`; `NULL` from C) to get the
+//!   server's default.
 //! - An integer may be written `16.0`, as in JSON Schema; it is sent as written.
 //! - `max_tokens` and `max_completion_tokens` take any integer: the schema
 //!   sets no minimum, and llama.cpp reads `-1` as "no limit".
@@ -98,17 +98,7 @@ const RULES: &[(&str, Rule)] = &[
         or_null(v, |v| one_of(v, &efforts))
     }),
     ("verbosity", |v| or_null(v, |v| one_of(v, &LOW_MEDIUM_HIGH))),
-    ("modalities", |v| {
-        or_null(v, |v| {
-            array(
-                v,
-                0,
-                usize::MAX,
-                "an array of \"text\" and \"audio\"",
-                |v| one_of(v, &["text", "audio"]),
-            )
-        })
-    }),
+    ("modalities", |v| or_null(v, modalities)),
     ("response_format", response_format),
     ("tool_choice", tool_choice),
     ("audio", audio),
@@ -332,6 +322,13 @@ fn stop(value: &Value) -> Checked {
     array(value, 1, 4, expected, string)
 }
 
+fn modalities(value: &Value) -> Checked {
+    let expected = "an array of \"text\" and \"audio\"";
+    array(value, 0, usize::MAX, expected, |modality| {
+        one_of(modality, &["text", "audio"])
+    })
+}
+
 fn response_format(value: &Value) -> Checked {
     let types = ["text", "json_object", "json_schema"];
     required(value, "type", |kind| one_of(kind, &types))?;
@@ -485,6 +482,7 @@ fn prompt_cache_options(value: &Value) -> Checked {
 /// # Ok::<(), chatwire::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ResponseFormat {
     /// Plain text, the default: `{"type": "text"}`.
     Text,
@@ -682,7 +680,7 @@ mod tests {
 
     #[test]
     fn long_values_are_cut_in_messages() {
-        let message = refusal("stop", json!(["x".repeat(300); 5]));
+        let message = refusal("stop", json!(vec!["x".repeat(300); 5]));
         assert!(message.len() < 200, "{message}");
         assert!(message.ends_with("..."), "{message}");
     }

@@ -1,9 +1,12 @@
 //! One HTTP exchange with the server, repeated under the retry policy:
 //! whole bodies for plain requests, a reader for streamed ones.
 
+use std::fmt;
 use std::io::{ErrorKind, Read};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use ureq::http::header::{HeaderName, HeaderValue};
 use ureq::http::Response;
 use ureq::Body;
 
@@ -17,12 +20,85 @@ use crate::retry;
 const MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Per-request settings that may differ between clones of one client.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Settings {
     pub(crate) timeout: Duration,
     pub(crate) connect_timeout: Duration,
     pub(crate) idle_timeout: Duration,
     pub(crate) max_retries: u32,
+    pub(crate) headers: Headers,
+}
+
+/// Headers chatwire sets itself, or the HTTP layer does; a caller's own
+/// value would contradict them.
+const OWN_HEADERS: [&str; 6] = [
+    "authorization",
+    "content-type",
+    "content-length",
+    "transfer-encoding",
+    "host",
+    "connection",
+];
+
+/// The caller's extra request headers, sent with every request. Cheap to
+/// clone (a send takes a copy); the values may be secrets, so `Debug` shows
+/// the names only and no error quotes a value.
+#[derive(Clone, Default)]
+pub(crate) struct Headers(Arc<Vec<(HeaderName, HeaderValue)>>);
+
+impl Headers {
+    /// Sets (replaces) or, with `None`, removes a header. Names are checked
+    /// as HTTP header names, case-insensitively; values as header values.
+    pub(crate) fn set(&mut self, text: &str, value: Option<&str>) -> Result<()> {
+        let name = HeaderName::from_bytes(text.as_bytes()).map_err(|_| {
+            Error::InvalidArgument(format!("{text:?} is not a valid HTTP header name"))
+        })?;
+        if OWN_HEADERS.contains(&name.as_str()) {
+            let why = match name.as_str() {
+                "authorization" => "it carries the API key, which is given to the client",
+                _ => "chatwire or the HTTP layer sets it",
+            };
+            return Err(Error::InvalidArgument(format!(
+                "the {text} header cannot be set: {why}"
+            )));
+        }
+        let value = value
+            .map(|value| {
+                let mut value = HeaderValue::from_str(value).map_err(|_| {
+                    Error::InvalidArgument(format!(
+                        "the value of the {text} header is not a valid HTTP header value (a control character, such as a newline?)"
+                    ))
+                })?;
+                value.set_sensitive(true);
+                Ok::<_, Error>(value)
+            })
+            .transpose()?;
+        let headers = Arc::make_mut(&mut self.0);
+        headers.retain(|(old, _)| *old != name);
+        if let Some(value) = value {
+            headers.push((name, value));
+        }
+        Ok(())
+    }
+
+    /// True when a header of that name (in any case) is set.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.0
+            .iter()
+            .any(|(set, _)| set.as_str().eq_ignore_ascii_case(name))
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &(HeaderName, HeaderValue)> {
+        self.0.iter()
+    }
+}
+
+impl fmt::Debug for Headers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, _)| name.as_str()))
+            .finish()
+    }
 }
 
 /// A 2xx body and the request id that came with it.
@@ -136,7 +212,7 @@ impl Transport {
             request_id: request_id(&response),
             reader: Box::new(response.into_body().into_reader()),
             token: stoppable.token.clone(),
-            settings: *settings,
+            settings: settings.clone(),
             endpoint: self.endpoint.clone(),
             _idle_watch: idle_watch,
         })
@@ -153,7 +229,15 @@ impl Transport {
             if let Some(token) = token {
                 token.check()?;
             }
-            let (error, retry_after) = match attempt() {
+            let outcome = attempt();
+            // A cancel or the idle watch closes the connection under the
+            // attempt, which then fails with a plain I/O error: say why instead.
+            if let Some(error) =
+                token.and_then(|token| stop_reason(token, &self.endpoint, settings))
+            {
+                return Err(error);
+            }
+            let (error, retry_after) = match outcome {
                 Attempt::Done(value) => return Ok(value),
                 Attempt::Failed(error) => return Err(error),
                 Attempt::Retryable { error, retry_after } => (error, retry_after),
@@ -182,15 +266,18 @@ impl Transport {
         body: &[u8],
         settings: &Settings,
     ) -> Attempt<Response<Body>> {
-        let sent = agent
+        let mut request = agent
             .post(&self.endpoint)
             .config()
             .timeout_global(Some(settings.timeout))
             .timeout_connect(Some(settings.connect_timeout))
             .build()
             .header("Authorization", self.key.bearer())
-            .content_type("application/json")
-            .send(body);
+            .content_type("application/json");
+        for (name, value) in settings.headers.iter() {
+            request = request.header(name, value);
+        }
+        let sent = request.send(body);
         let mut response = match sent {
             Ok(response) => response,
             Err(error) => return self.transport_failure(error, settings, None),
@@ -305,13 +392,29 @@ impl StreamReader {
                 self.token.touch();
                 Ok(read)
             }
-            Err(_) if self.token.is_cancelled() => Err(Error::Cancelled),
-            Err(_) if self.token.idle_expired() => Err(Error::Timeout(format!(
-                "the stream from {} was silent for {:?}",
-                self.endpoint, self.settings.idle_timeout
-            ))),
-            Err(error) if is_timeout(&error) => Err(timed_out(&self.endpoint, &self.settings)),
-            Err(error) => Err(transport_error(&self.endpoint, error)),
+            Err(error) => Err(stop_reason(&self.token, &self.endpoint, &self.settings)
+                .unwrap_or_else(|| read_failure(&self.endpoint, &self.settings, error))),
         }
+    }
+}
+
+/// Why a stoppable request was stopped, if it was.
+fn stop_reason(token: &CancelToken, endpoint: &str, settings: &Settings) -> Option<Error> {
+    if token.is_cancelled() {
+        Some(Error::Cancelled)
+    } else if token.idle_expired() {
+        Some(Error::Timeout(format!(
+            "the stream from {endpoint} was silent for {:?}",
+            settings.idle_timeout
+        )))
+    } else {
+        None
+    }
+}
+
+fn read_failure(endpoint: &str, settings: &Settings, error: std::io::Error) -> Error {
+    match error {
+        error if is_timeout(&error) => timed_out(endpoint, settings),
+        error => transport_error(endpoint, error),
     }
 }

@@ -33,11 +33,12 @@ fn answer(server: &mut ServerGuard, last_user: &str, status: usize, body: &str) 
 #[test]
 fn c_send_against_a_mock_server() {
     let mut server = Server::new();
+    // Records every body and answers none: the mocks below answer.
     let schema_checks = Bodies::default();
+    let record = schema_checks.recorder();
     server
         .mock("POST", PATH)
-        .match_request(schema_checks.recorder())
-        .match_request(|_| false)
+        .match_request(move |request| !record(request))
         .create();
     answer(&mut server, "turn-1", 200, &completion("reply one"));
     answer(&mut server, "turn-2", 200, &completion("reply two"));
@@ -101,7 +102,9 @@ fn c_send_against_a_mock_server() {
         let out = run(exe, &[&url, &closed]);
         assert!(out.contains(", 0 failed"), "{out}");
     });
-    for body in schema_checks.all() {
+    let bodies = schema_checks.all();
+    assert!(!bodies.is_empty());
+    for body in bodies {
         assert_valid_request(&body);
     }
 }
@@ -174,18 +177,22 @@ fn c_reply_metadata_tools_and_images() {
         r#"{"choices":[{"message":{"role":"assistant","content":"counted nothing"}}]}"#,
     );
     let calls = json!({"choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
-        "tool_calls": [
-            {"id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
-            {"id": "call_b", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}
-        ]}}]});
+    "tool_calls": [
+        {"id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
+        {"id": "call_b", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}
+    ]}}]});
     server
         .mock("POST", PATH)
-        .match_body(Matcher::Regex(r#""content":"tool please"\}\],"tools""#.into()))
+        .match_body(Matcher::Regex(
+            r#""content":"tool please"\}\],"tools""#.into(),
+        ))
         .with_body(calls.to_string())
         .create();
     server
         .mock("POST", PATH)
-        .match_body(Matcher::Regex(r#""tool_call_id":"call_a"\}\],"tools""#.into()))
+        .match_body(Matcher::Regex(
+            r#""tool_call_id":"call_a"\}\],"tools""#.into(),
+        ))
         .with_body(completion("Paris 18 C, Oslo 9 C."))
         .create();
     server

@@ -123,7 +123,11 @@ fn e2e_malformed_request_is_400_with_the_server_message() {
     };
     let mut conversation = server.conversation();
     conversation
-        .set_option("response_format", Some(json!({"type": "no_such_format"})))
+        .set_option(
+            "response_format",
+            Some(json!({"type": "json_schema",
+                        "json_schema": {"name": "x", "schema": {"type": "no_such_type"}}})),
+        )
         .unwrap();
     conversation.user("Hello").unwrap();
     let err = server

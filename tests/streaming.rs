@@ -411,3 +411,57 @@ fn async_send_is_a_future() {
     assert!(reply.content.starts_with("Yo"));
     assert!(counted.load(std::sync::atomic::Ordering::SeqCst) > 3);
 }
+
+/// A server that reads the request and never answers, not even a status line.
+fn mute_server() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(4) {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                use std::io::Read;
+                let mut buffer = [0u8; 65536];
+                // Until the client hangs up.
+                while matches!(stream.read(&mut buffer), Ok(read) if read > 0) {}
+            });
+        }
+    });
+    url
+}
+
+#[test]
+fn cancel_before_the_server_sends_any_header() {
+    let client = streaming_client(&mute_server());
+    let pending = client
+        .stream_async(&conversation(), |_| ControlFlow::Continue(()))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    pending.cancel();
+    let err = pending.wait().unwrap_err();
+    assert!(matches!(err, Error::Cancelled), "{err:?}");
+    assert!(started.elapsed() < Duration::from_secs(1));
+
+    let pending = client.send_async(&conversation()).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    pending.cancel();
+    assert!(matches!(pending.wait(), Err(Error::Cancelled)));
+}
+
+#[test]
+fn idle_timeout_covers_the_wait_for_the_first_byte() {
+    let client = Client::builder()
+        .base_url(mute_server())
+        .api_key(KEY)
+        .idle_timeout(Duration::from_millis(300))
+        .max_retries(0)
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let err = client
+        .send_stream(&mut conversation(), |_| ControlFlow::Continue(()))
+        .unwrap_err();
+    assert!(matches!(err, Error::Timeout(_)), "{err:?}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}

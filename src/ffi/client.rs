@@ -144,6 +144,45 @@ pub unsafe extern "C" fn chatwire_client_set_max_retries(
     })
 }
 
+/// Sets an extra header sent with every request of this client, such as a
+/// gateway's key or a tracing id, replacing one of the same name (names are
+/// case-insensitive); a NULL `value` removes it (removing a header that is
+/// not set is not an error). Sends that start afterwards carry it.
+///
+/// By default a client sends OpenAI-Organization from $OPENAI_ORG_ID and
+/// OpenAI-Project from $OPENAI_PROJECT_ID (or their entries in ./.env) when
+/// they are set; this function replaces or removes those too.
+///
+/// Errors: CHATWIRE_ERR_INVALID_ARGUMENT for a name that is not an HTTP
+/// header name, a value that is not a header value (a newline, say), and for
+/// "Authorization", "Content-Type", "Content-Length", "Transfer-Encoding",
+/// "Host" and "Connection", which chatwire or the HTTP layer sets;
+/// CHATWIRE_ERR_NULL_ARGUMENT (`client` or `name` NULL);
+/// CHATWIRE_ERR_INVALID_UTF8. Values may be secrets: chatwire_last_error()
+/// never quotes them. Both strings are copied.
+///
+/// # Safety
+/// `client` is NULL or a live client; `name` and `value` are NULL or
+/// NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_set_header(
+    client: *mut chatwire_client,
+    name: *const c_char,
+    value: *const c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: per this function's contract.
+        let (client, name, value) = unsafe {
+            (
+                handle::borrow(client, "client")?,
+                text::str_in(name, "name")?,
+                text::opt_str_in(value, "value")?,
+            )
+        };
+        client.update(|client| client.set_header(name, value))
+    })
+}
+
 /// Frees a client. NULL is ignored.
 ///
 /// # Safety

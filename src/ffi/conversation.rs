@@ -168,8 +168,12 @@ pub unsafe extern "C" fn chatwire_conversation_truncate(
 /// "response_format", or a server's own extension) and its value as JSON
 /// text (e.g. "64", "0.2", "\"auto\"", "{\"type\":\"json_object\"}").
 /// A NULL `json_value` removes the field. "model", "messages", "stream" and
-/// "stream_options" are refused, as is a value that is not JSON
-/// (CHATWIRE_ERR_INVALID_ARGUMENT). Options are kept by
+/// "stream_options" and "tools" are refused, as is a value that is not JSON
+/// (CHATWIRE_ERR_INVALID_ARGUMENT). A value the official schema rejects for a
+/// field it defines (temperature 5, a stop list of 5, a response_format of
+/// unknown type) also gives CHATWIRE_ERR_INVALID_ARGUMENT, and
+/// chatwire_last_error() names the field, the value and the allowed range;
+/// fields the schema does not define are sent as given. Options are kept by
 /// chatwire_conversation_to_json() and chatwire_conversation_from_json().
 ///
 /// # Safety
