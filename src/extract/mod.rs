@@ -76,6 +76,7 @@
 //! well under a second, and nesting never touches the thread's stack.
 
 mod candidates;
+mod cursor;
 mod ingredients;
 mod numbers;
 mod prompt;

@@ -5,6 +5,8 @@
 //! Shared by the repairing scanner (numbers in JSON values) and by the
 //! ingredient reader (quantities given as strings such as `"1 1/2"`).
 
+use super::cursor::Cursor;
+
 /// A number read from text.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Number {
@@ -122,41 +124,6 @@ pub(crate) fn starts_number(c: char, next: Option<char>) -> bool {
 
 fn starts_unicode_fraction(c: char) -> bool {
     vulgar_value(c).is_some() || c == NUMERATOR_ONE || superscript_digit(c).is_some()
-}
-
-/// A tiny cursor over a `&str` that only ever stops on char boundaries.
-struct Cursor<'a> {
-    text: &'a str,
-    pos: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn rest(&self) -> &'a str {
-        self.text.get(self.pos..).unwrap_or("")
-    }
-
-    fn peek(&self) -> Option<char> {
-        self.rest().chars().next()
-    }
-
-    fn peek_second(&self) -> Option<char> {
-        self.rest().chars().nth(1)
-    }
-
-    fn bump(&mut self) -> Option<char> {
-        let c = self.peek()?;
-        self.pos += c.len_utf8();
-        Some(c)
-    }
-
-    /// Consumes a run of ASCII digits and returns it (possibly empty).
-    fn digits(&mut self) -> &'a str {
-        let rest = self.rest();
-        let len = rest.bytes().take_while(u8::is_ascii_digit).count();
-        self.pos += len;
-        // ASCII digits are one byte each, so `len` is a char boundary.
-        rest.get(..len).unwrap_or("")
-    }
 }
 
 /// Reads the number at the start of `text` and returns it with the number

@@ -7,6 +7,7 @@
 //! never rewritten. The repairs are listed in the module docs of
 //! `extract`; each one is marked `Repair:` below.
 
+use super::cursor::Cursor;
 use super::numbers::{self, NumberError};
 use super::strings::{self, LineCache};
 
@@ -92,8 +93,7 @@ struct Frame {
 }
 
 struct Scanner<'a> {
-    text: &'a str,
-    pos: usize,
+    cursor: Cursor<'a>,
     out: String,
     stack: Vec<Frame>,
     /// Whether the current top-level value holds anything complete; a cut-off
@@ -106,8 +106,7 @@ struct Scanner<'a> {
 impl<'a> Scanner<'a> {
     fn new(text: &'a str, start: usize, lines: LineCache) -> Self {
         Scanner {
-            text,
-            pos: start,
+            cursor: Cursor { text, pos: start },
             out: String::new(),
             stack: Vec::new(),
             content: false,
@@ -118,15 +117,15 @@ impl<'a> Scanner<'a> {
     /// One top-level value, or several in a row (made into an array).
     fn values(&mut self) -> Result<Repaired, RepairError> {
         self.skip_trivia();
-        if !matches!(self.peek(), Some('{' | '[')) {
+        if !matches!(self.cursor.peek(), Some('{' | '[')) {
             return Err(self.error_here("expected '{' or '['"));
         }
         self.container()?;
         let mut count = 1;
-        let mut good = (self.pos, self.out.len());
+        let mut good = (self.cursor.pos, self.out.len());
         loop {
             self.skip_separators();
-            if !matches!(self.peek(), Some('{' | '[')) {
+            if !matches!(self.cursor.peek(), Some('{' | '[')) {
                 break;
             }
             self.out.push(',');
@@ -134,7 +133,7 @@ impl<'a> Scanner<'a> {
                 break;
             }
             count += 1;
-            good = (self.pos, self.out.len());
+            good = (self.cursor.pos, self.out.len());
         }
         let (end, out_len) = good;
         self.out.truncate(out_len);
@@ -143,31 +142,13 @@ impl<'a> Scanner<'a> {
         Ok(Repaired { json, end })
     }
 
-    fn rest(&self) -> &'a str {
-        self.text.get(self.pos..).unwrap_or("")
-    }
-
-    fn peek(&self) -> Option<char> {
-        self.rest().chars().next()
-    }
-
-    fn peek_second(&self) -> Option<char> {
-        self.rest().chars().nth(1)
-    }
-
-    fn bump(&mut self) -> Option<char> {
-        let c = self.peek()?;
-        self.pos += c.len_utf8();
-        Some(c)
-    }
-
     fn error_here(&self, expected: &str) -> RepairError {
-        let message = match self.peek() {
+        let message = match self.cursor.peek() {
             Some(c) => format!("{expected}, found {}", describe(c)),
             None => format!("{expected}, found the end of the text"),
         };
         RepairError {
-            offset: self.pos,
+            offset: self.cursor.pos,
             message,
         }
     }
@@ -176,13 +157,13 @@ impl<'a> Scanner<'a> {
     /// and `//` line comments and `/* */` block comments are skipped.
     fn skip_trivia(&mut self) {
         loop {
-            let rest = self.rest();
-            if let Some(c) = self.peek().filter(|&c| is_space(c)) {
-                self.pos += c.len_utf8();
+            let rest = self.cursor.rest();
+            if let Some(c) = self.cursor.peek().filter(|&c| is_space(c)) {
+                self.cursor.pos += c.len_utf8();
             } else if rest.starts_with("//") {
-                self.pos += rest.find('\n').unwrap_or(rest.len());
+                self.cursor.pos += rest.find('\n').unwrap_or(rest.len());
             } else if let Some(body) = rest.strip_prefix("/*") {
-                self.pos += body.find("*/").map_or(rest.len(), |end| end + 4);
+                self.cursor.pos += body.find("*/").map_or(rest.len(), |end| end + 4);
             } else {
                 return;
             }
@@ -193,10 +174,10 @@ impl<'a> Scanner<'a> {
     fn skip_separators(&mut self) {
         loop {
             self.skip_trivia();
-            if self.peek() != Some(',') {
+            if self.cursor.peek() != Some(',') {
                 return;
             }
-            self.bump();
+            self.cursor.bump();
         }
     }
 
@@ -207,7 +188,7 @@ impl<'a> Scanner<'a> {
         self.open()?;
         while let Some(frame) = self.stack.last().copied() {
             self.skip_trivia();
-            let Some(c) = self.peek() else {
+            let Some(c) = self.cursor.peek() else {
                 return self.close_truncated();
             };
             match (frame.kind, frame.expect) {
@@ -225,7 +206,7 @@ impl<'a> Scanner<'a> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(self.error_here(&format!("nesting deeper than {MAX_DEPTH} levels")));
         }
-        let kind = match self.bump() {
+        let kind = match self.cursor.bump() {
             Some('{') => Kind::Object,
             Some('[') => Kind::Array,
             _ => return Err(self.error_here("expected '{' or '['")),
@@ -278,7 +259,7 @@ impl<'a> Scanner<'a> {
             // Repair: trailing, leading and doubled commas are dropped, and a
             // missing comma is supplied (commas are written lazily).
             ',' => {
-                self.bump();
+                self.cursor.bump();
                 Ok(())
             }
             _ if self.skip_ellipsis() => Ok(()),
@@ -296,8 +277,8 @@ impl<'a> Scanner<'a> {
     /// Repair: an unquoted key (`{name: "x"}`, also Python's `{1: "x"}`) is
     /// quoted, but only when a colon follows, so prose in braces is refused.
     fn bare_key(&mut self) -> Result<(), RepairError> {
-        let start = self.pos;
-        let rest = self.rest();
+        let start = self.cursor.pos;
+        let rest = self.cursor.rest();
         let len = rest
             .char_indices()
             .find(|&(_, c)| !(is_word_char(c) || c == '-'))
@@ -313,7 +294,7 @@ impl<'a> Scanner<'a> {
                 message: format!("expected a key or '}}', found the word '{}'", shorten(word)),
             });
         }
-        self.pos += len;
+        self.cursor.pos += len;
         self.begin_item();
         self.out.push('"');
         strings::push_escaped_str(&mut self.out, word);
@@ -326,7 +307,7 @@ impl<'a> Scanner<'a> {
         if c != ':' {
             return Err(self.error_here("expected ':' after the key"));
         }
-        self.bump();
+        self.cursor.bump();
         self.out.push(':');
         self.set_expect(Expect::Value);
         Ok(())
@@ -351,7 +332,7 @@ impl<'a> Scanner<'a> {
         match c {
             ']' | '}' => self.close(c),
             ',' => {
-                self.bump();
+                self.cursor.bump();
                 Ok(())
             }
             _ if self.skip_ellipsis() => Ok(()),
@@ -365,7 +346,7 @@ impl<'a> Scanner<'a> {
     /// Repair: `...` or `…` standing for "and so on" in place of an element
     /// or member is dropped.
     fn skip_ellipsis(&mut self) -> bool {
-        let rest = self.rest();
+        let rest = self.cursor.rest();
         let len = if rest.starts_with("...") {
             rest.bytes().take_while(|b| *b == b'.').count()
         } else if rest.starts_with('…') {
@@ -373,13 +354,13 @@ impl<'a> Scanner<'a> {
         } else {
             return false;
         };
-        self.pos += len;
+        self.cursor.pos += len;
         true
     }
 
     /// Reads one value; the caller has already begun the item.
     fn value(&mut self, c: char) -> Result<(), RepairError> {
-        let next = self.peek_second();
+        let next = self.cursor.peek_second();
         match c {
             '{' | '[' => self.open(),
             _ if strings::is_quote(c) => {
@@ -392,7 +373,7 @@ impl<'a> Scanner<'a> {
             // A sign cut off by the end of the text: drop it, and the
             // truncation repair drops the unfinished member.
             '-' | '+' if next.is_none() => {
-                self.bump();
+                self.cursor.bump();
                 self.unbegin_item();
                 Ok(())
             }
@@ -420,15 +401,15 @@ impl<'a> Scanner<'a> {
     /// Repair: fractions, mixed numbers, vulgar fractions, `+1`, `.5`, `1.`,
     /// leading zeros (see `numbers`). A zero denominator fails the candidate.
     fn number(&mut self) -> Result<(), RepairError> {
-        match numbers::lex_number(self.rest()) {
+        match numbers::lex_number(self.cursor.rest()) {
             Ok((number, len)) => {
-                self.pos += len;
+                self.cursor.pos += len;
                 self.out.push_str(&number.to_json());
                 self.content = true;
                 Ok(())
             }
             Err(NumberError::DivisionByZero { offset }) => Err(RepairError {
-                offset: self.pos + offset,
+                offset: self.cursor.pos + offset,
                 message: "division by zero in a fraction".to_owned(),
             }),
             Err(NumberError::NotANumber) => Err(self.error_here("expected a value")),
@@ -440,8 +421,8 @@ impl<'a> Scanner<'a> {
     /// `null`; JSON has no NaN or infinity. A literal cut off by the end of
     /// the text (`tru`) is completed. Any other bare word fails the candidate.
     fn word(&mut self) -> Result<(), RepairError> {
-        let start = self.pos;
-        let rest = self.rest();
+        let start = self.cursor.pos;
+        let rest = self.cursor.rest();
         let len = rest
             .char_indices()
             .find(|&(_, c)| !is_word_char(c))
@@ -451,7 +432,7 @@ impl<'a> Scanner<'a> {
         let literal = literal_json(word).or_else(|| at_end.then(|| literal_prefix(word)).flatten());
         match literal {
             Some(json) => {
-                self.pos += len;
+                self.cursor.pos += len;
                 self.out.push_str(json);
                 self.content = true;
                 Ok(())
@@ -465,21 +446,21 @@ impl<'a> Scanner<'a> {
 
     /// `-Infinity`, `+inf`, `-NaN`: all null.
     fn signed_word(&mut self) -> Result<(), RepairError> {
-        let start = self.pos;
-        self.bump();
-        let rest = self.rest();
+        let start = self.cursor.pos;
+        self.cursor.bump();
+        let rest = self.cursor.rest();
         let len = rest
             .char_indices()
             .find(|&(_, c)| !is_word_char(c))
             .map_or(rest.len(), |(i, _)| i);
         let word = rest.get(..len).unwrap_or("").to_ascii_lowercase();
         if matches!(word.as_str(), "infinity" | "inf" | "nan") {
-            self.pos += len;
+            self.cursor.pos += len;
             self.out.push_str("null");
             self.content = true;
             return Ok(());
         }
-        self.pos = start;
+        self.cursor.pos = start;
         Err(self.error_here("expected a value"))
     }
 
@@ -508,7 +489,7 @@ impl<'a> Scanner<'a> {
                 self.stack.pop();
             }
         }
-        self.bump();
+        self.cursor.bump();
         self.content = true;
         Ok(())
     }
@@ -560,7 +541,12 @@ impl<'a> Scanner<'a> {
 
     /// Reads a string (see `strings` for its repairs).
     fn string(&mut self) {
-        self.pos = strings::read_string(self.text, self.pos, &mut self.out, &mut self.lines);
+        self.cursor.pos = strings::read_string(
+            self.cursor.text,
+            self.cursor.pos,
+            &mut self.out,
+            &mut self.lines,
+        );
     }
 }
 

@@ -78,8 +78,9 @@ pub unsafe extern "C" fn chatwire_extract_ingredients(
             )
         };
         let items = crate::extract_ingredients(input)?;
-        // Strings, finite floats and options always serialize.
-        let json = serde_json::to_string(&items).expect("ingredients serialize");
+        let json = serde_json::to_string(&items).map_err(|err| {
+            crate::Error::NoJson(format!("the list could not be written as JSON: {err}"))
+        })?;
         out.write(text::string_out(&json));
         Ok(())
     })
