@@ -188,7 +188,7 @@ impl Transport {
                         &String::from_utf8_lossy(err.as_bytes()),
                     )),
                 },
-                Err(error) => self.transport_failure(error, settings, token),
+                Err(error) => self.transport_failure(error, settings),
             }
         })
     }
@@ -280,7 +280,7 @@ impl Transport {
         let sent = request.send(body);
         let mut response = match sent {
             Ok(response) => response,
-            Err(error) => return self.transport_failure(error, settings, None),
+            Err(error) => return self.transport_failure(error, settings),
         };
         let status = response.status().as_u16();
         if (200..300).contains(&status) {
@@ -307,15 +307,7 @@ impl Transport {
     }
 
     /// Sorts ureq's errors into timeouts, retryable connection trouble, and the rest.
-    fn transport_failure<T>(
-        &self,
-        error: ureq::Error,
-        settings: &Settings,
-        token: Option<&CancelToken>,
-    ) -> Attempt<T> {
-        if token.is_some_and(CancelToken::is_cancelled) {
-            return Attempt::Failed(Error::Cancelled);
-        }
+    fn transport_failure<T>(&self, error: ureq::Error, settings: &Settings) -> Attempt<T> {
         let endpoint = &self.endpoint;
         match error {
             ureq::Error::Timeout(_) => retryable(timed_out(endpoint, settings)),
