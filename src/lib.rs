@@ -22,7 +22,25 @@
 //! # Ok::<(), chatwire::Error>(())
 //! ```
 //!
+//! Beyond that one call:
+//!
+//! - streaming: [`Client::send_stream`] (a callback), [`Client::stream`] (an
+//!   iterator, [`ReplyStream`]), and background sends with
+//!   [`Client::send_async`] / [`Client::stream_async`], whose
+//!   [`PendingReply`] can be waited on, polled, cancelled or awaited in any
+//!   executor, with no async runtime;
+//! - [`Client::send_reply`] returns the whole [`Reply`]: finish reason,
+//!   [`Usage`], request id, tool calls, the body as received;
+//! - tools ([`Tool`], [`ToolCall`], [`Conversation::tool_result`]) and images
+//!   ([`Image`], [`Conversation::user_image`]);
+//! - request options ([`Conversation::set_option`] and typed setters such as
+//!   [`Conversation::set_temperature`]) and extra headers;
+//! - [`extract_json`] and the rest of [`mod@extract`]: the JSON in a model's
+//!   almost-JSON reply.
+//!
 //! Errors are [`Error`] values whose messages never contain the API key.
+//! The C API (`include/chatwire.h`) is the same core behind `extern "C"`
+//! functions; see the README.
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
