@@ -33,6 +33,7 @@ static const char *ROLE_NAMES[] = {"system", "user", "assistant"};
 
 static void report_error(const char *what, chatwire_status status) {
     int http = chatwire_last_http_status();
+    fflush(stdout); /* keep the transcript in order when both go to one place */
     fprintf(stderr, "error: %s: %s", what, chatwire_status_str(status));
     if (http != 0) {
         fprintf(stderr, " (HTTP %d)", http);

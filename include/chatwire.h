@@ -327,7 +327,9 @@ chatwire_status chatwire_conversation_set_system(chatwire_conversation *conversa
 
 /**
  * Appends a message (content copied). `role` is a chatwire_role; any other
- * value gives CHATWIRE_ERR_INVALID_ARGUMENT. A message that breaks the
+ * value gives CHATWIRE_ERR_INVALID_ARGUMENT. A tool result needs the id of
+ * its call: append it with chatwire_conversation_append_tool_result()
+ * (CHATWIRE_ROLE_TOOL here gives CHATWIRE_ERR_INVALID_CONVERSATION). A message that breaks the
  * ordering (at most one system message, first; then user and assistant
  * alternate, starting with user) gives CHATWIRE_ERR_INVALID_CONVERSATION,
  * and chatwire_last_error() says what was expected. On failure nothing changes.
@@ -448,7 +450,8 @@ const char *chatwire_conversation_content(const chatwire_conversation *conversat
 
 /**
  * Writes the conversation as JSON, the request shape
- * {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}.
+ * {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}, plus
+ * "tools" and the options when there are any, so that nothing is lost.
  * On success `*json_out` owns the text; free with chatwire_string_free().
  *
  * # Safety
@@ -849,8 +852,10 @@ const char *chatwire_status_str(int status);
 const char *chatwire_version(void);
 
 /**
- * Sends the conversation and streams the reply: `on_delta` gets each piece
- * of text as it arrives, on the calling thread, with `userdata`.
+ * Sends the conversation and streams the reply: `on_delta` (required; NULL
+ * gives CHATWIRE_ERR_NULL_ARGUMENT) gets each piece of text as it arrives,
+ * on the calling thread, with `userdata`. A server that answers with one
+ * JSON body instead of a stream is accepted: its text arrives as one delta.
  *
  * When the reply is complete it is appended to the conversation and, if
  * `reply_out` is not NULL, `*reply_out` owns a copy (equal to all deltas
@@ -860,8 +865,8 @@ const char *chatwire_version(void);
  * the conversation is exactly as before.
  *
  * # Safety
- * `client` and `conversation` are NULL or live; `on_delta` is a valid
- * callback or NULL; `reply_out` is NULL or writable.
+ * `client` and `conversation` are NULL or live; `on_delta` is NULL or a
+ * valid callback; `reply_out` is NULL or writable.
  */
 chatwire_status chatwire_send_stream(chatwire_client *client,
                                      chatwire_conversation *conversation,

@@ -42,6 +42,8 @@ struct State {
     agent: Option<ureq::Agent>,
     last_activity: Option<Instant>,
     watching: bool,
+    /// Pausing between retries: the server owes nothing, so the idle watch waits.
+    pausing: bool,
 }
 
 impl CancelToken {
@@ -81,22 +83,29 @@ impl CancelToken {
     }
 
     /// Sleeps for `pause` (between retries), waking early to fail when cancelled.
+    /// The pause does not count as silence for the idle watch.
     pub(crate) fn sleep(&self, pause: Duration) -> Result<()> {
         let deadline = Instant::now() + pause;
         let mut state = self.lock();
-        while !state.cancelled {
-            let now = Instant::now();
-            if now >= deadline {
-                return Ok(());
-            }
+        state.pausing = true;
+        while !state.cancelled && Instant::now() < deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
             state = self
                 .0
                 .changed
-                .wait_timeout(state, deadline - now)
+                .wait_timeout(state, left)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
-        Err(Error::Cancelled)
+        state.pausing = false;
+        state.last_activity = Some(Instant::now());
+        let cancelled = state.cancelled;
+        drop(state);
+        self.0.changed.notify_all();
+        if cancelled {
+            return Err(Error::Cancelled);
+        }
+        Ok(())
     }
 
     /// Hands over the agent whose connection a cancel must shut down.
@@ -142,6 +151,14 @@ impl CancelToken {
     fn run_idle_watch(&self, idle: Duration) {
         let mut state = self.lock();
         while state.watching && !state.cancelled {
+            if state.pausing {
+                state = self
+                    .0
+                    .changed
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+                continue;
+            }
             let since = state
                 .last_activity
                 .map_or(Duration::ZERO, |at| at.elapsed());
@@ -206,6 +223,15 @@ mod tests {
         let token = CancelToken::new();
         assert!(token.sleep(Duration::from_millis(10)).is_ok());
         assert!(token.check().is_ok());
+    }
+
+    #[test]
+    fn a_pause_between_retries_is_not_silence() {
+        let token = CancelToken::new();
+        let watch = token.watch_idle(Duration::from_millis(50));
+        token.sleep(Duration::from_millis(300)).unwrap();
+        assert!(!token.idle_expired());
+        drop(watch);
     }
 
     #[test]

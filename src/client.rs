@@ -289,7 +289,8 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 fn checked_timeout(duration: Duration, what: &str) -> Result<Duration> {
     if duration.is_zero() || duration > MAX_TIMEOUT {
         return Err(Error::InvalidArgument(format!(
-            "the {what} must be longer than zero and at most 24 hours, not {duration:?}"
+            "the {what} must be longer than zero and at most 24 hours, not {} ms",
+            duration.as_millis()
         )));
     }
     Ok(duration)

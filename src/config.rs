@@ -128,15 +128,35 @@ pub(crate) fn endpoint_url(base: &str) -> Result<String> {
 }
 
 fn check_base_url(url: &str, original: &str) -> Result<()> {
-    let bad = |why: &str| Error::Config(format!("base URL {original:?} {why}"));
+    // A URL with '@' may carry a password: never quote it.
+    let shown = if original.contains('@') {
+        "(not shown: it contains '@')".to_owned()
+    } else {
+        format!("{original:?}")
+    };
+    let bad = |why: &str| Error::Config(format!("base URL {shown} {why}"));
     let uri: ureq::http::Uri = url.parse().map_err(|_| bad("is not a valid URL"))?;
     match uri.scheme_str() {
         Some("http") | Some("https") => {}
         Some(_) => return Err(bad("must start with http:// or https://")),
         None => return Err(bad("needs a scheme, e.g. http://localhost:8080")),
     }
+    let authority = uri.authority().map_or("", |authority| authority.as_str());
+    if authority.contains('@') {
+        return Err(bad(
+            "must not hold a user name or password: the API key (or a header) authenticates",
+        ));
+    }
     if uri.host().is_none_or(str::is_empty) {
         return Err(bad("has no host"));
+    }
+    // The text after the last ':' is a port, except in a bare IPv6 address ("[::1]").
+    let port = authority
+        .rsplit_once(':')
+        .map(|(_, port)| port)
+        .filter(|_| !authority.ends_with(']'));
+    if port.is_some_and(|port| !matches!(port.parse::<u16>(), Ok(1..))) {
+        return Err(bad("has a port that is not a number from 1 to 65535"));
     }
     if uri.query().is_some() || url.contains('#') {
         return Err(bad("must not have a query or a fragment"));
@@ -203,6 +223,11 @@ mod tests {
             endpoint_url("https://host/proxy/").unwrap(),
             "https://host/proxy/v1/chat/completions"
         );
+        assert_eq!(
+            endpoint_url("http://[::1]").unwrap(),
+            "http://[::1]/v1/chat/completions"
+        );
+        assert!(endpoint_url("http://[::1]:8080").is_ok());
     }
 
     #[test]
@@ -215,9 +240,14 @@ mod tests {
             "not a url",
             "http://host?x=1",
             "http://host/#frag",
+            "http://127.0.0.1:99999",
+            "http://user:pw@host",
         ] {
             match endpoint_url(base) {
-                Err(Error::Config(message)) => assert!(message.contains("base URL"), "{message}"),
+                Err(Error::Config(message)) => {
+                    assert!(message.contains("base URL"), "{message}");
+                    assert!(!message.contains("pw"), "{message}");
+                }
                 other => panic!("{base:?} gave {other:?}"),
             }
         }

@@ -341,7 +341,7 @@ mod tests {
         let mut c = Conversation::new("m");
         let err = c.assistant("hi").unwrap_err().to_string();
         assert!(
-            err.contains("expected a system or user message at the start"),
+            err.contains("expected a system or a user message at the start"),
             "{err}"
         );
         assert!(c.is_empty());
@@ -397,7 +397,7 @@ mod tests {
         let err = serde_json::from_str::<Conversation>(json).unwrap_err();
         assert!(err
             .to_string()
-            .contains("expected a system or user message"));
+            .contains("expected a system or a user message"));
         let json = r#"{"model":"m","messages":[{"role":"wizard","content":"x"}]}"#;
         assert!(serde_json::from_str::<Conversation>(json).is_err());
     }

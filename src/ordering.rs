@@ -73,17 +73,17 @@ pub(crate) fn check_next(messages: &[Message], next: &Message) -> Result<()> {
     }
     let wanted = allowed
         .iter()
-        .map(|role| role.as_str())
+        .map(|role| a(*role))
         .collect::<Vec<_>>()
         .join(" or ");
     let after = match messages.last() {
         None => "at the start".to_owned(),
         Some(last) if last.role == Role::Tool => "after the tool results".to_owned(),
-        Some(last) => format!("after a {} message", last.role),
+        Some(last) => format!("after {} message", a(last.role)),
     };
     Err(invalid(format!(
-        "expected a {wanted} message {after}, got a {} message",
-        next.role
+        "expected {wanted} message {after}, got {} message",
+        a(next.role)
     )))
 }
 
@@ -96,8 +96,9 @@ fn check_result(next: &Message, missing: &[&str]) -> Result<()> {
             "no tool call {id:?} is waiting for a result (missing: {list})"
         ))),
         _ => Err(invalid(format!(
-            "expected a tool result for call {} (missing: {list}), got a {} message",
-            missing[0], next.role
+            "expected a tool result for call {} (missing: {list}), got {} message",
+            missing[0],
+            a(next.role)
         ))),
     }
 }
@@ -122,7 +123,7 @@ fn check_shape(message: &Message) -> Result<()> {
             ))
         }
         (Role::Tool, Some(_)) | (_, None) => {}
-        (_, Some(_)) => return Err(invalid(format!("a {role} message answers no tool call"))),
+        (_, Some(_)) => return Err(invalid(format!("{} message answers no tool call", a(role)))),
     }
     check_call_ids(message)
 }
@@ -155,8 +156,19 @@ pub(crate) fn check_ready(messages: &[Message]) -> Result<()> {
             missing.join(", ")
         ))),
         State::After(role) => Err(invalid(format!(
-            "the last message must be a user message to send, but it is a {role} message"
+            "the last message must be a user message to send, but it is {} message",
+            a(role)
         ))),
+    }
+}
+
+/// The role with its article, for messages: "a user", "an assistant".
+fn a(role: Role) -> &'static str {
+    match role {
+        Role::System => "a system",
+        Role::User => "a user",
+        Role::Assistant => "an assistant",
+        Role::Tool => "a tool",
     }
 }
 

@@ -19,6 +19,8 @@ pub(crate) struct DeltaStream {
     pending: VecDeque<String>,
     buffer: Box<[u8]>,
     ended: bool,
+    /// The reply of a server that answered with one JSON body instead of a stream.
+    whole: Option<Reply>,
 }
 
 impl DeltaStream {
@@ -29,7 +31,21 @@ impl DeltaStream {
             pending: VecDeque::new(),
             buffer: vec![0; READ_BUFFER_BYTES].into_boxed_slice(),
             ended: false,
+            whole: None,
         }
+    }
+
+    /// Some servers ignore `"stream": true` and send an ordinary completion:
+    /// take it as a stream of one delta.
+    fn read_whole(&mut self) -> Result<()> {
+        let body = self.reader.read_all()?;
+        let reply = crate::response::decode_completion(body, self.reader.request_id.clone())?;
+        if !reply.content.is_empty() {
+            self.pending.push_back(reply.content.clone());
+        }
+        self.whole = Some(reply);
+        self.ended = true;
+        Ok(())
     }
 
     /// The next piece of text, or `None` once the reply is complete.
@@ -40,6 +56,10 @@ impl DeltaStream {
             }
             if self.ended {
                 return Ok(None);
+            }
+            if self.reader.is_json {
+                self.read_whole()?;
+                continue;
             }
             let read = self.reader.read(&mut self.buffer)?;
             let events = if read == 0 {
@@ -60,6 +80,9 @@ impl DeltaStream {
 
     /// The whole reply, once [`next_delta`](Self::next_delta) has returned `None`.
     pub(crate) fn into_reply(self) -> Result<Reply> {
+        if let Some(reply) = self.whole {
+            return Ok(reply);
+        }
         let request_id = self.reader.request_id.clone();
         let result = self.decoder.into_result()?;
         Ok(reply_from_stream(result, request_id))

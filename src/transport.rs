@@ -208,8 +208,14 @@ impl Transport {
         let response = self.with_retries(settings, Some(token), || {
             self.open(&stoppable.agent, body, settings)
         })?;
+        let is_json = response
+            .headers()
+            .get("content-type")
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.trim_start().starts_with("application/json"));
         Ok(StreamReader {
             request_id: request_id(&response),
+            is_json,
             reader: Box::new(response.into_body().into_reader()),
             token: stoppable.token.clone(),
             settings: settings.clone(),
@@ -368,6 +374,8 @@ fn retryable<T>(error: Error) -> Attempt<T> {
 /// The body of a streamed answer, read as it arrives.
 pub(crate) struct StreamReader {
     pub(crate) request_id: Option<String>,
+    /// The server answered with one JSON body instead of a stream.
+    pub(crate) is_json: bool,
     reader: Box<dyn Read + Send>,
     token: CancelToken,
     settings: Settings,
@@ -376,6 +384,28 @@ pub(crate) struct StreamReader {
 }
 
 impl StreamReader {
+    /// Reads the rest of the body, for a server that did not stream.
+    pub(crate) fn read_all(&mut self) -> Result<String> {
+        let mut body = Vec::new();
+        let mut buffer = [0u8; 16 * 1024];
+        loop {
+            let read = self.read(&mut buffer)?;
+            if read == 0 {
+                break;
+            }
+            if body.len() + read > MAX_BODY_BYTES as usize {
+                return Err(Error::decode("the body is larger than the limit", ""));
+            }
+            body.extend_from_slice(&buffer[..read]);
+        }
+        String::from_utf8(body).map_err(|err| {
+            Error::decode(
+                "the body is not UTF-8",
+                &String::from_utf8_lossy(err.as_bytes()),
+            )
+        })
+    }
+
     /// Reads the next bytes; 0 at the end of the body.
     pub(crate) fn read(&mut self, buffer: &mut [u8]) -> Result<usize> {
         self.token.check()?;

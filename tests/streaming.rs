@@ -465,3 +465,52 @@ fn idle_timeout_covers_the_wait_for_the_first_byte() {
     assert!(matches!(err, Error::Timeout(_)), "{err:?}");
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+#[test]
+fn a_retry_pause_longer_than_the_idle_timeout_still_retries() {
+    let mut server = Server::new();
+    let busy = server
+        .mock("POST", PATH)
+        .with_status(503)
+        .with_header("retry-after-ms", "600")
+        .expect(1)
+        .create();
+    server
+        .mock("POST", PATH)
+        .with_body(format!("{}{}", delta("after the pause"), finish()))
+        .create();
+    let client = Client::builder()
+        .base_url(server.url())
+        .api_key(KEY)
+        .idle_timeout(Duration::from_millis(300))
+        .max_retries(1)
+        .build()
+        .unwrap();
+    let reply = client
+        .send_stream(&mut conversation(), |_| ControlFlow::Continue(()))
+        .unwrap();
+    assert_eq!(reply.content, "after the pause");
+    busy.assert();
+}
+
+#[test]
+fn a_server_that_ignores_stream_true_still_gives_the_reply() {
+    let mut server = Server::new();
+    server
+        .mock("POST", PATH)
+        .with_header("content-type", "application/json")
+        .with_body(completion("all at once"))
+        .create();
+    let mut deltas = Vec::new();
+    let mut conversation = conversation();
+    let reply = streaming_client(&server.url())
+        .send_stream(&mut conversation, |delta| {
+            deltas.push(delta.to_owned());
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    assert_eq!(deltas, ["all at once"]);
+    assert_eq!(reply.content, "all at once");
+    assert_eq!(reply.usage.unwrap().total_tokens, 5);
+    assert_eq!(conversation.len(), 3);
+}

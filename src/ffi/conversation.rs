@@ -109,7 +109,9 @@ pub unsafe extern "C" fn chatwire_conversation_set_system(
 }
 
 /// Appends a message (content copied). `role` is a chatwire_role; any other
-/// value gives CHATWIRE_ERR_INVALID_ARGUMENT. A message that breaks the
+/// value gives CHATWIRE_ERR_INVALID_ARGUMENT. A tool result needs the id of
+/// its call: append it with chatwire_conversation_append_tool_result()
+/// (CHATWIRE_ROLE_TOOL here gives CHATWIRE_ERR_INVALID_CONVERSATION). A message that breaks the
 /// ordering (at most one system message, first; then user and assistant
 /// alternate, starting with user) gives CHATWIRE_ERR_INVALID_CONVERSATION,
 /// and chatwire_last_error() says what was expected. On failure nothing changes.
@@ -348,7 +350,8 @@ fn out_of_range(index: usize) -> FfiError {
 }
 
 /// Writes the conversation as JSON, the request shape
-/// {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}.
+/// {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}, plus
+/// "tools" and the options when there are any, so that nothing is lost.
 /// On success `*json_out` owns the text; free with chatwire_string_free().
 ///
 /// # Safety

@@ -10,8 +10,10 @@ use super::handle;
 use super::status::chatwire_status;
 use super::text;
 
-/// Sends the conversation and streams the reply: `on_delta` gets each piece
-/// of text as it arrives, on the calling thread, with `userdata`.
+/// Sends the conversation and streams the reply: `on_delta` (required; NULL
+/// gives CHATWIRE_ERR_NULL_ARGUMENT) gets each piece of text as it arrives,
+/// on the calling thread, with `userdata`. A server that answers with one
+/// JSON body instead of a stream is accepted: its text arrives as one delta.
 ///
 /// When the reply is complete it is appended to the conversation and, if
 /// `reply_out` is not NULL, `*reply_out` owns a copy (equal to all deltas
@@ -21,8 +23,8 @@ use super::text;
 /// the conversation is exactly as before.
 ///
 /// # Safety
-/// `client` and `conversation` are NULL or live; `on_delta` is a valid
-/// callback or NULL; `reply_out` is NULL or writable.
+/// `client` and `conversation` are NULL or live; `on_delta` is NULL or a
+/// valid callback; `reply_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn chatwire_send_stream(
     client: *mut chatwire_client,
