@@ -59,7 +59,8 @@
 //! Not repaired (the candidate fails): unquoted string values
 //! (`{"unit": cup}`), a missing colon, words outside strings other than the
 //! literals above, ranges such as `2-3` in a value, nesting deeper than 120
-//! levels. Two strings on one line with no comma between them (`["a" "b"]`)
+//! levels (the search then goes on inside the failed candidate, so a deeper
+//! nest yields its innermost part that fits, not an error). Two strings on one line with no comma between them (`["a" "b"]`)
 //! read as one string with inner quotes. Duplicate keys are left to
 //! `serde_json`: the last one wins.
 //!
