@@ -509,32 +509,3 @@ fn one_client_serves_threads_at_once() {
     });
     mock.assert();
 }
-
-#[test]
-fn options_go_into_the_body_and_validate() {
-    let mut server = Server::new();
-    let bodies = Bodies::default();
-    server
-        .mock("POST", PATH)
-        .match_request(bodies.recorder())
-        .with_body(completion("ok"))
-        .create();
-    let mut conversation = conversation();
-    conversation
-        .set_option("max_tokens", Some(json!(16)))
-        .unwrap();
-    conversation
-        .set_option("temperature", Some(json!(0.2)))
-        .unwrap();
-    conversation.set_option("seed", Some(json!(7))).unwrap();
-    conversation
-        .set_option_json("stop", Some(r#"["\n\n"]"#))
-        .unwrap();
-    client(&server.url()).send(&mut conversation).unwrap();
-    let body: Value = serde_json::from_slice(&bodies.all()[0]).unwrap();
-    assert_eq!(body["max_tokens"], 16);
-    assert_eq!(body["temperature"], 0.2);
-    assert_eq!(body["seed"], 7);
-    assert_eq!(body["stop"], json!(["\n\n"]));
-    assert_valid_request(&bodies.all()[0]);
-}

@@ -252,20 +252,11 @@ fn fraction_tail(
     let mut chars = rest.chars();
     match chars.next() {
         Some(c) if is_fraction_slash(c) => {
-            let denominator_text = leading_digits(chars.as_str());
-            if denominator_text.is_empty() {
+            let at = offset.saturating_sub(integer.len());
+            let Some((denominator, text)) = denominator(chars.as_str(), at)? else {
                 return Ok(None);
-            }
-            let denominator = digits_value(denominator_text);
-            if denominator == 0.0 {
-                return Err(NumberError::DivisionByZero {
-                    offset: offset.saturating_sub(integer.len()),
-                });
-            }
-            Ok(Some((
-                whole / denominator,
-                c.len_utf8() + denominator_text.len(),
-            )))
+            };
+            Ok(Some((whole / denominator, c.len_utf8() + text.len())))
         }
         Some(c) if starts_unicode_fraction(c) => {
             Ok(unicode_fraction(rest).map(|(part, len)| (whole + part, len)))
@@ -273,6 +264,20 @@ fn fraction_tail(
         Some(' ' | '\t' | '-') => mixed_tail(whole, rest, offset),
         _ => Ok(None),
     }
+}
+
+/// The digits after a fraction slash and their value; no digits is no
+/// fraction, and a zero denominator fails the number (at `offset`).
+fn denominator(text: &str, offset: usize) -> Result<Option<(f64, &str)>, NumberError> {
+    let digits = leading_digits(text);
+    if digits.is_empty() {
+        return Ok(None);
+    }
+    let value = digits_value(digits);
+    if value == 0.0 {
+        return Err(NumberError::DivisionByZero { offset });
+    }
+    Ok(Some((value, digits)))
 }
 
 /// The ` 1/2` or `-1/2` of a mixed number; anything else is not taken, so
@@ -295,16 +300,9 @@ fn mixed_tail(whole: f64, rest: &str, offset: usize) -> Result<Option<(f64, usiz
         Some(c) if !numerator_text.is_empty() && is_fraction_slash(c) => c,
         _ => return Ok(None),
     };
-    let denominator_text = leading_digits(chars.as_str());
-    if denominator_text.is_empty() {
+    let Some((denominator, denominator_text)) = denominator(chars.as_str(), offset + gap)? else {
         return Ok(None);
-    }
-    let denominator = digits_value(denominator_text);
-    if denominator == 0.0 {
-        return Err(NumberError::DivisionByZero {
-            offset: offset + gap,
-        });
-    }
+    };
     let len = gap + numerator_text.len() + slash.len_utf8() + denominator_text.len();
     Ok(Some((
         whole + digits_value(numerator_text) / denominator,

@@ -26,15 +26,11 @@ pub unsafe extern "C" fn chatwire_extract_json(
 ) -> chatwire_status {
     boundary::status(|| {
         // SAFETY: per this function's contract.
-        let (input, out) = unsafe {
-            (
-                text::str_in(text, "text")?,
-                handle::out(json_out, "json_out")?,
-            )
-        };
-        let value = crate::extract_json(input)?;
-        out.write(text::string_out(&value.to_string()));
-        Ok(())
+        unsafe {
+            text::transform((text, "text"), (json_out, "json_out"), |input| {
+                Ok(crate::extract_json(input)?.to_string())
+            })
+        }
     })
 }
 
@@ -71,18 +67,14 @@ pub unsafe extern "C" fn chatwire_extract_ingredients(
 ) -> chatwire_status {
     boundary::status(|| {
         // SAFETY: per this function's contract.
-        let (input, out) = unsafe {
-            (
-                text::str_in(text, "text")?,
-                handle::out(json_out, "json_out")?,
-            )
-        };
-        let items = crate::extract_ingredients(input)?;
-        let json = serde_json::to_string(&items).map_err(|err| {
-            crate::Error::NoJson(format!("the list could not be written as JSON: {err}"))
-        })?;
-        out.write(text::string_out(&json));
-        Ok(())
+        unsafe {
+            text::transform((text, "text"), (json_out, "json_out"), |input| {
+                let items = crate::extract_ingredients(input)?;
+                serde_json::to_string(&items).map_err(|err| {
+                    Error::NoJson(format!("the list could not be written as JSON: {err}"))
+                })
+            })
+        }
     })
 }
 
@@ -267,14 +259,11 @@ pub unsafe extern "C" fn chatwire_ingredients_prompt(
 ) -> chatwire_status {
     boundary::status(|| {
         // SAFETY: per this function's contract.
-        let (input, out) = unsafe {
-            (
-                text::str_in(text, "text")?,
-                handle::out(prompt_out, "prompt_out")?,
-            )
-        };
-        out.write(text::string_out(&crate::ingredients_prompt(input)));
-        Ok(())
+        unsafe {
+            text::transform((text, "text"), (prompt_out, "prompt_out"), |input| {
+                Ok(crate::ingredients_prompt(input))
+            })
+        }
     })
 }
 

@@ -4,12 +4,15 @@
 use std::ffi::{c_char, c_void, CString};
 
 use super::boundary::{self, FfiError};
-use super::callback::{chatwire_delta_callback, DeltaSink};
+use super::callback::chatwire_delta_callback;
 use super::client::chatwire_client;
 use super::conversation::chatwire_conversation;
 use super::handle::{self, Out};
+use super::send::send_with;
 use super::status::chatwire_status;
+use super::stream::stream_with;
 use super::text;
+use crate::client::Client;
 use crate::reply::Reply;
 
 /// A reply and its metadata, made by chatwire_send_reply(),
@@ -77,14 +80,9 @@ pub unsafe extern "C" fn chatwire_send_reply(
 ) -> chatwire_status {
     boundary::status(|| {
         // SAFETY: per this function's contract.
-        let (client, conversation, out) = unsafe {
-            (
-                handle::borrow(client, "client")?,
-                handle::borrow_mut(conversation, "conversation")?,
-                handle::out(reply_out, "reply_out")?,
-            )
-        };
-        let reply = client.snapshot().send_reply(conversation.appendable())?;
+        let out = unsafe { handle::out(reply_out, "reply_out")? };
+        // SAFETY: per this function's contract.
+        let reply = unsafe { send_with(client, conversation, Client::send_reply)? };
         chatwire_reply::hand_out(reply, out);
         Ok(())
     })
@@ -106,17 +104,9 @@ pub unsafe extern "C" fn chatwire_send_stream_reply(
 ) -> chatwire_status {
     boundary::status(|| {
         // SAFETY: per this function's contract.
-        let (client, conversation, out) = unsafe {
-            (
-                handle::borrow(client, "client")?,
-                handle::borrow_mut(conversation, "conversation")?,
-                handle::out(reply_out, "reply_out")?,
-            )
-        };
-        let mut sink = DeltaSink::new(on_delta.ok_or(FfiError::Null("on_delta"))?, userdata);
-        let reply = client
-            .snapshot()
-            .send_stream(conversation.appendable(), |delta| sink.deliver(delta))?;
+        let out = unsafe { handle::out(reply_out, "reply_out")? };
+        // SAFETY: per this function's contract.
+        let reply = unsafe { stream_with(client, conversation, on_delta, userdata)? };
         chatwire_reply::hand_out(reply, out);
         Ok(())
     })

@@ -2,12 +2,14 @@
 
 use std::ffi::c_char;
 
-use super::boundary;
+use super::boundary::{self, FfiError};
 use super::client::chatwire_client;
 use super::conversation::chatwire_conversation;
 use super::handle;
 use super::status::chatwire_status;
 use super::text;
+use crate::client::Client;
+use crate::conversation::Conversation;
 
 /// Sends the whole conversation and appends the assistant's reply to it.
 ///
@@ -29,15 +31,30 @@ pub unsafe extern "C" fn chatwire_send(
 ) -> chatwire_status {
     boundary::status(|| {
         // SAFETY: per this function's contract.
-        let (client, conversation, out) = unsafe {
-            (
-                handle::borrow(client, "client")?,
-                handle::borrow_mut(conversation, "conversation")?,
-                handle::out(reply_out, "reply_out")?,
-            )
-        };
-        let reply = client.snapshot().send(conversation.appendable())?;
+        let out = unsafe { handle::out(reply_out, "reply_out")? };
+        // SAFETY: per this function's contract.
+        let reply = unsafe { send_with(client, conversation, Client::send)? };
         out.write(text::string_out(&reply));
         Ok(())
     })
+}
+
+/// Borrows the client and the conversation of a send and runs `send` with
+/// the client as it is now; the conversation only ever grows by the reply.
+///
+/// # Safety
+/// `client` and `conversation` are NULL or live.
+pub(crate) unsafe fn send_with<T>(
+    client: *mut chatwire_client,
+    conversation: *mut chatwire_conversation,
+    send: impl FnOnce(&Client, &mut Conversation) -> crate::Result<T>,
+) -> Result<T, FfiError> {
+    // SAFETY: per this function's contract.
+    let (client, conversation) = unsafe {
+        (
+            handle::borrow(client, "client")?,
+            handle::borrow_mut(conversation, "conversation")?,
+        )
+    };
+    Ok(send(&client.snapshot(), conversation.appendable())?)
 }

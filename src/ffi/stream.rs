@@ -7,8 +7,10 @@ use super::callback::{chatwire_delta_callback, DeltaSink};
 use super::client::chatwire_client;
 use super::conversation::chatwire_conversation;
 use super::handle;
+use super::send::send_with;
 use super::status::chatwire_status;
 use super::text;
+use crate::reply::Reply;
 
 /// Sends the conversation and streams the reply: `on_delta` (required; NULL
 /// gives CHATWIRE_ERR_NULL_ARGUMENT) gets each piece of text as it arrives,
@@ -35,20 +37,31 @@ pub unsafe extern "C" fn chatwire_send_stream(
 ) -> chatwire_status {
     boundary::status(|| {
         // SAFETY: per this function's contract.
-        let (client, conversation) = unsafe {
-            (
-                handle::borrow(client, "client")?,
-                handle::borrow_mut(conversation, "conversation")?,
-            )
-        };
-        let mut sink = DeltaSink::new(on_delta.ok_or(FfiError::Null("on_delta"))?, userdata);
-        let reply = client
-            .snapshot()
-            .send_stream(conversation.appendable(), |delta| sink.deliver(delta))?;
+        let reply = unsafe { stream_with(client, conversation, on_delta, userdata)? };
         // SAFETY: per this function's contract.
         if let Some(out) = unsafe { handle::optional_out(reply_out) } {
             out.write(text::string_out(&reply.content));
         }
         Ok(())
     })
+}
+
+/// A streamed send with a C delta callback, shared by the functions that
+/// hand the reply out as a string or as a `chatwire_reply`.
+///
+/// # Safety
+/// `client` and `conversation` are NULL or live; `on_delta` is NULL or valid.
+pub(crate) unsafe fn stream_with(
+    client: *mut chatwire_client,
+    conversation: *mut chatwire_conversation,
+    on_delta: chatwire_delta_callback,
+    userdata: *mut c_void,
+) -> Result<Reply, FfiError> {
+    let mut sink = DeltaSink::new(on_delta.ok_or(FfiError::Null("on_delta"))?, userdata);
+    // SAFETY: per this function's contract.
+    unsafe {
+        send_with(client, conversation, |client, conversation| {
+            client.send_stream(conversation, |delta| sink.deliver(delta))
+        })
+    }
 }

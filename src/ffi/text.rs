@@ -3,6 +3,7 @@
 use std::ffi::{c_char, CStr, CString};
 
 use super::boundary::{self, FfiError};
+use super::handle;
 
 /// Reads a required NUL-terminated UTF-8 argument.
 ///
@@ -30,6 +31,23 @@ pub(crate) unsafe fn opt_str_in<'a>(
     // SAFETY: non-NULL and NUL-terminated, by the caller's contract.
     let bytes = unsafe { CStr::from_ptr(ptr) };
     bytes.to_str().map(Some).map_err(|_| FfiError::Utf8(name))
+}
+
+/// The body of a function that turns one C string into another the caller
+/// owns: reads `input`, checks `output` for NULL first, and writes it only
+/// when `transform` succeeds.
+///
+/// # Safety
+/// As [`str_in`] for `input`; `output` is NULL or writable.
+pub(crate) unsafe fn transform(
+    input: (*const c_char, &'static str),
+    output: (*mut *mut c_char, &'static str),
+    transform: impl FnOnce(&str) -> crate::Result<String>,
+) -> Result<(), FfiError> {
+    // SAFETY: per this function's contract.
+    let (text, out) = unsafe { (str_in(input.0, input.1)?, handle::out(output.0, output.1)?) };
+    out.write(string_out(&transform(text)?));
+    Ok(())
 }
 
 /// A C copy of text, cut at the first NUL byte (C cannot see past it anyway).
