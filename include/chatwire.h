@@ -633,35 +633,6 @@ chatwire_status chatwire_json_prompt(const char *instruction,
                                      char **prompt_out);
 
 /**
- * Like chatwire_send(), but hands out the whole reply: `*reply_out` owns a
- * chatwire_reply (free with chatwire_reply_free()). The reply, with its tool
- * calls, is appended to the conversation as with chatwire_send(). When the
- * model calls tools, chatwire_reply_content() is "" and
- * chatwire_reply_tool_call() gives each call; append one result per call
- * with chatwire_conversation_append_tool_result(), then send again.
- *
- * # Safety
- * `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
- */
-chatwire_status chatwire_send_reply(chatwire_client *client,
-                                    chatwire_conversation *conversation,
-                                    chatwire_reply **reply_out);
-
-/**
- * Like chatwire_send_stream(), but hands out the whole reply as a
- * chatwire_reply (see chatwire_send_reply()); tool calls streamed in
- * fragments are assembled.
- *
- * # Safety
- * As chatwire_send_stream(); `reply_out` is NULL or writable.
- */
-chatwire_status chatwire_send_stream_reply(chatwire_client *client,
-                                           chatwire_conversation *conversation,
-                                           chatwire_delta_callback on_delta,
-                                           void *userdata,
-                                           chatwire_reply **reply_out);
-
-/**
  * The reply's text; "" when the model only called tools. NULL for a NULL
  * reply. Borrowed until the reply is freed.
  *
@@ -745,32 +716,6 @@ chatwire_status chatwire_reply_tool_call(const chatwire_reply *reply,
 void chatwire_reply_free(chatwire_reply *reply);
 
 /**
- * Starts sending the conversation on a worker thread and returns at once.
- *
- * With `on_delta` the reply is streamed to it (see chatwire_send_stream());
- * with NULL it arrives whole. `on_done` (may be NULL) is called once at the
- * end with the request's status. Both run on the worker thread, with
- * `userdata`. The request reads the conversation now; chatwire_request_wait()
- * appends the reply to it afterwards, so that after the wait the
- * conversation is as after chatwire_send(). Until then the caller must not
- * use or free the conversation.
- *
- * On success `*request_out` owns the request; free it with
- * chatwire_request_free(). A conversation that cannot be sent as it is
- * fails here, with nothing started.
- *
- * # Safety
- * `client` and `conversation` are NULL or live; the callbacks are valid or
- * NULL; `request_out` is NULL or writable.
- */
-chatwire_status chatwire_send_async(chatwire_client *client,
-                                    chatwire_conversation *conversation,
-                                    chatwire_delta_callback on_delta,
-                                    chatwire_done_callback on_done,
-                                    void *userdata,
-                                    chatwire_request **request_out);
-
-/**
  * 1 when the request has finished (successfully or not), 0 while it runs;
  * 1 for NULL. Never blocks.
  *
@@ -841,17 +786,6 @@ chatwire_status chatwire_send(chatwire_client *client,
                               char **reply_out);
 
 /**
- * A fixed, static description of a status code, for any `int`: unknown
- * values give "unknown chatwire_status". Never NULL; do not free.
- */
-const char *chatwire_status_str(int status);
-
-/**
- * The library's name and version, e.g. "chatwire 0.1.0". Static; do not free.
- */
-const char *chatwire_version(void);
-
-/**
  * Sends the conversation and streams the reply: `on_delta` (required; NULL
  * gives CHATWIRE_ERR_NULL_ARGUMENT) gets each piece of text as it arrives,
  * on the calling thread, with `userdata`. A server that answers with one
@@ -873,6 +807,72 @@ chatwire_status chatwire_send_stream(chatwire_client *client,
                                      chatwire_delta_callback on_delta,
                                      void *userdata,
                                      char **reply_out);
+
+/**
+ * Like chatwire_send(), but hands out the whole reply: `*reply_out` owns a
+ * chatwire_reply (free with chatwire_reply_free()). The reply, with its tool
+ * calls, is appended to the conversation as with chatwire_send(). When the
+ * model calls tools, chatwire_reply_content() is "" and
+ * chatwire_reply_tool_call() gives each call; append one result per call
+ * with chatwire_conversation_append_tool_result(), then send again.
+ *
+ * # Safety
+ * `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
+ */
+chatwire_status chatwire_send_reply(chatwire_client *client,
+                                    chatwire_conversation *conversation,
+                                    chatwire_reply **reply_out);
+
+/**
+ * Like chatwire_send_stream(), but hands out the whole reply as a
+ * chatwire_reply (see chatwire_send_reply()); tool calls streamed in
+ * fragments are assembled.
+ *
+ * # Safety
+ * As chatwire_send_stream(); `reply_out` is NULL or writable.
+ */
+chatwire_status chatwire_send_stream_reply(chatwire_client *client,
+                                           chatwire_conversation *conversation,
+                                           chatwire_delta_callback on_delta,
+                                           void *userdata,
+                                           chatwire_reply **reply_out);
+
+/**
+ * Starts sending the conversation on a worker thread and returns at once.
+ *
+ * With `on_delta` the reply is streamed to it (see chatwire_send_stream());
+ * with NULL it arrives whole. `on_done` (may be NULL) is called once at the
+ * end with the request's status. Both run on the worker thread, with
+ * `userdata`. The request reads the conversation now; chatwire_request_wait()
+ * appends the reply to it afterwards, so that after the wait the
+ * conversation is as after chatwire_send(). Until then the caller must not
+ * use or free the conversation.
+ *
+ * On success `*request_out` owns the request; free it with
+ * chatwire_request_free(). A conversation that cannot be sent as it is
+ * fails here, with nothing started.
+ *
+ * # Safety
+ * `client` and `conversation` are NULL or live; the callbacks are valid or
+ * NULL; `request_out` is NULL or writable.
+ */
+chatwire_status chatwire_send_async(chatwire_client *client,
+                                    chatwire_conversation *conversation,
+                                    chatwire_delta_callback on_delta,
+                                    chatwire_done_callback on_done,
+                                    void *userdata,
+                                    chatwire_request **request_out);
+
+/**
+ * A fixed, static description of a status code, for any `int`: unknown
+ * values give "unknown chatwire_status". Never NULL; do not free.
+ */
+const char *chatwire_status_str(int status);
+
+/**
+ * The library's name and version, e.g. "chatwire 0.1.0". Static; do not free.
+ */
+const char *chatwire_version(void);
 
 /**
  * Frees a string that chatwire handed out (a reply, a JSON text). NULL is

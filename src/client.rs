@@ -6,16 +6,17 @@ use std::time::Duration;
 
 use std::ops::ControlFlow;
 
-use crate::cancel::CancelToken;
 use crate::config;
+use crate::config::Settings;
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
-use crate::pending::PendingReply;
+use crate::http::body::{self, Delivery};
+use crate::http::cancel::CancelToken;
+use crate::http::pending::PendingReply;
+use crate::http::response;
+use crate::http::transport::Transport;
 use crate::reply::Reply;
-use crate::request::{self, Delivery};
-use crate::response;
-use crate::streamed::{DeltaStream, ReplyStream};
-use crate::transport::{Settings, Transport};
+use crate::stream::reply_stream::{DeltaStream, ReplyStream};
 
 /// The whole-request timeout unless set otherwise: long enough for a long
 /// reply from a slow model, short enough that a dead server is noticed.
@@ -91,7 +92,7 @@ impl Client {
     /// Sends the conversation and returns the reply without appending it.
     pub fn complete(&self, conversation: &Conversation) -> Result<Reply> {
         conversation.check_ready_to_send()?;
-        let body = request::body(conversation, Delivery::Whole);
+        let body = body::encode(conversation, Delivery::Whole);
         self.fetch(&body, None)
     }
 
@@ -166,7 +167,7 @@ impl Client {
         token: &CancelToken,
     ) -> Result<DeltaStream> {
         conversation.check_ready_to_send()?;
-        let body = request::body(conversation, Delivery::Streamed);
+        let body = body::encode(conversation, Delivery::Streamed);
         self.open_stream(&body, token)
     }
 
@@ -215,7 +216,7 @@ impl Client {
             Some(_) => Delivery::Streamed,
             None => Delivery::Whole,
         };
-        let body = request::body(conversation, delivery);
+        let body = body::encode(conversation, delivery);
         let client = self.clone();
         let work = move |token: &CancelToken| match on_delta {
             Some(on_delta) => client.open_stream(&body, token)?.run(token, on_delta),

@@ -3,9 +3,12 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ureq::http::header::{HeaderName, HeaderValue};
 
 use crate::error::{Error, Result};
-use crate::transport::Headers;
 
 /// The base URL used when none is given and `$OPENAI_BASE_URL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com";
@@ -47,6 +50,88 @@ impl ApiKey {
 impl fmt::Debug for ApiKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ApiKey([redacted])")
+    }
+}
+
+/// Per-request settings that may differ between clones of one client.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
+    pub(crate) timeout: Duration,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) max_retries: u32,
+    pub(crate) headers: Headers,
+}
+
+/// Headers chatwire sets itself, or the HTTP layer does; a caller's own
+/// value would contradict them.
+const OWN_HEADERS: [&str; 6] = [
+    "authorization",
+    "content-type",
+    "content-length",
+    "transfer-encoding",
+    "host",
+    "connection",
+];
+
+/// The caller's extra request headers, sent with every request. Cheap to
+/// clone (a send takes a copy); the values may be secrets, so `Debug` shows
+/// the names only and no error quotes a value.
+#[derive(Clone, Default)]
+pub(crate) struct Headers(Arc<Vec<(HeaderName, HeaderValue)>>);
+
+impl Headers {
+    /// Sets (replaces) or, with `None`, removes a header. Names are checked
+    /// as HTTP header names, case-insensitively; values as header values.
+    pub(crate) fn set(&mut self, text: &str, value: Option<&str>) -> Result<()> {
+        let name = HeaderName::from_bytes(text.as_bytes()).map_err(|_| {
+            Error::InvalidArgument(format!("{text:?} is not a valid HTTP header name"))
+        })?;
+        if OWN_HEADERS.contains(&name.as_str()) {
+            let why = match name.as_str() {
+                "authorization" => "it carries the API key, which is given to the client",
+                _ => "chatwire or the HTTP layer sets it",
+            };
+            return Err(Error::InvalidArgument(format!(
+                "the {text} header cannot be set: {why}"
+            )));
+        }
+        let value = value
+            .map(|value| {
+                let mut value = HeaderValue::from_str(value).map_err(|_| {
+                    Error::InvalidArgument(format!(
+                        "the value of the {text} header is not a valid HTTP header value (a control character, such as a newline?)"
+                    ))
+                })?;
+                value.set_sensitive(true);
+                Ok::<_, Error>(value)
+            })
+            .transpose()?;
+        let headers = Arc::make_mut(&mut self.0);
+        headers.retain(|(old, _)| *old != name);
+        if let Some(value) = value {
+            headers.push((name, value));
+        }
+        Ok(())
+    }
+
+    /// True when a header of that name (in any case) is set.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.0
+            .iter()
+            .any(|(set, _)| set.as_str().eq_ignore_ascii_case(name))
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &(HeaderName, HeaderValue)> {
+        self.0.iter()
+    }
+}
+
+impl fmt::Debug for Headers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, _)| name.as_str()))
+            .finish()
     }
 }
 

@@ -46,7 +46,6 @@
 #![deny(unsafe_code)]
 #![warn(unsafe_op_in_unsafe_fn)]
 
-mod cancel;
 mod client;
 mod config;
 mod conversation;
@@ -54,33 +53,24 @@ mod error;
 pub mod extract;
 #[allow(unsafe_code)]
 mod ffi;
-mod image;
-mod message;
-mod options;
-mod ordering;
-mod pending;
+mod http;
 mod reply;
-mod request;
-mod response;
-mod retry;
 pub mod stream;
-mod streamed;
-mod transport;
 
-pub use cancel::CancelToken;
 pub use client::{
     Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT, MAX_TIMEOUT,
 };
 pub use config::DEFAULT_BASE_URL;
+pub use conversation::image::MAX_IMAGE_BYTES;
+pub use conversation::message::{Image, ImageDetail, Message, Role, Tool, ToolCall};
+pub use conversation::options::ResponseFormat;
 pub use conversation::Conversation;
 pub use error::{ApiError, Error, Result};
 pub use extract::{
     extract, extract_ingredients, extract_json, ingredients_prompt, json_prompt, Ingredient,
 };
-pub use image::MAX_IMAGE_BYTES;
-pub use message::{Image, ImageDetail, Message, Role, Tool, ToolCall};
-pub use options::ResponseFormat;
-pub use pending::PendingReply;
+pub use http::cancel::CancelToken;
+pub use http::pending::PendingReply;
 pub use reply::{Reply, Usage};
-pub use streamed::ReplyStream;
+pub use stream::reply_stream::ReplyStream;

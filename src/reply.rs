@@ -1,6 +1,6 @@
 //! What came back from a successful request, besides the text.
 
-use crate::message::{Message, Role, ToolCall};
+use crate::conversation::message::{Message, Role, ToolCall};
 
 /// Token counts the server reported for one request; a missing count is 0,
 /// a missing total is the sum of the others.

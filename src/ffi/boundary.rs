@@ -1,80 +1,16 @@
 //! The boundary every exported function goes through: panics are caught,
 //! errors become a status, and the thread's last error is recorded.
+//!
+//! Part of the support layer: it uses [`super::error`], [`super::status`]
+//! and [`super::text`], and no module of a C type.
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::status::{chatwire_status, status_of};
+use super::error::FfiError;
+use super::status::chatwire_status;
 use super::text;
-use crate::error::Error;
-
-/// Why a C call failed: a core error, or a problem with what C passed in.
-pub(crate) enum FfiError {
-    /// A required pointer was NULL; names the argument.
-    Null(&'static str),
-    /// A string argument was not UTF-8; names the argument.
-    Utf8(&'static str),
-    /// An error from the Rust API.
-    Core(Error),
-    /// A panic, with its message.
-    Panic(String),
-    /// Information the server did not send; says what.
-    Unavailable(&'static str),
-    /// An error reported before and reported again (waiting twice on a request).
-    Again {
-        status: chatwire_status,
-        message: String,
-        http_status: c_int,
-    },
-}
-
-impl From<Error> for FfiError {
-    fn from(error: Error) -> FfiError {
-        FfiError::Core(error)
-    }
-}
-
-impl FfiError {
-    /// The same report as `error` gave, for an error that stays where it is.
-    pub(crate) fn again(error: &Error) -> FfiError {
-        FfiError::Again {
-            status: status_of(error),
-            message: error.to_string(),
-            http_status: error.http_status().map_or(0, c_int::from),
-        }
-    }
-
-    fn status(&self) -> chatwire_status {
-        match self {
-            FfiError::Null(_) => chatwire_status::CHATWIRE_ERR_NULL_ARGUMENT,
-            FfiError::Utf8(_) => chatwire_status::CHATWIRE_ERR_INVALID_UTF8,
-            FfiError::Core(error) => status_of(error),
-            FfiError::Panic(_) => chatwire_status::CHATWIRE_ERR_PANIC,
-            FfiError::Unavailable(_) => chatwire_status::CHATWIRE_ERR_UNAVAILABLE,
-            FfiError::Again { status, .. } => *status,
-        }
-    }
-
-    fn message(&self) -> String {
-        match self {
-            FfiError::Null(name) => format!("{name} is NULL"),
-            FfiError::Utf8(name) => format!("{name} is not valid UTF-8"),
-            FfiError::Core(error) => error.to_string(),
-            FfiError::Panic(message) => format!("internal error (please report): {message}"),
-            FfiError::Unavailable(what) => format!("the server sent no {what}"),
-            FfiError::Again { message, .. } => message.clone(),
-        }
-    }
-
-    fn http_status(&self) -> c_int {
-        match self {
-            FfiError::Core(error) => error.http_status().map_or(0, c_int::from),
-            FfiError::Again { http_status, .. } => *http_status,
-            _ => 0,
-        }
-    }
-}
 
 struct LastError {
     message: CString,

@@ -4,7 +4,8 @@ use std::ffi::c_char;
 use std::sync::{PoisonError, RwLock};
 use std::time::Duration;
 
-use super::boundary::{self, FfiError};
+use super::boundary;
+use super::error::FfiError;
 use super::handle;
 use super::status::chatwire_status;
 use super::text;
@@ -64,7 +65,6 @@ pub unsafe extern "C" fn chatwire_client_new(
     client_out: *mut *mut chatwire_client,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let (base_url, api_key, out) = unsafe {
             (
                 text::opt_str_in(base_url, "base_url")?,
@@ -99,7 +99,6 @@ pub unsafe extern "C" fn chatwire_client_set_timeout_ms(
     timeout_ms: u64,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let client = unsafe { handle::borrow(client, "client")? };
         client.update(|client| client.set_timeout(Duration::from_millis(timeout_ms)))
     })
@@ -118,7 +117,6 @@ pub unsafe extern "C" fn chatwire_client_set_idle_timeout_ms(
     timeout_ms: u64,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let client = unsafe { handle::borrow(client, "client")? };
         client.update(|client| client.set_idle_timeout(Duration::from_millis(timeout_ms)))
     })
@@ -135,7 +133,6 @@ pub unsafe extern "C" fn chatwire_client_set_max_retries(
     max_retries: u32,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let client = unsafe { handle::borrow(client, "client")? };
         client.update(|client| {
             client.set_max_retries(max_retries);
@@ -171,7 +168,6 @@ pub unsafe extern "C" fn chatwire_client_set_header(
     value: *const c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let (client, name, value) = unsafe {
             (
                 handle::borrow(client, "client")?,
@@ -190,6 +186,5 @@ pub unsafe extern "C" fn chatwire_client_set_header(
 /// be used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn chatwire_client_free(client: *mut chatwire_client) {
-    // SAFETY: per this function's contract.
     boundary::release(|| unsafe { handle::free(client) })
 }

@@ -3,7 +3,8 @@
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CString};
 
-use super::boundary::{self, FfiError};
+use super::boundary;
+use super::error::FfiError;
 use super::handle;
 use super::status::{chatwire_status, role_from_c, role_to_c};
 use super::text;
@@ -67,7 +68,6 @@ pub unsafe extern "C" fn chatwire_conversation_new(
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let (model, out) = unsafe {
             (
                 text::str_in(model, "model")?,
@@ -95,7 +95,6 @@ pub unsafe extern "C" fn chatwire_conversation_set_system(
     text: *const c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let (handle, text) = unsafe {
             (
                 handle::borrow_mut(conversation, "conversation")?,
@@ -125,7 +124,6 @@ pub unsafe extern "C" fn chatwire_conversation_append(
     content: *const c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let (handle, content) = unsafe {
             (
                 handle::borrow_mut(conversation, "conversation")?,
@@ -150,7 +148,6 @@ pub unsafe extern "C" fn chatwire_conversation_truncate(
     len: usize,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let handle = unsafe { handle::borrow_mut(conversation, "conversation")? };
         if len > handle.conversation.len() {
             let error = format!(
@@ -188,7 +185,6 @@ pub unsafe extern "C" fn chatwire_conversation_set_option(
     json_value: *const c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let (handle, name, json_value) = unsafe {
             (
                 handle::borrow_mut(conversation, "conversation")?,
@@ -218,7 +214,6 @@ pub unsafe extern "C" fn chatwire_conversation_add_tool(
     parameters_schema_json: *const c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let (handle, name, description, parameters) = unsafe {
             (
                 handle::borrow_mut(conversation, "conversation")?,
@@ -227,7 +222,8 @@ pub unsafe extern "C" fn chatwire_conversation_add_tool(
                 text::opt_str_in(parameters_schema_json, "parameters_schema_json")?,
             )
         };
-        let tool = crate::message::Tool::from_schema_text(name, description, parameters)?;
+        let tool =
+            crate::conversation::message::Tool::from_schema_text(name, description, parameters)?;
         handle.conversation.add_tool(tool);
         Ok(())
     })
@@ -248,7 +244,6 @@ pub unsafe extern "C" fn chatwire_conversation_append_tool_result(
     content: *const c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let (handle, id, content) = unsafe {
             (
                 handle::borrow_mut(conversation, "conversation")?,
@@ -275,7 +270,6 @@ pub unsafe extern "C" fn chatwire_conversation_append_user_image(
     image: *const c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let (handle, text, image) = unsafe {
             (
                 handle::borrow_mut(conversation, "conversation")?,
@@ -296,7 +290,6 @@ pub unsafe extern "C" fn chatwire_conversation_len(
     conversation: *const chatwire_conversation,
 ) -> usize {
     boundary::value(0, || {
-        // SAFETY: per this function's contract.
         let handle = unsafe { handle::borrow(conversation, "conversation")? };
         Ok(handle.conversation.len())
     })
@@ -313,7 +306,6 @@ pub unsafe extern "C" fn chatwire_conversation_role(
     index: usize,
 ) -> c_int {
     boundary::value(-1, || {
-        // SAFETY: per this function's contract.
         let handle = unsafe { handle::borrow(conversation, "conversation")? };
         let message = handle
             .conversation
@@ -337,7 +329,6 @@ pub unsafe extern "C" fn chatwire_conversation_content(
     index: usize,
 ) -> *const c_char {
     boundary::value(std::ptr::null(), || {
-        // SAFETY: per this function's contract.
         let handle = unsafe { handle::borrow(conversation, "conversation")? };
         handle
             .content_view(index)
@@ -362,7 +353,6 @@ pub unsafe extern "C" fn chatwire_conversation_to_json(
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let (handle, out) = unsafe {
             (
                 handle::borrow(conversation, "conversation")?,
@@ -387,7 +377,6 @@ pub unsafe extern "C" fn chatwire_conversation_from_json(
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let (json, out) = unsafe {
             (
                 text::str_in(json, "json")?,
@@ -406,6 +395,5 @@ pub unsafe extern "C" fn chatwire_conversation_from_json(
 /// `conversation` is NULL or live, and not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn chatwire_conversation_free(conversation: *mut chatwire_conversation) {
-    // SAFETY: per this function's contract.
     boundary::release(|| unsafe { handle::free(conversation) })
 }

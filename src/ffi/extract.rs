@@ -4,7 +4,8 @@
 
 use std::ffi::{c_char, CString};
 
-use super::boundary::{self, FfiError};
+use super::boundary;
+use super::error::FfiError;
 use super::handle;
 use super::status::chatwire_status;
 use super::text;
@@ -24,13 +25,10 @@ pub unsafe extern "C" fn chatwire_extract_json(
     text: *const c_char,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: per this function's contract.
-        unsafe {
-            text::transform((text, "text"), (json_out, "json_out"), |input| {
-                Ok(crate::extract_json(input)?.to_string())
-            })
-        }
+    boundary::status(|| unsafe {
+        text::transform((text, "text"), (json_out, "json_out"), |input| {
+            Ok(crate::extract_json(input)?.to_string())
+        })
     })
 }
 
@@ -65,16 +63,13 @@ pub unsafe extern "C" fn chatwire_extract_ingredients(
     text: *const c_char,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: per this function's contract.
-        unsafe {
-            text::transform((text, "text"), (json_out, "json_out"), |input| {
-                let items = crate::extract_ingredients(input)?;
-                serde_json::to_string(&items).map_err(|err| {
-                    Error::NoJson(format!("the list could not be written as JSON: {err}"))
-                })
+    boundary::status(|| unsafe {
+        text::transform((text, "text"), (json_out, "json_out"), |input| {
+            let items = crate::extract_ingredients(input)?;
+            serde_json::to_string(&items).map_err(|err| {
+                Error::NoJson(format!("the list could not be written as JSON: {err}"))
             })
-        }
+        })
     })
 }
 
@@ -148,7 +143,6 @@ pub unsafe extern "C" fn chatwire_extract_ingredient_list(
     list_out: *mut *mut chatwire_ingredients,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let (input, out) = unsafe {
             (
                 text::str_in(text, "text")?,
@@ -171,7 +165,6 @@ pub unsafe extern "C" fn chatwire_extract_ingredient_list(
 #[no_mangle]
 pub unsafe extern "C" fn chatwire_ingredients_len(list: *const chatwire_ingredients) -> usize {
     boundary::value(0, || {
-        // SAFETY: per this function's contract.
         let list = unsafe { handle::borrow(list, "list")? };
         Ok(list.items.len())
     })
@@ -189,7 +182,6 @@ pub unsafe extern "C" fn chatwire_ingredients_name(
     index: usize,
 ) -> *const c_char {
     boundary::value(std::ptr::null(), || {
-        // SAFETY: per this function's contract.
         let list = unsafe { handle::borrow(list, "list")? };
         Ok(list.item(index)?.name.as_ptr())
     })
@@ -207,7 +199,6 @@ pub unsafe extern "C" fn chatwire_ingredients_quantity(
     index: usize,
 ) -> f64 {
     boundary::value(0.0, || {
-        // SAFETY: per this function's contract.
         let list = unsafe { handle::borrow(list, "list")? };
         Ok(list.item(index)?.quantity)
     })
@@ -225,7 +216,6 @@ pub unsafe extern "C" fn chatwire_ingredients_unit(
     index: usize,
 ) -> *const c_char {
     boundary::value(std::ptr::null(), || {
-        // SAFETY: per this function's contract.
         let list = unsafe { handle::borrow(list, "list")? };
         let unit = list.item(index)?.unit.as_ref();
         Ok(unit.map_or(std::ptr::null(), |unit| unit.as_ptr()))
@@ -238,7 +228,6 @@ pub unsafe extern "C" fn chatwire_ingredients_unit(
 /// `list` is NULL or live, and not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn chatwire_ingredients_free(list: *mut chatwire_ingredients) {
-    // SAFETY: per this function's contract.
     boundary::release(|| unsafe { handle::free(list) })
 }
 
@@ -257,13 +246,10 @@ pub unsafe extern "C" fn chatwire_ingredients_prompt(
     text: *const c_char,
     prompt_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: per this function's contract.
-        unsafe {
-            text::transform((text, "text"), (prompt_out, "prompt_out"), |input| {
-                Ok(crate::ingredients_prompt(input))
-            })
-        }
+    boundary::status(|| unsafe {
+        text::transform((text, "text"), (prompt_out, "prompt_out"), |input| {
+            Ok(crate::ingredients_prompt(input))
+        })
     })
 }
 
@@ -292,7 +278,6 @@ pub unsafe extern "C" fn chatwire_json_prompt(
     prompt_out: *mut *mut c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let (instruction, example_json, input, out) = unsafe {
             (
                 text::str_in(instruction, "instruction")?,

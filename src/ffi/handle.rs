@@ -1,7 +1,7 @@
 //! Casts between the pointers C holds and the Rust values behind them, in
 //! one place. A handle is a `Box` made by [`into_c`] and taken back by [`free`].
 
-use super::boundary::FfiError;
+use super::error::FfiError;
 
 /// Moves a value to the heap and gives up ownership to C.
 pub(crate) fn into_c<T>(value: T) -> *mut T {

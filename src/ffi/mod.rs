@@ -1,10 +1,27 @@
-//! The C API: a thin shell over the Rust API.
+//! The C API: a thin shell over the Rust API, in two layers.
 //!
-//! Every exported function runs its body through [`boundary`], which
-//! catches panics, turns errors into a `chatwire_status` and records the
-//! thread's last error. Pointer checks and casts live in [`handle`], string
-//! conversions in [`text`]; the other modules hold one C type each and no
-//! logic of their own.
+//! The support layer is what every exported function stands on:
+//! [`boundary`] (panics caught, errors turned into a `chatwire_status`, the
+//! thread's last error recorded), [`error`] (why a call failed), [`status`]
+//! (the status and role codes), [`handle`] (pointer checks and casts between
+//! handles and the values behind them), [`text`] (C strings in and out) and
+//! [`callback`] (C function pointers and the glue that calls them). It names
+//! no module of a C type.
+//!
+//! Above it, one module per C type, holding that type and its functions and
+//! no logic of their own: [`client`], [`conversation`], [`send`] (every
+//! `chatwire_send*`), [`reply`], [`request`], [`extract`] (with the
+//! ingredient list) and [`string`] (strings chatwire hands out).
+//!
+//! # Safety
+//!
+//! Every `unsafe` block here relies on the caller keeping the contract that
+//! the function's `# Safety` section (and the header) states: a handle is
+//! NULL or a live pointer that chatwire handed out, a string is NULL or
+//! NUL-terminated, an out-parameter is NULL or writable. The helpers of
+//! [`handle`] and [`text`] turn NULL into an error; what they cannot check
+//! (liveness) is the caller's promise. Blocks that rely on more than that
+//! say so in their own `SAFETY` comment.
 
 // The C names are the API: snake case, with the chatwire_ prefix.
 #![allow(non_camel_case_types)]
@@ -13,11 +30,12 @@ mod boundary;
 mod callback;
 mod client;
 mod conversation;
+mod error;
 mod extract;
 mod handle;
 mod reply;
 mod request;
 mod send;
 mod status;
-mod stream;
+mod string;
 mod text;

@@ -1,18 +1,13 @@
 //! `chatwire_reply`: a reply with what came with it (finish reason, token
 //! usage, request id, tool calls, the body as received).
 
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::{c_char, CString};
 
-use super::boundary::{self, FfiError};
-use super::callback::chatwire_delta_callback;
-use super::client::chatwire_client;
-use super::conversation::chatwire_conversation;
+use super::boundary;
+use super::error::FfiError;
 use super::handle::{self, Out};
-use super::send::send_with;
 use super::status::chatwire_status;
-use super::stream::stream_with;
 use super::text;
-use crate::client::Client;
 use crate::reply::Reply;
 
 /// A reply and its metadata, made by chatwire_send_reply(),
@@ -63,55 +58,6 @@ fn borrowed(text: &Option<CString>) -> *const c_char {
     text.as_ref().map_or(std::ptr::null(), |text| text.as_ptr())
 }
 
-/// Like chatwire_send(), but hands out the whole reply: `*reply_out` owns a
-/// chatwire_reply (free with chatwire_reply_free()). The reply, with its tool
-/// calls, is appended to the conversation as with chatwire_send(). When the
-/// model calls tools, chatwire_reply_content() is "" and
-/// chatwire_reply_tool_call() gives each call; append one result per call
-/// with chatwire_conversation_append_tool_result(), then send again.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn chatwire_send_reply(
-    client: *mut chatwire_client,
-    conversation: *mut chatwire_conversation,
-    reply_out: *mut *mut chatwire_reply,
-) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: per this function's contract.
-        let out = unsafe { handle::out(reply_out, "reply_out")? };
-        // SAFETY: per this function's contract.
-        let reply = unsafe { send_with(client, conversation, Client::send_reply)? };
-        chatwire_reply::hand_out(reply, out);
-        Ok(())
-    })
-}
-
-/// Like chatwire_send_stream(), but hands out the whole reply as a
-/// chatwire_reply (see chatwire_send_reply()); tool calls streamed in
-/// fragments are assembled.
-///
-/// # Safety
-/// As chatwire_send_stream(); `reply_out` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn chatwire_send_stream_reply(
-    client: *mut chatwire_client,
-    conversation: *mut chatwire_conversation,
-    on_delta: chatwire_delta_callback,
-    userdata: *mut c_void,
-    reply_out: *mut *mut chatwire_reply,
-) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: per this function's contract.
-        let out = unsafe { handle::out(reply_out, "reply_out")? };
-        // SAFETY: per this function's contract.
-        let reply = unsafe { stream_with(client, conversation, on_delta, userdata)? };
-        chatwire_reply::hand_out(reply, out);
-        Ok(())
-    })
-}
-
 /// The reply's text; "" when the model only called tools. NULL for a NULL
 /// reply. Borrowed until the reply is freed.
 ///
@@ -120,7 +66,6 @@ pub unsafe extern "C" fn chatwire_send_stream_reply(
 #[no_mangle]
 pub unsafe extern "C" fn chatwire_reply_content(reply: *const chatwire_reply) -> *const c_char {
     boundary::value(std::ptr::null(), || {
-        // SAFETY: per this function's contract.
         Ok(unsafe { handle::borrow(reply, "reply")? }.content.as_ptr())
     })
 }
@@ -136,7 +81,6 @@ pub unsafe extern "C" fn chatwire_reply_finish_reason(
     reply: *const chatwire_reply,
 ) -> *const c_char {
     boundary::value(std::ptr::null(), || {
-        // SAFETY: per this function's contract.
         Ok(borrowed(
             &unsafe { handle::borrow(reply, "reply")? }.finish_reason,
         ))
@@ -157,7 +101,6 @@ pub unsafe extern "C" fn chatwire_reply_usage(
     total_tokens: *mut u64,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let reply = unsafe { handle::borrow(reply, "reply")? };
         let usage = reply
             .reply
@@ -168,7 +111,6 @@ pub unsafe extern "C" fn chatwire_reply_usage(
             (completion_tokens, usage.completion_tokens),
             (total_tokens, usage.total_tokens),
         ] {
-            // SAFETY: per this function's contract.
             if let Some(out) = unsafe { handle::optional_out(out) } {
                 out.write(count);
             }
@@ -185,7 +127,6 @@ pub unsafe extern "C" fn chatwire_reply_usage(
 #[no_mangle]
 pub unsafe extern "C" fn chatwire_reply_request_id(reply: *const chatwire_reply) -> *const c_char {
     boundary::value(std::ptr::null(), || {
-        // SAFETY: per this function's contract.
         Ok(borrowed(
             &unsafe { handle::borrow(reply, "reply")? }.request_id,
         ))
@@ -201,7 +142,6 @@ pub unsafe extern "C" fn chatwire_reply_request_id(reply: *const chatwire_reply)
 #[no_mangle]
 pub unsafe extern "C" fn chatwire_reply_json(reply: *const chatwire_reply) -> *const c_char {
     boundary::value(std::ptr::null(), || {
-        // SAFETY: per this function's contract.
         Ok(unsafe { handle::borrow(reply, "reply")? }.json.as_ptr())
     })
 }
@@ -213,7 +153,6 @@ pub unsafe extern "C" fn chatwire_reply_json(reply: *const chatwire_reply) -> *c
 #[no_mangle]
 pub unsafe extern "C" fn chatwire_reply_tool_call_count(reply: *const chatwire_reply) -> usize {
     boundary::value(0, || {
-        // SAFETY: per this function's contract.
         Ok(unsafe { handle::borrow(reply, "reply")? }.tool_calls.len())
     })
 }
@@ -235,7 +174,6 @@ pub unsafe extern "C" fn chatwire_reply_tool_call(
     arguments_out: *mut *const c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let reply = unsafe { handle::borrow(reply, "reply")? };
         let call = reply.tool_calls.get(index).ok_or_else(|| {
             crate::Error::InvalidArgument(format!(
@@ -248,7 +186,6 @@ pub unsafe extern "C" fn chatwire_reply_tool_call(
             (name_out, &call[1]),
             (arguments_out, &call[2]),
         ] {
-            // SAFETY: per this function's contract.
             if let Some(out) = unsafe { handle::optional_out(out) } {
                 out.write(text.as_ptr());
             }
@@ -263,6 +200,5 @@ pub unsafe extern "C" fn chatwire_reply_tool_call(
 /// `reply` is NULL or live, and not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn chatwire_reply_free(reply: *mut chatwire_reply) {
-    // SAFETY: per this function's contract.
     boundary::release(|| unsafe { handle::free(reply) })
 }

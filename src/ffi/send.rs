@@ -1,15 +1,21 @@
-//! chatwire_send: one request, the reply appended.
+//! Every `chatwire_send*`: a conversation goes out through a client and
+//! comes back as a string, a `chatwire_reply`, or a background request.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
 
-use super::boundary::{self, FfiError};
+use super::boundary;
+use super::callback::{chatwire_delta_callback, chatwire_done_callback, DeltaSink, UserData};
 use super::client::chatwire_client;
 use super::conversation::chatwire_conversation;
+use super::error::FfiError;
 use super::handle;
-use super::status::chatwire_status;
+use super::reply::chatwire_reply;
+use super::request::chatwire_request;
+use super::status::{chatwire_status, status_of};
 use super::text;
 use crate::client::Client;
 use crate::conversation::Conversation;
+use crate::reply::Reply;
 
 /// Sends the whole conversation and appends the assistant's reply to it.
 ///
@@ -30,9 +36,7 @@ pub unsafe extern "C" fn chatwire_send(
     reply_out: *mut *mut c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        // SAFETY: per this function's contract.
         let out = unsafe { handle::out(reply_out, "reply_out")? };
-        // SAFETY: per this function's contract.
         let reply = unsafe { send_with(client, conversation, Client::send)? };
         out.write(text::string_out(&reply));
         Ok(())
@@ -44,12 +48,11 @@ pub unsafe extern "C" fn chatwire_send(
 ///
 /// # Safety
 /// `client` and `conversation` are NULL or live.
-pub(crate) unsafe fn send_with<T>(
+unsafe fn send_with<T>(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
     send: impl FnOnce(&Client, &mut Conversation) -> crate::Result<T>,
 ) -> Result<T, FfiError> {
-    // SAFETY: per this function's contract.
     let (client, conversation) = unsafe {
         (
             handle::borrow(client, "client")?,
@@ -57,4 +60,159 @@ pub(crate) unsafe fn send_with<T>(
         )
     };
     Ok(send(&client.snapshot(), conversation.appendable())?)
+}
+
+/// Sends the conversation and streams the reply: `on_delta` (required; NULL
+/// gives CHATWIRE_ERR_NULL_ARGUMENT) gets each piece of text as it arrives,
+/// on the calling thread, with `userdata`. A server that answers with one
+/// JSON body instead of a stream is accepted: its text arrives as one delta.
+///
+/// When the reply is complete it is appended to the conversation and, if
+/// `reply_out` is not NULL, `*reply_out` owns a copy (equal to all deltas
+/// together; free with chatwire_string_free()). A callback that returns
+/// non-zero stops the request: CHATWIRE_ERR_CANCELLED. A stream silent for
+/// longer than the idle timeout gives CHATWIRE_ERR_TIMEOUT. On any failure
+/// the conversation is exactly as before.
+///
+/// # Safety
+/// `client` and `conversation` are NULL or live; `on_delta` is NULL or a
+/// valid callback; `reply_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_send_stream(
+    client: *mut chatwire_client,
+    conversation: *mut chatwire_conversation,
+    on_delta: chatwire_delta_callback,
+    userdata: *mut c_void,
+    reply_out: *mut *mut c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        let reply = unsafe { stream_with(client, conversation, on_delta, userdata)? };
+        if let Some(out) = unsafe { handle::optional_out(reply_out) } {
+            out.write(text::string_out(&reply.content));
+        }
+        Ok(())
+    })
+}
+
+/// A streamed send with a C delta callback, shared by the functions that
+/// hand the reply out as a string or as a `chatwire_reply`.
+///
+/// # Safety
+/// `client` and `conversation` are NULL or live; `on_delta` is NULL or valid.
+unsafe fn stream_with(
+    client: *mut chatwire_client,
+    conversation: *mut chatwire_conversation,
+    on_delta: chatwire_delta_callback,
+    userdata: *mut c_void,
+) -> Result<Reply, FfiError> {
+    let mut sink = DeltaSink::new(on_delta.ok_or(FfiError::Null("on_delta"))?, userdata);
+    unsafe {
+        send_with(client, conversation, |client, conversation| {
+            client.send_stream(conversation, |delta| sink.deliver(delta))
+        })
+    }
+}
+
+/// Like chatwire_send(), but hands out the whole reply: `*reply_out` owns a
+/// chatwire_reply (free with chatwire_reply_free()). The reply, with its tool
+/// calls, is appended to the conversation as with chatwire_send(). When the
+/// model calls tools, chatwire_reply_content() is "" and
+/// chatwire_reply_tool_call() gives each call; append one result per call
+/// with chatwire_conversation_append_tool_result(), then send again.
+///
+/// # Safety
+/// `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_send_reply(
+    client: *mut chatwire_client,
+    conversation: *mut chatwire_conversation,
+    reply_out: *mut *mut chatwire_reply,
+) -> chatwire_status {
+    boundary::status(|| {
+        let out = unsafe { handle::out(reply_out, "reply_out")? };
+        let reply = unsafe { send_with(client, conversation, Client::send_reply)? };
+        chatwire_reply::hand_out(reply, out);
+        Ok(())
+    })
+}
+
+/// Like chatwire_send_stream(), but hands out the whole reply as a
+/// chatwire_reply (see chatwire_send_reply()); tool calls streamed in
+/// fragments are assembled.
+///
+/// # Safety
+/// As chatwire_send_stream(); `reply_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_send_stream_reply(
+    client: *mut chatwire_client,
+    conversation: *mut chatwire_conversation,
+    on_delta: chatwire_delta_callback,
+    userdata: *mut c_void,
+    reply_out: *mut *mut chatwire_reply,
+) -> chatwire_status {
+    boundary::status(|| {
+        let out = unsafe { handle::out(reply_out, "reply_out")? };
+        let reply = unsafe { stream_with(client, conversation, on_delta, userdata)? };
+        chatwire_reply::hand_out(reply, out);
+        Ok(())
+    })
+}
+
+/// Starts sending the conversation on a worker thread and returns at once.
+///
+/// With `on_delta` the reply is streamed to it (see chatwire_send_stream());
+/// with NULL it arrives whole. `on_done` (may be NULL) is called once at the
+/// end with the request's status. Both run on the worker thread, with
+/// `userdata`. The request reads the conversation now; chatwire_request_wait()
+/// appends the reply to it afterwards, so that after the wait the
+/// conversation is as after chatwire_send(). Until then the caller must not
+/// use or free the conversation.
+///
+/// On success `*request_out` owns the request; free it with
+/// chatwire_request_free(). A conversation that cannot be sent as it is
+/// fails here, with nothing started.
+///
+/// # Safety
+/// `client` and `conversation` are NULL or live; the callbacks are valid or
+/// NULL; `request_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_send_async(
+    client: *mut chatwire_client,
+    conversation: *mut chatwire_conversation,
+    on_delta: chatwire_delta_callback,
+    on_done: chatwire_done_callback,
+    userdata: *mut c_void,
+    request_out: *mut *mut chatwire_request,
+) -> chatwire_status {
+    boundary::status(|| {
+        let (client, handle, out) = unsafe {
+            (
+                handle::borrow(client, "client")?,
+                handle::borrow(conversation, "conversation")?,
+                handle::out(request_out, "request_out")?,
+            )
+        };
+        let on_delta = on_delta.map(|callback| {
+            let mut sink = DeltaSink::new(callback, userdata);
+            Box::new(move |delta: &str| sink.deliver(delta).is_continue())
+                as crate::client::DeltaHandler
+        });
+        let done_userdata = UserData(userdata);
+        let on_finish = move |outcome: &crate::Result<crate::Reply>| {
+            if let Some(on_done) = on_done {
+                let status = match outcome {
+                    Ok(_) => chatwire_status::CHATWIRE_OK,
+                    Err(error) => status_of(error),
+                };
+                let userdata = done_userdata;
+                // SAFETY: the caller gave a valid callback and its own userdata.
+                unsafe { on_done(userdata.0, status) };
+            }
+        };
+        let pending = client
+            .snapshot()
+            .spawn(handle.conversation(), on_delta, on_finish)?;
+        out.write(handle::into_c(chatwire_request::new(pending, conversation)));
+        Ok(())
+    })
 }

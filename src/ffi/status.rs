@@ -2,8 +2,8 @@
 
 use std::ffi::{c_char, c_int, CStr};
 
+use crate::conversation::message::Role;
 use crate::error::Error;
-use crate::message::Role;
 
 /// The result of every fallible chatwire function. `CHATWIRE_OK` is 0;
 /// chatwire_status_str() gives a fixed description of each code and

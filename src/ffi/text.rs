@@ -2,7 +2,7 @@
 
 use std::ffi::{c_char, CStr, CString};
 
-use super::boundary::{self, FfiError};
+use super::error::FfiError;
 use super::handle;
 
 /// Reads a required NUL-terminated UTF-8 argument.
@@ -44,7 +44,6 @@ pub(crate) unsafe fn transform(
     output: (*mut *mut c_char, &'static str),
     transform: impl FnOnce(&str) -> crate::Result<String>,
 ) -> Result<(), FfiError> {
-    // SAFETY: per this function's contract.
     let (text, out) = unsafe { (str_in(input.0, input.1)?, handle::out(output.0, output.1)?) };
     out.write(string_out(&transform(text)?));
     Ok(())
@@ -63,21 +62,6 @@ pub(crate) fn c_string(text: impl Into<Vec<u8>>) -> CString {
 /// A copy of text that C owns and frees with chatwire_string_free().
 pub(crate) fn string_out(text: &str) -> *mut c_char {
     c_string(text).into_raw()
-}
-
-/// Frees a string that chatwire handed out (a reply, a JSON text). NULL is
-/// ignored. Never pass it a string from anywhere else, nor free() one of ours.
-///
-/// # Safety
-/// `s` is NULL or a string from chatwire that has not been freed.
-#[no_mangle]
-pub unsafe extern "C" fn chatwire_string_free(s: *mut c_char) {
-    boundary::release(|| {
-        if !s.is_null() {
-            // SAFETY: chatwire strings come from CString::into_raw.
-            drop(unsafe { CString::from_raw(s) });
-        }
-    })
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use crate::error::Result;
 
 use super::{decode_error, excerpt_tail, Chunk, ChunkChoice, ToolCallDelta};
-pub use crate::message::ToolCall;
+pub use crate::conversation::message::ToolCall;
 use crate::reply::Usage;
 
 /// The role a reply has when the server never says.

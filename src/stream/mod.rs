@@ -41,6 +41,7 @@
 mod accumulate;
 mod chunk;
 mod decoder;
+pub(crate) mod reply_stream;
 mod sse;
 
 pub use accumulate::{Accumulator, StreamResult, ToolCall};

@@ -374,7 +374,7 @@ impl<'de> Deserialize<'de> for Tool {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::conversation::message::*;
     use serde_json::json;
 
     #[test]

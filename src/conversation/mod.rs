@@ -4,10 +4,15 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub(crate) mod image;
+pub(crate) mod message;
+pub(crate) mod options;
+pub(crate) mod ordering;
+mod setters;
+
 use crate::error::{Error, Result};
-use crate::message::{Image, Message, Role, Tool};
-use crate::ordering;
 use crate::reply::Reply;
+use message::{Image, Message, Role, Tool};
 
 /// A model name and the messages exchanged so far.
 ///
@@ -168,7 +173,7 @@ impl Conversation {
         }
         match value {
             Some(value) => {
-                crate::options::check(name, &value)?;
+                options::check(name, &value)?;
                 self.options.insert(name.to_owned(), value)
             }
             None => self.options.remove(name),

@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
+use crate::conversation::message::{Message, Tool};
 use crate::conversation::Conversation;
-use crate::message::{Message, Tool};
 
 /// The JSON body of `POST /v1/chat/completions`.
 #[derive(Serialize)]
@@ -37,7 +37,7 @@ pub(crate) enum Delivery {
 }
 
 /// Serializes the request body for a conversation.
-pub(crate) fn body(conversation: &Conversation, delivery: Delivery) -> Vec<u8> {
+pub(crate) fn encode(conversation: &Conversation, delivery: Delivery) -> Vec<u8> {
     let stream = delivery == Delivery::Streamed;
     let request = ChatRequest {
         model: conversation.model(),
@@ -62,7 +62,7 @@ mod tests {
         let mut c = Conversation::new("m");
         c.set_system("s");
         c.user("u").unwrap();
-        let body: serde_json::Value = serde_json::from_slice(&body(&c, Delivery::Whole)).unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&encode(&c, Delivery::Whole)).unwrap();
         assert_eq!(
             body,
             serde_json::json!({"model": "m", "messages": [
@@ -77,7 +77,7 @@ mod tests {
         let mut c = Conversation::new("m");
         c.user("u").unwrap();
         let body: serde_json::Value =
-            serde_json::from_slice(&body(&c, Delivery::Streamed)).unwrap();
+            serde_json::from_slice(&encode(&c, Delivery::Streamed)).unwrap();
         assert_eq!(body["stream"], true);
         assert_eq!(body["stream_options"]["include_usage"], true);
     }

@@ -5,8 +5,8 @@
 
 use serde::Deserialize;
 
+use crate::conversation::message::WireToolCall;
 use crate::error::{ApiError, Error, Result};
-use crate::message::WireToolCall;
 use crate::reply::{Reply, Usage};
 
 #[derive(Deserialize)]

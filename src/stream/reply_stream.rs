@@ -2,12 +2,12 @@
 
 use std::collections::VecDeque;
 
-use crate::cancel::CancelToken;
 use crate::conversation::Conversation;
 use crate::error::Result;
+use crate::http::cancel::CancelToken;
+use crate::http::transport::StreamReader;
 use crate::reply::Reply;
 use crate::stream::{StreamDecoder, StreamEvent, StreamResult};
-use crate::transport::StreamReader;
 
 const READ_BUFFER_BYTES: usize = 16 * 1024;
 
@@ -39,7 +39,7 @@ impl DeltaStream {
     /// take it as a stream of one delta.
     fn read_whole(&mut self) -> Result<()> {
         let body = self.reader.read_all()?;
-        let reply = crate::response::decode_completion(body, self.reader.request_id.clone())?;
+        let reply = crate::http::response::decode_completion(body, self.reader.request_id.clone())?;
         if !reply.content.is_empty() {
             self.pending.push_back(reply.content.clone());
         }
@@ -119,7 +119,7 @@ fn reply_from_stream(result: StreamResult, request_id: Option<String>) -> Reply 
             result
                 .tool_calls
                 .iter()
-                .map(crate::message::WireToolCall::from)
+                .map(crate::conversation::message::WireToolCall::from)
                 .collect::<Vec<_>>(),
         )
         .unwrap_or_default();

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
+use crate::conversation::message::{Image, ImageDetail};
 use crate::error::{Error, Result};
-use crate::message::{Image, ImageDetail};
 
 /// The largest image file read: the limit the OpenAI API sets per image.
 pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;

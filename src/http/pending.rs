@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 use std::thread::JoinHandle;
 
-use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
+use crate::http::cancel::CancelToken;
 use crate::reply::Reply;
 
 /// A reply being fetched on a worker thread.

@@ -8,8 +8,8 @@
 //! made when the last message is a user message or the last missing tool
 //! result.
 
+use crate::conversation::message::{Message, Role};
 use crate::error::{Error, Result};
-use crate::message::{Message, Role};
 
 /// Where a conversation stands, as far as the next message is concerned.
 enum State<'a> {
@@ -179,7 +179,7 @@ fn invalid(message: String) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::ToolCall;
+    use crate::conversation::message::ToolCall;
 
     fn calling(ids: &[&str]) -> Message {
         let mut message = Message::new(Role::Assistant, "");

@@ -1,0 +1,14 @@
+//! How a request travels: the body is serialized ([`body`]), posted and
+//! retried ([`transport`], [`retry`]), its answer decoded ([`response`]);
+//! requests that can be stopped carry a [`cancel`] token, and background
+//! requests run as a [`pending`] reply.
+//!
+//! Nothing here knows about C, and nothing here reads a stream's events:
+//! a streamed answer leaves as a byte reader for [`crate::stream`].
+
+pub(crate) mod body;
+pub(crate) mod cancel;
+pub(crate) mod pending;
+pub(crate) mod response;
+pub(crate) mod retry;
+pub(crate) mod transport;
