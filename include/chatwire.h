@@ -100,6 +100,15 @@ typedef enum {
    * The server did not send what was asked for (token usage, say).
    */
   CHATWIRE_ERR_UNAVAILABLE = 17,
+  /**
+   * What the server sent is larger than the limit chatwire keeps for it
+   * (the body, one stream event, a streamed reply); the request was stopped.
+   */
+  CHATWIRE_ERR_TOO_LARGE = 18,
+  /**
+   * The operating system refused something chatwire needed (a thread, say).
+   */
+  CHATWIRE_ERR_SYSTEM = 19,
 } chatwire_status;
 
 /**

@@ -12,9 +12,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// An error reported by the server: the HTTP status and what its
 /// `{"error": {...}}` body said, when it said anything.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ApiError {
-    /// The HTTP status code, or 0 for an error reported inside a stream.
-    pub status: u16,
+    /// The HTTP status code; `None` for an error reported inside a stream
+    /// that names no status (the stream itself came with a success status).
+    pub status: Option<u16>,
     /// The server's message, or the HTTP reason phrase when the body had none.
     pub message: String,
     /// The error's `type` field (`invalid_request_error`, `insufficient_quota`, ...).
@@ -27,8 +29,8 @@ pub struct ApiError {
 
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.status != 0 {
-            write!(f, "HTTP {}: ", self.status)?;
+        if let Some(status) = self.status {
+            write!(f, "HTTP {status}: ")?;
         }
         f.write_str(&self.message)?;
         let details = [
@@ -79,9 +81,14 @@ pub enum Error {
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
 
-    /// The request took longer than the configured timeout.
-    #[error("timed out: {0}")]
-    Timeout(String),
+    /// One of the timeouts ran out; `kind` says which.
+    #[error("timed out: {message}")]
+    Timeout {
+        /// Which timeout ran out.
+        kind: TimeoutKind,
+        /// What was being waited for, and the timeout's value.
+        message: String,
+    },
 
     /// The server refused the key (HTTP 401 or 403).
     #[error("authentication failed: {0}")]
@@ -100,11 +107,12 @@ pub enum Error {
     Http(Box<ApiError>),
 
     /// A 2xx answer whose body is not a chat completion.
-    #[error("could not decode the response: {message} (body starts: {excerpt:?})")]
+    #[error("could not decode the response: {message} (excerpt: {excerpt:?})")]
     Decode {
         /// What was wrong with the body.
         message: String,
-        /// A short excerpt of the body, cut at a character boundary.
+        /// A short excerpt of the body (its start, or for a stream that
+        /// stopped early its end), cut at a character boundary.
         excerpt: String,
     },
 
@@ -115,14 +123,58 @@ pub enum Error {
     /// The caller cancelled the request.
     #[error("cancelled")]
     Cancelled,
+
+    /// What the server sent is larger than the limit chatwire keeps for it;
+    /// the request was stopped there.
+    #[error("too large: {what} is over the limit of {limit} bytes")]
+    TooLarge {
+        /// What grew past its limit (the response body, one stream event, ...).
+        what: String,
+        /// The limit, in bytes.
+        limit: u64,
+    },
+
+    /// The operating system refused something chatwire needed, such as a
+    /// thread for a background request.
+    #[error("system error: {message}")]
+    System {
+        /// What chatwire was trying to do.
+        message: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A state chatwire never expects, such as a background request whose
+    /// worker ended without an outcome (a panic in a callback).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// Which timeout ran out; see [`Error::Timeout`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TimeoutKind {
+    /// Connecting (name lookup, TCP, TLS) took longer than the connect timeout.
+    Connect,
+    /// The whole request took longer than the request timeout.
+    Request,
+    /// A stream was silent (not even a keep-alive) for longer than the idle timeout.
+    Idle,
 }
 
 impl Error {
     /// The HTTP status of an error the server reported, `None` for every other error.
     pub fn http_status(&self) -> Option<u16> {
-        self.api_error()
-            .map(|api| api.status)
-            .filter(|&status| status != 0)
+        self.api_error().and_then(|api| api.status)
+    }
+
+    /// Which timeout ran out, for [`Error::Timeout`].
+    pub fn timeout_kind(&self) -> Option<TimeoutKind> {
+        match self {
+            Error::Timeout { kind, .. } => Some(*kind),
+            _ => None,
+        }
     }
 
     /// The server's error details, for errors the server reported.
@@ -139,9 +191,9 @@ impl Error {
     pub(crate) fn from_api(api: ApiError) -> Error {
         let api = Box::new(api);
         match api.status {
-            401 | 403 => Error::Auth(api),
-            429 => Error::RateLimited(api),
-            500..=599 => Error::Server(api),
+            Some(401 | 403) => Error::Auth(api),
+            Some(429) => Error::RateLimited(api),
+            Some(500..=599) => Error::Server(api),
             _ => Error::Http(api),
         }
     }
@@ -150,21 +202,45 @@ impl Error {
     pub(crate) fn decode(message: impl Into<String>, body: &str) -> Error {
         Error::Decode {
             message: message.into(),
-            excerpt: excerpt(body, 200).to_owned(),
+            excerpt: excerpt(body, EXCERPT_BYTES, Keep::Start).to_owned(),
         }
     }
 }
 
-/// The first `max` bytes of `text` or less, cut at a character boundary.
-pub(crate) fn excerpt(text: &str, max: usize) -> &str {
+/// The most bytes of a server's text that an error quotes.
+pub(crate) const EXCERPT_BYTES: usize = 200;
+
+/// Which end of a text an excerpt keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// The beginning: what a body starts with.
+    Start,
+    /// The end: where a cut-off stream stopped.
+    End,
+}
+
+/// At most `max` bytes of `text`, from the end `keep` names, cut at a
+/// character boundary.
+pub(crate) fn excerpt(text: &str, max: usize, keep: Keep) -> &str {
     if text.len() <= max {
         return text;
     }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
+    match keep {
+        Keep::Start => {
+            let mut end = max;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            &text[..end]
+        }
+        Keep::End => {
+            let mut start = text.len() - max;
+            while !text.is_char_boundary(start) {
+                start += 1;
+            }
+            &text[start..]
+        }
     }
-    &text[..end]
 }
 
 #[cfg(test)]
@@ -174,14 +250,21 @@ mod tests {
     #[test]
     fn excerpt_never_splits_a_character() {
         let text = "ééé";
-        assert_eq!(excerpt(text, 3), "é");
-        assert_eq!(excerpt(text, 100), text);
+        assert_eq!(excerpt(text, 3, Keep::Start), "é");
+        assert_eq!(excerpt(text, 3, Keep::End), "é");
+        assert_eq!(excerpt(text, 100, Keep::Start), text);
+        assert_eq!(excerpt(text, 100, Keep::End), text);
+        // 'é' is two bytes, so byte 200 from the end falls inside a char.
+        let long = format!("{}a", "é".repeat(150));
+        let tail = excerpt(&long, EXCERPT_BYTES, Keep::End);
+        assert_eq!(tail.len(), 199);
+        assert!(long.ends_with(tail));
     }
 
     #[test]
     fn status_picks_the_variant() {
         let api = |status| ApiError {
-            status,
+            status: Some(status),
             ..ApiError::default()
         };
         assert!(matches!(Error::from_api(api(401)), Error::Auth(_)));
@@ -196,7 +279,7 @@ mod tests {
     #[test]
     fn api_error_display_names_every_detail() {
         let api = ApiError {
-            status: 429,
+            status: Some(429),
             message: "slow down".into(),
             kind: Some("rate_limit_error".into()),
             code: Some("rate_limit".into()),

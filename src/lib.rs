@@ -55,7 +55,15 @@ pub mod extract;
 mod ffi;
 mod http;
 mod reply;
-pub mod stream;
+mod stream;
+
+/// The streaming decoder, for the fuzz targets only: not part of the API,
+/// and not built unless the `fuzzing` feature is on.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::stream::{StreamDecoder, StreamEvent};
+}
 
 pub use client::{
     Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRIES,
@@ -66,7 +74,7 @@ pub use conversation::image::MAX_IMAGE_BYTES;
 pub use conversation::message::{Image, ImageDetail, Message, Role, Tool, ToolCall};
 pub use conversation::options::ResponseFormat;
 pub use conversation::Conversation;
-pub use error::{ApiError, Error, Result};
+pub use error::{ApiError, Error, Result, TimeoutKind};
 pub use extract::{
     extract, extract_ingredients, extract_json, ingredients_prompt, json_prompt, Ingredient,
 };

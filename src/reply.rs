@@ -4,8 +4,9 @@ use crate::conversation::message::{Message, Role, ToolCall};
 
 /// Token counts the server reported for one request; a missing count is 0,
 /// a missing total is the sum of the others.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(from = "WireUsage")]
+#[non_exhaustive]
 pub struct Usage {
     /// Tokens in the prompt.
     pub prompt_tokens: u64,
@@ -42,6 +43,7 @@ impl From<WireUsage> for Usage {
 
 /// A decoded chat completion.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Reply {
     /// The assistant's text; empty when the model sent none.
     pub content: String,

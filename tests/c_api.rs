@@ -127,7 +127,7 @@ fn c_one_client_shared_by_four_threads() {
 
 #[test]
 fn c_streamed_and_background_sends() {
-    use common::paced::{signal, PacedServer, Step};
+    use common::paced::{delta, signal, Framing, PacedServer, Step};
 
     let mut server = Server::new();
     server
@@ -145,11 +145,22 @@ fn c_streamed_and_background_sends() {
     for_each_build("stream", |exe| {
         let (keep_first, first_waits) = signal();
         let (keep_second, second_waits) = signal();
+        let (keep_third, third_waits) = signal();
         let silent = PacedServer::start(vec![Step::WaitFor(first_waits)]);
         let also_silent = PacedServer::start(vec![Step::WaitFor(second_waits)]);
-        let out = run(exe, &[&url, &silent.url, &also_silent.url]);
+        // Framed by the connection's end: a cancel closes the connection,
+        // which must not read as a stream that ended early.
+        let one_delta = PacedServer::start_framed(
+            Framing::UntilClose,
+            vec![Step::Send(delta("one")), Step::WaitFor(third_waits)],
+        );
+        let out = run(exe, &[&url, &silent.url, &also_silent.url, &one_delta.url]);
         assert!(out.contains(", 0 failed"), "{out}");
-        drop((keep_first, keep_second));
+        drop((keep_first, keep_second, keep_third));
+        assert!(
+            one_delta.finish().client_hung_up,
+            "cancel after a delta closes the connection"
+        );
         assert!(
             silent.finish().client_hung_up,
             "cancel closes the connection"

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use chatwire::{Client, Conversation, Error, Role};
+use chatwire::{Client, Conversation, Error, Role, TimeoutKind};
 use common::*;
 use mockito::{Matcher, Server};
 use serde_json::{json, Value};
@@ -447,7 +447,7 @@ fn slow_server_gives_timeout() {
     let mut conversation = conversation();
     let started = Instant::now();
     let err = client.send(&mut conversation).unwrap_err();
-    assert!(matches!(err, Error::Timeout(_)), "{err:?}");
+    assert_eq!(err.timeout_kind(), Some(TimeoutKind::Request), "{err:?}");
     assert!(started.elapsed() < Duration::from_secs(3));
     assert_eq!(conversation.len(), 2);
     holder.join().unwrap();
@@ -508,4 +508,51 @@ fn one_client_serves_threads_at_once() {
         }
     });
     mock.assert();
+}
+
+#[test]
+fn a_handshake_that_never_completes_is_a_connect_timeout() {
+    let stuck = common::stuck::StuckListener::start();
+    let client = Client::builder()
+        .base_url(&stuck.url)
+        .api_key(KEY)
+        .connect_timeout(Duration::from_millis(300))
+        .timeout(Duration::from_secs(20))
+        .max_retries(0)
+        .build()
+        .unwrap();
+    let mut conversation = conversation();
+    let started = Instant::now();
+    let err = client.send(&mut conversation).unwrap_err();
+    assert_eq!(err.timeout_kind(), Some(TimeoutKind::Connect), "{err:?}");
+    assert!(err.to_string().contains("connect timeout"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(conversation.len(), 2);
+}
+
+#[test]
+fn an_empty_model_name_is_refused_before_anything_is_sent() {
+    let mut server = mockito::Server::new();
+    let never = server.mock("POST", PATH).expect(0).create();
+    let client = client(&server.url());
+    let mut conversation = Conversation::new("");
+    conversation.user("hello").unwrap();
+    let err = client.send(&mut conversation).unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument(_)), "{err:?}");
+    assert!(err.to_string().contains("model name is empty"), "{err}");
+    assert_eq!(conversation.len(), 1);
+    assert!(Conversation::with_model(" ").is_err());
+    assert!(conversation.set_model("").is_err());
+    assert!(Conversation::from_json(r#"{"model":"","messages":[]}"#).is_err());
+    never.assert();
+}
+
+#[test]
+fn truncate_past_the_end_is_refused_and_changes_nothing() {
+    let mut conversation = conversation();
+    let err = conversation.truncate(3).unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument(_)), "{err:?}");
+    assert_eq!(conversation.len(), 2);
+    conversation.truncate(1).unwrap();
+    assert_eq!(conversation.len(), 1);
 }

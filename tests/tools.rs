@@ -176,12 +176,9 @@ fn the_json_round_trip_keeps_tools_calls_results_and_images() {
         )
         .unwrap();
     let mut calling = chatwire::Message::new(Role::Assistant, "");
-    calling.tool_calls.push(chatwire::ToolCall {
-        id: "c1".into(),
-        kind: "function".into(),
-        name: "get_weather".into(),
-        arguments: "{}".into(),
-    });
+    calling
+        .tool_calls
+        .push(chatwire::ToolCall::new("c1", "get_weather", "{}"));
     conversation.push_message(calling).unwrap();
     conversation.tool_result("c1", "sunny").unwrap();
     let json = conversation.to_json();

@@ -10,7 +10,7 @@
 
 #![no_main]
 
-use chatwire::stream::{StreamDecoder, StreamEvent};
+use chatwire::fuzzing::{StreamDecoder, StreamEvent};
 use libfuzzer_sys::fuzz_target;
 
 /// Feeds the pieces, returns the joined deltas and the reply's text, or the error text.

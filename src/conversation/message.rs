@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Role {
     /// Instructions for the model; at most one, and only first.
     System,
@@ -41,6 +42,7 @@ impl std::fmt::Display for Role {
 
 /// A function call the model asked for.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The call's id, to quote in the tool's result.
     pub id: String,
@@ -54,6 +56,21 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
+    /// A call of the function `name` with `arguments` (JSON text), of type
+    /// `function`: what a model's reply holds, for building a history by hand.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            kind: function_kind(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+
     /// The arguments as JSON, read leniently: valid JSON as it is, else what
     /// [`extract_json`](crate::extract_json) can repair (fences, trailing
     /// commas, fractions, ...); empty arguments are `{}`.
@@ -69,6 +86,7 @@ impl ToolCall {
 /// How closely the model should look at an image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ImageDetail {
     /// The server decides.
     Auto,
@@ -81,6 +99,7 @@ pub enum ImageDetail {
 /// An image attached to a user message: an `http(s)` URL or a `data:` URL.
 /// [`Image::from_source`] also reads local files.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Image {
     /// Where the server finds the image.
     pub url: String,
@@ -95,6 +114,7 @@ pub struct Image {
 /// message the `tool_call_id` of the call it answers. Build messages with
 /// [`Message::new`] or the [`Conversation`](crate::Conversation) methods.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Message {
     /// Who wrote it.
     pub role: Role,
@@ -188,11 +208,18 @@ fn function_kind() -> String {
 
 /// Arguments are a JSON string on the wire; a few servers send the object itself.
 fn arguments_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    Ok(match Option::<Value>::deserialize(deserializer)? {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(text)) => text,
-        Some(other) => other.to_string(),
-    })
+    Ok(json_text(&Value::deserialize(deserializer)?).unwrap_or_default())
+}
+
+/// A JSON value as text: a string as itself, `null` as nothing, anything
+/// else as its JSON text. How tool-call arguments and error fields that
+/// servers send in varying forms are read.
+pub(crate) fn json_text(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::String(text) => Some(text.clone()),
+        other => Some(other.to_string()),
+    }
 }
 
 impl From<&ToolCall> for WireToolCall {
@@ -274,6 +301,7 @@ impl<'de> Deserialize<'de> for Message {
 
 /// A function the model may call, offered with every request of a conversation.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Tool {
     /// The function's name: letters, digits, `_` and `-`, at most 64.
     pub name: String,
@@ -287,12 +315,7 @@ impl Tool {
     /// A tool, checked: a valid name and parameters that are a JSON object
     /// (`None` gives a function without arguments).
     pub fn new(name: &str, description: Option<&str>, parameters: Option<Value>) -> Result<Tool> {
-        let valid_name = !name.is_empty()
-            && name.len() <= 64
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        if !valid_name {
+        if !is_function_name(name) {
             return Err(Error::InvalidArgument(format!(
                 "tool name {name:?} must be 1 to 64 letters, digits, '_' or '-'"
             )));
@@ -327,6 +350,15 @@ impl Tool {
             })?;
         Tool::new(name, description, parameters)
     }
+}
+
+/// The rule OpenAI sets for the names of functions and of JSON Schema
+/// response formats: 1 to 64 ASCII letters, digits, `_` or `-`.
+pub(crate) fn is_function_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 #[derive(Serialize, Deserialize)]

@@ -67,7 +67,7 @@ impl TryFrom<Unchecked> for Conversation {
     type Error = Error;
 
     fn try_from(raw: Unchecked) -> Result<Conversation> {
-        let mut conversation = Conversation::new(raw.model);
+        let mut conversation = Conversation::with_model(raw.model)?;
         for (name, value) in raw.options {
             conversation.set_option(&name, Some(value))?;
         }
@@ -79,8 +79,19 @@ impl TryFrom<Unchecked> for Conversation {
     }
 }
 
+/// A model name must name something: an empty one is refused before any
+/// request is made, with an error that says so.
+fn check_model(model: &str) -> Result<()> {
+    if model.trim().is_empty() {
+        return Err(Error::InvalidArgument("the model name is empty".into()));
+    }
+    Ok(())
+}
+
 impl Conversation {
-    /// An empty conversation with the given model.
+    /// An empty conversation with the given model. An empty model name is
+    /// refused when the conversation is sent; [`with_model`](Self::with_model)
+    /// refuses it at once.
     pub fn new(model: impl Into<String>) -> Conversation {
         Conversation {
             model: model.into(),
@@ -90,14 +101,26 @@ impl Conversation {
         }
     }
 
+    /// An empty conversation with the given model, refusing an empty model
+    /// name with [`Error::InvalidArgument`].
+    pub fn with_model(model: impl Into<String>) -> Result<Conversation> {
+        let model = model.into();
+        check_model(&model)?;
+        Ok(Conversation::new(model))
+    }
+
     /// The model every request of this conversation asks for.
     pub fn model(&self) -> &str {
         &self.model
     }
 
-    /// Changes the model for the next requests.
-    pub fn set_model(&mut self, model: impl Into<String>) {
-        self.model = model.into();
+    /// Changes the model for the next requests; an empty name is refused
+    /// with [`Error::InvalidArgument`] and changes nothing.
+    pub fn set_model(&mut self, model: impl Into<String>) -> Result<()> {
+        let model = model.into();
+        check_model(&model)?;
+        self.model = model;
+        Ok(())
     }
 
     /// Sets a top-level request field sent with every request of this
@@ -279,8 +302,15 @@ impl Conversation {
     /// Keeps the first `len` messages and drops the rest, to undo the last
     /// turns; a prefix of a valid conversation is always valid. A `len` at or
     /// beyond the length changes nothing.
-    pub fn truncate(&mut self, len: usize) {
+    pub fn truncate(&mut self, len: usize) -> Result<()> {
+        if len > self.messages.len() {
+            return Err(Error::InvalidArgument(format!(
+                "cannot truncate to {len} messages: the conversation has {}",
+                self.messages.len()
+            )));
+        }
         self.messages.truncate(len);
+        Ok(())
     }
 
     /// Removes every message except the system message.
@@ -306,6 +336,7 @@ impl Conversation {
     /// Checks that a request can be made: the last message must be a user
     /// message or the last missing tool result.
     pub(crate) fn check_ready_to_send(&self) -> Result<()> {
+        check_model(&self.model)?;
         ordering::check_ready(&self.messages)
     }
 
@@ -428,9 +459,10 @@ mod tests {
         let mut c = Conversation::new("m");
         c.user("a").unwrap();
         c.assistant("b").unwrap();
-        c.truncate(1);
+        c.truncate(1).unwrap();
+        assert!(c.truncate(2).is_err());
         assert_eq!(c.len(), 1);
-        c.truncate(5);
+        assert!(c.truncate(5).is_err());
         assert_eq!(c.len(), 1);
         c.assistant("again").unwrap();
     }

@@ -46,6 +46,7 @@
 
 use serde_json::{json, Map, Number, Value};
 
+use crate::conversation::message::is_function_name;
 use crate::error::{Error, Result};
 
 /// Checks a top-level request field before it is stored; see the module
@@ -138,7 +139,10 @@ const MAX_QUOTED: usize = 80;
 fn wrong(value: &Value, expected: impl Into<String>) -> Wrong {
     let mut found = value.to_string();
     if found.len() > MAX_QUOTED {
-        found = format!("{}...", crate::error::excerpt(&found, MAX_QUOTED));
+        found = format!(
+            "{}...",
+            crate::error::excerpt(&found, MAX_QUOTED, crate::error::Keep::Start)
+        );
     }
     Wrong {
         at: String::new(),
@@ -345,14 +349,8 @@ fn response_format(value: &Value) -> Checked {
 /// The name of a JSON Schema response format: the one rule that goes beyond
 /// the schema, which states it only in its description.
 fn schema_name(value: &Value) -> Checked {
-    let valid = |name: &str| {
-        (1..=64).contains(&name.len())
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    };
     match value.as_str() {
-        Some(name) if valid(name) => Ok(()),
+        Some(name) if is_function_name(name) => Ok(()),
         _ => Err(wrong(
             value,
             "1 to 64 ASCII letters, digits, \"_\" or \"-\"",

@@ -74,11 +74,8 @@ pub unsafe extern "C" fn chatwire_conversation_new(
                 handle::out(conversation_out, "conversation_out")?,
             )
         };
-        if model.is_empty() {
-            return Err(Error::InvalidArgument("the model name is empty".into()).into());
-        }
         out.write(handle::into_c(chatwire_conversation::new(
-            Conversation::new(model),
+            Conversation::with_model(model)?,
         )));
         Ok(())
     })
@@ -149,15 +146,8 @@ pub unsafe extern "C" fn chatwire_conversation_truncate(
 ) -> chatwire_status {
     boundary::status(|| {
         let handle = unsafe { handle::borrow_mut(conversation, "conversation")? };
-        if len > handle.conversation.len() {
-            let error = format!(
-                "cannot truncate to {len} messages: the conversation has {}",
-                handle.conversation.len()
-            );
-            return Err(Error::InvalidArgument(error).into());
-        }
+        handle.conversation.truncate(len)?;
         handle.views.get_mut().truncate(len);
-        handle.conversation.truncate(len);
         Ok(())
     })
 }

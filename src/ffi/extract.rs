@@ -66,8 +66,9 @@ pub unsafe extern "C" fn chatwire_extract_ingredients(
     boundary::status(|| unsafe {
         text::transform((text, "text"), (json_out, "json_out"), |input| {
             let items = crate::extract_ingredients(input)?;
+            // A list of plain structs always serializes; say so if it ever does not.
             serde_json::to_string(&items).map_err(|err| {
-                Error::NoJson(format!("the list could not be written as JSON: {err}"))
+                Error::Internal(format!("the list could not be written as JSON: {err}"))
             })
         })
     })

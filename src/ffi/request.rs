@@ -1,6 +1,7 @@
 //! `chatwire_request`: a send running in the background.
 
 use std::ffi::{c_char, c_int};
+use std::ptr::NonNull;
 
 use super::boundary;
 use super::conversation::chatwire_conversation;
@@ -22,9 +23,15 @@ use crate::reply::Reply;
 /// it was started with must stay alive, and untouched by the caller, until
 /// chatwire_request_wait() has returned or the request is freed.
 pub struct chatwire_request {
-    pending: Option<PendingReply>,
-    conversation: *mut chatwire_conversation,
-    finished: Option<Result<Reply, Error>>,
+    state: State,
+    conversation: NonNull<chatwire_conversation>,
+}
+
+/// A request runs until the first wait collects its outcome, which later
+/// waits report again.
+enum State {
+    Running(PendingReply),
+    Finished(Result<Reply, Error>),
 }
 
 /// 1 when the request has finished (successfully or not), 0 while it runs;
@@ -37,7 +44,7 @@ pub unsafe extern "C" fn chatwire_request_done(request: *const chatwire_request)
     boundary::value(1, || {
         let request = unsafe { handle::borrow(request, "request")? };
         Ok(c_int::from(
-            request.pending.as_ref().is_none_or(PendingReply::is_done),
+            request.pending().is_none_or(PendingReply::is_done),
         ))
     })
 }
@@ -95,34 +102,43 @@ impl chatwire_request {
     /// A request for a send started in the background on `conversation`.
     pub(crate) fn new(
         pending: PendingReply,
-        conversation: *mut chatwire_conversation,
+        conversation: NonNull<chatwire_conversation>,
     ) -> chatwire_request {
         chatwire_request {
-            pending: Some(pending),
+            state: State::Running(pending),
             conversation,
-            finished: None,
+        }
+    }
+
+    /// The running send, if it still runs.
+    fn pending(&self) -> Option<&PendingReply> {
+        match &self.state {
+            State::Running(pending) => Some(pending),
+            State::Finished(_) => None,
         }
     }
 
     /// Waits for the worker once, appends a successful reply to the
     /// conversation, and keeps the outcome for later waits.
     fn finish(&mut self) -> Result<&Reply, FfiError> {
-        if let Some(pending) = self.pending.take() {
-            let conversation = self.conversation;
-            let outcome = pending.wait().and_then(|reply| {
-                // SAFETY: the caller keeps the conversation alive and leaves
-                // it alone until the wait, as chatwire_send_async() requires.
-                let handle = unsafe { handle::borrow_mut(conversation, "conversation") };
-                let handle = handle.map_err(|_| Error::Cancelled)?;
-                handle.appendable().append_reply(&reply)?;
-                Ok(reply)
-            });
-            self.finished = Some(outcome);
+        if let State::Running(_) = self.state {
+            let placeholder = State::Finished(Err(Error::Cancelled));
+            if let State::Running(pending) = std::mem::replace(&mut self.state, placeholder) {
+                // SAFETY: the caller keeps the conversation alive and leaves it
+                // alone until the wait, as chatwire_send_async() requires.
+                let handle = unsafe { &mut *self.conversation.as_ptr() };
+                let outcome = pending
+                    .wait()
+                    .and_then(|reply| handle.appendable().append_reply(&reply).map(|()| reply));
+                self.state = State::Finished(outcome);
+            }
         }
-        match &self.finished {
-            Some(Ok(reply)) => Ok(reply),
-            Some(Err(error)) => Err(FfiError::again(error)),
-            None => Err(Error::Cancelled.into()),
+        match &self.state {
+            State::Finished(Ok(reply)) => Ok(reply),
+            State::Finished(Err(error)) => Err(FfiError::again(error)),
+            State::Running(_) => {
+                Err(Error::Internal("a waited request is still running".into()).into())
+            }
         }
     }
 }
@@ -139,7 +155,7 @@ pub unsafe extern "C" fn chatwire_request_cancel(
 ) -> chatwire_status {
     boundary::status(|| {
         let request = unsafe { handle::borrow(request, "request")? };
-        if let Some(pending) = &request.pending {
+        if let Some(pending) = request.pending() {
             pending.cancel();
         }
         Ok(())

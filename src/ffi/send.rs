@@ -2,6 +2,7 @@
 //! comes back as a string, a `chatwire_reply`, or a background request.
 
 use std::ffi::{c_char, c_void};
+use std::ptr::NonNull;
 
 use super::boundary;
 use super::callback::{chatwire_delta_callback, chatwire_done_callback, DeltaSink, UserData};
@@ -212,6 +213,8 @@ pub unsafe extern "C" fn chatwire_send_async(
         let pending = client
             .snapshot()
             .spawn(handle.conversation(), on_delta, on_finish)?;
+        // Not NULL: borrowed above.
+        let conversation = NonNull::new(conversation).ok_or(FfiError::Null("conversation"))?;
         out.write(handle::into_c(chatwire_request::new(pending, conversation)));
         Ok(())
     })

@@ -48,6 +48,11 @@ pub enum chatwire_status {
     CHATWIRE_ERR_PANIC = 16,
     /// The server did not send what was asked for (token usage, say).
     CHATWIRE_ERR_UNAVAILABLE = 17,
+    /// What the server sent is larger than the limit chatwire keeps for it
+    /// (the body, one stream event, a streamed reply); the request was stopped.
+    CHATWIRE_ERR_TOO_LARGE = 18,
+    /// The operating system refused something chatwire needed (a thread, say).
+    CHATWIRE_ERR_SYSTEM = 19,
 }
 
 use chatwire_status::*;
@@ -101,7 +106,7 @@ pub(crate) fn status_of(error: &Error) -> chatwire_status {
         Error::MissingApiKey => CHATWIRE_ERR_MISSING_API_KEY,
         Error::Config(_) => CHATWIRE_ERR_CONFIG,
         Error::Transport { .. } => CHATWIRE_ERR_TRANSPORT,
-        Error::Timeout(_) => CHATWIRE_ERR_TIMEOUT,
+        Error::Timeout { .. } => CHATWIRE_ERR_TIMEOUT,
         Error::Auth(_) => CHATWIRE_ERR_AUTH,
         Error::RateLimited(_) => CHATWIRE_ERR_RATE_LIMITED,
         Error::Server(_) => CHATWIRE_ERR_SERVER,
@@ -109,11 +114,14 @@ pub(crate) fn status_of(error: &Error) -> chatwire_status {
         Error::Decode { .. } => CHATWIRE_ERR_DECODE,
         Error::NoJson(_) => CHATWIRE_ERR_NO_JSON,
         Error::Cancelled => CHATWIRE_ERR_CANCELLED,
+        Error::TooLarge { .. } => CHATWIRE_ERR_TOO_LARGE,
+        Error::System { .. } => CHATWIRE_ERR_SYSTEM,
+        Error::Internal(_) => CHATWIRE_ERR_PANIC,
     }
 }
 
 fn describe(status: c_int) -> &'static CStr {
-    const STATUSES: [&CStr; 18] = [
+    const STATUSES: [&CStr; 20] = [
         c"ok",
         c"a required pointer argument is NULL",
         c"invalid argument",
@@ -132,6 +140,8 @@ fn describe(status: c_int) -> &'static CStr {
         c"cancelled",
         c"internal error (a caught panic)",
         c"the server did not send this information",
+        c"the response is larger than the limit",
+        c"the operating system refused a resource",
     ];
     usize::try_from(status)
         .ok()
@@ -165,15 +175,16 @@ mod tests {
 
     #[test]
     fn every_status_has_its_own_text() {
-        let texts: Vec<_> = (0..=CHATWIRE_ERR_UNAVAILABLE as c_int)
-            .map(describe)
-            .collect();
+        let texts: Vec<_> = (0..=CHATWIRE_ERR_SYSTEM as c_int).map(describe).collect();
         let mut unique = texts.clone();
         unique.sort();
         unique.dedup();
         assert_eq!(unique.len(), texts.len());
         assert_eq!(describe(-1), c"unknown chatwire_status");
-        assert_eq!(describe(18), c"unknown chatwire_status");
+        assert_eq!(
+            describe(CHATWIRE_ERR_SYSTEM as c_int + 1),
+            c"unknown chatwire_status"
+        );
     }
 
     #[test]

@@ -76,9 +76,9 @@ impl PendingReply {
                     waker.wake();
                 }
             })
-            .map_err(|err| Error::Transport {
-                message: format!("could not start a worker thread: {err}"),
-                source: Some(Box::new(err)),
+            .map_err(|source| Error::System {
+                message: format!("could not start a worker thread: {source}"),
+                source,
             })?;
         Ok(PendingReply {
             shared,
@@ -118,10 +118,10 @@ impl PendingReply {
 
     fn take_outcome(&self) -> Result<Reply> {
         self.shared.lock().outcome.take().unwrap_or_else(|| {
-            Err(Error::Transport {
-                message: "the request's worker thread ended without an outcome".into(),
-                source: None,
-            })
+            Err(Error::Internal(
+                "the request's worker thread ended without an outcome (a panic in a callback?)"
+                    .into(),
+            ))
         })
     }
 }

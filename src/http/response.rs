@@ -6,7 +6,10 @@
 use serde::Deserialize;
 
 use crate::conversation::message::WireToolCall;
-use crate::error::{ApiError, Error, Result};
+use serde_json::Value;
+
+use crate::conversation::message::json_text;
+use crate::error::{excerpt, ApiError, Error, Keep, Result, EXCERPT_BYTES};
 use crate::reply::{Reply, Usage};
 
 #[derive(Deserialize)]
@@ -59,54 +62,100 @@ pub(crate) fn decode_completion(body: String, request_id: Option<String>) -> Res
     })
 }
 
-#[derive(Deserialize)]
-struct ErrorEnvelope {
-    error: ErrorBody,
+/// What a server said about an error, in whichever shape it used.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct ErrorReport {
+    /// The message, when there was one.
+    pub(crate) message: Option<String>,
+    /// The `type` field.
+    pub(crate) kind: Option<String>,
+    /// The `code` field; a number is kept as its decimal text.
+    pub(crate) code: Option<String>,
+    /// The `code`, when it is a number that looks like an HTTP status (as
+    /// llama.cpp sends inside streams).
+    pub(crate) code_status: Option<u16>,
 }
 
-#[derive(Deserialize)]
-struct ErrorBody {
-    message: Option<String>,
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    code: Option<serde_json::Value>,
-}
-
-/// Reads a non-2xx answer: `{"error": {"message", "type", "code"}}` where the
-/// server sent one, else the start of the body, else the reason phrase.
-pub(crate) fn decode_error(status: u16, body: &str, request_id: Option<String>) -> ApiError {
-    let parsed = serde_json::from_str::<ErrorEnvelope>(body).ok();
-    let (message, kind, code) = match parsed {
-        Some(ErrorEnvelope { error }) => {
-            (error.message, error.kind, error.code.and_then(code_text))
+impl ErrorReport {
+    /// Reads an error from a JSON value, if the value is one:
+    /// `{"error": {message, type, code}}` (OpenAI, llama.cpp),
+    /// `{"error": "text"}`, or the bare `{"object": "error", ...}` that some
+    /// vLLM versions send.
+    pub(crate) fn from_value(value: &Value) -> Option<ErrorReport> {
+        let object = value.as_object()?;
+        match object.get("error") {
+            None | Some(Value::Null) => {}
+            Some(error) => return Some(ErrorReport::from_fields(error)),
         }
-        None => (None, None, None),
-    };
-    let message = message
-        .or_else(|| plain_text_message(body))
-        .unwrap_or_else(|| reason_phrase(status).to_owned());
-    ApiError {
-        status,
-        message,
-        kind,
-        code,
-        request_id,
+        (object.get("object").and_then(Value::as_str) == Some("error"))
+            .then(|| ErrorReport::from_fields(value))
+    }
+
+    /// Reads an error from text: JSON in any shape [`from_value`](Self::from_value)
+    /// knows, any other JSON as the error object itself, or plain text (a
+    /// proxy's HTML page, say), whose first non-blank line is the message.
+    pub(crate) fn from_text(text: &str) -> ErrorReport {
+        match serde_json::from_str::<Value>(text.trim()) {
+            Ok(value) => {
+                ErrorReport::from_value(&value).unwrap_or_else(|| ErrorReport::from_fields(&value))
+            }
+            Err(_) => ErrorReport {
+                message: first_line(text),
+                ..ErrorReport::default()
+            },
+        }
+    }
+
+    /// Reads an error object `{message, type, code}`; any other value is the message.
+    fn from_fields(value: &Value) -> ErrorReport {
+        let message = match value {
+            Value::Object(_) => value.get("message").and_then(json_text),
+            other => json_text(other),
+        };
+        let code = value.get("code");
+        ErrorReport {
+            message: message.filter(|message| !message.is_empty()),
+            kind: value.get("type").and_then(Value::as_str).map(str::to_owned),
+            code: match code {
+                Some(Value::String(code)) => Some(code.clone()),
+                Some(Value::Number(code)) => Some(code.to_string()),
+                _ => None,
+            },
+            code_status: code
+                .and_then(Value::as_u64)
+                .filter(|code| (100..=599).contains(code))
+                .and_then(|code| u16::try_from(code).ok()),
+        }
+    }
+
+    /// The error as an [`ApiError`], with the HTTP status it came with and
+    /// `fallback` as the message when the server gave none.
+    pub(crate) fn into_api_error(
+        self,
+        status: Option<u16>,
+        fallback: &str,
+        request_id: Option<String>,
+    ) -> ApiError {
+        ApiError {
+            status,
+            message: self.message.unwrap_or_else(|| fallback.to_owned()),
+            kind: self.kind,
+            code: self.code,
+            request_id,
+        }
     }
 }
 
-/// `code` may be a string or a number; anything else is dropped.
-fn code_text(code: serde_json::Value) -> Option<String> {
-    match code {
-        serde_json::Value::String(text) => Some(text),
-        serde_json::Value::Number(number) => Some(number.to_string()),
-        _ => None,
-    }
+/// Reads a non-2xx answer: what the body says (see [`ErrorReport::from_text`]),
+/// else the reason phrase.
+pub(crate) fn decode_error(status: u16, body: &str, request_id: Option<String>) -> ApiError {
+    ErrorReport::from_text(body).into_api_error(Some(status), reason_phrase(status), request_id)
 }
 
-/// The first line of a non-JSON error body (a proxy's HTML page, say), shortened.
-fn plain_text_message(body: &str) -> Option<String> {
-    let line = body.lines().map(str::trim).find(|line| !line.is_empty())?;
-    Some(crate::error::excerpt(line, 200).to_owned())
+/// The first non-blank line of a text, shortened.
+fn first_line(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|line| !line.is_empty())?;
+    Some(excerpt(line, EXCERPT_BYTES, Keep::Start).to_owned())
 }
 
 fn reason_phrase(status: u16) -> &'static str {

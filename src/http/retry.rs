@@ -19,8 +19,8 @@ const MAX_BACKOFF: Duration = Duration::from_secs(8);
 /// that says the quota is used up, which no waiting fixes.
 pub(crate) fn status_is_retryable(api: &ApiError) -> bool {
     match api.status {
-        429 => !is_insufficient_quota(api),
-        408 | 409 | 500..=599 => true,
+        Some(429) => !is_insufficient_quota(api),
+        Some(408 | 409 | 500..=599) => true,
         _ => false,
     }
 }
@@ -108,7 +108,7 @@ mod tests {
     #[test]
     fn which_statuses_retry() {
         let api = |status, kind: Option<&str>, code: Option<&str>| ApiError {
-            status,
+            status: Some(status),
             kind: kind.map(Into::into),
             code: code.map(Into::into),
             ..ApiError::default()

@@ -8,7 +8,7 @@ use ureq::http::Response;
 use ureq::Body;
 
 use crate::config::{ApiKey, Settings};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TimeoutKind};
 use crate::http::cancel::{CancelToken, IdleWatch};
 use crate::http::response;
 use crate::http::retry;
@@ -231,8 +231,10 @@ impl Transport {
     fn transport_failure<T>(&self, error: ureq::Error, settings: &Settings) -> Attempt<T> {
         let endpoint = &self.endpoint;
         match error {
-            ureq::Error::Timeout(_) => retryable(timed_out(endpoint, settings)),
-            ureq::Error::Io(ref io) if is_timeout(io) => retryable(timed_out(endpoint, settings)),
+            ureq::Error::Timeout(which) => retryable(timed_out(endpoint, settings, which)),
+            ureq::Error::Io(ref io) if is_timeout(io) => {
+                retryable(timed_out(endpoint, settings, ureq::Timeout::Global))
+            }
             ureq::Error::Io(_) | ureq::Error::ConnectionFailed | ureq::Error::HostNotFound => {
                 retryable(transport_error(endpoint, error))
             }
@@ -265,11 +267,24 @@ fn request_id(response: &Response<Body>) -> Option<String> {
         .map(str::to_owned)
 }
 
-fn timed_out(endpoint: &str, settings: &Settings) -> Error {
-    Error::Timeout(format!(
-        "no complete response from {endpoint} within {:?} (connect timeout {:?})",
-        settings.timeout, settings.connect_timeout
-    ))
+/// A timeout error that says which timeout ran out.
+fn timed_out(endpoint: &str, settings: &Settings, which: ureq::Timeout) -> Error {
+    match which {
+        ureq::Timeout::Resolve | ureq::Timeout::Connect => Error::Timeout {
+            kind: TimeoutKind::Connect,
+            message: format!(
+                "could not connect to {endpoint} within the connect timeout of {:?}",
+                settings.connect_timeout
+            ),
+        },
+        _ => Error::Timeout {
+            kind: TimeoutKind::Request,
+            message: format!(
+                "no complete response from {endpoint} within the request timeout of {:?}",
+                settings.timeout
+            ),
+        },
+    }
 }
 
 fn transport_error(endpoint: &str, error: impl std::error::Error + Send + Sync + 'static) -> Error {
@@ -325,6 +340,12 @@ impl StreamReader {
     pub(crate) fn read(&mut self, buffer: &mut [u8]) -> Result<usize> {
         self.token.check()?;
         match self.reader.read(buffer) {
+            // A cancel or the idle watch shuts the connection down, which a
+            // blocked read may see as a clean end of the body: say why.
+            Ok(0) => match stop_reason(&self.token, &self.endpoint, &self.settings) {
+                Some(error) => Err(error),
+                None => Ok(0),
+            },
             Ok(read) => {
                 self.token.touch();
                 Ok(read)
@@ -340,10 +361,13 @@ fn stop_reason(token: &CancelToken, endpoint: &str, settings: &Settings) -> Opti
     if token.is_cancelled() {
         Some(Error::Cancelled)
     } else if token.idle_expired() {
-        Some(Error::Timeout(format!(
-            "the stream from {endpoint} was silent for {:?}",
-            settings.idle_timeout
-        )))
+        Some(Error::Timeout {
+            kind: TimeoutKind::Idle,
+            message: format!(
+                "the stream from {endpoint} was silent for the idle timeout of {:?}",
+                settings.idle_timeout
+            ),
+        })
     } else {
         None
     }
@@ -351,7 +375,7 @@ fn stop_reason(token: &CancelToken, endpoint: &str, settings: &Settings) -> Opti
 
 fn read_failure(endpoint: &str, settings: &Settings, error: std::io::Error) -> Error {
     match error {
-        error if is_timeout(&error) => timed_out(endpoint, settings),
+        error if is_timeout(&error) => timed_out(endpoint, settings, ureq::Timeout::Global),
         error => transport_error(endpoint, error),
     }
 }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use crate::error::Result;
 
-use super::{decode_error, excerpt_tail, Chunk, ChunkChoice, ToolCallDelta};
+use super::{decode_error_at_end, Chunk, ChunkChoice, ToolCallDelta};
 pub use crate::conversation::message::ToolCall;
 use crate::reply::Usage;
 
@@ -36,23 +36,6 @@ pub struct StreamResult {
 }
 
 /// Folds chunks into a [`StreamResult`].
-///
-/// ```
-/// use chatwire::stream::{Accumulator, Payload};
-///
-/// let mut accumulator = Accumulator::new();
-/// for data in [
-///     r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}"#,
-///     r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
-/// ] {
-///     if let Some(Payload::Chunk(chunk)) = Payload::from_data(data)? {
-///         accumulator.push_chunk(chunk);
-///     }
-/// }
-/// let result = accumulator.finish()?;
-/// assert_eq!(result.content, "Hi");
-/// # Ok::<(), chatwire::Error>(())
-/// ```
 #[derive(Debug, Default)]
 pub struct Accumulator {
     result: StreamResult,
@@ -61,11 +44,6 @@ pub struct Accumulator {
 }
 
 impl Accumulator {
-    /// An empty accumulator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Adds a chunk; returns the content text it adds to choice 0, if any
     /// (never empty).
     pub fn push_chunk(&mut self, chunk: Chunk) -> Option<String> {
@@ -128,6 +106,7 @@ impl Accumulator {
     }
 
     /// The reply text received so far.
+    #[cfg(test)]
     pub fn content(&self) -> &str {
         &self.result.content
     }
@@ -141,9 +120,9 @@ impl Accumulator {
     /// excerpt is the end of the text received.
     pub fn finish(self) -> Result<StreamResult> {
         if !self.is_complete() {
-            return Err(decode_error(
+            return Err(decode_error_at_end(
                 "stream ended before the reply was complete",
-                &excerpt_tail(&self.result.content),
+                &self.result.content,
             ));
         }
         let mut result = self.result;

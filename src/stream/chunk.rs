@@ -12,9 +12,11 @@ pub use crate::reply::Usage;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use crate::error::{ApiError, Result};
+use crate::conversation::message::json_text;
+use crate::error::{ApiError, Error, Result};
+use crate::http::response::ErrorReport;
 
-use super::{decode_error, SseEvent};
+use super::SseEvent;
 
 /// The message of a server error that came without one.
 const NO_MESSAGE: &str = "the server reported an error in the stream";
@@ -69,15 +71,18 @@ impl Payload {
             return Ok(Some(Self::Done));
         }
         let value: Value = serde_json::from_str(data)
-            .map_err(|err| decode_error(format!("event data is not json: {err}"), data))?;
-        if let Some(error) = reported_error(&value) {
-            return Ok(Some(Self::Error(error)));
+            .map_err(|err| Error::decode(format!("event data is not json: {err}"), data))?;
+        if let Some(report) = ErrorReport::from_value(&value) {
+            let status = report.code_status;
+            return Ok(Some(Self::Error(
+                report.into_api_error(status, NO_MESSAGE, None),
+            )));
         }
         if !value.is_object() {
-            return Err(decode_error("event data is not a json object", data));
+            return Err(Error::decode("event data is not a json object", data));
         }
         let chunk = Chunk::deserialize(value).map_err(|err| {
-            decode_error(
+            Error::decode(
                 format!("event data is not a chat completion chunk: {err}"),
                 data,
             )
@@ -86,70 +91,12 @@ impl Payload {
     }
 }
 
-/// The error a JSON payload reports, if it is an error: `OpenAI`'s and
-/// llama.cpp's `{"error": ...}`, or the bare `{"object": "error", ...}` that
-/// some vLLM versions send.
-fn reported_error(value: &Value) -> Option<ApiError> {
-    let object = value.as_object()?;
-    match object.get("error") {
-        None | Some(Value::Null) => {}
-        Some(error) => return Some(api_error_from_value(error)),
-    }
-    if object.get("object").and_then(Value::as_str) == Some("error") {
-        return Some(api_error_from_value(value));
-    }
-    None
-}
-
-/// Reads the data of an error event: JSON in any of the shapes that
-/// servers use, or plain text, which becomes the message.
+/// Reads the data of an error event, in any shape servers use; a numeric
+/// `code` that looks like an HTTP status becomes the error's status.
 fn api_error_from_text(data: &str) -> ApiError {
-    let data = data.trim();
-    match serde_json::from_str::<Value>(data) {
-        Ok(value) => reported_error(&value).unwrap_or_else(|| api_error_from_value(&value)),
-        Err(_) => api_error_from_value(&Value::String(data.to_owned())),
-    }
-}
-
-/// Reads an error object `{message, type, code}`; a string is the message.
-///
-/// `status` is the numeric `code` when that looks like an HTTP status (as
-/// llama.cpp sends), else 0: the stream itself came with a success status.
-fn api_error_from_value(value: &Value) -> ApiError {
-    let message = match value {
-        Value::Object(_) => value.get("message").and_then(value_text),
-        other => value_text(other),
-    };
-    let code = match value.get("code") {
-        Some(Value::String(code)) => Some(code.clone()),
-        Some(Value::Number(code)) => Some(code.to_string()),
-        _ => None,
-    };
-    let status = value
-        .get("code")
-        .and_then(Value::as_u64)
-        .filter(|code| (100..=599).contains(code))
-        .and_then(|code| u16::try_from(code).ok())
-        .unwrap_or(0);
-    ApiError {
-        status,
-        message: message
-            .filter(|message| !message.is_empty())
-            .unwrap_or_else(|| NO_MESSAGE.to_owned()),
-        kind: value.get("type").and_then(Value::as_str).map(str::to_owned),
-        code,
-        request_id: None,
-    }
-}
-
-/// A value as text: a string as itself, `null` as nothing, anything else as
-/// its JSON text.
-fn value_text(value: &Value) -> Option<String> {
-    match value {
-        Value::Null => None,
-        Value::String(text) => Some(text.clone()),
-        other => Some(other.to_string()),
-    }
+    let report = ErrorReport::from_text(data);
+    let status = report.code_status;
+    report.into_api_error(status, NO_MESSAGE, None)
 }
 
 /// One streamed chunk (`chat.completion.chunk`).
@@ -238,11 +185,7 @@ fn arguments_text<'de, D>(deserializer: D) -> Result<Option<String>, D::Error>
 where
     D: Deserializer<'de>,
 {
-    Ok(match Value::deserialize(deserializer)? {
-        Value::Null => None,
-        Value::String(text) => Some(text),
-        other => Some(other.to_string()),
-    })
+    Ok(json_text(&Value::deserialize(deserializer)?))
 }
 
 #[cfg(test)]
@@ -287,16 +230,16 @@ mod tests {
     #[test]
     fn error_code_as_number_is_kept_as_text_and_status() {
         let error = api_error_from_text(r#"{"code":500,"message":"boom","type":"server_error"}"#);
-        assert_eq!(error.status, 500);
+        assert_eq!(error.status, Some(500));
         assert_eq!(error.code.as_deref(), Some("500"));
         assert_eq!(error.kind.as_deref(), Some("server_error"));
         assert_eq!(error.message, "boom");
     }
 
     #[test]
-    fn error_code_out_of_http_range_gives_status_zero() {
+    fn error_code_out_of_http_range_gives_no_status() {
         let error = api_error_from_text(r#"{"error":{"code":42,"message":"odd"}}"#);
-        assert_eq!(error.status, 0);
+        assert_eq!(error.status, None);
         assert_eq!(error.code.as_deref(), Some("42"));
     }
 
@@ -317,7 +260,7 @@ mod tests {
         match payload {
             Some(Payload::Error(error)) => {
                 assert_eq!(error.message, "too long");
-                assert_eq!(error.status, 400);
+                assert_eq!(error.status, Some(400));
             }
             other => panic!("not an error: {other:?}"),
         }

@@ -46,6 +46,7 @@ impl StreamDecoder {
 
     /// A decoder that rejects a line, or an event's data, longer than
     /// `limit` bytes (see [`SseParser::with_limit`]).
+    #[cfg(test)]
     pub fn with_limit(limit: usize) -> Self {
         Self {
             parser: SseParser::with_limit(limit),
@@ -91,11 +92,13 @@ impl StreamDecoder {
     }
 
     /// Whether `[DONE]` has been seen.
+    #[cfg(test)]
     pub fn is_done(&self) -> bool {
         self.done
     }
 
     /// What has been gathered so far.
+    #[cfg(test)]
     pub fn accumulator(&self) -> &Accumulator {
         &self.accumulator
     }

@@ -1,4 +1,5 @@
-//! Decoding of streamed chat completions (`"stream": true`).
+//! Streamed replies (`"stream": true`): the decoder, and the reply it
+//! amounts to.
 //!
 //! The body of a streamed reply is a stream of server-sent events, each
 //! carrying one JSON chunk, ending with `data: [DONE]`. The decoding is pure
@@ -11,80 +12,37 @@
 //!   reported inside the stream;
 //! - [`Accumulator`] (`accumulate.rs`) folds chunks into the [`StreamResult`].
 //!
-//! [`StreamDecoder`] ties them together: feed it the body's bytes as they
-//! arrive and it hands back the text deltas as soon as they are complete.
+//! [`StreamDecoder`] (`decoder.rs`) ties them together: fed the body's bytes
+//! as they arrive, it hands back the text deltas as soon as they are
+//! complete. `reply_stream.rs` pulls bytes from the transport's reader
+//! through the decoder and makes the [`Reply`](crate::Reply) at the end; it
+//! is the only part that does I/O.
 //!
-//! ```
-//! use chatwire::stream::{StreamDecoder, StreamEvent};
-//!
-//! let body = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n\
-//!              data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n\
-//!              data: [DONE]\n\n";
-//! let mut decoder = StreamDecoder::new();
-//! let mut text = String::new();
-//! // A real caller feeds each read from the network as it arrives.
-//! for piece in body.chunks(7) {
-//!     for event in decoder.feed(piece)? {
-//!         if let StreamEvent::Delta(delta) = event {
-//!             text.push_str(&delta);
-//!         }
-//!     }
-//! }
-//! decoder.finish()?;
-//! let result = decoder.into_result()?;
-//! assert_eq!(text, "Hi");
-//! assert_eq!(result.content, "Hi");
-//! assert_eq!(result.finish_reason.as_deref(), Some("stop"));
-//! # Ok::<(), chatwire::Error>(())
-//! ```
+//! None of this is public: users see deltas and replies through
+//! [`Client`](crate::Client). The `fuzzing` feature exposes the decoder to
+//! the fuzz targets.
 
 mod accumulate;
 mod chunk;
 mod decoder;
 pub(crate) mod reply_stream;
 mod sse;
-
-pub use accumulate::{Accumulator, StreamResult, ToolCall};
-pub use chunk::{Chunk, ChunkChoice, Delta, FunctionDelta, Payload, ToolCallDelta};
-pub use decoder::{StreamDecoder, StreamEvent};
-pub use sse::{SseEvent, SseItem, SseParser, DEFAULT_MAX_EVENT_BYTES};
-
-use crate::error::Error;
-
-/// The most bytes of offending text an error carries.
-const EXCERPT_BYTES: usize = 200;
-
-/// Builds a [`Error::Decode`] with an excerpt of the text it is about.
-fn decode_error(message: impl Into<String>, text: &str) -> Error {
-    Error::decode(message, text)
-}
-
-/// The end of `text`, at most [`EXCERPT_BYTES`] long, cut on a char boundary:
-/// for a cut-off stream the interesting part is where it stopped.
-fn excerpt_tail(text: &str) -> String {
-    let mut start = text.len().saturating_sub(EXCERPT_BYTES);
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    text[start..].to_owned()
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
+mod tests;
 
-    #[test]
-    fn excerpt_tail_keeps_short_text_whole() {
-        assert_eq!(excerpt_tail("abc"), "abc");
-    }
+pub(crate) use accumulate::{Accumulator, StreamResult};
+pub(crate) use chunk::{Chunk, ChunkChoice, Payload, ToolCallDelta};
+pub(crate) use decoder::{StreamDecoder, StreamEvent};
+pub(crate) use sse::{SseEvent, SseItem, SseParser};
+#[cfg(test)]
+pub(crate) use {accumulate::ToolCall, sse::DEFAULT_MAX_EVENT_BYTES};
 
-    #[test]
-    fn excerpt_tail_cuts_long_text_on_a_char_boundary() {
-        // 'é' is two bytes, so byte 200 falls inside a char.
-        let text = format!("{}a", "é".repeat(150));
-        let tail = excerpt_tail(&text);
-        assert!(tail.len() <= EXCERPT_BYTES);
-        assert_eq!(tail.len(), 199);
-        assert!(text.ends_with(&tail));
+use crate::error::{excerpt, Error, Keep, EXCERPT_BYTES};
+
+/// A [`Error::Decode`] quoting the end of a stream's text, where it stopped.
+fn decode_error_at_end(message: impl Into<String>, text: &str) -> Error {
+    Error::Decode {
+        message: message.into(),
+        excerpt: excerpt(text, EXCERPT_BYTES, Keep::End).to_owned(),
     }
 }

@@ -133,11 +133,7 @@ fn reply_from_stream(result: StreamResult, request_id: Option<String>) -> Reply 
             "message": message,
             "finish_reason": result.finish_reason,
         }],
-        "usage": result.usage.map(|usage| serde_json::json!({
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-            "total_tokens": usage.total_tokens,
-        })),
+        "usage": result.usage,
     })
     .to_string();
     Reply {

@@ -24,7 +24,7 @@
 
 use crate::error::Result;
 
-use super::decode_error;
+use crate::error::Error;
 
 /// The default limit on the length of one line, and of one event's data.
 pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
@@ -60,19 +60,6 @@ pub enum SseItem {
 ///
 /// After an error the stream is broken; further results are unspecified
 /// (but never a panic).
-///
-/// ```
-/// use chatwire::stream::{SseEvent, SseItem, SseParser};
-///
-/// let mut parser = SseParser::new();
-/// assert!(parser.feed(b"data: hel")?.is_empty());
-/// let items = parser.feed(b"lo\n\n")?;
-/// assert_eq!(
-///     items,
-///     vec![SseItem::Event(SseEvent { event: None, data: "hello".into() })]
-/// );
-/// # Ok::<(), chatwire::Error>(())
-/// ```
 #[derive(Debug)]
 pub struct SseParser {
     lines: LineReader,
@@ -139,6 +126,7 @@ impl SseParser {
     ///
     /// As [`next_item`](Self::next_item); the items before the error are
     /// lost with it.
+    #[cfg(test)]
     pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseItem>> {
         self.push(bytes);
         self.drain()
@@ -149,11 +137,13 @@ impl SseParser {
     /// # Errors
     ///
     /// As [`next_item`](Self::next_item).
+    #[cfg(test)]
     pub fn finish(&mut self) -> Result<Vec<SseItem>> {
         self.close();
         self.drain()
     }
 
+    #[cfg(test)]
     fn drain(&mut self) -> Result<Vec<SseItem>> {
         let mut items = Vec::new();
         while let Some(item) = self.next_item()? {
@@ -263,7 +253,7 @@ impl LineReader {
 fn check_line_length(line: &[u8], limit: usize) -> Result<()> {
     if line.len() > limit {
         let text = String::from_utf8_lossy(&line[..line.len().min(1024)]);
-        return Err(decode_error(
+        return Err(Error::decode(
             format!("event stream line is longer than the limit of {limit} bytes"),
             &text,
         ));
@@ -291,7 +281,7 @@ impl EventBuilder {
             return Ok(Some(SseItem::Comment(text)));
         }
         let line = std::str::from_utf8(line).map_err(|_| {
-            decode_error(
+            Error::decode(
                 "event stream line is not valid utf-8",
                 &String::from_utf8_lossy(line),
             )
@@ -327,7 +317,7 @@ impl EventBuilder {
         if self.data.len() > limit {
             let data = std::mem::take(&mut self.data);
             self.has_data = false;
-            return Err(decode_error(
+            return Err(Error::decode(
                 format!("event data is longer than the limit of {limit} bytes"),
                 &data,
             ));

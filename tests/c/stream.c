@@ -153,6 +153,30 @@ static void test_cancel_silent(const char *silent_url) {
     chatwire_client_free(client);
 }
 
+/* The server sends one delta, then nothing: a cancel must still say cancelled. */
+static void test_cancel_after_first_delta(const char *url) {
+    chatwire_client *client = NULL;
+    CHECK_STATUS(chatwire_client_new(url, "sk-c-test", &client), CHATWIRE_OK);
+    struct collected c;
+    memset(&c, 0, sizeof c);
+    chatwire_conversation *conversation = question("stream please");
+    chatwire_request *request = NULL;
+    CHECK_STATUS(chatwire_send_async(client, conversation, collect, on_done, &c, &request), CHATWIRE_OK);
+    for (int i = 0; i < 400 && c.calls == 0; i++) {
+        struct timespec pause = {0, 5 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    CHECK(c.calls == 1);
+    CHECK(chatwire_request_done(request) == 0);
+    CHECK_STATUS(chatwire_request_cancel(request), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_request_wait(request, NULL), CHATWIRE_ERR_CANCELLED);
+    CHECK(c.done_calls == 1 && c.done_status == CHATWIRE_ERR_CANCELLED);
+    CHECK(chatwire_conversation_len(conversation) == 1);
+    chatwire_request_free(request);
+    chatwire_conversation_free(conversation);
+    chatwire_client_free(client);
+}
+
 static void test_free_while_running(const char *silent_url) {
     chatwire_client *client = NULL;
     CHECK_STATUS(chatwire_client_new(silent_url, "sk-c-test", &client), CHATWIRE_OK);
@@ -186,8 +210,8 @@ static void test_bad_arguments(chatwire_client *client) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: stream MOCK_URL SILENT_URL SILENT_URL\n");
+    if (argc != 5) {
+        fprintf(stderr, "usage: stream MOCK_URL SILENT_URL SILENT_URL ONE_DELTA_URL\n");
         return 2;
     }
     chatwire_client *client = NULL;
@@ -200,6 +224,7 @@ int main(int argc, char **argv) {
     test_bad_arguments(client);
     test_cancel_silent(argv[2]);
     test_free_while_running(argv[3]);
+    test_cancel_after_first_delta(argv[4]);
     chatwire_client_free(client);
     return report("stream");
 }

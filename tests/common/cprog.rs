@@ -124,6 +124,10 @@ pub fn run(exe: &Path, args: &[&str]) -> String {
         .current_dir(&dir)
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
+        // cargo test points LD_LIBRARY_PATH at target/<profile>/deps, whose
+        // libchatwire.so may be older than the one the program was linked
+        // with; the program's own run path must decide.
+        .env_remove("LD_LIBRARY_PATH")
         .output()
         .expect("run the C test");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();

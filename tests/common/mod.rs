@@ -107,3 +107,4 @@ impl Bodies {
 }
 pub mod cprog;
 pub mod paced;
+pub mod stuck;

@@ -26,6 +26,16 @@ pub struct Seen {
     pub client_hung_up: bool,
 }
 
+/// How the body's end is marked.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// `transfer-encoding: chunked`.
+    Chunked,
+    /// No length and no chunks: the body ends when the server closes the
+    /// connection, so a closed connection reads as a clean end.
+    UntilClose,
+}
+
 pub struct PacedServer {
     pub url: String,
     thread: Option<JoinHandle<Seen>>,
@@ -35,10 +45,15 @@ impl PacedServer {
     /// Starts a server that answers one request with 200, `text/event-stream`,
     /// chunked, then runs `steps`, then ends the body.
     pub fn start(steps: Vec<Step>) -> PacedServer {
+        PacedServer::start_framed(Framing::Chunked, steps)
+    }
+
+    /// Like [`start`](Self::start), with the body framed as `framing` says.
+    pub fn start_framed(framing: Framing, steps: Vec<Step>) -> PacedServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let thread = std::thread::spawn(move || match accept(&listener) {
-            Some(stream) => serve(stream, steps),
+            Some(stream) => serve(stream, framing, steps),
             None => Seen {
                 body: String::new(),
                 client_hung_up: false,
@@ -94,10 +109,12 @@ fn read_request(stream: &TcpStream) -> String {
     String::from_utf8_lossy(&body).into_owned()
 }
 
-fn serve(mut stream: TcpStream, steps: Vec<Step>) -> Seen {
+fn serve(mut stream: TcpStream, framing: Framing, steps: Vec<Step>) -> Seen {
     let body = read_request(&stream);
-    let head =
-        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+    let head = match framing {
+        Framing::Chunked => "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n",
+        Framing::UntilClose => "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
+    };
     let mut hung_up = stream.write_all(head.as_bytes()).is_err();
     for step in steps {
         if hung_up {
@@ -105,7 +122,10 @@ fn serve(mut stream: TcpStream, steps: Vec<Step>) -> Seen {
         }
         match step {
             Step::Send(text) => {
-                let chunk = format!("{:x}\r\n{text}\r\n", text.len());
+                let chunk = match framing {
+                    Framing::Chunked => format!("{:x}\r\n{text}\r\n", text.len()),
+                    Framing::UntilClose => text,
+                };
                 hung_up = stream
                     .write_all(chunk.as_bytes())
                     .and_then(|()| stream.flush())
@@ -117,7 +137,7 @@ fn serve(mut stream: TcpStream, steps: Vec<Step>) -> Seen {
             Step::Pause(pause) => std::thread::sleep(pause),
         }
     }
-    if !hung_up {
+    if !hung_up && framing == Framing::Chunked {
         hung_up = stream.write_all(b"0\r\n\r\n").is_err();
     }
     // A client that hung up shows as end of file (or a reset) on our side.

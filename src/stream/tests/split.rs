@@ -4,10 +4,8 @@
 //! The inputs come from a seeded generator, so a failure names a case that
 //! can be run again.
 
-mod stream_support;
-
-use chatwire::stream::StreamDecoder;
-use stream_support::{decode_each_way, decode_each_way_with, parse_each_way, random_pieces, Rng};
+use super::support::{decode_each_way, decode_each_way_with, parse_each_way, random_pieces, Rng};
+use crate::stream::StreamDecoder;
 
 /// Pieces that make up plausible and implausible event streams.
 /// Payloads of well-formed events.

@@ -1,10 +1,8 @@
 //! The event-stream parser on each quirk real servers show, fed whole, byte
 //! by byte and in random pieces, with the same result each way.
 
-mod stream_support;
-
-use chatwire::stream::{SseEvent, SseItem, SseParser, DEFAULT_MAX_EVENT_BYTES};
-use stream_support::parse_each_way;
+use super::support::parse_each_way;
+use crate::stream::{SseEvent, SseItem, SseParser, DEFAULT_MAX_EVENT_BYTES};
 
 fn parse(bytes: &[u8]) -> Result<Vec<SseItem>, String> {
     parse_each_way(bytes, DEFAULT_MAX_EVENT_BYTES)
@@ -215,7 +213,7 @@ fn unterminated_line_is_rejected_as_soon_as_it_passes_the_limit() {
     let mut parser = SseParser::with_limit(64);
     assert!(parser.feed(&[b'x'; 64]).is_ok());
     let err = parser.feed(b"x").expect_err("too long");
-    assert!(matches!(err, chatwire::Error::Decode { .. }));
+    assert!(matches!(err, crate::Error::Decode { .. }));
 }
 
 #[test]
@@ -232,7 +230,7 @@ fn default_limit_stops_an_endless_line() {
         assert!(fed <= DEFAULT_MAX_EVENT_BYTES, "no error past the limit");
     };
     assert_eq!(
-        stream_support::error_text(&err),
+        super::support::error_text(&err),
         format!("event stream line is longer than the limit of {DEFAULT_MAX_EVENT_BYTES} bytes")
     );
 }
@@ -252,7 +250,7 @@ fn error_excerpt_is_short_and_valid_utf8() {
         .feed(long.as_bytes())
         .expect_err("too long");
     match err {
-        chatwire::Error::Decode { excerpt, .. } => {
+        crate::Error::Decode { excerpt, .. } => {
             assert!(excerpt.len() <= 200);
             assert!(excerpt.starts_with("data: é"));
         }

@@ -4,7 +4,7 @@
 
 #![allow(dead_code)] // each test file uses its own part of this
 
-use chatwire::stream::{SseItem, SseParser, StreamDecoder, StreamEvent, StreamResult};
+use crate::stream::{SseItem, SseParser, StreamDecoder, StreamEvent, StreamResult};
 
 /// A small deterministic generator (SplitMix64): reproducible random splits
 /// and inputs without a dependency.
@@ -133,7 +133,7 @@ pub fn decode_pieces(mut decoder: StreamDecoder, pieces: &[&[u8]]) -> Decoded {
     Decoded { events, result }
 }
 
-fn failed(events: Vec<StreamEvent>, err: chatwire::Error) -> Decoded {
+fn failed(events: Vec<StreamEvent>, err: crate::Error) -> Decoded {
     Decoded {
         events,
         result: Err(error_text(&err)),
@@ -177,10 +177,10 @@ pub fn decode_each_way(bytes: &[u8]) -> Decoded {
 }
 
 /// The bare message of a stream error, without the variant's prefix.
-pub fn error_text(err: &chatwire::Error) -> String {
+pub fn error_text(err: &crate::Error) -> String {
     match err {
-        chatwire::Error::Decode { message, .. } => message.clone(),
-        chatwire::Error::Server(api) => api.message.clone(),
+        crate::Error::Decode { message, .. } => message.clone(),
+        crate::Error::Server(api) => api.message.clone(),
         other => other.to_string(),
     }
 }

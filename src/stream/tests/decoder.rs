@@ -1,14 +1,12 @@
 //! The stream decoder on a recorded llama.cpp stream and on the quirks and
 //! failures real servers show, fed whole, byte by byte and in random pieces.
 
-mod stream_support;
+use super::support::{decode_each_way, decode_each_way_with, Decoded};
+use crate::stream::{StreamDecoder, StreamEvent, ToolCall};
+use crate::Usage;
+use crate::{ApiError, Error};
 
-use chatwire::stream::{StreamDecoder, StreamEvent, ToolCall};
-use chatwire::Usage;
-use chatwire::{ApiError, Error};
-use stream_support::{decode_each_way, decode_each_way_with, Decoded};
-
-const RECORDED: &str = include_str!("data/spec/recorded/llamacpp-stream.sse");
+const RECORDED: &str = include_str!("../../../tests/data/spec/recorded/llamacpp-stream.sse");
 const RECORDED_TEXT: &str = "Yo, welcome to the Nexus. What brings";
 
 /// Builds a stream of `data:` events from payloads.
@@ -41,7 +39,7 @@ fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
 }
 
 /// Decodes the whole body once, keeping the error itself.
-fn decode_once(body: &str) -> Result<(Vec<StreamEvent>, chatwire::stream::StreamResult), Error> {
+fn decode_once(body: &str) -> Result<(Vec<StreamEvent>, crate::stream::StreamResult), Error> {
     let mut decoder = StreamDecoder::new();
     let mut events = decoder.feed(body.as_bytes())?;
     events.extend(decoder.finish()?);
@@ -325,7 +323,7 @@ fn error_object_in_data_is_a_server_error() {
     assert_eq!(
         server_error(&body),
         ApiError {
-            status: 0,
+            status: None,
             message: "The server is overloaded".into(),
             kind: Some("server_error".into()),
             code: Some("overloaded".into()),
@@ -339,7 +337,7 @@ fn error_event_with_data_is_a_server_error() {
     let body = "event: error\ndata: {\"error\":{\"message\":\"rate limited\",\"type\":\"rate_limit\",\"code\":429}}\n\n";
     assert_eq!(decode_each_way(body.as_bytes()).err(), "rate limited");
     let error = server_error(body);
-    assert_eq!(error.status, 429);
+    assert_eq!(error.status, Some(429));
     assert_eq!(error.code.as_deref(), Some("429"));
     assert_eq!(error.kind.as_deref(), Some("rate_limit"));
 }
@@ -363,7 +361,7 @@ fn llamacpp_error_line_is_a_server_error() {
         "the prompt exceeds the context size"
     );
     let error = server_error(&body);
-    assert_eq!(error.status, 500);
+    assert_eq!(error.status, Some(500));
     assert_eq!(error.kind.as_deref(), Some("server_error"));
 }
 

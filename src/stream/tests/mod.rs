@@ -1,0 +1,8 @@
+//! The stream decoder's own tests: the SSE parser, chunk decoding and
+//! accumulation, and the same streams split at every point (or at random
+//! points), which must decode the same way.
+
+mod decoder;
+mod split;
+mod sse;
+mod support;
