@@ -22,25 +22,25 @@
 //! # Ok::<(), chatwire::Error>(())
 //! ```
 //!
-//! Beyond that one call:
+//! # The API by task
 //!
-//! - streaming: [`Client::send_stream`] (a callback), [`Client::stream`] (an
-//!   iterator, [`ReplyStream`]), and background sends with
-//!   [`Client::send_async`] / [`Client::stream_async`], whose
-//!   [`PendingReply`] can be waited on, polled, cancelled or awaited in any
-//!   executor, with no async runtime;
-//! - [`Client::send_reply`] returns the whole [`Reply`]: finish reason,
-//!   [`Usage`], request id, tool calls, the body as received;
-//! - tools ([`Tool`], [`ToolCall`], [`Conversation::tool_result`]) and images
-//!   ([`Image`], [`Conversation::user_image`]);
-//! - request options ([`Conversation::set_option`] and typed setters such as
-//!   [`Conversation::set_temperature`]) and extra headers;
-//! - [`extract_json`] and the rest of [`mod@extract`]: the JSON in a model's
-//!   almost-JSON reply.
+//! | to ... | use |
+//! |---|---|
+//! | configure a client (URL, key, timeouts, retries, headers) | [`Client::builder`], [`ClientBuilder`], [`Client::from_env`] |
+//! | keep a conversation | [`Conversation`]: [`user`](Conversation::user), [`assistant`](Conversation::assistant), [`set_system`](Conversation::set_system), [`push`](Conversation::push), [`truncate`](Conversation::truncate), [`to_json`](Conversation::to_json) / [`from_json`](Conversation::from_json) |
+//! | send and get the text | [`Client::send`] |
+//! | send and get the finish reason, [`Usage`], request id, tool calls, body | [`Client::send_reply`] → [`Reply`]; [`Client::complete`] without appending |
+//! | stream the text as it arrives | [`Client::send_stream`] (a callback), [`Client::stream`] (an iterator, [`ReplyStream`]) |
+//! | send in the background, poll, wait, cancel | [`Client::send_async`], [`Client::stream_async`] → [`PendingReply`] (also a `Future`), [`CancelToken`] |
+//! | set request options | [`Conversation::set_option`] and typed setters such as [`Conversation::set_temperature`], [`ResponseFormat`] |
+//! | offer tools and answer their calls | [`Tool`], [`Conversation::add_tool`], [`ToolCall`], [`Conversation::tool_result`] |
+//! | send images | [`Image`], [`ImageDetail`], [`Conversation::user_image`] |
+//! | get JSON out of a model's almost-JSON reply | [`extract_json`], [`extract()`], [`extract_ingredients`], [`json_prompt`], [`ingredients_prompt`]; the rest of [`mod@extract`] |
+//! | tell failures apart | [`Error`] (one variant per thing a caller can act on), [`ApiError`], [`TimeoutKind`], [`Error::http_status`] |
 //!
-//! Errors are [`Error`] values whose messages never contain the API key.
-//! The C API (`include/chatwire.h`) is the same core behind `extern "C"`
-//! functions; see the README.
+//! Errors never contain the API key. The C API (`include/chatwire.h`) is the
+//! same core behind `extern "C"` functions; see the README and
+//! `ARCHITECTURE.md` for how the crate is laid out.
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]

@@ -79,7 +79,7 @@ impl ToolCall {
         if text.is_empty() {
             return Ok(Value::Object(Default::default()));
         }
-        serde_json::from_str(text).or_else(|_| crate::extract_json(text))
+        serde_json::from_str(text).or_else(|_| crate::extract::extract_json(text))
     }
 }
 

@@ -35,7 +35,7 @@ impl chatwire_client {
 
     fn update(
         &self,
-        change: impl FnOnce(&mut Client) -> crate::Result<()>,
+        change: impl FnOnce(&mut Client) -> crate::error::Result<()>,
     ) -> Result<(), FfiError> {
         let mut client = self.client.write().unwrap_or_else(PoisonError::into_inner);
         Ok(change(&mut client)?)

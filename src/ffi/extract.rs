@@ -27,7 +27,7 @@ pub unsafe extern "C" fn chatwire_extract_json(
 ) -> chatwire_status {
     boundary::status(|| unsafe {
         text::transform((text, "text"), (json_out, "json_out"), |input| {
-            Ok(crate::extract_json(input)?.to_string())
+            Ok(crate::extract::extract_json(input)?.to_string())
         })
     })
 }
@@ -65,7 +65,7 @@ pub unsafe extern "C" fn chatwire_extract_ingredients(
 ) -> chatwire_status {
     boundary::status(|| unsafe {
         text::transform((text, "text"), (json_out, "json_out"), |input| {
-            let items = crate::extract_ingredients(input)?;
+            let items = crate::extract::extract_ingredients(input)?;
             // A list of plain structs always serializes; say so if it ever does not.
             serde_json::to_string(&items).map_err(|err| {
                 Error::Internal(format!("the list could not be written as JSON: {err}"))
@@ -150,7 +150,7 @@ pub unsafe extern "C" fn chatwire_extract_ingredient_list(
                 handle::out(list_out, "list_out")?,
             )
         };
-        let items = crate::extract_ingredients(input)?;
+        let items = crate::extract::extract_ingredients(input)?;
         let list = chatwire_ingredients {
             items: items.into_iter().map(IngredientView::from).collect(),
         };
@@ -249,7 +249,7 @@ pub unsafe extern "C" fn chatwire_ingredients_prompt(
 ) -> chatwire_status {
     boundary::status(|| unsafe {
         text::transform((text, "text"), (prompt_out, "prompt_out"), |input| {
-            Ok(crate::ingredients_prompt(input))
+            Ok(crate::extract::ingredients_prompt(input))
         })
     })
 }

@@ -52,7 +52,7 @@ pub unsafe extern "C" fn chatwire_send(
 unsafe fn send_with<T>(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
-    send: impl FnOnce(&Client, &mut Conversation) -> crate::Result<T>,
+    send: impl FnOnce(&Client, &mut Conversation) -> crate::error::Result<T>,
 ) -> Result<T, FfiError> {
     let (client, conversation) = unsafe {
         (
@@ -199,7 +199,7 @@ pub unsafe extern "C" fn chatwire_send_async(
                 as crate::client::DeltaHandler
         });
         let done_userdata = UserData(userdata);
-        let on_finish = move |outcome: &crate::Result<crate::Reply>| {
+        let on_finish = move |outcome: &crate::error::Result<crate::reply::Reply>| {
             if let Some(on_done) = on_done {
                 let status = match outcome {
                     Ok(_) => chatwire_status::CHATWIRE_OK,

@@ -42,7 +42,7 @@ pub(crate) unsafe fn opt_str_in<'a>(
 pub(crate) unsafe fn transform(
     input: (*const c_char, &'static str),
     output: (*mut *mut c_char, &'static str),
-    transform: impl FnOnce(&str) -> crate::Result<String>,
+    transform: impl FnOnce(&str) -> crate::error::Result<String>,
 ) -> Result<(), FfiError> {
     let (text, out) = unsafe { (str_in(input.0, input.1)?, handle::out(output.0, output.1)?) };
     out.write(string_out(&transform(text)?));

@@ -133,7 +133,7 @@ pub fn decode_pieces(mut decoder: StreamDecoder, pieces: &[&[u8]]) -> Decoded {
     Decoded { events, result }
 }
 
-fn failed(events: Vec<StreamEvent>, err: crate::Error) -> Decoded {
+fn failed(events: Vec<StreamEvent>, err: crate::error::Error) -> Decoded {
     Decoded {
         events,
         result: Err(error_text(&err)),
@@ -177,7 +177,7 @@ pub fn decode_each_way(bytes: &[u8]) -> Decoded {
 }
 
 /// The bare message of a stream error, without the variant's prefix.
-pub fn error_text(err: &crate::Error) -> String {
+pub fn error_text(err: &crate::error::Error) -> String {
     match err {
         crate::Error::Decode { message, .. } => message.clone(),
         crate::Error::Server(api) => api.message.clone(),
