@@ -11,6 +11,8 @@
 //! escape becomes U+FFFD (`serde_json` would refuse it). A string cut off by
 //! the end of the text is closed there.
 
+use super::cursor::Cursor;
+
 /// Whether `c` opens a string.
 pub(crate) fn is_quote(c: char) -> bool {
     quote_family(c).is_some()
@@ -21,22 +23,23 @@ pub(crate) fn is_quote(c: char) -> bool {
 #[derive(Debug, Default)]
 pub(crate) struct LineCache(Option<Closers>);
 
-/// Reads the string whose opening quote is at byte `pos` of `text`, writes
-/// it to `out` as a JSON string, and returns the offset just after it.
+/// Reads the string whose opening quote is at the cursor, writes it to `out`
+/// as a JSON string, and leaves the cursor just after it. `member` says the
+/// string is an object's value, where a comma followed by `"key":` ends a
+/// string whose closing quote is missing (`{"a": "b, "c": 1}`).
 pub(crate) fn read_string(
-    text: &str,
-    pos: usize,
+    cursor: &mut Cursor<'_>,
     out: &mut String,
     lines: &mut LineCache,
-) -> usize {
+    member: bool,
+) {
     let mut reader = Reader {
-        text,
-        pos,
+        cursor,
         out,
         lines,
+        member,
     };
     reader.string();
-    reader.pos
 }
 
 /// Writes `text` as the inside of a JSON string.
@@ -44,34 +47,28 @@ pub(crate) fn push_escaped_str(out: &mut String, text: &str) {
     text.chars().for_each(|c| push_escaped_char(out, c));
 }
 
-struct Reader<'a, 'o> {
-    text: &'a str,
-    pos: usize,
+struct Reader<'c, 'a, 'o> {
+    cursor: &'c mut Cursor<'a>,
     out: &'o mut String,
     lines: &'o mut LineCache,
+    member: bool,
 }
 
-impl<'a> Reader<'a, '_> {
-    fn rest(&self) -> &'a str {
-        self.text.get(self.pos..).unwrap_or("")
-    }
-
-    fn peek(&self) -> Option<char> {
-        self.rest().chars().next()
-    }
-
-    fn bump(&mut self) -> Option<char> {
-        let c = self.peek()?;
-        self.pos += c.len_utf8();
-        Some(c)
-    }
-
+impl Reader<'_, '_, '_> {
     fn string(&mut self) {
-        let Some(family) = self.bump().and_then(quote_family) else {
+        let Some(family) = self.cursor.bump().and_then(quote_family) else {
             return;
         };
         self.out.push('"');
-        while let Some(c) = self.bump() {
+        while let Some(c) = self.cursor.peek() {
+            if c == ','
+                && self.member
+                && family == QuoteFamily::Ascii
+                && key_follows(self.cursor.rest().get(1..).unwrap_or(""))
+            {
+                break;
+            }
+            self.cursor.bump();
             if c == '\\' {
                 self.escape();
             } else if family.closes(c) && self.quote_ends_string(family) {
@@ -85,35 +82,36 @@ impl<'a> Reader<'a, '_> {
 
     /// Called just after a quote that can close the string.
     fn quote_ends_string(&mut self, family: QuoteFamily) -> bool {
-        ends_string_at(self.rest()) || !self.later_closer_on_line(family)
+        ends_string_at(self.cursor.rest()) || !self.later_closer_on_line(family)
     }
 
     /// Whether a quote later on the current line could close the string. The
     /// answer for a line is computed once (the last such quote of each
     /// family), which keeps a line full of quotes linear.
     fn later_closer_on_line(&mut self, family: QuoteFamily) -> bool {
+        let (text, pos) = (self.cursor.text, self.cursor.pos);
         let closers = match self.lines.0 {
-            Some(closers) if closers.answers(self.pos, self.text.len()) => closers,
+            Some(closers) if closers.answers(pos, text.len()) => closers,
             _ => {
-                let closers = Closers::scan(self.text, self.pos);
+                let closers = Closers::scan(text, pos);
                 self.lines.0 = Some(closers);
                 closers
             }
         };
-        closers.last(family).is_some_and(|last| last >= self.pos)
+        closers.last(family).is_some_and(|last| last >= pos)
     }
 
     /// Handles what follows a backslash.
     fn escape(&mut self) {
-        match self.peek() {
+        match self.cursor.peek() {
             Some(c @ ('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't')) => {
-                self.bump();
+                self.cursor.bump();
                 self.out.push('\\');
                 self.out.push(c);
             }
             Some('u') => self.unicode_escape(),
             Some(c) if is_quote(c) => {
-                self.bump();
+                self.cursor.bump();
                 push_escaped_char(self.out, c);
             }
             // A backslash before anything else (or at the end) is literal.
@@ -123,11 +121,11 @@ impl<'a> Reader<'a, '_> {
 
     /// `\uXXXX`, with surrogate pairs checked.
     fn unicode_escape(&mut self) {
-        let Some(code) = hex4(self.rest().get(1..).unwrap_or("")) else {
+        let Some(code) = hex4(self.cursor.rest().get(1..).unwrap_or("")) else {
             self.out.push_str("\\\\");
             return;
         };
-        self.pos += 5;
+        self.cursor.pos += 5;
         if is_low_surrogate(code) {
             self.out.push_str("\\ufffd");
             return;
@@ -136,9 +134,9 @@ impl<'a> Reader<'a, '_> {
             push_unicode_escape(self.out, code);
             return;
         }
-        match self.rest().strip_prefix("\\u").and_then(hex4) {
+        match self.cursor.rest().strip_prefix("\\u").and_then(hex4) {
             Some(low) if is_low_surrogate(low) => {
-                self.pos += 6;
+                self.cursor.pos += 6;
                 push_unicode_escape(self.out, code);
                 push_unicode_escape(self.out, low);
             }
@@ -198,12 +196,45 @@ impl QuoteFamily {
 /// Whether a quote followed by `after` ends a string: what follows it on the
 /// line is `,` `:` `}` `]`, a comment, or nothing. (After a closing quote,
 /// valid JSON always has one of these, so valid strings are never affected.)
-fn ends_string_at(after: &str) -> bool {
+/// Repair: so does another string that one of these follows, which is a
+/// missing comma (`["a" "b"]`, `{"a": "x" "b": 1}`).
+pub(crate) fn ends_string_at(after: &str) -> bool {
+    let after = after.trim_start_matches([' ', '\t']);
+    match after.strip_prefix('"') {
+        Some(string) => ends_token(skip_quoted(string)),
+        None => ends_token(after),
+    }
+}
+
+/// Whether `after` (spaces trimmed) starts with `,` `:` `}` `]` `)`, a line
+/// break, a comment, or is empty.
+fn ends_token(after: &str) -> bool {
     let after = after.trim_start_matches([' ', '\t']);
     matches!(
         after.chars().next(),
-        None | Some(',' | ':' | '}' | ']' | '\n' | '\r' | '/')
+        None | Some(',' | ':' | '}' | ']' | ')' | '\n' | '\r' | '/')
     )
+}
+
+/// What follows the closing `"` of a string whose opening `"` has been
+/// taken off `text`, on the same line; `"x"` when there is none, which
+/// `ends_token` refuses.
+fn skip_quoted(text: &str) -> &str {
+    match text.find(['"', '\n']) {
+        Some(end) if text.get(end..).is_some_and(|rest| rest.starts_with('"')) => {
+            text.get(end + 1..).unwrap_or("")
+        }
+        _ => "x",
+    }
+}
+
+/// Whether `text` (after a comma) is `"key":`: a string on one line and a
+/// colon.
+fn key_follows(text: &str) -> bool {
+    let text = text.trim_start_matches([' ', '\t']);
+    text.strip_prefix('"')
+        .map(skip_quoted)
+        .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
 }
 
 /// For one line, from a given offset to its end: the last quote of each
@@ -302,8 +333,9 @@ mod tests {
     /// The JSON string read from the start of `text`, and where it ended.
     fn read(text: &str) -> (String, usize) {
         let mut out = String::new();
-        let end = read_string(text, 0, &mut out, &mut LineCache::default());
-        (out, end)
+        let mut cursor = Cursor { text, pos: 0 };
+        read_string(&mut cursor, &mut out, &mut LineCache::default(), false);
+        (out, cursor.pos)
     }
 
     #[test]
