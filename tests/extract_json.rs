@@ -173,3 +173,21 @@ fn json_prompt_puts_the_example_in_a_json_fence() {
     );
     assert_eq!(extract_json(&prompt).expect("example"), json!({"a": 1}));
 }
+
+#[test]
+fn a_reply_of_escaped_json_is_unescaped() {
+    let text = r#"{\"key\": \"value\", \"n\": [1]}"#;
+    assert_eq!(
+        extract_json(text).expect("json"),
+        json!({"key": "value", "n": [1]})
+    );
+}
+
+#[test]
+fn a_reply_that_is_a_tuple_is_an_array() {
+    assert_eq!(
+        extract_json("(\"a\", (1, 2))").expect("json"),
+        json!(["a", [1, 2]])
+    );
+    assert!(extract_json("It is (1, 2) or so.").is_err());
+}

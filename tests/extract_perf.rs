@@ -182,3 +182,20 @@ fn valid_json_after_many_candidates_in_prose() {
     let _ = timed("strict", &repeat_to_size("[1, 2, [3, x "));
     let _ = timed("quoted reply", &format!("\"[{}1]\"", repeat_to_size("1, ")));
 }
+
+#[test]
+fn embedded_json_lookahead_and_concatenation() {
+    let _ = timed(
+        "embedded",
+        &format!("{{\"x\": \"{}", repeat_to_size("{\"a")),
+    );
+    let _ = timed(
+        "embedded lines",
+        &format!("{{\"x\": \"{}", repeat_to_size("{\"a\n")),
+    );
+    let _ = timed(
+        "concatenation",
+        &format!("{{\"a\": 'x'{}}}", repeat_to_size(" +\n'y'")),
+    );
+    let _ = timed("backticks", &repeat_to_size("{`a´: `b"));
+}

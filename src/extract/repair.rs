@@ -186,7 +186,10 @@ impl<'a> Scanner<'a> {
     /// One top-level value, or several in a row (made into an array).
     fn values(&mut self) -> Result<Repaired, RepairError> {
         self.skip_trivia();
-        if !matches!(self.cursor.peek(), Some('{' | '[')) {
+        // Repair: a Python tuple that is the whole reply or fenced block is
+        // an array.
+        let group = self.placement == Placement::Leading && self.cursor.peek() == Some('(');
+        if !group && !matches!(self.cursor.peek(), Some('{' | '[')) {
             return Err(self.error_here("expected '{' or '['"));
         }
         if let Err(error) = self.container() {
@@ -380,6 +383,11 @@ impl<'a> Scanner<'a> {
                 Ok(())
             }
             _ if self.skip_ellipsis() => Ok(()),
+            // Repair: a colon where a key should be (`{:}`) is dropped.
+            ':' => {
+                self.cursor.bump();
+                Ok(())
+            }
             _ if strings::is_quote(c) => {
                 self.begin_item();
                 self.string(false);
@@ -406,7 +414,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// Repair: an unquoted key (`{name: "x"}`, also Python's `{1: "x"}`) is
-    /// quoted, but only when a colon follows, so prose in braces is refused.
+    /// quoted, but only when a colon follows (or a string and the end of
+    /// the member: `{a 'b'}`), so prose in braces is refused.
     /// After a complete member, a word that is not a key is dropped as a
     /// stray (`{"a": 1, COMMENT "b": 2}`).
     fn bare_key(&mut self, frame: Frame) -> Result<(), RepairError> {
@@ -417,11 +426,14 @@ impl<'a> Scanner<'a> {
             .find(|&(_, c)| !(is_word_char(c) || c == '-'))
             .map_or(rest.len(), |(i, _)| i);
         let word = rest.get(..len).unwrap_or("");
-        let after = rest
-            .get(len..)
+        let after = rest.get(len..).unwrap_or("");
+        // Repair: a key missing its opening quote (`{a": 1}`).
+        let quote = usize::from(after.starts_with('"'));
+        let after = after
+            .get(quote..)
             .unwrap_or("")
             .trim_start_matches([' ', '\t']);
-        if !after.starts_with(':') {
+        if !after.starts_with(':') && !string_member_follows(after) {
             if frame.count > 0 {
                 self.cursor.pos += len;
                 return Ok(());
@@ -431,7 +443,7 @@ impl<'a> Scanner<'a> {
                 format!("expected a key or '}}', found the word '{}'", shorten(word)),
             ));
         }
-        self.cursor.pos += len;
+        self.cursor.pos += len + quote;
         self.begin_item();
         self.out.push('"');
         strings::push_escaped_str(&mut self.out, word);
@@ -557,6 +569,7 @@ impl<'a> Scanner<'a> {
             _ if strings::is_quote(c) => {
                 let member = self.stack.last().is_some_and(|f| f.kind == Kind::Object);
                 self.string(member);
+                while self.concatenation() {}
                 self.content = true;
                 Ok(())
             }
@@ -572,6 +585,28 @@ impl<'a> Scanner<'a> {
             ':' => Err(self.error_here("expected a value")),
             _ => self.word(),
         }
+    }
+
+    /// Repair: JavaScript string concatenation (`'hello' + 'world'`) is one
+    /// string. Returns whether a `+` and a string were read.
+    fn concatenation(&mut self) -> bool {
+        let before = self.cursor.pos;
+        self.skip_trivia();
+        if self.cursor.peek() == Some('+') {
+            self.cursor.bump();
+            self.skip_trivia();
+            if self.cursor.peek().is_some_and(strings::is_quote) {
+                // Drop the first string's closing quote and the second's
+                // opening one.
+                self.out.pop();
+                let joint = self.out.len();
+                self.string(false);
+                self.out.remove(joint);
+                return true;
+            }
+        }
+        self.cursor.pos = before;
+        false
     }
 
     /// Undoes `begin_item` for an element that turned out to be nothing.
@@ -662,10 +697,14 @@ impl<'a> Scanner<'a> {
     /// `{url: https://a.b/c}`, `[a, b]`) runs to the next `,` `}` `]` `)`,
     /// line break or `"` (brackets inside it are kept when they pair up),
     /// and is trimmed. A `"` that ends it and is followed by a separator is
-    /// its missing-opening-quote twin (`[a", "b"]`) and is dropped.
+    /// its missing-opening-quote twin (`[a", "b"]`) and is dropped; in an
+    /// object, when such a quote comes before any `:` `}` `]` on the line,
+    /// the string runs to it, commas and all (`{"a": b, c.",}`).
     fn unquoted(&mut self) -> Result<(), RepairError> {
         let rest = self.cursor.rest();
-        let len = unquoted_len(rest);
+        let member = self.stack.last().is_some_and(|f| f.kind == Kind::Object);
+        let tail = quoted_tail_len(rest).filter(|_| member);
+        let len = tail.unwrap_or_else(|| unquoted_len(rest));
         let text = rest.get(..len).unwrap_or("").trim_end();
         let after = rest.get(len..).unwrap_or("");
         let quote = usize::from(
@@ -706,7 +745,8 @@ impl<'a> Scanner<'a> {
     /// Consumes a closer. Repair: mismatched, missing and stray closers
     /// (`{"a": [1, 2}`, `[{"a": 1]`, `[{"a": 1}}, 2]`). A closer that
     /// matches an outer container closes up to it, unless a comma follows
-    /// (`{"a": [1, 2}, "b": 3}`): then it was a typo for the innermost one.
+    /// (`{"a": [1, 2}, "b": 3}`): then it was a typo for the innermost one,
+    /// unless a member follows that only the outer one can hold.
     /// A closer that matches nothing is dropped when a comma follows, and
     /// closes the innermost container otherwise.
     fn close(&mut self, c: char) -> Result<(), RepairError> {
@@ -717,15 +757,16 @@ impl<'a> Scanner<'a> {
             .rev()
             .position(|frame| Some(frame.kind) == wanted)
             .map(|i| i + 1);
-        let comma_follows = self
-            .cursor
-            .rest()
-            .get(c.len_utf8()..)
-            .is_some_and(|rest| rest.trim_start_matches(is_space).starts_with(','));
+        let after = self.cursor.rest().get(c.len_utf8()..).unwrap_or("");
+        let after = after.trim_start_matches(is_space);
+        let comma_follows = after.starts_with(',');
+        let member_follows = comma_follows && strings::key_follows(after.get(1..).unwrap_or(""));
         self.cursor.bump();
         let depth = match depth {
             None if comma_follows => return Ok(()),
-            Some(_) | None if comma_follows => 1,
+            // A member follows: close as far as leaves an object open.
+            Some(depth) if member_follows && !self.object_below(1) => depth,
+            Some(_) if comma_follows => 1,
             Some(depth) => depth,
             None => 1,
         };
@@ -734,6 +775,14 @@ impl<'a> Scanner<'a> {
         }
         self.content = true;
         Ok(())
+    }
+
+    /// Whether the container `n` levels below the innermost one is an object.
+    fn object_below(&self, n: usize) -> bool {
+        let index = self.stack.len().checked_sub(n + 1);
+        index
+            .and_then(|i| self.stack.get(i))
+            .is_some_and(|frame| frame.kind == Kind::Object)
     }
 
     /// Closes the innermost container without consuming anything.
@@ -753,7 +802,7 @@ impl<'a> Scanner<'a> {
             self.out.push_str("null");
         }
         self.stack.pop();
-        if frame.kind == Kind::Group && frame.count == 1 {
+        if frame.kind == Kind::Group && frame.count == 1 && !self.stack.is_empty() {
             // Repair: a group of one (`("x")`, `ObjectId("1")`) is its item.
             self.out.remove(frame.open_at);
         } else {
@@ -867,6 +916,36 @@ fn runs_on(after: &str) -> bool {
         }
         _ => false,
     }
+}
+
+/// The length of an unquoted string missing only its opening quote: up to
+/// a `"` that a separator follows, with no `:` `}` `]` or line break before
+/// it (stopping there keeps a run of unquoted members linear).
+fn quoted_tail_len(text: &str) -> Option<usize> {
+    let end = text.find(['"', ':', '}', ']', '\n'])?;
+    let after = text.get(end..)?.strip_prefix('"')?;
+    strings::ends_string_at(after).then_some(end)
+}
+
+/// Whether `text` is a string and then the end of a member (`'b'}` or
+/// `"b",`): what may follow a key whose colon is missing.
+fn string_member_follows(text: &str) -> bool {
+    let mut chars = text.chars();
+    if !chars.next().is_some_and(strings::is_quote) {
+        return false;
+    }
+    let rest = chars.as_str();
+    let Some(end) = rest.find(|c: char| strings::is_quote(c) || c == '\n') else {
+        return false;
+    };
+    let tail = rest.get(end..).unwrap_or("");
+    let Some(quote) = tail.chars().next().filter(|c| *c != '\n') else {
+        return false;
+    };
+    let after = tail.get(quote.len_utf8()..).unwrap_or("");
+    after
+        .trim_start_matches([' ', '\t'])
+        .starts_with([',', '}'])
 }
 
 /// The length of an unquoted string at the start of `text` (see
@@ -1045,9 +1124,43 @@ mod tests {
     }
 
     #[test]
+    fn keys_missing_a_quote_or_a_colon() {
+        assert_eq!(fixed(r#"{a":"x",b":"y"}"#), r#"{"a":"x","b":"y"}"#);
+        assert_eq!(fixed("{a 'b'}"), r#"{"a":"b"}"#);
+        assert_eq!(fixed("{'a' 'b'}"), r#"{"a":"b"}"#);
+        assert_eq!(fixed("{:}"), "{}");
+        assert!(failure("{the 'best' one}").message.contains("'the'"));
+    }
+
+    #[test]
+    fn strings_joined_with_plus_across_lines() {
+        assert_eq!(fixed("{\"a\": 'x' +\n 'y'}"), r#"{"a":"xy"}"#);
+    }
+
+    #[test]
+    fn backtick_quotes() {
+        assert_eq!(fixed("{`a´: `b`}"), r#"{"a":"b"}"#);
+    }
+
+    #[test]
+    fn json_inside_a_member_string_stays_in_it() {
+        assert_eq!(
+            fixed(r#"{"x": "is {"k": [1]}, ok", "y": 2}"#),
+            r#"{"x":"is {\"k\": [1]}, ok","y":2}"#
+        );
+    }
+
+    #[test]
+    fn a_leading_tuple_is_an_array() {
+        assert_eq!(fixed("((1, 2), ('a'))"), r#"[[1,2],"a"]"#);
+        assert_eq!(fixed("(1)"), "[1]");
+        assert!(in_prose("(1, 2)").is_err());
+    }
+
+    #[test]
     fn groups_are_arrays_or_their_only_item() {
         assert_eq!(
-            fixed(r#"{"t": (1, 2), "id": ObjectId("7"), "s": ("x")}"#),
+            fixed("{\"t\": (1, 2),\n\"id\": ObjectId(\"7\"),\n\"s\": (\"x\")}"),
             r#"{"t":[1,2],"id":"7","s":"x"}"#
         );
     }

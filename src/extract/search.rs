@@ -37,8 +37,22 @@ pub(crate) fn search<T>(
             })
         }
         Some(_) => Err(no_json(BARE_VALUE.to_owned())),
-        None => search_text(text, &mut accept),
+        None => match escaped_json(text) {
+            Some(unescaped) => search_text(&unescaped, &mut accept),
+            None => search_text(text, &mut accept),
+        },
     }
+}
+
+/// Repair: a reply that is JSON with its quotes escaped (`{\"a\": 1}`, the
+/// inside of a JSON string without the string's own quotes) is read as
+/// the JSON it escapes.
+fn escaped_json(text: &str) -> Option<String> {
+    let trimmed = text.trim();
+    if !(trimmed.starts_with("{\\\"") || trimmed.starts_with("[\\\"")) {
+        return None;
+    }
+    serde_json::from_str::<String>(&format!("\"{trimmed}\"")).ok()
 }
 
 /// The content of `text` when all of it (but surrounding whitespace) is one
@@ -78,6 +92,16 @@ fn search_text<T>(text: &str, accept: &mut impl FnMut(Value) -> Result<T, String
         }
     }
     let leading = text.len() - text.trim_start().len();
+    if text
+        .get(leading..)
+        .is_some_and(|rest| rest.starts_with('('))
+    {
+        match attempt(text, leading, Placement::Leading, &mut lines, accept) {
+            Outcome::Found(found) => return Ok(found),
+            Outcome::Rejected { why, .. } => log.reject(why),
+            Outcome::Failed(error) => log.fail(Origin::Bare(false), leading, error),
+        }
+    }
     let mut from = 0;
     while let Some(start) = candidates::next_opener(text, from) {
         let is_object = text.get(start..).is_some_and(|rest| rest.starts_with('{'));

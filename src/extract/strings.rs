@@ -19,9 +19,14 @@ pub(crate) fn is_quote(c: char) -> bool {
 }
 
 /// What the reader learned about the line it was on, kept between the
-/// candidates of one text so that no line is scanned over and over.
+/// candidates of one text so that no line is scanned over and over, and
+/// how much it has read ahead for embedded JSON.
 #[derive(Debug, Default)]
-pub(crate) struct LineCache(Option<Closers>);
+pub(crate) struct LineCache {
+    closers: Option<Closers>,
+    /// Bytes read ahead for embedded JSON so far (see `embedded_len`).
+    lookahead: usize,
+}
 
 /// Reads the string whose opening quote is at the cursor, writes it to `out`
 /// as a JSON string, and leaves the cursor just after it. `member` says the
@@ -61,12 +66,18 @@ impl Reader<'_, '_, '_> {
         };
         self.out.push('"');
         while let Some(c) = self.cursor.peek() {
-            if c == ','
-                && self.member
-                && family == QuoteFamily::Ascii
-                && key_follows(self.cursor.rest().get(1..).unwrap_or(""))
-            {
+            let rest = self.cursor.rest();
+            let after = rest.get(1..).unwrap_or("");
+            let member = self.member && family == QuoteFamily::Ascii;
+            if member && c == ',' && key_follows(after) {
                 break;
+            }
+            if member && c == '{' && after.starts_with('"') {
+                if let Some(len) = self.embedded_len() {
+                    push_escaped_str(self.out, rest.get(..len).unwrap_or(""));
+                    self.cursor.pos += len;
+                    continue;
+                }
             }
             self.cursor.bump();
             if c == '\\' {
@@ -80,6 +91,34 @@ impl Reader<'_, '_, '_> {
         self.out.push('"');
     }
 
+    /// Repair: JSON quoted inside a string without escaping (`{"x": "the
+    /// answer is {"a": 1}, as asked"}`) stays in the string when its braces
+    /// pair up on the line: the length of that embedded JSON from the `{`
+    /// at the cursor. The read-ahead is bounded by twice the text's length
+    /// over a whole search, which keeps it linear.
+    fn embedded_len(&mut self) -> Option<usize> {
+        let rest = self.cursor.rest();
+        if self.lines.lookahead > self.cursor.text.len().saturating_mul(2) {
+            return None;
+        }
+        let mut depth = 0_usize;
+        for (i, c) in rest.char_indices() {
+            self.lines.lookahead += c.len_utf8();
+            match c {
+                '{' | '[' => depth += 1,
+                '}' | ']' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                '\n' => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
     /// Called just after a quote that can close the string.
     fn quote_ends_string(&mut self, family: QuoteFamily) -> bool {
         ends_string_at(self.cursor.rest()) || !self.later_closer_on_line(family)
@@ -90,11 +129,11 @@ impl Reader<'_, '_, '_> {
     /// family), which keeps a line full of quotes linear.
     fn later_closer_on_line(&mut self, family: QuoteFamily) -> bool {
         let (text, pos) = (self.cursor.text, self.cursor.pos);
-        let closers = match self.lines.0 {
+        let closers = match self.lines.closers {
             Some(closers) if closers.answers(pos, text.len()) => closers,
             _ => {
                 let closers = Closers::scan(text, pos);
-                self.lines.0 = Some(closers);
+                self.lines.closers = Some(closers);
                 closers
             }
         };
@@ -163,22 +202,30 @@ fn hex4(text: &str) -> Option<u32> {
 }
 
 /// Quotes that open strings, by what may close them: `"` closes only `"`,
-/// any double quote closes a smart double quote, any single quote a single.
+/// any double quote closes a smart double quote, any single quote a single,
+/// and a backtick or an acute accent a backtick.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum QuoteFamily {
     Ascii,
     Double,
     Single,
+    Backtick,
 }
 
 /// In the order of `Closers::last`.
-const FAMILIES: [QuoteFamily; 3] = [QuoteFamily::Ascii, QuoteFamily::Double, QuoteFamily::Single];
+const FAMILIES: [QuoteFamily; 4] = [
+    QuoteFamily::Ascii,
+    QuoteFamily::Double,
+    QuoteFamily::Single,
+    QuoteFamily::Backtick,
+];
 
 fn quote_family(c: char) -> Option<QuoteFamily> {
     match c {
         '"' => Some(QuoteFamily::Ascii),
         '“' | '”' | '„' => Some(QuoteFamily::Double),
         '\'' | '‘' | '’' => Some(QuoteFamily::Single),
+        '`' => Some(QuoteFamily::Backtick),
         _ => None,
     }
 }
@@ -189,6 +236,7 @@ impl QuoteFamily {
             QuoteFamily::Ascii => c == '"',
             QuoteFamily::Double => matches!(c, '"' | '“' | '”'),
             QuoteFamily::Single => matches!(c, '\'' | '‘' | '’'),
+            QuoteFamily::Backtick => matches!(c, '`' | '´'),
         }
     }
 }
@@ -196,41 +244,52 @@ impl QuoteFamily {
 /// Whether a quote followed by `after` ends a string: what follows it on the
 /// line is `,` `:` `}` `]`, a comment, or nothing. (After a closing quote,
 /// valid JSON always has one of these, so valid strings are never affected.)
-/// Repair: so does another string that one of these follows, which is a
-/// missing comma (`["a" "b"]`, `{"a": "x" "b": 1}`).
+/// Repair: so does another string that one of these or a third string
+/// follows, which is a missing comma or colon (`["a" "b" "c"]`,
+/// `{"a": "x" "b": 1}`, `{'a' 'b'}`).
 pub(crate) fn ends_string_at(after: &str) -> bool {
     let after = after.trim_start_matches([' ', '\t']);
-    match after.strip_prefix('"') {
-        Some(string) => ends_token(skip_quoted(string)),
-        None => ends_token(after),
+    let mut chars = after.chars();
+    match chars.next() {
+        Some(c) if is_quote(c) => {
+            let rest = skip_quoted(chars.as_str()).trim_start_matches([' ', '\t']);
+            ends_token(rest) || rest.starts_with(is_quote)
+        }
+        _ => ends_token(after),
     }
 }
 
-/// Whether `after` (spaces trimmed) starts with `,` `:` `}` `]` `)`, a line
+/// Whether `after` (spaces trimmed) starts with `,` `:` `}` `]`, a line
 /// break, a comment, or is empty.
 fn ends_token(after: &str) -> bool {
     let after = after.trim_start_matches([' ', '\t']);
     matches!(
         after.chars().next(),
-        None | Some(',' | ':' | '}' | ']' | ')' | '\n' | '\r' | '/')
+        None | Some(',' | ':' | '}' | ']' | '\n' | '\r' | '/')
     )
 }
 
-/// What follows the closing `"` of a string whose opening `"` has been
+/// What follows the closing quote of a string whose opening quote has been
 /// taken off `text`, on the same line; `"x"` when there is none, which
 /// `ends_token` refuses.
 fn skip_quoted(text: &str) -> &str {
-    match text.find(['"', '\n']) {
-        Some(end) if text.get(end..).is_some_and(|rest| rest.starts_with('"')) => {
-            text.get(end + 1..).unwrap_or("")
+    match text.find(|c: char| c == '\n' || is_closing_quote(c)) {
+        Some(end) if !text.get(end..).is_some_and(|rest| rest.starts_with('\n')) => {
+            let rest = text.get(end..).unwrap_or("");
+            let quote_len = rest.chars().next().map_or(0, char::len_utf8);
+            rest.get(quote_len..).unwrap_or("")
         }
         _ => "x",
     }
 }
 
+fn is_closing_quote(c: char) -> bool {
+    FAMILIES.iter().any(|family| family.closes(c))
+}
+
 /// Whether `text` (after a comma) is `"key":`: a string on one line and a
 /// colon.
-fn key_follows(text: &str) -> bool {
+pub(crate) fn key_follows(text: &str) -> bool {
     let text = text.trim_start_matches([' ', '\t']);
     text.strip_prefix('"')
         .map(skip_quoted)
@@ -246,7 +305,7 @@ struct Closers {
     line_end: usize,
     /// The length of the text scanned: a candidate may end before the text.
     text_len: usize,
-    last: [Option<usize>; 3],
+    last: [Option<usize>; 4],
 }
 
 impl Closers {
@@ -256,7 +315,7 @@ impl Closers {
         let line = rest
             .find('\n')
             .map_or(rest, |end| rest.get(..end).unwrap_or(rest));
-        let mut last = [None; 3];
+        let mut last = [None; 4];
         let mut escaped = false;
         for (i, c) in line.char_indices() {
             if escaped {
