@@ -5,7 +5,7 @@
 //! Shared by the repairing scanner (numbers in JSON values) and by the
 //! ingredient reader (quantities given as strings such as `"1 1/2"`).
 
-use super::cursor::Cursor;
+use super::cursor::{leading, Cursor};
 
 /// A number read from text.
 #[derive(Debug, Clone, PartialEq)]
@@ -318,8 +318,7 @@ fn mixed_tail(whole: f64, rest: &str, offset: usize) -> Result<Option<(f64, usiz
 }
 
 fn leading_digits(text: &str) -> &str {
-    let len = text.bytes().take_while(u8::is_ascii_digit).count();
-    text.get(..len).unwrap_or("")
+    leading(text, |c| c.is_ascii_digit())
 }
 
 /// The value of a run of ASCII digits; a run too long for `u64` still has an

@@ -7,7 +7,7 @@
 //! never rewritten. The repairs are listed in the module docs of
 //! `extract`; each one is marked `Repair:` below.
 
-use super::cursor::Cursor;
+use super::cursor::{leading, Cursor};
 use super::numbers::{self, NumberError};
 use super::strings::{self, LineCache};
 
@@ -57,27 +57,39 @@ pub(crate) enum Placement {
     InProse,
 }
 
+/// A place where the JSON might be: it starts at byte `start` of `text`,
+/// and the end of `text` is the end of the candidate (that is where cut-off
+/// output gets closed).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Candidate<'a> {
+    pub text: &'a str,
+    pub start: usize,
+    pub placement: Placement,
+}
+
 /// Repairs the value(s) at the start of `text`; see `repair_at`.
 #[cfg(test)]
 pub(crate) fn repair(text: &str) -> Result<Repaired, RepairError> {
-    repair_at(text, 0, Placement::Leading, &mut LineCache::default())
+    let candidate = Candidate {
+        text,
+        start: 0,
+        placement: Placement::Leading,
+    };
+    repair_at(candidate, &mut LineCache::default())
 }
 
-/// Repairs the value(s) starting at byte `start` of `text`, which must begin
-/// (after whitespace and comments) with `{` or `[`. The end of `text` is the
-/// end of the candidate: that is where cut-off output gets closed.
+/// Repairs the value(s) of `candidate`, which must begin (after whitespace
+/// and comments) with `{` or `[` (or `(` when it leads the reply).
 ///
 /// Repair: several top-level objects or arrays separated by whitespace or
 /// commas (one object per line) become one array. A later one that cannot be
 /// repaired ends the sequence instead of spoiling it, and text after the
 /// last value is ignored.
 pub(crate) fn repair_at(
-    text: &str,
-    start: usize,
-    placement: Placement,
+    candidate: Candidate<'_>,
     lines: &mut LineCache,
 ) -> Result<Repaired, RepairError> {
-    let mut scanner = Scanner::new(text, start, placement, std::mem::take(lines));
+    let mut scanner = Scanner::new(candidate, std::mem::take(lines));
     let result = scanner.values();
     *lines = scanner.lines;
     result
@@ -170,9 +182,13 @@ struct Scanner<'a> {
 }
 
 impl<'a> Scanner<'a> {
-    fn new(text: &'a str, start: usize, placement: Placement, lines: LineCache) -> Self {
+    fn new(candidate: Candidate<'a>, lines: LineCache) -> Self {
+        let placement = candidate.placement;
         Scanner {
-            cursor: Cursor { text, pos: start },
+            cursor: Cursor {
+                text: candidate.text,
+                pos: candidate.start,
+            },
             out: String::new(),
             stack: Vec::new(),
             content: false,
@@ -373,16 +389,27 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn object_key(&mut self, c: char, frame: Frame) -> Result<(), RepairError> {
+    /// What objects and arrays share between their items: a closer, a comma
+    /// or an ellipsis. `None` when `c` starts an item.
+    fn between_items(&mut self, c: char) -> Option<Result<(), RepairError>> {
         match c {
-            '}' | ']' | ')' => self.close(c),
+            '}' | ']' | ')' => Some(self.close(c)),
             // Repair: trailing, leading and doubled commas are dropped, and a
             // missing comma is supplied (commas are written lazily).
             ',' => {
                 self.cursor.bump();
-                Ok(())
+                Some(Ok(()))
             }
-            _ if self.skip_ellipsis() => Ok(()),
+            _ if self.skip_ellipsis() => Some(Ok(())),
+            _ => None,
+        }
+    }
+
+    fn object_key(&mut self, c: char, frame: Frame) -> Result<(), RepairError> {
+        if let Some(done) = self.between_items(c) {
+            return done;
+        }
+        match c {
             // Repair: a colon where a key should be (`{:}`) is dropped.
             ':' => {
                 self.cursor.bump();
@@ -421,11 +448,8 @@ impl<'a> Scanner<'a> {
     fn bare_key(&mut self, frame: Frame) -> Result<(), RepairError> {
         let start = self.cursor.pos;
         let rest = self.cursor.rest();
-        let len = rest
-            .char_indices()
-            .find(|&(_, c)| !(is_word_char(c) || c == '-'))
-            .map_or(rest.len(), |(i, _)| i);
-        let word = rest.get(..len).unwrap_or("");
+        let word = leading(rest, |c| is_word_char(c) || c == '-');
+        let len = word.len();
         let after = rest.get(len..).unwrap_or("");
         // Repair: a key missing its opening quote (`{a": 1}`).
         let quote = usize::from(after.starts_with('"'));
@@ -497,14 +521,11 @@ impl<'a> Scanner<'a> {
     }
 
     fn array_item(&mut self, c: char, frame: Frame) -> Result<(), RepairError> {
+        if let Some(done) = self.between_items(c) {
+            return done;
+        }
         match c {
-            ']' | '}' | ')' => self.close(c),
-            ',' => {
-                self.cursor.bump();
-                Ok(())
-            }
             ':' if self.string_item_is_a_key(frame) => self.item_to_member(frame),
-            _ if self.skip_ellipsis() => Ok(()),
             _ => {
                 self.begin_item();
                 self.value(c)
@@ -658,11 +679,8 @@ impl<'a> Scanner<'a> {
     fn word(&mut self) -> Result<(), RepairError> {
         let start = self.cursor.pos;
         let rest = self.cursor.rest();
-        let len = rest
-            .char_indices()
-            .find(|&(_, c)| !is_word_char(c))
-            .map_or(rest.len(), |(i, _)| i);
-        let word = rest.get(..len).unwrap_or("");
+        let word = leading(rest, is_word_char);
+        let len = word.len();
         let after = rest.get(len..).unwrap_or("");
         let at_end = after.is_empty();
         let literal = literal_json(word).or_else(|| at_end.then(|| literal_prefix(word)).flatten());
@@ -723,12 +741,9 @@ impl<'a> Scanner<'a> {
     fn signed_word(&mut self) -> Result<(), RepairError> {
         let start = self.cursor.pos;
         self.cursor.bump();
-        let rest = self.cursor.rest();
-        let len = rest
-            .char_indices()
-            .find(|&(_, c)| !is_word_char(c))
-            .map_or(rest.len(), |(i, _)| i);
-        let word = rest.get(..len).unwrap_or("").to_ascii_lowercase();
+        let word = leading(self.cursor.rest(), is_word_char);
+        let len = word.len();
+        let word = word.to_ascii_lowercase();
         if matches!(word.as_str(), "infinity" | "inf" | "nan") {
             self.cursor.pos += len;
             self.out.push_str("null");
@@ -904,13 +919,9 @@ fn runs_on(after: &str) -> bool {
         Some('-' | '.' | ':') => chars.next().is_some_and(char::is_alphanumeric),
         Some(' ' | '\t') => {
             let word_start = after.trim_start_matches([' ', '\t']);
-            let len = word_start
-                .char_indices()
-                .find(|&(_, c)| !is_word_char(c))
-                .map_or(word_start.len(), |(i, _)| i);
-            let word = word_start.get(..len).unwrap_or("");
+            let word = leading(word_start, is_word_char);
             let is_key = word_start
-                .get(len..)
+                .get(word.len()..)
                 .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'));
             word.starts_with(char::is_alphabetic) && literal_json(word).is_none() && !is_key
         }
@@ -1038,7 +1049,12 @@ mod tests {
     }
 
     fn in_prose(text: &str) -> Result<Repaired, RepairError> {
-        repair_at(text, 0, Placement::InProse, &mut LineCache::default())
+        let candidate = Candidate {
+            text,
+            start: 0,
+            placement: Placement::InProse,
+        };
+        repair_at(candidate, &mut LineCache::default())
     }
 
     #[test]

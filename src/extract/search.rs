@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::candidates;
-use super::repair::{self, Placement, RepairError};
+use super::repair::{self, Candidate, Placement, RepairError};
 use super::strings::LineCache;
 use crate::{Error, Result};
 
@@ -73,48 +73,45 @@ fn starts_container(text: &str) -> bool {
 }
 
 fn search_text<T>(text: &str, accept: &mut impl FnMut(Value) -> Result<T, String>) -> Result<T> {
-    let mut log = Log::default();
-    let mut lines = LineCache::default();
+    let mut tries = Tries::default();
     for fence in candidates::json_fences(text) {
-        let origin = Origin::Fence(fence.info.to_owned());
         let content_end = fence.offset + fence.content.len();
-        let candidate = text.get(..content_end).unwrap_or(text);
-        match attempt(
-            candidate,
-            fence.offset,
-            Placement::Leading,
-            &mut lines,
-            accept,
-        ) {
-            Outcome::Found(found) => return Ok(found),
-            Outcome::Rejected { why, .. } => log.reject(why),
-            Outcome::Failed(error) => log.fail(origin, fence.offset, error),
+        let candidate = Candidate {
+            text: text.get(..content_end).unwrap_or(text),
+            start: fence.offset,
+            placement: Placement::Leading,
+        };
+        let origin = Origin::Fence(fence.info.to_owned());
+        if let Ok(found) = tries.attempt(candidate, origin, accept) {
+            return Ok(found);
         }
     }
     let leading = text.len() - text.trim_start().len();
+    let candidate_at = |start: usize| Candidate {
+        text,
+        start,
+        placement: if start == leading {
+            Placement::Leading
+        } else {
+            Placement::InProse
+        },
+    };
     if text
         .get(leading..)
         .is_some_and(|rest| rest.starts_with('('))
     {
-        match attempt(text, leading, Placement::Leading, &mut lines, accept) {
-            Outcome::Found(found) => return Ok(found),
-            Outcome::Rejected { why, .. } => log.reject(why),
-            Outcome::Failed(error) => log.fail(Origin::Bare(false), leading, error),
+        if let Ok(found) = tries.attempt(candidate_at(leading), Origin::Bare(false), accept) {
+            return Ok(found);
         }
     }
     let mut from = 0;
     while let Some(start) = candidates::next_opener(text, from) {
         let is_object = text.get(start..).is_some_and(|rest| rest.starts_with('{'));
-        let placement = if start == leading {
-            Placement::Leading
-        } else {
-            Placement::InProse
-        };
         if let Some(inner) = opener_after_brace(text, start) {
             // `{{` or `{[` can never be repaired: say so without the cost
             // of a scanner, which a megabyte of braces would pay a million
             // times.
-            log.fail_with(Origin::Bare(true), start, inner, || {
+            tries.log.fail_with(Origin::Bare(true), start, inner, || {
                 RepairError::at(
                     inner,
                     "expected a key or '}', found an opening bracket".to_owned(),
@@ -126,56 +123,55 @@ fn search_text<T>(text: &str, accept: &mut impl FnMut(Value) -> Result<T, String
         // Resume where this candidate stopped: its inside has been read, and
         // starting over at every nested `{` would make the scan quadratic
         // (and offer a fragment of it as the answer).
-        let stopped_at = match attempt(text, start, placement, &mut lines, accept) {
-            Outcome::Found(found) => return Ok(found),
-            Outcome::Rejected { why, end } => {
-                log.reject(why);
-                end
-            }
-            Outcome::Failed(error) => {
-                let resume = error.resume;
-                log.fail(Origin::Bare(is_object), start, error);
-                resume
-            }
+        let stopped_at = match tries.attempt(candidate_at(start), Origin::Bare(is_object), accept) {
+            Ok(found) => return Ok(found),
+            Err(resume) => resume,
         };
         // Openers are ASCII, so `start + 1` is a char boundary.
         from = stopped_at.max(start + 1);
     }
-    Err(no_json(log.summary(text)))
+    Err(no_json(tries.log.summary(text)))
+}
+
+/// The candidates tried so far, and what the string reader learned on the
+/// way (see `LineCache`).
+#[derive(Default)]
+struct Tries {
+    log: Log,
+    lines: LineCache,
+}
+
+impl Tries {
+    /// Tries one candidate and files what became of it: the value `accept`
+    /// made of it, or where the search may go on.
+    fn attempt<T>(
+        &mut self,
+        candidate: Candidate<'_>,
+        origin: Origin,
+        accept: &mut impl FnMut(Value) -> Result<T, String>,
+    ) -> Result<T, usize> {
+        let (value, end) = match strict(candidate) {
+            Some(found) => found,
+            None => match repaired(candidate, &mut self.lines) {
+                Ok(found) => found,
+                Err(error) => {
+                    let resume = error.resume;
+                    self.log.fail(origin, candidate.start, error);
+                    return Err(resume);
+                }
+            },
+        };
+        accept(value).map_err(|why| {
+            self.log.reject(why);
+            end
+        })
+    }
 }
 
 const BARE_VALUE: &str = "the text is a bare JSON value, not an object or array";
 
 fn no_json(message: String) -> Error {
     Error::NoJson(message)
-}
-
-enum Outcome<T> {
-    Found(T),
-    Rejected { why: String, end: usize },
-    Failed(RepairError),
-}
-
-/// Parses, or else repairs and parses, the candidate that starts at byte
-/// `start` of `text` and may run to its end, and offers it to `accept`.
-fn attempt<T>(
-    text: &str,
-    start: usize,
-    placement: Placement,
-    lines: &mut LineCache,
-    accept: &mut impl FnMut(Value) -> Result<T, String>,
-) -> Outcome<T> {
-    let (value, end) = match strict(text, start) {
-        Some(found) => found,
-        None => match repaired(text, start, placement, lines) {
-            Ok(found) => found,
-            Err(error) => return Outcome::Failed(error),
-        },
-    };
-    match accept(value) {
-        Ok(found) => Outcome::Found(found),
-        Err(why) => Outcome::Rejected { why, end },
-    }
 }
 
 /// Where the next `{` or `[` is when the candidate at `start` is a `{`
@@ -190,8 +186,8 @@ fn opener_after_brace(text: &str, start: usize) -> Option<usize> {
 
 /// Whether the candidate can be valid JSON at all, judged by the character
 /// after its opener; parsing prose as strict JSON would be wasted work.
-fn may_be_valid(text: &str, start: usize) -> bool {
-    let Some(rest) = text.get(start..) else {
+fn may_be_valid(candidate: Candidate<'_>) -> bool {
+    let Some(rest) = candidate.text.get(candidate.start..) else {
         return false;
     };
     let mut chars = rest.chars();
@@ -210,10 +206,11 @@ fn may_be_valid(text: &str, start: usize) -> bool {
 /// no repair, and no repair heuristic may change it. Not when a comma or
 /// another value follows (those are the scanner's sequence repairs), nor
 /// when it nests deeper than the scanner allows.
-fn strict(text: &str, start: usize) -> Option<(Value, usize)> {
-    if !may_be_valid(text, start) {
+fn strict(candidate: Candidate<'_>) -> Option<(Value, usize)> {
+    if !may_be_valid(candidate) {
         return None;
     }
+    let Candidate { text, start, .. } = candidate;
     let rest = text.get(start..)?;
     let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
     let value = values.next()?.ok()?;
@@ -234,13 +231,12 @@ fn depth(value: &Value) -> usize {
     1 + children.unwrap_or(0)
 }
 
+/// The candidate repaired and parsed, and where it ends in the text.
 fn repaired(
-    text: &str,
-    start: usize,
-    placement: Placement,
+    candidate: Candidate<'_>,
     lines: &mut LineCache,
 ) -> Result<(Value, usize), RepairError> {
-    let repaired = repair::repair_at(text, start, placement, lines)?;
+    let repaired = repair::repair_at(candidate, lines)?;
     match serde_json::from_str::<Value>(&repaired.json) {
         Ok(value) => Ok((value, repaired.end)),
         // The scanner writes valid JSON, so this is a limit of serde_json.
