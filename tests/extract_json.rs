@@ -191,3 +191,16 @@ fn a_reply_that_is_a_tuple_is_an_array() {
     );
     assert!(extract_json("It is (1, 2) or so.").is_err());
 }
+
+#[test]
+fn a_guessed_value_in_prose_gives_way_to_a_later_one_that_needs_no_guess() {
+    let text = r#"Use the form {name: value}. Here: {"name": "x"}"#;
+    assert_eq!(extract_json(text).expect("json"), json!({"name": "x"}));
+    let text = "Use the form {name: value}. Here: {name: x}";
+    assert_eq!(extract_json(text).expect("json"), json!({"name": "value"}));
+    let text = "The answer: {city: Lyon, population: 522250}";
+    assert_eq!(
+        extract_json(text).expect("json"),
+        json!({"city": "Lyon", "population": 522_250})
+    );
+}

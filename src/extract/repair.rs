@@ -21,6 +21,10 @@ pub(crate) const MAX_DEPTH: usize = 120;
 pub(crate) struct Repaired {
     pub json: String,
     pub end: usize,
+    /// Whether a candidate in prose needed an unquoted string guessed
+    /// (`{name: value}` in a sentence): the search then prefers a later
+    /// candidate that needs no such guess.
+    pub guessed: bool,
 }
 
 /// Why a candidate could not be repaired; `offset` is a byte offset into the
@@ -174,6 +178,8 @@ struct Scanner<'a> {
     /// JSON even before any value is complete.
     keyed: bool,
     placement: Placement,
+    /// See `Repaired::guessed`.
+    guessed: bool,
     /// The top-level object just closed, kept in case its closer was a stray
     /// one in the middle of it (`{"a": 1}, "b": 2}`).
     last_closed: Option<Frame>,
@@ -194,6 +200,7 @@ impl<'a> Scanner<'a> {
             content: false,
             keyed: false,
             placement,
+            guessed: false,
             last_closed: None,
             lines,
         }
@@ -229,7 +236,11 @@ impl<'a> Scanner<'a> {
         self.out.truncate(out_len);
         let json = std::mem::take(&mut self.out);
         let json = if count > 1 { format!("[{json}]") } else { json };
-        Ok(Repaired { json, end })
+        Ok(Repaired {
+            json,
+            end,
+            guessed: self.guessed,
+        })
     }
 
     /// A failure inside a value that was already JSON (it held a key or a
@@ -733,6 +744,7 @@ impl<'a> Scanner<'a> {
         strings::push_escaped_str(&mut self.out, text);
         self.out.push('"');
         self.content = true;
+        self.guessed |= self.placement == Placement::InProse;
         Ok(())
     }
 

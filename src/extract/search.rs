@@ -83,7 +83,7 @@ fn search_text<T>(text: &str, accept: &mut impl FnMut(Value) -> Result<T, String
         };
         let origin = Origin::Fence(fence.info.to_owned());
         if let Ok(found) = tries.attempt(candidate, origin, accept) {
-            return Ok(found);
+            return Ok(found.value);
         }
     }
     let leading = text.len() - text.trim_start().len();
@@ -101,9 +101,12 @@ fn search_text<T>(text: &str, accept: &mut impl FnMut(Value) -> Result<T, String
         .is_some_and(|rest| rest.starts_with('('))
     {
         if let Ok(found) = tries.attempt(candidate_at(leading), Origin::Bare(false), accept) {
-            return Ok(found);
+            return Ok(found.value);
         }
     }
+    // A value in prose that rests on a guessed unquoted string gives way to
+    // a later one that does not (`Use {name: value}. Here: {"name": "x"}`).
+    let mut guessed = None;
     let mut from = 0;
     while let Some(start) = candidates::next_opener(text, from) {
         let is_object = text.get(start..).is_some_and(|rest| rest.starts_with('{'));
@@ -124,13 +127,25 @@ fn search_text<T>(text: &str, accept: &mut impl FnMut(Value) -> Result<T, String
         // starting over at every nested `{` would make the scan quadratic
         // (and offer a fragment of it as the answer).
         let stopped_at = match tries.attempt(candidate_at(start), Origin::Bare(is_object), accept) {
-            Ok(found) => return Ok(found),
+            Ok(found) if !found.guessed => return Ok(found.value),
+            Ok(found) => {
+                guessed.get_or_insert(found.value);
+                found.end
+            }
             Err(resume) => resume,
         };
         // Openers are ASCII, so `start + 1` is a char boundary.
         from = stopped_at.max(start + 1);
     }
-    Err(no_json(tries.log.summary(text)))
+    guessed.ok_or_else(|| no_json(tries.log.summary(text)))
+}
+
+/// What `accept` made of a candidate, where the candidate ends, and whether
+/// it rests on a guess (see `Repaired::guessed`).
+struct Found<T> {
+    value: T,
+    end: usize,
+    guessed: bool,
 }
 
 /// The candidates tried so far, and what the string reader learned on the
@@ -149,9 +164,9 @@ impl Tries {
         candidate: Candidate<'_>,
         origin: Origin,
         accept: &mut impl FnMut(Value) -> Result<T, String>,
-    ) -> Result<T, usize> {
-        let (value, end) = match strict(candidate) {
-            Some(found) => found,
+    ) -> Result<Found<T>, usize> {
+        let (value, end, guessed) = match strict(candidate) {
+            Some((value, end)) => (value, end, false),
             None => match repaired(candidate, &mut self.lines) {
                 Ok(found) => found,
                 Err(error) => {
@@ -161,10 +176,17 @@ impl Tries {
                 }
             },
         };
-        accept(value).map_err(|why| {
-            self.log.reject(why);
-            end
-        })
+        match accept(value) {
+            Ok(value) => Ok(Found {
+                value,
+                end,
+                guessed,
+            }),
+            Err(why) => {
+                self.log.reject(why);
+                Err(end)
+            }
+        }
     }
 }
 
@@ -231,14 +253,15 @@ fn depth(value: &Value) -> usize {
     1 + children.unwrap_or(0)
 }
 
-/// The candidate repaired and parsed, and where it ends in the text.
+/// The candidate repaired and parsed, where it ends in the text, and
+/// whether it rests on a guess.
 fn repaired(
     candidate: Candidate<'_>,
     lines: &mut LineCache,
-) -> Result<(Value, usize), RepairError> {
+) -> Result<(Value, usize, bool), RepairError> {
     let repaired = repair::repair_at(candidate, lines)?;
     match serde_json::from_str::<Value>(&repaired.json) {
-        Ok(value) => Ok((value, repaired.end)),
+        Ok(value) => Ok((value, repaired.end, repaired.guessed)),
         // The scanner writes valid JSON, so this is a limit of serde_json.
         Err(error) => Err(RepairError::at(
             repaired.end,
