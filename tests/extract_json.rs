@@ -204,3 +204,12 @@ fn a_guessed_value_in_prose_gives_way_to_a_later_one_that_needs_no_guess() {
         json!({"city": "Lyon", "population": 522_250})
     );
 }
+
+#[test]
+fn a_leading_remark_in_brackets_gives_way_to_the_json_after_it() {
+    let text = "(Note: quantities are approximate) {\"a\": 1}";
+    assert_eq!(extract_json(text).expect("json"), json!({"a": 1}));
+    let text = "[Note] The answer is {\"a\": 1}";
+    assert_eq!(extract_json(text).expect("json"), json!({"a": 1}));
+    assert_eq!(extract_json("[a, b]").expect("json"), json!(["a", "b"]));
+}

@@ -38,10 +38,13 @@
 //!    value it starts (strings and escapes respected, so braces, `1/2` or
 //!    fences inside strings do not matter). After a failure the search goes
 //!    on after that candidate (see above), so a stray `{` in prose does not
-//!    hide the JSON after it. A value in prose that needs an unquoted
-//!    string guessed (`Use the form {name: value}.`) gives way to a later
-//!    one that needs no such guess, and is the answer only when none
-//!    follows.
+//!    hide the JSON after it.
+//!
+//! A value that needs an unquoted string guessed where prose is likely (in
+//! a candidate inside prose, `Use the form {name: value}.`, or in an array
+//! or tuple outside any object, `[Note] The answer is ...`) gives way to a
+//! later bare candidate that needs no such guess, and is the answer only
+//! when none follows.
 //!
 //! Only an object or an array counts as JSON found: a reply that is just
 //! `42` or `"yes"` is much more likely prose than an answer to a request

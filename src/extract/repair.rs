@@ -21,9 +21,10 @@ pub(crate) const MAX_DEPTH: usize = 120;
 pub(crate) struct Repaired {
     pub json: String,
     pub end: usize,
-    /// Whether a candidate in prose needed an unquoted string guessed
-    /// (`{name: value}` in a sentence): the search then prefers a later
-    /// candidate that needs no such guess.
+    /// Whether the value needed an unquoted string guessed where prose is
+    /// likely (in a candidate inside prose, or in an array or tuple outside
+    /// any object: `[Note] The answer is ...`): the search then prefers a
+    /// later candidate that needs no such guess.
     pub guessed: bool,
 }
 
@@ -744,7 +745,8 @@ impl<'a> Scanner<'a> {
         strings::push_escaped_str(&mut self.out, text);
         self.out.push('"');
         self.content = true;
-        self.guessed |= self.placement == Placement::InProse;
+        let in_object = self.stack.iter().any(|frame| frame.kind == Kind::Object);
+        self.guessed |= self.placement == Placement::InProse || !in_object;
         Ok(())
     }
 

@@ -96,17 +96,19 @@ fn search_text<T>(text: &str, accept: &mut impl FnMut(Value) -> Result<T, String
             Placement::InProse
         },
     };
+    // A value that rests on a guessed unquoted string gives way to a later
+    // one that does not (`Use {name: value}. Here: {"name": "x"}`).
+    let mut guessed = None;
     if text
         .get(leading..)
         .is_some_and(|rest| rest.starts_with('('))
     {
-        if let Ok(found) = tries.attempt(candidate_at(leading), Origin::Bare(false), accept) {
-            return Ok(found.value);
+        match tries.attempt(candidate_at(leading), Origin::Bare(false), accept) {
+            Ok(found) if !found.guessed => return Ok(found.value),
+            Ok(found) => guessed = Some(found.value),
+            Err(_) => {}
         }
     }
-    // A value in prose that rests on a guessed unquoted string gives way to
-    // a later one that does not (`Use {name: value}. Here: {"name": "x"}`).
-    let mut guessed = None;
     let mut from = 0;
     while let Some(start) = candidates::next_opener(text, from) {
         let is_object = text.get(start..).is_some_and(|rest| rest.starts_with('{'));
