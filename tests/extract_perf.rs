@@ -219,3 +219,20 @@ fn embedded_json_lookahead_and_concatenation() {
     );
     let _ = timed("backticks", &repeat_to_size("{`a´: `b"));
 }
+
+#[test]
+fn leading_whitespace_and_words_between_members() {
+    let spaces = " ".repeat(SIZE / 2);
+    let _ = timed(
+        "leading space",
+        &format!("{spaces}{}", "{x ".repeat(SIZE / 6)),
+    );
+    let _ = timed(
+        "dropped words",
+        &format!("{{\"a\": x, {}", repeat_to_size("y, ")),
+    );
+    let _ = timed(
+        "quoted tails",
+        &format!("{{{}", repeat_to_size("k: v \"x\" w ")),
+    );
+}

@@ -72,38 +72,22 @@ fn starts_container(text: &str) -> bool {
     text.trim_start().starts_with(['{', '['])
 }
 
+/// Searches `text` (see `search`): fenced blocks, a leading tuple, then the
+/// bare candidates.
 fn search_text<T>(text: &str, accept: &mut impl FnMut(Value) -> Result<T, String>) -> Result<T> {
     let mut tries = Tries::default();
-    for fence in candidates::json_fences(text) {
-        let content_end = fence.offset + fence.content.len();
-        let candidate = Candidate {
-            text: text.get(..content_end).unwrap_or(text),
-            start: fence.offset,
-            placement: Placement::Leading,
-        };
-        let origin = Origin::Fence(fence.info.to_owned());
-        if let Ok(found) = tries.attempt(candidate, origin, accept) {
-            return Ok(found.value);
-        }
+    if let Some(found) = tries.fences(text, accept) {
+        return Ok(found);
     }
-    let leading = text.len() - text.trim_start().len();
-    let candidate_at = |start: usize| Candidate {
-        text,
-        start,
-        placement: if start == leading {
-            Placement::Leading
-        } else {
-            Placement::InProse
-        },
-    };
     // A value that rests on a guessed unquoted string gives way to a later
     // one that does not (`Use {name: value}. Here: {"name": "x"}`).
     let mut guessed = None;
+    let leading = text.len() - text.trim_start().len();
     if text
         .get(leading..)
         .is_some_and(|rest| rest.starts_with('('))
     {
-        match tries.attempt(candidate_at(leading), Origin::Bare(false), accept) {
+        match tries.attempt(bare(text, leading, leading), Origin::Bare(false), accept) {
             Ok(found) if !found.guessed => return Ok(found.value),
             Ok(found) => guessed = Some(found.value),
             Err(_) => {}
@@ -111,35 +95,31 @@ fn search_text<T>(text: &str, accept: &mut impl FnMut(Value) -> Result<T, String
     }
     let mut from = 0;
     while let Some(start) = candidates::next_opener(text, from) {
-        let is_object = text.get(start..).is_some_and(|rest| rest.starts_with('{'));
-        if let Some(inner) = opener_after_brace(text, start) {
-            // `{{` or `{[` can never be repaired: say so without the cost
-            // of a scanner, which a megabyte of braces would pay a million
-            // times.
-            tries.log.fail_with(Origin::Bare(true), start, inner, || {
-                RepairError::at(
-                    inner,
-                    "expected a key or '}', found an opening bracket".to_owned(),
-                )
-            });
-            from = start + 1;
-            continue;
-        }
-        // Resume where this candidate stopped: its inside has been read, and
-        // starting over at every nested `{` would make the scan quadratic
-        // (and offer a fragment of it as the answer).
-        let stopped_at = match tries.attempt(candidate_at(start), Origin::Bare(is_object), accept) {
+        // Openers are ASCII, so `start + 1` is a char boundary.
+        from = match tries.bare_at(bare(text, start, leading), accept) {
             Ok(found) if !found.guessed => return Ok(found.value),
             Ok(found) => {
                 guessed.get_or_insert(found.value);
-                found.end
+                found.end.max(start + 1)
             }
-            Err(resume) => resume,
+            Err(resume) => resume.max(start + 1),
         };
-        // Openers are ASCII, so `start + 1` is a char boundary.
-        from = stopped_at.max(start + 1);
     }
     guessed.ok_or_else(|| no_json(tries.log.summary(text)))
+}
+
+/// The bare candidate at byte `start` of `text`: it leads when it starts at
+/// `leading`, the first byte that is not whitespace.
+fn bare(text: &str, start: usize, leading: usize) -> Candidate<'_> {
+    Candidate {
+        text,
+        start,
+        placement: if start == leading {
+            Placement::Leading
+        } else {
+            Placement::InProse
+        },
+    }
 }
 
 /// What `accept` made of a candidate, where the candidate ends, and whether
@@ -159,6 +139,54 @@ struct Tries {
 }
 
 impl Tries {
+    /// Tries the fenced blocks, in the order `json_fences` gives.
+    fn fences<T>(
+        &mut self,
+        text: &str,
+        accept: &mut impl FnMut(Value) -> Result<T, String>,
+    ) -> Option<T> {
+        for fence in candidates::json_fences(text) {
+            let content_end = fence.offset + fence.content.len();
+            let candidate = Candidate {
+                text: text.get(..content_end).unwrap_or(text),
+                start: fence.offset,
+                placement: Placement::Leading,
+            };
+            let origin = Origin::Fence(fence.info.to_owned());
+            if let Ok(found) = self.attempt(candidate, origin, accept) {
+                return Some(found.value);
+            }
+        }
+        None
+    }
+
+    /// Tries a bare candidate (a `{` or `[` of the text). On failure, says
+    /// where the search goes on: where this candidate stopped, or after
+    /// its end when it was already JSON, since starting over at every
+    /// nested `{` would make the scan quadratic (and offer a fragment of it
+    /// as the answer).
+    fn bare_at<T>(
+        &mut self,
+        candidate: Candidate<'_>,
+        accept: &mut impl FnMut(Value) -> Result<T, String>,
+    ) -> Result<Found<T>, usize> {
+        let Candidate { text, start, .. } = candidate;
+        let is_object = text.get(start..).is_some_and(|rest| rest.starts_with('{'));
+        if let Some(inner) = opener_after_brace(text, start) {
+            // `{{` or `{[` can never be repaired: say so without the cost
+            // of a scanner, which a megabyte of braces would pay a million
+            // times.
+            self.log.fail_with(Origin::Bare(true), start, inner, || {
+                RepairError::at(
+                    inner,
+                    "expected a key or '}', found an opening bracket".to_owned(),
+                )
+            });
+            return Err(start + 1);
+        }
+        self.attempt(candidate, Origin::Bare(is_object), accept)
+    }
+
     /// Tries one candidate and files what became of it: the value `accept`
     /// made of it, or where the search may go on.
     fn attempt<T>(
