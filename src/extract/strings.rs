@@ -1,12 +1,16 @@
 //! Reading the strings models write (any quote style, unescaped quotes and
 //! newlines, broken escapes) and writing them as JSON strings.
 //!
-//! Repair: strings may be delimited by `'...'`, `“...”` or `‘...’` as well
-//! as `"..."`. A quote followed by something other than `,` `:` `}` `]`, a
-//! comment or the end of the line does not close the string when a later
-//! quote on the same line could, so the apostrophe in `'Ben's pie'` and the
-//! inner quotes of `"a "b" c"` stay in the string. Raw control characters
-//! (a newline inside a string) are escaped, `\'` becomes `'`, an unknown
+//! Repair: strings may be delimited by `'...'`, `“...”`, `‘...’` or
+//! `` `...` `` (closed by a backtick or `´`) as well as `"..."`. A quote
+//! followed by something other than `,` `:` `}` `]`, a comment, the end of
+//! the line, or another string that one of these follows does not close the
+//! string when a later quote on the same line could, so the apostrophe in
+//! `'Ben's pie'` and the inner quotes of `"a "b" c"` stay in the string. In
+//! an object's value, a comma followed by `"key":` ends a string missing its
+//! closing quote, and JSON written inside the string without escapes stays
+//! in it when its braces pair up on the line. Raw control characters (a
+//! newline inside a string) are escaped, `\'` becomes `'`, an unknown
 //! escape keeps its backslash as a character, and a lone UTF-16 surrogate
 //! escape becomes U+FFFD (`serde_json` would refuse it). A string cut off by
 //! the end of the text is closed there.
