@@ -31,7 +31,7 @@ fn empty_and_blank_text_say_so() {
 
 #[test]
 fn error_names_the_most_promising_candidate_with_line_and_column() {
-    let text = "Here:\n```json\n{\"a\": 1,\n \"b\": flour}\n```\nand {x}";
+    let text = "Here:\n```json\n{\"a\": 1,\n \"b\": 1/0}\n```\nand {x}";
     let message = message(extract_json(text));
     assert!(message.starts_with("tried 3 candidates;"), "{message}");
     assert!(
@@ -39,7 +39,7 @@ fn error_names_the_most_promising_candidate_with_line_and_column() {
         "{message}"
     );
     assert!(
-        message.contains("failed at line 4 column 7: expected a value, found the word 'flour'"),
+        message.contains("failed at line 4 column 7: division by zero in a fraction"),
         "{message}"
     );
 }
@@ -172,4 +172,44 @@ fn json_prompt_puts_the_example_in_a_json_fence() {
          ```json\n{\"a\": 1}\n```\n\nText:\nthe text\n"
     );
     assert_eq!(extract_json(&prompt).expect("example"), json!({"a": 1}));
+}
+
+#[test]
+fn a_reply_of_escaped_json_is_unescaped() {
+    let text = r#"{\"key\": \"value\", \"n\": [1]}"#;
+    assert_eq!(
+        extract_json(text).expect("json"),
+        json!({"key": "value", "n": [1]})
+    );
+}
+
+#[test]
+fn a_reply_that_is_a_tuple_is_an_array() {
+    assert_eq!(
+        extract_json("(\"a\", (1, 2))").expect("json"),
+        json!(["a", [1, 2]])
+    );
+    assert!(extract_json("It is (1, 2) or so.").is_err());
+}
+
+#[test]
+fn a_guessed_value_in_prose_gives_way_to_a_later_one_that_needs_no_guess() {
+    let text = r#"Use the form {name: value}. Here: {"name": "x"}"#;
+    assert_eq!(extract_json(text).expect("json"), json!({"name": "x"}));
+    let text = "Use the form {name: value}. Here: {name: x}";
+    assert_eq!(extract_json(text).expect("json"), json!({"name": "value"}));
+    let text = "The answer: {city: Lyon, population: 522250}";
+    assert_eq!(
+        extract_json(text).expect("json"),
+        json!({"city": "Lyon", "population": 522_250})
+    );
+}
+
+#[test]
+fn a_leading_remark_in_brackets_gives_way_to_the_json_after_it() {
+    let text = "(Note: quantities are approximate) {\"a\": 1}";
+    assert_eq!(extract_json(text).expect("json"), json!({"a": 1}));
+    let text = "[Note] The answer is {\"a\": 1}";
+    assert_eq!(extract_json(text).expect("json"), json!({"a": 1}));
+    assert_eq!(extract_json("[a, b]").expect("json"), json!(["a", "b"]));
 }

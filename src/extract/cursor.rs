@@ -1,5 +1,6 @@
-//! A position in the text, moved a character at a time; shared by the
-//! repairing scanner and the number reader.
+//! A position in the text, moved a character at a time, and the one way of
+//! measuring a run of characters; shared by the repairing scanner, the
+//! string reader and the number reader.
 
 /// A tiny cursor over a `&str` that only ever stops on char boundaries.
 pub(super) struct Cursor<'a> {
@@ -28,10 +29,17 @@ impl<'a> Cursor<'a> {
 
     /// Consumes a run of ASCII digits and returns it (possibly empty).
     pub(super) fn digits(&mut self) -> &'a str {
-        let rest = self.rest();
-        let len = rest.bytes().take_while(u8::is_ascii_digit).count();
-        self.pos += len;
-        // ASCII digits are one byte each, so `len` is a char boundary.
-        rest.get(..len).unwrap_or("")
+        let digits = leading(self.rest(), |c| c.is_ascii_digit());
+        self.pos += digits.len();
+        digits
     }
+}
+
+/// The start of `text` whose chars all satisfy `keep` (possibly empty).
+pub(super) fn leading(text: &str, keep: impl Fn(char) -> bool) -> &str {
+    let len = text
+        .char_indices()
+        .find(|&(_, c)| !keep(c))
+        .map_or(text.len(), |(i, _)| i);
+    text.get(..len).unwrap_or("")
 }

@@ -5,7 +5,7 @@
 //! Shared by the repairing scanner (numbers in JSON values) and by the
 //! ingredient reader (quantities given as strings such as `"1 1/2"`).
 
-use super::cursor::Cursor;
+use super::cursor::{leading, Cursor};
 
 /// A number read from text.
 #[derive(Debug, Clone, PartialEq)]
@@ -190,28 +190,35 @@ fn decimal_fraction<'a>(cursor: &mut Cursor<'a>, no_integer: bool) -> Option<&'a
     }
 }
 
-/// Reads an exponent (`e5`, `E-3`); one without digits is not taken.
+/// Reads an exponent (`e5`, `E-3`). One without digits (`2e`, `1e+`, cut
+/// off or mistyped) is dropped when no letter or digit follows it, and not
+/// taken otherwise (`1eggs` is not a number).
 fn exponent<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
     if !matches!(cursor.peek(), Some('e' | 'E')) {
         return None;
     }
     let rest = cursor.rest();
-    let mut chars = rest.chars().skip(1);
-    let sign_len = match chars.next() {
-        Some('+' | '-') => 1,
-        Some(d) if d.is_ascii_digit() => 0,
-        _ => return None,
-    };
+    let sign_len = usize::from(matches!(
+        rest.get(1..).and_then(|r| r.chars().next()),
+        Some('+' | '-')
+    ));
     let digits = rest
         .get(1 + sign_len..)
         .unwrap_or("")
         .bytes()
         .take_while(u8::is_ascii_digit)
         .count();
+    let len = 1 + sign_len + digits;
     if digits == 0 {
+        let dangling = !rest
+            .get(len..)
+            .and_then(|r| r.chars().next())
+            .is_some_and(char::is_alphanumeric);
+        if dangling {
+            cursor.pos += len;
+        }
         return None;
     }
-    let len = 1 + sign_len + digits;
     cursor.pos += len;
     rest.get(..len)
 }
@@ -311,8 +318,7 @@ fn mixed_tail(whole: f64, rest: &str, offset: usize) -> Result<Option<(f64, usiz
 }
 
 fn leading_digits(text: &str) -> &str {
-    let len = text.bytes().take_while(u8::is_ascii_digit).count();
-    text.get(..len).unwrap_or("")
+    leading(text, |c| c.is_ascii_digit())
 }
 
 /// The value of a run of ASCII digits; a run too long for `u64` still has an
@@ -401,9 +407,11 @@ mod tests {
     }
 
     #[test]
-    fn exponent_without_digits_is_left_alone() {
-        assert_eq!(json("1e"), ("1".to_owned(), 1));
-        assert_eq!(json("1e+"), ("1".to_owned(), 1));
+    fn exponent_without_digits_is_dropped_unless_a_word_goes_on() {
+        assert_eq!(json("1e"), ("1".to_owned(), 2));
+        assert_eq!(json("1e+ "), ("1".to_owned(), 3));
+        assert_eq!(json("2e,"), ("2".to_owned(), 2));
+        assert_eq!(json("1eggs"), ("1".to_owned(), 1));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::candidates;
-use super::repair::{self, RepairError};
+use super::repair::{self, Candidate, Placement, RepairError};
 use super::strings::LineCache;
 use crate::{Error, Result};
 
@@ -13,6 +13,10 @@ use crate::{Error, Result};
 /// `accept` turns the JSON into the caller's type, or says why it does not
 /// fit; a candidate that does not fit is passed over like one that does not
 /// parse, so an example object earlier in a reply does not hide the answer.
+///
+/// A reply that is one JSON string is unwrapped once when the string holds
+/// an object or array (JSON encoded twice), and is not searched otherwise:
+/// what is inside a string is text, not the answer.
 pub(crate) fn search<T>(
     text: &str,
     mut accept: impl FnMut(Value) -> Result<T, String>,
@@ -23,76 +27,276 @@ pub(crate) fn search<T>(
     if text.trim().is_empty() {
         return Err(no_json("the text is only whitespace".to_owned()));
     }
-    let mut log = Log::default();
-    let mut lines = LineCache::default();
-    for fence in candidates::json_fences(text) {
-        let origin = Origin::Fence(fence.info.to_owned());
-        let content_end = fence.offset + fence.content.len();
-        let candidate = text.get(..content_end).unwrap_or(text);
-        match attempt(candidate, fence.offset, &mut lines, &mut accept) {
-            Outcome::Found(found) => return Ok(found),
-            Outcome::Rejected { why, .. } => log.reject(why),
-            Outcome::Failed(error) => log.fail(origin, fence.offset, error),
+    match whole_string(text) {
+        Some(inner) if starts_container(&inner) => {
+            search_text(&inner, &mut accept).map_err(|error| match error {
+                Error::NoJson(why) => {
+                    no_json(format!("in the JSON string that is the whole text: {why}"))
+                }
+                other => other,
+            })
+        }
+        Some(_) => Err(no_json(BARE_VALUE.to_owned())),
+        None => match escaped_json(text) {
+            Some(unescaped) => search_text(&unescaped, &mut accept),
+            None => search_text(text, &mut accept),
+        },
+    }
+}
+
+/// Repair: a reply that is JSON with its quotes escaped (`{\"a\": 1}`, the
+/// inside of a JSON string without the string's own quotes) is read as
+/// the JSON it escapes.
+fn escaped_json(text: &str) -> Option<String> {
+    let trimmed = text.trim();
+    if !(trimmed.starts_with("{\\\"") || trimmed.starts_with("[\\\"")) {
+        return None;
+    }
+    serde_json::from_str::<String>(&format!("\"{trimmed}\"")).ok()
+}
+
+/// The content of `text` when all of it (but surrounding whitespace) is one
+/// JSON string.
+fn whole_string(text: &str) -> Option<String> {
+    let trimmed = text.trim();
+    if !trimmed.starts_with('"') {
+        return None;
+    }
+    match serde_json::from_str::<Value>(trimmed) {
+        Ok(Value::String(inner)) => Some(inner),
+        _ => None,
+    }
+}
+
+fn starts_container(text: &str) -> bool {
+    text.trim_start().starts_with(['{', '['])
+}
+
+/// Searches `text` (see `search`): fenced blocks, a leading tuple, then the
+/// bare candidates.
+fn search_text<T>(text: &str, accept: &mut impl FnMut(Value) -> Result<T, String>) -> Result<T> {
+    let mut tries = Tries::default();
+    if let Some(found) = tries.fences(text, accept) {
+        return Ok(found);
+    }
+    // A value that rests on a guessed unquoted string gives way to a later
+    // one that does not (`Use {name: value}. Here: {"name": "x"}`).
+    let mut guessed = None;
+    let leading = text.len() - text.trim_start().len();
+    if text
+        .get(leading..)
+        .is_some_and(|rest| rest.starts_with('('))
+    {
+        match tries.attempt(bare(text, leading, leading), Origin::Bare(false), accept) {
+            Ok(found) if !found.guessed => return Ok(found.value),
+            Ok(found) => guessed = Some(found.value),
+            Err(_) => {}
         }
     }
     let mut from = 0;
     while let Some(start) = candidates::next_opener(text, from) {
-        let is_object = text.get(start..).is_some_and(|rest| rest.starts_with('{'));
-        // Resume where this candidate stopped: its inside has been read, and
-        // starting over at every nested `{` would make the scan quadratic.
-        let stopped_at = match attempt(text, start, &mut lines, &mut accept) {
-            Outcome::Found(found) => return Ok(found),
-            Outcome::Rejected { why, end } => {
-                log.reject(why);
-                end
-            }
-            Outcome::Failed(error) => {
-                let offset = error.offset;
-                log.fail(Origin::Bare(is_object), start, error);
-                offset
-            }
-        };
         // Openers are ASCII, so `start + 1` is a char boundary.
-        from = stopped_at.max(start + 1);
+        from = match tries.bare_at(bare(text, start, leading), accept) {
+            Ok(found) if !found.guessed => return Ok(found.value),
+            Ok(found) => {
+                guessed.get_or_insert(found.value);
+                found.end.max(start + 1)
+            }
+            Err(resume) => resume.max(start + 1),
+        };
     }
-    Err(no_json(log.summary(text)))
+    guessed.ok_or_else(|| no_json(tries.log.summary(text)))
 }
+
+/// The bare candidate at byte `start` of `text`: it leads when it starts at
+/// `leading`, the first byte that is not whitespace.
+fn bare(text: &str, start: usize, leading: usize) -> Candidate<'_> {
+    Candidate {
+        text,
+        start,
+        placement: if start == leading {
+            Placement::Leading
+        } else {
+            Placement::InProse
+        },
+    }
+}
+
+/// What `accept` made of a candidate, where the candidate ends, and whether
+/// it rests on a guess (see `Repaired::guessed`).
+struct Found<T> {
+    value: T,
+    end: usize,
+    guessed: bool,
+}
+
+/// The candidates tried so far, and what the string reader learned on the
+/// way (see `LineCache`).
+#[derive(Default)]
+struct Tries {
+    log: Log,
+    lines: LineCache,
+}
+
+impl Tries {
+    /// Tries the fenced blocks, in the order `json_fences` gives.
+    fn fences<T>(
+        &mut self,
+        text: &str,
+        accept: &mut impl FnMut(Value) -> Result<T, String>,
+    ) -> Option<T> {
+        for fence in candidates::json_fences(text) {
+            let content_end = fence.offset + fence.content.len();
+            let candidate = Candidate {
+                text: text.get(..content_end).unwrap_or(text),
+                start: fence.offset,
+                placement: Placement::Leading,
+            };
+            let origin = Origin::Fence(fence.info.to_owned());
+            if let Ok(found) = self.attempt(candidate, origin, accept) {
+                return Some(found.value);
+            }
+        }
+        None
+    }
+
+    /// Tries a bare candidate (a `{` or `[` of the text). On failure, says
+    /// where the search goes on: where this candidate stopped, or after
+    /// its end when it was already JSON, since starting over at every
+    /// nested `{` would make the scan quadratic (and offer a fragment of it
+    /// as the answer).
+    fn bare_at<T>(
+        &mut self,
+        candidate: Candidate<'_>,
+        accept: &mut impl FnMut(Value) -> Result<T, String>,
+    ) -> Result<Found<T>, usize> {
+        let Candidate { text, start, .. } = candidate;
+        let is_object = text.get(start..).is_some_and(|rest| rest.starts_with('{'));
+        if let Some(inner) = opener_after_brace(text, start) {
+            // `{{` or `{[` can never be repaired: say so without the cost
+            // of a scanner, which a megabyte of braces would pay a million
+            // times.
+            self.log.fail_with(Origin::Bare(true), start, inner, || {
+                RepairError::at(
+                    inner,
+                    "expected a key or '}', found an opening bracket".to_owned(),
+                )
+            });
+            return Err(start + 1);
+        }
+        self.attempt(candidate, Origin::Bare(is_object), accept)
+    }
+
+    /// Tries one candidate and files what became of it: the value `accept`
+    /// made of it, or where the search may go on.
+    fn attempt<T>(
+        &mut self,
+        candidate: Candidate<'_>,
+        origin: Origin,
+        accept: &mut impl FnMut(Value) -> Result<T, String>,
+    ) -> Result<Found<T>, usize> {
+        let (value, end, guessed) = match strict(candidate) {
+            Some((value, end)) => (value, end, false),
+            None => match repaired(candidate, &mut self.lines) {
+                Ok(found) => found,
+                Err(error) => {
+                    let resume = error.resume;
+                    self.log.fail(origin, candidate.start, error);
+                    return Err(resume);
+                }
+            },
+        };
+        match accept(value) {
+            Ok(value) => Ok(Found {
+                value,
+                end,
+                guessed,
+            }),
+            Err(why) => {
+                self.log.reject(why);
+                Err(end)
+            }
+        }
+    }
+}
+
+const BARE_VALUE: &str = "the text is a bare JSON value, not an object or array";
 
 fn no_json(message: String) -> Error {
     Error::NoJson(message)
 }
 
-enum Outcome<T> {
-    Found(T),
-    Rejected { why: String, end: usize },
-    Failed(RepairError),
+/// Where the next `{` or `[` is when the candidate at `start` is a `{`
+/// followed (after whitespace) by one.
+fn opener_after_brace(text: &str, start: usize) -> Option<usize> {
+    let rest = text.get(start..)?.strip_prefix('{')?;
+    let inner = rest.trim_start();
+    inner
+        .starts_with(['{', '['])
+        .then(|| start + 1 + rest.len() - inner.len())
 }
 
-/// Repairs, parses and offers to `accept` the candidate that starts at byte
-/// `start` of `text` and may run to its end.
-fn attempt<T>(
-    text: &str,
-    start: usize,
-    lines: &mut LineCache,
-    accept: &mut impl FnMut(Value) -> Result<T, String>,
-) -> Outcome<T> {
-    let repaired = match repair::repair_at(text, start, lines) {
-        Ok(repaired) => repaired,
-        Err(error) => return Outcome::Failed(error),
+/// Whether the candidate can be valid JSON at all, judged by the character
+/// after its opener; parsing prose as strict JSON would be wasted work.
+fn may_be_valid(candidate: Candidate<'_>) -> bool {
+    let Some(rest) = candidate.text.get(candidate.start..) else {
+        return false;
     };
+    let mut chars = rest.chars();
+    let opener = chars.next();
+    let first = chars.as_str().trim_start().chars().next();
+    match (opener, first) {
+        (Some('{'), Some(c)) => matches!(c, '"' | '}'),
+        (Some('['), Some(c)) => {
+            matches!(c, '"' | '{' | '[' | ']' | '-' | 't' | 'f' | 'n') || c.is_ascii_digit()
+        }
+        _ => false,
+    }
+}
+
+/// The candidate as it is, when it is valid JSON and alone: valid JSON needs
+/// no repair, and no repair heuristic may change it. Not when a comma or
+/// another value follows (those are the scanner's sequence repairs), nor
+/// when it nests deeper than the scanner allows.
+fn strict(candidate: Candidate<'_>) -> Option<(Value, usize)> {
+    if !may_be_valid(candidate) {
+        return None;
+    }
+    let Candidate { text, start, .. } = candidate;
+    let rest = text.get(start..)?;
+    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+    let value = values.next()?.ok()?;
+    let end = start + values.byte_offset();
+    let after = text.get(end..)?.trim_start();
+    let alone = !after.starts_with([',', '{', '[']);
+    let container = value.is_object() || value.is_array();
+    (alone && container && depth(&value) <= repair::MAX_DEPTH).then_some((value, end))
+}
+
+/// How deep a parsed value nests (`serde_json` has already bounded it).
+fn depth(value: &Value) -> usize {
+    let children = match value {
+        Value::Array(items) => items.iter().map(depth).max(),
+        Value::Object(members) => members.values().map(depth).max(),
+        _ => return 0,
+    };
+    1 + children.unwrap_or(0)
+}
+
+/// The candidate repaired and parsed, where it ends in the text, and
+/// whether it rests on a guess.
+fn repaired(
+    candidate: Candidate<'_>,
+    lines: &mut LineCache,
+) -> Result<(Value, usize, bool), RepairError> {
+    let repaired = repair::repair_at(candidate, lines)?;
     match serde_json::from_str::<Value>(&repaired.json) {
-        Ok(value) => match accept(value) {
-            Ok(found) => Outcome::Found(found),
-            Err(why) => Outcome::Rejected {
-                why,
-                end: repaired.end,
-            },
-        },
+        Ok(value) => Ok((value, repaired.end, repaired.guessed)),
         // The scanner writes valid JSON, so this is a limit of serde_json.
-        Err(error) => Outcome::Failed(RepairError {
-            offset: repaired.end,
-            message: format!("the repaired text is not valid JSON: {error}"),
-        }),
+        Err(error) => Err(RepairError::at(
+            repaired.end,
+            format!("the repaired text is not valid JSON: {error}"),
+        )),
     }
 }
 
@@ -132,8 +336,21 @@ struct Log {
 
 impl Log {
     fn fail(&mut self, origin: Origin, start: usize, error: RepairError) {
+        let offset = error.offset;
+        self.fail_with(origin, start, offset, || error);
+    }
+
+    /// Counts a failure at `offset`, and builds its error only when it got
+    /// further than the best so far.
+    fn fail_with(
+        &mut self,
+        origin: Origin,
+        start: usize,
+        offset: usize,
+        error: impl FnOnce() -> RepairError,
+    ) {
         self.tried += 1;
-        let progress = error.offset.saturating_sub(start);
+        let progress = offset.saturating_sub(start);
         let further = self
             .best
             .as_ref()
@@ -142,7 +359,7 @@ impl Log {
             self.best = Some(Failure {
                 origin,
                 start,
-                error,
+                error: error(),
             });
         }
     }
@@ -158,7 +375,7 @@ impl Log {
         }
         let Some(best) = self.best else {
             return if serde_json::from_str::<Value>(text.trim()).is_ok() {
-                "the text is a bare JSON value, not an object or array".to_owned()
+                BARE_VALUE.to_owned()
             } else {
                 "no object or array in the text".to_owned()
             };
@@ -199,29 +416,12 @@ mod tests {
     #[test]
     fn the_furthest_failure_is_reported() {
         let mut log = Log::default();
-        log.fail(
-            Origin::Bare(true),
-            0,
-            RepairError {
-                offset: 1,
-                message: "near".to_owned(),
-            },
-        );
-        log.fail(
-            Origin::Bare(false),
-            5,
-            RepairError {
-                offset: 9,
-                message: "far".to_owned(),
-            },
-        );
+        log.fail(Origin::Bare(true), 0, RepairError::at(1, "near".to_owned()));
+        log.fail(Origin::Bare(false), 5, RepairError::at(9, "far".to_owned()));
         log.fail(
             Origin::Bare(false),
             10,
-            RepairError {
-                offset: 14,
-                message: "tie".to_owned(),
-            },
+            RepairError::at(14, "tie".to_owned()),
         );
         let summary = log.summary("0123456789abcdef");
         assert!(summary.contains("tried 3 candidates"), "{summary}");
@@ -234,14 +434,7 @@ mod tests {
     #[test]
     fn a_rejection_explains_more_than_a_parse_failure() {
         let mut log = Log::default();
-        log.fail(
-            Origin::Bare(true),
-            0,
-            RepairError {
-                offset: 1,
-                message: "bad".to_owned(),
-            },
-        );
+        log.fail(Origin::Bare(true), 0, RepairError::at(1, "bad".to_owned()));
         log.reject("the JSON found does not fit".to_owned());
         assert_eq!(log.summary("{x"), "the JSON found does not fit");
     }

@@ -1,15 +1,21 @@
 //! Reading the strings models write (any quote style, unescaped quotes and
 //! newlines, broken escapes) and writing them as JSON strings.
 //!
-//! Repair: strings may be delimited by `'...'`, `“...”` or `‘...’` as well
-//! as `"..."`. A quote followed by something other than `,` `:` `}` `]`, a
-//! comment or the end of the line does not close the string when a later
-//! quote on the same line could, so the apostrophe in `'Ben's pie'` and the
-//! inner quotes of `"a "b" c"` stay in the string. Raw control characters
-//! (a newline inside a string) are escaped, `\'` becomes `'`, an unknown
+//! Repair: strings may be delimited by `'...'`, `“...”`, `‘...’` or
+//! `` `...` `` (closed by a backtick or `´`) as well as `"..."`. A quote
+//! followed by something other than `,` `:` `}` `]`, a comment, the end of
+//! the line, or another string that one of these follows does not close the
+//! string when a later quote on the same line could, so the apostrophe in
+//! `'Ben's pie'` and the inner quotes of `"a "b" c"` stay in the string. In
+//! an object's value, a comma followed by `"key":` ends a string missing its
+//! closing quote, and JSON written inside the string without escapes stays
+//! in it when its braces pair up on the line. Raw control characters (a
+//! newline inside a string) are escaped, `\'` becomes `'`, an unknown
 //! escape keeps its backslash as a character, and a lone UTF-16 surrogate
 //! escape becomes U+FFFD (`serde_json` would refuse it). A string cut off by
 //! the end of the text is closed there.
+
+use super::cursor::Cursor;
 
 /// Whether `c` opens a string.
 pub(crate) fn is_quote(c: char) -> bool {
@@ -17,26 +23,32 @@ pub(crate) fn is_quote(c: char) -> bool {
 }
 
 /// What the reader learned about the line it was on, kept between the
-/// candidates of one text so that no line is scanned over and over.
+/// candidates of one text so that no line is scanned over and over, and
+/// how much it has read ahead for embedded JSON.
 #[derive(Debug, Default)]
-pub(crate) struct LineCache(Option<Closers>);
+pub(crate) struct LineCache {
+    closers: Option<Closers>,
+    /// Bytes read ahead for embedded JSON so far (see `embedded_len`).
+    lookahead: usize,
+}
 
-/// Reads the string whose opening quote is at byte `pos` of `text`, writes
-/// it to `out` as a JSON string, and returns the offset just after it.
+/// Reads the string whose opening quote is at the cursor, writes it to `out`
+/// as a JSON string, and leaves the cursor just after it. `member` says the
+/// string is an object's value, where a comma followed by `"key":` ends a
+/// string whose closing quote is missing (`{"a": "b, "c": 1}`).
 pub(crate) fn read_string(
-    text: &str,
-    pos: usize,
+    cursor: &mut Cursor<'_>,
     out: &mut String,
     lines: &mut LineCache,
-) -> usize {
+    member: bool,
+) {
     let mut reader = Reader {
-        text,
-        pos,
+        cursor,
         out,
         lines,
+        member,
     };
     reader.string();
-    reader.pos
 }
 
 /// Writes `text` as the inside of a JSON string.
@@ -44,34 +56,34 @@ pub(crate) fn push_escaped_str(out: &mut String, text: &str) {
     text.chars().for_each(|c| push_escaped_char(out, c));
 }
 
-struct Reader<'a, 'o> {
-    text: &'a str,
-    pos: usize,
+struct Reader<'c, 'a, 'o> {
+    cursor: &'c mut Cursor<'a>,
     out: &'o mut String,
     lines: &'o mut LineCache,
+    member: bool,
 }
 
-impl<'a> Reader<'a, '_> {
-    fn rest(&self) -> &'a str {
-        self.text.get(self.pos..).unwrap_or("")
-    }
-
-    fn peek(&self) -> Option<char> {
-        self.rest().chars().next()
-    }
-
-    fn bump(&mut self) -> Option<char> {
-        let c = self.peek()?;
-        self.pos += c.len_utf8();
-        Some(c)
-    }
-
+impl Reader<'_, '_, '_> {
     fn string(&mut self) {
-        let Some(family) = self.bump().and_then(quote_family) else {
+        let Some(family) = self.cursor.bump().and_then(quote_family) else {
             return;
         };
         self.out.push('"');
-        while let Some(c) = self.bump() {
+        while let Some(c) = self.cursor.peek() {
+            let rest = self.cursor.rest();
+            let after = rest.get(1..).unwrap_or("");
+            let member = self.member && family == QuoteFamily::Ascii;
+            if member && c == ',' && key_follows(after) {
+                break;
+            }
+            if member && c == '{' && after.starts_with('"') {
+                if let Some(len) = self.embedded_len() {
+                    push_escaped_str(self.out, rest.get(..len).unwrap_or(""));
+                    self.cursor.pos += len;
+                    continue;
+                }
+            }
+            self.cursor.bump();
             if c == '\\' {
                 self.escape();
             } else if family.closes(c) && self.quote_ends_string(family) {
@@ -83,37 +95,66 @@ impl<'a> Reader<'a, '_> {
         self.out.push('"');
     }
 
+    /// Repair: JSON quoted inside a string without escaping (`{"x": "the
+    /// answer is {"a": 1}, as asked"}`) stays in the string when its braces
+    /// pair up on the line: the length of that embedded JSON from the `{`
+    /// at the cursor. The read-ahead is bounded by twice the text's length
+    /// over a whole search, which keeps it linear.
+    fn embedded_len(&mut self) -> Option<usize> {
+        let rest = self.cursor.rest();
+        if self.lines.lookahead > self.cursor.text.len().saturating_mul(2) {
+            return None;
+        }
+        let mut depth = 0_usize;
+        for (i, c) in rest.char_indices() {
+            self.lines.lookahead += c.len_utf8();
+            match c {
+                '{' | '[' => depth += 1,
+                '}' | ']' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                '\n' => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
     /// Called just after a quote that can close the string.
     fn quote_ends_string(&mut self, family: QuoteFamily) -> bool {
-        ends_string_at(self.rest()) || !self.later_closer_on_line(family)
+        ends_string_at(self.cursor.rest()) || !self.later_closer_on_line(family)
     }
 
     /// Whether a quote later on the current line could close the string. The
     /// answer for a line is computed once (the last such quote of each
     /// family), which keeps a line full of quotes linear.
     fn later_closer_on_line(&mut self, family: QuoteFamily) -> bool {
-        let closers = match self.lines.0 {
-            Some(closers) if closers.answers(self.pos, self.text.len()) => closers,
+        let (text, pos) = (self.cursor.text, self.cursor.pos);
+        let closers = match self.lines.closers {
+            Some(closers) if closers.answers(pos, text.len()) => closers,
             _ => {
-                let closers = Closers::scan(self.text, self.pos);
-                self.lines.0 = Some(closers);
+                let closers = Closers::scan(text, pos);
+                self.lines.closers = Some(closers);
                 closers
             }
         };
-        closers.last(family).is_some_and(|last| last >= self.pos)
+        closers.last(family).is_some_and(|last| last >= pos)
     }
 
     /// Handles what follows a backslash.
     fn escape(&mut self) {
-        match self.peek() {
+        match self.cursor.peek() {
             Some(c @ ('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't')) => {
-                self.bump();
+                self.cursor.bump();
                 self.out.push('\\');
                 self.out.push(c);
             }
             Some('u') => self.unicode_escape(),
             Some(c) if is_quote(c) => {
-                self.bump();
+                self.cursor.bump();
                 push_escaped_char(self.out, c);
             }
             // A backslash before anything else (or at the end) is literal.
@@ -123,11 +164,11 @@ impl<'a> Reader<'a, '_> {
 
     /// `\uXXXX`, with surrogate pairs checked.
     fn unicode_escape(&mut self) {
-        let Some(code) = hex4(self.rest().get(1..).unwrap_or("")) else {
+        let Some(code) = hex4(self.cursor.rest().get(1..).unwrap_or("")) else {
             self.out.push_str("\\\\");
             return;
         };
-        self.pos += 5;
+        self.cursor.pos += 5;
         if is_low_surrogate(code) {
             self.out.push_str("\\ufffd");
             return;
@@ -136,9 +177,9 @@ impl<'a> Reader<'a, '_> {
             push_unicode_escape(self.out, code);
             return;
         }
-        match self.rest().strip_prefix("\\u").and_then(hex4) {
+        match self.cursor.rest().strip_prefix("\\u").and_then(hex4) {
             Some(low) if is_low_surrogate(low) => {
-                self.pos += 6;
+                self.cursor.pos += 6;
                 push_unicode_escape(self.out, code);
                 push_unicode_escape(self.out, low);
             }
@@ -165,22 +206,30 @@ fn hex4(text: &str) -> Option<u32> {
 }
 
 /// Quotes that open strings, by what may close them: `"` closes only `"`,
-/// any double quote closes a smart double quote, any single quote a single.
+/// any double quote closes a smart double quote, any single quote a single,
+/// and a backtick or an acute accent a backtick.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum QuoteFamily {
     Ascii,
     Double,
     Single,
+    Backtick,
 }
 
 /// In the order of `Closers::last`.
-const FAMILIES: [QuoteFamily; 3] = [QuoteFamily::Ascii, QuoteFamily::Double, QuoteFamily::Single];
+const FAMILIES: [QuoteFamily; 4] = [
+    QuoteFamily::Ascii,
+    QuoteFamily::Double,
+    QuoteFamily::Single,
+    QuoteFamily::Backtick,
+];
 
 fn quote_family(c: char) -> Option<QuoteFamily> {
     match c {
         '"' => Some(QuoteFamily::Ascii),
         '“' | '”' | '„' => Some(QuoteFamily::Double),
         '\'' | '‘' | '’' => Some(QuoteFamily::Single),
+        '`' => Some(QuoteFamily::Backtick),
         _ => None,
     }
 }
@@ -191,6 +240,7 @@ impl QuoteFamily {
             QuoteFamily::Ascii => c == '"',
             QuoteFamily::Double => matches!(c, '"' | '“' | '”'),
             QuoteFamily::Single => matches!(c, '\'' | '‘' | '’'),
+            QuoteFamily::Backtick => matches!(c, '`' | '´'),
         }
     }
 }
@@ -198,12 +248,56 @@ impl QuoteFamily {
 /// Whether a quote followed by `after` ends a string: what follows it on the
 /// line is `,` `:` `}` `]`, a comment, or nothing. (After a closing quote,
 /// valid JSON always has one of these, so valid strings are never affected.)
-fn ends_string_at(after: &str) -> bool {
+/// Repair: so does another string that one of these or a third string
+/// follows, which is a missing comma or colon (`["a" "b" "c"]`,
+/// `{"a": "x" "b": 1}`, `{'a' 'b'}`).
+pub(crate) fn ends_string_at(after: &str) -> bool {
+    let after = after.trim_start_matches([' ', '\t']);
+    let mut chars = after.chars();
+    match chars.next() {
+        Some(c) if is_quote(c) => {
+            let rest = skip_quoted(chars.as_str()).trim_start_matches([' ', '\t']);
+            ends_token(rest) || rest.starts_with(is_quote)
+        }
+        _ => ends_token(after),
+    }
+}
+
+/// Whether `after` (spaces trimmed) starts with `,` `:` `}` `]`, a line
+/// break, a comment, or is empty.
+fn ends_token(after: &str) -> bool {
     let after = after.trim_start_matches([' ', '\t']);
     matches!(
         after.chars().next(),
         None | Some(',' | ':' | '}' | ']' | '\n' | '\r' | '/')
     )
+}
+
+/// What follows the closing quote of a string whose opening quote has been
+/// taken off `text`, on the same line; `"x"` when there is none, which
+/// `ends_token` refuses.
+fn skip_quoted(text: &str) -> &str {
+    match text.find(|c: char| c == '\n' || is_closing_quote(c)) {
+        Some(end) if !text.get(end..).is_some_and(|rest| rest.starts_with('\n')) => {
+            let rest = text.get(end..).unwrap_or("");
+            let quote_len = rest.chars().next().map_or(0, char::len_utf8);
+            rest.get(quote_len..).unwrap_or("")
+        }
+        _ => "x",
+    }
+}
+
+fn is_closing_quote(c: char) -> bool {
+    FAMILIES.iter().any(|family| family.closes(c))
+}
+
+/// Whether `text` (after a comma) is `"key":`: a string on one line and a
+/// colon.
+pub(crate) fn key_follows(text: &str) -> bool {
+    let text = text.trim_start_matches([' ', '\t']);
+    text.strip_prefix('"')
+        .map(skip_quoted)
+        .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
 }
 
 /// For one line, from a given offset to its end: the last quote of each
@@ -215,7 +309,7 @@ struct Closers {
     line_end: usize,
     /// The length of the text scanned: a candidate may end before the text.
     text_len: usize,
-    last: [Option<usize>; 3],
+    last: [Option<usize>; 4],
 }
 
 impl Closers {
@@ -225,7 +319,7 @@ impl Closers {
         let line = rest
             .find('\n')
             .map_or(rest, |end| rest.get(..end).unwrap_or(rest));
-        let mut last = [None; 3];
+        let mut last = [None; 4];
         let mut escaped = false;
         for (i, c) in line.char_indices() {
             if escaped {
@@ -302,8 +396,9 @@ mod tests {
     /// The JSON string read from the start of `text`, and where it ended.
     fn read(text: &str) -> (String, usize) {
         let mut out = String::new();
-        let end = read_string(text, 0, &mut out, &mut LineCache::default());
-        (out, end)
+        let mut cursor = Cursor { text, pos: 0 };
+        read_string(&mut cursor, &mut out, &mut LineCache::default(), false);
+        (out, cursor.pos)
     }
 
     #[test]
