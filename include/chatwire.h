@@ -492,9 +492,13 @@ void chatwire_conversation_free(chatwire_conversation *conversation);
 /**
  * Finds the JSON in a model's reply (a fenced json block, or bare JSON
  * inside prose), repairs what models get wrong (fractions such as 1/2,
- * mixed numbers, vulgar fractions such as ½, trailing commas) and writes it
- * as compact, valid JSON. On success `*json_out` owns the text; free with
- * chatwire_string_free(). No JSON: CHATWIRE_ERR_NO_JSON.
+ * mixed numbers, vulgar fractions such as ½, trailing commas, unquoted keys
+ * and values, missing commas and colons, output cut off) and writes it as
+ * compact, valid JSON: always the outermost object or array the reply
+ * holds, never a part of one that could not be recovered. A reply that is
+ * one JSON string holding an object or array is unwrapped once. On success
+ * `*json_out` owns the text; free with chatwire_string_free(). No JSON, or
+ * none that can be recovered whole: CHATWIRE_ERR_NO_JSON.
  *
  * # Safety
  * `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
