@@ -21,3 +21,4 @@ mod send;
 mod status;
 mod stream;
 mod text;
+mod version;
