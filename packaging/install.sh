@@ -101,7 +101,10 @@ case "$action" in
       [ -e "$from/$built" ] || { echo "$from/$built is missing: build first (make)" >&2; exit 1; }
     done
     # Shared: the real file, then the SONAME link, then the link to build with.
-    install -d -m 755 "$include_dir" "$lib_dir" "$pc_dir" "$cmake_dir" "$doc_dir"
+    # Folders that exist keep their owner and mode.
+    for dir in "$include_dir" "$lib_dir" "$pc_dir" "$cmake_dir" "$doc_dir"; do
+      [ -d "$dir" ] || install -d -m 755 "$dir"
+    done
     install -m 644 "$root/include/chatwire.h" "$include_dir/chatwire.h"
     install -m 755 "$from/libchatwire.so" "$lib_dir/$real_name"
     ln -sfn "$real_name" "$lib_dir/$so_name"
@@ -129,6 +132,15 @@ case "$action" in
     echo "installed chatwire $version into ${destdir}${prefix}"
     ;;
   uninstall)
+    # The header, the links and the package files are shared by every
+    # version: leave another version's install alone.
+    header="$include_dir/chatwire.h"
+    if [ -f "$header" ] && ! grep -qxF "#define CHATWIRE_VERSION_STRING \"$version\"" "$header"; then
+      installed="$(sed -n 's/^#define CHATWIRE_VERSION_STRING "\(.*\)"$/\1/p' "$header")"
+      echo "${destdir}${prefix} holds chatwire ${installed:-of another version}, not $version:" \
+        "uninstall it with that version's make uninstall" >&2
+      exit 1
+    fi
     for file in "${files[@]}"; do
       rm -f -- "$file"
     done

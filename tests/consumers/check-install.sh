@@ -45,6 +45,14 @@ grep -qx "prefix=$prefix" "$prefix/lib/pkgconfig/chatwire.pc"
 
 "$here/build-and-run.sh" "$prefix" "$version"
 
+echo "=== uninstalling another version leaves this one alone"
+if packaging/install.sh uninstall --version 99.0.0 --prefix "$prefix" 2> "$work/other.log"; then
+  echo "uninstalling 99.0.0 succeeded over $version" >&2
+  exit 1
+fi
+grep -q "holds chatwire $version, not 99.0.0" "$work/other.log" || { cat "$work/other.log" >&2; exit 1; }
+diff <(echo "$expected") <(tree "$prefix") || { echo "the refused uninstall changed the tree" >&2; exit 1; }
+
 echo "=== make uninstall PREFIX=<temporary folder>"
 make --no-print-directory uninstall PREFIX="$prefix" > /dev/null
 leftover="$(tree "$prefix")"
@@ -62,4 +70,4 @@ make --no-print-directory uninstall DESTDIR="$stage" PREFIX=/opt/chatwire-test >
 leftover="$(tree "$stage")"
 [ -z "$leftover" ] || { echo "uninstall with DESTDIR left files behind:" >&2; echo "$leftover" >&2; exit 1; }
 
-echo "install: 3 passed, 0 failed"
+echo "install: 4 passed, 0 failed"
