@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
     *) usage ;;
   esac
 done
-[ -n "$version" ] && [ -n "$prefix" ] || usage
+if [ -z "$version" ] || [ -z "$prefix" ]; then usage; fi
 case "$prefix" in
   /*) ;;
   *) echo "PREFIX must be an absolute path, not '$prefix'" >&2; exit 2 ;;
@@ -73,13 +73,16 @@ files=(
 )
 own_dirs=("$cmake_dir" "$doc_dir")
 
-# Fills a template: @NAME@ becomes the value of the shell variable NAME.
+# What the templates' @NAME@ placeholders become.
+declare -A values=()
+
+# Fills a template from $values.
 fill() {
   local template="$1" out="$2"
   local -a edits=()
-  local name
-  for name in VERSION MAJOR MINOR PATCH PREFIX LIBS_PRIVATE CMAKE_LIBS; do
-    local value="${!name}"
+  local name value
+  for name in "${!values[@]}"; do
+    value="${values[$name]}"
     # Escape what sed's replacement treats specially.
     value="$(printf '%s' "$value" | sed -e 's/[\\&|]/\\&/g')"
     edits+=(-e "s|@${name}@|${value}|g")
@@ -111,15 +114,17 @@ case "$action" in
     ln -sfn "$so_name" "$lib_dir/libchatwire.so"
     install -m 644 "$from/libchatwire.a" "$lib_dir/libchatwire.a"
 
-    LIBS_PRIVATE="$(tr -s ' \n' '  ' < "$from/native-static-libs.txt" | sed -e 's/^ *//' -e 's/ *$//')"
-    [ -n "$LIBS_PRIVATE" ] || { echo "$from/native-static-libs.txt is empty" >&2; exit 1; }
+    libs="$(tr -s ' \n' '  ' < "$from/native-static-libs.txt" | sed -e 's/^ *//' -e 's/ *$//')"
+    [ -n "$libs" ] || { echo "$from/native-static-libs.txt is empty" >&2; exit 1; }
+    values[LIBS_PRIVATE]="$libs"
     # The same libraries for CMake: -lm becomes m.
-    CMAKE_LIBS="$(printf '%s\n' $LIBS_PRIVATE | sed -n 's/^-l//p' | paste -sd ';' -)"
-    VERSION="$version" MAJOR="$major" MINOR="$minor" PATCH="$patch"
+    values[CMAKE_LIBS]="$(tr ' ' '\n' <<<"$libs" | sed -n 's/^-l//p' | paste -sd ';' -)"
+    values[VERSION]="$version" values[MAJOR]="$major" values[MINOR]="$minor" values[PATCH]="$patch"
     if [ "$relocatable" = 1 ]; then
-      PREFIX='${pcfiledir}/../..'
+      # shellcheck disable=SC2016 # pkg-config expands it, not the shell.
+      values[PREFIX]='${pcfiledir}/../..'
     else
-      PREFIX="$prefix"
+      values[PREFIX]="$prefix"
     fi
     fill "$here/chatwire.pc.in" "$pc_dir/chatwire.pc"
     fill "$here/chatwire-static.pc.in" "$pc_dir/chatwire-static.pc"

@@ -36,7 +36,8 @@ echo "=== make install PREFIX=<temporary folder>"
 prefix="$work/prefix"
 make --no-print-directory install PREFIX="$prefix" > "$work/install.log"
 diff <(echo "$expected") <(tree "$prefix") || { echo "unexpected install tree" >&2; exit 1; }
-(cd "$prefix" && ls -l lib include lib/pkgconfig lib/cmake/chatwire share/doc/chatwire | sed 's/^/  /')
+(cd "$prefix" && find . -mindepth 1 \( -type l -printf '  %M %10s %P -> %l\n' \) -o -printf '  %M %10s %P\n' |
+  LC_ALL=C sort -k3)
 [ "$(readlink "$prefix/lib/libchatwire.so")" = "libchatwire.so.${version%%.*}" ]
 [ "$(readlink "$prefix/lib/libchatwire.so.${version%%.*}")" = "libchatwire.so.$version" ]
 readelf -d "$prefix/lib/libchatwire.so.$version" | grep -q "SONAME.*\[libchatwire\.so\.${version%%.*}\]" ||
