@@ -58,12 +58,21 @@ INSTALL_SH := packaging/install.sh
 
 all: lib
 
+# `make` always asks cargo; `make install` only when a source is newer than
+# the last build, so that `make && sudo make install` needs no cargo as root.
+SOURCES := Cargo.toml Cargo.lock build.rs include/chatwire.h $(shell find src -name '*.rs')
+BUILT   := $(NATIVE_DIR)/.c-libs-built
+
 lib:
 	$(CARGO) $(C_LIBS_ARGS) -- $(call C_LIBS_RUSTC,$(NATIVE_DIR))
 	@# In-tree programs linked to target/release find the library by its SONAME.
 	ln -sf libchatwire.so "$(NATIVE_DIR)/libchatwire.so.$(MAJOR)"
+	touch "$(BUILT)"
 
-install: lib
+$(BUILT): $(SOURCES)
+	$(MAKE) --no-print-directory lib
+
+install: $(BUILT)
 	"$(INSTALL_SH)" install --from "$(NATIVE_DIR)" --version "$(VERSION)" --prefix "$(PREFIX)" --destdir "$(DESTDIR)"
 
 uninstall:
