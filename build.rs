@@ -6,6 +6,9 @@
 //! and CI regenerates it and fails when the committed copy differs.
 
 fn main() {
+    // Without this, cargo would rerun the script, and rebuild the crate,
+    // whenever any file of the package changed (the README, say).
+    println!("cargo:rerun-if-changed=build.rs");
     #[cfg(feature = "header")]
     header::generate();
 }
