@@ -1,24 +1,62 @@
-//! Regenerates `include/chatwire.h` from the C API in `src/ffi/`.
+//! With the `header` feature (`make header`), regenerates
+//! `include/chatwire.h` from the C API in `src/ffi/`. Without it, the
+//! default, this does nothing: Rust users of chatwire never build cbindgen.
 //!
 //! The header is committed; it is rewritten only when its content changes,
-//! so builds do not touch it needlessly and CI can check it for drift.
-
-use std::path::PathBuf;
+//! and CI regenerates it and fails when the committed copy differs.
 
 fn main() {
-    println!("cargo:rerun-if-changed=src");
-    println!("cargo:rerun-if-changed=cbindgen.toml");
-    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    let config = cbindgen::Config::from_file(root.join("cbindgen.toml"))
-        .unwrap_or_else(|err| panic!("cbindgen.toml: {err}"));
-    let header = root.join("include").join("chatwire.h");
-    match cbindgen::generate_with_config(&root, config) {
-        // `write_to_file` leaves the file alone when the content is unchanged.
-        Ok(bindings) => {
-            bindings.write_to_file(&header);
+    // Without this, cargo would rerun the script, and rebuild the crate,
+    // whenever any file of the package changed (the README, say).
+    println!("cargo:rerun-if-changed=build.rs");
+    #[cfg(feature = "header")]
+    header::generate();
+}
+
+#[cfg(feature = "header")]
+mod header {
+    use std::path::PathBuf;
+
+    /// The version macros, from Cargo.toml's version: they cannot drift.
+    fn version_macros() -> String {
+        let part = |name: &str| std::env::var(name).expect("set by cargo");
+        let (major, minor, patch) = (
+            part("CARGO_PKG_VERSION_MAJOR"),
+            part("CARGO_PKG_VERSION_MINOR"),
+            part("CARGO_PKG_VERSION_PATCH"),
+        );
+        format!(
+            "
+/**
+ * The version of chatwire this header belongs to. Compare with
+ * chatwire_version_number() at run time: CHATWIRE_VERSION_NUMBER is
+ * MAJOR * 10000 + MINOR * 100 + PATCH, as that function returns.
+ */
+#define CHATWIRE_VERSION_MAJOR {major}
+#define CHATWIRE_VERSION_MINOR {minor}
+#define CHATWIRE_VERSION_PATCH {patch}
+#define CHATWIRE_VERSION_STRING \"{major}.{minor}.{patch}\"
+#define CHATWIRE_VERSION_NUMBER \
+((CHATWIRE_VERSION_MAJOR) * 10000 + (CHATWIRE_VERSION_MINOR) * 100 + (CHATWIRE_VERSION_PATCH))"
+        )
+    }
+
+    pub fn generate() {
+        println!("cargo:rerun-if-changed=src");
+        println!("cargo:rerun-if-changed=cbindgen.toml");
+        let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
+        let mut config = cbindgen::Config::from_file(root.join("cbindgen.toml"))
+            .unwrap_or_else(|err| panic!("cbindgen.toml: {err}"));
+        config.after_includes = Some(version_macros());
+        let header = root.join("include").join("chatwire.h");
+        match cbindgen::generate_with_config(&root, config) {
+            // `write_to_file` leaves the file alone when the content is unchanged.
+            Ok(bindings) => {
+                bindings.write_to_file(&header);
+            }
+            // A half-written API (a syntax error elsewhere) must not break the
+            // build before rustc gets to report the real problem.
+            Err(err) => println!("cargo:warning=chatwire.h not regenerated: {err}"),
         }
-        // A half-written API (a syntax error elsewhere) must not break the
-        // build before rustc gets to report the real problem.
-        Err(err) => println!("cargo:warning=chatwire.h not regenerated: {err}"),
     }
 }

@@ -39,3 +39,4 @@ mod send;
 mod status;
 mod string;
 mod text;
+mod version;

@@ -28,10 +28,11 @@ fn profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// Builds libchatwire.a and libchatwire.so (cargo test builds only the
-/// rlib) into a target folder of their own: built without the dev
-/// dependencies, their dependencies differ in features, and two copies of a
-/// crate side by side in one deps folder confuse the doctests.
+/// Builds libchatwire.a and libchatwire.so (the crate's default is the rlib
+/// alone; `cargo rustc --crate-type` widens it, as the Makefile does) into a
+/// target folder of their own: built without the dev dependencies, their
+/// dependencies differ in features, and two copies of a crate side by side
+/// in one deps folder confuse the doctests.
 fn library_dir() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
@@ -39,15 +40,16 @@ fn library_dir() -> &'static Path {
         let target = profile.parent().expect("target dir").join("c-api");
         let mut cargo = Command::new(option_env!("CARGO").unwrap_or("cargo"));
         cargo
-            .args(["build", "--lib", "--quiet", "--manifest-path"])
+            .args(["rustc", "--lib", "--quiet", "--manifest-path"])
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+            .args(["--crate-type", "staticlib,cdylib"])
             .env("CARGO_TARGET_DIR", &target);
         let release = profile.file_name().is_some_and(|name| name == "release");
         if release {
             cargo.arg("--release");
         }
-        let status = cargo.status().expect("run cargo build");
-        assert!(status.success(), "cargo build --lib failed");
+        let status = cargo.status().expect("run cargo rustc");
+        assert!(status.success(), "building the C libraries failed");
         target.join(if release { "release" } else { "debug" })
     })
 }

@@ -1,0 +1,113 @@
+# Builds, installs and packages chatwire's C library.
+#
+#   make                          libchatwire.a and libchatwire.so (release) in target/release/
+#   make install [PREFIX=/usr/local] [DESTDIR=]
+#                                 the header, both libraries, chatwire.pc and the CMake package
+#   make uninstall [PREFIX=...] [DESTDIR=]
+#                                 removes exactly what install put
+#   make dist                     dist/chatwire-VERSION-x86_64-linux-gnu.tar.gz: the same tree,
+#                                 built against glibc 2.17 so that it loads on older systems
+#   make header                   regenerates include/chatwire.h from src/ffi/
+#   make check-install            installs into a temporary prefix, builds and runs programs
+#                                 against it (pkg-config, shared and static; CMake), uninstalls
+#   make check-dist               the same programs against the unpacked dist tarball
+#
+# Rust users need none of this: `cargo add chatwire` builds only the Rust library.
+
+SHELL       := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+
+CARGO   ?= cargo
+PREFIX  ?= /usr/local
+DESTDIR ?=
+PYTHON  ?= python3
+
+# The version, from Cargo.toml's [package] section: one source of truth.
+VERSION := $(shell awk -F'"' '/^\[/ { package = ($$0 == "[package]") } package && /^version *=/ { print $$2; exit }' Cargo.toml)
+MAJOR   := $(word 1,$(subst ., ,$(VERSION)))
+ifeq ($(MAJOR),)
+  $(error cannot read the version from Cargo.toml)
+endif
+
+TARGET_DIR := $(CURDIR)/target
+NATIVE_DIR := $(TARGET_DIR)/release
+
+# The C libraries: the crate's rlib-only default is widened to a static and
+# a shared library here, so that Rust dependents never build them. The
+# SONAME goes only on this shared library; static libraries need the system
+# libraries that rustc lists, kept for chatwire.pc and the CMake package.
+C_LIBS_ARGS = rustc --release --lib --crate-type staticlib,cdylib --target-dir "$(TARGET_DIR)"
+C_LIBS_RUSTC = -C link-arg=-Wl,-soname,libchatwire.so.$(MAJOR) --print native-static-libs="$(1)/native-static-libs.txt"
+
+# make dist: zig's linker with glibc 2.17's symbols, from PyPI (ziglang,
+# and cargo-zigbuild as a prebuilt wheel), in a virtual environment kept
+# under target/ so that later runs reuse it.
+DIST_TARGET     := x86_64-unknown-linux-gnu
+GLIBC           := 2.17
+DIST_NAME       := chatwire-$(VERSION)-x86_64-linux-gnu
+DIST_DIR        := $(TARGET_DIR)/$(DIST_TARGET)/release
+ZIG_VENV        := $(TARGET_DIR)/tools/zig-venv
+ZIGBUILD_PINS   := cargo-zigbuild==0.24.0 ziglang==0.17.1
+ZIG_ENV         = PATH="$(ZIG_VENV)/bin:$$PATH" ZIG_GLOBAL_CACHE_DIR="$(TARGET_DIR)/tools/zig-cache"
+
+INSTALL_SH := packaging/install.sh
+
+.PHONY: all lib install uninstall dist zig-tools header check-install check-dist version clean
+
+all: lib
+
+# `make` always asks cargo; `make install` only when a source is newer than
+# the last build, so that `make && sudo make install` needs no cargo as root.
+SOURCES := Cargo.toml Cargo.lock build.rs include/chatwire.h $(shell find src -name '*.rs')
+BUILT   := $(NATIVE_DIR)/.c-libs-built
+
+lib:
+	$(CARGO) $(C_LIBS_ARGS) -- $(call C_LIBS_RUSTC,$(NATIVE_DIR))
+	@# In-tree programs linked to target/release find the library by its SONAME.
+	ln -sf libchatwire.so "$(NATIVE_DIR)/libchatwire.so.$(MAJOR)"
+	touch "$(BUILT)"
+
+$(BUILT): $(SOURCES)
+	$(MAKE) --no-print-directory lib
+
+install: $(BUILT)
+	"$(INSTALL_SH)" install --from "$(NATIVE_DIR)" --version "$(VERSION)" --prefix "$(PREFIX)" --destdir "$(DESTDIR)"
+
+uninstall:
+	"$(INSTALL_SH)" uninstall --version "$(VERSION)" --prefix "$(PREFIX)" --destdir "$(DESTDIR)"
+
+$(ZIG_VENV)/.installed:
+	rm -rf "$(ZIG_VENV)"
+	"$(PYTHON)" -m venv "$(ZIG_VENV)"
+	"$(ZIG_VENV)/bin/pip" install --quiet --disable-pip-version-check $(ZIGBUILD_PINS)
+	touch "$@"
+
+zig-tools: $(ZIG_VENV)/.installed
+
+dist: zig-tools
+	$(ZIG_ENV) cargo-zigbuild $(C_LIBS_ARGS) --target $(DIST_TARGET).$(GLIBC) -- $(call C_LIBS_RUSTC,$(DIST_DIR))
+	packaging/check-glibc.sh "$(DIST_DIR)/libchatwire.so" $(GLIBC)
+	rm -rf "$(TARGET_DIR)/dist"
+	"$(INSTALL_SH)" install --relocatable --from "$(DIST_DIR)" --version "$(VERSION)" --prefix / --destdir "$(TARGET_DIR)/dist/$(DIST_NAME)"
+	mkdir -p dist
+	tar -C "$(TARGET_DIR)/dist" --sort=name --owner=0 --group=0 --numeric-owner \
+	    -cf - "$(DIST_NAME)" | gzip -9n > "dist/$(DIST_NAME).tar.gz"
+	@echo "dist/$(DIST_NAME).tar.gz"
+
+header:
+	$(CARGO) check --lib --quiet --features header
+
+check-install: lib
+	tests/consumers/check-install.sh
+
+check-dist: dist lib
+	tests/consumers/check-dist.sh
+
+version:
+	@echo "$(VERSION)"
+
+clean:
+	rm -rf dist
+	$(CARGO) clean

@@ -1,0 +1,55 @@
+//! The library's version as a number, to compare at run time with the
+//! header's CHATWIRE_VERSION_* macros.
+
+/// Parses a decimal version part at compile time.
+const fn parse(digits: &str) -> u32 {
+    let bytes = digits.as_bytes();
+    let mut value = 0;
+    let mut index = 0;
+    while index < bytes.len() {
+        assert!(bytes[index].is_ascii_digit(), "a version part is decimal");
+        value = value * 10 + (bytes[index] - b'0') as u32;
+        index += 1;
+    }
+    value
+}
+
+const MAJOR: u32 = parse(env!("CARGO_PKG_VERSION_MAJOR"));
+const MINOR: u32 = parse(env!("CARGO_PKG_VERSION_MINOR"));
+const PATCH: u32 = parse(env!("CARGO_PKG_VERSION_PATCH"));
+const NUMBER: u32 = MAJOR * 10_000 + MINOR * 100 + PATCH;
+
+// The encoding below holds while minor and patch stay under 100.
+const _: () = assert!(MINOR < 100 && PATCH < 100);
+
+/// The version of the library loaded at run time, as
+/// MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 gives 100, 1.2.3 gives 10203):
+/// the same encoding as CHATWIRE_VERSION_NUMBER, the version of the header
+/// the program was compiled with. A program built against one version can
+/// check that the library it runs with is at least as new:
+/// `chatwire_version_number() >= CHATWIRE_VERSION_NUMBER`. Any thread, at
+/// any time, no setup needed.
+#[no_mangle]
+pub extern "C" fn chatwire_version_number() -> u32 {
+    NUMBER
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_number_encodes_cargo_s_version() {
+        let parts: Vec<u32> = env!("CARGO_PKG_VERSION")
+            .split(['.', '-', '+'])
+            .take(3)
+            .map(|part| part.parse().unwrap())
+            .collect();
+        assert_eq!(
+            chatwire_version_number(),
+            parts[0] * 10_000 + parts[1] * 100 + parts[2]
+        );
+        assert_eq!(parse("0"), 0);
+        assert_eq!(parse("123"), 123);
+    }
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Builds three programs outside chatwire's tree against an installed
+# chatwire and runs each against a local mock server:
+#   1. cc $(pkg-config --cflags --libs chatwire)                the shared library
+#   2. cc $(pkg-config --static --cflags --libs chatwire-static) the static archive
+#   3. a CMake project: find_package(chatwire) and chatwire::chatwire (shared),
+#      chatwire::chatwire_static (static)
+#
+#   build-and-run.sh PREFIX VERSION
+set -euo pipefail
+
+[ $# -eq 2 ] || { echo "usage: $0 PREFIX VERSION" >&2; exit 2; }
+prefix="$(cd "$1" && pwd)"
+version="$2"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CC="${CC:-cc}"
+
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The sources go out of the tree, so nothing can come from it by accident.
+cp "$here/app.c" "$work/"
+mkdir "$work/cmake"
+cp "$here/cmake/CMakeLists.txt" "$work/cmake/"
+
+python3 "$here/mock_server.py" --lifetime 300 > "$work/port" &
+server_pid=$!
+for _ in $(seq 100); do
+  [ -s "$work/port" ] && break
+  sleep 0.1
+done
+port="$(head -n 1 "$work/port")"
+[ -n "$port" ] || { echo "the mock server did not start" >&2; exit 1; }
+base_url="http://127.0.0.1:$port"
+
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+check_pc_version() {
+  local found
+  found="$(pkg-config --modversion "$1")"
+  [ "$found" = "$version" ] || { echo "$1.pc says $found, not $version" >&2; exit 1; }
+}
+check_pc_version chatwire
+check_pc_version chatwire-static
+
+# needs EXE yes|no: whether EXE loads libchatwire.so (by its SONAME).
+needs_shared() {
+  local dynamic
+  dynamic="$(readelf -d "$1")"
+  if grep -q 'NEEDED.*\[libchatwire\.so' <<<"$dynamic"; then
+    grep -q "NEEDED.*\[libchatwire\.so\.${version%%.*}\]" <<<"$dynamic" ||
+      { echo "$1 does not ask for libchatwire.so.${version%%.*}:" >&2; grep NEEDED <<<"$dynamic" >&2; exit 1; }
+    [ "$2" = yes ] || { echo "$1 should not need libchatwire.so" >&2; exit 1; }
+  else
+    [ "$2" = no ] || { echo "$1 should need libchatwire.so" >&2; exit 1; }
+  fi
+}
+
+run() {
+  local name="$1"
+  shift
+  echo "--- $name"
+  "$@" "$base_url" | tee "$work/out"
+  grep -qx 'reply: pong: ping' "$work/out"
+}
+
+echo "=== pkg-config, shared: $(pkg-config --cflags --libs chatwire)"
+# shellcheck disable=SC2046 # pkg-config's output is a list of words.
+"$CC" -std=c11 -Wall -Wextra -Werror "$work/app.c" -o "$work/app-shared" $(pkg-config --cflags --libs chatwire)
+needs_shared "$work/app-shared" yes
+# The library is found as any installed library would be: here, by the
+# loader's path (an install into /usr/local needs only ldconfig).
+LD_LIBRARY_PATH="$prefix/lib" run "pkg-config shared" "$work/app-shared"
+
+echo "=== pkg-config, static: $(pkg-config --static --cflags --libs chatwire-static)"
+# shellcheck disable=SC2046
+"$CC" -std=c11 -Wall -Wextra -Werror "$work/app.c" -o "$work/app-static" $(pkg-config --static --cflags --libs chatwire-static)
+needs_shared "$work/app-static" no
+run "pkg-config static" "$work/app-static"
+
+echo "=== CMake: find_package(chatwire $version)"
+cmake -S "$work/cmake" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCHATWIRE_WANT_VERSION="$version" -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" > "$work/cmake.log" ||
+  { cat "$work/cmake.log" >&2; exit 1; }
+cmake --build "$work/cmake-build" > "$work/cmake-build.log" || { cat "$work/cmake-build.log" >&2; exit 1; }
+needs_shared "$work/cmake-build/app" yes
+needs_shared "$work/cmake-build/app_static" no
+# CMake's build tree links with an rpath to the imported library.
+run "CMake chatwire::chatwire" "$work/cmake-build/app"
+run "CMake chatwire::chatwire_static" "$work/cmake-build/app_static"
+
+echo "=== CMake refuses an incompatible version"
+if cmake -S "$work/cmake" -B "$work/cmake-wrong" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCHATWIRE_WANT_VERSION=99.0 > "$work/cmake-wrong.log" 2>&1; then
+  echo "find_package(chatwire 99.0) succeeded" >&2
+  exit 1
+fi
+grep -q 'compatible with requested version "99.0"' "$work/cmake-wrong.log" ||
+  { cat "$work/cmake-wrong.log" >&2; exit 1; }
+
+echo "consumers: 5 passed, 0 failed"
