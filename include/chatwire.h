@@ -147,6 +147,28 @@ typedef enum {
 } chatwire_role;
 
 /**
+ * Which limit chatwire_client_set_limit() sets; see there.
+ */
+typedef enum {
+  /**
+   * A whole response body.
+   */
+  CHATWIRE_LIMIT_BODY = 0,
+  /**
+   * One line or event of a stream.
+   */
+  CHATWIRE_LIMIT_EVENT = 1,
+  /**
+   * All a streamed reply adds up to.
+   */
+  CHATWIRE_LIMIT_STREAM = 2,
+  /**
+   * The status line and headers of a response.
+   */
+  CHATWIRE_LIMIT_HEADERS = 3,
+} chatwire_limit;
+
+/**
  * A connection to one chat completions endpoint with one API key.
  *
  * Made by chatwire_client_new(), freed by chatwire_client_free(). One client
@@ -282,13 +304,36 @@ chatwire_status chatwire_client_set_timeout_ms(chatwire_client *client, uint64_t
 chatwire_status chatwire_client_set_idle_timeout_ms(chatwire_client *client, uint64_t timeout_ms);
 
 /**
- * Sets how many times a failed request is retried (0: never); default 2.
+ * Sets how many times a failed request is retried (0: never); default 2,
+ * at most 10 (more gives CHATWIRE_ERR_INVALID_ARGUMENT).
  * Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx.
  *
  * # Safety
  * `client` is NULL or a live client.
  */
 chatwire_status chatwire_client_set_max_retries(chatwire_client *client, uint32_t max_retries);
+
+/**
+ * Sets one of the limits on what chatwire keeps of a server's answer, in
+ * bytes counted after decompression; `which` is a chatwire_limit:
+ *
+ * | limit | bounds | default |
+ * |---|---|---|
+ * | CHATWIRE_LIMIT_BODY | a whole response body (also an error body) | 64 MiB |
+ * | CHATWIRE_LIMIT_EVENT | one line or event of a stream | 16 MiB |
+ * | CHATWIRE_LIMIT_STREAM | all a streamed reply adds up to (text, tool calls) | 64 MiB |
+ * | CHATWIRE_LIMIT_HEADERS | the status line and headers | 64 KiB |
+ *
+ * An answer past a limit stops the request with CHATWIRE_ERR_TOO_LARGE and
+ * the conversation unchanged; a stream's callbacks that already had deltas
+ * learn it from the send's status (or the done callback). Values from 1024
+ * to 4 GiB (1 MiB for headers) are accepted; others, and an unknown
+ * `which`, give CHATWIRE_ERR_INVALID_ARGUMENT.
+ *
+ * # Safety
+ * `client` is NULL or a live client.
+ */
+chatwire_status chatwire_client_set_limit(chatwire_client *client, int which, uint64_t bytes);
 
 /**
  * Sets an extra header sent with every request of this client, such as a
@@ -461,12 +506,24 @@ int chatwire_conversation_role(const chatwire_conversation *conversation, size_t
  * The text of message `index`, or NULL when `index` is out of range or
  * `conversation` is NULL. Borrowed: valid until the conversation is freed or
  * chatwire_conversation_set_system() is called (appending keeps it valid);
- * do not free. Text holding a NUL byte is cut there.
+ * do not free. A text holding U+0000 (a reply can) goes on past it:
+ * chatwire_conversation_content_len() gives its whole length.
  *
  * # Safety
  * `conversation` is NULL or live.
  */
 const char *chatwire_conversation_content(const chatwire_conversation *conversation, size_t index);
+
+/**
+ * The length in bytes of the text of message `index` (without the final
+ * NUL), which is more than strlen() of chatwire_conversation_content() when
+ * the text holds U+0000; 0 when `index` is out of range or `conversation`
+ * is NULL.
+ *
+ * # Safety
+ * `conversation` is NULL or live.
+ */
+size_t chatwire_conversation_content_len(const chatwire_conversation *conversation, size_t index);
 
 /**
  * Writes the conversation as JSON, the request shape
@@ -658,12 +715,23 @@ chatwire_status chatwire_json_prompt(const char *instruction,
 
 /**
  * The reply's text; "" when the model only called tools. NULL for a NULL
- * reply. Borrowed until the reply is freed.
+ * reply. Borrowed until the reply is freed. A text holding U+0000 goes on
+ * past it: chatwire_reply_content_len() gives its whole length.
  *
  * # Safety
  * `reply` is NULL or live.
  */
 const char *chatwire_reply_content(const chatwire_reply *reply);
+
+/**
+ * The length in bytes of the reply's text (without the final NUL), which
+ * is more than strlen(chatwire_reply_content(reply)) when the text holds
+ * U+0000; 0 for a NULL reply.
+ *
+ * # Safety
+ * `reply` is NULL or live.
+ */
+size_t chatwire_reply_content_len(const chatwire_reply *reply);
 
 /**
  * Why the model stopped: "stop", "length", "tool_calls", "content_filter",

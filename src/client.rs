@@ -7,7 +7,7 @@ use std::time::Duration;
 use std::ops::ControlFlow;
 
 use crate::config;
-use crate::config::Settings;
+use crate::config::{Limit, Limits, Settings};
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::http::body::{self, Delivery};
@@ -28,6 +28,9 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// How many times a failed request is retried unless set otherwise.
 pub const DEFAULT_MAX_RETRIES: u32 = 2;
+/// The most retries accepted: with the longest pause between them (120 s,
+/// when a server asks for it), ten retries already wait 20 minutes.
+pub const MAX_RETRIES_CEILING: u32 = 10;
 
 /// A connection to one chat completions endpoint with one key.
 ///
@@ -56,6 +59,7 @@ impl fmt::Debug for Client {
             .field("idle_timeout", &self.settings.idle_timeout)
             .field("max_retries", &self.settings.max_retries)
             .field("headers", &self.settings.headers)
+            .field("limits", &self.settings.limits)
             .finish()
     }
 }
@@ -97,13 +101,20 @@ impl Client {
     }
 
     fn fetch(&self, body: &[u8], token: Option<&CancelToken>) -> Result<Reply> {
-        let received = self.transport.post(body, &self.settings, token)?;
-        response::decode_completion(received.body, received.request_id)
+        let secrets = self.transport.secrets(&self.settings);
+        self.transport
+            .post(body, &self.settings, token)
+            .and_then(|received| response::decode_completion(received.body, received.request_id))
+            .map(|reply| reply.redact(&secrets))
+            .map_err(|error| error.redact(&secrets))
     }
 
     fn open_stream(&self, body: &[u8], token: &CancelToken) -> Result<DeltaStream> {
-        let reader = self.transport.post_stream(body, &self.settings, token)?;
-        Ok(DeltaStream::new(reader))
+        let secrets = self.transport.secrets(&self.settings);
+        match self.transport.post_stream(body, &self.settings, token) {
+            Ok(reader) => Ok(DeltaStream::new(reader, &self.settings.limits, secrets)),
+            Err(error) => Err(error.redact(&secrets)),
+        }
     }
 
     /// Streams the reply: `on_delta` gets each piece of text as it arrives
@@ -258,9 +269,38 @@ impl Client {
         self.settings.max_retries
     }
 
-    /// Sets how many times a failed request is retried (0: never).
-    pub fn set_max_retries(&mut self, max_retries: u32) {
-        self.settings.max_retries = max_retries;
+    /// Sets how many times a failed request is retried (0: never); more
+    /// than [`MAX_RETRIES_CEILING`] is refused with [`Error::InvalidArgument`].
+    pub fn set_max_retries(&mut self, max_retries: u32) -> Result<()> {
+        self.settings.max_retries = checked_retries(max_retries)?;
+        Ok(())
+    }
+
+    /// The value of one of the limits on what chatwire keeps of an answer.
+    pub fn limit(&self, limit: Limit) -> u64 {
+        self.settings.limits.get(limit)
+    }
+
+    /// Sets one of the limits on what chatwire keeps of an answer, in bytes
+    /// (after decompression), for this client (not its other clones). An
+    /// answer past a limit stops the request with [`Error::TooLarge`] and
+    /// leaves the conversation unchanged. Less than [`MIN_LIMIT`](crate::MIN_LIMIT)
+    /// or more than [`MAX_LIMIT`](crate::MAX_LIMIT) ([`MAX_HEADER_LIMIT`](crate::MAX_HEADER_LIMIT)
+    /// for headers) is refused with [`Error::InvalidArgument`].
+    ///
+    /// ```
+    /// use chatwire::Limit;
+    /// let mut client = chatwire::Client::builder()
+    ///     .base_url("http://127.0.0.1:8080")
+    ///     .api_key("sk-local")
+    ///     .build()?;
+    /// client.set_limit(Limit::Stream, 1024 * 1024)?;
+    /// assert_eq!(client.limit(Limit::Stream), 1024 * 1024);
+    /// assert!(client.set_limit(Limit::Body, 0).is_err());
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn set_limit(&mut self, limit: Limit, bytes: u64) -> Result<()> {
+        self.settings.limits.set(limit, bytes)
     }
 
     /// Sets an extra header sent with every request of this client (not of
@@ -287,6 +327,15 @@ impl Client {
 /// far enough from the clock's limits that deadlines cannot overflow.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
+fn checked_retries(max_retries: u32) -> Result<u32> {
+    if max_retries > MAX_RETRIES_CEILING {
+        return Err(Error::InvalidArgument(format!(
+            "max retries must be at most {MAX_RETRIES_CEILING}, not {max_retries}"
+        )));
+    }
+    Ok(max_retries)
+}
+
 fn checked_timeout(duration: Duration, what: &str) -> Result<Duration> {
     if duration.is_zero() || duration > MAX_TIMEOUT {
         return Err(Error::InvalidArgument(format!(
@@ -310,6 +359,7 @@ pub struct ClientBuilder {
     idle_timeout: Option<Duration>,
     max_retries: Option<u32>,
     headers: Vec<(String, String)>,
+    limits: Vec<(Limit, u64)>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -321,6 +371,7 @@ impl fmt::Debug for ClientBuilder {
             .field("connect_timeout", &self.connect_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("max_retries", &self.max_retries)
+            .field("limits", &self.limits)
             .field(
                 "headers",
                 &self
@@ -372,9 +423,19 @@ impl ClientBuilder {
         self
     }
 
-    /// How many times a failed request is retried; default [`DEFAULT_MAX_RETRIES`].
+    /// How many times a failed request is retried; default
+    /// [`DEFAULT_MAX_RETRIES`], at most [`MAX_RETRIES_CEILING`] (more makes
+    /// [`build`](Self::build) fail with [`Error::InvalidArgument`]).
     pub fn max_retries(mut self, max_retries: u32) -> Self {
         self.max_retries = Some(max_retries);
+        self
+    }
+
+    /// One of the limits on what chatwire keeps of an answer, in bytes; see
+    /// [`Client::set_limit`]. A value out of range makes
+    /// [`build`](Self::build) fail with [`Error::InvalidArgument`].
+    pub fn limit(mut self, limit: Limit, bytes: u64) -> Self {
+        self.limits.push((limit, bytes));
         self
     }
 
@@ -399,12 +460,18 @@ impl ClientBuilder {
     ///
     /// Fails with [`Error::MissingApiKey`] when no key is found,
     /// [`Error::Config`] for an unusable base URL, key, `$OPENAI_ORG_ID` or
-    /// `$OPENAI_PROJECT_ID`, and [`Error::InvalidArgument`] for a refused
-    /// [`header`](Self::header).
+    /// `$OPENAI_PROJECT_ID`, and for a key that would go to a base URL from
+    /// a less trusted place (a key from the environment and a base URL from
+    /// `./.env`, say: see the README's lookup table), and
+    /// [`Error::InvalidArgument`] for a refused [`header`](Self::header),
+    /// limit or number of retries.
     pub fn build(self) -> Result<Client> {
-        let endpoint = config::resolve_endpoint(self.base_url)?;
-        let key = config::resolve_api_key(self.api_key)?;
+        let (endpoint, key) = config::resolve_target(self.base_url, self.api_key)?;
         let headers = config::resolve_headers(self.headers)?;
+        let mut limits = Limits::default();
+        for (limit, bytes) in self.limits {
+            limits.set(limit, bytes)?;
+        }
         let settings = Settings {
             timeout: checked_timeout(self.timeout.unwrap_or(DEFAULT_TIMEOUT), "timeout")?,
             connect_timeout: checked_timeout(
@@ -415,8 +482,9 @@ impl ClientBuilder {
                 self.idle_timeout.unwrap_or(DEFAULT_IDLE_TIMEOUT),
                 "idle timeout",
             )?,
-            max_retries: self.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
+            max_retries: checked_retries(self.max_retries.unwrap_or(DEFAULT_MAX_RETRIES))?,
             headers,
+            limits,
         };
         Ok(Client {
             transport: Arc::new(Transport::new(endpoint, key)),

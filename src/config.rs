@@ -9,6 +9,7 @@ use std::time::Duration;
 use ureq::http::header::{HeaderName, HeaderValue};
 
 use crate::error::{Error, Result};
+use crate::secrets::Secrets;
 
 /// The base URL used when none is given and `$OPENAI_BASE_URL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com";
@@ -36,15 +37,6 @@ impl ApiKey {
         format!("Bearer {}", self.0)
     }
 
-    /// Replaces every occurrence of the key in `text`, for text that came back
-    /// from a server that may echo what it was sent.
-    pub(crate) fn redact(&self, text: String) -> String {
-        if self.0.len() >= 4 && text.contains(&self.0) {
-            text.replace(&self.0, "[redacted]")
-        } else {
-            text
-        }
-    }
 }
 
 impl fmt::Debug for ApiKey {
@@ -61,6 +53,121 @@ pub(crate) struct Settings {
     pub(crate) idle_timeout: Duration,
     pub(crate) max_retries: u32,
     pub(crate) headers: Headers,
+    pub(crate) limits: Limits,
+}
+
+/// One of the limits on what chatwire keeps of a server's answer; see
+/// [`Client::set_limit`](crate::Client::set_limit). Every limit counts bytes
+/// as chatwire holds them, after decompression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Limit {
+    /// A whole response body: a reply that is not streamed, an error body,
+    /// or a server's one JSON answer to a streamed request. Default
+    /// [`DEFAULT_MAX_BODY_BYTES`].
+    Body,
+    /// One line, and one event's data, of a streamed reply. Default
+    /// [`DEFAULT_MAX_EVENT_BYTES`].
+    Event,
+    /// Everything a streamed reply adds up to: content, refusal, tool calls
+    /// (ids, names, arguments). Default [`DEFAULT_MAX_STREAM_BYTES`].
+    Stream,
+    /// The status line and headers of a response. Default
+    /// [`DEFAULT_MAX_HEADER_BYTES`], at most [`MAX_HEADER_LIMIT`].
+    Headers,
+}
+
+/// The default [`Limit::Body`]: no chat completion comes near it.
+pub const DEFAULT_MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
+/// The default [`Limit::Event`].
+pub const DEFAULT_MAX_EVENT_BYTES: u64 = 16 * 1024 * 1024;
+/// The default [`Limit::Stream`].
+pub const DEFAULT_MAX_STREAM_BYTES: u64 = 64 * 1024 * 1024;
+/// The default [`Limit::Headers`].
+pub const DEFAULT_MAX_HEADER_BYTES: u64 = 64 * 1024;
+/// The smallest value any limit accepts: less cannot hold an error body.
+pub const MIN_LIMIT: u64 = 1024;
+/// The largest [`Limit::Headers`] accepted.
+pub const MAX_HEADER_LIMIT: u64 = 1024 * 1024;
+/// The largest [`Limit::Body`], [`Limit::Event`] or [`Limit::Stream`] accepted.
+pub const MAX_LIMIT: u64 = 4 * 1024 * 1024 * 1024;
+
+/// The limits of one client; see [`Limit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Limits {
+    pub(crate) body: u64,
+    pub(crate) event: u64,
+    pub(crate) stream: u64,
+    pub(crate) headers: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            body: DEFAULT_MAX_BODY_BYTES,
+            event: DEFAULT_MAX_EVENT_BYTES,
+            stream: DEFAULT_MAX_STREAM_BYTES,
+            headers: DEFAULT_MAX_HEADER_BYTES,
+        }
+    }
+}
+
+impl Limits {
+    /// The value of one limit.
+    pub(crate) fn get(&self, limit: Limit) -> u64 {
+        match limit {
+            Limit::Body => self.body,
+            Limit::Event => self.event,
+            Limit::Stream => self.stream,
+            Limit::Headers => self.headers,
+        }
+    }
+
+    /// Sets one limit; below [`MIN_LIMIT`] or above its maximum is an
+    /// [`Error::InvalidArgument`] and changes nothing.
+    pub(crate) fn set(&mut self, limit: Limit, bytes: u64) -> Result<()> {
+        let max = match limit {
+            Limit::Headers => MAX_HEADER_LIMIT,
+            _ => MAX_LIMIT,
+        };
+        if !(MIN_LIMIT..=max).contains(&bytes) {
+            return Err(Error::InvalidArgument(format!(
+                "the {} limit must be from {MIN_LIMIT} to {max} bytes, not {bytes}",
+                limit.what()
+            )));
+        }
+        *self.slot(limit) = bytes;
+        Ok(())
+    }
+
+    fn slot(&mut self, limit: Limit) -> &mut u64 {
+        match limit {
+            Limit::Body => &mut self.body,
+            Limit::Event => &mut self.event,
+            Limit::Stream => &mut self.stream,
+            Limit::Headers => &mut self.headers,
+        }
+    }
+}
+
+impl Limit {
+    /// What the limit bounds, as [`Error::TooLarge`] names it.
+    pub(crate) fn what(self) -> &'static str {
+        match self {
+            Limit::Body => "the response body",
+            Limit::Event => "one event of the stream",
+            Limit::Stream => "the streamed reply",
+            Limit::Headers => "the response headers",
+        }
+    }
+
+    /// The error for something that grew past this limit.
+    pub(crate) fn exceeded(self, limit: u64) -> Error {
+        Error::TooLarge {
+            what: self.what().to_owned(),
+            limit,
+        }
+    }
 }
 
 /// Headers chatwire sets itself, or the HTTP layer does; a caller's own
@@ -135,30 +242,88 @@ impl fmt::Debug for Headers {
     }
 }
 
+/// Where a setting came from, from the least trusted to the most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Source {
+    /// An entry of `./.env`: a file that came with whatever directory the
+    /// program runs in (a cloned project, say).
+    DotEnv,
+    /// The process environment.
+    Environment,
+    /// An argument, or chatwire's own default.
+    Explicit,
+}
+
+impl Source {
+    fn describe(self, variable: &str) -> String {
+        match self {
+            Source::DotEnv => format!("{variable} in ./.env"),
+            Source::Environment => format!("${variable}"),
+            Source::Explicit => "the argument".to_owned(),
+        }
+    }
+}
+
 /// Looks a setting up in the environment, then in `./.env`; empty values count as unset.
 pub(crate) fn lookup(name: &str) -> Option<String> {
+    lookup_with_source(name).map(|(value, _)| value)
+}
+
+fn lookup_with_source(name: &str) -> Option<(String, Source)> {
     std::env::var(name)
         .ok()
         .filter(|value| !value.is_empty())
-        .or_else(|| dotenv_value(Path::new(".env"), name))
+        .map(|value| (value, Source::Environment))
+        .or_else(|| dotenv_value(Path::new(".env"), name).map(|value| (value, Source::DotEnv)))
 }
 
-/// The API key: the argument, else `$OPENAI_API_KEY`, else `OPENAI_API_KEY` in `./.env`.
-pub(crate) fn resolve_api_key(explicit: Option<String>) -> Result<ApiKey> {
-    let key = explicit
-        .filter(|key| !key.is_empty())
-        .or_else(|| lookup("OPENAI_API_KEY"))
-        .ok_or(Error::MissingApiKey)?;
-    ApiKey::new(key)
+/// The endpoint and the key, each from the first place that has it:
+///
+/// | setting | 1. argument | 2. environment | 3. `./.env` | else |
+/// |---|---|---|---|---|
+/// | base URL | `base_url` | `$OPENAI_BASE_URL` | `OPENAI_BASE_URL=` | `https://api.openai.com` |
+/// | API key | `api_key` (not empty) | `$OPENAI_API_KEY` | `OPENAI_API_KEY=` | [`Error::MissingApiKey`] |
+///
+/// The key is only sent to a URL from the same place or a more trusted one
+/// (argument or default > environment > `./.env`): a `.env` that names only
+/// a base URL must not receive the key from the environment. The mixed case
+/// is an [`Error::Config`] naming both places.
+pub(crate) fn resolve_target(
+    base_url: Option<String>,
+    api_key: Option<String>,
+) -> Result<(String, ApiKey)> {
+    let (base, url_source) = match base_url {
+        Some(base) => (base, Source::Explicit),
+        None => lookup_with_source("OPENAI_BASE_URL")
+            .unwrap_or_else(|| (DEFAULT_BASE_URL.to_owned(), Source::Explicit)),
+    };
+    let endpoint = endpoint_url(&base)?;
+    let (key, key_source) = match api_key.filter(|key| !key.is_empty()) {
+        Some(key) => (key, Source::Explicit),
+        None => lookup_with_source("OPENAI_API_KEY").ok_or(Error::MissingApiKey)?,
+    };
+    if url_source < key_source {
+        return Err(Error::Config(format!(
+            "the API key comes from {} but the base URL from {}, which is less trusted: \
+             the key is not sent there. Give the base URL the same way as the key \
+             (or remove OPENAI_BASE_URL from where it should not be)",
+            key_source.describe("OPENAI_API_KEY"),
+            url_source.describe("OPENAI_BASE_URL"),
+        )));
+    }
+    Ok((endpoint, ApiKey::new(key)?))
 }
 
-/// The endpoint URL: the argument, else `$OPENAI_BASE_URL`, else `./.env`,
-/// else [`DEFAULT_BASE_URL`]; see [`endpoint_url`].
-pub(crate) fn resolve_endpoint(explicit: Option<String>) -> Result<String> {
-    let base = explicit
-        .or_else(|| lookup("OPENAI_BASE_URL"))
-        .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
-    endpoint_url(&base)
+/// Every secret a client holds: the key and every header value. A setting
+/// that adds a secret (proxy credentials, say) registers it here, and every
+/// text built from a server's answer is cleaned of all of them.
+pub(crate) fn secrets(key: &ApiKey, headers: &Headers) -> Secrets {
+    let mut secrets = Secrets::default();
+    secrets.add(&key.0);
+    for (_, value) in headers.iter() {
+        secrets.add(&String::from_utf8_lossy(value.as_bytes()));
+    }
+    secrets
 }
 
 /// Headers taken from the environment (or `./.env`) unless given: the
@@ -356,10 +521,6 @@ mod tests {
     fn key_debug_and_redaction_hide_the_key() {
         let key = ApiKey::new("sk-secret-123".into()).unwrap();
         assert_eq!(format!("{key:?}"), "ApiKey([redacted])");
-        assert_eq!(
-            key.redact("bad key sk-secret-123!".into()),
-            "bad key [redacted]!"
-        );
         assert!(ApiKey::new("sk\nx".into()).is_err());
     }
 }

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use crate::secrets::Secrets;
+
 /// The result type of every fallible chatwire call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -204,6 +206,49 @@ impl Error {
             message: message.into(),
             excerpt: excerpt(body, EXCERPT_BYTES, Keep::Start).to_owned(),
         }
+    }
+}
+
+impl ApiError {
+    fn redact(&mut self, secrets: &Secrets) {
+        secrets.scrub(&mut self.message);
+        secrets.scrub_opt(&mut self.kind);
+        secrets.scrub_opt(&mut self.code);
+        secrets.scrub_opt(&mut self.request_id);
+    }
+}
+
+impl Error {
+    /// The same error without any of `secrets` in any of its texts; what
+    /// every error built from a server's answer goes through before a caller
+    /// sees it. An underlying error whose text holds a secret is dropped.
+    pub(crate) fn redact(mut self, secrets: &Secrets) -> Error {
+        match &mut self {
+            Error::InvalidArgument(text)
+            | Error::InvalidConversation(text)
+            | Error::Config(text)
+            | Error::NoJson(text)
+            | Error::Internal(text)
+            | Error::Timeout { message: text, .. }
+            | Error::System { message: text, .. } => secrets.scrub(text),
+            Error::Transport { message, source } => {
+                secrets.scrub(message);
+                let shown = source.as_ref().map(ToString::to_string);
+                if shown.is_some_and(|shown| secrets.redact(&shown) != shown) {
+                    *source = None;
+                }
+            }
+            Error::Auth(api) | Error::RateLimited(api) | Error::Server(api) | Error::Http(api) => {
+                api.redact(secrets)
+            }
+            Error::Decode { message, excerpt } => {
+                secrets.scrub(message);
+                secrets.scrub(excerpt);
+            }
+            Error::TooLarge { what, .. } => secrets.scrub(what),
+            Error::MissingApiKey | Error::Cancelled => {}
+        }
+        self
     }
 }
 

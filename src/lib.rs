@@ -55,6 +55,7 @@ pub mod extract;
 mod ffi;
 mod http;
 mod reply;
+mod secrets;
 mod stream;
 
 /// The streaming decoder, for the fuzz targets only: not part of the API,
@@ -67,9 +68,12 @@ pub mod fuzzing {
 
 pub use client::{
     Client, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_RETRIES,
-    DEFAULT_TIMEOUT, MAX_TIMEOUT,
+    DEFAULT_TIMEOUT, MAX_RETRIES_CEILING, MAX_TIMEOUT,
 };
-pub use config::DEFAULT_BASE_URL;
+pub use config::{
+    Limit, DEFAULT_BASE_URL, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_EVENT_BYTES,
+    DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_STREAM_BYTES, MAX_HEADER_LIMIT, MAX_LIMIT, MIN_LIMIT,
+};
 pub use conversation::image::MAX_IMAGE_BYTES;
 pub use conversation::message::{Image, ImageDetail, Message, Role, Tool, ToolCall};
 pub use conversation::options::ResponseFormat;

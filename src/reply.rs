@@ -1,6 +1,7 @@
 //! What came back from a successful request, besides the text.
 
 use crate::conversation::message::{Message, Role, ToolCall};
+use crate::secrets::Secrets;
 
 /// Token counts the server reported for one request; a missing count is 0,
 /// a missing total is the sum of the others.
@@ -60,11 +61,30 @@ pub struct Reply {
     /// The calls the model asked for (`finish_reason` is then `tool_calls`).
     pub tool_calls: Vec<ToolCall>,
     /// The response body exactly as received; for a streamed reply, the
-    /// equivalent non-streamed body, built from the chunks.
+    /// equivalent non-streamed body, built from the chunks. The only text of
+    /// a reply that is not cleaned of the client's secrets (see the README's
+    /// "Limits and security"): it is what the server sent.
     pub json: String,
 }
 
 impl Reply {
+    /// The same reply with every text but [`json`](Self::json) cleaned of
+    /// `secrets`, in case the server echoed one.
+    pub(crate) fn redact(mut self, secrets: &Secrets) -> Reply {
+        secrets.scrub(&mut self.content);
+        secrets.scrub_opt(&mut self.finish_reason);
+        secrets.scrub_opt(&mut self.id);
+        secrets.scrub_opt(&mut self.model);
+        secrets.scrub_opt(&mut self.request_id);
+        for call in &mut self.tool_calls {
+            secrets.scrub(&mut call.id);
+            secrets.scrub(&mut call.kind);
+            secrets.scrub(&mut call.name);
+            secrets.scrub(&mut call.arguments);
+        }
+        self
+    }
+
     /// The assistant message this reply amounts to.
     pub fn to_message(&self) -> Message {
         let mut message = Message::new(Role::Assistant, self.content.clone());

@@ -40,18 +40,15 @@ impl Image {
 
     /// Reads a PNG, JPEG, GIF or WebP file (at most [`MAX_IMAGE_BYTES`]) into
     /// a base64 `data:` URL; the type comes from the file's bytes, not its name.
+    ///
+    /// Only a regular file is read (a FIFO, a device such as `/dev/zero` or
+    /// a directory is refused without reading it: opening never waits for a
+    /// writer), its size is checked before reading, and the read stops at the
+    /// limit even if the file grows meanwhile. Errors name the path and why.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Image> {
         let path = path.as_ref();
         let bad = |why: String| Error::InvalidArgument(format!("image {}: {why}", path.display()));
-        let size = std::fs::metadata(path)
-            .map_err(|err| bad(format!("cannot read it: {err}")))?
-            .len();
-        if size > MAX_IMAGE_BYTES {
-            return Err(bad(format!(
-                "{size} bytes is more than the {MAX_IMAGE_BYTES} allowed"
-            )));
-        }
-        let bytes = std::fs::read(path).map_err(|err| bad(format!("cannot read it: {err}")))?;
+        let bytes = read_image_file(path).map_err(|err| bad(err))?;
         Image::from_bytes(&bytes).map_err(|err| match err {
             Error::InvalidArgument(why) => bad(why),
             other => other,
@@ -68,6 +65,34 @@ impl Image {
         })?;
         Ok(Image::url(format!("data:{mime};base64,{}", base64(bytes))))
     }
+}
+
+/// Reads a regular file of at most [`MAX_IMAGE_BYTES`]; the error says why not.
+fn read_image_file(path: &Path) -> std::result::Result<Vec<u8>, String> {
+    let cannot = |err: std::io::Error| format!("cannot read it: {err}");
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // A FIFO opened for reading waits for a writer unless opened non-blocking;
+    // a regular file reads the same either way.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(cannot)?;
+    let metadata = file.metadata().map_err(cannot)?;
+    if !metadata.is_file() {
+        let kind = if metadata.is_dir() { "a directory" } else { "not a regular file (a device, FIFO or socket)" };
+        return Err(format!("it is {kind}; only regular files are read"));
+    }
+    let too_big = |size: u64| format!("{size} bytes is more than the {MAX_IMAGE_BYTES} allowed");
+    if metadata.len() > MAX_IMAGE_BYTES {
+        return Err(too_big(metadata.len()));
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_IMAGE_BYTES + 1), &mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_IMAGE_BYTES {
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 /// The image type from the file's signature.
@@ -121,6 +146,35 @@ fn base64(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn refusal(path: &str) -> String {
+        match Image::from_file(path) {
+            Err(Error::InvalidArgument(message)) => message,
+            other => panic!("{path}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn only_regular_files_are_read() {
+        let message = refusal("/dev/zero");
+        assert!(message.contains("/dev/zero") && message.contains("not a regular file"), "{message}");
+        let dir = std::env::temp_dir();
+        let message = refusal(dir.to_str().unwrap());
+        assert!(message.contains("a directory"), "{message}");
+        assert!(refusal("/no/such/image.png").contains("cannot read it"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_without_a_writer_is_refused_at_once() {
+        let path = std::env::temp_dir().join(format!("chatwire-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let made = std::process::Command::new("mkfifo").arg(&path).status().unwrap();
+        assert!(made.success(), "mkfifo");
+        let message = refusal(path.to_str().unwrap());
+        std::fs::remove_file(&path).unwrap();
+        assert!(message.contains("not a regular file"), "{message}");
+    }
 
     #[test]
     fn base64_matches_the_standard_vectors() {

@@ -279,6 +279,14 @@ impl<'de> Deserialize<'de> for Message {
         let wire = WireMessage::deserialize(deserializer)?;
         let mut message = Message::new(wire.role, "");
         match wire.content {
+            // As appending refuses text that is missing: only an assistant
+            // message that calls tools may come without content.
+            None if wire.role != Role::Assistant || wire.tool_calls.is_empty() => {
+                return Err(serde::de::Error::custom(format!(
+                    "a {} message needs \"content\" (text, or an array of parts)",
+                    wire.role.as_str()
+                )));
+            }
             None => {}
             Some(WireContent::Text(text)) => message.content = text,
             Some(WireContent::Parts(parts)) => {

@@ -455,6 +455,26 @@ mod tests {
     }
 
     #[test]
+    fn from_json_refuses_missing_content_as_append_does() {
+        for message in [
+            r#"{"role":"user","content":null}"#,
+            r#"{"role":"user"}"#,
+            r#"{"role":"system","content":null}"#,
+            r#"{"role":"assistant","content":null}"#,
+        ] {
+            let json = format!(r#"{{"model":"m","messages":[{message}]}}"#);
+            match Conversation::from_json(&json) {
+                Err(Error::InvalidArgument(why)) => assert!(why.contains("content"), "{why}"),
+                other => panic!("{message}: {other:?}"),
+            }
+        }
+        // An assistant message that only calls tools has no content.
+        let json = r#"{"model":"m","messages":[{"role":"user","content":"q"},
+            {"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}]}"#;
+        assert!(Conversation::from_json(json).is_ok());
+    }
+
+    #[test]
     fn truncate_undoes_turns() {
         let mut c = Conversation::new("m");
         c.user("a").unwrap();

@@ -1,13 +1,13 @@
 //! `chatwire_client`: chatwire_client_new, the setters, chatwire_client_free.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_int};
 use std::sync::{PoisonError, RwLock};
 use std::time::Duration;
 
 use super::boundary;
 use super::error::FfiError;
 use super::handle;
-use super::status::chatwire_status;
+use super::status::{chatwire_status, limit_from_c};
 use super::text;
 use crate::client::Client;
 
@@ -122,7 +122,8 @@ pub unsafe extern "C" fn chatwire_client_set_idle_timeout_ms(
     })
 }
 
-/// Sets how many times a failed request is retried (0: never); default 2.
+/// Sets how many times a failed request is retried (0: never); default 2,
+/// at most 10 (more gives CHATWIRE_ERR_INVALID_ARGUMENT).
 /// Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx.
 ///
 /// # Safety
@@ -134,10 +135,38 @@ pub unsafe extern "C" fn chatwire_client_set_max_retries(
 ) -> chatwire_status {
     boundary::status(|| {
         let client = unsafe { handle::borrow(client, "client")? };
-        client.update(|client| {
-            client.set_max_retries(max_retries);
-            Ok(())
-        })
+        client.update(|client| client.set_max_retries(max_retries))
+    })
+}
+
+/// Sets one of the limits on what chatwire keeps of a server's answer, in
+/// bytes counted after decompression; `which` is a chatwire_limit:
+///
+/// | limit | bounds | default |
+/// |---|---|---|
+/// | CHATWIRE_LIMIT_BODY | a whole response body (also an error body) | 64 MiB |
+/// | CHATWIRE_LIMIT_EVENT | one line or event of a stream | 16 MiB |
+/// | CHATWIRE_LIMIT_STREAM | all a streamed reply adds up to (text, tool calls) | 64 MiB |
+/// | CHATWIRE_LIMIT_HEADERS | the status line and headers | 64 KiB |
+///
+/// An answer past a limit stops the request with CHATWIRE_ERR_TOO_LARGE and
+/// the conversation unchanged; a stream's callbacks that already had deltas
+/// learn it from the send's status (or the done callback). Values from 1024
+/// to 4 GiB (1 MiB for headers) are accepted; others, and an unknown
+/// `which`, give CHATWIRE_ERR_INVALID_ARGUMENT.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_set_limit(
+    client: *mut chatwire_client,
+    which: c_int,
+    bytes: u64,
+) -> chatwire_status {
+    boundary::status(|| {
+        let client = unsafe { handle::borrow(client, "client")? };
+        let limit = limit_from_c(which)?;
+        client.update(|client| client.set_limit(limit, bytes))
     })
 }
 

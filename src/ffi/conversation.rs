@@ -1,7 +1,7 @@
 //! `chatwire_conversation`: building, reading, saving and loading the history.
 
 use std::cell::RefCell;
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, c_int};
 
 use super::boundary;
 use super::error::FfiError;
@@ -23,7 +23,7 @@ pub struct chatwire_conversation {
     // NUL-terminated copies handed out by chatwire_conversation_content(),
     // made on first request. They live until set_system() shifts the indexes
     // or the conversation is freed; appending leaves them valid.
-    views: RefCell<Vec<Option<CString>>>,
+    views: RefCell<Vec<Option<text::CText>>>,
 }
 
 impl chatwire_conversation {
@@ -48,11 +48,11 @@ impl chatwire_conversation {
         let message = self.conversation.messages().get(index)?;
         let mut views = self.views.borrow_mut();
         if views.len() <= index {
-            views.resize(index + 1, None);
+            views.resize_with(index + 1, || None);
         }
-        let view = views[index].get_or_insert_with(|| text::c_string(message.content.as_str()));
-        // The CString's buffer does not move when `views` grows, so the
-        // pointer stays valid until the entry is dropped.
+        let view = views[index].get_or_insert_with(|| text::CText::new(&message.content));
+        // The buffer does not move when `views` grows, so the pointer stays
+        // valid until the entry is dropped.
         Some(view.as_ptr())
     }
 }
@@ -309,7 +309,8 @@ pub unsafe extern "C" fn chatwire_conversation_role(
 /// The text of message `index`, or NULL when `index` is out of range or
 /// `conversation` is NULL. Borrowed: valid until the conversation is freed or
 /// chatwire_conversation_set_system() is called (appending keeps it valid);
-/// do not free. Text holding a NUL byte is cut there.
+/// do not free. A text holding U+0000 (a reply can) goes on past it:
+/// chatwire_conversation_content_len() gives its whole length.
 ///
 /// # Safety
 /// `conversation` is NULL or live.
@@ -323,6 +324,25 @@ pub unsafe extern "C" fn chatwire_conversation_content(
         handle
             .content_view(index)
             .ok_or_else(|| out_of_range(index))
+    })
+}
+
+/// The length in bytes of the text of message `index` (without the final
+/// NUL), which is more than strlen() of chatwire_conversation_content() when
+/// the text holds U+0000; 0 when `index` is out of range or `conversation`
+/// is NULL.
+///
+/// # Safety
+/// `conversation` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_content_len(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> usize {
+    boundary::value(0, || {
+        let handle = unsafe { handle::borrow(conversation, "conversation")? };
+        let message = handle.conversation.messages().get(index);
+        Ok(message.ok_or_else(|| out_of_range(index))?.content.len())
     })
 }
 

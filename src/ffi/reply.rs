@@ -17,7 +17,7 @@ use crate::reply::Reply;
 /// conversation, and may be read from any thread.
 pub struct chatwire_reply {
     reply: Reply,
-    content: CString,
+    content: text::CText,
     finish_reason: Option<CString>,
     request_id: Option<CString>,
     json: CString,
@@ -29,7 +29,7 @@ impl chatwire_reply {
     pub(crate) fn new(reply: Reply) -> chatwire_reply {
         let optional = |text: &Option<String>| text.as_deref().map(text::c_string);
         chatwire_reply {
-            content: text::c_string(reply.content.as_str()),
+            content: text::CText::new(&reply.content),
             finish_reason: optional(&reply.finish_reason),
             request_id: optional(&reply.request_id),
             json: text::c_string(reply.json.as_str()),
@@ -59,7 +59,8 @@ fn borrowed(text: &Option<CString>) -> *const c_char {
 }
 
 /// The reply's text; "" when the model only called tools. NULL for a NULL
-/// reply. Borrowed until the reply is freed.
+/// reply. Borrowed until the reply is freed. A text holding U+0000 goes on
+/// past it: chatwire_reply_content_len() gives its whole length.
 ///
 /// # Safety
 /// `reply` is NULL or live.
@@ -68,6 +69,17 @@ pub unsafe extern "C" fn chatwire_reply_content(reply: *const chatwire_reply) ->
     boundary::value(std::ptr::null(), || {
         Ok(unsafe { handle::borrow(reply, "reply")? }.content.as_ptr())
     })
+}
+
+/// The length in bytes of the reply's text (without the final NUL), which
+/// is more than strlen(chatwire_reply_content(reply)) when the text holds
+/// U+0000; 0 for a NULL reply.
+///
+/// # Safety
+/// `reply` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_reply_content_len(reply: *const chatwire_reply) -> usize {
+    boundary::value(0, || Ok(unsafe { handle::borrow(reply, "reply")? }.content.len()))
 }
 
 /// Why the model stopped: "stop", "length", "tool_calls", "content_filter",

@@ -2,6 +2,7 @@
 
 use std::ffi::{c_char, c_int, CStr};
 
+use crate::config::Limit;
 use crate::conversation::message::Role;
 use crate::error::Error;
 
@@ -72,6 +73,34 @@ pub enum chatwire_role {
     CHATWIRE_ROLE_ASSISTANT = 2,
     /// A tool's result (appended with chatwire_conversation_append_tool_result()).
     CHATWIRE_ROLE_TOOL = 3,
+}
+
+/// Which limit chatwire_client_set_limit() sets; see there.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
+pub enum chatwire_limit {
+    /// A whole response body.
+    CHATWIRE_LIMIT_BODY = 0,
+    /// One line or event of a stream.
+    CHATWIRE_LIMIT_EVENT = 1,
+    /// All a streamed reply adds up to.
+    CHATWIRE_LIMIT_STREAM = 2,
+    /// The status line and headers of a response.
+    CHATWIRE_LIMIT_HEADERS = 3,
+}
+
+/// The limit a C value names.
+pub(crate) fn limit_from_c(which: c_int) -> Result<Limit, Error> {
+    match which {
+        0 => Ok(Limit::Body),
+        1 => Ok(Limit::Event),
+        2 => Ok(Limit::Stream),
+        3 => Ok(Limit::Headers),
+        other => Err(Error::InvalidArgument(format!(
+            "{other} is not a chatwire_limit (0 body, 1 event, 2 stream, 3 headers)"
+        ))),
+    }
 }
 
 /// The C value of a role.

@@ -59,6 +59,30 @@ pub(crate) fn c_string(text: impl Into<Vec<u8>>) -> CString {
     })
 }
 
+/// A borrowed copy of text for C that keeps all of it, NUL bytes included:
+/// C reads it up to the first NUL as a string, or `len()` bytes with a
+/// `_len` accessor. The buffer never moves, so its pointer stays valid for
+/// as long as the value lives.
+pub(crate) struct CText(Box<[u8]>);
+
+impl CText {
+    pub(crate) fn new(text: &str) -> CText {
+        let mut bytes = Vec::with_capacity(text.len() + 1);
+        bytes.extend_from_slice(text.as_bytes());
+        bytes.push(0);
+        CText(bytes.into_boxed_slice())
+    }
+
+    pub(crate) fn as_ptr(&self) -> *const c_char {
+        self.0.as_ptr().cast()
+    }
+
+    /// The length of the text in bytes, without the final NUL.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len() - 1
+    }
+}
+
 /// A copy of text that C owns and frees with chatwire_string_free().
 pub(crate) fn string_out(text: &str) -> *mut c_char {
     c_string(text).into_raw()
@@ -67,6 +91,15 @@ pub(crate) fn string_out(text: &str) -> *mut c_char {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn c_text_keeps_every_byte() {
+        let text = CText::new("ab\0cd");
+        assert_eq!(text.len(), 5);
+        // SAFETY: the buffer holds len() + 1 bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(text.as_ptr().cast::<u8>(), 6) };
+        assert_eq!(bytes, b"ab\0cd\0");
+    }
 
     #[test]
     fn c_string_cuts_at_nul() {

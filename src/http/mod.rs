@@ -1,5 +1,5 @@
 //! How a request travels: the body is serialized ([`body`]), posted and
-//! retried ([`transport`], [`retry`]), its answer decoded ([`response`]);
+//! retried ([`transport`], [`retry`]), redirected only as [`redirect`] allows, its answer decoded ([`response`]);
 //! requests that can be stopped carry a [`cancel`] token, and background
 //! requests run as a [`pending`] reply.
 //!
@@ -9,6 +9,7 @@
 pub(crate) mod body;
 pub(crate) mod cancel;
 pub(crate) mod pending;
+pub(crate) mod redirect;
 pub(crate) mod response;
 pub(crate) mod retry;
 pub(crate) mod transport;

@@ -7,14 +7,13 @@ use std::time::{Duration, SystemTime};
 use ureq::http::Response;
 use ureq::Body;
 
-use crate::config::{ApiKey, Settings};
+use crate::config::{self, ApiKey, Limit, Settings};
 use crate::error::{Error, Result, TimeoutKind};
 use crate::http::cancel::{CancelToken, IdleWatch};
+use crate::http::redirect;
 use crate::http::response;
 use crate::http::retry;
-
-/// No chat completion comes near this; a larger body is a broken server.
-const MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
+use crate::secrets::Secrets;
 
 /// A 2xx body and the request id that came with it.
 pub(crate) struct Received {
@@ -51,6 +50,8 @@ impl Transport {
     pub(crate) fn new(endpoint: String, key: ApiKey) -> Transport {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            // Redirects are judged by chatwire's own policy (http::redirect).
+            .max_redirects(0)
             .user_agent(concat!("chatwire/", env!("CARGO_PKG_VERSION")))
             .build()
             .new_agent();
@@ -63,6 +64,11 @@ impl Transport {
 
     pub(crate) fn endpoint(&self) -> &str {
         &self.endpoint
+    }
+
+    /// Every secret a request with these settings carries.
+    pub(crate) fn secrets(&self, settings: &Settings) -> Secrets {
+        config::secrets(&self.key, &settings.headers)
     }
 
     fn stoppable<'a>(&self, token: &'a CancelToken) -> Stoppable<'a> {
@@ -90,20 +96,17 @@ impl Transport {
                 Attempt::Failed(error) => return Attempt::Failed(error),
             };
             let request_id = request_id(&response);
-            match response
-                .body_mut()
-                .with_config()
-                .limit(MAX_BODY_BYTES)
-                .read_to_vec()
-            {
-                Ok(bytes) => match String::from_utf8(bytes) {
+            let limit = settings.limits.body;
+            match read_limited(response.body_mut().as_reader(), limit) {
+                Ok(Some(bytes)) => match String::from_utf8(bytes) {
                     Ok(body) => Attempt::Done(Received { body, request_id }),
                     Err(err) => Attempt::Failed(Error::decode(
                         "the body is not UTF-8",
                         &String::from_utf8_lossy(err.as_bytes()),
                     )),
                 },
-                Err(error) => self.transport_failure(error, settings),
+                Ok(None) => Attempt::Failed(Limit::Body.exceeded(limit)),
+                Err(error) => self.transport_failure(ureq::Error::Io(error), settings),
             }
         })
     }
@@ -179,19 +182,55 @@ impl Transport {
         }
     }
 
-    /// Sends the request and returns a 2xx response with its body unread;
-    /// any other status is read and turned into an error.
+    /// Sends the request and returns a 2xx response with its body unread,
+    /// following the redirects [`redirect::follow`] allows; any other status
+    /// is read and turned into an error.
     fn open(
         &self,
         agent: &ureq::Agent,
         body: &[u8],
         settings: &Settings,
     ) -> Attempt<Response<Body>> {
+        let mut url = self.endpoint.clone();
+        let mut hops = 0;
+        loop {
+            let response = match self.open_once(agent, &url, body, settings) {
+                Attempt::Done(response) => response,
+                other => return other,
+            };
+            let status = response.status().as_u16();
+            if !(300..400).contains(&status) {
+                return Attempt::Done(response);
+            }
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|value| value.to_str().ok());
+            match redirect::follow(&url, status, location, hops, request_id(&response)) {
+                Ok(next) => url = next,
+                Err(error) => return Attempt::Failed(error),
+            }
+            hops += 1;
+        }
+    }
+
+    /// One request to `url`: a 2xx or 3xx response with its body unread;
+    /// any other status is read and turned into an error.
+    fn open_once(
+        &self,
+        agent: &ureq::Agent,
+        url: &str,
+        body: &[u8],
+        settings: &Settings,
+    ) -> Attempt<Response<Body>> {
         let mut request = agent
-            .post(&self.endpoint)
+            .post(url)
             .config()
             .timeout_global(Some(settings.timeout))
             .timeout_connect(Some(settings.connect_timeout))
+            .max_response_header_size(
+                usize::try_from(settings.limits.headers).unwrap_or(usize::MAX),
+            )
             .build()
             .header("Authorization", self.key.bearer())
             .content_type("application/json");
@@ -204,20 +243,17 @@ impl Transport {
             Err(error) => return self.transport_failure(error, settings),
         };
         let status = response.status().as_u16();
-        if (200..300).contains(&status) {
+        if (200..400).contains(&status) {
             return Attempt::Done(response);
         }
         let request_id = request_id(&response);
         let retry_after = retry::retry_after(response.headers(), SystemTime::now());
-        let text = response
-            .body_mut()
-            .with_config()
-            .limit(MAX_BODY_BYTES)
-            .lossy_utf8(true)
-            .read_to_string()
-            .unwrap_or_default();
-        let mut api = response::decode_error(status, &text, request_id);
-        api.message = self.key.redact(api.message);
+        // What an error body says is read up to the limit; the rest is not needed.
+        let mut bytes = Vec::new();
+        let limited = response.body_mut().as_reader().take(settings.limits.body);
+        let _ = { limited }.read_to_end(&mut bytes);
+        let text = String::from_utf8_lossy(&bytes);
+        let api = response::decode_error(status, &text, request_id);
         let retryable = retry::status_is_retryable(&api);
         let error = Error::from_api(api);
         if retryable {
@@ -241,13 +277,22 @@ impl Transport {
             ureq::Error::BadUri(ref why) => {
                 Attempt::Failed(Error::Config(format!("bad URL {endpoint}: {why}")))
             }
-            ureq::Error::BodyExceedsLimit(limit) => Attempt::Failed(Error::decode(
-                format!("the body is larger than {limit} bytes"),
-                "",
-            )),
+            ureq::Error::BodyExceedsLimit(limit) => Attempt::Failed(Limit::Body.exceeded(limit)),
+            ureq::Error::LargeResponseHeader(_, limit) => {
+                Attempt::Failed(Limit::Headers.exceeded(limit as u64))
+            }
             other => Attempt::Failed(transport_error(endpoint, other)),
         }
     }
+}
+
+/// Reads a whole body, `None` when it is longer than `limit` bytes. The
+/// reader decompresses, so the count is of what is kept: a compressed bomb
+/// stops at the limit, whatever its size on the wire.
+fn read_limited(reader: impl Read, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    reader.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
 /// ureq reports a timeout while reading a body as an I/O error wrapping its own.
@@ -318,13 +363,14 @@ impl StreamReader {
     pub(crate) fn read_all(&mut self) -> Result<String> {
         let mut body = Vec::new();
         let mut buffer = [0u8; 16 * 1024];
+        let limit = self.settings.limits.body;
         loop {
             let read = self.read(&mut buffer)?;
             if read == 0 {
                 break;
             }
-            if body.len() + read > MAX_BODY_BYTES as usize {
-                return Err(Error::decode("the body is larger than the limit", ""));
+            if (body.len() + read) as u64 > limit {
+                return Err(Limit::Body.exceeded(limit));
             }
             body.extend_from_slice(&buffer[..read]);
         }

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use crate::config::{Limit, DEFAULT_MAX_STREAM_BYTES};
 use crate::error::Result;
 
 use super::{decode_error_at_end, Chunk, ChunkChoice, ToolCallDelta};
@@ -35,18 +36,49 @@ pub struct StreamResult {
     pub tool_calls: Vec<ToolCall>,
 }
 
-/// Folds chunks into a [`StreamResult`].
-#[derive(Debug, Default)]
+/// What a new tool call costs besides its texts: its place in the list and
+/// in the index map. Counted so that a server cannot grow memory with
+/// millions of empty calls.
+const TOOL_CALL_OVERHEAD: u64 = 128;
+
+/// Folds chunks into a [`StreamResult`], keeping at most a limit of bytes.
+#[derive(Debug)]
 pub struct Accumulator {
     result: StreamResult,
     tool_calls: ToolCallAssembler,
     done: bool,
+    /// Bytes kept so far: every text taken in, and [`TOOL_CALL_OVERHEAD`] per call.
+    kept: u64,
+    limit: u64,
+}
+
+impl Default for Accumulator {
+    fn default() -> Self {
+        Self::with_limit(DEFAULT_MAX_STREAM_BYTES)
+    }
 }
 
 impl Accumulator {
+    /// An accumulator that fails once the reply adds up to more than
+    /// `limit` bytes (content, refusal, tool-call ids, names and arguments).
+    pub fn with_limit(limit: u64) -> Self {
+        Self {
+            result: StreamResult::default(),
+            tool_calls: ToolCallAssembler::default(),
+            done: false,
+            kept: 0,
+            limit,
+        }
+    }
+
     /// Adds a chunk; returns the content text it adds to choice 0, if any
     /// (never empty).
-    pub fn push_chunk(&mut self, chunk: Chunk) -> Option<String> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooLarge`](crate::Error::TooLarge) once the reply adds up
+    /// to more than the limit.
+    pub fn push_chunk(&mut self, chunk: Chunk) -> Result<Option<String>> {
         let Chunk {
             id,
             model,
@@ -63,11 +95,21 @@ impl Accumulator {
         let mut text: Option<String> = None;
         // Other choices (n > 1) are not collected.
         for choice in choices.into_iter().filter(|choice| choice.index == 0) {
+            self.count(choice_bytes(&choice))?;
             if let Some(content) = self.push_choice(choice) {
                 text.get_or_insert_with(String::new).push_str(&content);
             }
         }
-        text
+        Ok(text)
+    }
+
+    /// Adds bytes about to be kept, failing past the limit.
+    fn count(&mut self, bytes: u64) -> Result<()> {
+        self.kept = self.kept.saturating_add(bytes);
+        if self.kept > self.limit {
+            return Err(Limit::Stream.exceeded(self.limit));
+        }
+        Ok(())
     }
 
     fn push_choice(&mut self, choice: ChunkChoice) -> Option<String> {
@@ -132,6 +174,25 @@ impl Accumulator {
         result.tool_calls = self.tool_calls.finish();
         Ok(result)
     }
+}
+
+/// The bytes a choice may add to the reply: its texts, and the overhead of
+/// each tool-call fragment (which may start a call).
+fn choice_bytes(choice: &ChunkChoice) -> u64 {
+    let delta = &choice.delta;
+    let text = |value: &Option<String>| value.as_ref().map_or(0, String::len) as u64;
+    let calls: u64 = delta
+        .tool_calls
+        .iter()
+        .map(|call| {
+            TOOL_CALL_OVERHEAD
+                + text(&call.id)
+                + text(&call.kind)
+                + text(&call.function.name)
+                + text(&call.function.arguments)
+        })
+        .sum();
+    text(&delta.content) + text(&delta.refusal) + calls
 }
 
 /// Sets `slot` from the first non-empty value: later chunks repeat it.

@@ -40,6 +40,7 @@ pub struct StreamDecoder {
 
 impl StreamDecoder {
     /// A decoder with the default limits.
+    #[cfg(any(test, feature = "fuzzing"))]
     pub fn new() -> Self {
         Self::default()
     }
@@ -50,6 +51,17 @@ impl StreamDecoder {
     pub fn with_limit(limit: usize) -> Self {
         Self {
             parser: SseParser::with_limit(limit),
+            ..Self::default()
+        }
+    }
+
+    /// A decoder that fails with [`Error::TooLarge`] at a line or event
+    /// longer than `event` bytes, or a reply that adds up to more than
+    /// `stream` bytes (see [`Accumulator::with_limit`]).
+    pub fn with_limits(event: u64, stream: u64) -> Self {
+        Self {
+            parser: SseParser::with_limit(usize::try_from(event).unwrap_or(usize::MAX)),
+            accumulator: Accumulator::with_limit(stream),
             ..Self::default()
         }
     }
@@ -149,7 +161,7 @@ impl StreamDecoder {
     /// Acts on one payload; returns the event it gives the caller, if any.
     fn apply(&mut self, payload: Payload) -> Result<Option<StreamEvent>> {
         match payload {
-            Payload::Chunk(chunk) => Ok(self.accumulator.push_chunk(chunk).map(StreamEvent::Delta)),
+            Payload::Chunk(chunk) => Ok(self.accumulator.push_chunk(chunk)?.map(StreamEvent::Delta)),
             Payload::Done => {
                 self.done = true;
                 self.accumulator.mark_done();

@@ -2,11 +2,13 @@
 
 use std::collections::VecDeque;
 
+use crate::config::Limits;
 use crate::conversation::Conversation;
 use crate::error::Result;
 use crate::http::cancel::CancelToken;
 use crate::http::transport::StreamReader;
 use crate::reply::Reply;
+use crate::secrets::Secrets;
 use crate::stream::{StreamDecoder, StreamEvent, StreamResult};
 
 const READ_BUFFER_BYTES: usize = 16 * 1024;
@@ -21,13 +23,16 @@ pub(crate) struct DeltaStream {
     ended: bool,
     /// The reply of a server that answered with one JSON body instead of a stream.
     whole: Option<Reply>,
+    /// Taken out of every error and of the reply (deltas pass as they come).
+    secrets: Secrets,
 }
 
 impl DeltaStream {
-    pub(crate) fn new(reader: StreamReader) -> DeltaStream {
+    pub(crate) fn new(reader: StreamReader, limits: &Limits, secrets: Secrets) -> DeltaStream {
         DeltaStream {
             reader,
-            decoder: StreamDecoder::new(),
+            decoder: StreamDecoder::with_limits(limits.event, limits.stream),
+            secrets,
             pending: VecDeque::new(),
             buffer: vec![0; READ_BUFFER_BYTES].into_boxed_slice(),
             ended: false,
@@ -50,6 +55,10 @@ impl DeltaStream {
 
     /// The next piece of text, or `None` once the reply is complete.
     pub(crate) fn next_delta(&mut self) -> Result<Option<String>> {
+        self.pull().map_err(|error| error.redact(&self.secrets))
+    }
+
+    fn pull(&mut self) -> Result<Option<String>> {
         loop {
             if let Some(delta) = self.pending.pop_front() {
                 return Ok(Some(delta));
@@ -80,12 +89,19 @@ impl DeltaStream {
 
     /// The whole reply, once [`next_delta`](Self::next_delta) has returned `None`.
     pub(crate) fn into_reply(self) -> Result<Reply> {
-        if let Some(reply) = self.whole {
-            return Ok(reply);
-        }
-        let request_id = self.reader.request_id.clone();
-        let result = self.decoder.into_result()?;
-        Ok(reply_from_stream(result, request_id))
+        let secrets = self.secrets;
+        let reply = match self.whole {
+            Some(reply) => Ok(reply),
+            None => {
+                let request_id = self.reader.request_id.clone();
+                self.decoder
+                    .into_result()
+                    .map(|result| reply_from_stream(result, request_id))
+            }
+        };
+        reply
+            .map(|reply| reply.redact(&secrets))
+            .map_err(|error| error.redact(&secrets))
     }
 
     /// Reads the stream to its end, handing each delta to `on_delta`; a

@@ -11,8 +11,9 @@
 //!   must not be passed on as if it were whole); a comment is read lossily,
 //!   since nothing depends on its text.
 //! - A line, and an event's joined data, longer than the limit
-//!   ([`DEFAULT_MAX_EVENT_BYTES`] unless set) is an error, so a server that
-//!   never ends a line cannot exhaust memory.
+//!   ([`DEFAULT_MAX_EVENT_BYTES`] unless set) is an
+//!   [`Error::TooLarge`], so a server that never ends a line cannot exhaust
+//!   memory.
 //! - `id:` and `retry:` are ignored: this client does not reconnect.
 //! - llama.cpp reports an error inside the stream as a line `error: {...}`,
 //!   a field the standard does not know. It is read as the data of an event
@@ -22,12 +23,11 @@
 //!   dispatched: a server that stops writing right after `data: [DONE]`
 //!   has said all it meant to.
 
-use crate::error::Result;
-
-use crate::error::Error;
+use crate::config::Limit;
+use crate::error::{Error, Result};
 
 /// The default limit on the length of one line, and of one event's data.
-pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+pub const DEFAULT_MAX_EVENT_BYTES: usize = crate::config::DEFAULT_MAX_EVENT_BYTES as usize;
 
 /// What the UTF-8 byte order mark looks like on the wire.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -252,11 +252,7 @@ impl LineReader {
 
 fn check_line_length(line: &[u8], limit: usize) -> Result<()> {
     if line.len() > limit {
-        let text = String::from_utf8_lossy(&line[..line.len().min(1024)]);
-        return Err(Error::decode(
-            format!("event stream line is longer than the limit of {limit} bytes"),
-            &text,
-        ));
+        return Err(Limit::Event.exceeded(limit as u64));
     }
     Ok(())
 }
@@ -315,12 +311,9 @@ impl EventBuilder {
         self.data.push_str(value);
         self.has_data = true;
         if self.data.len() > limit {
-            let data = std::mem::take(&mut self.data);
+            self.data = String::new();
             self.has_data = false;
-            return Err(Error::decode(
-                format!("event data is longer than the limit of {limit} bytes"),
-                &data,
-            ));
+            return Err(Limit::Event.exceeded(limit as u64));
         }
         Ok(())
     }

@@ -504,7 +504,7 @@ fn empty_body_is_an_incomplete_stream() {
 }
 
 #[test]
-fn oversized_line_is_a_decode_error() {
+fn oversized_line_is_too_large() {
     let body = format!(
         "{}data: {}\n\n",
         stream(&[&content(0, "a")]),
@@ -513,8 +513,33 @@ fn oversized_line_is_a_decode_error() {
     let decoded = decode_each_way_with(body.as_bytes(), || StreamDecoder::with_limit(128));
     assert_eq!(
         decoded.err(),
-        "event stream line is longer than the limit of 128 bytes"
+        "too large: one event of the stream is over the limit of 128 bytes"
     );
+}
+
+#[test]
+fn a_reply_past_the_stream_limit_is_too_large() {
+    let piece = "x".repeat(100);
+    let chunks: Vec<String> = (0..20).map(|_| content(0, &piece)).collect();
+    let refs: Vec<&str> = chunks.iter().map(String::as_str).collect();
+    let mut decoder = StreamDecoder::with_limits(1 << 20, 1000);
+    let err = decoder.feed(stream(&refs).as_bytes()).unwrap_err();
+    assert!(matches!(err, crate::Error::TooLarge { limit: 1000, .. }), "{err}");
+}
+
+#[test]
+fn tool_call_fragments_count_towards_the_stream_limit() {
+    // Empty calls with ever new indexes would grow memory without any text.
+    let chunks: Vec<String> = (0..100)
+        .map(|index| {
+            serde_json::json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": index}]}}]})
+                .to_string()
+        })
+        .collect();
+    let refs: Vec<&str> = chunks.iter().map(String::as_str).collect();
+    let mut decoder = StreamDecoder::with_limits(1 << 20, 4096);
+    let err = decoder.feed(stream(&refs).as_bytes()).unwrap_err();
+    assert!(matches!(err, crate::Error::TooLarge { .. }), "{err}");
 }
 
 #[test]

@@ -1,0 +1,129 @@
+//! The one place that knows a client's secrets, and takes them out of text
+//! that came from a server.
+//!
+//! A server or a proxy may echo what it was sent: the key, a gateway's
+//! token in a custom header. Whatever chatwire composes from a server's
+//! answer (every field of an error, every field of a reply except its raw
+//! body) passes through [`Secrets::redact`] before a caller sees it.
+
+/// What a secret is replaced with.
+pub(crate) const REDACTED: &str = "[redacted]";
+
+/// Shorter values are not treated as secrets: they would match ordinary
+/// text ("on", "1") and hide nothing worth hiding.
+pub(crate) const MIN_SECRET_BYTES: usize = 4;
+
+/// Every secret of one client, in the forms a server may echo it: as sent,
+/// and escaped as inside a JSON string (a value with a quote or a
+/// backslash appears as `\"` or `\\` in a raw JSON body).
+#[derive(Clone, Default)]
+pub(crate) struct Secrets(Vec<String>);
+
+impl Secrets {
+    /// Registers a secret. Values shorter than [`MIN_SECRET_BYTES`] are
+    /// ignored.
+    pub(crate) fn add(&mut self, value: &str) {
+        if value.len() < MIN_SECRET_BYTES {
+            return;
+        }
+        let escaped = serde_json::to_string(value).unwrap_or_default();
+        let escaped = escaped.trim_matches('"');
+        if escaped != value {
+            self.0.push(escaped.to_owned());
+        }
+        self.0.push(value.to_owned());
+        // Longest first, so a secret that contains another is replaced whole.
+        self.0.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
+    }
+
+    /// `text` without any secret. A text that ends with the start of a
+    /// secret, or starts with its end, as an excerpt cut from a longer text
+    /// may, loses that part too.
+    pub(crate) fn redact(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        for secret in &self.0 {
+            if text.contains(secret.as_str()) {
+                text = text.replace(secret.as_str(), REDACTED);
+            }
+            redact_cut_ends(&mut text, secret);
+        }
+        text
+    }
+
+    /// Redacts a text in place.
+    pub(crate) fn scrub(&self, text: &mut String) {
+        if !self.0.is_empty() {
+            *text = self.redact(text);
+        }
+    }
+
+    /// Redacts an optional text in place.
+    pub(crate) fn scrub_opt(&self, text: &mut Option<String>) {
+        if let Some(text) = text {
+            self.scrub(text);
+        }
+    }
+}
+
+/// Replaces a piece of `secret` at either end of `text`, at least
+/// [`MIN_SECRET_BYTES`] long.
+fn redact_cut_ends(text: &mut String, secret: &str) {
+    let longest = secret.len().saturating_sub(1).min(text.len());
+    let tail = (MIN_SECRET_BYTES..=longest)
+        .rev()
+        .find(|&n| text.is_char_boundary(text.len() - n) && secret.as_bytes().starts_with(&text.as_bytes()[text.len() - n..]));
+    if let Some(n) = tail {
+        text.truncate(text.len() - n);
+        text.push_str(REDACTED);
+    }
+    let longest = secret.len().saturating_sub(1).min(text.len());
+    let head = (MIN_SECRET_BYTES..=longest)
+        .rev()
+        .find(|&n| text.is_char_boundary(n) && secret.as_bytes().ends_with(&text.as_bytes()[..n]));
+    if let Some(n) = head {
+        text.replace_range(..n, REDACTED);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secrets(values: &[&str]) -> Secrets {
+        let mut secrets = Secrets::default();
+        for value in values {
+            secrets.add(value);
+        }
+        secrets
+    }
+
+    #[test]
+    fn every_secret_is_replaced() {
+        let secrets = secrets(&["sk-secret-123", "gw-token-9"]);
+        assert_eq!(
+            secrets.redact("key sk-secret-123 and gw-token-9 again sk-secret-123."),
+            "key [redacted] and [redacted] again [redacted]."
+        );
+    }
+
+    #[test]
+    fn json_escaped_secrets_are_replaced() {
+        let secrets = secrets(&[r#"a"b\c-token"#]);
+        assert_eq!(secrets.redact(r#"{"echo":"a\"b\\c-token"}"#), r#"{"echo":"[redacted]"}"#);
+        assert_eq!(secrets.redact(r#"echo a"b\c-token"#), "echo [redacted]");
+    }
+
+    #[test]
+    fn a_secret_cut_at_either_end_is_replaced() {
+        let secrets = secrets(&["sk-secret-123"]);
+        assert_eq!(secrets.redact("the key is sk-secr"), "the key is [redacted]");
+        assert_eq!(secrets.redact("ret-123 was the key"), "[redacted] was the key");
+        assert_eq!(secrets.redact("short sk-"), "short sk-");
+    }
+
+    #[test]
+    fn short_values_are_not_secrets() {
+        let secrets = secrets(&["on"]);
+        assert_eq!(secrets.redact("turn on"), "turn on");
+    }
+}
