@@ -211,7 +211,8 @@ impl Error {
 
 impl ApiError {
     fn redact(&mut self, secrets: &Secrets) {
-        secrets.scrub(&mut self.message);
+        // The message may be the first line of a body, cut short.
+        secrets.scrub_excerpt(&mut self.message);
         secrets.scrub_opt(&mut self.kind);
         secrets.scrub_opt(&mut self.code);
         secrets.scrub_opt(&mut self.request_id);
@@ -243,7 +244,7 @@ impl Error {
             }
             Error::Decode { message, excerpt } => {
                 secrets.scrub(message);
-                secrets.scrub(excerpt);
+                secrets.scrub_excerpt(excerpt);
             }
             Error::TooLarge { what, .. } => secrets.scrub(what),
             Error::MissingApiKey | Error::Cancelled => {}

@@ -36,15 +36,23 @@ impl Secrets {
         self.0.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
     }
 
-    /// `text` without any secret. A text that ends with the start of a
-    /// secret, or starts with its end, as an excerpt cut from a longer text
-    /// may, loses that part too.
+    /// `text` without any secret.
     pub(crate) fn redact(&self, text: &str) -> String {
         let mut text = text.to_owned();
         for secret in &self.0 {
             if text.contains(secret.as_str()) {
                 text = text.replace(secret.as_str(), REDACTED);
             }
+        }
+        text
+    }
+
+    /// An excerpt (a piece cut from a longer text) without any secret: one
+    /// that ends with the start of a secret, or starts with its end, loses
+    /// that part too, since the cut may have gone through a secret.
+    pub(crate) fn redact_excerpt(&self, text: &str) -> String {
+        let mut text = self.redact(text);
+        for secret in &self.0 {
             redact_cut_ends(&mut text, secret);
         }
         text
@@ -54,6 +62,13 @@ impl Secrets {
     pub(crate) fn scrub(&self, text: &mut String) {
         if !self.0.is_empty() {
             *text = self.redact(text);
+        }
+    }
+
+    /// Redacts an excerpt in place; see [`redact_excerpt`](Self::redact_excerpt).
+    pub(crate) fn scrub_excerpt(&self, text: &mut String) {
+        if !self.0.is_empty() {
+            *text = self.redact_excerpt(text);
         }
     }
 
@@ -116,9 +131,11 @@ mod tests {
     #[test]
     fn a_secret_cut_at_either_end_is_replaced() {
         let secrets = secrets(&["sk-secret-123"]);
-        assert_eq!(secrets.redact("the key is sk-secr"), "the key is [redacted]");
-        assert_eq!(secrets.redact("ret-123 was the key"), "[redacted] was the key");
-        assert_eq!(secrets.redact("short sk-"), "short sk-");
+        assert_eq!(secrets.redact_excerpt("the key is sk-secr"), "the key is [redacted]");
+        assert_eq!(secrets.redact_excerpt("ret-123 was the key"), "[redacted] was the key");
+        assert_eq!(secrets.redact_excerpt("short sk-"), "short sk-");
+        // Whole texts (a reply) keep pieces: only an excerpt may have been cut.
+        assert_eq!(secrets.redact("ret-123 was the key"), "ret-123 was the key");
     }
 
     #[test]

@@ -19,7 +19,8 @@ fn key_and_base_url_come_from_argument_then_environment_then_dotenv() {
         server
             .mock("POST", PATH)
             .match_header("authorization", format!("Bearer {key}").as_str())
-            .with_body(completion(key))
+            // The reply names the key without quoting it: chatwire would redact it.
+            .with_body(completion(&key.replace("sk-", "key-")))
             .create()
     };
     let _explicit = for_key("sk-explicit");
@@ -46,18 +47,39 @@ fn key_and_base_url_come_from_argument_then_environment_then_dotenv() {
     .unwrap();
     let from_dotenv = Client::from_env().unwrap();
     assert_eq!(from_dotenv.endpoint(), format!("{url}/v1/chat/completions"));
-    assert_eq!(send_with(&from_dotenv), "sk-from-dotenv");
+    assert_eq!(send_with(&from_dotenv), "key-from-dotenv");
 
     // The environment wins over .env.
     std::env::set_var("OPENAI_API_KEY", "sk-from-env");
     std::env::set_var("OPENAI_BASE_URL", &url);
-    assert_eq!(send_with(&Client::from_env().unwrap()), "sk-from-env");
+    assert_eq!(send_with(&Client::from_env().unwrap()), "key-from-env");
 
     // The argument wins over both; an empty argument counts as none.
-    let explicit = Client::builder().api_key("sk-explicit").build().unwrap();
-    assert_eq!(send_with(&explicit), "sk-explicit");
+    let explicit = Client::builder()
+        .base_url(&url)
+        .api_key("sk-explicit")
+        .build()
+        .unwrap();
+    assert_eq!(send_with(&explicit), "key-explicit");
     let empty = Client::builder().api_key("").build().unwrap();
-    assert_eq!(send_with(&empty), "sk-from-env");
+    assert_eq!(send_with(&empty), "key-from-env");
+
+    // A key is never sent to a URL from a less trusted place: an explicit
+    // key does not go to $OPENAI_BASE_URL ...
+    let err = Client::builder().api_key("sk-explicit").build().unwrap_err();
+    assert_refused(&err, "the argument", "$OPENAI_BASE_URL");
+
+    // ... nor the environment's key to a base URL from ./.env.
+    std::env::remove_var("OPENAI_BASE_URL");
+    std::fs::write(".env", "OPENAI_BASE_URL=http://attacker.invalid\n").unwrap();
+    let err = Client::from_env().unwrap_err();
+    assert_refused(&err, "$OPENAI_API_KEY", "OPENAI_BASE_URL in ./.env");
+    // A key from ./.env may go to a URL from the environment.
+    std::env::remove_var("OPENAI_API_KEY");
+    std::env::set_var("OPENAI_BASE_URL", &url);
+    std::fs::write(".env", "OPENAI_API_KEY=sk-from-dotenv\n").unwrap();
+    assert_eq!(send_with(&Client::from_env().unwrap()), "key-from-dotenv");
+    std::env::set_var("OPENAI_API_KEY", "sk-from-env");
 
     // Without any base URL setting, the default is OpenAI.
     std::env::remove_var("OPENAI_BASE_URL");
@@ -69,4 +91,15 @@ fn key_and_base_url_come_from_argument_then_environment_then_dotenv() {
 
     std::env::remove_var("OPENAI_API_KEY");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A refused key destination: a configuration error naming both places and
+/// what to do, without the key.
+fn assert_refused(err: &Error, key_from: &str, url_from: &str) {
+    let message = err.to_string();
+    assert!(matches!(err, Error::Config(_)), "{message}");
+    assert!(message.contains(key_from), "{message}");
+    assert!(message.contains(url_from), "{message}");
+    assert!(message.contains("Give the base URL"), "{message}");
+    assert!(!message.contains("sk-"), "{message}");
 }

@@ -304,7 +304,7 @@ fn rate_limit_is_retried_after_retry_after() {
         .expect(1)
         .create();
     let mut client = client(&server.url());
-    client.set_max_retries(2);
+    client.set_max_retries(2).unwrap();
     let mut conversation = conversation();
     let started = Instant::now();
     assert_eq!(client.send(&mut conversation).unwrap(), "after the pause");
@@ -328,7 +328,7 @@ fn retry_after_ms_wins_over_retry_after() {
         .with_body(completion("ok"))
         .create();
     let mut client = client(&server.url());
-    client.set_max_retries(1);
+    client.set_max_retries(1).unwrap();
     let started = Instant::now();
     assert_eq!(client.send(&mut conversation()).unwrap(), "ok");
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -345,7 +345,7 @@ fn retry_after_beyond_the_limit_fails_at_once() {
         .expect(1)
         .create();
     let mut client = client(&server.url());
-    client.set_max_retries(2);
+    client.set_max_retries(2).unwrap();
     let err = client.send(&mut conversation()).unwrap_err();
     assert!(matches!(err, Error::RateLimited(_)), "{err}");
     limited.assert();
@@ -365,7 +365,7 @@ fn insufficient_quota_is_not_retried() {
         .expect(1)
         .create();
     let mut client = client(&server.url());
-    client.set_max_retries(2);
+    client.set_max_retries(2).unwrap();
     let mut conversation = conversation();
     let err = client.send(&mut conversation).unwrap_err();
     assert!(matches!(err, Error::RateLimited(_)), "{err}");
@@ -386,7 +386,7 @@ fn server_errors_are_retried_then_fail_with_server() {
         }
         let mock = mock.expect(3).create();
         let mut client = client(&server.url());
-        client.set_max_retries(2);
+        client.set_max_retries(2).unwrap();
         let mut conversation = conversation();
         let err = client.send(&mut conversation).unwrap_err();
         assert!(matches!(err, Error::Server(_)), "{status}: {err}");
@@ -405,7 +405,7 @@ fn bad_request_is_not_retried() {
         .expect(1)
         .create();
     let mut client = client(&server.url());
-    client.set_max_retries(3);
+    client.set_max_retries(3).unwrap();
     let err = client.send(&mut conversation()).unwrap_err();
     assert_eq!(err.api_error().unwrap().message, "Bad Request");
     mock.assert();

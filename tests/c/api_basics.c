@@ -199,6 +199,21 @@ static void test_json_round_trip(void) {
     CHECK_STATUS(chatwire_conversation_from_json("not json", &broken), CHATWIRE_ERR_INVALID_ARGUMENT);
     CHECK(last_error_mentions("not a conversation"));
     CHECK(broken == NULL);
+    /* What append refuses (NULL text), from_json refuses too. */
+    CHECK_STATUS(chatwire_conversation_from_json("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":null}]}", &broken),
+                 CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK(last_error_mentions("content"));
+    CHECK(broken == NULL);
+
+    /* Text holding U+0000 comes back whole: the _len accessor says how long. */
+    chatwire_conversation *with_nul = NULL;
+    CHECK_STATUS(chatwire_conversation_from_json("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"ab\\u0000cd\"}]}", &with_nul),
+                 CHATWIRE_OK);
+    CHECK(chatwire_conversation_content_len(with_nul, 0) == 5);
+    CHECK(with_nul != NULL && memcmp(chatwire_conversation_content(with_nul, 0), "ab\0cd", 6) == 0);
+    CHECK(chatwire_conversation_content_len(with_nul, 1) == 0);
+    CHECK(chatwire_conversation_content_len(NULL, 0) == 0);
+    chatwire_conversation_free(with_nul);
 
     chatwire_string_free(json);
     chatwire_string_free(again);
@@ -236,7 +251,18 @@ static void test_client_configuration(void) {
     CHECK(last_error_mentions("24 hours"));
     CHECK_STATUS(chatwire_client_set_timeout_ms(client, 86400000), CHATWIRE_OK);
     CHECK_STATUS(chatwire_client_set_max_retries(client, 0), CHATWIRE_OK);
-    CHECK_STATUS(chatwire_client_set_max_retries(client, UINT32_MAX), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_client_set_max_retries(client, 10), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_client_set_max_retries(client, 11), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK(last_error_mentions("at most 10"));
+    CHECK_STATUS(chatwire_client_set_max_retries(client, UINT32_MAX), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(chatwire_client_set_limit(client, CHATWIRE_LIMIT_BODY, 1024), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_client_set_limit(client, CHATWIRE_LIMIT_STREAM, 1023), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(chatwire_client_set_limit(client, CHATWIRE_LIMIT_HEADERS, 2u << 20), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK(last_error_mentions("headers limit"));
+    CHECK_STATUS(chatwire_client_set_limit(client, CHATWIRE_LIMIT_EVENT, UINT64_MAX), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(chatwire_client_set_limit(client, 4, 4096), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(chatwire_client_set_limit(client, -1, 4096), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(chatwire_client_set_limit(NULL, CHATWIRE_LIMIT_BODY, 4096), CHATWIRE_ERR_NULL_ARGUMENT);
     CHECK_STATUS(chatwire_client_set_idle_timeout_ms(client, 0), CHATWIRE_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(chatwire_client_set_idle_timeout_ms(client, 5000), CHATWIRE_OK);
     CHECK_STATUS(chatwire_client_set_idle_timeout_ms(NULL, 5000), CHATWIRE_ERR_NULL_ARGUMENT);
