@@ -106,5 +106,6 @@ impl Bodies {
     }
 }
 pub mod cprog;
+pub mod hostile;
 pub mod paced;
 pub mod stuck;
