@@ -11,6 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use chatwire::{Client, Conversation, Error, Limit};
+use common::cprog::{compile_sanitized, for_each_build, run};
 use common::hostile::*;
 use common::{completion, conversation, KEY, PATH};
 
@@ -348,6 +349,41 @@ fn echoed_secrets_are_in_no_reply_field_but_the_raw_body() {
     shown.json.clear();
     assert_clean(&format!("{shown:?}"));
     assert_clean(&conversation.to_json());
+}
+
+// --- From C ----------------------------------------------------------------
+
+#[test]
+fn c_programs_against_hostile_servers_under_asan_and_the_usual_builds() {
+    let bomb = HostileServer::start(|_, stream| gzip_bomb(stream, "application/json", 64));
+    let event = delta(&"x".repeat(16 * 1024));
+    let endless = HostileServer::start(move |_, stream| endless_stream(stream, &event, 64 << 20));
+    let target = "http://elsewhere.invalid/v1/chat/completions";
+    let redirect = HostileServer::start(move |_, stream| {
+        respond(stream, "302 Found", &[("location", target)], b"")
+    });
+    let echo_error = echo(|key, token, stream| {
+        let body = serde_json::json!({"error": {"message": format!("{key} {token}"), "type": key, "code": token}});
+        respond(stream, "400 Bad Request", &[("x-request-id", key)], body.to_string().as_bytes());
+    });
+    let echo_reply = echo(|key, token, stream| {
+        let body = serde_json::json!({"choices": [{"finish_reason": token, "message": {
+            "content": format!("your key is {key}\u{0}after"),
+            "tool_calls": [{"id": key, "type": "function", "function": {"name": token, "arguments": key}}]}}]});
+        respond(stream, "200 OK", &[("x-request-id", token)], body.to_string().as_bytes());
+    });
+    let args = [
+        bomb.url.as_str(),
+        endless.url.as_str(),
+        redirect.url.as_str(),
+        target,
+        echo_error.url.as_str(),
+        echo_reply.url.as_str(),
+    ];
+    for_each_build("hostile", |exe| {
+        run(exe, &args);
+    });
+    run(&compile_sanitized("hostile"), &args);
 }
 
 // --- Peak memory, in a child process ----------------------------------------

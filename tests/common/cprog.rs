@@ -56,11 +56,27 @@ fn library_dir() -> &'static Path {
 
 /// Compiles tests/c/<name>.c and returns the executable.
 pub fn compile(name: &str, lang: Lang, link: Link) -> PathBuf {
+    compile_with(name, lang, link, &[])
+}
+
+/// Compiles tests/c/<name>.c as C, linked to the static library, under
+/// AddressSanitizer (which also checks for leaks at exit).
+pub fn compile_sanitized(name: &str) -> PathBuf {
+    compile_with(
+        name,
+        Lang::C,
+        Link::Static,
+        &["-fsanitize=address", "-fno-omit-frame-pointer"],
+    )
+}
+
+fn compile_with(name: &str, lang: Lang, link: Link, flags: &[&str]) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let lib = library_dir();
     let out_dir = lib.join("c-tests");
     std::fs::create_dir_all(&out_dir).unwrap();
-    let exe = out_dir.join(format!("{name}-{lang:?}-{link:?}").to_lowercase());
+    let sanitized = if flags.is_empty() { "" } else { "-asan" };
+    let exe = out_dir.join(format!("{name}-{lang:?}-{link:?}{sanitized}").to_lowercase());
     let mut cc = match lang {
         Lang::C => {
             let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
@@ -74,6 +90,7 @@ pub fn compile(name: &str, lang: Lang, link: Link) -> PathBuf {
         }
     };
     cc.args(["-Wall", "-Wextra", "-Werror", "-g", "-pthread"])
+        .args(flags)
         .arg("-I")
         .arg(root.join("include"))
         .arg(root.join("tests/c").join(format!("{name}.c")))
@@ -103,11 +120,15 @@ pub fn compile(name: &str, lang: Lang, link: Link) -> PathBuf {
 }
 
 /// Runs a C test program in an empty folder with no key in its environment,
-/// under valgrind when CHATWIRE_VALGRIND=1, and fails on a non-zero exit.
+/// under valgrind when CHATWIRE_VALGRIND=1 (unless it was built with
+/// AddressSanitizer), and fails on a non-zero exit.
 pub fn run(exe: &Path, args: &[&str]) -> String {
     let dir = exe.with_extension("cwd");
     std::fs::create_dir_all(&dir).unwrap();
-    let mut command = if std::env::var("CHATWIRE_VALGRIND").is_ok_and(|v| v == "1") {
+    // A program under AddressSanitizer checks itself; valgrind cannot run it.
+    let sanitized = exe.to_string_lossy().ends_with("-asan");
+    let valgrind = std::env::var("CHATWIRE_VALGRIND").is_ok_and(|v| v == "1");
+    let mut command = if valgrind && !sanitized {
         let mut valgrind = Command::new("valgrind");
         valgrind.args([
             "--quiet",
