@@ -36,7 +36,6 @@ impl ApiKey {
     pub(crate) fn bearer(&self) -> String {
         format!("Bearer {}", self.0)
     }
-
 }
 
 impl fmt::Debug for ApiKey {

@@ -84,9 +84,12 @@ impl Secrets {
 /// [`MIN_SECRET_BYTES`] long.
 fn redact_cut_ends(text: &mut String, secret: &str) {
     let longest = secret.len().saturating_sub(1).min(text.len());
-    let tail = (MIN_SECRET_BYTES..=longest)
-        .rev()
-        .find(|&n| text.is_char_boundary(text.len() - n) && secret.as_bytes().starts_with(&text.as_bytes()[text.len() - n..]));
+    let tail = (MIN_SECRET_BYTES..=longest).rev().find(|&n| {
+        text.is_char_boundary(text.len() - n)
+            && secret
+                .as_bytes()
+                .starts_with(&text.as_bytes()[text.len() - n..])
+    });
     if let Some(n) = tail {
         text.truncate(text.len() - n);
         text.push_str(REDACTED);
@@ -124,15 +127,24 @@ mod tests {
     #[test]
     fn json_escaped_secrets_are_replaced() {
         let secrets = secrets(&[r#"a"b\c-token"#]);
-        assert_eq!(secrets.redact(r#"{"echo":"a\"b\\c-token"}"#), r#"{"echo":"[redacted]"}"#);
+        assert_eq!(
+            secrets.redact(r#"{"echo":"a\"b\\c-token"}"#),
+            r#"{"echo":"[redacted]"}"#
+        );
         assert_eq!(secrets.redact(r#"echo a"b\c-token"#), "echo [redacted]");
     }
 
     #[test]
     fn a_secret_cut_at_either_end_is_replaced() {
         let secrets = secrets(&["sk-secret-123"]);
-        assert_eq!(secrets.redact_excerpt("the key is sk-secr"), "the key is [redacted]");
-        assert_eq!(secrets.redact_excerpt("ret-123 was the key"), "[redacted] was the key");
+        assert_eq!(
+            secrets.redact_excerpt("the key is sk-secr"),
+            "the key is [redacted]"
+        );
+        assert_eq!(
+            secrets.redact_excerpt("ret-123 was the key"),
+            "[redacted] was the key"
+        );
         assert_eq!(secrets.redact_excerpt("short sk-"), "short sk-");
         // Whole texts (a reply) keep pieces: only an excerpt may have been cut.
         assert_eq!(secrets.redact("ret-123 was the key"), "ret-123 was the key");

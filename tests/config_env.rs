@@ -66,7 +66,10 @@ fn key_and_base_url_come_from_argument_then_environment_then_dotenv() {
 
     // A key is never sent to a URL from a less trusted place: an explicit
     // key does not go to $OPENAI_BASE_URL ...
-    let err = Client::builder().api_key("sk-explicit").build().unwrap_err();
+    let err = Client::builder()
+        .api_key("sk-explicit")
+        .build()
+        .unwrap_err();
     assert_refused(&err, "the argument", "$OPENAI_BASE_URL");
 
     // ... nor the environment's key to a base URL from ./.env.

@@ -38,7 +38,10 @@ fn send_fails(client: &Client) -> Error {
     let mut conversation = conversation();
     let before = conversation.clone();
     let error = client.send(&mut conversation).unwrap_err();
-    assert_eq!(conversation, before, "a failed send changed the conversation");
+    assert_eq!(
+        conversation, before,
+        "a failed send changed the conversation"
+    );
     error
 }
 
@@ -53,13 +56,19 @@ fn stream_fails(client: &Client) -> (Error, usize) {
             ControlFlow::Continue(())
         })
         .unwrap_err();
-    assert_eq!(conversation, before, "a failed stream changed the conversation");
+    assert_eq!(
+        conversation, before,
+        "a failed stream changed the conversation"
+    );
     (error, deltas)
 }
 
 fn assert_too_large(error: &Error, what: &str, limit: u64) {
     match error {
-        Error::TooLarge { what: said, limit: over } => {
+        Error::TooLarge {
+            what: said,
+            limit: over,
+        } => {
             assert!(said.contains(what), "{error}");
             assert_eq!(*over, limit, "{error}");
         }
@@ -91,7 +100,10 @@ fn an_endless_stream_stops_at_the_stream_limit_after_deltas() {
     let client = client_for(&server.url, &[(Limit::Stream, 1 << 20)]);
     let (error, deltas) = stream_fails(&client);
     assert_too_large(&error, "streamed reply", 1 << 20);
-    assert!(deltas >= 60, "the callback saw {deltas} deltas before the end");
+    assert!(
+        deltas >= 60,
+        "the callback saw {deltas} deltas before the end"
+    );
 }
 
 #[test]
@@ -163,7 +175,9 @@ fn limits_out_of_range_are_refused() {
         assert!(matches!(error, Error::InvalidArgument(_)), "{error}");
     }
     assert_eq!(client.limit(Limit::Body), chatwire::DEFAULT_MAX_BODY_BYTES);
-    assert!(client.set_max_retries(chatwire::MAX_RETRIES_CEILING + 1).is_err());
+    assert!(client
+        .set_max_retries(chatwire::MAX_RETRIES_CEILING + 1)
+        .is_err());
     let built = Client::builder()
         .base_url("http://127.0.0.1:9")
         .api_key(KEY)
@@ -177,7 +191,9 @@ fn limits_out_of_range_are_refused() {
 /// A server that would answer anything with a completion, to see whether
 /// anything reached it.
 fn elsewhere() -> HostileServer {
-    HostileServer::start(|_, stream| respond(stream, "200 OK", &[], completion("elsewhere").as_bytes()))
+    HostileServer::start(|_, stream| {
+        respond(stream, "200 OK", &[], completion("elsewhere").as_bytes())
+    })
 }
 
 #[test]
@@ -194,7 +210,10 @@ fn redirects_that_change_the_request_are_not_followed() {
         assert_eq!(error.http_status(), Some(status[..3].parse().unwrap()));
         assert!(error.to_string().contains(&target), "{error}");
     }
-    assert!(other.requests().is_empty(), "a redirect reached another host");
+    assert!(
+        other.requests().is_empty(),
+        "a redirect reached another host"
+    );
 }
 
 #[test]
@@ -210,20 +229,30 @@ fn redirects_to_another_origin_are_not_followed() {
         assert!(matches!(error, Error::Http(_)), "{error:?}");
         assert!(error.to_string().contains("another origin"), "{error}");
     }
-    assert!(other.requests().is_empty(), "a header of ours reached another origin");
+    assert!(
+        other.requests().is_empty(),
+        "a header of ours reached another origin"
+    );
 }
 
 #[test]
 fn a_307_within_the_origin_is_followed_with_method_body_and_headers() {
     let server = HostileServer::start(|request, stream| {
         if request.path == PATH {
-            respond(stream, "307 Temporary Redirect", &[("location", "/moved/v1/chat/completions")], b"");
+            respond(
+                stream,
+                "307 Temporary Redirect",
+                &[("location", "/moved/v1/chat/completions")],
+                b"",
+            );
         } else {
             respond(stream, "200 OK", &[], completion("moved").as_bytes());
         }
     });
     let mut conversation = conversation();
-    let reply = client_for(&server.url, &[]).send(&mut conversation).unwrap();
+    let reply = client_for(&server.url, &[])
+        .send(&mut conversation)
+        .unwrap();
     assert_eq!(reply, "moved");
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
@@ -281,7 +310,12 @@ fn echoed_secrets_are_in_no_field_of_an_api_error() {
             "type": format!("type {key}"),
             "code": format!("code {token}"),
         }});
-        respond(stream, "400 Bad Request", &[("x-request-id", key)], body.to_string().as_bytes());
+        respond(
+            stream,
+            "400 Bad Request",
+            &[("x-request-id", key)],
+            body.to_string().as_bytes(),
+        );
     });
     let error = send_fails(&client_for(&server.url, &[]));
     assert_error_clean(&error);
@@ -301,7 +335,10 @@ fn echoed_secrets_are_not_in_excerpts_of_bodies() {
         respond(stream, "502 Bad Gateway", &[], page.as_bytes());
     });
     let not_json = echo(|key, token, stream| {
-        let body = format!("{{\"echo\": {}, \"key\": \"{key}\"", serde_json::to_string(token).unwrap());
+        let body = format!(
+            "{{\"echo\": {}, \"key\": \"{key}\"",
+            serde_json::to_string(token).unwrap()
+        );
         respond(stream, "200 OK", &[], body.as_bytes());
     });
     let cut = echo(|key, _, stream| {
@@ -328,7 +365,10 @@ fn echoed_secrets_are_not_in_errors_inside_a_stream() {
 #[test]
 fn echoed_secrets_are_not_in_a_redirect_error() {
     let server = echo(|key, token, stream| {
-        let location = format!("http://elsewhere.invalid/{}?t={token}", key.replace(' ', "%20"));
+        let location = format!(
+            "http://elsewhere.invalid/{}?t={token}",
+            key.replace(' ', "%20")
+        );
         respond(stream, "302 Found", &[("location", &location)], b"");
     });
     assert_error_clean(&send_fails(&client_for(&server.url, &[])));
@@ -340,10 +380,17 @@ fn echoed_secrets_are_in_no_reply_field_but_the_raw_body() {
         let body = serde_json::json!({"id": key, "model": token, "choices": [{"finish_reason": key,
             "message": {"content": format!("your key is {key}"), "tool_calls": [
                 {"id": key, "type": "function", "function": {"name": token, "arguments": key}}]}}]});
-        respond(stream, "200 OK", &[("x-request-id", token)], body.to_string().as_bytes());
+        respond(
+            stream,
+            "200 OK",
+            &[("x-request-id", token)],
+            body.to_string().as_bytes(),
+        );
     });
     let mut conversation = conversation();
-    let reply = client_for(&server.url, &[]).send_reply(&mut conversation).unwrap();
+    let reply = client_for(&server.url, &[])
+        .send_reply(&mut conversation)
+        .unwrap();
     assert!(reply.json.contains(KEY), "the raw body is kept as received");
     let mut shown = reply.clone();
     shown.json.clear();
@@ -364,13 +411,23 @@ fn c_programs_against_hostile_servers_under_asan_and_the_usual_builds() {
     });
     let echo_error = echo(|key, token, stream| {
         let body = serde_json::json!({"error": {"message": format!("{key} {token}"), "type": key, "code": token}});
-        respond(stream, "400 Bad Request", &[("x-request-id", key)], body.to_string().as_bytes());
+        respond(
+            stream,
+            "400 Bad Request",
+            &[("x-request-id", key)],
+            body.to_string().as_bytes(),
+        );
     });
     let echo_reply = echo(|key, token, stream| {
         let body = serde_json::json!({"choices": [{"finish_reason": token, "message": {
             "content": format!("your key is {key}\u{0}after"),
             "tool_calls": [{"id": key, "type": "function", "function": {"name": token, "arguments": key}}]}}]});
-        respond(stream, "200 OK", &[("x-request-id", token)], body.to_string().as_bytes());
+        respond(
+            stream,
+            "200 OK",
+            &[("x-request-id", token)],
+            body.to_string().as_bytes(),
+        );
     });
     let args = [
         bomb.url.as_str(),
@@ -416,19 +473,32 @@ fn peak_memory_under_hostile_servers_stays_near_the_limits() {
             }),
         };
         let output = Command::new(&exe)
-            .args(["--exact", "memory_child", "--ignored", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                "memory_child",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env("CHATWIRE_HOSTILE_URL", &server.url)
             .env("CHATWIRE_HOSTILE_SCENARIO", scenario)
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(output.status.success(), "{scenario}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "{scenario}: {stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         let growth: u64 = stdout
             .lines()
             .find_map(|line| line.split("peak growth KiB: ").nth(1))
             .and_then(|kib| kib.trim().parse().ok())
             .unwrap_or_else(|| panic!("{scenario}: no measurement in {stdout}"));
-        println!("{scenario}: peak resident memory grew by {growth} KiB (limit {} KiB)", MEMORY_LIMIT >> 10);
+        println!(
+            "{scenario}: peak resident memory grew by {growth} KiB (limit {} KiB)",
+            MEMORY_LIMIT >> 10
+        );
         assert!(
             growth * 1024 <= MEMORY_ALLOWANCE,
             "{scenario}: peak resident memory grew by {growth} KiB, more than {} KiB",
@@ -463,6 +533,9 @@ fn memory_child() {
             .map(drop),
     };
     let growth = peak_rss_kib().saturating_sub(before);
-    assert!(matches!(result, Err(Error::TooLarge { .. })), "{scenario}: {result:?}");
+    assert!(
+        matches!(result, Err(Error::TooLarge { .. })),
+        "{scenario}: {result:?}"
+    );
     println!("peak growth KiB: {growth}");
 }

@@ -48,7 +48,7 @@ impl Image {
     pub fn from_file(path: impl AsRef<Path>) -> Result<Image> {
         let path = path.as_ref();
         let bad = |why: String| Error::InvalidArgument(format!("image {}: {why}", path.display()));
-        let bytes = read_image_file(path).map_err(|err| bad(err))?;
+        let bytes = read_image_file(path).map_err(&bad)?;
         Image::from_bytes(&bytes).map_err(|err| match err {
             Error::InvalidArgument(why) => bad(why),
             other => other,
@@ -79,7 +79,11 @@ fn read_image_file(path: &Path) -> std::result::Result<Vec<u8>, String> {
     let file = options.open(path).map_err(cannot)?;
     let metadata = file.metadata().map_err(cannot)?;
     if !metadata.is_file() {
-        let kind = if metadata.is_dir() { "a directory" } else { "not a regular file (a device, FIFO or socket)" };
+        let kind = if metadata.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a device, FIFO or socket)"
+        };
         return Err(format!("it is {kind}; only regular files are read"));
     }
     let too_big = |size: u64| format!("{size} bytes is more than the {MAX_IMAGE_BYTES} allowed");
@@ -87,8 +91,11 @@ fn read_image_file(path: &Path) -> std::result::Result<Vec<u8>, String> {
         return Err(too_big(metadata.len()));
     }
     let mut bytes = Vec::with_capacity(metadata.len() as usize);
-    std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_IMAGE_BYTES + 1), &mut bytes)
-        .map_err(cannot)?;
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, MAX_IMAGE_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(cannot)?;
     if bytes.len() as u64 > MAX_IMAGE_BYTES {
         return Err(too_big(bytes.len() as u64));
     }
@@ -157,7 +164,10 @@ mod tests {
     #[test]
     fn only_regular_files_are_read() {
         let message = refusal("/dev/zero");
-        assert!(message.contains("/dev/zero") && message.contains("not a regular file"), "{message}");
+        assert!(
+            message.contains("/dev/zero") && message.contains("not a regular file"),
+            "{message}"
+        );
         let dir = std::env::temp_dir();
         let message = refusal(dir.to_str().unwrap());
         assert!(message.contains("a directory"), "{message}");
@@ -169,7 +179,10 @@ mod tests {
     fn a_fifo_without_a_writer_is_refused_at_once() {
         let path = std::env::temp_dir().join(format!("chatwire-fifo-{}", std::process::id()));
         let _ = std::fs::remove_file(&path);
-        let made = std::process::Command::new("mkfifo").arg(&path).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap();
         assert!(made.success(), "mkfifo");
         let message = refusal(path.to_str().unwrap());
         std::fs::remove_file(&path).unwrap();

@@ -79,7 +79,9 @@ pub unsafe extern "C" fn chatwire_reply_content(reply: *const chatwire_reply) ->
 /// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn chatwire_reply_content_len(reply: *const chatwire_reply) -> usize {
-    boundary::value(0, || Ok(unsafe { handle::borrow(reply, "reply")? }.content.len()))
+    boundary::value(0, || {
+        Ok(unsafe { handle::borrow(reply, "reply")? }.content.len())
+    })
 }
 
 /// Why the model stopped: "stop", "length", "tool_calls", "content_filter",

@@ -44,7 +44,9 @@ pub(crate) fn follow(
         return Err(refuse("the redirect has no location"));
     }
     if hops >= MAX_REDIRECTS {
-        return Err(refuse(&format!("more than {MAX_REDIRECTS} redirects in a row")));
+        return Err(refuse(&format!(
+            "more than {MAX_REDIRECTS} redirects in a row"
+        )));
     }
     same_origin_target(from, target).ok_or_else(|| {
         refuse("it leads to another origin (scheme, host or port); no header of this client goes there")

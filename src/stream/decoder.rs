@@ -161,7 +161,9 @@ impl StreamDecoder {
     /// Acts on one payload; returns the event it gives the caller, if any.
     fn apply(&mut self, payload: Payload) -> Result<Option<StreamEvent>> {
         match payload {
-            Payload::Chunk(chunk) => Ok(self.accumulator.push_chunk(chunk)?.map(StreamEvent::Delta)),
+            Payload::Chunk(chunk) => {
+                Ok(self.accumulator.push_chunk(chunk)?.map(StreamEvent::Delta))
+            }
             Payload::Done => {
                 self.done = true;
                 self.accumulator.mark_done();

@@ -524,7 +524,10 @@ fn a_reply_past_the_stream_limit_is_too_large() {
     let refs: Vec<&str> = chunks.iter().map(String::as_str).collect();
     let mut decoder = StreamDecoder::with_limits(1 << 20, 1000);
     let err = decoder.feed(stream(&refs).as_bytes()).unwrap_err();
-    assert!(matches!(err, crate::Error::TooLarge { limit: 1000, .. }), "{err}");
+    assert!(
+        matches!(err, crate::Error::TooLarge { limit: 1000, .. }),
+        "{err}"
+    );
 }
 
 #[test]

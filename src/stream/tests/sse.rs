@@ -213,7 +213,10 @@ fn unterminated_line_is_rejected_as_soon_as_it_passes_the_limit() {
     let mut parser = SseParser::with_limit(64);
     assert!(parser.feed(&[b'x'; 64]).is_ok());
     let err = parser.feed(b"x").expect_err("too long");
-    assert!(matches!(err, crate::Error::TooLarge { limit: 64, .. }), "{err}");
+    assert!(
+        matches!(err, crate::Error::TooLarge { limit: 64, .. }),
+        "{err}"
+    );
 }
 
 #[test]
