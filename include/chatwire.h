@@ -250,7 +250,9 @@ extern "C" {
 /**
  * A one-line description of the last failure on the calling thread, or ""
  * when the last status-returning call succeeded. Never NULL. Borrowed: valid
- * until the next chatwire call on this thread; do not free.
+ * until the next chatwire call on this thread; do not free. It never holds
+ * the client's secrets (the API key, header values), even when the server
+ * echoed them; it ends at the first U+0000 of a server's text.
  */
 const char *chatwire_last_error(void);
 
@@ -265,15 +267,23 @@ int chatwire_last_http_status(void);
  *
  * `base_url`: e.g. "https://api.openai.com", "http://127.0.0.1:8080" or
  * "http://localhost:11434/v1"; requests go to {base_url}/v1/chat/completions
- * (a trailing "/v1" or "/" is not doubled). NULL means $OPENAI_BASE_URL, else
- * OPENAI_BASE_URL in ./.env, else "https://api.openai.com".
- * `api_key`: NULL (or "") means $OPENAI_API_KEY, else OPENAI_API_KEY in ./.env.
- * Both strings are copied; the caller keeps ownership.
+ * (a trailing "/v1" or "/" is not doubled). Both strings are copied; the
+ * caller keeps ownership. Each comes from the first place that has it:
+ *
+ * | setting  | 1. argument      | 2. environment  | 3. ./.env         | else                        |
+ * |----------|------------------|-----------------|-------------------|-----------------------------|
+ * | base URL | base_url         | $OPENAI_BASE_URL | OPENAI_BASE_URL= | "https://api.openai.com"    |
+ * | API key  | api_key (not "") | $OPENAI_API_KEY | OPENAI_API_KEY=   | CHATWIRE_ERR_MISSING_API_KEY |
+ *
+ * The key is only sent to a URL from the same place or a more trusted one
+ * (argument or default > environment > ./.env): a key from the environment
+ * with a base URL from ./.env, or a key argument with a base URL from the
+ * environment, gives CHATWIRE_ERR_CONFIG naming both places.
  *
  * On success `*client_out` owns a new client, to be freed with
  * chatwire_client_free(). Errors: CHATWIRE_ERR_MISSING_API_KEY,
- * CHATWIRE_ERR_CONFIG (unusable URL), CHATWIRE_ERR_NULL_ARGUMENT,
- * CHATWIRE_ERR_INVALID_UTF8.
+ * CHATWIRE_ERR_CONFIG (unusable URL, or a key and URL from places of
+ * different trust), CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
  *
  * # Safety
  * Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
@@ -768,7 +778,9 @@ const char *chatwire_reply_request_id(const chatwire_reply *reply);
 /**
  * The response body as received (for a streamed reply: the equivalent
  * non-streamed body, built from the chunks). Borrowed until the reply is
- * freed; NULL for a NULL reply.
+ * freed; NULL for a NULL reply. The one text chatwire hands out raw: a
+ * server that echoed the API key or a header value has it here, while
+ * every other accessor, and chatwire_last_error(), shows "[redacted]".
  *
  * # Safety
  * `reply` is NULL or live.
@@ -788,7 +800,10 @@ size_t chatwire_reply_tool_call_count(const chatwire_reply *reply);
  * and its arguments exactly as the model wrote them (JSON text, unchecked;
  * chatwire_extract_json() reads sloppy arguments leniently). Each
  * out-parameter may be NULL; the strings are borrowed until the reply is
- * freed. `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT.
+ * freed (each ends at its first U+0000, which JSON text never holds raw).
+ * `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT. Like every text of
+ * a reply but chatwire_reply_json(), they are cleaned of the client's
+ * secrets (see chatwire_reply_json()).
  *
  * # Safety
  * `reply` is NULL or live; each out-parameter is NULL or writable.
@@ -820,8 +835,9 @@ int chatwire_request_done(const chatwire_request *request);
  * Waits for the request to finish and returns the send's own status.
  *
  * On success the reply is appended to the conversation and, if `reply_out`
- * is not NULL, `*reply_out` owns a copy (free with chatwire_string_free()).
- * On failure the conversation is unchanged and chatwire_last_error() says
+ * is not NULL, `*reply_out` owns a copy (free with chatwire_string_free();
+ * it ends at the first U+0000: chatwire_request_wait_reply() and
+ * chatwire_reply_content_len() give all of it). On failure the conversation is unchanged and chatwire_last_error() says
  * why, on the calling thread. Waiting again returns the same status (and a
  * new copy of the reply) without appending it twice.
  *
@@ -829,7 +845,8 @@ int chatwire_request_done(const chatwire_request *request);
  * `request` is NULL or live; its conversation is still live; `reply_out` is
  * NULL or writable.
  */
-chatwire_status chatwire_request_wait(chatwire_request *request, char **reply_out);
+chatwire_status chatwire_request_wait(chatwire_request *request,
+                                      char **reply_out);
 
 /**
  * Like chatwire_request_wait(), but hands out the whole reply: on success
@@ -869,6 +886,9 @@ void chatwire_request_free(chatwire_request *request);
  * before, so the call can simply be repeated; chatwire_last_error() and
  * chatwire_last_http_status() say what happened. Blocks until the reply has
  * arrived, the timeout has passed, or the retries are used up.
+ * The copy ends at the first U+0000 of the text, as a C string does; for
+ * text that may hold one, use chatwire_send_reply() and
+ * chatwire_reply_content_len().
  *
  * # Safety
  * `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
@@ -884,8 +904,11 @@ chatwire_status chatwire_send(chatwire_client *client,
  * JSON body instead of a stream is accepted: its text arrives as one delta.
  *
  * When the reply is complete it is appended to the conversation and, if
- * `reply_out` is not NULL, `*reply_out` owns a copy (equal to all deltas
- * together; free with chatwire_string_free()). A callback that returns
+ * `reply_out` is not NULL, `*reply_out` owns a copy (all deltas together,
+ * but cleaned of the client's secrets, and ending at the first U+0000 as
+ * in chatwire_send(); free with chatwire_string_free()). An answer past
+ * one of the limits (chatwire_client_set_limit()) gives
+ * CHATWIRE_ERR_TOO_LARGE, also after deltas were passed on. A callback that returns
  * non-zero stops the request: CHATWIRE_ERR_CANCELLED. A stream silent for
  * longer than the idle timeout gives CHATWIRE_ERR_TIMEOUT. On any failure
  * the conversation is exactly as before.

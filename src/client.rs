@@ -43,6 +43,11 @@ pub const MAX_RETRIES_CEILING: u32 = 10;
 /// 5xx, waiting 0.5 s doubling up to 8 s with jitter, or as long as the
 /// server's `retry-after-ms` / `retry-after` header asks, up to 120 s; a
 /// longer requested pause, and a 429 for `insufficient_quota`, fail at once.
+///
+/// Only redirects that keep the request (307, 308) are followed, only
+/// within the endpoint's origin, at most 3 in a row; any other is an
+/// [`Error::Http`] naming the target. What is kept of an answer is bounded
+/// by the [`Limit`]s.
 #[derive(Clone)]
 pub struct Client {
     transport: Arc<Transport>,
@@ -390,6 +395,12 @@ impl ClientBuilder {
     /// (llama.cpp's server). Requests go to `{base_url}/v1/chat/completions`;
     /// a trailing `/v1` or `/` is not doubled. Default: `$OPENAI_BASE_URL`,
     /// then `OPENAI_BASE_URL` in `./.env`, then `https://api.openai.com`.
+    ///
+    /// The key is only sent to a base URL from the same place or a more
+    /// trusted one (argument or default > environment > `./.env`):
+    /// [`build`](Self::build) refuses a key given here with a base URL from
+    /// the environment, and a key from the environment with a base URL from
+    /// `./.env`.
     pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
         self.base_url = Some(base_url.into());
         self

@@ -51,7 +51,9 @@ impl fmt::Display for ApiError {
 
 /// Everything that can go wrong in chatwire.
 ///
-/// The messages are single lines, lower case, and never contain the API key.
+/// The messages are single lines, lower case, and never contain the API key
+/// or a header value of the client, even in fields a server filled in (an
+/// echoing server's text has them replaced by `[redacted]`).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

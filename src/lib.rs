@@ -36,11 +36,15 @@
 //! | offer tools and answer their calls | [`Tool`], [`Conversation::add_tool`], [`ToolCall`], [`Conversation::tool_result`] |
 //! | send images | [`Image`], [`ImageDetail`], [`Conversation::user_image`] |
 //! | get JSON out of a model's almost-JSON reply | [`extract_json`], [`extract()`], [`extract_ingredients`], [`json_prompt`], [`ingredients_prompt`]; the rest of [`mod@extract`] |
+//! | bound what is kept of an answer | [`Limit`], [`ClientBuilder::limit`], [`Client::set_limit`]; [`Error::TooLarge`] past a limit |
 //! | tell failures apart | [`Error`] (one variant per thing a caller can act on), [`ApiError`], [`TimeoutKind`], [`Error::http_status`] |
 //!
-//! Errors never contain the API key. The C API (`include/chatwire.h`) is the
-//! same core behind `extern "C"` functions; see the README and
-//! `ARCHITECTURE.md` for how the crate is laid out.
+//! Errors never contain the API key or a header value, even when a server
+//! echoes them; everything kept from an answer has a limit ([`Limit`]);
+//! redirects are followed only when they keep the request and its origin
+//! (the README's "Limits and security" has the whole policy). The C API
+//! (`include/chatwire.h`) is the same core behind `extern "C"` functions;
+//! see the README and `ARCHITECTURE.md` for how the crate is laid out.
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]

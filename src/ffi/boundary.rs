@@ -83,7 +83,9 @@ pub(crate) fn release(body: impl FnOnce()) {
 
 /// A one-line description of the last failure on the calling thread, or ""
 /// when the last status-returning call succeeded. Never NULL. Borrowed: valid
-/// until the next chatwire call on this thread; do not free.
+/// until the next chatwire call on this thread; do not free. It never holds
+/// the client's secrets (the API key, header values), even when the server
+/// echoed them; it ends at the first U+0000 of a server's text.
 #[no_mangle]
 pub extern "C" fn chatwire_last_error() -> *const c_char {
     LAST_ERROR.with(|cell| match &*cell.borrow() {

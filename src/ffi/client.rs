@@ -46,15 +46,23 @@ impl chatwire_client {
 ///
 /// `base_url`: e.g. "https://api.openai.com", "http://127.0.0.1:8080" or
 /// "http://localhost:11434/v1"; requests go to {base_url}/v1/chat/completions
-/// (a trailing "/v1" or "/" is not doubled). NULL means $OPENAI_BASE_URL, else
-/// OPENAI_BASE_URL in ./.env, else "https://api.openai.com".
-/// `api_key`: NULL (or "") means $OPENAI_API_KEY, else OPENAI_API_KEY in ./.env.
-/// Both strings are copied; the caller keeps ownership.
+/// (a trailing "/v1" or "/" is not doubled). Both strings are copied; the
+/// caller keeps ownership. Each comes from the first place that has it:
+///
+/// | setting  | 1. argument      | 2. environment  | 3. ./.env         | else                        |
+/// |----------|------------------|-----------------|-------------------|-----------------------------|
+/// | base URL | base_url         | $OPENAI_BASE_URL | OPENAI_BASE_URL= | "https://api.openai.com"    |
+/// | API key  | api_key (not "") | $OPENAI_API_KEY | OPENAI_API_KEY=   | CHATWIRE_ERR_MISSING_API_KEY |
+///
+/// The key is only sent to a URL from the same place or a more trusted one
+/// (argument or default > environment > ./.env): a key from the environment
+/// with a base URL from ./.env, or a key argument with a base URL from the
+/// environment, gives CHATWIRE_ERR_CONFIG naming both places.
 ///
 /// On success `*client_out` owns a new client, to be freed with
 /// chatwire_client_free(). Errors: CHATWIRE_ERR_MISSING_API_KEY,
-/// CHATWIRE_ERR_CONFIG (unusable URL), CHATWIRE_ERR_NULL_ARGUMENT,
-/// CHATWIRE_ERR_INVALID_UTF8.
+/// CHATWIRE_ERR_CONFIG (unusable URL, or a key and URL from places of
+/// different trust), CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
 ///
 /// # Safety
 /// Strings are NULL or NUL-terminated; `client_out` is NULL or writable.

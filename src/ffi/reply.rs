@@ -149,7 +149,9 @@ pub unsafe extern "C" fn chatwire_reply_request_id(reply: *const chatwire_reply)
 
 /// The response body as received (for a streamed reply: the equivalent
 /// non-streamed body, built from the chunks). Borrowed until the reply is
-/// freed; NULL for a NULL reply.
+/// freed; NULL for a NULL reply. The one text chatwire hands out raw: a
+/// server that echoed the API key or a header value has it here, while
+/// every other accessor, and chatwire_last_error(), shows "[redacted]".
 ///
 /// # Safety
 /// `reply` is NULL or live.
@@ -175,7 +177,10 @@ pub unsafe extern "C" fn chatwire_reply_tool_call_count(reply: *const chatwire_r
 /// and its arguments exactly as the model wrote them (JSON text, unchecked;
 /// chatwire_extract_json() reads sloppy arguments leniently). Each
 /// out-parameter may be NULL; the strings are borrowed until the reply is
-/// freed. `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT.
+/// freed (each ends at its first U+0000, which JSON text never holds raw).
+/// `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT. Like every text of
+/// a reply but chatwire_reply_json(), they are cleaned of the client's
+/// secrets (see chatwire_reply_json()).
 ///
 /// # Safety
 /// `reply` is NULL or live; each out-parameter is NULL or writable.

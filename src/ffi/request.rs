@@ -52,8 +52,9 @@ pub unsafe extern "C" fn chatwire_request_done(request: *const chatwire_request)
 /// Waits for the request to finish and returns the send's own status.
 ///
 /// On success the reply is appended to the conversation and, if `reply_out`
-/// is not NULL, `*reply_out` owns a copy (free with chatwire_string_free()).
-/// On failure the conversation is unchanged and chatwire_last_error() says
+/// is not NULL, `*reply_out` owns a copy (free with chatwire_string_free();
+/// it ends at the first U+0000: chatwire_request_wait_reply() and
+/// chatwire_reply_content_len() give all of it). On failure the conversation is unchanged and chatwire_last_error() says
 /// why, on the calling thread. Waiting again returns the same status (and a
 /// new copy of the reply) without appending it twice.
 ///

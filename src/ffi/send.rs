@@ -27,6 +27,9 @@ use crate::reply::Reply;
 /// before, so the call can simply be repeated; chatwire_last_error() and
 /// chatwire_last_http_status() say what happened. Blocks until the reply has
 /// arrived, the timeout has passed, or the retries are used up.
+/// The copy ends at the first U+0000 of the text, as a C string does; for
+/// text that may hold one, use chatwire_send_reply() and
+/// chatwire_reply_content_len().
 ///
 /// # Safety
 /// `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
@@ -69,8 +72,11 @@ unsafe fn send_with<T>(
 /// JSON body instead of a stream is accepted: its text arrives as one delta.
 ///
 /// When the reply is complete it is appended to the conversation and, if
-/// `reply_out` is not NULL, `*reply_out` owns a copy (equal to all deltas
-/// together; free with chatwire_string_free()). A callback that returns
+/// `reply_out` is not NULL, `*reply_out` owns a copy (all deltas together,
+/// but cleaned of the client's secrets, and ending at the first U+0000 as
+/// in chatwire_send(); free with chatwire_string_free()). An answer past
+/// one of the limits (chatwire_client_set_limit()) gives
+/// CHATWIRE_ERR_TOO_LARGE, also after deltas were passed on. A callback that returns
 /// non-zero stops the request: CHATWIRE_ERR_CANCELLED. A stream silent for
 /// longer than the idle timeout gives CHATWIRE_ERR_TIMEOUT. On any failure
 /// the conversation is exactly as before.

@@ -133,6 +133,15 @@ static void test_echoed_reply(const char *url) {
     CHECK(chatwire_conversation_content_len(conversation, 1) == len);
     CHECK(clean(chatwire_conversation_content(conversation, 1)));
     chatwire_reply_free(reply);
+
+    /* A char * handed out ends at the first U+0000, as documented. */
+    chatwire_conversation *again = question();
+    char *text = NULL;
+    CHECK_STATUS(chatwire_send(client, again, &text), CHATWIRE_OK);
+    CHECK(text != NULL && strlen(text) == strlen(chatwire_conversation_content(again, 1)));
+    CHECK(chatwire_conversation_content_len(again, 1) > strlen(text == NULL ? "" : text));
+    chatwire_string_free(text);
+    chatwire_conversation_free(again);
     chatwire_conversation_free(conversation);
     chatwire_client_free(client);
 }
