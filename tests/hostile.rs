@@ -131,14 +131,14 @@ fn an_endless_line_stops_at_the_event_limit() {
 #[test]
 fn huge_headers_stop_at_the_header_limit() {
     let server = HostileServer::start(|_, stream| {
-        let pad = "p".repeat(1000);
+        let pad = "p".repeat(3000);
         let headers: Vec<(&str, &str)> = (0..100).map(|_| ("x-pad", pad.as_str())).collect();
         respond(stream, "200 OK", &headers, completion("hi").as_bytes());
     });
     let client = client_for(&server.url, &[]);
     assert_too_large(&send_fails(&client), "headers", 64 * 1024);
     // A client that allows more reads the same answer.
-    let roomy = client_for(&server.url, &[(Limit::Headers, 256 * 1024)]);
+    let roomy = client_for(&server.url, &[(Limit::Headers, 1024 * 1024)]);
     assert_eq!(roomy.send(&mut conversation()).unwrap(), "hi");
 }
 

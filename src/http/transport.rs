@@ -15,6 +15,9 @@ use crate::http::response;
 use crate::http::retry;
 use crate::secrets::Secrets;
 
+/// ureq's own input buffer size, kept when the header limit is below it.
+const DEFAULT_INPUT_BUFFER: usize = 128 * 1024;
+
 /// A 2xx body and the request id that came with it.
 pub(crate) struct Received {
     pub(crate) body: String,
@@ -223,14 +226,15 @@ impl Transport {
         body: &[u8],
         settings: &Settings,
     ) -> Attempt<Response<Body>> {
+        let header_limit = usize::try_from(settings.limits.headers).unwrap_or(usize::MAX);
         let mut request = agent
             .post(url)
             .config()
             .timeout_global(Some(settings.timeout))
             .timeout_connect(Some(settings.connect_timeout))
-            .max_response_header_size(
-                usize::try_from(settings.limits.headers).unwrap_or(usize::MAX),
-            )
+            .max_response_header_size(header_limit)
+            // The headers must fit the connection's input buffer as well.
+            .input_buffer_size(DEFAULT_INPUT_BUFFER.max(header_limit.saturating_add(16 * 1024)))
             .build()
             .header("Authorization", self.key.bearer())
             .content_type("application/json");
