@@ -58,9 +58,10 @@ impl Secrets {
         text
     }
 
-    /// Redacts a text in place.
+    /// Redacts a text in place; a text without secrets (the usual case, and
+    /// a reply may be large) is left as it is, not copied.
     pub(crate) fn scrub(&self, text: &mut String) {
-        if !self.0.is_empty() {
+        if self.0.iter().any(|secret| text.contains(secret.as_str())) {
             *text = self.redact(text);
         }
     }
