@@ -456,9 +456,23 @@ const MEMORY_ALLOWANCE: u64 = 4 * MEMORY_LIMIT;
 #[test]
 fn peak_memory_under_hostile_servers_stays_near_the_limits() {
     let exe = std::env::current_exe().unwrap();
-    for scenario in ["bomb", "stream-json-bomb", "endless-stream", "endless-line"] {
+    for scenario in [
+        "bomb",
+        "stream-json-bomb",
+        "endless-stream",
+        "endless-line",
+        "bomb-default-limit",
+    ] {
+        let (limit, allowance) = match scenario {
+            // The documented default, against a bomb eight times its size.
+            "bomb-default-limit" => (
+                chatwire::DEFAULT_MAX_BODY_BYTES,
+                4 * chatwire::DEFAULT_MAX_BODY_BYTES,
+            ),
+            _ => (MEMORY_LIMIT, MEMORY_ALLOWANCE),
+        };
         let server = match scenario {
-            "bomb" | "stream-json-bomb" => {
+            "bomb" | "stream-json-bomb" | "bomb-default-limit" => {
                 HostileServer::start(|_, stream| gzip_bomb(stream, "application/json", 512))
             }
             "endless-stream" => {
@@ -492,12 +506,12 @@ fn peak_memory_under_hostile_servers_stays_near_the_limits() {
             .unwrap_or_else(|| panic!("{scenario}: no measurement in {stdout}"));
         println!(
             "{scenario}: peak resident memory grew by {growth} KiB (limit {} KiB)",
-            MEMORY_LIMIT >> 10
+            limit >> 10
         );
         assert!(
-            growth * 1024 <= MEMORY_ALLOWANCE,
+            growth * 1024 <= allowance,
             "{scenario}: peak resident memory grew by {growth} KiB, more than {} KiB",
-            MEMORY_ALLOWANCE >> 10
+            allowance >> 10
         );
         assert!(
             output.status.success(),
@@ -522,12 +536,13 @@ fn memory_child() {
         (Limit::Event, MEMORY_LIMIT),
         (Limit::Stream, MEMORY_LIMIT),
     ];
-    let client = client_for(&url, &limits);
+    let defaults = scenario.ends_with("default-limit");
+    let client = client_for(&url, if defaults { &[] } else { &limits });
     let mut conversation = Conversation::new("m");
     conversation.user("hi").unwrap();
     let before = peak_rss_kib();
     let result = match scenario.as_str() {
-        "bomb" => client.send(&mut conversation).map(drop),
+        "bomb" | "bomb-default-limit" => client.send(&mut conversation).map(drop),
         _ => client
             .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
             .map(drop),
