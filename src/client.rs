@@ -409,6 +409,12 @@ impl ClientBuilder {
     /// The API key sent as `Authorization: Bearer <key>`. Default:
     /// `$OPENAI_API_KEY`, then `OPENAI_API_KEY` in `./.env`. Servers that
     /// check no key (a local llama.cpp server or Ollama) accept any text.
+    ///
+    /// chatwire never prints the key, and takes it out of anything a server
+    /// echoes. The HTTP layer's own trace logs do show it: at the `log`
+    /// crate's trace level, the `ureq_proto` target writes every byte of
+    /// every request. chatwire installs no logger; a program that installs
+    /// one should keep `ureq_proto` below trace (`RUST_LOG=info,ureq_proto=off`).
     pub fn api_key(mut self, api_key: impl Into<String>) -> Self {
         self.api_key = Some(api_key.into());
         self

@@ -25,7 +25,9 @@ pub enum chatwire_status {
     CHATWIRE_ERR_INVALID_CONVERSATION = 4,
     /// No API key: not passed, not in $OPENAI_API_KEY, not in ./.env.
     CHATWIRE_ERR_MISSING_API_KEY = 5,
-    /// Unusable configuration, such as a base URL that is not http(s).
+    /// Unusable configuration, such as a base URL that is not http(s), or an
+    /// API key that would go to a base URL from a less trusted place
+    /// (see chatwire_client_new()).
     CHATWIRE_ERR_CONFIG = 6,
     /// The server could not be reached or the connection broke.
     CHATWIRE_ERR_TRANSPORT = 7,
@@ -37,7 +39,10 @@ pub enum chatwire_status {
     CHATWIRE_ERR_RATE_LIMITED = 10,
     /// The server failed (HTTP 5xx), also after retrying.
     CHATWIRE_ERR_SERVER = 11,
-    /// Any other non-2xx HTTP status (400, 404, 422, ...).
+    /// Any other non-2xx HTTP status (400, 404, 422, ...), and a redirect
+    /// that is not followed: only 307 and 308 within the same origin are, at
+    /// most 3 in a row; chatwire_last_http_status() gives the redirect's
+    /// status and chatwire_last_error() its target.
     CHATWIRE_ERR_HTTP = 12,
     /// A 2xx response whose body is not a chat completion.
     CHATWIRE_ERR_DECODE = 13,

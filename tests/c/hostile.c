@@ -3,8 +3,13 @@
  * are refused, and no secret comes back in any text but the raw body.
  * argv[1]: a gzip bomb; argv[2]: an endless stream; argv[3]: a 302 to
  * argv[4]; argv[5]: an error that echoes the secrets; argv[6]: a reply that
- * echoes them (with a U+0000 in its text). */
+ * echoes them (with a U+0000 in its text). Also: image paths that are not
+ * regular files are refused at once. */
+#define _POSIX_C_SOURCE 200809L
+
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -146,6 +151,21 @@ static void test_echoed_reply(const char *url) {
     chatwire_client_free(client);
 }
 
+/* A FIFO with no writer must not block, /dev/zero must not be read. */
+static void test_image_paths(void) {
+    chatwire_conversation *conversation = NULL;
+    CHECK_STATUS(chatwire_conversation_new("m", &conversation), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_append_user_image(conversation, "look", "/dev/zero"), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK(last_error_mentions("/dev/zero") && last_error_mentions("not a regular file"));
+    unlink("image.fifo");
+    CHECK(mkfifo("image.fifo", 0600) == 0);
+    CHECK_STATUS(chatwire_conversation_append_user_image(conversation, "look", "image.fifo"), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK(last_error_mentions("image.fifo") && last_error_mentions("not a regular file"));
+    unlink("image.fifo");
+    CHECK(chatwire_conversation_len(conversation) == 0);
+    chatwire_conversation_free(conversation);
+}
+
 int main(int argc, char **argv) {
     if (argc != 7) {
         fprintf(stderr, "usage: hostile BOMB STREAM REDIRECT TARGET ECHO_ERROR ECHO_REPLY\n");
@@ -156,5 +176,6 @@ int main(int argc, char **argv) {
     test_redirect(argv[3], argv[4]);
     test_echoed_error(argv[5]);
     test_echoed_reply(argv[6]);
+    test_image_paths();
     return report("hostile");
 }
