@@ -125,6 +125,11 @@ typedef enum {
    * The operating system refused something chatwire needed (a thread, say).
    */
   CHATWIRE_ERR_SYSTEM = 19,
+  /**
+   * The model's reply did not match the JSON Schema of chatwire_send_json(),
+   * also after the correction turns; chatwire_last_error() lists the problems.
+   */
+  CHATWIRE_ERR_INVALID_REPLY = 20,
 } chatwire_status;
 
 /**
@@ -375,6 +380,27 @@ chatwire_status chatwire_client_set_limit(chatwire_client *client, int which, ui
 chatwire_status chatwire_client_set_header(chatwire_client *client,
                                            const char *name,
                                            const char *value);
+
+/**
+ * Sets how many correction turns chatwire_send_json() allows: when a reply
+ * does not match the schema, the model is told what is wrong and asked
+ * again, up to this many times (0: never). Default 2; more than 10 gives
+ * CHATWIRE_ERR_INVALID_ARGUMENT.
+ *
+ * # Safety
+ * `client` is NULL or a live client.
+ */
+chatwire_status chatwire_client_set_json_corrections(chatwire_client *client, uint32_t corrections);
+
+/**
+ * Sets how chatwire_send_json() tells the model about the schema: one of
+ * chatwire_schema_delivery, passed as an int (another value gives
+ * CHATWIRE_ERR_INVALID_ARGUMENT). Default CHATWIRE_SCHEMA_IN_PROMPT.
+ *
+ * # Safety
+ * `client` is NULL or a live client.
+ */
+chatwire_status chatwire_client_set_schema_delivery(chatwire_client *client, int delivery);
 
 /**
  * Frees a client. NULL is ignored.
@@ -729,6 +755,14 @@ chatwire_status chatwire_json_prompt(const char *instruction,
                                      char **prompt_out);
 
 /**
+ * The JSON Schema of the ingredient-list convention, for
+ * chatwire_send_json(): an array of at least one {"ingredient": a
+ * non-empty string, "quantity": a number of 0 or more, "unit": a string or
+ * null}, with no other keys. Static; do not free.
+ */
+const char *chatwire_ingredients_schema(void);
+
+/**
  * The reply's text; "" when the model only called tools. NULL for a NULL
  * reply. Borrowed until the reply is freed. A text holding U+0000 goes on
  * past it: chatwire_reply_content_len() gives its whole length.
@@ -901,6 +935,37 @@ void chatwire_request_free(chatwire_request *request);
 chatwire_status chatwire_send(chatwire_client *client,
                               chatwire_conversation *conversation,
                               char **reply_out);
+
+/**
+ * Asks for JSON that matches a JSON Schema and hands out only data that
+ * matches it.
+ *
+ * `schema_json` is the schema as JSON text (a subset of JSON Schema draft
+ * 2020-12; the Rust docs of `Client::send_json` list what is checked; a
+ * schema that uses "pattern" and a few other keywords is refused with
+ * CHATWIRE_ERR_INVALID_ARGUMENT before anything is sent, as is text that
+ * is not JSON). The schema reaches the model as
+ * chatwire_client_set_schema_delivery() says (default: in the prompt).
+ * The reply is read as chatwire_extract_json() reads it and checked; when
+ * it does not match, the model gets a short correction turn naming each
+ * problem, up to chatwire_client_set_json_corrections() times (default 2).
+ *
+ * On success `*json_out` owns the JSON, compact, matching the schema
+ * (free with chatwire_string_free()), and the conversation holds the
+ * question as asked and that JSON as the assistant's answer, without the
+ * correction turns. When no reply matched: CHATWIRE_ERR_INVALID_REPLY, and
+ * chatwire_last_error() lists the last problems (each with its place, as
+ * in "at /0/quantity: expected a number, got \"two\"") and the start of
+ * the last reply. On any failure the conversation is exactly as before.
+ *
+ * # Safety
+ * `client` and `conversation` are NULL or live; `schema_json` is NULL or
+ * NUL-terminated; `json_out` is NULL or writable.
+ */
+chatwire_status chatwire_send_json(chatwire_client *client,
+                                   chatwire_conversation *conversation,
+                                   const char *schema_json,
+                                   char **json_out);
 
 /**
  * Sends the conversation and streams the reply: `on_delta` (required; NULL

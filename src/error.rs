@@ -149,6 +149,19 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// The model's reply did not match the JSON Schema asked for
+    /// ([`Client::send_json`](crate::Client::send_json)), also after the
+    /// correction turns allowed.
+    #[error("invalid reply: {} (last reply: {:?})", .errors.join("; "), excerpt(.last_reply, EXCERPT_BYTES, Keep::Start))]
+    InvalidReply {
+        /// What is wrong with the last reply: each problem with its place
+        /// in the JSON (`at /0/quantity: expected a number, got "two"`), or
+        /// why no JSON was found in it.
+        errors: Vec<String>,
+        /// The last reply, as the model wrote it.
+        last_reply: String,
+    },
+
     /// A state chatwire never expects, such as a background request whose
     /// worker ended without an outcome (a panic in a callback).
     #[error("internal error: {0}")]
@@ -249,6 +262,12 @@ impl Error {
                 secrets.scrub_excerpt(excerpt);
             }
             Error::TooLarge { what, .. } => secrets.scrub(what),
+            // Built from replies that were redacted already; scrubbed again
+            // so that no path can leave a secret in it.
+            Error::InvalidReply { errors, last_reply } => {
+                errors.iter_mut().for_each(|error| secrets.scrub(error));
+                secrets.scrub(last_reply);
+            }
             Error::MissingApiKey | Error::Cancelled => {}
         }
         self

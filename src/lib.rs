@@ -35,6 +35,7 @@
 //! | set request options | [`Conversation::set_option`] and typed setters such as [`Conversation::set_temperature`], [`ResponseFormat`] |
 //! | offer tools and answer their calls | [`Tool`], [`Conversation::add_tool`], [`ToolCall`], [`Conversation::tool_result`] |
 //! | send images | [`Image`], [`ImageDetail`], [`Conversation::user_image`] |
+//! | get data matching a JSON Schema, with correction turns | [`Client::send_json`] (into your type), [`SchemaDelivery`], [`INGREDIENTS_SCHEMA`] |
 //! | get JSON out of a model's almost-JSON reply | [`extract_json`], [`extract()`], [`extract_ingredients`], [`json_prompt`], [`ingredients_prompt`]; the rest of [`mod@extract`] |
 //! | bound what is kept of an answer | [`Limit`], [`ClientBuilder::limit`], [`Client::set_limit`]; [`Error::TooLarge`] past a limit |
 //! | tell failures apart | [`Error`] (one variant per thing a caller can act on), [`ApiError`], [`TimeoutKind`], [`Error::http_status`] |
@@ -61,6 +62,7 @@ mod http;
 mod reply;
 mod secrets;
 mod stream;
+mod structured;
 
 /// The streaming decoder, for the fuzz targets only: not part of the API,
 /// and not built unless the `fuzzing` feature is on.
@@ -90,3 +92,6 @@ pub use http::cancel::CancelToken;
 pub use http::pending::PendingReply;
 pub use reply::{Reply, Usage};
 pub use stream::reply_stream::ReplyStream;
+pub use structured::{
+    SchemaDelivery, DEFAULT_JSON_CORRECTIONS, INGREDIENTS_SCHEMA, MAX_JSON_CORRECTIONS,
+};

@@ -158,6 +158,7 @@ use crate::Result;
 
 pub use ingredients::Ingredient;
 pub use prompt::json_prompt;
+pub(crate) use search::search as find_json;
 
 /// Finds the JSON object or array in a model's reply, repairs it, and parses
 /// it.

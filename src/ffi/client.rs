@@ -10,6 +10,7 @@ use super::handle;
 use super::status::{chatwire_status, limit_from_c};
 use super::text;
 use crate::client::Client;
+use crate::structured::SchemaDelivery;
 
 /// A connection to one chat completions endpoint with one API key.
 ///
@@ -213,6 +214,81 @@ pub unsafe extern "C" fn chatwire_client_set_header(
             )
         };
         client.update(|client| client.set_header(name, value))
+    })
+}
+
+/// Sets how many correction turns chatwire_send_json() allows: when a reply
+/// does not match the schema, the model is told what is wrong and asked
+/// again, up to this many times (0: never). Default 2; more than 10 gives
+/// CHATWIRE_ERR_INVALID_ARGUMENT.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_set_json_corrections(
+    client: *mut chatwire_client,
+    corrections: u32,
+) -> chatwire_status {
+    boundary::status(|| {
+        let client = unsafe { handle::borrow(client, "client")? };
+        client.update(|client| client.set_json_corrections(corrections))
+    })
+}
+
+/// How chatwire_send_json() tells the model about the schema; set with
+/// chatwire_client_set_schema_delivery().
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+pub enum chatwire_schema_delivery {
+    /// In the prompt (the default; any server): the question is sent with
+    /// an instruction to reply with JSON only, in a fenced json block,
+    /// matching the schema that follows. The conversation keeps the
+    /// question as asked.
+    CHATWIRE_SCHEMA_IN_PROMPT = 0,
+    /// As the request's "response_format" (type "json_schema"), for servers
+    /// that constrain the reply to it (OpenAI, llama.cpp's server, vLLM).
+    CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT = 1,
+    /// Not sent: the prompt already describes the form (as
+    /// chatwire_ingredients_prompt() does); the schema only checks the reply.
+    CHATWIRE_SCHEMA_CHECK_ONLY = 2,
+}
+
+/// Sets how chatwire_send_json() tells the model about the schema: one of
+/// chatwire_schema_delivery, passed as an int (another value gives
+/// CHATWIRE_ERR_INVALID_ARGUMENT). Default CHATWIRE_SCHEMA_IN_PROMPT.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_set_schema_delivery(
+    client: *mut chatwire_client,
+    delivery: std::ffi::c_int,
+) -> chatwire_status {
+    boundary::status(|| {
+        let client = unsafe { handle::borrow(client, "client")? };
+        use chatwire_schema_delivery::*;
+        let known = [
+            (CHATWIRE_SCHEMA_IN_PROMPT, SchemaDelivery::Prompt),
+            (
+                CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT,
+                SchemaDelivery::ResponseFormat,
+            ),
+            (CHATWIRE_SCHEMA_CHECK_ONLY, SchemaDelivery::CheckOnly),
+        ];
+        let delivery = match known.iter().find(|(c, _)| *c as std::ffi::c_int == delivery) {
+            Some((_, delivery)) => *delivery,
+            None => {
+                return Err(crate::Error::InvalidArgument(format!(
+                    "{delivery} is not a chatwire_schema_delivery (0 prompt, 1 response format, 2 check only)"
+                ))
+                .into())
+            }
+        };
+        client.update(|client| {
+            client.set_schema_delivery(delivery);
+            Ok(())
+        })
     })
 }
 

@@ -11,6 +11,7 @@ use super::status::chatwire_status;
 use super::text;
 use crate::error::Error;
 use crate::extract::Ingredient;
+use crate::structured::INGREDIENTS_SCHEMA_NUL;
 
 /// Finds the JSON in a model's reply (a fenced json block, or bare JSON
 /// inside prose), repairs what models get wrong (fractions such as 1/2,
@@ -295,4 +296,18 @@ pub unsafe extern "C" fn chatwire_json_prompt(
         out.write(text::string_out(&prompt));
         Ok(())
     })
+}
+
+/// The JSON Schema of the ingredient-list convention, for
+/// chatwire_send_json(): an array of at least one {"ingredient": a
+/// non-empty string, "quantity": a number of 0 or more, "unit": a string or
+/// null}, with no other keys. Static; do not free.
+#[no_mangle]
+pub extern "C" fn chatwire_ingredients_schema() -> *const c_char {
+    const SCHEMA: &std::ffi::CStr =
+        match std::ffi::CStr::from_bytes_with_nul(INGREDIENTS_SCHEMA_NUL.as_bytes()) {
+            Ok(schema) => schema,
+            Err(_) => c"true",
+        };
+    SCHEMA.as_ptr()
 }

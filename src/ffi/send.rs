@@ -47,6 +47,57 @@ pub unsafe extern "C" fn chatwire_send(
     })
 }
 
+/// Asks for JSON that matches a JSON Schema and hands out only data that
+/// matches it.
+///
+/// `schema_json` is the schema as JSON text (a subset of JSON Schema draft
+/// 2020-12; the Rust docs of `Client::send_json` list what is checked; a
+/// schema that uses "pattern" and a few other keywords is refused with
+/// CHATWIRE_ERR_INVALID_ARGUMENT before anything is sent, as is text that
+/// is not JSON). The schema reaches the model as
+/// chatwire_client_set_schema_delivery() says (default: in the prompt).
+/// The reply is read as chatwire_extract_json() reads it and checked; when
+/// it does not match, the model gets a short correction turn naming each
+/// problem, up to chatwire_client_set_json_corrections() times (default 2).
+///
+/// On success `*json_out` owns the JSON, compact, matching the schema
+/// (free with chatwire_string_free()), and the conversation holds the
+/// question as asked and that JSON as the assistant's answer, without the
+/// correction turns. When no reply matched: CHATWIRE_ERR_INVALID_REPLY, and
+/// chatwire_last_error() lists the last problems (each with its place, as
+/// in "at /0/quantity: expected a number, got \"two\"") and the start of
+/// the last reply. On any failure the conversation is exactly as before.
+///
+/// # Safety
+/// `client` and `conversation` are NULL or live; `schema_json` is NULL or
+/// NUL-terminated; `json_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_send_json(
+    client: *mut chatwire_client,
+    conversation: *mut chatwire_conversation,
+    schema_json: *const c_char,
+    json_out: *mut *mut c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        let (schema, out) = unsafe {
+            (
+                text::str_in(schema_json, "schema_json")?,
+                handle::out(json_out, "json_out")?,
+            )
+        };
+        let schema: serde_json::Value = serde_json::from_str(schema).map_err(|err| {
+            crate::Error::InvalidArgument(format!("schema_json is not JSON: {err}"))
+        })?;
+        let answer: serde_json::Value = unsafe {
+            send_with(client, conversation, |client, conversation| {
+                client.send_json(conversation, &schema)
+            })?
+        };
+        out.write(text::string_out(&answer.to_string()));
+        Ok(())
+    })
+}
+
 /// Borrows the client and the conversation of a send and runs `send` with
 /// the client as it is now; the conversation only ever grows by the reply.
 ///

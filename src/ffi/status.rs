@@ -59,6 +59,9 @@ pub enum chatwire_status {
     CHATWIRE_ERR_TOO_LARGE = 18,
     /// The operating system refused something chatwire needed (a thread, say).
     CHATWIRE_ERR_SYSTEM = 19,
+    /// The model's reply did not match the JSON Schema of chatwire_send_json(),
+    /// also after the correction turns; chatwire_last_error() lists the problems.
+    CHATWIRE_ERR_INVALID_REPLY = 20,
 }
 
 use chatwire_status::*;
@@ -150,12 +153,13 @@ pub(crate) fn status_of(error: &Error) -> chatwire_status {
         Error::Cancelled => CHATWIRE_ERR_CANCELLED,
         Error::TooLarge { .. } => CHATWIRE_ERR_TOO_LARGE,
         Error::System { .. } => CHATWIRE_ERR_SYSTEM,
+        Error::InvalidReply { .. } => CHATWIRE_ERR_INVALID_REPLY,
         Error::Internal(_) => CHATWIRE_ERR_PANIC,
     }
 }
 
 fn describe(status: c_int) -> &'static CStr {
-    const STATUSES: [&CStr; 20] = [
+    const STATUSES: [&CStr; 21] = [
         c"ok",
         c"a required pointer argument is NULL",
         c"invalid argument",
@@ -176,6 +180,7 @@ fn describe(status: c_int) -> &'static CStr {
         c"the server did not send this information",
         c"the response is larger than the limit",
         c"the operating system refused a resource",
+        c"the reply does not match the JSON Schema",
     ];
     usize::try_from(status)
         .ok()
@@ -209,14 +214,16 @@ mod tests {
 
     #[test]
     fn every_status_has_its_own_text() {
-        let texts: Vec<_> = (0..=CHATWIRE_ERR_SYSTEM as c_int).map(describe).collect();
+        let texts: Vec<_> = (0..=CHATWIRE_ERR_INVALID_REPLY as c_int)
+            .map(describe)
+            .collect();
         let mut unique = texts.clone();
         unique.sort();
         unique.dedup();
         assert_eq!(unique.len(), texts.len());
         assert_eq!(describe(-1), c"unknown chatwire_status");
         assert_eq!(
-            describe(CHATWIRE_ERR_SYSTEM as c_int + 1),
+            describe(CHATWIRE_ERR_INVALID_REPLY as c_int + 1),
             c"unknown chatwire_status"
         );
     }

@@ -1,0 +1,242 @@
+//! Structured output: a question whose answer must be JSON matching a JSON
+//! Schema, checked, and corrected by the model until it matches.
+//!
+//! The exchange, in order: the schema reaches the model (in the prompt, as
+//! `response_format`, or not at all: [`SchemaDelivery`]); the reply is read
+//! with the tolerant extraction ([`crate::extract`]), the first JSON in it
+//! that matches the schema wins; when none does, the model gets one short
+//! correction turn naming the problems, up to the number of corrections
+//! allowed. Only the question and the valid answer reach the caller's
+//! conversation; the turns in between live in a working copy.
+//!
+//! The client's `send_json` is the public face; this module names no client
+//! (it gets a function that completes a conversation), so it sits below
+//! `client.rs` in the one-way flow.
+
+mod schema;
+mod turns;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::conversation::Conversation;
+use crate::error::{Error, Result};
+use crate::reply::Reply;
+
+pub(crate) use schema::Schema;
+
+/// How many correction turns [`Client::send_json`](crate::Client::send_json)
+/// allows unless set otherwise.
+pub const DEFAULT_JSON_CORRECTIONS: u32 = 2;
+
+/// The most correction turns that can be set: each is one more request,
+/// and a model that has not corrected itself after ten will not.
+pub const MAX_JSON_CORRECTIONS: u32 = 10;
+
+/// How [`Client::send_json`](crate::Client::send_json) tells the model
+/// about the schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum SchemaDelivery {
+    /// In the prompt (the default; any server): the last user message is
+    /// sent with an instruction to reply with JSON only, in a fenced `json`
+    /// block, matching the schema, which follows in a fenced block. The
+    /// conversation keeps the question as asked.
+    #[default]
+    Prompt,
+    /// As the request's `response_format` (`json_schema`, named `reply`),
+    /// for servers that constrain the reply to it: OpenAI's Structured
+    /// Outputs (whose strict mode is not asked for, as it needs a schema of
+    /// its own narrower kind), llama.cpp's server (a grammar), vLLM. The
+    /// reply is still checked.
+    ResponseFormat,
+    /// Not sent: the caller's prompt already describes the form (as
+    /// [`ingredients_prompt`](crate::ingredients_prompt) does), and the
+    /// schema only checks the reply.
+    CheckOnly,
+}
+
+/// The settings of a structured exchange.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct JsonSettings {
+    /// Correction turns allowed after the first reply.
+    pub(crate) corrections: u32,
+    /// How the schema reaches the model.
+    pub(crate) delivery: SchemaDelivery,
+}
+
+impl Default for JsonSettings {
+    fn default() -> Self {
+        JsonSettings {
+            corrections: DEFAULT_JSON_CORRECTIONS,
+            delivery: SchemaDelivery::default(),
+        }
+    }
+}
+
+/// Checks a correction count against [`MAX_JSON_CORRECTIONS`].
+pub(crate) fn checked_corrections(corrections: u32) -> Result<u32> {
+    if corrections > MAX_JSON_CORRECTIONS {
+        return Err(Error::InvalidArgument(format!(
+            "at most {MAX_JSON_CORRECTIONS} correction turns can be set, not {corrections}"
+        )));
+    }
+    Ok(corrections)
+}
+
+/// Runs the exchange: `complete` sends a conversation and returns the
+/// reply without appending it. On success the valid JSON (compact) is
+/// appended to `conversation` as the assistant's answer and returned as a
+/// `T`; on any failure `conversation` is unchanged.
+pub(crate) fn exchange<T: DeserializeOwned>(
+    conversation: &mut Conversation,
+    schema: &Schema,
+    settings: JsonSettings,
+    mut complete: impl FnMut(&Conversation) -> Result<Reply>,
+) -> Result<T> {
+    conversation.check_ready_to_send()?;
+    let mut work = turns::first_request(conversation, schema, settings.delivery)?;
+    let mut turn = 0;
+    loop {
+        let reply = complete(&work)?;
+        let errors = match read_answer::<T>(&reply.content, schema) {
+            Ok((value, answer)) => {
+                conversation.push_message(turns::answer_message(&value))?;
+                return Ok(answer);
+            }
+            Err(errors) => errors,
+        };
+        if turn == settings.corrections {
+            return Err(Error::InvalidReply {
+                errors,
+                last_reply: reply.content,
+            });
+        }
+        turns::push_correction(&mut work, &reply, &errors, settings.delivery)?;
+        turn += 1;
+    }
+}
+
+/// The first JSON in a reply that matches the schema and fits `T`; else
+/// what is wrong with the first JSON found, or why none was found.
+fn read_answer<T: DeserializeOwned>(
+    text: &str,
+    schema: &Schema,
+) -> std::result::Result<(Value, T), Vec<String>> {
+    let mut first_problems: Option<Vec<String>> = None;
+    let found = crate::extract::find_json(text, |value| {
+        let mut problems = schema.check(&value);
+        if problems.is_empty() {
+            match T::deserialize(&value) {
+                Ok(answer) => return Ok((value, answer)),
+                Err(error) => {
+                    problems.push(format!("the JSON does not fit the program's type: {error}"))
+                }
+            }
+        }
+        let summary = problems.join("; ");
+        first_problems.get_or_insert(problems);
+        Err(summary)
+    });
+    match found {
+        Ok(found) => Ok(found),
+        Err(error) => Err(first_problems.unwrap_or_else(|| vec![no_json(error)])),
+    }
+}
+
+/// The problem when no JSON was found: the search's own explanation.
+fn no_json(error: Error) -> String {
+    match error {
+        Error::NoJson(why) => format!("no JSON found: {why}"),
+        other => other.to_string(),
+    }
+}
+
+/// The text of [`INGREDIENTS_SCHEMA`], as a literal for `concat!`.
+macro_rules! ingredients_schema {
+    () => {
+        r#"{"type":"array","minItems":1,"items":{"type":"object","properties":{"ingredient":{"type":"string","minLength":1},"quantity":{"type":"number","minimum":0},"unit":{"type":["string","null"]}},"required":["ingredient","quantity","unit"],"additionalProperties":false}}"#
+    };
+}
+
+/// The JSON Schema of the ingredient-list convention
+/// ([`ingredients_prompt`](crate::ingredients_prompt)), strict where
+/// [`extract_ingredients`](crate::extract_ingredients) is lenient: an array
+/// of at least one `{"ingredient": non-empty string, "quantity": number,
+/// "unit": string or null}`, with no other keys. With
+/// [`Client::send_json`](crate::Client::send_json) it gives a
+/// `Vec<`[`Ingredient`](crate::Ingredient)`>`.
+///
+/// ```
+/// let schema: serde_json::Value = serde_json::from_str(chatwire::INGREDIENTS_SCHEMA)?;
+/// assert_eq!(schema["items"]["required"][0], "ingredient");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub const INGREDIENTS_SCHEMA: &str = ingredients_schema!();
+
+/// [`INGREDIENTS_SCHEMA`] with a NUL at the end, for C.
+pub(crate) const INGREDIENTS_SCHEMA_NUL: &str = concat!(ingredients_schema!(), "\0");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::Ingredient;
+    use serde_json::json;
+
+    fn schema(value: Value) -> Schema {
+        Schema::new(value).unwrap()
+    }
+
+    #[test]
+    fn the_ingredients_schema_is_usable_and_fits_the_type() {
+        let schema = schema(serde_json::from_str(INGREDIENTS_SCHEMA).unwrap());
+        let reply =
+            "```json\n[{\"ingredient\": \"flour\", \"quantity\": 1 1/2, \"unit\": \"cup\"}]\n```";
+        let (_, items) = read_answer::<Vec<Ingredient>>(reply, &schema).unwrap();
+        assert_eq!(items[0].quantity, 1.5);
+        let errors = read_answer::<Vec<Ingredient>>(
+            "[{\"ingredient\": \"egg\", \"quantity\": \"two\"}]",
+            &schema,
+        )
+        .unwrap_err();
+        assert_eq!(
+            errors,
+            [
+                "at /0: the property \"unit\" is missing",
+                "at /0/quantity: expected a number, got \"two\""
+            ]
+        );
+    }
+
+    #[test]
+    fn an_example_before_the_answer_is_passed_over() {
+        let schema = schema(json!({"type": "object", "required": ["city"]}));
+        let reply = "Like {\"name\": \"x\"}, here: {\"city\": \"Lyon\"}";
+        let (value, _) = read_answer::<Value>(reply, &schema).unwrap();
+        assert_eq!(value, json!({"city": "Lyon"}));
+    }
+
+    #[test]
+    fn no_json_is_a_problem_too() {
+        let schema = schema(json!({"type": "object"}));
+        let errors = read_answer::<Value>("I cannot.", &schema).unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].starts_with("no JSON found"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_type_that_does_not_fit_is_a_problem() {
+        let schema = schema(json!({"type": "object"}));
+        let errors = read_answer::<Vec<u8>>("{\"a\": 1}", &schema).unwrap_err();
+        assert!(
+            errors[0].contains("does not fit the program's type"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn corrections_are_capped() {
+        assert_eq!(checked_corrections(MAX_JSON_CORRECTIONS).unwrap(), 10);
+        assert!(checked_corrections(MAX_JSON_CORRECTIONS + 1).is_err());
+    }
+}
