@@ -179,6 +179,30 @@ typedef enum {
 } chatwire_limit;
 
 /**
+ * How chatwire_send_json() tells the model about the schema; set with
+ * chatwire_client_set_schema_delivery().
+ */
+typedef enum {
+  /**
+   * In the prompt (the default; any server): the question is sent with
+   * an instruction to reply with JSON only, in a fenced json block,
+   * matching the schema that follows. The conversation keeps the
+   * question as asked.
+   */
+  CHATWIRE_SCHEMA_IN_PROMPT = 0,
+  /**
+   * As the request's "response_format" (type "json_schema"), for servers
+   * that constrain the reply to it (OpenAI, llama.cpp's server, vLLM).
+   */
+  CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT = 1,
+  /**
+   * Not sent: the prompt already describes the form (as
+   * chatwire_ingredients_prompt() does); the schema only checks the reply.
+   */
+  CHATWIRE_SCHEMA_CHECK_ONLY = 2,
+} chatwire_schema_delivery;
+
+/**
  * A connection to one chat completions endpoint with one API key.
  *
  * Made by chatwire_client_new(), freed by chatwire_client_free(). One client

@@ -229,3 +229,53 @@ fn c_reply_metadata_tools_and_images() {
     });
     std::fs::remove_file(png).unwrap();
 }
+
+/// A mock for chatwire_send_json: answers by the question, and by whether
+/// the request carries a correction turn.
+fn answer_json(
+    server: &mut ServerGuard,
+    bodies: &Bodies,
+    question: &'static str,
+    correction: bool,
+    content: &str,
+) {
+    let record = bodies.recorder();
+    server
+        .mock("POST", PATH)
+        .match_request(move |request| {
+            let body: serde_json::Value =
+                serde_json::from_slice(request.body().map_or(&[][..], Vec::as_slice))
+                    .unwrap_or_default();
+            let first = body["messages"][0]["content"].as_str().unwrap_or("");
+            let corrected = body["messages"].as_array().is_some_and(|m| m.len() > 1);
+            first.starts_with(question) && corrected == correction && record(request)
+        })
+        .with_body(completion(content))
+        .create();
+}
+
+#[test]
+fn c_send_json_corrects_and_reports_against_a_mock_server() {
+    let mut server = Server::new();
+    let bodies = Bodies::default();
+    let many = r#"{"name": "Paris", "population": "many"}"#;
+    answer_json(&mut server, &bodies, "city", false, many);
+    let right = "```json\n{\"name\": \"Paris\", \"population\": 2102650}\n```";
+    answer_json(&mut server, &bodies, "city", true, right);
+    answer_json(&mut server, &bodies, "never", false, many);
+    answer_json(&mut server, &bodies, "never", true, many);
+    let items = r#"[{"ingredient": "flour", "quantity": 1 1/2, "unit": "cup"}]"#;
+    answer_json(&mut server, &bodies, "recipe", false, items);
+
+    let url = server.url();
+    for_each_build("send_json", |exe| {
+        let out = run(exe, &[&url]);
+        assert!(out.contains(", 0 failed"), "{out}");
+    });
+    let bodies = bodies.all();
+    // Per build: city twice, never twice, recipe once.
+    assert_eq!(bodies.len(), 3 * 5);
+    for body in bodies {
+        assert_valid_request(&body);
+    }
+}
