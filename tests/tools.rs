@@ -112,6 +112,8 @@ fn a_full_tool_loop_sends_valid_bodies() {
     }
     let second: Value = serde_json::from_slice(&sent[1]).unwrap();
     assert_eq!(second["messages"][1]["tool_calls"][0]["id"], "call_a");
+    // Not null: llama-cpp-python's server answers 500 to a null content.
+    assert_eq!(second["messages"][1]["content"], "");
     assert_eq!(
         second["messages"][2],
         json!({"role": "tool", "content": "9 C", "tool_call_id": "call_b"})

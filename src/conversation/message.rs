@@ -150,7 +150,10 @@ impl Message {
 }
 
 // The wire shapes. Content is a string, or for a message with images an
-// array of parts, or null for an assistant message that only calls tools.
+// array of parts. An assistant message that only calls tools is sent with
+// `""`, not `null`: OpenAI, llama.cpp, Ollama and vLLM accept both, but
+// llama-cpp-python's server answers a null content with HTTP 500. `null` is
+// still read.
 
 #[derive(Serialize, Deserialize)]
 struct WireMessage {
@@ -259,8 +262,6 @@ impl Serialize for Message {
                 },
             });
             Some(WireContent::Parts(text.into_iter().chain(images).collect()))
-        } else if self.content.is_empty() && !self.tool_calls.is_empty() {
-            None
         } else {
             Some(WireContent::Text(self.content.clone()))
         };
@@ -453,9 +454,12 @@ mod tests {
             name: "get_weather".into(),
             arguments: r#"{"city":"Paris"}"#.into(),
         });
-        let wire = serde_json::to_value(&call).unwrap();
-        assert_eq!(wire["content"], Value::Null);
+        let mut wire = serde_json::to_value(&call).unwrap();
+        // "", which every server accepts; null is read too.
+        assert_eq!(wire["content"], "");
         assert_eq!(wire["tool_calls"][0]["function"]["name"], "get_weather");
+        assert_eq!(serde_json::from_value::<Message>(wire.clone()).unwrap(), call);
+        wire["content"] = Value::Null;
         assert_eq!(serde_json::from_value::<Message>(wire).unwrap(), call);
 
         let result = Message::tool_result("call_1", "18 C");
