@@ -494,8 +494,10 @@ chatwire_status chatwire_conversation_truncate(chatwire_conversation *conversati
  * field it defines (temperature 5, a stop list of 5, a response_format of
  * unknown type) also gives CHATWIRE_ERR_INVALID_ARGUMENT, and
  * chatwire_last_error() names the field, the value and the allowed range;
- * fields the schema does not define are sent as given. Options are kept by
- * chatwire_conversation_to_json() and chatwire_conversation_from_json().
+ * fields the schema does not define are sent as given; a server's own form
+ * of a checked field can be set with chatwire_conversation_set_option_unchecked().
+ * Options are kept by chatwire_conversation_to_json() and
+ * chatwire_conversation_from_json().
  *
  * # Safety
  * `conversation` is NULL or live; `name` is NULL or NUL-terminated;
@@ -504,6 +506,26 @@ chatwire_status chatwire_conversation_truncate(chatwire_conversation *conversati
 chatwire_status chatwire_conversation_set_option(chatwire_conversation *conversation,
                                                  const char *name,
                                                  const char *json_value);
+
+/**
+ * Like chatwire_conversation_set_option(), without checking the value: for
+ * a server's own form of a field the official schema defines, which
+ * chatwire_conversation_set_option() refuses, such as llama.cpp's array
+ * form of "logit_bias" ("[[15043,-1.0]]") or vLLM's "stop" list of more
+ * than four strings. The value is sent exactly as given, so the request
+ * may break the official schema and a strict server may refuse it. Only
+ * the reserved names ("model", "messages", "stream", "stream_options",
+ * "tools"), an empty name and a value that is not JSON are refused
+ * (CHATWIRE_ERR_INVALID_ARGUMENT). A NULL `json_value` removes the field.
+ * Kept by chatwire_conversation_to_json() and
+ * chatwire_conversation_from_json(), which loads every option unchecked.
+ *
+ * # Safety
+ * As chatwire_conversation_set_option().
+ */
+chatwire_status chatwire_conversation_set_option_unchecked(chatwire_conversation *conversation,
+                                                           const char *name,
+                                                           const char *json_value);
 
 /**
  * Offers a function to the model with every request of this conversation

@@ -256,13 +256,62 @@ fn refused_values_leave_options_and_json_unchanged() {
 }
 
 #[test]
-fn saved_conversations_with_refused_options_do_not_load() {
-    let json = r#"{"model":"m","messages":[],"temperature":5}"#;
-    let err = Conversation::from_json(json).unwrap_err();
-    assert!(err.to_string().contains("temperature"), "{err}");
-    let json = r#"{"model":"m","messages":[],"temperature":0.5,"top_k":40}"#;
+fn saved_conversations_load_their_options_as_written() {
+    // The JSON form cannot say which options were set unchecked, so it
+    // loads every value as it is; only the reserved names are refused.
+    let json =
+        r#"{"model":"m","messages":[],"logit_bias":[[15043,-1.0]],"temperature":0.5,"top_k":40}"#;
     let conversation = Conversation::from_json(json).unwrap();
     assert_eq!(conversation.to_json(), json);
+    let json = r#"{"model":"m","messages":[],"stream_options":{}}"#;
+    let err = Conversation::from_json(json).unwrap_err();
+    assert!(err.to_string().contains("stream_options"), "{err}");
+}
+
+#[test]
+fn unchecked_options_send_vendor_forms_as_given() {
+    let mut server = mockito::Server::new();
+    let bodies = Bodies::default();
+    server
+        .mock("POST", PATH)
+        .match_request(bodies.recorder())
+        .with_body(completion("ok"))
+        .create();
+    let mut conversation = Conversation::new("m");
+    // llama.cpp's array form of logit_bias and vLLM's long stop list.
+    let bias = json!([[15043, -1.0], ["Hello", false]]);
+    let stop = json!(["a", "b", "c", "d", "e"]);
+    assert!(conversation
+        .set_option("logit_bias", Some(bias.clone()))
+        .is_err());
+    assert!(conversation.set_option("stop", Some(stop.clone())).is_err());
+    conversation
+        .set_option_unchecked("logit_bias", Some(bias.clone()))
+        .unwrap();
+    conversation
+        .set_option_unchecked_json("stop", Some(&stop.to_string()))
+        .unwrap();
+    for name in ["model", "messages", "stream", "stream_options", "tools", ""] {
+        assert!(
+            conversation
+                .set_option_unchecked(name, Some(json!(1)))
+                .is_err(),
+            "{name}"
+        );
+    }
+    assert!(conversation
+        .set_option_unchecked_json("seed", Some("{"))
+        .is_err());
+    conversation.user("hi").unwrap();
+    client(&server.url()).send(&mut conversation).unwrap();
+    let sent: Value = serde_json::from_slice(&bodies.all()[0]).unwrap();
+    assert_eq!(sent["logit_bias"], bias);
+    assert_eq!(sent["stop"], stop);
+    // Kept by the JSON form, both ways.
+    let back = Conversation::from_json(&conversation.to_json()).unwrap();
+    assert_eq!(back, conversation);
+    conversation.set_option_unchecked("stop", None).unwrap();
+    assert!(!conversation.options().contains_key("stop"));
 }
 
 /// A request body with one option.

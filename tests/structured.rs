@@ -49,8 +49,8 @@ fn answer(
     server
         .mock("POST", PATH)
         .match_request(move |request| {
-            let text = String::from_utf8_lossy(request.body().map_or(&[][..], Vec::as_slice))
-                .into_owned();
+            let text =
+                String::from_utf8_lossy(request.body().map_or(&[][..], Vec::as_slice)).into_owned();
             text.contains(CORRECTION) == correction && record(request)
         })
         .with_body(body)
@@ -102,7 +102,10 @@ fn a_wrong_first_answer_is_corrected_and_only_the_answer_is_kept() {
     let asked = sent[1]["content"].as_str().unwrap();
     assert!(asked.starts_with(QUESTION), "{asked}");
     assert!(asked.contains("JSON Schema"), "{asked}");
-    assert!(asked.contains(r#""required":["name","population"]"#), "{asked}");
+    assert!(
+        asked.contains(r#""required":["name","population"]"#),
+        "{asked}"
+    );
     // The correction turn repeats the wrong answer and names the problem.
     let sent = messages(&bodies[1]);
     assert_eq!(sent.len(), 4);
@@ -124,7 +127,10 @@ fn used_up_corrections_leave_the_conversation_unchanged_with_the_errors() {
     let again = answer(&mut server, &bodies, true, &completion(wrong)).expect(2);
 
     let mut client = client(&server.url());
-    assert_eq!(client.json_corrections(), chatwire::DEFAULT_JSON_CORRECTIONS);
+    assert_eq!(
+        client.json_corrections(),
+        chatwire::DEFAULT_JSON_CORRECTIONS
+    );
     let mut conversation = question();
     let before = conversation.clone();
     let error = client
@@ -135,7 +141,10 @@ fn used_up_corrections_leave_the_conversation_unchanged_with_the_errors() {
     assert_eq!(conversation, before);
     match &error {
         Error::InvalidReply { errors, last_reply } => {
-            assert_eq!(errors, &[r#"at the top level: the property "population" is missing"#]);
+            assert_eq!(
+                errors,
+                &[r#"at the top level: the property "population" is missing"#]
+            );
             assert_eq!(last_reply, wrong);
         }
         other => panic!("{other:?}"),
@@ -147,7 +156,10 @@ fn used_up_corrections_leave_the_conversation_unchanged_with_the_errors() {
     // The second correction turn holds only the latest wrong answer's problem.
     let last = messages(bodies.all().last().unwrap());
     assert_eq!(last.len(), 6);
-    assert!(last[3]["content"].as_str().unwrap().contains("no JSON found"));
+    assert!(last[3]["content"]
+        .as_str()
+        .unwrap()
+        .contains("no JSON found"));
 
     // No correction turn at all: one request, then the error.
     client.set_json_corrections(0).unwrap();
@@ -248,11 +260,16 @@ fn an_unusable_schema_is_refused_before_anything_is_sent() {
         let error = client
             .send_json::<Value>(&mut conversation, &schema)
             .unwrap_err();
-        assert!(matches!(error, Error::InvalidArgument(_)), "{schema}: {error}");
+        assert!(
+            matches!(error, Error::InvalidArgument(_)),
+            "{schema}: {error}"
+        );
     }
     // A conversation that cannot be sent is refused as by send.
     let mut empty = chatwire::Conversation::new("m");
-    let error = client.send_json::<Value>(&mut empty, &json!({})).unwrap_err();
+    let error = client
+        .send_json::<Value>(&mut empty, &json!({}))
+        .unwrap_err();
     assert!(matches!(error, Error::InvalidConversation(_)), "{error}");
     mock.assert();
 }

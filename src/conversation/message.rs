@@ -458,7 +458,10 @@ mod tests {
         // "", which every server accepts; null is read too.
         assert_eq!(wire["content"], "");
         assert_eq!(wire["tool_calls"][0]["function"]["name"], "get_weather");
-        assert_eq!(serde_json::from_value::<Message>(wire.clone()).unwrap(), call);
+        assert_eq!(
+            serde_json::from_value::<Message>(wire.clone()).unwrap(),
+            call
+        );
         wire["content"] = Value::Null;
         assert_eq!(serde_json::from_value::<Message>(wire).unwrap(), call);
 

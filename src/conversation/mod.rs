@@ -68,8 +68,10 @@ impl TryFrom<Unchecked> for Conversation {
 
     fn try_from(raw: Unchecked) -> Result<Conversation> {
         let mut conversation = Conversation::with_model(raw.model)?;
+        // Taken as they are: the JSON form cannot say which options were set
+        // with set_option_unchecked, and it must load whatever to_json wrote.
         for (name, value) in raw.options {
-            conversation.set_option(&name, Some(value))?;
+            conversation.set_option_unchecked(&name, Some(value))?;
         }
         conversation.tools = raw.tools;
         for message in raw.messages {
@@ -77,6 +79,27 @@ impl TryFrom<Unchecked> for Conversation {
         }
         Ok(conversation)
     }
+}
+
+/// The names an option may not have: those the conversation and the send
+/// call provide, and the empty name.
+fn check_option_name(name: &str) -> Result<()> {
+    if RESERVED_FIELDS.contains(&name) {
+        return Err(Error::InvalidArgument(format!(
+            "{name:?} cannot be set as an option: the conversation and the send call provide it"
+        )));
+    }
+    if name.is_empty() {
+        return Err(Error::InvalidArgument("the option name is empty".into()));
+    }
+    Ok(())
+}
+
+/// An option's value from JSON text (`None` removes the option).
+fn option_json(name: &str, json: Option<&str>) -> Result<Option<Value>> {
+    json.map(serde_json::from_str)
+        .transpose()
+        .map_err(|err| Error::InvalidArgument(format!("the value of {name:?} is not JSON: {err}")))
 }
 
 /// A model name must name something: an empty one is refused before any
@@ -139,7 +162,9 @@ impl Conversation {
     /// the field instead. A field the schema does not define (llama.cpp's
     /// `top_k`, `min_p`, `n_predict`, ...) passes as it is, and so do keys
     /// the schema does not name inside a checked object. Typed setters such
-    /// as [`set_temperature`](Self::set_temperature) cover the common fields.
+    /// as [`set_temperature`](Self::set_temperature) cover the common fields;
+    /// [`set_option_unchecked`](Self::set_option_unchecked) sends a server's
+    /// own form of a checked field.
     ///
     /// One rule goes beyond the schema, which states it only in words: a
     /// `json_schema` response format's `name` must be 1 to 64 ASCII letters,
@@ -186,31 +211,55 @@ impl Conversation {
     /// # Ok::<(), chatwire::Error>(())
     /// ```
     pub fn set_option(&mut self, name: &str, value: Option<Value>) -> Result<()> {
-        if RESERVED_FIELDS.contains(&name) {
-            return Err(Error::InvalidArgument(format!(
-                "{name:?} cannot be set as an option: the conversation and the send call provide it"
-            )));
+        if let Some(value) = &value {
+            options::check(name, value)?;
         }
-        if name.is_empty() {
-            return Err(Error::InvalidArgument("the option name is empty".into()));
-        }
+        self.set_option_unchecked(name, value)
+    }
+
+    /// Sets a top-level request field without checking its value: for a
+    /// server's own form of a field the official schema defines, which
+    /// [`set_option`](Self::set_option) refuses, such as llama.cpp's array
+    /// form of `logit_bias` (`[[15043, -1]]`) or vLLM's `stop` list of more
+    /// than four strings. The value is sent exactly as given, and the
+    /// request body may then break the official schema: a server that
+    /// follows it strictly answers with an error. `None` removes the field.
+    /// Only the names the conversation and the send call provide (`model`,
+    /// `messages`, `stream`, `stream_options`, `tools`) and an empty name
+    /// are refused, with [`Error::InvalidArgument`].
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// let mut conversation = chatwire::Conversation::new("m");
+    /// let bias = json!([[15043, -1.0]]); // llama.cpp's form
+    /// assert!(conversation.set_option("logit_bias", Some(bias.clone())).is_err());
+    /// conversation.set_option_unchecked("logit_bias", Some(bias))?;
+    /// let back = chatwire::Conversation::from_json(&conversation.to_json())?;
+    /// assert_eq!(back, conversation);
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn set_option_unchecked(&mut self, name: &str, value: Option<Value>) -> Result<()> {
+        check_option_name(name)?;
         match value {
-            Some(value) => {
-                options::check(name, &value)?;
-                self.options.insert(name.to_owned(), value)
-            }
+            Some(value) => self.options.insert(name.to_owned(), value),
             None => self.options.remove(name),
         };
         Ok(())
+    }
+
+    /// Like [`set_option_unchecked`](Self::set_option_unchecked), with the
+    /// value as JSON text; text that is not JSON is refused with
+    /// [`Error::InvalidArgument`].
+    pub fn set_option_unchecked_json(&mut self, name: &str, json: Option<&str>) -> Result<()> {
+        let value = option_json(name, json)?;
+        self.set_option_unchecked(name, value)
     }
 
     /// Like [`set_option`](Self::set_option), with the value as JSON text
     /// (`"64"`, `"0.2"`, `"{\"type\":\"json_object\"}"`), checked the same
     /// way; text that is not JSON is refused with [`Error::InvalidArgument`].
     pub fn set_option_json(&mut self, name: &str, json: Option<&str>) -> Result<()> {
-        let value = json.map(serde_json::from_str).transpose().map_err(|err| {
-            Error::InvalidArgument(format!("the value of {name:?} is not JSON: {err}"))
-        })?;
+        let value = option_json(name, json)?;
         self.set_option(name, value)
     }
 
@@ -321,6 +370,8 @@ impl Conversation {
     /// Reads a conversation from its JSON form (see [`Conversation`]), checking
     /// the ordering rules: [`Error::InvalidArgument`] for text that is not a
     /// conversation, [`Error::InvalidConversation`] for broken ordering.
+    /// Options are taken as [`set_option_unchecked`](Self::set_option_unchecked)
+    /// takes them, since the JSON form cannot say which were set that way.
     pub fn from_json(json: &str) -> Result<Conversation> {
         let raw: Unchecked = serde_json::from_str(json)
             .map_err(|err| Error::InvalidArgument(format!("not a conversation in JSON: {err}")))?;

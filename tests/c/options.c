@@ -56,6 +56,34 @@ static void test_option_checks(void) {
     chatwire_conversation_free(conversation);
 }
 
+/* A server's own form of a checked field: refused by set_option, sent as
+ * given by set_option_unchecked, kept by the JSON form both ways. */
+static void test_unchecked_options(void) {
+    static const char *const bias = "[[15043,-1.0]]";
+    chatwire_conversation *conversation = NULL;
+    chatwire_conversation *copy = NULL;
+    CHECK_STATUS(chatwire_conversation_new("m", &conversation), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_set_option(conversation, "logit_bias", bias),
+                 CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(chatwire_conversation_set_option_unchecked(conversation, "logit_bias", bias), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_set_option_unchecked(conversation, "stream", "true"),
+                 CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(chatwire_conversation_set_option_unchecked(conversation, "seed", "{"),
+                 CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(chatwire_conversation_set_option_unchecked(NULL, "seed", "1"), CHATWIRE_ERR_NULL_ARGUMENT);
+    CHECK_STATUS(chatwire_conversation_set_option_unchecked(conversation, NULL, "1"), CHATWIRE_ERR_NULL_ARGUMENT);
+    char *json = to_json(conversation);
+    CHECK(json != NULL && strcmp(json, "{\"model\":\"m\",\"messages\":[],\"logit_bias\":[[15043,-1.0]]}") == 0);
+    CHECK_STATUS(chatwire_conversation_from_json(json, &copy), CHATWIRE_OK);
+    char *again = to_json(copy);
+    CHECK(json != NULL && again != NULL && strcmp(json, again) == 0);
+    CHECK_STATUS(chatwire_conversation_set_option_unchecked(conversation, "logit_bias", NULL), CHATWIRE_OK);
+    chatwire_string_free(json);
+    chatwire_string_free(again);
+    chatwire_conversation_free(copy);
+    chatwire_conversation_free(conversation);
+}
+
 static void test_header_refusals(chatwire_client *client) {
     static const char *const own[] = {"Authorization", "content-type", "Content-Length", "Host"};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
@@ -100,6 +128,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     test_option_checks();
+    test_unchecked_options();
 
     chatwire_client *client = NULL;
     CHECK_STATUS(chatwire_client_new(argv[1], "sk-c-test", &client), CHATWIRE_OK);
