@@ -852,8 +852,11 @@ chatwire_status chatwire_reply_usage(const chatwire_reply *reply,
                                      uint64_t *total_tokens);
 
 /**
- * The `x-request-id` the server sent, to quote when asking the provider
- * for help; NULL when it sent none. Borrowed until the reply is freed.
+ * The request id the server or gateway sent (the x-request-id header,
+ * else the first of request-id, apim-request-id, x-ms-request-id,
+ * x-amzn-requestid, x-litellm-call-id, x-kong-request-id and cf-ray), to
+ * quote when asking the provider for help; NULL when it sent none.
+ * Borrowed until the reply is freed.
  *
  * # Safety
  * `reply` is NULL or live.

@@ -25,7 +25,10 @@ pub struct ApiError {
     pub kind: Option<String>,
     /// The error's `code` field; numeric codes are kept as their decimal text.
     pub code: Option<String>,
-    /// The `x-request-id` response header, to quote when asking the provider for help.
+    /// The request id the server or gateway sent (`x-request-id`, else
+    /// `request-id`, `apim-request-id`, `x-ms-request-id`,
+    /// `x-amzn-requestid`, `x-litellm-call-id`, `x-kong-request-id` or
+    /// `cf-ray`), to quote when asking the provider for help.
     pub request_id: Option<String>,
 }
 

@@ -56,7 +56,10 @@ pub struct Reply {
     pub id: Option<String>,
     /// The model that answered, as the server names it.
     pub model: Option<String>,
-    /// The `x-request-id` response header, when the server sent one.
+    /// The request id the server or gateway sent, when it sent one: the
+    /// `x-request-id` header, else the first of `request-id`,
+    /// `apim-request-id`, `x-ms-request-id`, `x-amzn-requestid`,
+    /// `x-litellm-call-id`, `x-kong-request-id` and `cf-ray`.
     pub request_id: Option<String>,
     /// The calls the model asked for (`finish_reason` is then `tool_calls`).
     pub tool_calls: Vec<ToolCall>,

@@ -556,3 +556,46 @@ fn truncate_past_the_end_is_refused_and_changes_nothing() {
     conversation.truncate(1).unwrap();
     assert_eq!(conversation.len(), 1);
 }
+
+/// The request id of a reply (and of an error) from the headers gateways
+/// send when there is no `x-request-id`: each alone, and in order of
+/// preference when several come.
+#[test]
+fn request_id_comes_from_gateway_headers_too() {
+    let cases: [(&[(&str, &str)], Option<&str>); 7] = [
+        (&[("request-id", "req_anthropic")], Some("req_anthropic")),
+        (&[("apim-request-id", "azure-1")], Some("azure-1")),
+        (&[("x-amzn-RequestId", "aws-1")], Some("aws-1")),
+        (&[("x-litellm-call-id", "call-1")], Some("call-1")),
+        (
+            &[("cf-ray", "8f00-CDG"), ("x-kong-request-id", "kong-1")],
+            Some("kong-1"),
+        ),
+        (
+            &[("cf-ray", "8f00-CDG"), ("x-request-id", "req_1"), ("request-id", "r2")],
+            Some("req_1"),
+        ),
+        (&[("x-request-id", " "), ("cf-ray", "8f00-CDG")], Some("8f00-CDG")),
+    ];
+    for (headers, expected) in cases {
+        for status in [200, 429] {
+            let mut server = Server::new();
+            let mut mock = server.mock("POST", PATH).with_status(status);
+            for (name, value) in headers {
+                mock = mock.with_header(*name, value);
+            }
+            mock.with_body(completion("ok")).create();
+            let client = chatwire::Client::builder()
+                .base_url(server.url())
+                .api_key(KEY)
+                .max_retries(0)
+                .build()
+                .unwrap();
+            let found = match client.send_reply(&mut conversation()) {
+                Ok(reply) => reply.request_id,
+                Err(err) => err.api_error().and_then(|api| api.request_id.clone()),
+            };
+            assert_eq!(found.as_deref(), expected, "{headers:?} {status}");
+        }
+    }
+}

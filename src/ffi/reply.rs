@@ -133,8 +133,11 @@ pub unsafe extern "C" fn chatwire_reply_usage(
     })
 }
 
-/// The `x-request-id` the server sent, to quote when asking the provider
-/// for help; NULL when it sent none. Borrowed until the reply is freed.
+/// The request id the server or gateway sent (the x-request-id header,
+/// else the first of request-id, apim-request-id, x-ms-request-id,
+/// x-amzn-requestid, x-litellm-call-id, x-kong-request-id and cf-ray), to
+/// quote when asking the provider for help; NULL when it sent none.
+/// Borrowed until the reply is freed.
 ///
 /// # Safety
 /// `reply` is NULL or live.

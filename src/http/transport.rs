@@ -310,12 +310,26 @@ fn is_timeout(error: &std::io::Error) -> bool {
             .is_some_and(|inner| matches!(inner, ureq::Error::Timeout(_)))
 }
 
+/// Response headers that carry a request id, in order of preference:
+/// OpenAI and most gateways, Anthropic-style APIs, Azure API Management,
+/// Azure, AWS API Gateway and Bedrock, LiteLLM, Kong (Mistral), and last
+/// Cloudflare's ray id, which names the edge hop rather than the request.
+const REQUEST_ID_HEADERS: [&str; 8] = [
+    "x-request-id",
+    "request-id",
+    "apim-request-id",
+    "x-ms-request-id",
+    "x-amzn-requestid",
+    "x-litellm-call-id",
+    "x-kong-request-id",
+    "cf-ray",
+];
+
 fn request_id(response: &Response<Body>) -> Option<String> {
-    response
-        .headers()
-        .get("x-request-id")
-        .and_then(|value| value.to_str().ok())
-        .map(str::to_owned)
+    REQUEST_ID_HEADERS.iter().find_map(|name| {
+        let value = response.headers().get(*name)?.to_str().ok()?.trim();
+        (!value.is_empty()).then(|| value.to_owned())
+    })
 }
 
 /// A timeout error that says which timeout ran out.
