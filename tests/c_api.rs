@@ -136,6 +136,17 @@ fn c_streamed_and_background_sends() {
         .with_header("content-type", "text/event-stream")
         .with_body(read_data("spec/recorded/llamacpp-stream.sse"))
         .create();
+    // An error event naming a status, in the middle of a stream (created
+    // last: when every mock has had its hit, mockito picks the last match).
+    server
+        .mock("POST", PATH)
+        .match_body(Matcher::Regex(r#""content":"slow down please"\}\]"#.into()))
+        .with_header("content-type", "text/event-stream")
+        .with_body(format!(
+            "{}data: {{\"error\":{{\"code\":429,\"message\":\"slow down\"}}}}\n\n",
+            delta("par")
+        ))
+        .create();
     server
         .mock("POST", PATH)
         .match_body(Matcher::Regex(r#""content":"whole please"\}\]\}$"#.into()))

@@ -572,10 +572,17 @@ fn request_id_comes_from_gateway_headers_too() {
             Some("kong-1"),
         ),
         (
-            &[("cf-ray", "8f00-CDG"), ("x-request-id", "req_1"), ("request-id", "r2")],
+            &[
+                ("cf-ray", "8f00-CDG"),
+                ("x-request-id", "req_1"),
+                ("request-id", "r2"),
+            ],
             Some("req_1"),
         ),
-        (&[("x-request-id", " "), ("cf-ray", "8f00-CDG")], Some("8f00-CDG")),
+        (
+            &[("x-request-id", " "), ("cf-ray", "8f00-CDG")],
+            Some("8f00-CDG"),
+        ),
     ];
     for (headers, expected) in cases {
         for status in [200, 429] {

@@ -251,6 +251,65 @@ fn error_inside_the_stream_fails_the_send() {
     assert_eq!(conversation.len(), 2);
 }
 
+/// An error event that names an HTTP status keeps it: its variant, and
+/// `http_status`, follow that status as for an HTTP error.
+#[test]
+fn error_inside_the_stream_keeps_the_status_it_names() {
+    type IsVariant = fn(&Error) -> bool;
+    let cases: [(&str, Option<u16>, IsVariant); 7] = [
+        (
+            r#"{"error":{"code":429,"message":"slow down"}}"#,
+            Some(429),
+            |e| matches!(e, Error::RateLimited(_)),
+        ),
+        (
+            r#"{"error":{"status":503,"message":"overloaded"}}"#,
+            Some(503),
+            |e| matches!(e, Error::Server(_)),
+        ),
+        (
+            r#"{"error":{"code":"401","message":"key revoked"}}"#,
+            Some(401),
+            |e| matches!(e, Error::Auth(_)),
+        ),
+        (
+            r#"{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"bad"}}"#,
+            Some(400),
+            |e| matches!(e, Error::Http(_)),
+        ),
+        (
+            r#"{"object":"error","message":"too long","code":400}"#,
+            Some(400),
+            |e| matches!(e, Error::Http(_)),
+        ),
+        (
+            r#"{"error":{"status_code":429,"message":"slow down"}}"#,
+            Some(429),
+            |e| matches!(e, Error::RateLimited(_)),
+        ),
+        // No status named: a server error without a status, as before.
+        (
+            r#"{"error":{"code":"rate_limit_exceeded","message":"m"}}"#,
+            None,
+            |e| matches!(e, Error::Server(_)),
+        ),
+    ];
+    for (event, status, is_variant) in cases {
+        let mut server = Server::new();
+        server
+            .mock("POST", PATH)
+            .with_body(format!("{}data: {event}\n\n", delta("par")))
+            .create();
+        let mut conversation = conversation();
+        let err = streaming_client(&server.url())
+            .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
+            .unwrap_err();
+        assert!(is_variant(&err), "{event}: {err:?}");
+        assert_eq!(err.http_status(), status, "{event}");
+        assert_eq!(conversation.len(), 2);
+    }
+}
+
 #[test]
 fn stream_cut_off_without_finish_is_a_decode_error() {
     let mut server = Server::new();

@@ -71,8 +71,11 @@ pub(crate) struct ErrorReport {
     pub(crate) kind: Option<String>,
     /// The `code` field; a number is kept as its decimal text.
     pub(crate) code: Option<String>,
-    /// The `code`, when it is a number that looks like an HTTP status (as
-    /// llama.cpp sends inside streams).
+    /// The HTTP status the error names, if it names one: the first of its
+    /// `status`, `status_code`, `statusCode` and `code` fields that is an
+    /// HTTP status, as a number or as decimal text (llama.cpp and vLLM send
+    /// `code`, some gateways `status`; Google's word `status` such as
+    /// `"INVALID_ARGUMENT"` is passed over). Errors inside streams use it.
     pub(crate) code_status: Option<u16>,
 }
 
@@ -121,10 +124,9 @@ impl ErrorReport {
                 Some(Value::Number(code)) => Some(code.to_string()),
                 _ => None,
             },
-            code_status: code
-                .and_then(Value::as_u64)
-                .filter(|code| (100..=599).contains(code))
-                .and_then(|code| u16::try_from(code).ok()),
+            code_status: ["status", "status_code", "statusCode", "code"]
+                .iter()
+                .find_map(|field| value.get(field).and_then(http_status)),
         }
     }
 
@@ -144,6 +146,18 @@ impl ErrorReport {
             request_id,
         }
     }
+}
+
+/// A value that is an HTTP status: a number from 100 to 599, or its decimal text.
+fn http_status(value: &Value) -> Option<u16> {
+    let number = match value {
+        Value::Number(number) => number.as_u64()?,
+        Value::String(text) => text.trim().parse().ok()?,
+        _ => return None,
+    };
+    u16::try_from(number)
+        .ok()
+        .filter(|status| (100..=599).contains(status))
 }
 
 /// Reads a non-2xx answer: what the body says (see [`ErrorReport::from_text`]),

@@ -169,6 +169,9 @@ impl StreamDecoder {
                 self.accumulator.mark_done();
                 Ok(Some(StreamEvent::Done))
             }
+            // A status the error names picks the variant, as for an HTTP
+            // error; without one it is the server's failure.
+            Payload::Error(error) if error.status.is_some() => Err(Error::from_api(error)),
             Payload::Error(error) => Err(Error::Server(Box::new(error))),
         }
     }

@@ -72,6 +72,18 @@ static void test_stream(chatwire_client *client) {
     chatwire_conversation_free(conversation);
 }
 
+/* An error event inside the stream keeps the HTTP status it names. */
+static void test_error_event_status(chatwire_client *client) {
+    struct collected c;
+    memset(&c, 0, sizeof c);
+    chatwire_conversation *conversation = question("slow down please");
+    CHECK_STATUS(chatwire_send_stream(client, conversation, collect, &c, NULL), CHATWIRE_ERR_RATE_LIMITED);
+    CHECK(chatwire_last_http_status() == 429);
+    CHECK(last_error_mentions("slow down"));
+    CHECK(chatwire_conversation_len(conversation) == 1);
+    chatwire_conversation_free(conversation);
+}
+
 static void test_stop_from_callback(chatwire_client *client) {
     struct collected c;
     memset(&c, 0, sizeof c);
@@ -222,6 +234,7 @@ int main(int argc, char **argv) {
     test_async_whole(client);
     test_async_streamed_with_done(client);
     test_bad_arguments(client);
+    test_error_event_status(client);
     test_cancel_silent(argv[2]);
     test_free_while_running(argv[3]);
     test_cancel_after_first_delta(argv[4]);

@@ -333,10 +333,13 @@ fn error_object_in_data_is_a_server_error() {
 }
 
 #[test]
-fn error_event_with_data_is_a_server_error() {
+fn error_event_naming_a_status_takes_its_variant() {
     let body = "event: error\ndata: {\"error\":{\"message\":\"rate limited\",\"type\":\"rate_limit\",\"code\":429}}\n\n";
     assert_eq!(decode_each_way(body.as_bytes()).err(), "rate limited");
-    let error = server_error(body);
+    let error = match decode_once(body) {
+        Err(Error::RateLimited(error)) => *error,
+        other => panic!("expected rate limited, got {other:?}"),
+    };
     assert_eq!(error.status, Some(429));
     assert_eq!(error.code.as_deref(), Some("429"));
     assert_eq!(error.kind.as_deref(), Some("rate_limit"));

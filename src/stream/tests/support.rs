@@ -180,7 +180,9 @@ pub fn decode_each_way(bytes: &[u8]) -> Decoded {
 pub fn error_text(err: &crate::error::Error) -> String {
     match err {
         crate::Error::Decode { message, .. } => message.clone(),
-        crate::Error::Server(api) => api.message.clone(),
-        other => other.to_string(),
+        other => match other.api_error() {
+            Some(api) => api.message.clone(),
+            None => other.to_string(),
+        },
     }
 }
