@@ -9,11 +9,18 @@
  * the model from the argument, else $CHATWIRE_MODEL, else gpt-4o-mini.
  *
  * chatwire_ingredients_prompt() asks for a JSON list of
- * {"ingredient", "quantity", "unit"} objects in a fenced block;
- * chatwire_extract_ingredient_list() finds it in the reply, repairs what the
- * model got wrong (1/2, ½, trailing commas, ...) and hands back the items.
- * A reply without a usable list is asked for again, up to 3 times in all;
- * after that the last reply is printed and the exit status is 1.
+ * {"ingredient", "quantity", "unit"} objects in a fenced block, with an
+ * example. chatwire_send_json() sends it, finds the JSON in the reply,
+ * repairs what the model got wrong (1/2, ½, trailing commas, ...) and checks
+ * it against chatwire_ingredients_schema(); when it does not match, the
+ * model is told what is wrong and asked again (two correction turns by
+ * default). The prompt already shows the form, so the schema only checks
+ * (CHATWIRE_SCHEMA_CHECK_ONLY), unless $CHATWIRE_SCHEMA_IN_REQUEST is 1:
+ * then it goes to the server as "response_format", which llama.cpp's server
+ * turns into a grammar, so that even a tiny model writes a valid list (the
+ * demo does this against the local server). The valid JSON is then read into items with
+ * chatwire_extract_ingredient_list(), which needs no JSON parser. When no
+ * reply matches, the problems are printed and the exit status is 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +32,6 @@ static const char *BUILT_IN_RECIPE =
     "Pancakes. Whisk 1 1/2 cups of flour, 2 tablespoons of sugar, 1 teaspoon of "
     "baking powder and a pinch of salt. Beat in 2 eggs, 1 1/4 cups of milk and "
     "3 tablespoons of melted butter. Fry in a hot pan.";
-
-enum { ATTEMPTS = 3 };
 
 static void report_error(const char *what, chatwire_status status) {
     int http = chatwire_last_http_status();
@@ -110,29 +115,13 @@ static void print_table(const chatwire_ingredients *list) {
     }
 }
 
-/* Sends the question (the last message) and extracts the list. Small models
- * do not always keep to the format, so a reply without a list is dropped and
- * the question sent again. After a failed send `*reply_out` is NULL; else it
- * holds the last reply, which the caller frees. */
-static chatwire_status ask(chatwire_client *client, chatwire_conversation *conversation,
-                           char **reply_out, chatwire_ingredients **list_out) {
-    size_t question_len = chatwire_conversation_len(conversation);
-    chatwire_status status = CHATWIRE_ERR_NO_JSON;
-    for (int attempt = 1; attempt <= ATTEMPTS && status == CHATWIRE_ERR_NO_JSON; attempt++) {
-        if (attempt > 1) {
-            fprintf(stderr, "no ingredient list in reply %d (%s); asking again\n", attempt - 1,
-                    chatwire_last_error());
-            chatwire_string_free(*reply_out);
-            *reply_out = NULL;
-            chatwire_conversation_truncate(conversation, question_len);
-        }
-        status = chatwire_send(client, conversation, reply_out);
-        if (status != CHATWIRE_OK) {
-            return status;
-        }
-        status = chatwire_extract_ingredient_list(*reply_out, list_out);
+/* How the schema reaches the model: see the comment at the top. */
+static int schema_delivery(void) {
+    const char *in_request = getenv("CHATWIRE_SCHEMA_IN_REQUEST");
+    if (in_request != NULL && strcmp(in_request, "1") == 0) {
+        return CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT;
     }
-    return status;
+    return CHATWIRE_SCHEMA_CHECK_ONLY;
 }
 
 int main(int argc, char **argv) {
@@ -152,24 +141,31 @@ int main(int argc, char **argv) {
 
     chatwire_client *client = NULL;
     chatwire_conversation *conversation = NULL;
-    char *prompt = NULL, *reply = NULL;
+    char *prompt = NULL, *json = NULL;
     chatwire_ingredients *list = NULL;
     int exit_code = 1;
     chatwire_status status;
 
     if ((status = chatwire_ingredients_prompt(recipe, &prompt)) != CHATWIRE_OK) {
         report_error("prompt", status);
-    } else if ((status = chatwire_client_new(NULL, NULL, &client)) != CHATWIRE_OK) {
+    } else if ((status = chatwire_client_new(NULL, NULL, &client)) != CHATWIRE_OK ||
+               (status = chatwire_client_set_schema_delivery(client, schema_delivery())) != CHATWIRE_OK) {
         report_error("client", status);
     } else if ((status = chatwire_conversation_new(model, &conversation)) != CHATWIRE_OK ||
+               /* A bound on the reply: a small model may repeat items until
+                * its context is full. A list cut short is still read: its
+                * open item is dropped, its brackets closed. */
+               (status = chatwire_conversation_set_option(conversation, "max_tokens", "400")) != CHATWIRE_OK ||
                (status = chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, prompt)) !=
                    CHATWIRE_OK) {
         report_error("conversation", status);
-    } else if ((status = ask(client, conversation, &reply, &list)) != CHATWIRE_OK) {
-        if (reply != NULL) {
-            fprintf(stderr, "The last reply of %s holds no ingredient list:\n%s\n\n", model, reply);
-        }
-        report_error(reply != NULL ? "extract" : "send", status);
+    } else if ((status = chatwire_send_json(client, conversation, chatwire_ingredients_schema(), &json)) !=
+               CHATWIRE_OK) {
+        /* For CHATWIRE_ERR_INVALID_REPLY the last error lists what was
+         * wrong with the last reply, and quotes its start. */
+        report_error("send", status);
+    } else if ((status = chatwire_extract_ingredient_list(json, &list)) != CHATWIRE_OK) {
+        report_error("read", status);
     } else {
         printf("Ingredients (model %s):\n\n", model);
         print_table(list);
@@ -177,7 +173,7 @@ int main(int argc, char **argv) {
     }
 
     chatwire_ingredients_free(list);
-    chatwire_string_free(reply);
+    chatwire_string_free(json);
     chatwire_string_free(prompt);
     chatwire_conversation_free(conversation);
     chatwire_client_free(client);

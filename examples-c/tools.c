@@ -1,11 +1,15 @@
 /*
- * tools: a two-turn tool loop. The model is offered a get_weather function;
- * when it asks for it, this program runs the function, hands back the
- * result, and the model answers with it.
+ * tools: a two-turn tool loop. The model is offered a get_weather function
+ * and must call it ("tool_choice": "required", one call at a time:
+ * "parallel_tool_calls": false); this program runs the function and hands
+ * back the result, and the model answers with it, calling nothing more
+ * ("tool_choice": "none").
  *
- *   build/tools [MODEL] ["QUESTION"]
+ *   build/tools [--stream] [MODEL] ["QUESTION"]
  *
- * Server and key: $OPENAI_BASE_URL and $OPENAI_API_KEY (or ./.env).
+ * --stream streams both replies (the tool call arrives in fragments and is
+ * assembled). Server and key: $OPENAI_BASE_URL and $OPENAI_API_KEY (or
+ * ./.env). Exit status 1 when a request fails or the model calls no tool.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,18 +67,37 @@ static int answer_tool_calls(chatwire_conversation *conversation, const chatwire
     return 0;
 }
 
-/* Turn 1: the model may ask for the function (a very small model may answer
- * in words instead); turn 2: it answers with the result. */
-static int tool_loop(chatwire_client *client, chatwire_conversation *conversation) {
+/* Prints each piece of a streamed reply as it arrives. */
+static int print_delta(void *userdata, const char *delta, size_t len) {
+    (void)userdata;
+    fwrite(delta, 1, len, stdout);
+    fflush(stdout);
+    return 0;
+}
+
+/* One request, whole or streamed, handing out the whole reply. */
+static chatwire_status ask(chatwire_client *client, chatwire_conversation *conversation, int stream,
+                            chatwire_reply **reply_out) {
+    if (!stream) {
+        return chatwire_send_reply(client, conversation, reply_out);
+    }
+    chatwire_status status = chatwire_send_stream_reply(client, conversation, print_delta, NULL, reply_out);
+    printf("\n");
+    return status;
+}
+
+/* Turn 1: the model must call the function; turn 2: it answers with the
+ * result, and may call nothing. */
+static int tool_loop(chatwire_client *client, chatwire_conversation *conversation, int stream) {
     chatwire_reply *reply = NULL;
-    chatwire_status status = chatwire_send_reply(client, conversation, &reply);
+    chatwire_status status = ask(client, conversation, stream, &reply);
     if (status != CHATWIRE_OK) {
         return fail("send", status);
     }
     if (chatwire_reply_tool_call_count(reply) == 0) {
         printf("assistant (no tool call)> %s\n", chatwire_reply_content(reply));
         chatwire_reply_free(reply);
-        return 0;
+        return 1;
     }
     int failed = answer_tool_calls(conversation, reply);
     chatwire_reply_free(reply);
@@ -82,7 +105,10 @@ static int tool_loop(chatwire_client *client, chatwire_conversation *conversatio
     if (failed) {
         return failed;
     }
-    if ((status = chatwire_send_reply(client, conversation, &reply)) != CHATWIRE_OK) {
+    if ((status = chatwire_conversation_set_option(conversation, "tool_choice", "\"none\"")) != CHATWIRE_OK) {
+        return fail("tool_choice", status);
+    }
+    if ((status = ask(client, conversation, stream, &reply)) != CHATWIRE_OK) {
         return fail("send", status);
     }
     printf("assistant> %s\n", chatwire_reply_content(reply));
@@ -96,6 +122,9 @@ static int tool_loop(chatwire_client *client, chatwire_conversation *conversatio
 }
 
 int main(int argc, char **argv) {
+    int stream = argc > 1 && strcmp(argv[1], "--stream") == 0;
+    argc -= stream;
+    argv += stream;
     const char *model = argc > 1 ? argv[1] : getenv("CHATWIRE_MODEL");
     const char *question = argc > 2 ? argv[2] : "What is the weather in Paris right now?";
     if (model == NULL || model[0] == '\0') {
@@ -112,11 +141,15 @@ int main(int argc, char **argv) {
         (status = chatwire_conversation_add_tool(conversation, "get_weather",
                                                  "Current weather for a city", WEATHER_SCHEMA)) != CHATWIRE_OK ||
         (status = chatwire_conversation_set_option(conversation, "max_tokens", "200")) != CHATWIRE_OK ||
+        /* The same answer every time, so that a run can be repeated. */
+        (status = chatwire_conversation_set_option(conversation, "temperature", "0")) != CHATWIRE_OK ||
+        (status = chatwire_conversation_set_option(conversation, "tool_choice", "\"required\"")) != CHATWIRE_OK ||
+        (status = chatwire_conversation_set_option(conversation, "parallel_tool_calls", "false")) != CHATWIRE_OK ||
         (status = chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, question)) != CHATWIRE_OK) {
         fail("conversation", status);
     } else {
         printf("you> %s\n", question);
-        exit_code = tool_loop(client, conversation);
+        exit_code = tool_loop(client, conversation, stream);
     }
     chatwire_conversation_free(conversation);
     chatwire_client_free(client);

@@ -96,7 +96,9 @@ launch() {
     printf '\n===== local-model.sh (pid %s) starting a server, %s\n' "$$" "$(date)" >>"$LOG"
     # serve.py binds port 0 (or $LOCAL_MODEL_PORT), so the kernel picks a free port
     # without a race, and writes the port it got to $portfile.
+    # The template adds tool calling to the model's own (see smollm2-tools.jinja).
     LOCAL_MODEL_API_KEY="$key" "$PY" -u "$HERE/serve.py" --alias "$MODEL_NAME" \
+        --chat-template-file "$HERE/smollm2-tools.jinja" \
         --port "${LOCAL_MODEL_PORT:-0}" --port-file "$portfile" "$@" </dev/null >>"$LOG" 2>&1 &
     SERVER_PID=$!
     local deadline=$((SECONDS + START_TIMEOUT))

@@ -1,6 +1,7 @@
 """Serve the tiny SmolLM2 model with llama.cpp (xllamacpp) on 127.0.0.1 until SIGTERM/SIGINT.
 
 Usage: serve.py [--port N] [--api-key KEY] [--alias NAME] [--port-file PATH] [--exit-with-parent]
+                [--chat-template-file PATH]
 Defaults come from LOCAL_MODEL_PORT (0 = any free port) and LOCAL_MODEL_API_KEY.
 """
 import argparse, importlib.util, os, signal, sys
@@ -11,6 +12,7 @@ ap.add_argument("--api-key", default=os.environ.get("LOCAL_MODEL_API_KEY"))
 ap.add_argument("--alias", default=os.environ.get("LOCAL_MODEL_ALIAS", "smollm2-135m-instruct"))
 ap.add_argument("--port-file", help="write the port actually bound here once listening")
 ap.add_argument("--exit-with-parent", action="store_true", help="stop when the parent process dies")
+ap.add_argument("--chat-template-file", help="a Jinja chat template to use instead of the model's own")
 args = ap.parse_args()
 if not args.api_key:
     sys.exit("serve.py: an API key is required (--api-key or LOCAL_MODEL_API_KEY)")
@@ -34,6 +36,11 @@ p.api_keys = [args.api_key]
 p.n_parallel = 2          # two slots so parallel tests do not queue behind each other
 p.n_ctx = 4096            # shared by the slots: 2048 tokens each
 p.ui = False
+if args.chat_template_file:
+    # As llama-server's --chat-template-file: the template's text (Jinja is on).
+    with open(args.chat_template_file, encoding="utf-8") as f:
+        p.chat_template = f.read()
+    p.use_jinja = True
 # One thread by default: ggml's threads spin-wait on each other, and on a small machine
 # that is also running the test suite two threads were 10-20x slower than one.
 threads = int(os.environ.get("LOCAL_MODEL_THREADS", "1"))
