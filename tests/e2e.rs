@@ -12,7 +12,7 @@ mod common;
 use std::ops::ControlFlow;
 use std::time::Duration;
 
-use chatwire::{Client, Conversation, Error, Role};
+use chatwire::{Client, Conversation, Error, Role, SchemaDelivery, Tool};
 use common::cprog::{for_each_build, run};
 use serde_json::json;
 
@@ -186,4 +186,117 @@ fn e2e_from_c() {
         let out = run(exe, &[&server.base_url, &server.api_key, &server.model]);
         assert!(out.contains(", 0 failed"), "{out}");
     });
+}
+
+/// Schema-valid data from the real model: the schema as `response_format`,
+/// which llama.cpp's server turns into a grammar, checked by chatwire.
+#[test]
+fn e2e_send_json_gives_schema_valid_data() {
+    let Some(server) = server("send_json") else {
+        return;
+    };
+    let mut client = server.client(&server.api_key);
+    client.set_schema_delivery(SchemaDelivery::ResponseFormat);
+    let mut conversation = Conversation::new(&server.model);
+    conversation
+        .set_option("max_tokens", Some(json!(200)))
+        .unwrap();
+    conversation
+        .set_option("temperature", Some(json!(0)))
+        .unwrap();
+    conversation
+        .user("List the ingredients: 2 eggs, 1 cup of flour.")
+        .unwrap();
+    let schema: serde_json::Value = serde_json::from_str(chatwire::INGREDIENTS_SCHEMA).unwrap();
+    let items: Vec<chatwire::Ingredient> = client.send_json(&mut conversation, &schema).unwrap();
+    assert!(!items.is_empty());
+    assert!(items
+        .iter()
+        .all(|item| !item.ingredient.is_empty() && item.quantity >= 0.0));
+    assert_eq!(conversation.len(), 2);
+    let kept: Vec<chatwire::Ingredient> =
+        serde_json::from_str(&conversation.messages()[1].content).unwrap();
+    assert_eq!(kept, items);
+}
+
+fn weather_conversation(server: &Server) -> Conversation {
+    let mut conversation = Conversation::new(&server.model);
+    conversation.add_tool(
+        Tool::new(
+            "get_weather",
+            Some("Current weather for a city"),
+            Some(json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})),
+        )
+        .unwrap(),
+    );
+    for (name, value) in [
+        ("max_tokens", json!(120)),
+        ("temperature", json!(0)),
+        ("tool_choice", json!("required")),
+        ("parallel_tool_calls", json!(false)),
+    ] {
+        conversation.set_option(name, Some(value)).unwrap();
+    }
+    conversation
+        .user("What is the weather in Paris right now?")
+        .unwrap();
+    conversation
+}
+
+/// The tool loop of examples-c/tools.c against the real server, whole or
+/// streamed: a call the server's grammar made, its result, then an answer
+/// with no call. The assistant message that carries the call goes back to
+/// the server with `"content": ""`, which it accepts.
+fn tool_loop(server: &Server, streamed: bool) {
+    let client = server.client(&server.api_key);
+    let mut conversation = weather_conversation(server);
+    let send = |conversation: &mut Conversation| {
+        if streamed {
+            client.send_stream(conversation, |_| ControlFlow::Continue(()))
+        } else {
+            client.send_reply(conversation)
+        }
+    };
+    let reply = send(&mut conversation).unwrap();
+    assert_eq!(reply.tool_calls.len(), 1, "{reply:?}");
+    let call = &reply.tool_calls[0];
+    assert_eq!(call.name, "get_weather");
+    assert!(
+        call.arguments_json().unwrap()["city"].is_string(),
+        "{call:?}"
+    );
+    assert!(!call.id.is_empty());
+    conversation
+        .tool_result(
+            &call.id,
+            r#"{"city":"Paris","forecast":"sunny","temperature_c":21}"#,
+        )
+        .unwrap();
+    conversation
+        .set_option("tool_choice", Some(json!("none")))
+        .unwrap();
+    let answer = send(&mut conversation).unwrap();
+    assert!(answer.tool_calls.is_empty(), "{answer:?}");
+    assert!(!answer.content.is_empty());
+    let roles: Vec<Role> = conversation.messages().iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [Role::User, Role::Assistant, Role::Tool, Role::Assistant]
+    );
+}
+
+#[test]
+fn e2e_tool_loop_with_a_real_call() {
+    let Some(server) = server("tool loop") else {
+        return;
+    };
+    tool_loop(&server, false);
+}
+
+#[test]
+fn e2e_streamed_tool_loop_with_a_real_call() {
+    let Some(server) = server("streamed tool loop") else {
+        return;
+    };
+    tool_loop(&server, true);
 }

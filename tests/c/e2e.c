@@ -1,5 +1,6 @@
 /* Against a real server (argv: base URL, key, model): a two-turn
- * conversation, a streamed turn, and a wrong key. */
+ * conversation, a streamed turn, a wrong key, and schema-valid JSON from
+ * chatwire_send_json. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -48,6 +49,24 @@ int main(int argc, char **argv) {
     CHECK(strstr(chatwire_last_error(), "sk-wrong-key") == NULL);
     CHECK(chatwire_conversation_len(conversation) == 6);
     chatwire_client_free(wrong);
+
+    chatwire_conversation_free(conversation);
+    conversation = NULL;
+
+    /* The schema as response_format: llama.cpp's server makes it a grammar. */
+    char *json = NULL;
+    CHECK_STATUS(chatwire_client_set_schema_delivery(client, CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_new(argv[3], &conversation), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_set_option(conversation, "max_tokens", "200"), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_set_option(conversation, "temperature", "0"), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER,
+                                              "List the ingredients: 2 eggs, 1 cup of flour."),
+                 CHATWIRE_OK);
+    CHECK_STATUS(chatwire_send_json(client, conversation, chatwire_ingredients_schema(), &json), CHATWIRE_OK);
+    CHECK(json != NULL && json[0] == '[' && strstr(json, "\"ingredient\":") != NULL);
+    CHECK(chatwire_conversation_len(conversation) == 2);
+    CHECK(json != NULL && strcmp(chatwire_conversation_content(conversation, 1), json) == 0);
+    chatwire_string_free(json);
 
     chatwire_conversation_free(conversation);
     chatwire_client_free(client);
