@@ -32,7 +32,7 @@
 //! | send and get the finish reason, [`Usage`], request id, tool calls, body | [`Client::send_reply`] → [`Reply`]; [`Client::complete`] without appending |
 //! | stream the text as it arrives | [`Client::send_stream`] (a callback), [`Client::stream`] (an iterator, [`ReplyStream`]) |
 //! | send in the background, poll, wait, cancel | [`Client::send_async`], [`Client::stream_async`] → [`PendingReply`] (also a `Future`), [`CancelToken`] |
-//! | set request options | [`Conversation::set_option`] and typed setters such as [`Conversation::set_temperature`], [`ResponseFormat`] |
+//! | set request options | [`Conversation::set_option`] and typed setters such as [`Conversation::set_temperature`], [`ResponseFormat`]; a server's own form: [`Conversation::set_option_unchecked`] |
 //! | offer tools and answer their calls | [`Tool`], [`Conversation::add_tool`], [`ToolCall`], [`Conversation::tool_result`] |
 //! | send images | [`Image`], [`ImageDetail`], [`Conversation::user_image`] |
 //! | get data matching a JSON Schema, with correction turns | [`Client::send_json`] (into your type), [`SchemaDelivery`], [`INGREDIENTS_SCHEMA`] |

@@ -562,7 +562,8 @@ fn truncate_past_the_end_is_refused_and_changes_nothing() {
 /// preference when several come.
 #[test]
 fn request_id_comes_from_gateway_headers_too() {
-    let cases: [(&[(&str, &str)], Option<&str>); 7] = [
+    type Headers = &'static [(&'static str, &'static str)];
+    let cases: [(Headers, Option<&str>); 7] = [
         (&[("request-id", "req_anthropic")], Some("req_anthropic")),
         (&[("apim-request-id", "azure-1")], Some("azure-1")),
         (&[("x-amzn-RequestId", "aws-1")], Some("aws-1")),

@@ -273,3 +273,50 @@ fn an_unusable_schema_is_refused_before_anything_is_sent() {
     assert!(matches!(error, Error::InvalidConversation(_)), "{error}");
     mock.assert();
 }
+
+/// With the `schemars` feature the schema comes from the type; the derived
+/// schema (draft 2020-12, with `$defs` and `format`) is one chatwire checks.
+#[cfg(feature = "schemars")]
+#[test]
+fn send_typed_derives_the_schema_from_the_type() {
+    #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+    struct Place {
+        city: String,
+        population: u64,
+        tags: Vec<Tag>,
+        note: Option<String>,
+    }
+    #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+    struct Tag {
+        name: String,
+    }
+
+    let mut server = Server::new();
+    let bodies = Bodies::default();
+    let wrong = r#"{"city": "Lyon", "population": -5, "tags": [{}], "note": null}"#;
+    answer(&mut server, &bodies, false, &completion(wrong)).expect(1);
+    let right =
+        r#"{"city": "Lyon", "population": 522250, "tags": [{"name": "food"}], "note": null}"#;
+    answer(&mut server, &bodies, true, &completion(right)).expect(1);
+
+    let client = client(&server.url());
+    let mut conversation = question();
+    let place: Place = client.send_typed(&mut conversation).unwrap();
+    assert_eq!(place.population, 522_250);
+    assert_eq!(
+        place.tags,
+        [Tag {
+            name: "food".into()
+        }]
+    );
+    let correction = messages(&bodies.all()[1]);
+    let text = correction[3]["content"].as_str().unwrap();
+    assert!(
+        text.contains("at /population: expected a number at least 0, got -5"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"at /tags/0: the property "name" is missing"#),
+        "{text}"
+    );
+}

@@ -663,13 +663,16 @@ impl<'s> Checker<'s> {
     }
 }
 
+/// Whether a number keeps to a bound.
+type Bound = fn(f64, f64) -> bool;
+
 /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`.
 fn numbers(object: &Map<String, Value>, value: &Value, path: &str, problems: &mut Problems) {
     let Some(number) = value.as_f64() else {
         return;
     };
     let bound = |keyword| object.get(keyword).and_then(Value::as_f64);
-    let checks: [(&str, fn(f64, f64) -> bool, &str); 4] = [
+    let checks: [(&str, Bound, &str); 4] = [
         ("minimum", |n, b| n >= b, "at least"),
         ("maximum", |n, b| n <= b, "at most"),
         ("exclusiveMinimum", |n, b| n > b, "above"),
