@@ -176,16 +176,34 @@ pub unsafe extern "C" fn chatwire_conversation_set_option(
     name: *const c_char,
     json_value: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (handle, name, json_value) = unsafe {
-            (
-                handle::borrow_mut(conversation, "conversation")?,
-                text::str_in(name, "name")?,
-                text::opt_str_in(json_value, "json_value")?,
-            )
-        };
-        Ok(handle.conversation.set_option_json(name, json_value)?)
+    boundary::status(|| unsafe {
+        set_option_with(
+            conversation,
+            name,
+            json_value,
+            Conversation::set_option_json,
+        )
     })
+}
+
+/// The body of both option setters: `set` gets the name and the value text.
+///
+/// # Safety
+/// As chatwire_conversation_set_option().
+unsafe fn set_option_with(
+    conversation: *mut chatwire_conversation,
+    name: *const c_char,
+    json_value: *const c_char,
+    set: fn(&mut Conversation, &str, Option<&str>) -> crate::Result<()>,
+) -> Result<(), FfiError> {
+    let (handle, name, json_value) = unsafe {
+        (
+            handle::borrow_mut(conversation, "conversation")?,
+            text::str_in(name, "name")?,
+            text::opt_str_in(json_value, "json_value")?,
+        )
+    };
+    Ok(set(&mut handle.conversation, name, json_value)?)
 }
 
 /// Like chatwire_conversation_set_option(), without checking the value: for
@@ -208,17 +226,13 @@ pub unsafe extern "C" fn chatwire_conversation_set_option_unchecked(
     name: *const c_char,
     json_value: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (handle, name, json_value) = unsafe {
-            (
-                handle::borrow_mut(conversation, "conversation")?,
-                text::str_in(name, "name")?,
-                text::opt_str_in(json_value, "json_value")?,
-            )
-        };
-        Ok(handle
-            .conversation
-            .set_option_unchecked_json(name, json_value)?)
+    boundary::status(|| unsafe {
+        set_option_with(
+            conversation,
+            name,
+            json_value,
+            Conversation::set_option_unchecked_json,
+        )
     })
 }
 
