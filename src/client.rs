@@ -504,7 +504,7 @@ impl ClientBuilder {
             limits,
         };
         Ok(Client {
-            transport: Arc::new(Transport::new(endpoint, key)),
+            transport: Arc::new(Transport::new(endpoint, key, 16)),
             settings,
         })
     }
