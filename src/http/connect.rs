@@ -6,6 +6,7 @@
 //! that request does I/O on it, so every read and write first hands the
 //! socket to the request's cancel token ([`cancel::hold`]).
 
+use std::cell::Cell;
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr};
@@ -28,6 +29,21 @@ pub(crate) fn chain() -> impl Connector {
     ().chain(ConnectProxyConnector::default())
         .chain(TcpConnect)
         .chain(RustlsConnector::default())
+}
+
+thread_local! {
+    /// The longest a read on this thread may wait, when set.
+    static PATIENCE: Cell<Option<Duration>> = const { Cell::new(None) };
+}
+
+/// Runs `work` with every read on the calling thread waiting no longer than
+/// `patience` (besides the request's own timeouts): for reading what is
+/// left of a body only if it is there already.
+pub(crate) fn with_patience<T>(patience: Duration, work: impl FnOnce() -> T) -> T {
+    let before = PATIENCE.replace(Some(patience));
+    let result = work();
+    PATIENCE.set(before);
+    result
 }
 
 /// Each address of a host gets at least this much of the connect timeout.
@@ -225,7 +241,10 @@ impl Transport for Interruptible {
         cancel::hold(&self.target)?;
         let timeout = timeout.for_read();
         let socket = &self.socket.0;
-        let left = time_left(timeout)?;
+        let left = match (time_left(timeout)?, PATIENCE.get()) {
+            (Some(left), Some(patience)) => Some(left.min(patience)),
+            (left, patience) => left.or(patience),
+        };
         set_timeout(
             socket,
             left,

@@ -20,6 +20,11 @@ use crate::secrets::Secrets;
 /// ureq's own input buffer size, kept when the header limit is below it.
 const DEFAULT_INPUT_BUFFER: usize = 128 * 1024;
 
+/// How long a streamed body's end may take to arrive after the reply's end
+/// for the connection to be kept, and how much may come.
+const LEFTOVER_PATIENCE: Duration = Duration::from_millis(20);
+const LEFTOVER_BYTES: usize = 16 * 1024;
+
 /// A 2xx body and the request id that came with it.
 pub(crate) struct Received {
     pub(crate) body: String,
@@ -377,6 +382,24 @@ impl StreamReader {
                 &String::from_utf8_lossy(err.as_bytes()),
             )
         })
+    }
+
+    /// Reads what is left of the body after the reply's end (a chunked
+    /// body's last chunk, say) if it has arrived or arrives at once: then the
+    /// connection goes back to the pool. Otherwise it is closed when the
+    /// reader is dropped.
+    pub(crate) fn finish(&mut self) {
+        let _entered = self.token.enter();
+        connect::with_patience(LEFTOVER_PATIENCE, || {
+            let mut rest = [0u8; 1024];
+            let mut left = LEFTOVER_BYTES;
+            while let Ok(read @ 1..) = self.reader.read(&mut rest) {
+                left = match left.checked_sub(read) {
+                    Some(left) => left,
+                    None => break,
+                };
+            }
+        });
     }
 
     /// Reads the next bytes; 0 at the end of the body.
