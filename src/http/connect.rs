@@ -8,7 +8,7 @@
 
 use std::cell::Cell;
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::net::{Shutdown, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -133,6 +133,8 @@ fn tries_next_address(error: &io::Error) -> bool {
 /// starts, so that a cancel ends the wait for a server that never answers.
 fn connect_one(addr: SocketAddr, budget: Option<Duration>) -> io::Result<Arc<SharedSocket>> {
     let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    #[cfg(target_vendor = "apple")]
+    socket.set_nosigpipe(true)?;
     let socket = Arc::new(SharedSocket(socket));
     let target: Arc<dyn Interrupt> = socket.clone();
     cancel::hold(&target)?;
@@ -160,15 +162,25 @@ impl Interrupt for SharedSocket {
 
 /// A TCP transport for ureq that hands its socket to the request's cancel
 /// token before each read and write.
+///
+/// Two costs of a send are cut here: the request's head and body leave in
+/// one write (held back until ureq waits for the answer, or until enough
+/// is held), and the socket's timeouts are set only when the time left
+/// falls below them, not before every read.
 pub(crate) struct Interruptible {
     socket: Arc<SharedSocket>,
     /// The same socket, as the token holds it.
     target: Arc<dyn Interrupt>,
     buffers: LazyBuffers,
-    /// The socket's timeouts as last set, to skip setting them again.
+    /// Output ureq has handed over that is not written yet.
+    held: Vec<u8>,
+    /// The socket's timeouts as last set.
     read_timeout: Option<Duration>,
     write_timeout: Option<Duration>,
 }
+
+/// Output is held back until this much has gathered.
+const HOLD_BYTES: usize = 64 * 1024;
 
 impl Interruptible {
     fn new(socket: Arc<SharedSocket>, buffers: LazyBuffers) -> Interruptible {
@@ -176,42 +188,102 @@ impl Interruptible {
             target: socket.clone(),
             socket,
             buffers,
+            held: Vec::new(),
             read_timeout: None,
             write_timeout: None,
         }
     }
+
+    /// Writes the held output.
+    fn flush(&mut self, timeout: NextTimeout) -> Result<(), ureq::Error> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        let deadline = Deadline::new(timeout.for_write())?;
+        let socket = &self.socket.0;
+        let mut written = 0;
+        while written < self.held.len() {
+            deadline.fit(socket, &mut self.write_timeout, Socket::set_write_timeout)?;
+            match send(socket, &self.held[written..]) {
+                Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero).into()),
+                Ok(sent) => written += sent,
+                Err(error) => deadline.retry_or_fail(error)?,
+            }
+        }
+        self.held.clear();
+        Ok(())
+    }
 }
 
-/// The time left for one read or write, or the timeout that ran out.
-fn time_left(timeout: NextTimeout) -> Result<Option<Duration>, ureq::Error> {
-    if timeout.after.is_not_happening() {
-        return Ok(None);
-    }
-    if timeout.after.is_zero() {
-        return Err(ureq::Error::Timeout(timeout.reason));
-    }
-    Ok(Some(*timeout.after))
+/// When a read or write must be over, and why.
+struct Deadline {
+    at: Option<Instant>,
+    reason: ureq::Timeout,
 }
 
-/// Sets a socket timeout unless it is set to that already.
-fn set_timeout(
-    socket: &Socket,
-    wanted: Option<Duration>,
-    current: &mut Option<Duration>,
-    set: fn(&Socket, Option<Duration>) -> io::Result<()>,
-) -> io::Result<()> {
-    if wanted != *current {
-        set(socket, wanted)?;
-        *current = wanted;
+impl Deadline {
+    fn new(timeout: NextTimeout) -> Result<Deadline, ureq::Error> {
+        if timeout.after.is_not_happening() {
+            return Ok(Deadline {
+                at: None,
+                reason: timeout.reason,
+            });
+        }
+        if timeout.after.is_zero() {
+            return Err(ureq::Error::Timeout(timeout.reason));
+        }
+        Ok(Deadline {
+            at: Some(Instant::now() + *timeout.after),
+            reason: timeout.reason,
+        })
     }
-    Ok(())
-}
 
-/// A socket timeout (or its Windows and macOS spelling) as ureq's error.
-fn io_failure(error: io::Error, timeout: NextTimeout) -> ureq::Error {
-    match error.kind() {
-        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => ureq::Error::Timeout(timeout.reason),
-        _ => error.into(),
+    /// Sets the socket's timeout so that a blocked call ends by the deadline.
+    /// A timeout between half the time left and all of it is kept (a call
+    /// it ends early is retried); else it becomes nine tenths of the time
+    /// left, so the next calls, with a little less time left, need not set it.
+    fn fit(
+        &self,
+        socket: &Socket,
+        current: &mut Option<Duration>,
+        set: fn(&Socket, Option<Duration>) -> io::Result<()>,
+    ) -> Result<(), ureq::Error> {
+        let wanted = match self.at {
+            None => None,
+            Some(at) => {
+                let left = at.saturating_duration_since(Instant::now());
+                if left < Duration::from_micros(1) {
+                    return Err(ureq::Error::Timeout(self.reason));
+                }
+                if current.is_some_and(|current| current <= left && current >= left / 2) {
+                    return Ok(());
+                }
+                Some(if left > Duration::from_millis(10) {
+                    left / 10 * 9
+                } else {
+                    left
+                })
+            }
+        };
+        if wanted != *current {
+            set(socket, wanted)?;
+            *current = wanted;
+        }
+        Ok(())
+    }
+
+    /// After a failed call: Ok to try again when the socket's timeout ended
+    /// it before the deadline (or a signal interrupted it), else the error.
+    fn retry_or_fail(&self, error: io::Error) -> Result<(), ureq::Error> {
+        match error.kind() {
+            io::ErrorKind::Interrupted => Ok(()),
+            // A socket timeout, as Unix (WouldBlock) or Windows spells it.
+            io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => match self.at {
+                Some(at) if Instant::now() < at => Ok(()),
+                _ => Err(ureq::Error::Timeout(self.reason)),
+            },
+            _ => Err(error.into()),
+        }
     }
 }
 
@@ -222,61 +294,87 @@ impl Transport for Interruptible {
 
     fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
         cancel::hold(&self.target)?;
-        let timeout = timeout.for_write();
-        let socket = &self.socket.0;
-        let left = time_left(timeout)?;
-        set_timeout(
-            socket,
-            left,
-            &mut self.write_timeout,
-            Socket::set_write_timeout,
-        )?;
-        let mut writer = socket;
-        writer
-            .write_all(&self.buffers.output()[..amount])
-            .map_err(|error| io_failure(error, timeout))
+        self.held
+            .extend_from_slice(&self.buffers.output()[..amount]);
+        if self.held.len() >= HOLD_BYTES {
+            self.flush(timeout)?;
+        }
+        Ok(())
     }
 
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
         cancel::hold(&self.target)?;
-        let timeout = timeout.for_read();
+        self.flush(timeout)?;
+        let mut timeout = timeout.for_read();
+        if let Some(patience) = PATIENCE.get() {
+            if timeout.after.is_not_happening() || patience < *timeout.after {
+                timeout.after = patience.into();
+            }
+        }
+        let deadline = Deadline::new(timeout)?;
         let socket = &self.socket.0;
-        let left = match (time_left(timeout)?, PATIENCE.get()) {
-            (Some(left), Some(patience)) => Some(left.min(patience)),
-            (left, patience) => left.or(patience),
-        };
-        set_timeout(
-            socket,
-            left,
-            &mut self.read_timeout,
-            Socket::set_read_timeout,
-        )?;
-        let mut reader = socket;
-        let input = self.buffers.input_append_buf();
         let read = loop {
-            match reader.read(input) {
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                other => break other,
+            deadline.fit(socket, &mut self.read_timeout, Socket::set_read_timeout)?;
+            let mut reader = socket;
+            match reader.read(self.buffers.input_append_buf()) {
+                Ok(read) => break read,
+                Err(error) => deadline.retry_or_fail(error)?,
             }
         };
-        let read = read.map_err(|error| io_failure(error, timeout))?;
         self.buffers.input_appended(read);
         Ok(read > 0)
     }
 
-    /// A pooled connection is fit for another request when reading from it
-    /// would block: the server has neither closed it nor sent anything
+    /// A pooled connection is fit for another request when nothing can be
+    /// read from it: the server has neither closed it nor sent anything
     /// unasked.
     fn is_open(&mut self) -> bool {
-        let socket = &self.socket.0;
-        if socket.set_nonblocking(true).is_err() {
-            return false;
-        }
-        let mut probe = [0u8; 1];
-        let mut reader = socket;
-        let idle = matches!(reader.read(&mut probe), Err(error) if error.kind() == io::ErrorKind::WouldBlock);
-        idle && socket.set_nonblocking(false).is_ok()
+        self.held.is_empty() && is_idle(&self.socket.0)
     }
+}
+
+/// Sends without raising SIGPIPE when the server has gone: a C program
+/// would die of it.
+#[cfg(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd"
+))]
+fn send(socket: &Socket, bytes: &[u8]) -> io::Result<usize> {
+    socket.send_with_flags(bytes, libc::MSG_NOSIGNAL)
+}
+
+/// Sends (where there is no MSG_NOSIGNAL, the socket is made without SIGPIPE).
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd"
+)))]
+fn send(socket: &Socket, bytes: &[u8]) -> io::Result<usize> {
+    socket.send(bytes)
+}
+
+/// True when a read would block: one peek that does not wait.
+#[cfg(unix)]
+fn is_idle(socket: &Socket) -> bool {
+    let mut probe = [std::mem::MaybeUninit::<u8>::uninit()];
+    matches!(
+        socket.recv_with_flags(&mut probe, libc::MSG_PEEK | libc::MSG_DONTWAIT),
+        Err(error) if error.kind() == io::ErrorKind::WouldBlock
+    )
+}
+
+/// True when a read would block.
+#[cfg(not(unix))]
+fn is_idle(socket: &Socket) -> bool {
+    let mut probe = [std::mem::MaybeUninit::<u8>::uninit()];
+    let idle = socket.set_nonblocking(true).is_ok()
+        && matches!(socket.peek(&mut probe), Err(error) if error.kind() == io::ErrorKind::WouldBlock);
+    idle && socket.set_nonblocking(false).is_ok()
 }
 
 impl fmt::Debug for Interruptible {
