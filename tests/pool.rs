@@ -1,7 +1,7 @@
 //! Every request rides the client's connection pool: plain, streamed and
 //! background sends reuse the same connections, threads sharing a client
-//! keep theirs, a send starts no thread, and a cancel still stops a request
-//! at once, also while its connection is being made.
+//! keep theirs, and a cancel still stops a request at once, also while its
+//! connection is being made.
 
 mod common;
 
@@ -13,17 +13,6 @@ use common::keepalive::KeepAliveServer;
 use common::stuck::StuckListener;
 use common::*;
 
-fn pooled_client(url: &str) -> Client {
-    Client::builder()
-        .base_url(url)
-        .api_key(KEY)
-        .timeout(Duration::from_secs(20))
-        .connect_timeout(Duration::from_secs(20))
-        .max_retries(0)
-        .build()
-        .unwrap()
-}
-
 fn ignore_deltas(_: &str) -> ControlFlow<()> {
     ControlFlow::Continue(())
 }
@@ -31,7 +20,7 @@ fn ignore_deltas(_: &str) -> ControlFlow<()> {
 #[test]
 fn a_cancel_while_connecting_returns_at_once() {
     let stuck = StuckListener::start();
-    let client = pooled_client(&stuck.url);
+    let client = client(&stuck.url);
     for streamed in [false, true] {
         let pending = if streamed {
             client.stream_async(&conversation(), ignore_deltas).unwrap()
@@ -57,7 +46,7 @@ fn a_cancel_while_connecting_returns_at_once() {
 #[test]
 fn sequential_streams_and_background_sends_reuse_one_connection() {
     let server = KeepAliveServer::start(3);
-    let client = pooled_client(&server.url);
+    let client = client(&server.url);
     for _ in 0..200 {
         let mut conversation = conversation();
         let reply = client
@@ -81,7 +70,7 @@ fn sequential_streams_and_background_sends_reuse_one_connection() {
 #[test]
 fn threads_sharing_a_client_keep_their_connections() {
     let server = KeepAliveServer::start(1);
-    let client = pooled_client(&server.url);
+    let client = client(&server.url);
     std::thread::scope(|scope| {
         for _ in 0..4 {
             let client = client.clone();
@@ -100,7 +89,7 @@ fn threads_sharing_a_client_keep_their_connections() {
 #[test]
 fn a_client_keeps_no_more_idle_connections_than_asked() {
     let server = KeepAliveServer::start(1);
-    let mut client = pooled_client(&server.url);
+    let mut client = client(&server.url);
     client.set_max_idle_connections(0).unwrap();
     assert_eq!(client.max_idle_connections(), 0);
     for _ in 0..5 {
@@ -117,45 +106,4 @@ fn a_client_keeps_no_more_idle_connections_than_asked() {
         .max_idle_connections(chatwire::MAX_IDLE_CONNECTIONS + 1)
         .build();
     assert!(matches!(built, Err(Error::InvalidArgument(_))));
-}
-
-/// The id of a thread started now. Linux hands out thread ids in turn, so
-/// the distance between two of them bounds the threads started in between
-/// (by this process, and whatever else runs on the machine).
-fn next_thread_id() -> i64 {
-    std::thread::spawn(|| {
-        std::fs::read_link("/proc/thread-self")
-            .ok()
-            .and_then(|path| path.file_name()?.to_str()?.parse().ok())
-            .unwrap_or(-1)
-    })
-    .join()
-    .unwrap()
-}
-
-#[test]
-#[cfg(target_os = "linux")]
-fn a_send_starts_no_thread() {
-    let server = KeepAliveServer::start(1);
-    // Host names too: `localhost` is not looked up, and a looked-up name
-    // would be looked up once.
-    let local = server.url.replace("127.0.0.1", "localhost");
-    for url in [server.url.as_str(), local.as_str()] {
-        let client = pooled_client(url);
-        client.send(&mut conversation()).unwrap();
-        let sends = 500;
-        let before = next_thread_id();
-        for _ in 0..sends {
-            client.send(&mut conversation()).unwrap();
-        }
-        let after = next_thread_id();
-        assert!(before > 0 && after > 0, "no thread ids in /proc");
-        let pid_max: i64 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
-            .map(|text| text.trim().parse().unwrap_or(i64::MAX))
-            .unwrap_or(i64::MAX);
-        let started = (after - before).rem_euclid(pid_max);
-        // A thread per send would make it at least `sends`; other programs
-        // on the machine may start some meanwhile.
-        assert!(started < sends / 4, "{started} threads for {sends} sends");
-    }
 }

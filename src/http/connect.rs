@@ -333,29 +333,15 @@ impl Transport for Interruptible {
     }
 }
 
-/// Sends without raising SIGPIPE when the server has gone: a C program
-/// would die of it.
-#[cfg(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "freebsd",
-    target_os = "netbsd",
-    target_os = "openbsd"
-))]
+/// Sends without raising SIGPIPE when the server has gone (a C program
+/// would die of it): a flag where the system has one; on macOS the socket
+/// is made without SIGPIPE instead, and Windows has none.
 fn send(socket: &Socket, bytes: &[u8]) -> io::Result<usize> {
-    socket.send_with_flags(bytes, libc::MSG_NOSIGNAL)
-}
-
-/// Sends (where there is no MSG_NOSIGNAL, the socket is made without SIGPIPE).
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "freebsd",
-    target_os = "netbsd",
-    target_os = "openbsd"
-)))]
-fn send(socket: &Socket, bytes: &[u8]) -> io::Result<usize> {
-    socket.send(bytes)
+    #[cfg(not(any(windows, target_vendor = "apple")))]
+    const FLAGS: std::ffi::c_int = libc::MSG_NOSIGNAL;
+    #[cfg(any(windows, target_vendor = "apple"))]
+    const FLAGS: std::ffi::c_int = 0;
+    socket.send_with_flags(bytes, FLAGS)
 }
 
 /// True when a read would block: one peek that does not wait.
