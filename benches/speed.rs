@@ -192,10 +192,9 @@ fn format_value(value: f64) -> String {
     }
 }
 
-fn sequential(rows: &mut Vec<Row>) {
-    let server = KeepAliveServer::start(1);
-    let chatwire = client(&server.url);
-    let mut raw = RawClient::connect(&server.url, &body(&short_conversation(), false));
+fn sequential(rows: &mut Vec<Row>, url: &str, server: &str) {
+    let chatwire = client(url);
+    let mut raw = RawClient::connect(url, &body(&short_conversation(), false));
     let conversation = short_conversation();
     for _ in 0..500 {
         raw.post();
@@ -216,7 +215,7 @@ fn sequential(rows: &mut Vec<Row>) {
         samples.append(&mut round);
     }
     rows.push(Row {
-        figure: "sequential sends/s".into(),
+        figure: format!("sequential sends/s ({server})"),
         floor: median(raw_rates),
         chatwire: median(rates),
         unit: "/s",
@@ -224,12 +223,89 @@ fn sequential(rows: &mut Vec<Row>) {
     });
     for (name, fraction) in [("p50", 0.5), ("p99", 0.99)] {
         rows.push(Row {
-            figure: format!("sequential send latency, {name}"),
+            figure: format!("sequential send latency, {name} ({server})"),
             floor: percentile(&mut raw_samples, fraction).as_secs_f64() * 1e6,
             chatwire: percentile(&mut samples, fraction).as_secs_f64() * 1e6,
             unit: "µs",
             higher_is_better: false,
         });
+    }
+}
+
+/// nginx answering every request with a canned completion, keep-alive, one
+/// worker process, as a second server; stopped when dropped.
+struct Nginx {
+    url: String,
+    process: std::process::Child,
+    _dir: TempDir,
+}
+
+/// A directory removed when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Nginx {
+    fn start() -> Option<Nginx> {
+        let binary = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"]
+            .into_iter()
+            .find(|path| std::path::Path::new(path).exists())?;
+        let dir =
+            TempDir(std::env::temp_dir().join(format!("chatwire-nginx-{}", std::process::id())));
+        std::fs::create_dir_all(&dir.0).ok()?;
+        // A free port: the kernel's pick for a listener closed at once.
+        let port = TcpListener::bind("127.0.0.1:0")
+            .ok()?
+            .local_addr()
+            .ok()?
+            .port();
+        let body = String::from_utf8(keepalive::Answers::new(1).whole).ok()?;
+        let completion = body.split("\r\n\r\n").nth(1)?.to_owned();
+        let path = dir.0.display();
+        let config = format!(
+            "daemon off; master_process off; worker_processes 1; pid {path}/nginx.pid;\n\
+             error_log {path}/error.log;\n\
+             events {{ worker_connections 1024; }}\n\
+             http {{ access_log off; keepalive_requests 10000000; keepalive_timeout 60s;\n\
+             client_body_temp_path {path}/body; proxy_temp_path {path}/proxy;\n\
+             fastcgi_temp_path {path}/fastcgi; uwsgi_temp_path {path}/uwsgi; scgi_temp_path {path}/scgi;\n\
+             client_body_buffer_size 1m;\n\
+             server {{ listen 127.0.0.1:{port}; location / {{ default_type application/json; return 200 '{completion}'; }} }} }}\n"
+        );
+        let config_path = dir.0.join("nginx.conf");
+        std::fs::write(&config_path, config).ok()?;
+        let process = Command::new(binary)
+            .arg("-p")
+            .arg(&dir.0)
+            .arg("-c")
+            .arg(&config_path)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok()?;
+        let nginx = Nginx {
+            url: format!("http://127.0.0.1:{port}"),
+            process,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(nginx)
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
     }
 }
 
@@ -253,10 +329,17 @@ fn time_wait(port: u16) -> usize {
         .sum()
 }
 
-fn threaded(rows: &mut Vec<Row>) -> (usize, usize) {
-    let server = KeepAliveServer::start(1);
-    let port: u16 = server.url.rsplit(':').next().unwrap().parse().unwrap();
-    let chatwire = client(&server.url);
+/// Sends/s of 4 threads, each with a raw connection or all sharing one
+/// client; returns the connections chatwire opened (as `accepted` counts
+/// them) and the sockets left in TIME_WAIT.
+fn threaded(
+    rows: &mut Vec<Row>,
+    url: &str,
+    server: &str,
+    accepted: impl Fn() -> usize,
+) -> (usize, usize) {
+    let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
+    let chatwire = client(url);
     let request = body(&short_conversation(), false);
     let per_thread = 20_000 / THREADS;
     let (mut raw_rates, mut rates) = (Vec::new(), Vec::new());
@@ -266,12 +349,12 @@ fn threaded(rows: &mut Vec<Row>) -> (usize, usize) {
         let started = Instant::now();
         std::thread::scope(|scope| {
             for _ in 0..THREADS {
-                let mut raw = RawClient::connect(&server.url, &request);
+                let mut raw = RawClient::connect(url, &request);
                 scope.spawn(move || (0..per_thread).for_each(|_| raw.post()));
             }
         });
         raw_rates.push((per_thread * THREADS) as f64 / started.elapsed().as_secs_f64());
-        let accepted = server.accepted();
+        let before = accepted();
         let started = Instant::now();
         std::thread::scope(|scope| {
             for _ in 0..THREADS {
@@ -285,11 +368,11 @@ fn threaded(rows: &mut Vec<Row>) -> (usize, usize) {
             }
         });
         rates.push((per_thread * THREADS) as f64 / started.elapsed().as_secs_f64());
-        opened = opened.max(server.accepted() - accepted);
+        opened = opened.max(accepted() - before);
         waiting = waiting.max(time_wait(port));
     }
     rows.push(Row {
-        figure: format!("{THREADS} threads, one client, sends/s"),
+        figure: format!("{THREADS} threads, one client, sends/s ({server})"),
         floor: median(raw_rates),
         chatwire: median(rates),
         unit: "/s",
@@ -581,8 +664,14 @@ fn main() {
     );
     println!("|{:-<48}|{:->14}|{:->14}|{:-<20}|", "", "", "", "");
     let mut rows = Vec::new();
-    sequential(&mut rows);
-    let (opened, waiting) = threaded(&mut rows);
+    let server = KeepAliveServer::start(1);
+    sequential(&mut rows, &server.url, "raw server");
+    let (opened, waiting) = threaded(&mut rows, &server.url, "raw server", || server.accepted());
+    let nginx = Nginx::start();
+    if let Some(nginx) = &nginx {
+        sequential(&mut rows, &nginx.url, "nginx");
+        threaded(&mut rows, &nginx.url, "nginx", || 0);
+    }
     history_send(&mut rows);
     long_stream(&mut rows);
     delta_delay(&mut rows);
@@ -594,6 +683,9 @@ fn main() {
     println!(
         "{THREADS} threads sharing one client, 20,000 sends: {opened} connections opened, {waiting} sockets in TIME_WAIT"
     );
+    if nginx.is_none() {
+        println!("nginx figures skipped: nginx is not installed (apt-get install nginx-light)");
+    }
     match clones_per_thousand_sends() {
         Some(clones) => println!(
             "clone/clone3 calls of a process making 1,000 sends after one (strace): {clones}"
