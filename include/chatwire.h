@@ -380,6 +380,23 @@ chatwire_status chatwire_client_set_max_retries(chatwire_client *client, uint32_
 chatwire_status chatwire_client_set_limit(chatwire_client *client, int which, uint64_t bytes);
 
 /**
+ * Sets how many idle connections the client keeps open between sends for
+ * later sends to reuse; default 16, at most 1024, 0 keeps none.
+ *
+ * Set it to at least the number of threads (and background sends) that use
+ * the client at once: each of them needs a connection of its own, and with
+ * fewer kept the surplus are closed after every send and opened again for
+ * the next. Idle connections close after 15 seconds. The client gets a new
+ * pool: sends running now finish on their connections, which then close.
+ * More than 1024 gives CHATWIRE_ERR_INVALID_ARGUMENT.
+ *
+ * # Safety
+ * `client` is NULL or a live client.
+ */
+chatwire_status chatwire_client_set_max_idle_connections(chatwire_client *client,
+                                                         uint32_t max_idle_connections);
+
+/**
  * Sets an extra header sent with every request of this client, such as a
  * gateway's key or a tracing id, replacing one of the same name (names are
  * case-insensitive); a NULL `value` removes it (removing a header that is

@@ -34,12 +34,20 @@ pub const DEFAULT_MAX_RETRIES: u32 = 2;
 /// The most retries accepted: with the longest pause between them (120 s,
 /// when a server asks for it), ten retries already wait 20 minutes.
 pub const MAX_RETRIES_CEILING: u32 = 10;
+/// How many idle connections a client keeps for reuse unless set otherwise:
+/// enough for as many threads sending at once through one client.
+pub const DEFAULT_MAX_IDLE_CONNECTIONS: usize = 16;
+/// The most idle connections a client may be asked to keep.
+pub const MAX_IDLE_CONNECTIONS: usize = 1024;
 
 /// A connection to one chat completions endpoint with one key.
 ///
 /// Cheap to clone; clones share the connection pool, so connections are
-/// reused across sends and threads. `Send + Sync`: one client can serve many
-/// threads at once, each with its own [`Conversation`].
+/// reused across sends and threads, streamed and background sends included.
+/// `Send + Sync`: one client can serve many threads at once, each with its
+/// own [`Conversation`]; the pool keeps up to
+/// [`max_idle_connections`](ClientBuilder::max_idle_connections) connections
+/// between sends, one for each thread that was sending at the same time.
 ///
 /// A request is retried (up to [`max_retries`](ClientBuilder::max_retries)
 /// times) after a connection failure, a timeout, or HTTP 408, 409, 429 and
@@ -56,6 +64,7 @@ pub struct Client {
     transport: Arc<Transport>,
     settings: Settings,
     json: JsonSettings,
+    max_idle_connections: usize,
 }
 
 impl fmt::Debug for Client {
@@ -67,6 +76,7 @@ impl fmt::Debug for Client {
             .field("connect_timeout", &self.settings.connect_timeout)
             .field("idle_timeout", &self.settings.idle_timeout)
             .field("max_retries", &self.settings.max_retries)
+            .field("max_idle_connections", &self.max_idle_connections)
             .field("headers", &self.settings.headers)
             .field("limits", &self.settings.limits)
             .field("json_corrections", &self.json.corrections)
@@ -437,6 +447,22 @@ impl Client {
         self.settings.limits.set(limit, bytes)
     }
 
+    /// How many idle connections this client keeps open for reuse.
+    pub fn max_idle_connections(&self) -> usize {
+        self.max_idle_connections
+    }
+
+    /// Sets how many idle connections this client keeps (see
+    /// [`ClientBuilder::max_idle_connections`]). This client gets a new pool;
+    /// its other clones keep the old one, whose connections close once
+    /// nothing uses them. More than [`MAX_IDLE_CONNECTIONS`] is refused.
+    pub fn set_max_idle_connections(&mut self, max_idle_connections: usize) -> Result<()> {
+        let max_idle_connections = checked_pool_size(max_idle_connections)?;
+        self.transport = Arc::new(self.transport.resized(max_idle_connections));
+        self.max_idle_connections = max_idle_connections;
+        Ok(())
+    }
+
     /// Sets an extra header sent with every request of this client (not of
     /// its other clones), replacing one of the same name (names are
     /// case-insensitive); `None` removes it. See [`ClientBuilder::header`]
@@ -480,6 +506,15 @@ fn checked_timeout(duration: Duration, what: &str) -> Result<Duration> {
     Ok(duration)
 }
 
+fn checked_pool_size(max_idle_connections: usize) -> Result<usize> {
+    if max_idle_connections > MAX_IDLE_CONNECTIONS {
+        return Err(Error::InvalidArgument(format!(
+            "a client keeps at most {MAX_IDLE_CONNECTIONS} idle connections, not {max_idle_connections}"
+        )));
+    }
+    Ok(max_idle_connections)
+}
+
 /// A delta callback for a background send: `false` stops the request.
 pub(crate) type DeltaHandler = Box<dyn FnMut(&str) -> bool + Send>;
 
@@ -492,6 +527,7 @@ pub struct ClientBuilder {
     connect_timeout: Option<Duration>,
     idle_timeout: Option<Duration>,
     max_retries: Option<u32>,
+    max_idle_connections: Option<usize>,
     headers: Vec<(String, String)>,
     limits: Vec<(Limit, u64)>,
     json_corrections: Option<u32>,
@@ -510,6 +546,7 @@ impl fmt::Debug for ClientBuilder {
             .field("limits", &self.limits)
             .field("json_corrections", &self.json_corrections)
             .field("schema_delivery", &self.schema_delivery)
+            .field("max_idle_connections", &self.max_idle_connections)
             .field(
                 "headers",
                 &self
@@ -581,6 +618,21 @@ impl ClientBuilder {
         self
     }
 
+    /// How many idle connections the client keeps open between sends, for
+    /// the next send to reuse instead of connecting again; default
+    /// [`DEFAULT_MAX_IDLE_CONNECTIONS`], at most [`MAX_IDLE_CONNECTIONS`].
+    ///
+    /// A client keeps one connection per send that was running at the same
+    /// time as others, so set it to at least the number of threads (and
+    /// background sends) that use the client at once: with fewer, the
+    /// surplus connections are closed after each send and new ones opened
+    /// for the next, which costs a handshake and leaves closed sockets
+    /// behind. 0 keeps none. Idle connections are closed after 15 seconds.
+    pub fn max_idle_connections(mut self, max_idle_connections: usize) -> Self {
+        self.max_idle_connections = Some(max_idle_connections);
+        self
+    }
+
     /// One of the limits on what chatwire keeps of an answer, in bytes; see
     /// [`Client::set_limit`]. A value out of range makes
     /// [`build`](Self::build) fail with [`Error::InvalidArgument`].
@@ -630,7 +682,7 @@ impl ClientBuilder {
     /// a less trusted place (a key from the environment and a base URL from
     /// `./.env`, say: see the README's lookup table), and
     /// [`Error::InvalidArgument`] for a refused [`header`](Self::header),
-    /// limit or number of retries.
+    /// limit, number of retries or number of idle connections.
     pub fn build(self) -> Result<Client> {
         let (endpoint, key) = config::resolve_target(self.base_url, self.api_key)?;
         let headers = config::resolve_headers(self.headers)?;
@@ -659,10 +711,15 @@ impl ClientBuilder {
             )?,
             delivery: self.schema_delivery,
         };
+        let max_idle_connections = checked_pool_size(
+            self.max_idle_connections
+                .unwrap_or(DEFAULT_MAX_IDLE_CONNECTIONS),
+        )?;
         Ok(Client {
-            transport: Arc::new(Transport::new(endpoint, key)),
+            transport: Arc::new(Transport::new(endpoint, key, max_idle_connections)),
             settings,
             json,
+            max_idle_connections,
         })
     }
 }

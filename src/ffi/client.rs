@@ -179,6 +179,30 @@ pub unsafe extern "C" fn chatwire_client_set_limit(
     })
 }
 
+/// Sets how many idle connections the client keeps open between sends for
+/// later sends to reuse; default 16, at most 1024, 0 keeps none.
+///
+/// Set it to at least the number of threads (and background sends) that use
+/// the client at once: each of them needs a connection of its own, and with
+/// fewer kept the surplus are closed after every send and opened again for
+/// the next. Idle connections close after 15 seconds. The client gets a new
+/// pool: sends running now finish on their connections, which then close.
+/// More than 1024 gives CHATWIRE_ERR_INVALID_ARGUMENT.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_set_max_idle_connections(
+    client: *mut chatwire_client,
+    max_idle_connections: u32,
+) -> chatwire_status {
+    boundary::status(|| {
+        let client = unsafe { handle::borrow(client, "client")? };
+        let max_idle_connections = usize::try_from(max_idle_connections).unwrap_or(usize::MAX);
+        client.update(|client| client.set_max_idle_connections(max_idle_connections))
+    })
+}
+
 /// Sets an extra header sent with every request of this client, such as a
 /// gateway's key or a tracing id, replacing one of the same name (names are
 /// case-insensitive); a NULL `value` removes it (removing a header that is

@@ -1,11 +1,17 @@
 //! Stopping a request from another thread, and noticing a stream that has
 //! gone quiet.
 //!
-//! A blocking read cannot be interrupted by a flag, so a request that can
-//! be stopped runs on a connection of its own (a private ureq agent) which
-//! [`CancelToken::cancel`] shuts down: the blocked read fails at once, the
-//! server sees the connection close and stops generating.
+//! A blocking read cannot be interrupted by a flag. So while a thread works
+//! for a token ([`CancelToken::enter`]), whatever it blocks on (the socket
+//! of the pooled connection it uses, or the wait for a name lookup) hands
+//! itself to the token first ([`hold`]); [`CancelToken::cancel`] interrupts
+//! it: the socket is shut down, the blocked call fails at once, and the
+//! server sees the connection close and stops generating. Requests that can
+//! be stopped thus share the client's pool with all the others.
 
+use std::cell::RefCell;
+use std::io;
+use std::marker::PhantomData;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -38,8 +44,10 @@ struct Shared {
 struct State {
     cancelled: bool,
     idle_expired: bool,
-    /// The request's own agent, shut down to interrupt a blocked read.
-    agent: Option<ureq::Agent>,
+    /// What the request is blocked on, or about to be; set only while a
+    /// thread works for the token, so a cancel never reaches a connection
+    /// that went back to the pool.
+    target: Option<Arc<dyn Interrupt>>,
     last_activity: Option<Instant>,
     watching: bool,
     /// Pausing between retries: the server owes nothing, so the idle watch waits.
@@ -54,15 +62,12 @@ impl CancelToken {
 
     /// Stops the request this token was given to.
     pub fn cancel(&self) {
-        let agent = {
+        {
             let mut state = self.lock();
             state.cancelled = true;
-            state.agent.take()
-        };
-        self.0.changed.notify_all();
-        if let Some(agent) = agent {
-            agent.shutdown();
+            interrupt(&mut state);
         }
+        self.0.changed.notify_all();
     }
 
     /// True once [`cancel`](Self::cancel) has been called.
@@ -108,15 +113,34 @@ impl CancelToken {
         Ok(())
     }
 
-    /// Hands over the agent whose connection a cancel must shut down.
-    pub(crate) fn attach(&self, agent: &ureq::Agent) {
-        let mut state = self.lock();
-        if state.cancelled {
-            drop(state);
-            agent.clone().shutdown();
-        } else {
-            state.agent = Some(agent.clone());
+    /// Makes this the token that stops what the calling thread blocks on,
+    /// until the returned guard is dropped.
+    pub(crate) fn enter(&self) -> Entered {
+        let previous = CURRENT.with(|current| current.replace(Some(self.clone())));
+        Entered {
+            previous,
+            _not_send: PhantomData,
         }
+    }
+
+    /// Takes `target` as what a cancel must interrupt; fails when the
+    /// request is already stopped, so that nothing new starts blocking.
+    fn hold(&self, target: &Arc<dyn Interrupt>) -> io::Result<()> {
+        let mut state = self.lock();
+        if state.cancelled || state.idle_expired {
+            return Err(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "the request was stopped",
+            ));
+        }
+        if !state
+            .target
+            .as_ref()
+            .is_some_and(|held| Arc::ptr_eq(held, target))
+        {
+            state.target = Some(target.clone());
+        }
+        Ok(())
     }
 
     /// Records that bytes arrived, for the idle watch.
@@ -164,11 +188,7 @@ impl CancelToken {
                 .map_or(Duration::ZERO, |at| at.elapsed());
             if since >= idle {
                 state.idle_expired = true;
-                let agent = state.agent.take();
-                drop(state);
-                if let Some(agent) = agent {
-                    agent.shutdown();
-                }
+                interrupt(&mut state);
                 return;
             }
             state = self
@@ -177,6 +197,56 @@ impl CancelToken {
                 .wait_timeout(state, idle - since)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
+        }
+    }
+}
+
+/// Interrupts what the request is blocked on. Called with the token's lock
+/// held, which [`Entered`] takes too: once the thread has stopped working
+/// for the token, none of its connections can be reached from here.
+fn interrupt(state: &mut State) {
+    if let Some(target) = state.target.take() {
+        target.interrupt();
+    }
+}
+
+/// Something a blocked request waits on that another thread can wake: the
+/// socket of its connection, or the wait for a name lookup.
+///
+/// The one place where a platform's way of waking a blocked call lives is
+/// the implementation for sockets (see `http::connect`).
+pub(crate) trait Interrupt: Send + Sync {
+    /// Makes the blocked call (and any later one) fail at once.
+    fn interrupt(&self);
+}
+
+thread_local! {
+    /// The token the current thread works for, if any.
+    static CURRENT: RefCell<Option<CancelToken>> = const { RefCell::new(None) };
+}
+
+/// Hands `target` to the token the calling thread works for (if any) before
+/// blocking on it, so that a cancel or the idle watch can interrupt it.
+/// Fails when that request is already stopped.
+pub(crate) fn hold(target: &Arc<dyn Interrupt>) -> io::Result<()> {
+    CURRENT.with(|current| match &*current.borrow() {
+        Some(token) => token.hold(target),
+        None => Ok(()),
+    })
+}
+
+/// The thread works for a token until this is dropped.
+pub(crate) struct Entered {
+    previous: Option<CancelToken>,
+    /// Dropped on the thread that entered, whose state it restores.
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        let left = CURRENT.with(|current| current.replace(self.previous.take()));
+        if let Some(token) = left {
+            token.lock().target = None;
         }
     }
 }

@@ -15,9 +15,10 @@ use crate::reply::Reply;
 ///
 /// Made by [`Client::send_async`](crate::Client::send_async) and
 /// [`Client::stream_async`](crate::Client::stream_async). The request runs
-/// on its own thread (which also runs the delta callback, if any) and its own
-/// connection. The conversation it was made from is not touched: append the
-/// reply with [`Conversation::append_reply`](crate::Conversation::append_reply).
+/// on its own thread (which also runs the delta callback, if any), over the
+/// client's pooled connections like any other send. The conversation it was
+/// made from is not touched: append the reply with
+/// [`Conversation::append_reply`](crate::Conversation::append_reply).
 ///
 /// Wait with [`wait`](Self::wait), poll with [`is_done`](Self::is_done),
 /// stop with [`cancel`](Self::cancel) (within milliseconds, also while the

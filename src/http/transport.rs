@@ -10,13 +10,20 @@ use ureq::Body;
 use crate::config::{self, ApiKey, Limit, Settings};
 use crate::error::{Error, Result, TimeoutKind};
 use crate::http::cancel::{CancelToken, IdleWatch};
+use crate::http::connect;
 use crate::http::redirect;
+use crate::http::resolve::Resolve;
 use crate::http::response;
 use crate::http::retry;
 use crate::secrets::Secrets;
 
 /// ureq's own input buffer size, kept when the header limit is below it.
 const DEFAULT_INPUT_BUFFER: usize = 128 * 1024;
+
+/// How long a streamed body's end may take to arrive after the reply's end
+/// for the connection to be kept, and how much may come.
+const LEFTOVER_PATIENCE: Duration = Duration::from_millis(20);
+const LEFTOVER_BYTES: usize = 16 * 1024;
 
 /// A 2xx body and the request id that came with it.
 pub(crate) struct Received {
@@ -42,22 +49,18 @@ enum Attempt<T> {
     Failed(Error),
 }
 
-/// A request that can be stopped: it runs on a connection of its own, which
-/// the token shuts down.
-struct Stoppable<'a> {
-    agent: ureq::Agent,
-    token: &'a CancelToken,
-}
-
 impl Transport {
-    pub(crate) fn new(endpoint: String, key: ApiKey) -> Transport {
-        let agent = ureq::Agent::config_builder()
+    /// A pool that keeps up to `max_idle_connections` idle connections.
+    pub(crate) fn new(endpoint: String, key: ApiKey, max_idle_connections: usize) -> Transport {
+        let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             // Redirects are judged by chatwire's own policy (http::redirect).
             .max_redirects(0)
             .user_agent(concat!("chatwire/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .new_agent();
+            .max_idle_connections(max_idle_connections)
+            .max_idle_connections_per_host(max_idle_connections)
+            .build();
+        let agent = ureq::Agent::with_parts(config, connect::chain(), Resolve::default());
         Transport {
             agent,
             endpoint,
@@ -74,10 +77,13 @@ impl Transport {
         config::secrets(&self.key, &settings.headers)
     }
 
-    fn stoppable<'a>(&self, token: &'a CancelToken) -> Stoppable<'a> {
-        let agent = ureq::Agent::new_with_config(self.agent.config().clone());
-        token.attach(&agent);
-        Stoppable { agent, token }
+    /// The same endpoint and key over a new pool of another size.
+    pub(crate) fn resized(&self, max_idle_connections: usize) -> Transport {
+        Transport::new(
+            self.endpoint.clone(),
+            self.key.clone(),
+            max_idle_connections,
+        )
     }
 
     /// Posts a JSON body and reads the whole 2xx answer, retrying what is
@@ -88,10 +94,8 @@ impl Transport {
         settings: &Settings,
         token: Option<&CancelToken>,
     ) -> Result<Received> {
-        let stoppable = token.map(|token| self.stoppable(token));
-        let agent = stoppable.as_ref().map_or(&self.agent, |s| &s.agent);
         self.with_retries(settings, token, || {
-            let mut response = match self.open(agent, body, settings) {
+            let mut response = match self.open(body, settings) {
                 Attempt::Done(response) => response,
                 Attempt::Retryable { error, retry_after } => {
                     return Attempt::Retryable { error, retry_after }
@@ -124,11 +128,8 @@ impl Transport {
         settings: &Settings,
         token: &CancelToken,
     ) -> Result<StreamReader> {
-        let stoppable = self.stoppable(token);
         let idle_watch = token.watch_idle(settings.idle_timeout);
-        let response = self.with_retries(settings, Some(token), || {
-            self.open(&stoppable.agent, body, settings)
-        })?;
+        let response = self.with_retries(settings, Some(token), || self.open(body, settings))?;
         let is_json = response
             .headers()
             .get("content-type")
@@ -138,7 +139,7 @@ impl Transport {
             request_id: request_id(&response),
             is_json,
             reader: Box::new(response.into_body().into_reader()),
-            token: stoppable.token.clone(),
+            token: token.clone(),
             settings: settings.clone(),
             endpoint: self.endpoint.clone(),
             _idle_watch: idle_watch,
@@ -156,7 +157,12 @@ impl Transport {
             if let Some(token) = token {
                 token.check()?;
             }
-            let outcome = attempt();
+            // The attempt's sockets and lookups answer to the token while it
+            // runs, and only then.
+            let outcome = {
+                let _entered = token.map(CancelToken::enter);
+                attempt()
+            };
             // A cancel or the idle watch closes the connection under the
             // attempt, which then fails with a plain I/O error: say why instead.
             if let Some(error) =
@@ -188,16 +194,11 @@ impl Transport {
     /// Sends the request and returns a 2xx response with its body unread,
     /// following the redirects [`redirect::follow`] allows; any other status
     /// is read and turned into an error.
-    fn open(
-        &self,
-        agent: &ureq::Agent,
-        body: &[u8],
-        settings: &Settings,
-    ) -> Attempt<Response<Body>> {
+    fn open(&self, body: &[u8], settings: &Settings) -> Attempt<Response<Body>> {
         let mut url = self.endpoint.clone();
         let mut hops = 0;
         loop {
-            let response = match self.open_once(agent, &url, body, settings) {
+            let response = match self.open_once(&url, body, settings) {
                 Attempt::Done(response) => response,
                 other => return other,
             };
@@ -219,15 +220,10 @@ impl Transport {
 
     /// One request to `url`: a 2xx or 3xx response with its body unread;
     /// any other status is read and turned into an error.
-    fn open_once(
-        &self,
-        agent: &ureq::Agent,
-        url: &str,
-        body: &[u8],
-        settings: &Settings,
-    ) -> Attempt<Response<Body>> {
+    fn open_once(&self, url: &str, body: &[u8], settings: &Settings) -> Attempt<Response<Body>> {
         let header_limit = usize::try_from(settings.limits.headers).unwrap_or(usize::MAX);
-        let mut request = agent
+        let mut request = self
+            .agent
             .post(url)
             .config()
             .timeout_global(Some(settings.timeout))
@@ -402,10 +398,32 @@ impl StreamReader {
         })
     }
 
+    /// Reads what is left of the body after the reply's end (a chunked
+    /// body's last chunk, say) if it has arrived or arrives at once: then the
+    /// connection goes back to the pool. Otherwise it is closed when the
+    /// reader is dropped.
+    pub(crate) fn finish(&mut self) {
+        let _entered = self.token.enter();
+        connect::with_patience(LEFTOVER_PATIENCE, || {
+            let mut rest = [0u8; 1024];
+            let mut left = LEFTOVER_BYTES;
+            while let Ok(read @ 1..) = self.reader.read(&mut rest) {
+                left = match left.checked_sub(read) {
+                    Some(left) => left,
+                    None => break,
+                };
+            }
+        });
+    }
+
     /// Reads the next bytes; 0 at the end of the body.
     pub(crate) fn read(&mut self, buffer: &mut [u8]) -> Result<usize> {
         self.token.check()?;
-        match self.reader.read(buffer) {
+        let read = {
+            let _entered = self.token.enter();
+            self.reader.read(buffer)
+        };
+        match read {
             // A cancel or the idle watch shuts the connection down, which a
             // blocked read may see as a clean end of the body: say why.
             Ok(0) => match stop_reason(&self.token, &self.endpoint, &self.settings) {

@@ -80,8 +80,12 @@ impl DeltaStream {
             for event in events {
                 match event {
                     StreamEvent::Delta(text) => self.pending.push_back(text),
-                    // Nothing more is coming; the connection need not be read to its end.
-                    StreamEvent::Done => self.ended = true,
+                    // Nothing more is coming: the connection is kept if
+                    // the body's end follows at once.
+                    StreamEvent::Done => {
+                        self.ended = true;
+                        self.reader.finish();
+                    }
                 }
             }
         }

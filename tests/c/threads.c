@@ -1,5 +1,6 @@
 /* One client shared by four threads that send at once, each with its own
- * conversation, while the main thread changes the client's settings. */
+ * conversation, while the main thread changes the client's settings (its
+ * pool size too, which gives the client a new pool). */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -50,6 +51,9 @@ int main(int argc, char **argv) {
     }
     chatwire_client *client = NULL;
     CHECK_STATUS(chatwire_client_new(argv[1], "sk-c-test", &client), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_client_set_max_idle_connections(client, THREADS), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_client_set_max_idle_connections(client, 5000), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(chatwire_client_set_max_idle_connections(NULL, 4), CHATWIRE_ERR_NULL_ARGUMENT);
 
     pthread_t threads[THREADS];
     struct worker workers[THREADS];
@@ -62,6 +66,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 20; i++) {
         CHECK_STATUS(chatwire_client_set_timeout_ms(client, 10000 + (uint64_t)i), CHATWIRE_OK);
         CHECK_STATUS(chatwire_client_set_max_retries(client, 2), CHATWIRE_OK);
+        /* A new pool while the other threads send on the old one. */
+        CHECK_STATUS(chatwire_client_set_max_idle_connections(client, THREADS + (uint32_t)(i % 2)),
+                     CHATWIRE_OK);
     }
     for (int i = 0; i < THREADS; i++) {
         CHECK(pthread_join(threads[i], NULL) == 0);

@@ -107,5 +107,6 @@ impl Bodies {
 }
 pub mod cprog;
 pub mod hostile;
+pub mod keepalive;
 pub mod paced;
 pub mod stuck;

@@ -1,0 +1,378 @@
+//! Opening connections: ureq's connector chain with a TCP step of our own,
+//! whose sockets a cancel can reach at every stage, the handshake included.
+//!
+//! ureq keeps the connections in its pool and reuses them across requests
+//! and threads; which request a socket serves right now is known only while
+//! that request does I/O on it, so every read and write first hands the
+//! socket to the request's cancel token ([`cancel::hold`]).
+
+use std::cell::Cell;
+use std::fmt;
+use std::io::{self, Read};
+use std::net::{Shutdown, SocketAddr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use socket2::{Domain, Protocol, SockAddr, Socket, Type};
+use ureq::unversioned::transport::{
+    Buffers, ConnectProxyConnector, ConnectionDetails, Connector, Either, LazyBuffers, NextTimeout,
+    RustlsConnector, Transport,
+};
+
+use crate::http::cancel::{self, Interrupt};
+
+/// The connector chain: a CONNECT proxy when one is configured (the
+/// connection to the proxy itself is made by this same chain), else a
+/// direct TCP connection; then TLS for `https`. It is ureq's default chain
+/// with [`TcpConnect`] in place of ureq's TCP step.
+pub(crate) fn chain() -> impl Connector {
+    ().chain(ConnectProxyConnector::default())
+        .chain(TcpConnect)
+        .chain(RustlsConnector::default())
+}
+
+thread_local! {
+    /// The longest a read on this thread may wait, when set.
+    static PATIENCE: Cell<Option<Duration>> = const { Cell::new(None) };
+}
+
+/// Runs `work` with every read on the calling thread waiting no longer than
+/// `patience` (besides the request's own timeouts): for reading what is
+/// left of a body only if it is there already.
+pub(crate) fn with_patience<T>(patience: Duration, work: impl FnOnce() -> T) -> T {
+    let before = PATIENCE.replace(Some(patience));
+    let result = work();
+    PATIENCE.set(before);
+    result
+}
+
+/// Each address of a host gets at least this much of the connect timeout.
+const MIN_ATTEMPT: Duration = Duration::from_millis(10);
+
+/// Opens TCP connections that a cancel token can interrupt; passes on a
+/// connection an earlier step (a proxy) already made.
+#[derive(Debug)]
+pub(crate) struct TcpConnect;
+
+impl<In: Transport> Connector<In> for TcpConnect {
+    type Out = Either<In, Interruptible>;
+
+    fn connect(
+        &self,
+        details: &ConnectionDetails,
+        chained: Option<In>,
+    ) -> Result<Option<Self::Out>, ureq::Error> {
+        if let Some(transport) = chained {
+            return Ok(Some(Either::A(transport)));
+        }
+        let socket = connect_any(&details.addrs, details.timeout)?;
+        let config = details.config;
+        if config.no_delay() {
+            socket.0.set_tcp_nodelay(true)?;
+        }
+        let buffers = LazyBuffers::new(config.input_buffer_size(), config.output_buffer_size());
+        Ok(Some(Either::B(Interruptible::new(socket, buffers))))
+    }
+}
+
+/// Tries the addresses in turn, each but the last with half of the time
+/// left, and moves on when one refuses, is unreachable or times out.
+fn connect_any(
+    addrs: &[SocketAddr],
+    timeout: NextTimeout,
+) -> Result<Arc<SharedSocket>, ureq::Error> {
+    let deadline = (!timeout.after.is_not_happening()).then(|| Instant::now() + *timeout.after);
+    let mut last = None;
+    for (index, addr) in addrs.iter().enumerate() {
+        let budget = match deadline {
+            None => None,
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(ureq::Error::Timeout(timeout.reason));
+                }
+                let share = if index + 1 == addrs.len() {
+                    left
+                } else {
+                    left / 2
+                };
+                Some(share.max(MIN_ATTEMPT))
+            }
+        };
+        match connect_one(*addr, budget) {
+            Ok(socket) => return Ok(socket),
+            Err(error) if error.kind() == io::ErrorKind::TimedOut => {
+                last = Some(ureq::Error::Timeout(ureq::Timeout::Connect));
+            }
+            Err(error) if tries_next_address(&error) => last = Some(error.into()),
+            Err(error) => return Err(error.into()),
+        }
+    }
+    match (last, deadline) {
+        (Some(ureq::Error::Timeout(_)), Some(deadline)) if Instant::now() >= deadline => {
+            Err(ureq::Error::Timeout(timeout.reason))
+        }
+        (Some(error), _) => Err(error),
+        (None, _) => Err(ureq::Error::HostNotFound),
+    }
+}
+
+/// Errors that concern one address only: the next may still work (a host
+/// with an IPv6 address first and no IPv6 route, say).
+fn tries_next_address(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::HostUnreachable
+            | io::ErrorKind::NetworkUnreachable
+            | io::ErrorKind::AddrNotAvailable
+    )
+}
+
+/// Connects one socket, handed to the cancel token before the handshake
+/// starts, so that a cancel ends the wait for a server that never answers.
+fn connect_one(addr: SocketAddr, budget: Option<Duration>) -> io::Result<Arc<SharedSocket>> {
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    #[cfg(target_vendor = "apple")]
+    socket.set_nosigpipe(true)?;
+    let socket = Arc::new(SharedSocket(socket));
+    let target: Arc<dyn Interrupt> = socket.clone();
+    cancel::hold(&target)?;
+    let addr = SockAddr::from(addr);
+    match budget {
+        Some(budget) => socket.0.connect_timeout(&addr, budget)?,
+        None => socket.0.connect(&addr)?,
+    }
+    Ok(socket)
+}
+
+/// A connection's socket, shared by its transport and, while a request
+/// uses it, that request's cancel token.
+pub(crate) struct SharedSocket(Socket);
+
+impl Interrupt for SharedSocket {
+    /// Shuts the socket down: on Linux and the BSDs this wakes a blocked
+    /// connect, read or write at once. A platform where it does not
+    /// (Windows) adds its own waking here.
+    fn interrupt(&self) {
+        // An error means the socket is closed or shut down already.
+        let _ = self.0.shutdown(Shutdown::Both);
+    }
+}
+
+/// A TCP transport for ureq that hands its socket to the request's cancel
+/// token before each read and write.
+///
+/// Two costs of a send are cut here: the request's head and body leave in
+/// one write (held back until ureq waits for the answer, or until enough
+/// is held), and the socket's timeouts are set only when the time left
+/// falls below them, not before every read.
+pub(crate) struct Interruptible {
+    socket: Arc<SharedSocket>,
+    /// The same socket, as the token holds it.
+    target: Arc<dyn Interrupt>,
+    buffers: LazyBuffers,
+    /// Output ureq has handed over that is not written yet.
+    held: Vec<u8>,
+    /// The socket's timeouts as last set.
+    read_timeout: Option<Duration>,
+    write_timeout: Option<Duration>,
+}
+
+/// Output is held back until this much has gathered.
+const HOLD_BYTES: usize = 64 * 1024;
+
+impl Interruptible {
+    fn new(socket: Arc<SharedSocket>, buffers: LazyBuffers) -> Interruptible {
+        Interruptible {
+            target: socket.clone(),
+            socket,
+            buffers,
+            held: Vec::new(),
+            read_timeout: None,
+            write_timeout: None,
+        }
+    }
+
+    /// Writes the held output.
+    fn flush(&mut self, timeout: NextTimeout) -> Result<(), ureq::Error> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        let deadline = Deadline::new(timeout.for_write())?;
+        let socket = &self.socket.0;
+        let mut written = 0;
+        while written < self.held.len() {
+            deadline.fit(socket, &mut self.write_timeout, Socket::set_write_timeout)?;
+            match send(socket, &self.held[written..]) {
+                Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero).into()),
+                Ok(sent) => written += sent,
+                Err(error) => deadline.retry_or_fail(error)?,
+            }
+        }
+        self.held.clear();
+        Ok(())
+    }
+}
+
+/// When a read or write must be over, and why.
+struct Deadline {
+    at: Option<Instant>,
+    reason: ureq::Timeout,
+}
+
+impl Deadline {
+    fn new(timeout: NextTimeout) -> Result<Deadline, ureq::Error> {
+        if timeout.after.is_not_happening() {
+            return Ok(Deadline {
+                at: None,
+                reason: timeout.reason,
+            });
+        }
+        if timeout.after.is_zero() {
+            return Err(ureq::Error::Timeout(timeout.reason));
+        }
+        Ok(Deadline {
+            at: Some(Instant::now() + *timeout.after),
+            reason: timeout.reason,
+        })
+    }
+
+    /// Sets the socket's timeout so that a blocked call ends by the deadline.
+    /// A timeout between half the time left and all of it is kept (a call
+    /// it ends early is retried); else it becomes nine tenths of the time
+    /// left, so the next calls, with a little less time left, need not set it.
+    fn fit(
+        &self,
+        socket: &Socket,
+        current: &mut Option<Duration>,
+        set: fn(&Socket, Option<Duration>) -> io::Result<()>,
+    ) -> Result<(), ureq::Error> {
+        let wanted = match self.at {
+            None => None,
+            Some(at) => {
+                let left = at.saturating_duration_since(Instant::now());
+                if left < Duration::from_micros(1) {
+                    return Err(ureq::Error::Timeout(self.reason));
+                }
+                if current.is_some_and(|current| current <= left && current >= left / 2) {
+                    return Ok(());
+                }
+                Some(if left > Duration::from_millis(10) {
+                    left / 10 * 9
+                } else {
+                    left
+                })
+            }
+        };
+        if wanted != *current {
+            set(socket, wanted)?;
+            *current = wanted;
+        }
+        Ok(())
+    }
+
+    /// After a failed call: Ok to try again when the socket's timeout ended
+    /// it before the deadline (or a signal interrupted it), else the error.
+    fn retry_or_fail(&self, error: io::Error) -> Result<(), ureq::Error> {
+        match error.kind() {
+            io::ErrorKind::Interrupted => Ok(()),
+            // A socket timeout, as Unix (WouldBlock) or Windows spells it.
+            io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => match self.at {
+                Some(at) if Instant::now() < at => Ok(()),
+                _ => Err(ureq::Error::Timeout(self.reason)),
+            },
+            _ => Err(error.into()),
+        }
+    }
+}
+
+impl Transport for Interruptible {
+    fn buffers(&mut self) -> &mut dyn Buffers {
+        &mut self.buffers
+    }
+
+    fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
+        cancel::hold(&self.target)?;
+        self.held
+            .extend_from_slice(&self.buffers.output()[..amount]);
+        if self.held.len() >= HOLD_BYTES {
+            self.flush(timeout)?;
+        }
+        Ok(())
+    }
+
+    fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
+        cancel::hold(&self.target)?;
+        self.flush(timeout)?;
+        let mut timeout = timeout.for_read();
+        if let Some(patience) = PATIENCE.get() {
+            if timeout.after.is_not_happening() || patience < *timeout.after {
+                timeout.after = patience.into();
+            }
+        }
+        let deadline = Deadline::new(timeout)?;
+        let socket = &self.socket.0;
+        let read = loop {
+            deadline.fit(socket, &mut self.read_timeout, Socket::set_read_timeout)?;
+            let mut reader = socket;
+            match reader.read(self.buffers.input_append_buf()) {
+                Ok(read) => break read,
+                Err(error) => deadline.retry_or_fail(error)?,
+            }
+        };
+        self.buffers.input_appended(read);
+        Ok(read > 0)
+    }
+
+    /// A pooled connection is fit for another request when nothing can be
+    /// read from it: the server has neither closed it nor sent anything
+    /// unasked.
+    fn is_open(&mut self) -> bool {
+        self.held.is_empty() && is_idle(&self.socket.0)
+    }
+}
+
+/// Sends without raising SIGPIPE when the server has gone (a C program
+/// would die of it): a flag where the system has one; on macOS the socket
+/// is made without SIGPIPE instead, and Windows has none.
+fn send(socket: &Socket, bytes: &[u8]) -> io::Result<usize> {
+    #[cfg(not(any(windows, target_vendor = "apple")))]
+    const FLAGS: std::ffi::c_int = libc::MSG_NOSIGNAL;
+    #[cfg(any(windows, target_vendor = "apple"))]
+    const FLAGS: std::ffi::c_int = 0;
+    socket.send_with_flags(bytes, FLAGS)
+}
+
+/// True when a read would block: one peek that does not wait.
+#[cfg(unix)]
+fn is_idle(socket: &Socket) -> bool {
+    let mut probe = [std::mem::MaybeUninit::<u8>::uninit()];
+    matches!(
+        socket.recv_with_flags(&mut probe, libc::MSG_PEEK | libc::MSG_DONTWAIT),
+        Err(error) if error.kind() == io::ErrorKind::WouldBlock
+    )
+}
+
+/// True when a read would block.
+#[cfg(not(unix))]
+fn is_idle(socket: &Socket) -> bool {
+    let mut probe = [std::mem::MaybeUninit::<u8>::uninit()];
+    let idle = socket.set_nonblocking(true).is_ok()
+        && matches!(socket.peek(&mut probe), Err(error) if error.kind() == io::ErrorKind::WouldBlock);
+    idle && socket.set_nonblocking(false).is_ok()
+}
+
+impl fmt::Debug for Interruptible {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let peer = self
+            .socket
+            .0
+            .peer_addr()
+            .ok()
+            .and_then(|addr| addr.as_socket());
+        f.debug_struct("Interruptible")
+            .field("peer", &peer)
+            .finish()
+    }
+}

@@ -1,0 +1,253 @@
+//! Turning a URL's host into addresses: IP literals and `localhost` at
+//! once, names through the system's resolver at most every
+//! [`CACHE_FOR`] per name.
+//!
+//! ureq resolves the host before every request, also when a pooled
+//! connection will carry it, and its own resolver starts a thread per
+//! lookup when a timeout is set (the system's lookup cannot be given one).
+//! Here a lookup runs on a helper thread only when the name is not cached,
+//! and the caller waits for it with its timeout and its cancel token.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use ureq::config::Config;
+use ureq::http::Uri;
+use ureq::unversioned::resolver::{ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::NextTimeout;
+
+use crate::http::cancel::{self, Interrupt};
+
+/// How long a looked-up name's addresses are used before asking again.
+pub(crate) const CACHE_FOR: Duration = Duration::from_secs(30);
+
+/// The most names remembered; the cache starts over when it is full.
+const MAX_CACHED: usize = 64;
+
+/// The most addresses ureq takes from a resolver.
+const MAX_ADDRS: usize = 16;
+
+/// A resolver for ureq that starts no thread for IP literals, `localhost`
+/// and recently looked-up names.
+#[derive(Default)]
+pub(crate) struct Resolve {
+    cache: Mutex<HashMap<String, (Vec<SocketAddr>, Instant)>>,
+}
+
+impl fmt::Debug for Resolve {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resolve").finish_non_exhaustive()
+    }
+}
+
+impl Resolver for Resolve {
+    fn resolve(
+        &self,
+        uri: &Uri,
+        config: &Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let (host, port) = host_and_port(uri)?;
+        let found = match without_lookup(host, port) {
+            Some(addrs) => addrs,
+            None => self.lookup(host, port, timeout)?,
+        };
+        let mut addrs = self.empty();
+        let family = config.ip_family();
+        for addr in family.keep_wanted(found.into_iter()).take(MAX_ADDRS) {
+            addrs.push(addr);
+        }
+        if addrs.is_empty() {
+            return Err(ureq::Error::HostNotFound);
+        }
+        Ok(addrs)
+    }
+}
+
+impl Resolve {
+    fn lookup(
+        &self,
+        host: &str,
+        port: u16,
+        timeout: NextTimeout,
+    ) -> Result<Vec<SocketAddr>, ureq::Error> {
+        let key = format!("{host}:{port}");
+        if let Some((addrs, at)) = self.lock().get(&key) {
+            if at.elapsed() < CACHE_FOR {
+                return Ok(addrs.clone());
+            }
+        }
+        let target = key.clone();
+        let addrs = wait_for_lookup(
+            move || target.to_socket_addrs().map(Iterator::collect),
+            timeout,
+        )?;
+        let mut cache = self.lock();
+        if cache.len() >= MAX_CACHED {
+            cache.clear();
+        }
+        cache.insert(key, (addrs.clone(), Instant::now()));
+        Ok(addrs)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Vec<SocketAddr>, Instant)>> {
+        self.cache.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The host (without an IPv6 literal's brackets) and the port, explicit or
+/// the scheme's (proxies are resolved here too).
+fn host_and_port(uri: &Uri) -> Result<(&str, u16), ureq::Error> {
+    let host = uri
+        .host()
+        .ok_or_else(|| ureq::Error::BadUri(format!("{uri}: no host")))?;
+    let host = host
+        .strip_prefix('[')
+        .and_then(|host| host.strip_suffix(']'))
+        .unwrap_or(host);
+    let default_port = match uri.scheme_str() {
+        Some("http") => Some(80),
+        Some("https") => Some(443),
+        Some("socks4" | "socks4a" | "socks5" | "socks5h") => Some(1080),
+        _ => None,
+    };
+    let port = uri
+        .port_u16()
+        .or(default_port)
+        .ok_or_else(|| ureq::Error::BadUri(format!("{uri}: no port and an unknown scheme")))?;
+    Ok((host, port))
+}
+
+/// The addresses of an IP literal, or of `localhost` (which names the
+/// loopback addresses on every system, IPv4 first as most local servers
+/// listen there); `None` for a name that needs a lookup.
+fn without_lookup(host: &str, port: u16) -> Option<Vec<SocketAddr>> {
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return Some(vec![SocketAddr::new(ip, port)]);
+    }
+    if host.eq_ignore_ascii_case("localhost") {
+        return Some(vec![
+            SocketAddr::new(Ipv4Addr::LOCALHOST.into(), port),
+            SocketAddr::new(Ipv6Addr::LOCALHOST.into(), port),
+        ]);
+    }
+    None
+}
+
+/// What the helper thread sends: the lookup's outcome, or `None` from a
+/// cancel.
+type Outcome = Option<io::Result<Vec<SocketAddr>>>;
+
+/// Runs a lookup on a helper thread and waits for it no longer than the
+/// timeout, or until the request is cancelled. A lookup given up on
+/// finishes on its own and is dropped.
+fn wait_for_lookup(
+    lookup: impl FnOnce() -> io::Result<Vec<SocketAddr>> + Send + 'static,
+    timeout: NextTimeout,
+) -> Result<Vec<SocketAddr>, ureq::Error> {
+    let (sender, receiver) = mpsc::sync_channel::<Outcome>(2);
+    let wake: Arc<dyn Interrupt> = Arc::new(WakeWaiter(sender.clone()));
+    cancel::hold(&wake)?;
+    std::thread::Builder::new()
+        .name("chatwire-resolve".into())
+        .spawn(move || {
+            let _ = sender.try_send(Some(lookup()));
+        })?;
+    let outcome = if timeout.after.is_not_happening() {
+        receiver.recv().map_err(|_| RecvTimeoutError::Disconnected)
+    } else {
+        receiver.recv_timeout(*timeout.after)
+    };
+    match outcome {
+        Ok(Some(found)) => Ok(found?),
+        Ok(None) | Err(RecvTimeoutError::Disconnected) => Err(ureq::Error::Io(io::Error::new(
+            io::ErrorKind::ConnectionAborted,
+            "the name lookup was stopped",
+        ))),
+        Err(RecvTimeoutError::Timeout) => Err(ureq::Error::Timeout(timeout.reason)),
+    }
+}
+
+/// Ends the wait for a lookup.
+struct WakeWaiter(SyncSender<Outcome>);
+
+impl Interrupt for WakeWaiter {
+    fn interrupt(&self) {
+        let _ = self.0.try_send(None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_and_localhost_need_no_lookup() {
+        let v4 = without_lookup("127.0.0.1", 80).unwrap();
+        assert_eq!(v4, vec!["127.0.0.1:80".parse().unwrap()]);
+        let uri: Uri = "http://[::1]:8080/v1".parse().unwrap();
+        let (host, port) = host_and_port(&uri).unwrap();
+        assert_eq!(
+            without_lookup(host, port).unwrap(),
+            vec!["[::1]:8080".parse().unwrap()]
+        );
+        let local = without_lookup("LocalHost", 443).unwrap();
+        assert_eq!(local[0], "127.0.0.1:443".parse().unwrap());
+        assert_eq!(local[1], "[::1]:443".parse().unwrap());
+        assert!(without_lookup("example.com", 443).is_none());
+    }
+
+    #[test]
+    fn ports_default_by_scheme() {
+        let https: Uri = "https://api.example.com/v1".parse().unwrap();
+        assert_eq!(host_and_port(&https).unwrap(), ("api.example.com", 443));
+        let proxy: Uri = "http://proxy.internal".parse().unwrap();
+        assert_eq!(host_and_port(&proxy).unwrap(), ("proxy.internal", 80));
+    }
+
+    fn slow_lookup() -> io::Result<Vec<SocketAddr>> {
+        std::thread::sleep(Duration::from_secs(3));
+        Ok(vec!["10.0.0.1:80".parse().unwrap()])
+    }
+
+    fn within(after: Duration) -> NextTimeout {
+        NextTimeout {
+            after: after.into(),
+            reason: ureq::Timeout::Resolve,
+            ..NextTimeout::default()
+        }
+    }
+
+    #[test]
+    fn a_cancel_ends_the_wait_for_a_lookup() {
+        let token = cancel::CancelToken::new();
+        let canceller = token.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            canceller.cancel();
+        });
+        let _entered = token.enter();
+        let started = Instant::now();
+        let error = wait_for_lookup(slow_lookup, within(Duration::from_secs(30))).unwrap_err();
+        assert!(matches!(error, ureq::Error::Io(_)), "{error:?}");
+        assert!(started.elapsed() < Duration::from_secs(1));
+        // Once cancelled, no lookup starts.
+        assert!(wait_for_lookup(slow_lookup, within(Duration::from_secs(30))).is_err());
+    }
+
+    #[test]
+    fn a_lookup_keeps_to_its_timeout() {
+        let started = Instant::now();
+        let error = wait_for_lookup(slow_lookup, within(Duration::from_millis(50))).unwrap_err();
+        assert!(matches!(
+            error,
+            ureq::Error::Timeout(ureq::Timeout::Resolve)
+        ));
+        assert!(started.elapsed() < Duration::from_secs(1));
+    }
+}
