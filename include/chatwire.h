@@ -130,6 +130,13 @@ typedef enum {
    * also after the correction turns; chatwire_last_error() lists the problems.
    */
   CHATWIRE_ERR_INVALID_REPLY = 20,
+  /**
+   * The TLS handshake failed: the server's certificate was refused
+   * (chatwire_last_error() says why: unknown issuer, expired, name
+   * mismatch) or no TLS could be agreed. Not retried. Trust a company CA
+   * with chatwire_client_set_ca_file(), SSL_CERT_FILE or SSL_CERT_DIR.
+   */
+  CHATWIRE_ERR_TLS = 21,
 } chatwire_status;
 
 /**
@@ -203,6 +210,34 @@ typedef enum {
 } chatwire_schema_delivery;
 
 /**
+ * The level of a log line, most severe first. A callback set for a level
+ * gets the lines of that level and the more severe ones.
+ */
+typedef enum {
+  /**
+   * No lines (as a maximum level: the callback is removed).
+   */
+  CHATWIRE_LOG_OFF = 0,
+  /**
+   * A request failed for good.
+   */
+  CHATWIRE_LOG_ERROR = 1,
+  /**
+   * A request attempt failed and will be retried, or a setting was
+   * partly unusable.
+   */
+  CHATWIRE_LOG_WARN = 2,
+  /**
+   * One line per successful request attempt.
+   */
+  CHATWIRE_LOG_INFO = 3,
+  /**
+   * Which proxy and trust store a client uses, cancelled requests.
+   */
+  CHATWIRE_LOG_DEBUG = 4,
+} chatwire_log_level;
+
+/**
  * A connection to one chat completions endpoint with one API key.
  *
  * Made by chatwire_client_new(), freed by chatwire_client_free(). One client
@@ -257,6 +292,20 @@ typedef struct chatwire_reply chatwire_reply;
  * chatwire_request_wait() has returned or the request is freed.
  */
 typedef struct chatwire_request chatwire_request;
+
+/**
+ * Receives one of chatwire's log lines: `level` is a chatwire_log_level,
+ * `line` a NUL-terminated line without a newline, valid only during the
+ * call. A line says, for each request attempt: the method, the URL (no
+ * user name, password or query), the status, the bytes sent and received,
+ * the time taken, the attempt's number, and whether and why it is
+ * retried. No line holds the API key, a header value or proxy credentials.
+ *
+ * Called on whichever thread logs (a background request's worker too), so
+ * it must be thread-safe. It may call chatwire functions, except
+ * chatwire_set_log_callback(); lines logged from inside it are dropped.
+ */
+typedef void (*chatwire_log_callback)(void *userdata, int level, const char *line);
 
 /**
  * Receives a streamed reply's text as it arrives.
@@ -442,6 +491,50 @@ chatwire_status chatwire_client_set_json_corrections(chatwire_client *client, ui
  * `client` is NULL or a live client.
  */
 chatwire_status chatwire_client_set_schema_delivery(chatwire_client *client, int delivery);
+
+/**
+ * Trusts the CA certificates in the PEM file at `pem_path` besides the
+ * system's roots, for the sends that start afterwards: a company CA, or a
+ * local server's own. The file is read now; the path is copied.
+ *
+ * By default a client trusts what the operating system trusts: its CA
+ * bundle, or the files named by $SSL_CERT_FILE / $SSL_CERT_DIR when set (as
+ * curl and OpenSSL read them). A certificate that is not trusted makes a
+ * send fail with CHATWIRE_ERR_TLS, whose chatwire_last_error() says why.
+ *
+ * Errors: CHATWIRE_ERR_CONFIG (the file cannot be read, holds no PEM
+ * certificate, or is larger than 16 MiB; the client is unchanged),
+ * CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `pem_path` is NULL or NUL-terminated.
+ */
+chatwire_status chatwire_client_set_ca_file(chatwire_client *client, const char *pem_path);
+
+/**
+ * Sends the requests that start afterwards through the proxy at
+ * `proxy_url` ("http://proxy:3128", "http://user:password@proxy:3128",
+ * "socks5://..."; without a scheme, http:// is meant), or through none when
+ * `proxy_url` is "", whatever the environment says.
+ *
+ * By default a client follows curl's conventions: an https:// endpoint
+ * uses $https_proxy / $HTTPS_PROXY, a plain http:// one $http_proxy /
+ * $HTTP_PROXY, either falls back to $all_proxy / $ALL_PROXY, and
+ * $no_proxy / $NO_PROXY lists hosts reached directly ("host", ".domain"
+ * or "domain" for the domain and the names under it, "host:port", IP
+ * addresses and ranges such as "10.0.0.0/8", "*" for all). A proxy set
+ * here is used whatever NO_PROXY says. https:// goes through a CONNECT
+ * tunnel, http:// to the proxy in absolute form. Credentials in the URL
+ * are sent as Proxy-Authorization and never appear in chatwire_last_error()
+ * or log lines.
+ *
+ * Errors: CHATWIRE_ERR_CONFIG (an unusable URL; the client is unchanged),
+ * CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `proxy_url` is NULL or NUL-terminated.
+ */
+chatwire_status chatwire_client_set_proxy(chatwire_client *client, const char *proxy_url);
 
 /**
  * Frees a client. NULL is ignored.
@@ -824,6 +917,27 @@ chatwire_status chatwire_json_prompt(const char *instruction,
  * null}, with no other keys. Static; do not free.
  */
 const char *chatwire_ingredients_schema(void);
+
+/**
+ * Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
+ * `callback`, with `userdata`, for the whole process; NULL or
+ * CHATWIRE_LOG_OFF removes it. When this returns, the previous callback
+ * is not running on any thread and will not be called again, so its
+ * userdata may be freed.
+ *
+ * Independently of this, the environment variable CHATWIRE_LOG=error,
+ * warn, info or debug writes the same lines to stderr, for any program.
+ *
+ * Errors: CHATWIRE_ERR_INVALID_ARGUMENT (a level outside 0 to 4, or a call
+ * from inside the log callback; nothing changes).
+ *
+ * # Safety
+ * `callback` is NULL or a function that is safe to call from any thread
+ * with `userdata` until it is replaced.
+ */
+chatwire_status chatwire_set_log_callback(chatwire_log_callback callback,
+                                          int max_level,
+                                          void *userdata);
 
 /**
  * The reply's text; "" when the model only called tools. NULL for a NULL

@@ -1,13 +1,14 @@
 //! The client: configuration, the shared connection pool, and `send`.
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use std::ops::ControlFlow;
 
 use crate::config;
-use crate::config::{Limit, Limits, Settings};
+use crate::config::{Limit, Limits, Network, ProxySetting, Settings};
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::http::body::{self, Delivery};
@@ -81,6 +82,8 @@ impl fmt::Debug for Client {
             .field("limits", &self.settings.limits)
             .field("json_corrections", &self.json.corrections)
             .field("schema_delivery", &self.json.delivery)
+            .field("proxy", &self.transport.network().proxy)
+            .field("ca_file", &self.transport.network().ca_file)
             .finish()
     }
 }
@@ -458,7 +461,7 @@ impl Client {
     /// nothing uses them. More than [`MAX_IDLE_CONNECTIONS`] is refused.
     pub fn set_max_idle_connections(&mut self, max_idle_connections: usize) -> Result<()> {
         let max_idle_connections = checked_pool_size(max_idle_connections)?;
-        self.transport = Arc::new(self.transport.resized(max_idle_connections));
+        self.transport = Arc::new(self.transport.resized(max_idle_connections)?);
         self.max_idle_connections = max_idle_connections;
         Ok(())
     }
@@ -480,6 +483,34 @@ impl Client {
     /// ```
     pub fn set_header(&mut self, name: &str, value: Option<&str>) -> Result<()> {
         self.settings.headers.set(name, value)
+    }
+
+    /// Trusts the CA certificates in a PEM file besides the system's roots,
+    /// for this client (not its other clones); see [`ClientBuilder::ca_file`].
+    /// The client gets a connection pool of its own. On error nothing changes.
+    pub fn set_ca_file(&mut self, path: impl AsRef<Path>) -> Result<()> {
+        let network = Network {
+            ca_file: Some(path.as_ref().to_path_buf()),
+            ..self.transport.network().clone()
+        };
+        self.replace_network(network)
+    }
+
+    /// Sends this client's requests (not its other clones') through the
+    /// proxy at `url`, or through none when `url` is `""`, whatever the
+    /// environment says; see [`ClientBuilder::proxy`]. The client gets a
+    /// connection pool of its own. On error nothing changes.
+    pub fn set_proxy(&mut self, url: &str) -> Result<()> {
+        let network = Network {
+            proxy: ProxySetting::from_text(url),
+            ..self.transport.network().clone()
+        };
+        self.replace_network(network)
+    }
+
+    fn replace_network(&mut self, network: Network) -> Result<()> {
+        self.transport = Arc::new(self.transport.with_network(network)?);
+        Ok(())
     }
 }
 
@@ -532,6 +563,7 @@ pub struct ClientBuilder {
     limits: Vec<(Limit, u64)>,
     json_corrections: Option<u32>,
     schema_delivery: SchemaDelivery,
+    network: Network,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -555,6 +587,8 @@ impl fmt::Debug for ClientBuilder {
                     .map(|(name, _)| name)
                     .collect::<Vec<_>>(),
             )
+            .field("proxy", &self.network.proxy)
+            .field("ca_file", &self.network.ca_file)
             .finish()
     }
 }
@@ -674,15 +708,53 @@ impl ClientBuilder {
         self
     }
 
+    /// Trusts the CA certificates in this PEM file as well as the system's
+    /// roots: for a company CA, or a local server's own. By default
+    /// chatwire trusts what the operating system trusts: its CA bundle, or
+    /// the files named by `SSL_CERT_FILE` / `SSL_CERT_DIR` where set (as
+    /// curl and OpenSSL read them); with no system bundle at all, the
+    /// Mozilla roots built into chatwire.
+    ///
+    /// [`build`](Self::build) fails with [`Error::Config`] when the file
+    /// cannot be read, holds no PEM certificate, or is larger than
+    /// [`MAX_CA_FILE_BYTES`](crate::MAX_CA_FILE_BYTES). A certificate the
+    /// client refuses gives [`Error::Tls`], which says why.
+    pub fn ca_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.network.ca_file = Some(path.into());
+        self
+    }
+
+    /// Sends requests through the proxy at `url` (`http://proxy:3128`,
+    /// `http://user:password@proxy:3128`, `socks5://...`; a URL without a
+    /// scheme is `http://`), or through none when `url` is `""`.
+    ///
+    /// By default chatwire follows curl's conventions: an `https://`
+    /// endpoint uses `https_proxy` / `HTTPS_PROXY`, a plain `http://` one
+    /// `http_proxy` / `HTTP_PROXY`, either falls back to `all_proxy` /
+    /// `ALL_PROXY`, and `no_proxy` / `NO_PROXY` lists hosts to reach
+    /// directly (`host`, `.domain` or `domain` for the domain and every name
+    /// under it, `host:port`, IP addresses and ranges like `10.0.0.0/8`,
+    /// `*` for all). A proxy set here is used whatever `NO_PROXY` says.
+    ///
+    /// `https://` requests go through a CONNECT tunnel; plain `http://`
+    /// requests go to the proxy in absolute form, as HTTP proxies expect.
+    /// Credentials in the URL are sent as `Proxy-Authorization: Basic` and
+    /// never shown in errors, logs or `Debug` output. [`build`](Self::build)
+    /// fails with [`Error::Config`] for an unusable proxy URL.
+    pub fn proxy(mut self, url: &str) -> Self {
+        self.network.proxy = ProxySetting::from_text(url);
+        self
+    }
+
     /// Builds the client, resolving the base URL, the key and the headers.
     ///
     /// Fails with [`Error::MissingApiKey`] when no key is found,
     /// [`Error::Config`] for an unusable base URL, key, `$OPENAI_ORG_ID` or
-    /// `$OPENAI_PROJECT_ID`, and for a key that would go to a base URL from
-    /// a less trusted place (a key from the environment and a base URL from
-    /// `./.env`, say: see the README's lookup table), and
-    /// [`Error::InvalidArgument`] for a refused [`header`](Self::header),
-    /// limit, number of retries or number of idle connections.
+    /// `$OPENAI_PROJECT_ID`, an unusable proxy or CA file, and for a key
+    /// that would go to a base URL from a less trusted place (a key from the
+    /// environment and a base URL from `./.env`, say: see the README's lookup
+    /// table), and [`Error::InvalidArgument`] for a refused
+    /// [`header`](Self::header), limit or number of retries.
     pub fn build(self) -> Result<Client> {
         let (endpoint, key) = config::resolve_target(self.base_url, self.api_key)?;
         let headers = config::resolve_headers(self.headers)?;
@@ -716,7 +788,12 @@ impl ClientBuilder {
                 .unwrap_or(DEFAULT_MAX_IDLE_CONNECTIONS),
         )?;
         Ok(Client {
-            transport: Arc::new(Transport::new(endpoint, key, max_idle_connections)),
+            transport: Arc::new(Transport::new(
+                endpoint,
+                key,
+                self.network,
+                max_idle_connections,
+            )?),
             settings,
             json,
             max_idle_connections,

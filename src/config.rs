@@ -2,7 +2,7 @@
 //! environment, then a `.env` file in the current directory.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -41,6 +41,62 @@ impl ApiKey {
 impl fmt::Debug for ApiKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ApiKey([redacted])")
+    }
+}
+
+/// Where a client's requests go, and whom it trusts: fixed when its
+/// connection pool is made (a change makes a new pool).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Network {
+    pub(crate) proxy: ProxySetting,
+    /// A PEM bundle trusted besides the system's roots.
+    pub(crate) ca_file: Option<PathBuf>,
+}
+
+/// Which proxy to use.
+#[derive(Debug, Clone, Default)]
+pub(crate) enum ProxySetting {
+    /// The environment's, as curl reads it (`https_proxy`, `http_proxy`,
+    /// `all_proxy`, `no_proxy`, and their upper-case forms).
+    #[default]
+    Environment,
+    /// None, whatever the environment says.
+    Off,
+    /// This one, for every request of the client.
+    Url(ProxyUrl),
+}
+
+impl ProxySetting {
+    /// `""` means no proxy; any other text is the proxy's URL.
+    pub(crate) fn from_text(text: &str) -> ProxySetting {
+        if text.trim().is_empty() {
+            ProxySetting::Off
+        } else {
+            ProxySetting::Url(text.into())
+        }
+    }
+}
+
+/// A proxy URL, which may hold a user name and password: `Debug` shows
+/// neither.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct ProxyUrl(String);
+
+impl ProxyUrl {
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for ProxyUrl {
+    fn from(text: &str) -> ProxyUrl {
+        ProxyUrl(text.to_owned())
+    }
+}
+
+impl fmt::Debug for ProxyUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ProxyUrl({})", crate::log::shown_url(&self.0))
     }
 }
 

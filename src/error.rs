@@ -165,6 +165,18 @@ pub enum Error {
         last_reply: String,
     },
 
+    /// The TLS handshake failed: the server's certificate was refused
+    /// (unknown issuer, expired, name mismatch: the message says which) or
+    /// no TLS could be agreed. Not retried: trying again gives the same
+    /// answer. A company CA is trusted with a CA file
+    /// ([`ClientBuilder::ca_file`](crate::ClientBuilder::ca_file)) or with
+    /// `SSL_CERT_FILE` / `SSL_CERT_DIR`.
+    #[error("TLS error: {message}")]
+    Tls {
+        /// What failed, and the server's address.
+        message: String,
+    },
+
     /// A state chatwire never expects, such as a background request whose
     /// worker ended without an outcome (a panic in a callback).
     #[error("internal error: {0}")]
@@ -249,7 +261,8 @@ impl Error {
             | Error::NoJson(text)
             | Error::Internal(text)
             | Error::Timeout { message: text, .. }
-            | Error::System { message: text, .. } => secrets.scrub(text),
+            | Error::System { message: text, .. }
+            | Error::Tls { message: text } => secrets.scrub(text),
             Error::Transport { message, source } => {
                 secrets.scrub(message);
                 let shown = source.as_ref().map(ToString::to_string);

@@ -59,6 +59,7 @@ pub mod extract;
 #[allow(unsafe_code)]
 mod ffi;
 mod http;
+mod log;
 mod reply;
 mod secrets;
 mod stream;
@@ -91,6 +92,7 @@ pub use extract::{
 };
 pub use http::cancel::CancelToken;
 pub use http::pending::PendingReply;
+pub use http::tls::MAX_CA_FILE_BYTES;
 pub use reply::{Reply, Usage};
 pub use stream::reply_stream::ReplyStream;
 pub use structured::{

@@ -316,6 +316,74 @@ pub unsafe extern "C" fn chatwire_client_set_schema_delivery(
     })
 }
 
+/// Trusts the CA certificates in the PEM file at `pem_path` besides the
+/// system's roots, for the sends that start afterwards: a company CA, or a
+/// local server's own. The file is read now; the path is copied.
+///
+/// By default a client trusts what the operating system trusts: its CA
+/// bundle, or the files named by $SSL_CERT_FILE / $SSL_CERT_DIR when set (as
+/// curl and OpenSSL read them). A certificate that is not trusted makes a
+/// send fail with CHATWIRE_ERR_TLS, whose chatwire_last_error() says why.
+///
+/// Errors: CHATWIRE_ERR_CONFIG (the file cannot be read, holds no PEM
+/// certificate, or is larger than 16 MiB; the client is unchanged),
+/// CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
+///
+/// # Safety
+/// `client` is NULL or a live client; `pem_path` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_set_ca_file(
+    client: *mut chatwire_client,
+    pem_path: *const c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        let (client, path) = unsafe {
+            (
+                handle::borrow(client, "client")?,
+                text::str_in(pem_path, "pem_path")?,
+            )
+        };
+        client.update(|client| client.set_ca_file(path))
+    })
+}
+
+/// Sends the requests that start afterwards through the proxy at
+/// `proxy_url` ("http://proxy:3128", "http://user:password@proxy:3128",
+/// "socks5://..."; without a scheme, http:// is meant), or through none when
+/// `proxy_url` is "", whatever the environment says.
+///
+/// By default a client follows curl's conventions: an https:// endpoint
+/// uses $https_proxy / $HTTPS_PROXY, a plain http:// one $http_proxy /
+/// $HTTP_PROXY, either falls back to $all_proxy / $ALL_PROXY, and
+/// $no_proxy / $NO_PROXY lists hosts reached directly ("host", ".domain"
+/// or "domain" for the domain and the names under it, "host:port", IP
+/// addresses and ranges such as "10.0.0.0/8", "*" for all). A proxy set
+/// here is used whatever NO_PROXY says. https:// goes through a CONNECT
+/// tunnel, http:// to the proxy in absolute form. Credentials in the URL
+/// are sent as Proxy-Authorization and never appear in chatwire_last_error()
+/// or log lines.
+///
+/// Errors: CHATWIRE_ERR_CONFIG (an unusable URL; the client is unchanged),
+/// CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
+///
+/// # Safety
+/// `client` is NULL or a live client; `proxy_url` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_set_proxy(
+    client: *mut chatwire_client,
+    proxy_url: *const c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        let (client, url) = unsafe {
+            (
+                handle::borrow(client, "client")?,
+                text::str_in(proxy_url, "proxy_url")?,
+            )
+        };
+        client.update(|client| client.set_proxy(url))
+    })
+}
+
 /// Frees a client. NULL is ignored.
 ///
 /// # Safety

@@ -11,7 +11,8 @@
 //! Above it, one module per C type, holding that type and its functions and
 //! no logic of their own: [`client`], [`conversation`], [`send`] (every
 //! `chatwire_send*`), [`reply`], [`request`], [`extract`] (with the
-//! ingredient list) and [`string`] (strings chatwire hands out).
+//! ingredient list), [`string`] (strings chatwire hands out) and [`log`]
+//! (the process-wide log callback).
 //!
 //! # Safety
 //!
@@ -33,6 +34,7 @@ mod conversation;
 mod error;
 mod extract;
 mod handle;
+mod log;
 mod reply;
 mod request;
 mod send;

@@ -62,6 +62,11 @@ pub enum chatwire_status {
     /// The model's reply did not match the JSON Schema of chatwire_send_json(),
     /// also after the correction turns; chatwire_last_error() lists the problems.
     CHATWIRE_ERR_INVALID_REPLY = 20,
+    /// The TLS handshake failed: the server's certificate was refused
+    /// (chatwire_last_error() says why: unknown issuer, expired, name
+    /// mismatch) or no TLS could be agreed. Not retried. Trust a company CA
+    /// with chatwire_client_set_ca_file(), SSL_CERT_FILE or SSL_CERT_DIR.
+    CHATWIRE_ERR_TLS = 21,
 }
 
 use chatwire_status::*;
@@ -155,11 +160,12 @@ pub(crate) fn status_of(error: &Error) -> chatwire_status {
         Error::System { .. } => CHATWIRE_ERR_SYSTEM,
         Error::InvalidReply { .. } => CHATWIRE_ERR_INVALID_REPLY,
         Error::Internal(_) => CHATWIRE_ERR_PANIC,
+        Error::Tls { .. } => CHATWIRE_ERR_TLS,
     }
 }
 
 fn describe(status: c_int) -> &'static CStr {
-    const STATUSES: [&CStr; 21] = [
+    const STATUSES: [&CStr; 22] = [
         c"ok",
         c"a required pointer argument is NULL",
         c"invalid argument",
@@ -181,6 +187,7 @@ fn describe(status: c_int) -> &'static CStr {
         c"the response is larger than the limit",
         c"the operating system refused a resource",
         c"the reply does not match the JSON Schema",
+        c"TLS failed (the server's certificate was refused)",
     ];
     usize::try_from(status)
         .ok()
@@ -214,16 +221,14 @@ mod tests {
 
     #[test]
     fn every_status_has_its_own_text() {
-        let texts: Vec<_> = (0..=CHATWIRE_ERR_INVALID_REPLY as c_int)
-            .map(describe)
-            .collect();
+        let texts: Vec<_> = (0..=CHATWIRE_ERR_TLS as c_int).map(describe).collect();
         let mut unique = texts.clone();
         unique.sort();
         unique.dedup();
         assert_eq!(unique.len(), texts.len());
         assert_eq!(describe(-1), c"unknown chatwire_status");
         assert_eq!(
-            describe(CHATWIRE_ERR_INVALID_REPLY as c_int + 1),
+            describe(CHATWIRE_ERR_TLS as c_int + 1),
             c"unknown chatwire_status"
         );
     }

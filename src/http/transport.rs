@@ -2,19 +2,21 @@
 //! whole bodies for plain requests, a reader for streamed ones.
 
 use std::io::{ErrorKind, Read};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use ureq::http::Response;
 use ureq::Body;
 
-use crate::config::{self, ApiKey, Limit, Settings};
+use crate::config::{self, ApiKey, Limit, Network, Settings};
 use crate::error::{Error, Result, TimeoutKind};
 use crate::http::cancel::{CancelToken, IdleWatch};
 use crate::http::connect;
+use crate::http::proxy::{self, Route};
 use crate::http::redirect;
-use crate::http::resolve::Resolve;
 use crate::http::response;
 use crate::http::retry;
+use crate::http::tls;
+use crate::log;
 use crate::secrets::Secrets;
 
 /// ureq's own input buffer size, kept when the header limit is below it.
@@ -37,6 +39,16 @@ pub(crate) struct Transport {
     agent: ureq::Agent,
     endpoint: String,
     key: ApiKey,
+    network: Network,
+    route: Route,
+    max_idle_connections: usize,
+}
+
+/// What one attempt saw of the response, for its log line.
+#[derive(Default)]
+struct Seen {
+    status: Option<u16>,
+    received: Option<usize>,
 }
 
 /// What one attempt came to.
@@ -50,8 +62,16 @@ enum Attempt<T> {
 }
 
 impl Transport {
-    /// A pool that keeps up to `max_idle_connections` idle connections.
-    pub(crate) fn new(endpoint: String, key: ApiKey, max_idle_connections: usize) -> Transport {
+    /// A pool for `endpoint` that trusts and routes as `network` says and
+    /// keeps up to `max_idle_connections` idle connections. Fails with
+    /// [`Error::Config`] for an unusable proxy or CA file.
+    pub(crate) fn new(
+        endpoint: String,
+        key: ApiKey,
+        network: Network,
+        max_idle_connections: usize,
+    ) -> Result<Transport> {
+        let route = proxy::route(&endpoint, &network.proxy)?;
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             // Redirects are judged by chatwire's own policy (http::redirect).
@@ -59,13 +79,33 @@ impl Transport {
             .user_agent(concat!("chatwire/", env!("CARGO_PKG_VERSION")))
             .max_idle_connections(max_idle_connections)
             .max_idle_connections_per_host(max_idle_connections)
+            .tls_config(tls::config(network.ca_file.as_deref())?)
+            // chatwire chooses the proxy itself (ureq's own choice would
+            // tunnel plain http and send http_proxy's to https).
+            .proxy(route.tunnel())
             .build();
-        let agent = ureq::Agent::with_parts(config, connect::chain(), Resolve::default());
-        Transport {
-            agent,
+        Ok(Transport {
+            agent: route.agent(config),
             endpoint,
             key,
-        }
+            network,
+            route,
+            max_idle_connections,
+        })
+    }
+
+    /// The same endpoint and key with other network settings, in a new pool.
+    pub(crate) fn with_network(&self, network: Network) -> Result<Transport> {
+        Transport::new(
+            self.endpoint.clone(),
+            self.key.clone(),
+            network,
+            self.max_idle_connections,
+        )
+    }
+
+    pub(crate) fn network(&self) -> &Network {
+        &self.network
     }
 
     pub(crate) fn endpoint(&self) -> &str {
@@ -77,11 +117,12 @@ impl Transport {
         config::secrets(&self.key, &settings.headers)
     }
 
-    /// The same endpoint and key over a new pool of another size.
-    pub(crate) fn resized(&self, max_idle_connections: usize) -> Transport {
+    /// The same endpoint, key and network over a new pool of another size.
+    pub(crate) fn resized(&self, max_idle_connections: usize) -> Result<Transport> {
         Transport::new(
             self.endpoint.clone(),
             self.key.clone(),
+            self.network.clone(),
             max_idle_connections,
         )
     }
@@ -94,8 +135,8 @@ impl Transport {
         settings: &Settings,
         token: Option<&CancelToken>,
     ) -> Result<Received> {
-        self.with_retries(settings, token, || {
-            let mut response = match self.open(body, settings) {
+        self.with_retries(settings, token, body.len(), |seen| {
+            let mut response = match self.open(body, settings, seen) {
                 Attempt::Done(response) => response,
                 Attempt::Retryable { error, retry_after } => {
                     return Attempt::Retryable { error, retry_after }
@@ -105,7 +146,9 @@ impl Transport {
             let request_id = request_id(&response);
             let limit = settings.limits.body;
             match read_limited(response.body_mut().as_reader(), limit) {
-                Ok(Some(bytes)) => match String::from_utf8(bytes) {
+                Ok(Some(bytes)) => match String::from_utf8(bytes).inspect(|body| {
+                    seen.received = Some(body.len());
+                }) {
                     Ok(body) => Attempt::Done(Received { body, request_id }),
                     Err(err) => Attempt::Failed(Error::decode(
                         "the body is not UTF-8",
@@ -129,7 +172,9 @@ impl Transport {
         token: &CancelToken,
     ) -> Result<StreamReader> {
         let idle_watch = token.watch_idle(settings.idle_timeout);
-        let response = self.with_retries(settings, Some(token), || self.open(body, settings))?;
+        let response = self.with_retries(settings, Some(token), body.len(), |seen| {
+            self.open(body, settings, seen)
+        })?;
         let is_json = response
             .headers()
             .get("content-type")
@@ -146,43 +191,77 @@ impl Transport {
         })
     }
 
+    /// Runs attempts until one succeeds, fails for good, or the retries
+    /// run out; logs one line per attempt. `sent` is the body's size.
     fn with_retries<T>(
         &self,
         settings: &Settings,
         token: Option<&CancelToken>,
-        mut attempt: impl FnMut() -> Attempt<T>,
+        sent: usize,
+        mut attempt: impl FnMut(&mut Seen) -> Attempt<T>,
     ) -> Result<T> {
         let mut retries = 0;
         loop {
             if let Some(token) = token {
                 token.check()?;
             }
+            let started = Instant::now();
+            let mut seen = Seen::default();
             // The attempt's sockets and lookups answer to the token while it
             // runs, and only then.
             let outcome = {
                 let _entered = token.map(CancelToken::enter);
-                attempt()
+                attempt(&mut seen)
             };
             // A cancel or the idle watch closes the connection under the
             // attempt, which then fails with a plain I/O error: say why instead.
-            if let Some(error) =
-                token.and_then(|token| stop_reason(token, &self.endpoint, settings))
+            let outcome = match token.and_then(|token| stop_reason(token, &self.endpoint, settings))
             {
-                return Err(error);
-            }
-            let (error, retry_after) = match outcome {
-                Attempt::Done(value) => return Ok(value),
-                Attempt::Failed(error) => return Err(error),
-                Attempt::Retryable { error, retry_after } => (error, retry_after),
+                Some(error) => Attempt::Failed(error),
+                None => outcome,
             };
-            if retries >= settings.max_retries {
-                return Err(error);
-            }
-            let pause = match retry_after {
-                Some(pause) if pause > retry::MAX_RETRY_AFTER => return Err(error),
-                Some(pause) => pause,
-                None => retry::backoff(retries),
+            let verdict = match outcome {
+                Attempt::Done(value) => Ok(value),
+                Attempt::Failed(error) => Err((error, None)),
+                Attempt::Retryable { error, retry_after } => {
+                    let pause = (retries < settings.max_retries)
+                        .then(|| pause(retries, retry_after))
+                        .flatten();
+                    Err((error, pause))
+                }
             };
+            let line = |outcome| log::Attempt {
+                method: "POST",
+                url: &self.endpoint,
+                status: seen.status,
+                sent,
+                received: seen.received,
+                elapsed: started.elapsed(),
+                number: retries + 1,
+                outcome,
+            };
+            // The log line quotes the error, which may quote the server: the
+            // secrets are taken out here, as the client does for the caller.
+            let why = |error: &Error| self.secrets(settings).redact(&error.to_string());
+            let (error, pause) = match verdict {
+                Ok(value) => {
+                    log::attempt(&line(log::Outcome::Done));
+                    return Ok(value);
+                }
+                Err((Error::Cancelled, _)) => {
+                    log::attempt(&line(log::Outcome::Cancelled));
+                    return Err(Error::Cancelled);
+                }
+                Err((error, None)) => {
+                    log::attempt(&line(log::Outcome::Failed { why: &why(&error) }));
+                    return Err(error);
+                }
+                Err((error, Some(pause))) => (error, pause),
+            };
+            log::attempt(&line(log::Outcome::Retry {
+                pause,
+                why: &why(&error),
+            }));
             match token {
                 Some(token) => token.sleep(pause)?,
                 None => std::thread::sleep(pause),
@@ -194,11 +273,11 @@ impl Transport {
     /// Sends the request and returns a 2xx response with its body unread,
     /// following the redirects [`redirect::follow`] allows; any other status
     /// is read and turned into an error.
-    fn open(&self, body: &[u8], settings: &Settings) -> Attempt<Response<Body>> {
+    fn open(&self, body: &[u8], settings: &Settings, seen: &mut Seen) -> Attempt<Response<Body>> {
         let mut url = self.endpoint.clone();
         let mut hops = 0;
         loop {
-            let response = match self.open_once(&url, body, settings) {
+            let response = match self.open_once(&url, body, settings, seen) {
                 Attempt::Done(response) => response,
                 other => return other,
             };
@@ -220,7 +299,13 @@ impl Transport {
 
     /// One request to `url`: a 2xx or 3xx response with its body unread;
     /// any other status is read and turned into an error.
-    fn open_once(&self, url: &str, body: &[u8], settings: &Settings) -> Attempt<Response<Body>> {
+    fn open_once(
+        &self,
+        url: &str,
+        body: &[u8],
+        settings: &Settings,
+        seen: &mut Seen,
+    ) -> Attempt<Response<Body>> {
         let header_limit = usize::try_from(settings.limits.headers).unwrap_or(usize::MAX);
         let mut request = self
             .agent
@@ -237,12 +322,16 @@ impl Transport {
         for (name, value) in settings.headers.iter() {
             request = request.header(name, value);
         }
+        if let Some(authorization) = self.route.proxy_authorization() {
+            request = request.header("Proxy-Authorization", authorization);
+        }
         let sent = request.send(body);
         let mut response = match sent {
             Ok(response) => response,
             Err(error) => return self.transport_failure(error, settings),
         };
         let status = response.status().as_u16();
+        seen.status = Some(status);
         if (200..400).contains(&status) {
             return Attempt::Done(response);
         }
@@ -252,6 +341,7 @@ impl Transport {
         let mut bytes = Vec::new();
         let limited = response.body_mut().as_reader().take(settings.limits.body);
         let _ = { limited }.read_to_end(&mut bytes);
+        seen.received = Some(bytes.len());
         let text = String::from_utf8_lossy(&bytes);
         let api = response::decode_error(status, &text, request_id);
         let retryable = retry::status_is_retryable(&api);
@@ -266,6 +356,12 @@ impl Transport {
     /// Sorts ureq's errors into timeouts, retryable connection trouble, and the rest.
     fn transport_failure<T>(&self, error: ureq::Error, settings: &Settings) -> Attempt<T> {
         let endpoint = &self.endpoint;
+        // A refused certificate is refused again on a retry.
+        if let Some(detail) = tls::certificate_failure(&error) {
+            return Attempt::Failed(Error::Tls {
+                message: format!("{}: {detail}", log::shown_url(endpoint)),
+            });
+        }
         match error {
             ureq::Error::Timeout(which) => retryable(timed_out(endpoint, settings, which)),
             ureq::Error::Io(ref io) if is_timeout(io) => {
@@ -295,6 +391,16 @@ fn read_limited(reader: impl Read, limit: u64) -> std::io::Result<Option<Vec<u8>
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)?;
     Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
+/// The pause before the next attempt, or `None` when the server asks for
+/// a longer one than chatwire waits.
+fn pause(retries: u32, retry_after: Option<Duration>) -> Option<Duration> {
+    match retry_after {
+        Some(pause) if pause > retry::MAX_RETRY_AFTER => None,
+        Some(pause) => Some(pause),
+        None => Some(retry::backoff(retries)),
+    }
 }
 
 /// ureq reports a timeout while reading a body as an I/O error wrapping its own.

@@ -1,0 +1,116 @@
+//! Log lines for C: chatwire_set_log_callback() and its level names.
+
+use std::ffi::{c_char, c_int, c_void};
+
+use log::{Level, LevelFilter};
+
+use super::boundary;
+use super::status::chatwire_status;
+use super::text;
+use crate::error::Error;
+
+/// The level of a log line, most severe first. A callback set for a level
+/// gets the lines of that level and the more severe ones.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(clippy::upper_case_acronyms)]
+pub enum chatwire_log_level {
+    /// No lines (as a maximum level: the callback is removed).
+    CHATWIRE_LOG_OFF = 0,
+    /// A request failed for good.
+    CHATWIRE_LOG_ERROR = 1,
+    /// A request attempt failed and will be retried, or a setting was
+    /// partly unusable.
+    CHATWIRE_LOG_WARN = 2,
+    /// One line per successful request attempt.
+    CHATWIRE_LOG_INFO = 3,
+    /// Which proxy and trust store a client uses, cancelled requests.
+    CHATWIRE_LOG_DEBUG = 4,
+}
+
+/// Receives one of chatwire's log lines: `level` is a chatwire_log_level,
+/// `line` a NUL-terminated line without a newline, valid only during the
+/// call. A line says, for each request attempt: the method, the URL (no
+/// user name, password or query), the status, the bytes sent and received,
+/// the time taken, the attempt's number, and whether and why it is
+/// retried. No line holds the API key, a header value or proxy credentials.
+///
+/// Called on whichever thread logs (a background request's worker too), so
+/// it must be thread-safe. It may call chatwire functions, except
+/// chatwire_set_log_callback(); lines logged from inside it are dropped.
+pub type chatwire_log_callback =
+    Option<unsafe extern "C" fn(userdata: *mut c_void, level: c_int, line: *const c_char)>;
+
+/// The C callback and its userdata, as the core's log sink.
+struct Target {
+    callback: unsafe extern "C" fn(*mut c_void, c_int, *const c_char),
+    userdata: *mut c_void,
+}
+
+// SAFETY: chatwire never dereferences `userdata`; it hands it back to the
+// callback, which the caller promises is safe to call from any thread.
+unsafe impl Send for Target {}
+// SAFETY: as above; the callback is called concurrently only as documented.
+unsafe impl Sync for Target {}
+
+impl Target {
+    fn deliver(&self, level: Level, line: &str) {
+        let level = match level {
+            Level::Error => chatwire_log_level::CHATWIRE_LOG_ERROR,
+            Level::Warn => chatwire_log_level::CHATWIRE_LOG_WARN,
+            Level::Info => chatwire_log_level::CHATWIRE_LOG_INFO,
+            Level::Debug | Level::Trace => chatwire_log_level::CHATWIRE_LOG_DEBUG,
+        };
+        let line = text::c_string(line);
+        // SAFETY: the caller gave a callback valid until it is replaced;
+        // `line` outlives the call.
+        unsafe { (self.callback)(self.userdata, level as c_int, line.as_ptr()) }
+    }
+}
+
+fn level_filter(max_level: c_int) -> Result<LevelFilter, Error> {
+    match max_level {
+        _ if max_level == chatwire_log_level::CHATWIRE_LOG_OFF as c_int => Ok(LevelFilter::Off),
+        1 => Ok(LevelFilter::Error),
+        2 => Ok(LevelFilter::Warn),
+        3 => Ok(LevelFilter::Info),
+        4 => Ok(LevelFilter::Debug),
+        other => Err(Error::InvalidArgument(format!(
+            "{other} is not a chatwire_log_level (0 to 4)"
+        ))),
+    }
+}
+
+/// Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
+/// `callback`, with `userdata`, for the whole process; NULL or
+/// CHATWIRE_LOG_OFF removes it. When this returns, the previous callback
+/// is not running on any thread and will not be called again, so its
+/// userdata may be freed.
+///
+/// Independently of this, the environment variable CHATWIRE_LOG=error,
+/// warn, info or debug writes the same lines to stderr, for any program.
+///
+/// Errors: CHATWIRE_ERR_INVALID_ARGUMENT (a level outside 0 to 4, or a call
+/// from inside the log callback; nothing changes).
+///
+/// # Safety
+/// `callback` is NULL or a function that is safe to call from any thread
+/// with `userdata` until it is replaced.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_set_log_callback(
+    callback: chatwire_log_callback,
+    max_level: c_int,
+    userdata: *mut c_void,
+) -> chatwire_status {
+    boundary::status(|| {
+        let max = level_filter(max_level)?;
+        let sink = callback
+            .filter(|_| max != LevelFilter::Off)
+            .map(|callback| {
+                let target = Target { callback, userdata };
+                Box::new(move |level: Level, line: &str| target.deliver(level, line))
+                    as crate::log::Sink
+            });
+        Ok(crate::log::set_sink(sink, max)?)
+    })
+}

@@ -1,0 +1,505 @@
+//! Which proxy a client's requests go through, following curl's
+//! conventions, and the one thing ureq does not do itself: a plain `http://`
+//! request through an HTTP proxy, sent in absolute form
+//! (`POST http://host/path HTTP/1.1`) rather than through a CONNECT tunnel,
+//! which most proxies allow to port 443 only.
+//!
+//! - `https://` endpoints: `https_proxy`, `HTTPS_PROXY`, then `all_proxy`,
+//!   `ALL_PROXY`; the request goes through a CONNECT tunnel.
+//! - `http://` endpoints: `http_proxy`, `HTTP_PROXY`, then `all_proxy`,
+//!   `ALL_PROXY`; the request goes to the proxy in absolute form.
+//! - `no_proxy` / `NO_PROXY`: see [`bypasses`].
+//!
+//! Proxy credentials (`http://user:password@proxy:3128`) are sent as
+//! `Proxy-Authorization: Basic` and never shown: URLs in messages pass
+//! through [`shown_url`](crate::log::shown_url).
+
+use std::fmt;
+use std::net::IpAddr;
+
+use ureq::config::Config;
+use ureq::http::{HeaderValue, Uri};
+use ureq::unversioned::transport::{
+    Buffers, ConnectionDetails, Connector, Either, NextTimeout, Transport,
+};
+use ureq::{Agent, Proxy};
+
+use crate::config::ProxySetting;
+use crate::error::{Error, Result};
+use crate::http::connect::{self, TcpConnect};
+use crate::http::resolve::Resolve;
+use crate::log::shown_url;
+
+/// How a client reaches its endpoint.
+pub(crate) enum Route {
+    /// Straight to the server.
+    Direct,
+    /// Through a proxy that ureq drives: CONNECT for `https://`, or SOCKS.
+    Tunnel(Proxy),
+    /// A plain `http://` request handed to an HTTP proxy in absolute form.
+    Forward(Forward),
+}
+
+impl Route {
+    /// The proxy ureq drives itself, if any.
+    pub(crate) fn tunnel(&self) -> Option<Proxy> {
+        match self {
+            Route::Tunnel(proxy) => Some(proxy.clone()),
+            _ => None,
+        }
+    }
+
+    /// The `Proxy-Authorization` value each request carries itself (only
+    /// in absolute form: a tunnel sends it with its CONNECT).
+    pub(crate) fn proxy_authorization(&self) -> Option<&HeaderValue> {
+        match self {
+            Route::Forward(forward) => forward.authorization.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// An agent that connects as this route says, through chatwire's own
+    /// connector chain and resolver (whose sockets a cancel can reach).
+    pub(crate) fn agent(&self, config: Config) -> Agent {
+        match self {
+            Route::Forward(forward) => {
+                Agent::with_parts(config, ForwardConnector::new(forward), Resolve::default())
+            }
+            _ => Agent::with_parts(config, connect::chain(), Resolve::default()),
+        }
+    }
+}
+
+impl fmt::Debug for Route {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Route::Direct => f.write_str("Direct"),
+            Route::Tunnel(proxy) => write!(f, "Tunnel({})", shown_proxy(proxy)),
+            Route::Forward(forward) => {
+                write!(f, "Forward({})", shown_url(&forward.proxy.to_string()))
+            }
+        }
+    }
+}
+
+/// An HTTP proxy that takes requests in absolute form.
+#[derive(Clone)]
+pub(crate) struct Forward {
+    /// The proxy's own address (no credentials).
+    proxy: Uri,
+    /// `http://host:port` of the endpoint, put before the path.
+    origin: String,
+    /// `Basic ...` for the proxy's user name and password, if any.
+    authorization: Option<HeaderValue>,
+}
+
+/// Where requests to `endpoint` go, given the client's setting and the
+/// environment.
+pub(crate) fn route(endpoint: &str, setting: &ProxySetting) -> Result<Route> {
+    let target: Uri = endpoint
+        .parse()
+        .map_err(|_| Error::Config(format!("bad URL {}", shown_url(endpoint))))?;
+    let https = target.scheme_str() == Some("https");
+    let host = target.host().unwrap_or_default();
+    let port = target.port_u16().unwrap_or(if https { 443 } else { 80 });
+    let (text, source) = match setting {
+        ProxySetting::Off => return Ok(Route::Direct),
+        ProxySetting::Url(url) => (url.as_str().to_owned(), "the proxy URL"),
+        ProxySetting::Environment => {
+            let Some((name, value)) = env_proxy(https) else {
+                return Ok(Route::Direct);
+            };
+            let no_proxy = env_value(&["no_proxy", "NO_PROXY"]).map(|(_, value)| value);
+            if no_proxy.is_some_and(|rules| bypasses(&rules, host, port)) {
+                crate::log::debug(format_args!(
+                    "proxy: {host} is in NO_PROXY; connecting directly"
+                ));
+                return Ok(Route::Direct);
+            }
+            (value, name)
+        }
+    };
+    let route = parse_route(&text, https, &target, port).map_err(|why| {
+        Error::Config(format!(
+            "proxy {} from {source} is not usable: {why}",
+            shown_url(&text)
+        ))
+    })?;
+    crate::log::debug(format_args!(
+        "proxy: {} goes through {} (from {source})",
+        shown_url(endpoint),
+        shown_url(&text)
+    ));
+    Ok(route)
+}
+
+fn parse_route(text: &str, https: bool, target: &Uri, port: u16) -> Result<Route, String> {
+    let proxy = Proxy::new(text.trim()).map_err(|err| err.to_string())?;
+    let scheme = proxy
+        .uri()
+        .scheme_str()
+        .unwrap_or("http")
+        .to_ascii_lowercase();
+    if https || scheme.starts_with("socks") {
+        return Ok(Route::Tunnel(proxy));
+    }
+    if scheme != "http" {
+        return Err(format!(
+            "a plain http:// endpoint needs an http:// proxy, not {scheme}://"
+        ));
+    }
+    let authorization = match (proxy.username(), proxy.password()) {
+        (None, None) => None,
+        (user, password) => {
+            let pair = format!("{}:{}", user.unwrap_or(""), password.unwrap_or(""));
+            let mut value = HeaderValue::from_str(&format!("Basic {}", base64(pair.as_bytes())))
+                .map_err(|_| "the credentials cannot be sent in a header".to_owned())?;
+            value.set_sensitive(true);
+            Some(value)
+        }
+    };
+    let address: Uri = format!("http://{}:{}", proxy.host(), proxy.port())
+        .parse()
+        .map_err(|_| "no usable host".to_owned())?;
+    let host = target.host().unwrap_or_default();
+    Ok(Route::Forward(Forward {
+        proxy: address,
+        origin: format!("http://{host}:{port}"),
+        authorization,
+    }))
+}
+
+fn shown_proxy(proxy: &Proxy) -> String {
+    shown_url(&proxy.uri().to_string())
+}
+
+/// The first of the scheme's proxy variables that is set and not empty.
+fn env_proxy(https: bool) -> Option<(&'static str, String)> {
+    let names: &[&'static str] = if https {
+        &["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+    } else {
+        &["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]
+    };
+    env_value(names)
+}
+
+fn env_value(names: &[&'static str]) -> Option<(&'static str, String)> {
+    names.iter().find_map(|name| {
+        let value = std::env::var(name).ok()?;
+        (!value.trim().is_empty()).then_some((*name, value))
+    })
+}
+
+/// Whether `NO_PROXY`-style `rules` send `host:port` around the proxy, as
+/// curl reads them: entries separated by commas (or spaces); `*` alone
+/// matches every host; `example.com` and `.example.com` match that host and
+/// every name under it; an entry with `:port` matches that port only; IP
+/// addresses match exactly, or as a range with `/bits` (`10.0.0.0/8`);
+/// IPv6 addresses may be in brackets. Case does not matter.
+pub(crate) fn bypasses(rules: &str, host: &str, port: u16) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    rules
+        .split([',', ' '])
+        .map(str::trim)
+        .filter(|rule| !rule.is_empty())
+        .any(|rule| rule_matches(rule, &host, port))
+}
+
+fn rule_matches(rule: &str, host: &str, port: u16) -> bool {
+    if rule == "*" {
+        return true;
+    }
+    let (name, rule_port) = split_port(rule);
+    if rule_port.is_some_and(|rule_port| rule_port != port) {
+        return false;
+    }
+    let name = name.trim_start_matches("*.").trim_start_matches('.');
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    if let Ok(address) = host.parse::<IpAddr>() {
+        return ip_matches(&name, address);
+    }
+    host == name
+        || host
+            .strip_suffix(name.as_str())
+            .is_some_and(|rest| rest.ends_with('.'))
+}
+
+/// `host:port`, `[v6]:port` or a bare name / address (an IPv6 address
+/// without brackets has no port).
+fn split_port(rule: &str) -> (&str, Option<u16>) {
+    if let Some(rest) = rule.strip_prefix('[') {
+        return match rest.split_once(']') {
+            Some((address, tail)) => (address, tail.strip_prefix(':').and_then(|p| p.parse().ok())),
+            None => (rest, None),
+        };
+    }
+    match rule.rsplit_once(':') {
+        Some((name, port)) if !name.contains(':') => (name, port.parse().ok()),
+        _ => (rule, None),
+    }
+}
+
+fn ip_matches(rule: &str, address: IpAddr) -> bool {
+    let (network, bits) = match rule.split_once('/') {
+        Some((network, bits)) => match bits.parse::<u32>() {
+            Ok(bits) => (network, Some(bits)),
+            Err(_) => return false,
+        },
+        None => (rule, None),
+    };
+    let Ok(network) = network.parse::<IpAddr>() else {
+        return false;
+    };
+    match (network, address) {
+        (IpAddr::V4(net), IpAddr::V4(addr)) => {
+            prefix_equal(u32::from(net).into(), u32::from(addr).into(), 32, bits)
+        }
+        (IpAddr::V6(net), IpAddr::V6(addr)) => {
+            prefix_equal(u128::from(net), u128::from(addr), 128, bits)
+        }
+        _ => false,
+    }
+}
+
+fn prefix_equal(network: u128, address: u128, width: u32, bits: Option<u32>) -> bool {
+    let bits = bits.unwrap_or(width);
+    if bits > width {
+        return false;
+    }
+    let shift = width - bits;
+    shift >= width || (network >> shift) == (address >> shift)
+}
+
+/// Standard base64 with padding, for `Proxy-Authorization: Basic`.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Opens connections to a forward proxy and hands each request to it in
+/// absolute form. Used as the whole connector chain of an agent whose
+/// endpoint is `http://` and whose route is [`Route::Forward`].
+#[derive(Debug)]
+pub(crate) struct ForwardConnector {
+    proxy: Uri,
+    origin: String,
+}
+
+impl ForwardConnector {
+    pub(crate) fn new(forward: &Forward) -> ForwardConnector {
+        ForwardConnector {
+            proxy: forward.proxy.clone(),
+            origin: forward.origin.clone(),
+        }
+    }
+}
+
+impl fmt::Debug for Forward {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Forward")
+            .field("proxy", &self.proxy)
+            .field("origin", &self.origin)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connector<()> for ForwardConnector {
+    type Out = AbsoluteForm;
+
+    fn connect(
+        &self,
+        details: &ConnectionDetails,
+        _chained: Option<()>,
+    ) -> Result<Option<AbsoluteForm>, ureq::Error> {
+        let addrs = details
+            .resolver
+            .resolve(&self.proxy, details.config, details.timeout)?;
+        let to_proxy = ConnectionDetails {
+            uri: &self.proxy,
+            addrs,
+            config: details.config,
+            request_level: details.request_level,
+            resolver: details.resolver,
+            now: details.now,
+            timeout: details.timeout,
+            current_time: details.current_time.clone(),
+            run_connector: details.run_connector.clone(),
+            register_shutdown: details.register_shutdown.clone(),
+        };
+        let Some(Either::B(tcp)) = Connector::<()>::connect(&TcpConnect, &to_proxy, None)? else {
+            return Ok(None);
+        };
+        Ok(Some(AbsoluteForm {
+            inner: Box::new(tcp),
+            origin: self.origin.clone(),
+            head_next: true,
+        }))
+    }
+}
+
+/// A connection to a forward proxy that rewrites each request line from
+/// `POST /path HTTP/1.1` to `POST http://host:port/path HTTP/1.1`.
+#[derive(Debug)]
+pub(crate) struct AbsoluteForm {
+    inner: Box<dyn Transport>,
+    origin: String,
+    /// True when the next bytes written start a request (a new connection,
+    /// or a reused one after its response was read).
+    head_next: bool,
+}
+
+impl AbsoluteForm {
+    /// Sends `bytes` through the inner transport's output buffer, in pieces
+    /// as large as it holds.
+    fn send(&mut self, bytes: &[u8], timeout: NextTimeout) -> Result<(), ureq::Error> {
+        for piece in bytes.chunks(self.inner.buffers().output().len().max(1)) {
+            self.inner.buffers().output()[..piece.len()].copy_from_slice(piece);
+            self.inner.transmit_output(piece.len(), timeout)?;
+        }
+        Ok(())
+    }
+}
+
+/// Where the request target starts in a request line (`METHOD SP /...`).
+fn origin_form_target(bytes: &[u8]) -> Option<usize> {
+    let space = bytes.iter().take(16).position(|&b| b == b' ')?;
+    let method = &bytes[..space];
+    let is_method = !method.is_empty() && method.iter().all(u8::is_ascii_uppercase);
+    (is_method && bytes.get(space + 1) == Some(&b'/')).then_some(space + 1)
+}
+
+impl Transport for AbsoluteForm {
+    fn buffers(&mut self) -> &mut dyn Buffers {
+        self.inner.buffers()
+    }
+
+    fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
+        let start = std::mem::take(&mut self.head_next);
+        let target = start
+            .then(|| origin_form_target(&self.inner.buffers().output()[..amount]))
+            .flatten();
+        let Some(target) = target else {
+            return self.inner.transmit_output(amount, timeout);
+        };
+        let output = &self.inner.buffers().output()[..amount];
+        let mut rewritten = Vec::with_capacity(amount + self.origin.len());
+        rewritten.extend_from_slice(&output[..target]);
+        rewritten.extend_from_slice(self.origin.as_bytes());
+        rewritten.extend_from_slice(&output[target..]);
+        self.send(&rewritten, timeout)
+    }
+
+    fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
+        // Reading means the request was sent: what is written after the
+        // response is the next request's head.
+        self.head_next = true;
+        self.inner.await_input(timeout)
+    }
+
+    fn is_open(&mut self) -> bool {
+        self.inner.is_open()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_proxy_rules_as_curl_reads_them() {
+        let rules = "localhost, .internal.example, corp.example,10.0.0.0/8, api.local:8080,[::1], 192.168.1.5";
+        for (host, port) in [
+            ("localhost", 80),
+            ("LOCALHOST", 443),
+            ("a.internal.example", 443),
+            ("internal.example", 443),
+            ("corp.example", 443),
+            ("x.y.corp.example", 443),
+            ("10.1.2.3", 80),
+            ("api.local", 8080),
+            ("::1", 80),
+            ("[::1]", 80),
+            ("192.168.1.5", 80),
+            ("corp.example.", 80),
+        ] {
+            assert!(bypasses(rules, host, port), "{host}:{port}");
+        }
+        for (host, port) in [
+            ("notcorp.example", 443),
+            ("example", 443),
+            ("11.0.0.1", 80),
+            ("api.local", 443),
+            ("192.168.1.6", 80),
+            ("::2", 80),
+            ("localhost.evil", 80),
+        ] {
+            assert!(!bypasses(rules, host, port), "{host}:{port}");
+        }
+        assert!(bypasses("*", "anything", 1));
+        assert!(bypasses("*.example.com", "a.example.com", 1));
+        assert!(!bypasses("", "a", 1));
+        assert!(bypasses("::1/128", "::1", 1));
+        assert!(bypasses("0.0.0.0/0", "8.8.8.8", 1));
+        assert!(!bypasses("10.0.0.0/99", "10.0.0.1", 1));
+    }
+
+    #[test]
+    fn base64_as_rfc_4648() {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("user:p@ss", "dXNlcjpwQHNz"),
+        ] {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+    }
+
+    #[test]
+    fn request_lines_are_found() {
+        assert_eq!(origin_form_target(b"POST /v1 HTTP/1.1\r\n"), Some(5));
+        assert_eq!(origin_form_target(b"{\"model\": 1}"), None);
+        assert_eq!(origin_form_target(b"POST http://x/ HTTP/1.1"), None);
+    }
+
+    #[test]
+    fn routes_by_scheme_and_setting() {
+        let url = |text: &str| ProxySetting::Url(text.into());
+        let http = route(
+            "http://h:8080/v1/chat/completions",
+            &url("http://u:p@proxy:3128"),
+        )
+        .unwrap();
+        let Route::Forward(forward) = http else {
+            panic!("{http:?}")
+        };
+        assert_eq!(forward.origin, "http://h:8080");
+        assert_eq!(forward.authorization.as_ref().unwrap(), "Basic dTpw");
+        assert!(!format!("{forward:?}").contains("u:p"));
+        let https = route("https://h/v1/chat/completions", &url("proxy:3128")).unwrap();
+        assert!(matches!(https, Route::Tunnel(_)), "{https:?}");
+        assert!(matches!(
+            route("https://h/x", &ProxySetting::Off).unwrap(),
+            Route::Direct
+        ));
+        let bad = route("http://h/x", &url("ftp://u:secret@proxy")).unwrap_err();
+        assert!(!bad.to_string().contains("secret"), "{bad}");
+    }
+}

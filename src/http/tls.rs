@@ -1,0 +1,146 @@
+//! Whose certificates are trusted: what the operating system trusts (its
+//! CA bundle, or `SSL_CERT_FILE` / `SSL_CERT_DIR` where set, as curl and
+//! OpenSSL read them), plus a PEM file the caller names.
+//!
+//! The roots are read once per client (not per connection): reading the
+//! system bundle takes a few milliseconds.
+
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
+
+use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
+
+use crate::error::{Error, Result};
+
+/// A CA file larger than this is not a CA file (the whole Mozilla bundle is
+/// about 220 KiB).
+pub const MAX_CA_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The environment variables that replace the system's bundle.
+const CERT_VARIABLES: [&str; 2] = ["SSL_CERT_FILE", "SSL_CERT_DIR"];
+
+/// The TLS settings for a client: the system's roots plus those in
+/// `ca_file`. With no system roots at all (a container without a CA
+/// bundle) and no file, the Mozilla roots compiled into chatwire.
+pub(crate) fn config(ca_file: Option<&Path>) -> Result<TlsConfig> {
+    let mut roots = system_roots()?;
+    let system = roots.len();
+    if let Some(path) = ca_file {
+        roots.extend(read_ca_file(path)?);
+    }
+    let root_certs = if roots.is_empty() {
+        crate::log::debug(format_args!(
+            "trust: no system CA bundle found; using the Mozilla roots built into chatwire"
+        ));
+        RootCerts::WebPki
+    } else {
+        crate::log::debug(format_args!(
+            "trust: {system} system roots, {} from the CA file",
+            roots.len() - system
+        ));
+        RootCerts::Specific(Arc::new(roots))
+    };
+    Ok(TlsConfig::builder().root_certs(root_certs).build())
+}
+
+/// The operating system's roots, or those named by `SSL_CERT_FILE` /
+/// `SSL_CERT_DIR`. A variable that is set but yields no certificate is a
+/// configuration error (curl refuses it too), not a silent fallback.
+fn system_roots() -> Result<Vec<Certificate<'static>>> {
+    let loaded = rustls_native_certs::load_native_certs();
+    for error in &loaded.errors {
+        crate::log::warn(format_args!(
+            "trust: skipped part of the system's roots: {error}"
+        ));
+    }
+    let set: Vec<&str> = CERT_VARIABLES
+        .into_iter()
+        .filter(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()))
+        .collect();
+    if loaded.certs.is_empty() && !set.is_empty() {
+        let why = loaded.errors.first().map_or(
+            "it holds no PEM certificate".to_owned(),
+            ToString::to_string,
+        );
+        return Err(Error::Config(format!(
+            "{} set, but no CA certificate could be read from it: {why}",
+            set.join(" and ")
+        )));
+    }
+    Ok(loaded
+        .certs
+        .iter()
+        .map(|der| Certificate::from_der(der.as_ref()).to_owned())
+        .collect())
+}
+
+/// The certificates in a PEM file; a file without one is an error, so that
+/// a wrong path or a key file is noticed when it is set.
+fn read_ca_file(path: &Path) -> Result<Vec<Certificate<'static>>> {
+    let shown = path.display();
+    let unreadable = |why: String| Error::Config(format!("CA file {shown}: {why}"));
+    let file = std::fs::File::open(path).map_err(|err| unreadable(err.to_string()))?;
+    let mut pem = Vec::new();
+    file.take(MAX_CA_FILE_BYTES + 1)
+        .read_to_end(&mut pem)
+        .map_err(|err| unreadable(err.to_string()))?;
+    if pem.len() as u64 > MAX_CA_FILE_BYTES {
+        return Err(unreadable(format!("larger than {MAX_CA_FILE_BYTES} bytes")));
+    }
+    let mut certs = Vec::new();
+    for item in ureq::tls::parse_pem(&pem) {
+        match item {
+            Ok(PemItem::Certificate(cert)) => certs.push(cert),
+            Ok(_) => {}
+            Err(err) => return Err(unreadable(format!("not valid PEM ({err})"))),
+        }
+    }
+    if certs.is_empty() {
+        return Err(unreadable(
+            "holds no PEM certificate (-----BEGIN CERTIFICATE-----)".into(),
+        ));
+    }
+    Ok(certs)
+}
+
+/// What a failed TLS handshake says about the certificate, in words a
+/// caller can act on; `None` when the error is not about TLS.
+pub(crate) fn certificate_failure(error: &ureq::Error) -> Option<String> {
+    let rustls = find_rustls_error(error)?;
+    let detail = match rustls {
+        rustls::Error::InvalidCertificate(cert) => describe(cert),
+        other => format!("the TLS handshake failed: {other}"),
+    };
+    Some(detail)
+}
+
+fn describe(error: &rustls::CertificateError) -> String {
+    use rustls::CertificateError as E;
+    let what = match error {
+        E::UnknownIssuer => "its issuer is unknown: no trusted CA signed it (set a CA file, SSL_CERT_FILE or SSL_CERT_DIR to trust a company CA)",
+        E::Expired | E::ExpiredContext { .. } => "it has expired",
+        E::NotValidYet | E::NotValidYetContext { .. } => "it is not valid yet (check the clock)",
+        E::NotValidForName | E::NotValidForNameContext { .. } => {
+            "it does not name this host (name mismatch)"
+        }
+        E::Revoked => "it has been revoked",
+        E::BadSignature => "its signature is bad",
+        _ => "",
+    };
+    if what.is_empty() {
+        format!("the server's certificate was refused: {error}")
+    } else {
+        format!("the server's certificate was refused: {what} ({error})")
+    }
+}
+
+/// ureq reports a handshake failure as its own rustls variant, or as an
+/// I/O error that wraps one.
+fn find_rustls_error(error: &ureq::Error) -> Option<&rustls::Error> {
+    match error {
+        ureq::Error::Rustls(inner) => Some(inner),
+        ureq::Error::Io(io) => io.get_ref()?.downcast_ref::<rustls::Error>(),
+        _ => None,
+    }
+}
