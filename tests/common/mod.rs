@@ -110,3 +110,5 @@ pub mod hostile;
 pub mod keepalive;
 pub mod paced;
 pub mod stuck;
+pub mod tinyproxy;
+pub mod tls_server;

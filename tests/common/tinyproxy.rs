@@ -1,0 +1,95 @@
+//! A real forward proxy for the proxy tests: tinyproxy, started on a free
+//! port with its own configuration and log in a temporary folder, stopped
+//! when dropped.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Tinyproxy {
+    /// `http://127.0.0.1:PORT`
+    pub url: String,
+    pub port: u16,
+    log: PathBuf,
+    child: Child,
+}
+
+impl Tinyproxy {
+    /// Starts tinyproxy, with basic authentication when `credentials` is
+    /// given; `None` (and a message saying why) when tinyproxy is not
+    /// installed or does not start.
+    pub fn start(name: &str, credentials: Option<(&str, &str)>) -> Option<Tinyproxy> {
+        let binary = ["/usr/bin/tinyproxy", "/usr/sbin/tinyproxy"]
+            .into_iter()
+            .map(PathBuf::from)
+            .find(|path| path.exists());
+        let Some(binary) = binary else {
+            eprintln!("SKIPPED: tinyproxy is not installed (apt-get install -y tinyproxy)");
+            return None;
+        };
+        let dir = std::env::temp_dir().join(format!("chatwire-proxy-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let log = dir.join("tinyproxy.log");
+        let _ = std::fs::remove_file(&log);
+        let mut config = format!(
+            "Port {port}\nListen 127.0.0.1\nTimeout 30\nLogFile \"{}\"\nLogLevel Connect\nMaxClients 20\nAllow 127.0.0.1\n",
+            log.display()
+        );
+        if let Some((user, password)) = credentials {
+            config.push_str(&format!("BasicAuth {user} {password}\n"));
+        }
+        let config_path = dir.join("tinyproxy.conf");
+        std::fs::write(&config_path, config).unwrap();
+        let child = Command::new(binary)
+            .arg("-d")
+            .arg("-c")
+            .arg(&config_path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        let Ok(child) = child else {
+            eprintln!("SKIPPED: tinyproxy did not start");
+            return None;
+        };
+        let proxy = Tinyproxy {
+            url: format!("http://127.0.0.1:{port}"),
+            port,
+            log,
+            child,
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                eprintln!("SKIPPED: tinyproxy did not listen on port {port}");
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(proxy)
+    }
+
+    /// The request lines tinyproxy logged ("GET http://... HTTP/1.1",
+    /// "CONNECT host:port HTTP/1.1").
+    pub fn requests(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| line.split_once("]: Request (file descriptor "))
+            .filter_map(|(_, rest)| rest.split_once("): "))
+            .map(|(_, request)| request.to_owned())
+            .collect()
+    }
+}
+
+impl Drop for Tinyproxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

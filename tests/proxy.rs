@@ -1,0 +1,166 @@
+//! Proxies, through a real proxy server (tinyproxy, from the distribution's
+//! packages): plain http goes to it in absolute form, https through a
+//! CONNECT tunnel, credentials are sent and never shown, NO_PROXY and ""
+//! go around it. The tests read and change the proxy variables of the
+//! process, so they take turns.
+
+mod common;
+
+use std::sync::{Mutex, MutexGuard};
+
+use chatwire::{Client, Error};
+use common::tinyproxy::Tinyproxy;
+use common::tls_server::{Leaf, TestCa, TlsServer};
+use common::*;
+use mockito::Server;
+
+const PROXY_VARIABLES: [&str; 8] = [
+    "http_proxy",
+    "HTTP_PROXY",
+    "https_proxy",
+    "HTTPS_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+    "no_proxy",
+    "NO_PROXY",
+];
+
+/// One test at a time, starting from an environment without proxies.
+fn turn() -> MutexGuard<'static, ()> {
+    static TURN: Mutex<()> = Mutex::new(());
+    let guard = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    for name in PROXY_VARIABLES {
+        std::env::remove_var(name);
+    }
+    guard
+}
+
+fn answering(server: &mut Server, text: &str) -> mockito::Mock {
+    server
+        .mock("POST", PATH)
+        .with_body(completion(text))
+        .create()
+}
+
+fn builder(url: &str) -> chatwire::ClientBuilder {
+    Client::builder().base_url(url).api_key(KEY).max_retries(0)
+}
+
+#[test]
+fn plain_http_goes_to_the_proxy_in_absolute_form() {
+    let _turn = turn();
+    let Some(proxy) = Tinyproxy::start("absolute", None) else {
+        return;
+    };
+    let mut server = Server::new();
+    let mock = answering(&mut server, "via proxy");
+    let client = builder(&server.url()).proxy(&proxy.url).build().unwrap();
+    for _ in 0..2 {
+        assert_eq!(client.send(&mut conversation()).unwrap(), "via proxy");
+    }
+    mock.expect(2).assert();
+    let want = format!("POST {}{PATH} HTTP/1.1", server.url());
+    let requests = proxy.requests();
+    assert_eq!(requests.iter().filter(|r| **r == want).count(), 2, "{requests:?}");
+}
+
+#[test]
+fn https_goes_through_a_connect_tunnel() {
+    let _turn = turn();
+    let Some(proxy) = Tinyproxy::start("connect", None) else {
+        return;
+    };
+    let ca = TestCa::new("chatwire proxy test CA");
+    let ca_file = ca.write(
+        &std::env::temp_dir().join(format!("chatwire-proxy-ca-{}", std::process::id())),
+        "ca.pem",
+    );
+    let server = TlsServer::start(&ca, Leaf::Good, completion("tunnelled"));
+    std::env::set_var("HTTPS_PROXY", &proxy.url);
+    // http_proxy is for plain http only: it must not catch an https request.
+    std::env::set_var("http_proxy", "http://127.0.0.1:9");
+    let client = builder(&server.url).ca_file(&ca_file).build().unwrap();
+    assert_eq!(client.send(&mut conversation()).unwrap(), "tunnelled");
+    let authority = server.url.trim_start_matches("https://");
+    let requests = proxy.requests();
+    assert!(
+        requests.contains(&format!("CONNECT {authority} HTTP/1.1")),
+        "{requests:?}"
+    );
+}
+
+#[test]
+fn proxy_credentials_are_sent_and_never_shown() {
+    let _turn = turn();
+    let Some(proxy) = Tinyproxy::start("auth", Some(("chat", "pr0xy-s3cret"))) else {
+        return;
+    };
+    let mut server = Server::new();
+    let _mock = answering(&mut server, "authorised");
+    let with = format!("http://chat:pr0xy-s3cret@127.0.0.1:{}", proxy.port);
+    let client = builder(&server.url()).proxy(&with).build().unwrap();
+    assert_eq!(client.send(&mut conversation()).unwrap(), "authorised");
+    assert!(!format!("{client:?}").contains("pr0xy-s3cret"));
+
+    // A wrong password: the proxy's refusal comes back (tinyproxy answers
+    // 401), without the password.
+    let wrong = format!("http://chat:wr0ng-s3cret@127.0.0.1:{}", proxy.port);
+    let client = builder(&server.url()).proxy(&wrong).build().unwrap();
+    let err = client.send(&mut conversation()).unwrap_err();
+    assert!(matches!(&err, Error::Auth(_) | Error::Http(_)), "{err:?}");
+    assert!(!format!("{err} {err:?}").contains("wr0ng-s3cret"));
+
+    // An unusable proxy URL: a config error that does not quote the password.
+    let err = builder(&server.url())
+        .proxy("ftp://chat:pr0xy-s3cret@127.0.0.1:1")
+        .build()
+        .unwrap_err();
+    assert!(matches!(err, Error::Config(_)), "{err}");
+    assert!(!err.to_string().contains("pr0xy-s3cret"), "{err}");
+}
+
+#[test]
+fn the_environment_chooses_and_no_proxy_and_empty_go_around() {
+    let _turn = turn();
+    let Some(proxy) = Tinyproxy::start("env", None) else {
+        return;
+    };
+    let mut server = Server::new();
+    let _mock = answering(&mut server, "ok");
+    let request = format!("POST {}{PATH} HTTP/1.1", server.url());
+    let through_proxy = || proxy.requests().iter().filter(|r| **r == request).count();
+
+    std::env::set_var("http_proxy", &proxy.url);
+    builder(&server.url()).build().unwrap().send(&mut conversation()).unwrap();
+    assert_eq!(through_proxy(), 1, "http_proxy is used for http");
+
+    // NO_PROXY with the host (and its port), a domain, a range: direct.
+    let port = server.url().rsplit(':').next().unwrap().to_owned();
+    for rules in [
+        "127.0.0.1".to_owned(),
+        format!("localhost, 127.0.0.1:{port}"),
+        "example.com,127.0.0.0/8".to_owned(),
+        "*".to_owned(),
+    ] {
+        std::env::set_var("NO_PROXY", &rules);
+        builder(&server.url()).build().unwrap().send(&mut conversation()).unwrap();
+        assert_eq!(through_proxy(), 1, "NO_PROXY={rules} goes around the proxy");
+    }
+    // A rule for another port or host does not.
+    std::env::set_var("NO_PROXY", "127.0.0.1:1,.example.com");
+    builder(&server.url()).build().unwrap().send(&mut conversation()).unwrap();
+    assert_eq!(through_proxy(), 2);
+
+    // "" means no proxy whatever the environment says, from the builder
+    // and from the setter.
+    std::env::remove_var("NO_PROXY");
+    builder(&server.url()).proxy("").build().unwrap().send(&mut conversation()).unwrap();
+    let mut client = builder(&server.url()).build().unwrap();
+    client.set_proxy("").unwrap();
+    client.send(&mut conversation()).unwrap();
+    assert_eq!(through_proxy(), 2);
+    // And the setter can send it through a proxy again.
+    client.set_proxy(&proxy.url).unwrap();
+    client.send(&mut conversation()).unwrap();
+    assert_eq!(through_proxy(), 3);
+}
