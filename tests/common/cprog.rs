@@ -123,6 +123,11 @@ fn compile_with(name: &str, lang: Lang, link: Link, flags: &[&str]) -> PathBuf {
 /// under valgrind when CHATWIRE_VALGRIND=1 (unless it was built with
 /// AddressSanitizer), and fails on a non-zero exit.
 pub fn run(exe: &Path, args: &[&str]) -> String {
+    run_with_env(exe, args, &[]).0
+}
+
+/// Like [`run`], with extra environment variables; returns stdout and stderr.
+pub fn run_with_env(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> (String, String) {
     let dir = exe.with_extension("cwd");
     std::fs::create_dir_all(&dir).unwrap();
     // A program under AddressSanitizer checks itself; valgrind cannot run it.
@@ -151,6 +156,7 @@ pub fn run(exe: &Path, args: &[&str]) -> String {
         // libchatwire.so may be older than the one the program was linked
         // with; the program's own run path must decide.
         .env_remove("LD_LIBRARY_PATH")
+        .envs(env.iter().copied())
         .output()
         .expect("run the C test");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -161,7 +167,7 @@ pub fn run(exe: &Path, args: &[&str]) -> String {
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
-    stdout
+    (stdout, String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
 pub fn for_each_build(name: &str, check: impl Fn(&Path)) {
