@@ -20,7 +20,7 @@ use log::{Level, LevelFilter};
 use crate::error::{Error, Result};
 
 /// The `log` target of every line chatwire writes.
-pub const TARGET: &str = "chatwire";
+pub(crate) const TARGET: &str = "chatwire";
 
 /// A receiver of log lines besides the `log` facade: the C callback.
 pub(crate) type Sink = Box<dyn Fn(Level, &str) + Send + Sync>;

@@ -16,7 +16,11 @@ fn server() -> (mockito::ServerGuard, String) {
         .match_header("x-gateway-key", Matcher::Any)
         .with_status(503)
         .with_header("retry-after-ms", "10")
-        .with_body(error_body("overloaded", "server_error", serde_json::Value::Null))
+        .with_body(error_body(
+            "overloaded",
+            "server_error",
+            serde_json::Value::Null,
+        ))
         .create();
     server
         .mock("POST", PATH)

@@ -61,7 +61,11 @@ fn plain_http_goes_to_the_proxy_in_absolute_form() {
     mock.expect(2).assert();
     let want = format!("POST {}{PATH} HTTP/1.1", server.url());
     let requests = proxy.requests();
-    assert_eq!(requests.iter().filter(|r| **r == want).count(), 2, "{requests:?}");
+    assert_eq!(
+        requests.iter().filter(|r| **r == want).count(),
+        2,
+        "{requests:?}"
+    );
 }
 
 #[test]
@@ -131,7 +135,11 @@ fn the_environment_chooses_and_no_proxy_and_empty_go_around() {
     let through_proxy = || proxy.requests().iter().filter(|r| **r == request).count();
 
     std::env::set_var("http_proxy", &proxy.url);
-    builder(&server.url()).build().unwrap().send(&mut conversation()).unwrap();
+    builder(&server.url())
+        .build()
+        .unwrap()
+        .send(&mut conversation())
+        .unwrap();
     assert_eq!(through_proxy(), 1, "http_proxy is used for http");
 
     // NO_PROXY with the host (and its port), a domain, a range: direct.
@@ -143,18 +151,31 @@ fn the_environment_chooses_and_no_proxy_and_empty_go_around() {
         "*".to_owned(),
     ] {
         std::env::set_var("NO_PROXY", &rules);
-        builder(&server.url()).build().unwrap().send(&mut conversation()).unwrap();
+        builder(&server.url())
+            .build()
+            .unwrap()
+            .send(&mut conversation())
+            .unwrap();
         assert_eq!(through_proxy(), 1, "NO_PROXY={rules} goes around the proxy");
     }
     // A rule for another port or host does not.
     std::env::set_var("NO_PROXY", "127.0.0.1:1,.example.com");
-    builder(&server.url()).build().unwrap().send(&mut conversation()).unwrap();
+    builder(&server.url())
+        .build()
+        .unwrap()
+        .send(&mut conversation())
+        .unwrap();
     assert_eq!(through_proxy(), 2);
 
     // "" means no proxy whatever the environment says, from the builder
     // and from the setter.
     std::env::remove_var("NO_PROXY");
-    builder(&server.url()).proxy("").build().unwrap().send(&mut conversation()).unwrap();
+    builder(&server.url())
+        .proxy("")
+        .build()
+        .unwrap()
+        .send(&mut conversation())
+        .unwrap();
     let mut client = builder(&server.url()).build().unwrap();
     client.set_proxy("").unwrap();
     client.send(&mut conversation()).unwrap();

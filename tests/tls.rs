@@ -32,7 +32,11 @@ fn an_unknown_issuer_is_refused_once_and_says_so() {
     let message = tls_error(client.send(&mut conversation()));
     assert!(message.contains("issuer"), "{message}");
     assert!(message.contains(&server.url), "{message}");
-    assert_eq!(server.connections(), 1, "a refused certificate is not retried");
+    assert_eq!(
+        server.connections(),
+        1,
+        "a refused certificate is not retried"
+    );
 }
 
 #[test]
@@ -49,7 +53,10 @@ fn a_ca_file_makes_the_server_trusted_from_the_builder_and_the_setter() {
     client.set_ca_file(&path).unwrap();
     assert_eq!(client.send(&mut conversation()).unwrap(), "trusted");
     // Another clone keeps its own trust.
-    assert!(matches!(before.send(&mut conversation()), Err(Error::Tls { .. })));
+    assert!(matches!(
+        before.send(&mut conversation()),
+        Err(Error::Tls { .. })
+    ));
 }
 
 #[test]

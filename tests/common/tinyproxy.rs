@@ -2,6 +2,14 @@
 //! port with its own configuration and log in a temporary folder, stopped
 //! when dropped.
 
+/// Says why the proxy tests cannot run: a skip, or in CI a failure.
+fn skip(why: &str) {
+    if std::env::var("CHATWIRE_REQUIRE_TINYPROXY").is_ok_and(|v| v == "1") {
+        panic!("{why} (CHATWIRE_REQUIRE_TINYPROXY=1)");
+    }
+    eprintln!("SKIPPED: {why}");
+}
+
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -18,17 +26,19 @@ pub struct Tinyproxy {
 impl Tinyproxy {
     /// Starts tinyproxy, with basic authentication when `credentials` is
     /// given; `None` (and a message saying why) when tinyproxy is not
-    /// installed or does not start.
+    /// installed or does not start, unless CHATWIRE_REQUIRE_TINYPROXY=1
+    /// (as in CI), which makes that a failure.
     pub fn start(name: &str, credentials: Option<(&str, &str)>) -> Option<Tinyproxy> {
         let binary = ["/usr/bin/tinyproxy", "/usr/sbin/tinyproxy"]
             .into_iter()
             .map(PathBuf::from)
             .find(|path| path.exists());
         let Some(binary) = binary else {
-            eprintln!("SKIPPED: tinyproxy is not installed (apt-get install -y tinyproxy)");
+            skip("tinyproxy is not installed (apt-get install -y tinyproxy)");
             return None;
         };
-        let dir = std::env::temp_dir().join(format!("chatwire-proxy-{}-{name}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("chatwire-proxy-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -54,7 +64,7 @@ impl Tinyproxy {
             .stderr(Stdio::null())
             .spawn();
         let Ok(child) = child else {
-            eprintln!("SKIPPED: tinyproxy did not start");
+            skip("tinyproxy did not start");
             return None;
         };
         let proxy = Tinyproxy {
@@ -66,7 +76,7 @@ impl Tinyproxy {
         let deadline = Instant::now() + Duration::from_secs(10);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
             if Instant::now() > deadline {
-                eprintln!("SKIPPED: tinyproxy did not listen on port {port}");
+                skip(&format!("tinyproxy did not listen on port {port}"));
                 return None;
             }
             std::thread::sleep(Duration::from_millis(20));
