@@ -2,12 +2,14 @@
 //! CA bundle, or `SSL_CERT_FILE` / `SSL_CERT_DIR` where set, as curl and
 //! OpenSSL read them), plus a PEM file the caller names.
 //!
-//! The roots are read once per client (not per connection): reading the
-//! system bundle takes a few milliseconds.
+//! The system's roots are read once per process (and again when
+//! `SSL_CERT_FILE` or `SSL_CERT_DIR` change): reading the bundle and the
+//! certificate folder takes milliseconds, too long for every client.
 
+use std::ffi::OsString;
 use std::io::Read;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
 
@@ -24,11 +26,16 @@ const CERT_VARIABLES: [&str; 2] = ["SSL_CERT_FILE", "SSL_CERT_DIR"];
 /// `ca_file`. With no system roots at all (a container without a CA
 /// bundle) and no file, the Mozilla roots compiled into chatwire.
 pub(crate) fn config(ca_file: Option<&Path>) -> Result<TlsConfig> {
-    let mut roots = system_roots()?;
-    let system = roots.len();
-    if let Some(path) = ca_file {
-        roots.extend(read_ca_file(path)?);
-    }
+    let system_roots = system_roots()?;
+    let system = system_roots.len();
+    let roots = match ca_file {
+        Some(path) => {
+            let mut roots = Vec::clone(&system_roots);
+            roots.extend(read_ca_file(path)?);
+            Arc::new(roots)
+        }
+        None => system_roots,
+    };
     let root_certs = if roots.is_empty() {
         crate::log::debug(format_args!(
             "trust: no system CA bundle found; using the Mozilla roots built into chatwire"
@@ -39,15 +46,34 @@ pub(crate) fn config(ca_file: Option<&Path>) -> Result<TlsConfig> {
             "trust: {system} system roots, {} from the CA file",
             roots.len() - system
         ));
-        RootCerts::Specific(Arc::new(roots))
+        RootCerts::Specific(roots)
     };
     Ok(TlsConfig::builder().root_certs(root_certs).build())
 }
 
-/// The operating system's roots, or those named by `SSL_CERT_FILE` /
+/// The system's roots as last read, and the variables they were read under.
+type Cached = (Vec<Option<OsString>>, Arc<Vec<Certificate<'static>>>);
+
+/// The system's roots, read once per process and again when the
+/// variables change.
+fn system_roots() -> Result<Arc<Vec<Certificate<'static>>>> {
+    static CACHE: Mutex<Option<Cached>> = Mutex::new(None);
+    let variables: Vec<Option<OsString>> = CERT_VARIABLES.iter().map(std::env::var_os).collect();
+    let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((read_under, roots)) = cache.as_ref() {
+        if *read_under == variables {
+            return Ok(roots.clone());
+        }
+    }
+    let roots = Arc::new(read_system_roots()?);
+    *cache = Some((variables, roots.clone()));
+    Ok(roots)
+}
+
+/// Reads the operating system's roots, or those named by `SSL_CERT_FILE` /
 /// `SSL_CERT_DIR`. A variable that is set but yields no certificate is a
 /// configuration error (curl refuses it too), not a silent fallback.
-fn system_roots() -> Result<Vec<Certificate<'static>>> {
+fn read_system_roots() -> Result<Vec<Certificate<'static>>> {
     let loaded = rustls_native_certs::load_native_certs();
     for error in &loaded.errors {
         crate::log::warn(format_args!(
