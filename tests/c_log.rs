@@ -16,8 +16,9 @@ fn server() -> (mockito::ServerGuard, String) {
         .match_header("x-gateway-key", Matcher::Any)
         .with_status(503)
         .with_header("retry-after-ms", "10")
+        // The server echoes the key and the header: the log lines must not.
         .with_body(error_body(
-            "overloaded",
+            "overloaded: sk-c-log-secret gateway-s3cret",
             "server_error",
             serde_json::Value::Null,
         ))
@@ -45,6 +46,10 @@ fn c_programs_get_log_lines_through_the_callback_and_chatwire_log() {
     assert!(stderr.contains("[chatwire INFO] POST http://"), "{stderr}");
     assert!(stderr.contains("[chatwire WARN] POST http://"), "{stderr}");
     assert!(stderr.contains("status 503"), "{stderr}");
+    assert!(
+        stderr.contains("overloaded: [redacted] [redacted]"),
+        "{stderr}"
+    );
     assert!(stderr.contains("[chatwire DEBUG] proxy: "), "{stderr}");
     for secret in ["sk-c-log-secret", "gateway-s3cret", "pr0xy-s3cret"] {
         assert!(!stderr.contains(secret), "{secret} in {stderr}");

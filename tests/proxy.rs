@@ -106,6 +106,22 @@ fn proxy_credentials_are_sent_and_never_shown() {
     assert_eq!(client.send(&mut conversation()).unwrap(), "authorised");
     assert!(!format!("{client:?}").contains("pr0xy-s3cret"));
 
+    // A server that echoes the proxy's password has it taken out.
+    let _echo = server
+        .mock("POST", PATH)
+        .match_header("x-echo", "1")
+        .with_status(400)
+        .with_body(error_body(
+            "you sent pr0xy-s3cret",
+            "invalid_request_error",
+            serde_json::Value::Null,
+        ))
+        .create();
+    let mut echoed = client.clone();
+    echoed.set_header("X-Echo", Some("1")).unwrap();
+    let err = echoed.send(&mut conversation()).unwrap_err();
+    assert!(err.to_string().contains("you sent [redacted]"), "{err}");
+
     // A wrong password: the proxy's refusal comes back (tinyproxy answers
     // 401), without the password.
     let wrong = format!("http://chat:wr0ng-s3cret@127.0.0.1:{}", proxy.port);

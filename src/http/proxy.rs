@@ -58,6 +58,21 @@ impl Route {
         }
     }
 
+    /// The proxy's password and the `Proxy-Authorization` value: secrets
+    /// that a proxy or server may echo back.
+    pub(crate) fn secrets(&self) -> Vec<String> {
+        match self {
+            Route::Direct => Vec::new(),
+            Route::Tunnel(proxy) => proxy.password().map(str::to_owned).into_iter().collect(),
+            Route::Forward(forward) => forward
+                .authorization
+                .iter()
+                .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+                .chain(forward.password.clone())
+                .collect(),
+        }
+    }
+
     /// An agent that connects as this route says, through chatwire's own
     /// connector chain and resolver (whose sockets a cancel can reach).
     pub(crate) fn agent(&self, config: Config) -> Agent {
@@ -91,6 +106,8 @@ pub(crate) struct Forward {
     origin: String,
     /// `Basic ...` for the proxy's user name and password, if any.
     authorization: Option<HeaderValue>,
+    /// The proxy's password, if any.
+    password: Option<String>,
 }
 
 /// Where requests to `endpoint` go, given the client's setting and the
@@ -166,6 +183,7 @@ fn parse_route(text: &str, https: bool, target: &Uri, port: u16) -> Result<Route
         proxy: address,
         origin: format!("http://{host}:{port}"),
         authorization,
+        password: proxy.password().map(str::to_owned),
     }))
 }
 
@@ -493,6 +511,7 @@ mod tests {
         assert_eq!(forward.origin, "http://h:8080");
         assert_eq!(forward.authorization.as_ref().unwrap(), "Basic dTpw");
         assert!(!format!("{forward:?}").contains("u:p"));
+        assert_eq!(Route::Forward(forward).secrets(), ["Basic dTpw", "p"]);
         let https = route("https://h/v1/chat/completions", &url("proxy:3128")).unwrap();
         assert!(matches!(https, Route::Tunnel(_)), "{https:?}");
         assert!(matches!(

@@ -114,7 +114,11 @@ impl Transport {
 
     /// Every secret a request with these settings carries.
     pub(crate) fn secrets(&self, settings: &Settings) -> Secrets {
-        config::secrets(&self.key, &settings.headers)
+        let mut secrets = config::secrets(&self.key, &settings.headers);
+        for secret in self.route.secrets() {
+            secrets.add(&secret);
+        }
+        secrets
     }
 
     /// The same endpoint, key and network over a new pool of another size.
