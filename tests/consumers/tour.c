@@ -251,6 +251,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     silent_cancel = argc == 2;
+    /* Each line as it happens, also into a pipe: a hang shows where it is. */
+    setvbuf(stdout, NULL, _IONBF, 0);
     printf("%s\n", chatwire_version());
     if (chatwire_client_new(argv[1], "sk-consumer-test", &client) != CHATWIRE_OK ||
         chatwire_client_set_timeout_ms(client, 30000) != CHATWIRE_OK ||
