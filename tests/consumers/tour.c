@@ -180,7 +180,7 @@ static void check_errors(const char *base_url) {
     chatwire_client *wrong_key = NULL;
     chatwire_conversation *conversation = asking("tour-model", "ping");
     char *reply = NULL;
-    CHECK(chatwire_client_new(base_url, "sk-wrong", &wrong_key) == CHATWIRE_OK);
+    CHECK(chatwire_client_new(base_url, "sk-not-this-one-0000", &wrong_key) == CHATWIRE_OK);
     CHECK(chatwire_send(wrong_key, conversation, &reply) == CHATWIRE_ERR_AUTH);
     CHECK(chatwire_last_http_status() == 401);
     CHECK(strstr(chatwire_last_error(), "wrong key") != NULL);
