@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     *) usage ;;
   esac
 done
-[ -n "$from" ] && [ -n "$version" ] && [ -n "$out" ] || usage
+if [ -z "$from" ] || [ -z "$version" ] || [ -z "$out" ]; then usage; fi
 
 name="$(basename "$out")"
 name="${name%.tar.gz}"

@@ -8,12 +8,14 @@ tools in the request it calls the first one, and answers a tool's result
 with "tool said: " and the result. The model "silent" gets no answer at
 all (the connection stays open), and "trickle" gets a stream that sends
 only keep-alive comments: requests to cancel.
-Listens on a free loopback port and prints it on the first line of stdout;
+Listens on a free loopback port (HTTPS with --tls) and prints it on the
+first line of stdout;
 stops by itself after --lifetime seconds (120 by default).
 """
 
 import argparse
 import json
+import ssl
 import sys
 import threading
 import time
@@ -115,9 +117,14 @@ class Handler(BaseHTTPRequestHandler):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--lifetime", type=float, default=120.0)
+    parser.add_argument("--tls", nargs=2, metavar=("CERT_PEM", "KEY_PEM"), help="serve HTTPS")
     args = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True  # a silent answer does not hold up the exit
+    if args.tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*args.tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     timer = threading.Timer(args.lifetime, server.shutdown)
     timer.daemon = True
