@@ -32,14 +32,9 @@ export PKG_CONFIG_PATH="$work/moved/lib/pkgconfig"
 flags="$(pkg-config --cflags --libs chatwire-static)"
 echo "musl-gcc -static ... $flags"
 
-python3 "$here/mock_server.py" --lifetime 300 > "$work/port" &
-server_pid=$!
-for _ in $(seq 100); do
-  [ -s "$work/port" ] && break
-  sleep 0.1
-done
-port="$(head -n 1 "$work/port")"
-[ -n "$port" ] || { echo "the mock server did not start" >&2; exit 1; }
+# shellcheck source=tests/consumers/mock.sh
+source "$here/mock.sh"
+start_mock_server "$work/port" --lifetime 300
 
 passed=0
 for program in app tour; do

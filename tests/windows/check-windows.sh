@@ -26,9 +26,12 @@ wine="$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)"
 [ -x "$wine" ] || { echo "Wine is missing (Debian: wine64)" >&2; exit 1; }
 
 work="$(mktemp -d)"
-server_pid=""
+server_pid="" tls_pid=""
 cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  for pid in $server_pid $tls_pid; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   WINEPREFIX="$work/wine" wineserver -k 2>/dev/null || true
   rm -rf "$work"
 }
@@ -88,14 +91,9 @@ if grep -qx chatwire.dll <<<"$(dlls "$work/tour-static.exe")"; then
   exit 1
 fi
 
-python3 "$consumers/mock_server.py" --lifetime 300 > "$work/port" &
-server_pid=$!
-for _ in $(seq 100); do
-  [ -s "$work/port" ] && break
-  sleep 0.1
-done
-port="$(head -n 1 "$work/port")"
-[ -n "$port" ] || { echo "the mock server did not start" >&2; exit 1; }
+# shellcheck source=tests/consumers/mock.sh
+source "$consumers/mock.sh"
+start_mock_server "$work/port" --lifetime 300
 
 export WINEPREFIX="$work/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 echo "--- starting Wine ($("$wine" --version))"
@@ -137,20 +135,16 @@ if grep -q 'chatwire_client_set_ca_file' "$unpacked/include/chatwire.h"; then
     -CAcreateserial -extfile "$tls/ext" -out "$tls/server.pem" 2>/dev/null
   openssl x509 -in "$tls/ca.pem" -outform der -out "$work/ca.der"
   cp "$tls/ca.pem" "$work/ca-é中.pem"
-  python3 "$consumers/mock_server.py" --lifetime 120 --tls "$tls/server.pem" "$tls/server.key" > "$tls/port" &
-  tls_pid=$!
-  for _ in $(seq 100); do
-    [ -s "$tls/port" ] && break
-    sleep 0.1
-  done
+  http_pid="$server_pid"
+  start_mock_server "$tls/port" --lifetime 120 --tls "$tls/server.pem" "$tls/server.key"
+  tls_pid="$server_pid" server_pid="$http_pid"
   "$CC" "${warn[@]}" "$here/tls.c" -o "$work/tls.exe" -I"$unpacked/include" -L"$unpacked/lib" -lchatwire -lcrypt32
   for mode in none ca-file store; do
     echo "--- tls.exe $mode"
     (cd "$work" && env -u SSL_CERT_FILE -u SSL_CERT_DIR timeout 60 \
-      "$wine" tls.exe "https://localhost:$(head -n 1 "$tls/port")" "$mode") 2>&1 | tr -d '\r' ||
-      { kill "$tls_pid"; echo "tls.exe $mode failed under Wine" >&2; exit 1; }
+      "$wine" tls.exe "https://localhost:$port" "$mode") 2>&1 | tr -d '\r' ||
+      { echo "tls.exe $mode failed under Wine" >&2; exit 1; }
   done
-  kill "$tls_pid"
   passed=$((passed + 3))
 else
   echo "--- TLS: skipped, this chatwire has no CA-file setting"
