@@ -417,6 +417,7 @@ chatwire_status chatwire_client_set_limit(chatwire_client *client,
  * # Safety
  * `client` is NULL or a live client.
  */
+CHATWIRE_API
 chatwire_status chatwire_client_set_max_idle_connections(chatwire_client *client,
                                                          uint32_t max_idle_connections);
 
@@ -456,7 +457,9 @@ chatwire_status chatwire_client_set_header(chatwire_client *client,
  * # Safety
  * `client` is NULL or a live client.
  */
-chatwire_status chatwire_client_set_json_corrections(chatwire_client *client, uint32_t corrections);
+CHATWIRE_API
+chatwire_status chatwire_client_set_json_corrections(chatwire_client *client,
+                                                     uint32_t corrections);
 
 /**
  * Sets how chatwire_send_json() tells the model about the schema: one of
@@ -466,7 +469,9 @@ chatwire_status chatwire_client_set_json_corrections(chatwire_client *client, ui
  * # Safety
  * `client` is NULL or a live client.
  */
-chatwire_status chatwire_client_set_schema_delivery(chatwire_client *client, int delivery);
+CHATWIRE_API
+chatwire_status chatwire_client_set_schema_delivery(chatwire_client *client,
+                                                    int delivery);
 
 /**
  * Frees a client. NULL is ignored.
@@ -571,6 +576,7 @@ chatwire_status chatwire_conversation_set_option(chatwire_conversation *conversa
  * # Safety
  * As chatwire_conversation_set_option().
  */
+CHATWIRE_API
 chatwire_status chatwire_conversation_set_option_unchecked(chatwire_conversation *conversation,
                                                            const char *name,
                                                            const char *json_value);
@@ -869,7 +875,7 @@ chatwire_status chatwire_json_prompt(const char *instruction,
  * non-empty string, "quantity": a number of 0 or more, "unit": a string or
  * null}, with no other keys. Static; do not free.
  */
-const char *chatwire_ingredients_schema(void);
+CHATWIRE_API const char *chatwire_ingredients_schema(void);
 
 /**
  * The reply's text; "" when the model only called tools. NULL for a NULL
@@ -1080,6 +1086,7 @@ chatwire_status chatwire_send(chatwire_client *client,
  * `client` and `conversation` are NULL or live; `schema_json` is NULL or
  * NUL-terminated; `json_out` is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_send_json(chatwire_client *client,
                                    chatwire_conversation *conversation,
                                    const char *schema_json,
