@@ -2,7 +2,8 @@
 //! retried ([`transport`], [`retry`]) over pooled connections that
 //! [`connect`] opens to the addresses [`resolve`] finds, redirected only as
 //! [`redirect`] allows, its answer decoded ([`response`]);
-//! requests that can be stopped carry a [`cancel`] token, and background
+//! requests that can be stopped carry a [`cancel`] token (which reaches a
+//! blocked socket through [`wake`]), and background
 //! requests run as a [`pending`] reply.
 //!
 //! Nothing here knows about C, and nothing here reads a stream's events:
@@ -17,3 +18,4 @@ pub(crate) mod resolve;
 pub(crate) mod response;
 pub(crate) mod retry;
 pub(crate) mod transport;
+pub(crate) mod wake;
