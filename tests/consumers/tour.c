@@ -6,10 +6,7 @@
  * for every platform the dist archives serve: a fully static Linux binary
  * (musl) and a Windows program (MinGW, run under Wine in CI).
  *
- *   tour BASE_URL [--no-silent-cancel]
- *
- * --no-silent-cancel leaves out cancelling a request whose server sends
- * nothing at all (see the README's Windows section).
+ *   tour BASE_URL
  */
 #ifndef _WIN32
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
@@ -244,13 +241,11 @@ static void check_cancel(chatwire_client *client, const char *model) {
 
 int main(int argc, char **argv) {
     chatwire_client *client = NULL;
-    int silent_cancel = 1;
 
-    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--no-silent-cancel") != 0)) {
-        fprintf(stderr, "usage: %s BASE_URL [--no-silent-cancel]\n", argv[0]);
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s BASE_URL\n", argv[0]);
         return 2;
     }
-    silent_cancel = argc == 2;
     /* Each line as it happens, also into a pipe: a hang shows where it is. */
     setvbuf(stdout, NULL, _IONBF, 0);
     printf("%s\n", chatwire_version());
@@ -268,9 +263,7 @@ int main(int argc, char **argv) {
     check_errors(argv[1]);
     check_async(client);
     check_cancel(client, "trickle");
-    if (silent_cancel) {
-        check_cancel(client, "silent");
-    }
+    check_cancel(client, "silent");
     chatwire_client_free(client);
     printf("tour: %d checks passed, %d failed\n", passes, failures);
     return failures == 0 ? 0 : 1;
