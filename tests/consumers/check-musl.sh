@@ -47,7 +47,9 @@ for program in app tour; do
   fi
   file "$work/$program" 2>/dev/null | sed 's/^/  /' || true
   echo "--- $program (static, $(du -k "$work/$program" | cut -f1) KiB)"
-  (cd "$work" && timeout 60 "./$program" "http://127.0.0.1:$port")
+  urls=("http://127.0.0.1:$port")
+  [ "$program" = app ] || urls+=("http://127.0.0.1:$stuck_port")
+  (cd "$work" && timeout 60 "./$program" "${urls[@]}")
   passed=$((passed + 1))
 done
 echo "musl: $passed passed, 0 failed"

@@ -4,7 +4,8 @@
 #   start_mock_server FILE [mock_server.py options...]
 #
 # Starts mock_server.py in the background, waits until it has written its
-# port into FILE, and sets server_pid and port; the caller stops it.
+# ports into FILE, and sets server_pid, port and stuck_port (where a
+# connect never completes); the caller stops it.
 start_mock_server() {
   local file="$1"
   shift
@@ -12,9 +13,11 @@ start_mock_server() {
   # shellcheck disable=SC2034 # read by the caller
   server_pid=$!
   for _ in $(seq 100); do
-    [ -s "$file" ] && break
+    [ "$(wc -l < "$file")" -ge 2 ] && break
     sleep 0.1
   done
-  port="$(head -n 1 "$file")"
+  port="$(sed -n 1p "$file")"
+  # shellcheck disable=SC2034
+  stuck_port="$(sed -n 2p "$file")"
   [ -n "$port" ] || { echo "the mock server did not start" >&2; exit 1; }
 }

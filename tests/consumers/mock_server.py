@@ -9,12 +9,14 @@ with "tool said: " and the result. The model "silent" gets no answer at
 all (the connection stays open), and "trickle" gets a stream that sends
 only keep-alive comments: requests to cancel.
 Listens on a free loopback port (HTTPS with --tls) and prints it on the
-first line of stdout;
+first line of stdout, and on the second a port where connections are never
+accepted (its queue is full: a client waits in connect);
 stops by itself after --lifetime seconds (120 by default).
 """
 
 import argparse
 import json
+import socket
 import ssl
 import sys
 import threading
@@ -114,6 +116,25 @@ class Handler(BaseHTTPRequestHandler):
             pass
 
 
+def stuck_listener():
+    """A listener with the smallest backlog, filled by connections nobody
+    accepts, so that the kernel drops further handshakes."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    fillers = []
+    while len(fillers) < 64:
+        filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        filler.settimeout(0.2)
+        try:
+            filler.connect(listener.getsockname())
+        except OSError:
+            filler.close()
+            return listener, fillers
+        fillers.append(filler)
+    sys.exit("the backlog never filled")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--lifetime", type=float, default=120.0)
@@ -125,7 +146,8 @@ def main():
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(*args.tls)
         server.socket = context.wrap_socket(server.socket, server_side=True)
-    print(server.server_address[1], flush=True)
+    stuck, _fillers = stuck_listener()
+    print("%d\n%d" % (server.server_address[1], stuck.getsockname()[1]), flush=True)
     timer = threading.Timer(args.lifetime, server.shutdown)
     timer.daemon = True
     timer.start()

@@ -6,7 +6,10 @@
  * for every platform the dist archives serve: a fully static Linux binary
  * (musl) and a Windows program (MinGW, run under Wine in CI).
  *
- *   tour BASE_URL
+ *   tour BASE_URL [STUCK_URL]
+ *
+ * STUCK_URL is a server that never completes a connection: a request to it
+ * is cancelled while it connects.
  */
 #ifndef _WIN32
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
@@ -215,8 +218,9 @@ static void check_async(chatwire_client *client) {
 }
 
 /* Starts a background request to `model`, cancels it once the server holds
- * it, and checks that the wait ends promptly with CHATWIRE_ERR_CANCELLED. */
-static void check_cancel(chatwire_client *client, const char *model) {
+ * it (`what` it is doing then), and checks that the wait ends promptly with
+ * CHATWIRE_ERR_CANCELLED. */
+static void check_cancel(chatwire_client *client, const char *model, const char *what) {
     chatwire_conversation *conversation = asking(model, "never mind");
     chatwire_request *request = NULL;
     char *reply = NULL;
@@ -236,14 +240,14 @@ static void check_cancel(chatwire_client *client, const char *model) {
     CHECK(chatwire_conversation_len(conversation) == 1);
     chatwire_request_free(request);
     chatwire_conversation_free(conversation);
-    printf("ok: cancel a background request (%s server, %.0f s)\n", model, waited);
+    printf("ok: cancel a background request %s (%.0f s)\n", what, waited);
 }
 
 int main(int argc, char **argv) {
     chatwire_client *client = NULL;
 
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s BASE_URL\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: %s BASE_URL [STUCK_URL]\n", argv[0]);
         return 2;
     }
     /* Each line as it happens, also into a pipe: a hang shows where it is. */
@@ -262,8 +266,14 @@ int main(int argc, char **argv) {
     check_image_path();
     check_errors(argv[1]);
     check_async(client);
-    check_cancel(client, "trickle");
-    check_cancel(client, "silent");
+    check_cancel(client, "trickle", "while the server trickles");
+    check_cancel(client, "silent", "while the server is silent");
+    if (argc == 3) {
+        chatwire_client *stuck = NULL;
+        CHECK(chatwire_client_new(argv[2], "sk-consumer-test", &stuck) == CHATWIRE_OK);
+        check_cancel(stuck, "tour-model", "while it connects");
+        chatwire_client_free(stuck);
+    }
     chatwire_client_free(client);
     printf("tour: %d checks passed, %d failed\n", passes, failures);
     return failures == 0 ? 0 : 1;

@@ -103,14 +103,14 @@ echo "Wine ready in $((SECONDS - started)) s"
 
 run() {
   echo "--- $*"
-  if ! (cd "$work" && timeout 120 "$wine" "$@" "http://127.0.0.1:$port") 2>&1 | tr -d '\r' | tee "$work/out"; then
+  if ! (cd "$work" && timeout 120 "$wine" "$@") 2>&1 | tr -d '\r' | tee "$work/out"; then
     echo "$1 failed under Wine" >&2
     exit 1
   fi
 }
-run tour.exe
-run tour-static.exe
-run app.exe
+run tour.exe "http://127.0.0.1:$port" "http://127.0.0.1:$stuck_port"
+run tour-static.exe "http://127.0.0.1:$port" "http://127.0.0.1:$stuck_port"
+run app.exe "http://127.0.0.1:$port"
 grep -qx 'reply: pong: ping' "$work/out"
 passed=3
 
