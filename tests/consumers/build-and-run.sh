@@ -15,21 +15,15 @@ version="$2"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CC="${CC:-cc}"
 
-work="$(mktemp -d)"
-server_pid=""
-cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=tests/consumers/mock.sh
+source "$here/mock.sh"
+make_work_dir
 
 # The sources go out of the tree, so nothing can come from it by accident.
 cp "$here/app.c" "$work/"
 mkdir "$work/cmake"
 cp "$here/cmake/CMakeLists.txt" "$work/cmake/"
 
-# shellcheck source=tests/consumers/mock.sh
-source "$here/mock.sh"
 start_mock_server "$work/port" --lifetime 300
 base_url="http://127.0.0.1:$port"
 

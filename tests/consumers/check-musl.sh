@@ -15,13 +15,9 @@ name="chatwire-$version-x86_64-linux-musl"
 tarball="dist/$name.tar.gz"
 [ -f "$tarball" ] || { echo "$tarball is missing: make dist" >&2; exit 1; }
 command -v musl-gcc >/dev/null || { echo "musl-gcc is missing (Debian: musl-tools)" >&2; exit 1; }
-work="$(mktemp -d)"
-server_pid=""
-cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=tests/consumers/mock.sh
+source "$here/mock.sh"
+make_work_dir
 
 echo "=== $tarball"
 tar -C "$work" -xzf "$tarball"
@@ -32,8 +28,6 @@ export PKG_CONFIG_PATH="$work/moved/lib/pkgconfig"
 flags="$(pkg-config --cflags --libs chatwire-static)"
 echo "musl-gcc -static ... $flags"
 
-# shellcheck source=tests/consumers/mock.sh
-source "$here/mock.sh"
 start_mock_server "$work/port" --lifetime 300
 
 passed=0

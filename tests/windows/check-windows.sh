@@ -25,15 +25,12 @@ command -v "$CC" >/dev/null || { echo "$CC is missing (Debian: gcc-mingw-w64-x86
 wine="$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)"
 [ -x "$wine" ] || { echo "Wine is missing (Debian: wine64)" >&2; exit 1; }
 
-work="$(mktemp -d)"
-server_pid="" tls_pid=""
+# shellcheck source=tests/consumers/mock.sh
+source "$consumers/mock.sh"
+make_work_dir
 cleanup() {
-  for pid in $server_pid $tls_pid; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
   WINEPREFIX="$work/wine" wineserver -k 2>/dev/null || true
-  rm -rf "$work"
+  clean_up_work
 }
 trap cleanup EXIT
 
@@ -91,8 +88,6 @@ if grep -qx chatwire.dll <<<"$(dlls "$work/tour-static.exe")"; then
   exit 1
 fi
 
-# shellcheck source=tests/consumers/mock.sh
-source "$consumers/mock.sh"
 start_mock_server "$work/port" --lifetime 300
 
 export WINEPREFIX="$work/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
@@ -130,9 +125,7 @@ if grep -q 'chatwire_client_set_ca_file' "$unpacked/include/chatwire.h"; then
     -CAcreateserial -extfile "$tls/ext" -out "$tls/server.pem" 2>/dev/null
   openssl x509 -in "$tls/ca.pem" -outform der -out "$work/ca.der"
   cp "$tls/ca.pem" "$work/ca-é中.pem"
-  http_pid="$server_pid"
   start_mock_server "$tls/port" --lifetime 120 --tls "$tls/server.pem" "$tls/server.key"
-  tls_pid="$server_pid" server_pid="$http_pid"
   "$CC" "${warn[@]}" "$here/tls.c" -o "$work/tls.exe" -I"$unpacked/include" -L"$unpacked/lib" -lchatwire -lcrypt32
   for mode in none ca-file store; do
     echo "--- tls.exe $mode"
