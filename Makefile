@@ -7,10 +7,16 @@
 #                                 removes exactly what install put
 #   make dist                     dist/chatwire-VERSION-x86_64-linux-gnu.tar.gz: the same tree,
 #                                 built against glibc 2.17 so that it loads on older systems
+#                                 and dist/chatwire-VERSION-x86_64-linux-musl.tar.gz: the static
+#                                 archive for fully static programs (musl-gcc -static)
+#   make dist-windows             dist/chatwire-VERSION-x86_64-windows-gnu.zip: chatwire.dll, its
+#                                 import library and .def, and libchatwire.a (MinGW-w64)
 #   make header                   regenerates include/chatwire.h from src/ffi/
 #   make check-install            installs into a temporary prefix, builds and runs programs
 #                                 against it (pkg-config, shared and static; CMake), uninstalls
-#   make check-dist               the same programs against the unpacked dist tarball
+#   make check-dist               the same programs against the unpacked dist tarball; a fully
+#                                 static musl program against the musl tarball
+#   make check-windows            a Windows program against the zip, under Wine
 #
 # Rust users need none of this: `cargo add chatwire` builds only the Rust library.
 
@@ -54,7 +60,22 @@ ZIG_ENV         = PATH="$(ZIG_VENV)/bin:$$PATH" ZIG_GLOBAL_CACHE_DIR="$(TARGET_D
 
 INSTALL_SH := packaging/install.sh
 
-.PHONY: all lib install uninstall dist zig-tools header check-install check-dist version clean
+# Fully static Linux: rustc's musl target, and the unwinder from the Rust
+# toolchain's own musl files (the host compiler's needs glibc).
+MUSL_TARGET := x86_64-unknown-linux-musl
+MUSL_DIR    := $(TARGET_DIR)/$(MUSL_TARGET)/release
+MUSL_NAME   := chatwire-$(VERSION)-x86_64-linux-musl
+MUSL_UNWIND  = $(shell rustc --print sysroot)/lib/rustlib/$(MUSL_TARGET)/lib/self-contained/libunwind.a
+
+# Windows: MinGW-w64 links the DLL and writes its import library; the
+# linker writes the .def file that Visual Studio's `lib /def:` reads. The
+# DLL's symbol table goes (its exports stay): 0.7 MB of 3.6.
+WINDOWS_TARGET := x86_64-pc-windows-gnu
+WINDOWS_DIR    := $(TARGET_DIR)/$(WINDOWS_TARGET)/release
+WINDOWS_NAME   := chatwire-$(VERSION)-x86_64-windows-gnu
+
+.PHONY: all lib install uninstall dist dist-glibc dist-musl dist-windows zig-tools header \
+	check-install check-dist check-windows version clean
 
 all: lib
 
@@ -86,7 +107,9 @@ $(ZIG_VENV)/.installed:
 
 zig-tools: $(ZIG_VENV)/.installed
 
-dist: zig-tools
+dist: dist-glibc dist-musl
+
+dist-glibc: zig-tools
 	$(ZIG_ENV) cargo-zigbuild $(C_LIBS_ARGS) --target $(DIST_TARGET).$(GLIBC) -- $(call C_LIBS_RUSTC,$(DIST_DIR))
 	packaging/check-glibc.sh "$(DIST_DIR)/libchatwire.so" $(GLIBC)
 	rm -rf "$(TARGET_DIR)/dist"
@@ -96,6 +119,19 @@ dist: zig-tools
 	    -cf - "$(DIST_NAME)" | gzip -9n > "dist/$(DIST_NAME).tar.gz"
 	@echo "dist/$(DIST_NAME).tar.gz"
 
+dist-musl:
+	rustup target add $(MUSL_TARGET) >/dev/null 2>&1 || true
+	$(CARGO) $(C_LIBS_ARGS) --target $(MUSL_TARGET) -- --print native-static-libs="$(MUSL_DIR)/native-static-libs.txt"
+	packaging/pack.sh musl --from "$(MUSL_DIR)" --version "$(VERSION)" --unwind "$(MUSL_UNWIND)" \
+	    --out "dist/$(MUSL_NAME).tar.gz"
+
+dist-windows:
+	rustup target add $(WINDOWS_TARGET) >/dev/null 2>&1 || true
+	$(CARGO) $(C_LIBS_ARGS) --target $(WINDOWS_TARGET) -- -C strip=symbols \
+	    -C link-arg=-Wl,--output-def,"$(WINDOWS_DIR)/chatwire.def" \
+	    --print native-static-libs="$(WINDOWS_DIR)/native-static-libs.txt"
+	packaging/pack.sh windows --from "$(WINDOWS_DIR)" --version "$(VERSION)" --out "dist/$(WINDOWS_NAME).zip"
+
 header:
 	$(CARGO) check --lib --quiet --features header
 
@@ -104,6 +140,10 @@ check-install: lib
 
 check-dist: dist lib
 	tests/consumers/check-dist.sh
+	tests/consumers/check-musl.sh
+
+check-windows: dist-windows
+	tests/windows/check-windows.sh
 
 version:
 	@echo "$(VERSION)"

@@ -37,9 +37,30 @@ mod header {
 #define CHATWIRE_VERSION_PATCH {patch}
 #define CHATWIRE_VERSION_STRING \"{major}.{minor}.{patch}\"
 #define CHATWIRE_VERSION_NUMBER \
-((CHATWIRE_VERSION_MAJOR) * 10000 + (CHATWIRE_VERSION_MINOR) * 100 + (CHATWIRE_VERSION_PATCH))"
+((CHATWIRE_VERSION_MAJOR) * 10000 + (CHATWIRE_VERSION_MINOR) * 100 + (CHATWIRE_VERSION_PATCH))
+{EXPORT_MACRO}"
         )
     }
+
+    /// `CHATWIRE_API`, which cbindgen.toml puts before every function: on
+    /// Windows a DLL's functions are declared `__declspec(dllimport)` (one
+    /// indirect call, no thunk), unless the program links the static
+    /// library; elsewhere it is empty. x86-64 Windows has one C calling
+    /// convention, which `extern "C"` and a C compiler's default both use.
+    const EXPORT_MACRO: &str = "
+/**
+ * Put before every chatwire function. On Windows it declares the functions
+ * as imported from chatwire.dll; define CHATWIRE_STATIC before including
+ * this header when linking libchatwire.a instead. Empty on other systems.
+ * Define CHATWIRE_API yourself to override both.
+ */
+#ifndef CHATWIRE_API
+#  if defined(_WIN32) && !defined(CHATWIRE_STATIC)
+#    define CHATWIRE_API __declspec(dllimport)
+#  else
+#    define CHATWIRE_API
+#  endif
+#endif";
 
     pub fn generate() {
         println!("cargo:rerun-if-changed=src");

@@ -34,6 +34,20 @@
 #define CHATWIRE_VERSION_NUMBER ((CHATWIRE_VERSION_MAJOR) * 10000 + (CHATWIRE_VERSION_MINOR) * 100 + (CHATWIRE_VERSION_PATCH))
 
 /**
+ * Put before every chatwire function. On Windows it declares the functions
+ * as imported from chatwire.dll; define CHATWIRE_STATIC before including
+ * this header when linking libchatwire.a instead. Empty on other systems.
+ * Define CHATWIRE_API yourself to override both.
+ */
+#ifndef CHATWIRE_API
+#  if defined(_WIN32) && !defined(CHATWIRE_STATIC)
+#    define CHATWIRE_API __declspec(dllimport)
+#  else
+#    define CHATWIRE_API
+#  endif
+#endif
+
+/**
  * The result of every fallible chatwire function. `CHATWIRE_OK` is 0;
  * chatwire_status_str() gives a fixed description of each code and
  * chatwire_last_error() the detail of the last failure on this thread.
@@ -337,13 +351,13 @@ extern "C" {
  * the client's secrets (the API key, header values), even when the server
  * echoed them; it ends at the first U+0000 of a server's text.
  */
-const char *chatwire_last_error(void);
+CHATWIRE_API const char *chatwire_last_error(void);
 
 /**
  * The HTTP status of the last failure on the calling thread (401, 429, ...),
  * or 0 when it was not an HTTP error or there was none.
  */
-int chatwire_last_http_status(void);
+CHATWIRE_API int chatwire_last_http_status(void);
 
 /**
  * Creates a client.
@@ -371,6 +385,7 @@ int chatwire_last_http_status(void);
  * # Safety
  * Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_client_new(const char *base_url,
                                     const char *api_key,
                                     chatwire_client **client_out);
@@ -383,7 +398,9 @@ chatwire_status chatwire_client_new(const char *base_url,
  * # Safety
  * `client` is NULL or a live client.
  */
-chatwire_status chatwire_client_set_timeout_ms(chatwire_client *client, uint64_t timeout_ms);
+CHATWIRE_API
+chatwire_status chatwire_client_set_timeout_ms(chatwire_client *client,
+                                               uint64_t timeout_ms);
 
 /**
  * Sets the idle timeout of streamed replies in milliseconds: the longest
@@ -394,7 +411,9 @@ chatwire_status chatwire_client_set_timeout_ms(chatwire_client *client, uint64_t
  * # Safety
  * `client` is NULL or a live client.
  */
-chatwire_status chatwire_client_set_idle_timeout_ms(chatwire_client *client, uint64_t timeout_ms);
+CHATWIRE_API
+chatwire_status chatwire_client_set_idle_timeout_ms(chatwire_client *client,
+                                                    uint64_t timeout_ms);
 
 /**
  * Sets how many times a failed request is retried (0: never); default 2,
@@ -404,7 +423,9 @@ chatwire_status chatwire_client_set_idle_timeout_ms(chatwire_client *client, uin
  * # Safety
  * `client` is NULL or a live client.
  */
-chatwire_status chatwire_client_set_max_retries(chatwire_client *client, uint32_t max_retries);
+CHATWIRE_API
+chatwire_status chatwire_client_set_max_retries(chatwire_client *client,
+                                                uint32_t max_retries);
 
 /**
  * Sets one of the limits on what chatwire keeps of a server's answer, in
@@ -426,7 +447,10 @@ chatwire_status chatwire_client_set_max_retries(chatwire_client *client, uint32_
  * # Safety
  * `client` is NULL or a live client.
  */
-chatwire_status chatwire_client_set_limit(chatwire_client *client, int which, uint64_t bytes);
+CHATWIRE_API
+chatwire_status chatwire_client_set_limit(chatwire_client *client,
+                                          int which,
+                                          uint64_t bytes);
 
 /**
  * Sets how many idle connections the client keeps open between sends for
@@ -442,6 +466,7 @@ chatwire_status chatwire_client_set_limit(chatwire_client *client, int which, ui
  * # Safety
  * `client` is NULL or a live client.
  */
+CHATWIRE_API
 chatwire_status chatwire_client_set_max_idle_connections(chatwire_client *client,
                                                          uint32_t max_idle_connections);
 
@@ -467,6 +492,7 @@ chatwire_status chatwire_client_set_max_idle_connections(chatwire_client *client
  * `client` is NULL or a live client; `name` and `value` are NULL or
  * NUL-terminated.
  */
+CHATWIRE_API
 chatwire_status chatwire_client_set_header(chatwire_client *client,
                                            const char *name,
                                            const char *value);
@@ -480,7 +506,9 @@ chatwire_status chatwire_client_set_header(chatwire_client *client,
  * # Safety
  * `client` is NULL or a live client.
  */
-chatwire_status chatwire_client_set_json_corrections(chatwire_client *client, uint32_t corrections);
+CHATWIRE_API
+chatwire_status chatwire_client_set_json_corrections(chatwire_client *client,
+                                                     uint32_t corrections);
 
 /**
  * Sets how chatwire_send_json() tells the model about the schema: one of
@@ -490,7 +518,9 @@ chatwire_status chatwire_client_set_json_corrections(chatwire_client *client, ui
  * # Safety
  * `client` is NULL or a live client.
  */
-chatwire_status chatwire_client_set_schema_delivery(chatwire_client *client, int delivery);
+CHATWIRE_API
+chatwire_status chatwire_client_set_schema_delivery(chatwire_client *client,
+                                                    int delivery);
 
 /**
  * Trusts the CA certificates in the PEM file at `pem_path` besides the
@@ -543,7 +573,7 @@ chatwire_status chatwire_client_set_proxy(chatwire_client *client, const char *p
  * `client` is NULL or a live client that no running call uses; it must not
  * be used afterwards.
  */
-void chatwire_client_free(chatwire_client *client);
+CHATWIRE_API void chatwire_client_free(chatwire_client *client);
 
 /**
  * Creates an empty conversation for `model` (copied), e.g. "gpt-4o-mini".
@@ -552,6 +582,7 @@ void chatwire_client_free(chatwire_client *client);
  * # Safety
  * `model` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_conversation_new(const char *model,
                                           chatwire_conversation **conversation_out);
 
@@ -562,6 +593,7 @@ chatwire_status chatwire_conversation_new(const char *model,
  * # Safety
  * `conversation` is NULL or live; `text` is NULL or NUL-terminated.
  */
+CHATWIRE_API
 chatwire_status chatwire_conversation_set_system(chatwire_conversation *conversation,
                                                  const char *text);
 
@@ -577,6 +609,7 @@ chatwire_status chatwire_conversation_set_system(chatwire_conversation *conversa
  * # Safety
  * `conversation` is NULL or live; `content` is NULL or NUL-terminated.
  */
+CHATWIRE_API
 chatwire_status chatwire_conversation_append(chatwire_conversation *conversation,
                                              int role,
                                              const char *content);
@@ -591,7 +624,9 @@ chatwire_status chatwire_conversation_append(chatwire_conversation *conversation
  * # Safety
  * `conversation` is NULL or live.
  */
-chatwire_status chatwire_conversation_truncate(chatwire_conversation *conversation, size_t len);
+CHATWIRE_API
+chatwire_status chatwire_conversation_truncate(chatwire_conversation *conversation,
+                                               size_t len);
 
 /**
  * Sets a top-level request field sent with every request of this
@@ -613,6 +648,7 @@ chatwire_status chatwire_conversation_truncate(chatwire_conversation *conversati
  * `conversation` is NULL or live; `name` is NULL or NUL-terminated;
  * `json_value` is NULL or NUL-terminated.
  */
+CHATWIRE_API
 chatwire_status chatwire_conversation_set_option(chatwire_conversation *conversation,
                                                  const char *name,
                                                  const char *json_value);
@@ -633,6 +669,7 @@ chatwire_status chatwire_conversation_set_option(chatwire_conversation *conversa
  * # Safety
  * As chatwire_conversation_set_option().
  */
+CHATWIRE_API
 chatwire_status chatwire_conversation_set_option_unchecked(chatwire_conversation *conversation,
                                                            const char *name,
                                                            const char *json_value);
@@ -649,6 +686,7 @@ chatwire_status chatwire_conversation_set_option_unchecked(chatwire_conversation
  * # Safety
  * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
  */
+CHATWIRE_API
 chatwire_status chatwire_conversation_add_tool(chatwire_conversation *conversation,
                                                const char *name,
                                                const char *description,
@@ -664,6 +702,7 @@ chatwire_status chatwire_conversation_add_tool(chatwire_conversation *conversati
  * # Safety
  * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
  */
+CHATWIRE_API
 chatwire_status chatwire_conversation_append_tool_result(chatwire_conversation *conversation,
                                                          const char *tool_call_id,
                                                          const char *content);
@@ -678,6 +717,7 @@ chatwire_status chatwire_conversation_append_tool_result(chatwire_conversation *
  * # Safety
  * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
  */
+CHATWIRE_API
 chatwire_status chatwire_conversation_append_user_image(chatwire_conversation *conversation,
                                                         const char *text,
                                                         const char *image);
@@ -688,7 +728,7 @@ chatwire_status chatwire_conversation_append_user_image(chatwire_conversation *c
  * # Safety
  * `conversation` is NULL or live.
  */
-size_t chatwire_conversation_len(const chatwire_conversation *conversation);
+CHATWIRE_API size_t chatwire_conversation_len(const chatwire_conversation *conversation);
 
 /**
  * The role (a chatwire_role value) of message `index`, or -1 when `index`
@@ -697,7 +737,9 @@ size_t chatwire_conversation_len(const chatwire_conversation *conversation);
  * # Safety
  * `conversation` is NULL or live.
  */
-int chatwire_conversation_role(const chatwire_conversation *conversation, size_t index);
+CHATWIRE_API
+int chatwire_conversation_role(const chatwire_conversation *conversation,
+                               size_t index);
 
 /**
  * The text of message `index`, or NULL when `index` is out of range or
@@ -709,7 +751,9 @@ int chatwire_conversation_role(const chatwire_conversation *conversation, size_t
  * # Safety
  * `conversation` is NULL or live.
  */
-const char *chatwire_conversation_content(const chatwire_conversation *conversation, size_t index);
+CHATWIRE_API
+const char *chatwire_conversation_content(const chatwire_conversation *conversation,
+                                          size_t index);
 
 /**
  * The length in bytes of the text of message `index` (without the final
@@ -720,7 +764,9 @@ const char *chatwire_conversation_content(const chatwire_conversation *conversat
  * # Safety
  * `conversation` is NULL or live.
  */
-size_t chatwire_conversation_content_len(const chatwire_conversation *conversation, size_t index);
+CHATWIRE_API
+size_t chatwire_conversation_content_len(const chatwire_conversation *conversation,
+                                         size_t index);
 
 /**
  * Writes the conversation as JSON, the request shape
@@ -731,6 +777,7 @@ size_t chatwire_conversation_content_len(const chatwire_conversation *conversati
  * # Safety
  * `conversation` is NULL or live; `json_out` is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_conversation_to_json(const chatwire_conversation *conversation,
                                               char **json_out);
 
@@ -743,6 +790,7 @@ chatwire_status chatwire_conversation_to_json(const chatwire_conversation *conve
  * # Safety
  * `json` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_conversation_from_json(const char *json,
                                                 chatwire_conversation **conversation_out);
 
@@ -752,7 +800,7 @@ chatwire_status chatwire_conversation_from_json(const char *json,
  * # Safety
  * `conversation` is NULL or live, and not used afterwards.
  */
-void chatwire_conversation_free(chatwire_conversation *conversation);
+CHATWIRE_API void chatwire_conversation_free(chatwire_conversation *conversation);
 
 /**
  * Finds the JSON in a model's reply (a fenced json block, or bare JSON
@@ -768,7 +816,7 @@ void chatwire_conversation_free(chatwire_conversation *conversation);
  * # Safety
  * `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
  */
-chatwire_status chatwire_extract_json(const char *text, char **json_out);
+CHATWIRE_API chatwire_status chatwire_extract_json(const char *text, char **json_out);
 
 /**
  * Reads an ingredient list (the convention of chatwire_ingredients_prompt())
@@ -798,6 +846,7 @@ chatwire_status chatwire_extract_json(const char *text, char **json_out);
  * # Safety
  * `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_extract_ingredients(const char *text,
                                              char **json_out);
 
@@ -824,7 +873,9 @@ chatwire_status chatwire_extract_ingredients(const char *text,
  * # Safety
  * `text` is NULL or NUL-terminated; `list_out` is NULL or writable.
  */
-chatwire_status chatwire_extract_ingredient_list(const char *text, chatwire_ingredients **list_out);
+CHATWIRE_API
+chatwire_status chatwire_extract_ingredient_list(const char *text,
+                                                 chatwire_ingredients **list_out);
 
 /**
  * The number of ingredients in the list; 0 for NULL.
@@ -832,7 +883,7 @@ chatwire_status chatwire_extract_ingredient_list(const char *text, chatwire_ingr
  * # Safety
  * `list` is NULL or live.
  */
-size_t chatwire_ingredients_len(const chatwire_ingredients *list);
+CHATWIRE_API size_t chatwire_ingredients_len(const chatwire_ingredients *list);
 
 /**
  * The name of ingredient `index` ("flour"), never empty; NULL when `index`
@@ -842,7 +893,7 @@ size_t chatwire_ingredients_len(const chatwire_ingredients *list);
  * # Safety
  * `list` is NULL or live.
  */
-const char *chatwire_ingredients_name(const chatwire_ingredients *list, size_t index);
+CHATWIRE_API const char *chatwire_ingredients_name(const chatwire_ingredients *list, size_t index);
 
 /**
  * The quantity of ingredient `index` (1/2 and ½ in the reply give 0.5):
@@ -852,7 +903,7 @@ const char *chatwire_ingredients_name(const chatwire_ingredients *list, size_t i
  * # Safety
  * `list` is NULL or live.
  */
-double chatwire_ingredients_quantity(const chatwire_ingredients *list, size_t index);
+CHATWIRE_API double chatwire_ingredients_quantity(const chatwire_ingredients *list, size_t index);
 
 /**
  * The unit of ingredient `index` ("cup", "g"), or NULL when it has none
@@ -862,7 +913,7 @@ double chatwire_ingredients_quantity(const chatwire_ingredients *list, size_t in
  * # Safety
  * `list` is NULL or live.
  */
-const char *chatwire_ingredients_unit(const chatwire_ingredients *list, size_t index);
+CHATWIRE_API const char *chatwire_ingredients_unit(const chatwire_ingredients *list, size_t index);
 
 /**
  * Frees a list and every string borrowed from it. NULL is ignored.
@@ -870,7 +921,7 @@ const char *chatwire_ingredients_unit(const chatwire_ingredients *list, size_t i
  * # Safety
  * `list` is NULL or live, and not used afterwards.
  */
-void chatwire_ingredients_free(chatwire_ingredients *list);
+CHATWIRE_API void chatwire_ingredients_free(chatwire_ingredients *list);
 
 /**
  * Builds the prompt for the ingredient-list convention: the instruction
@@ -884,7 +935,7 @@ void chatwire_ingredients_free(chatwire_ingredients *list);
  * # Safety
  * `text` is NULL or NUL-terminated; `prompt_out` is NULL or writable.
  */
-chatwire_status chatwire_ingredients_prompt(const char *text, char **prompt_out);
+CHATWIRE_API chatwire_status chatwire_ingredients_prompt(const char *text, char **prompt_out);
 
 /**
  * Builds a prompt asking for JSON shaped like `example_json`, in the form
@@ -905,6 +956,7 @@ chatwire_status chatwire_ingredients_prompt(const char *text, char **prompt_out)
  * `instruction`, `example_json` and `text` are NULL or NUL-terminated;
  * `prompt_out` is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_json_prompt(const char *instruction,
                                      const char *example_json,
                                      const char *text,
@@ -916,7 +968,7 @@ chatwire_status chatwire_json_prompt(const char *instruction,
  * non-empty string, "quantity": a number of 0 or more, "unit": a string or
  * null}, with no other keys. Static; do not free.
  */
-const char *chatwire_ingredients_schema(void);
+CHATWIRE_API const char *chatwire_ingredients_schema(void);
 
 /**
  * Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
@@ -947,7 +999,7 @@ chatwire_status chatwire_set_log_callback(chatwire_log_callback callback,
  * # Safety
  * `reply` is NULL or live.
  */
-const char *chatwire_reply_content(const chatwire_reply *reply);
+CHATWIRE_API const char *chatwire_reply_content(const chatwire_reply *reply);
 
 /**
  * The length in bytes of the reply's text (without the final NUL), which
@@ -957,7 +1009,7 @@ const char *chatwire_reply_content(const chatwire_reply *reply);
  * # Safety
  * `reply` is NULL or live.
  */
-size_t chatwire_reply_content_len(const chatwire_reply *reply);
+CHATWIRE_API size_t chatwire_reply_content_len(const chatwire_reply *reply);
 
 /**
  * Why the model stopped: "stop", "length", "tool_calls", "content_filter",
@@ -967,7 +1019,7 @@ size_t chatwire_reply_content_len(const chatwire_reply *reply);
  * # Safety
  * `reply` is NULL or live.
  */
-const char *chatwire_reply_finish_reason(const chatwire_reply *reply);
+CHATWIRE_API const char *chatwire_reply_finish_reason(const chatwire_reply *reply);
 
 /**
  * The token counts of the request. Each out-parameter may be NULL when that
@@ -977,6 +1029,7 @@ const char *chatwire_reply_finish_reason(const chatwire_reply *reply);
  * # Safety
  * `reply` is NULL or live; each out-parameter is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_reply_usage(const chatwire_reply *reply,
                                      uint64_t *prompt_tokens,
                                      uint64_t *completion_tokens,
@@ -992,7 +1045,7 @@ chatwire_status chatwire_reply_usage(const chatwire_reply *reply,
  * # Safety
  * `reply` is NULL or live.
  */
-const char *chatwire_reply_request_id(const chatwire_reply *reply);
+CHATWIRE_API const char *chatwire_reply_request_id(const chatwire_reply *reply);
 
 /**
  * The response body as received (for a streamed reply: the equivalent
@@ -1004,7 +1057,7 @@ const char *chatwire_reply_request_id(const chatwire_reply *reply);
  * # Safety
  * `reply` is NULL or live.
  */
-const char *chatwire_reply_json(const chatwire_reply *reply);
+CHATWIRE_API const char *chatwire_reply_json(const chatwire_reply *reply);
 
 /**
  * How many tools the model called; 0 for a NULL reply.
@@ -1012,7 +1065,7 @@ const char *chatwire_reply_json(const chatwire_reply *reply);
  * # Safety
  * `reply` is NULL or live.
  */
-size_t chatwire_reply_tool_call_count(const chatwire_reply *reply);
+CHATWIRE_API size_t chatwire_reply_tool_call_count(const chatwire_reply *reply);
 
 /**
  * Tool call `index`: its id (to quote in the result), the function's name,
@@ -1027,6 +1080,7 @@ size_t chatwire_reply_tool_call_count(const chatwire_reply *reply);
  * # Safety
  * `reply` is NULL or live; each out-parameter is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_reply_tool_call(const chatwire_reply *reply,
                                          size_t index,
                                          const char **id_out,
@@ -1039,7 +1093,7 @@ chatwire_status chatwire_reply_tool_call(const chatwire_reply *reply,
  * # Safety
  * `reply` is NULL or live, and not used afterwards.
  */
-void chatwire_reply_free(chatwire_reply *reply);
+CHATWIRE_API void chatwire_reply_free(chatwire_reply *reply);
 
 /**
  * 1 when the request has finished (successfully or not), 0 while it runs;
@@ -1048,7 +1102,7 @@ void chatwire_reply_free(chatwire_reply *reply);
  * # Safety
  * `request` is NULL or live.
  */
-int chatwire_request_done(const chatwire_request *request);
+CHATWIRE_API int chatwire_request_done(const chatwire_request *request);
 
 /**
  * Waits for the request to finish and returns the send's own status.
@@ -1064,6 +1118,7 @@ int chatwire_request_done(const chatwire_request *request);
  * `request` is NULL or live; its conversation is still live; `reply_out` is
  * NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_request_wait(chatwire_request *request,
                                       char **reply_out);
 
@@ -1074,7 +1129,9 @@ chatwire_status chatwire_request_wait(chatwire_request *request,
  * # Safety
  * As chatwire_request_wait(); `reply_out` is NULL or writable.
  */
-chatwire_status chatwire_request_wait_reply(chatwire_request *request, chatwire_reply **reply_out);
+CHATWIRE_API
+chatwire_status chatwire_request_wait_reply(chatwire_request *request,
+                                            chatwire_reply **reply_out);
 
 /**
  * Stops the request if it is still running: it finishes with
@@ -1084,7 +1141,7 @@ chatwire_status chatwire_request_wait_reply(chatwire_request *request, chatwire_
  * # Safety
  * `request` is NULL or live.
  */
-chatwire_status chatwire_request_cancel(chatwire_request *request);
+CHATWIRE_API chatwire_status chatwire_request_cancel(chatwire_request *request);
 
 /**
  * Frees a request; a running one is cancelled and waited for first (its
@@ -1093,7 +1150,7 @@ chatwire_status chatwire_request_cancel(chatwire_request *request);
  * # Safety
  * `request` is NULL or live, and not used afterwards.
  */
-void chatwire_request_free(chatwire_request *request);
+CHATWIRE_API void chatwire_request_free(chatwire_request *request);
 
 /**
  * Sends the whole conversation and appends the assistant's reply to it.
@@ -1112,6 +1169,7 @@ void chatwire_request_free(chatwire_request *request);
  * # Safety
  * `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_send(chatwire_client *client,
                               chatwire_conversation *conversation,
                               char **reply_out);
@@ -1142,6 +1200,7 @@ chatwire_status chatwire_send(chatwire_client *client,
  * `client` and `conversation` are NULL or live; `schema_json` is NULL or
  * NUL-terminated; `json_out` is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_send_json(chatwire_client *client,
                                    chatwire_conversation *conversation,
                                    const char *schema_json,
@@ -1167,6 +1226,7 @@ chatwire_status chatwire_send_json(chatwire_client *client,
  * `client` and `conversation` are NULL or live; `on_delta` is NULL or a
  * valid callback; `reply_out` is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_send_stream(chatwire_client *client,
                                      chatwire_conversation *conversation,
                                      chatwire_delta_callback on_delta,
@@ -1184,6 +1244,7 @@ chatwire_status chatwire_send_stream(chatwire_client *client,
  * # Safety
  * `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_send_reply(chatwire_client *client,
                                     chatwire_conversation *conversation,
                                     chatwire_reply **reply_out);
@@ -1196,6 +1257,7 @@ chatwire_status chatwire_send_reply(chatwire_client *client,
  * # Safety
  * As chatwire_send_stream(); `reply_out` is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_send_stream_reply(chatwire_client *client,
                                            chatwire_conversation *conversation,
                                            chatwire_delta_callback on_delta,
@@ -1221,6 +1283,7 @@ chatwire_status chatwire_send_stream_reply(chatwire_client *client,
  * `client` and `conversation` are NULL or live; the callbacks are valid or
  * NULL; `request_out` is NULL or writable.
  */
+CHATWIRE_API
 chatwire_status chatwire_send_async(chatwire_client *client,
                                     chatwire_conversation *conversation,
                                     chatwire_delta_callback on_delta,
@@ -1232,12 +1295,12 @@ chatwire_status chatwire_send_async(chatwire_client *client,
  * A fixed, static description of a status code, for any `int`: unknown
  * values give "unknown chatwire_status". Never NULL; do not free.
  */
-const char *chatwire_status_str(int status);
+CHATWIRE_API const char *chatwire_status_str(int status);
 
 /**
  * The library's name and version, e.g. "chatwire 0.1.0". Static; do not free.
  */
-const char *chatwire_version(void);
+CHATWIRE_API const char *chatwire_version(void);
 
 /**
  * Frees a string that chatwire handed out (a reply, a JSON text). NULL is
@@ -1246,7 +1309,7 @@ const char *chatwire_version(void);
  * # Safety
  * `s` is NULL or a string from chatwire that has not been freed.
  */
-void chatwire_string_free(char *s);
+CHATWIRE_API void chatwire_string_free(char *s);
 
 /**
  * The version of the library loaded at run time, as
@@ -1257,7 +1320,7 @@ void chatwire_string_free(char *s);
  * `chatwire_version_number() >= CHATWIRE_VERSION_NUMBER`. Any thread, at
  * any time, no setup needed.
  */
-uint32_t chatwire_version_number(void);
+CHATWIRE_API uint32_t chatwire_version_number(void);
 
 #ifdef __cplusplus
 }  // extern "C"

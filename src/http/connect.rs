@@ -9,7 +9,7 @@
 use std::cell::Cell;
 use std::fmt;
 use std::io::{self, Read};
-use std::net::{Shutdown, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -20,6 +20,7 @@ use ureq::unversioned::transport::{
 };
 
 use crate::http::cancel::{self, Interrupt};
+use crate::http::wake;
 
 /// The connector chain: a CONNECT proxy when one is configured (the
 /// connection to the proxy itself is made by this same chain), else a
@@ -151,12 +152,10 @@ fn connect_one(addr: SocketAddr, budget: Option<Duration>) -> io::Result<Arc<Sha
 pub(crate) struct SharedSocket(Socket);
 
 impl Interrupt for SharedSocket {
-    /// Shuts the socket down: on Linux and the BSDs this wakes a blocked
-    /// connect, read or write at once. A platform where it does not
-    /// (Windows) adds its own waking here.
+    /// Wakes the blocked call and fails every later one, as each platform
+    /// allows (see `http::wake`).
     fn interrupt(&self) {
-        // An error means the socket is closed or shut down already.
-        let _ = self.0.shutdown(Shutdown::Both);
+        wake::wake(&self.0);
     }
 }
 

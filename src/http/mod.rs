@@ -3,7 +3,8 @@
 //! [`connect`] opens to the addresses [`resolve`] finds, through a route
 //! ([`proxy`]) and with a trust store ([`tls`]), redirected only as
 //! [`redirect`] allows, its answer decoded ([`response`]);
-//! requests that can be stopped carry a [`cancel`] token, and background
+//! requests that can be stopped carry a [`cancel`] token (which reaches a
+//! blocked socket through [`wake`]), and background
 //! requests run as a [`pending`] reply.
 //!
 //! Nothing here knows about C, and nothing here reads a stream's events:
@@ -20,3 +21,4 @@ pub(crate) mod response;
 pub(crate) mod retry;
 pub(crate) mod tls;
 pub(crate) mod transport;
+pub(crate) mod wake;

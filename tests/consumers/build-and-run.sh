@@ -15,27 +15,16 @@ version="$2"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CC="${CC:-cc}"
 
-work="$(mktemp -d)"
-server_pid=""
-cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=tests/consumers/mock.sh
+source "$here/mock.sh"
+make_work_dir
 
 # The sources go out of the tree, so nothing can come from it by accident.
 cp "$here/app.c" "$work/"
 mkdir "$work/cmake"
 cp "$here/cmake/CMakeLists.txt" "$work/cmake/"
 
-python3 "$here/mock_server.py" --lifetime 300 > "$work/port" &
-server_pid=$!
-for _ in $(seq 100); do
-  [ -s "$work/port" ] && break
-  sleep 0.1
-done
-port="$(head -n 1 "$work/port")"
-[ -n "$port" ] || { echo "the mock server did not start" >&2; exit 1; }
+start_mock_server "$work/port" --lifetime 300
 base_url="http://127.0.0.1:$port"
 
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Checks dist/chatwire-VERSION-x86_64-windows-gnu.zip (make dist-windows):
+# the archive's files; the header as a Windows C program sees it
+# (-Wall -Wextra -Werror); the consumer programs cross-compiled with
+# MinGW-w64 against chatwire.dll (through its import library) and against
+# libchatwire.a, run under Wine against the mock server: a send, a stream,
+# tools, extraction, an image file with a non-ASCII name, errors and
+# cancelled background requests, with the same assertions as on Linux.
+#
+# Wine is not Windows; see the README's Windows section for what this
+# shows. Needs x86_64-w64-mingw32-gcc (Debian: gcc-mingw-w64-x86-64) and
+# Wine (Debian: wine64).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+consumers="$root/tests/consumers"
+cd "$root"
+
+version="$(make -s --no-print-directory version)"
+name="chatwire-$version-x86_64-windows-gnu"
+zip="dist/$name.zip"
+[ -f "$zip" ] || { echo "$zip is missing: make dist-windows" >&2; exit 1; }
+CC=x86_64-w64-mingw32-gcc
+command -v "$CC" >/dev/null || { echo "$CC is missing (Debian: gcc-mingw-w64-x86-64)" >&2; exit 1; }
+wine="$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)"
+[ -x "$wine" ] || { echo "Wine is missing (Debian: wine64)" >&2; exit 1; }
+
+# shellcheck source=tests/consumers/mock.sh
+source "$consumers/mock.sh"
+make_work_dir
+cleanup() {
+  WINEPREFIX="$work/wine" wineserver -k 2>/dev/null || true
+  clean_up_work
+}
+trap cleanup EXIT
+
+echo "=== $zip"
+(cd "$work" && unzip -q "$root/$zip")
+unpacked="$work/$name"
+expected="bin/chatwire.dll
+include/chatwire.h
+lib/chatwire.def
+lib/libchatwire.a
+lib/libchatwire.dll.a
+lib/pkgconfig/chatwire-static.pc
+lib/pkgconfig/chatwire.pc
+share/doc/chatwire/CHANGELOG.md
+share/doc/chatwire/LICENSE-APACHE
+share/doc/chatwire/LICENSE-MIT
+share/doc/chatwire/README.md"
+diff <(echo "$expected") <(cd "$unpacked" && find . -type f -printf '%P\n' | LC_ALL=C sort) ||
+  { echo "the zip holds other files than expected" >&2; exit 1; }
+# Every function of the header is exported, under its C name.
+exports="$(sed -n '/^EXPORTS/,$p' "$unpacked/lib/chatwire.def" | awk 'NR > 1 { print $1 }' | LC_ALL=C sort)"
+declared="$(grep -vE '^\s*(\*|/)' "$unpacked/include/chatwire.h" | grep -oE '\bchatwire_[a-z0-9_]+\(' | tr -d '(' | LC_ALL=C sort -u)"
+missing="$(LC_ALL=C comm -13 <(echo "$exports") <(echo "$declared"))"
+[ -z "$missing" ] || { echo "chatwire.def lacks: $missing" >&2; exit 1; }
+echo "chatwire.def exports all $(wc -l <<<"$declared") functions of the header"
+# Only Windows' own DLLs (and the C runtime every Windows has) at run time.
+# The DLLs a Windows binary loads.
+dlls() { x86_64-w64-mingw32-objdump -p "$1" | sed -n 's/^\tDLL Name: //p'; }
+dlls "$unpacked/bin/chatwire.dll" | LC_ALL=C sort -f > "$work/needs"
+echo "chatwire.dll needs: $(paste -sd ' ' "$work/needs")"
+if grep -viE '^(kernel32|ntdll|ws2_32|advapi32|bcrypt|bcryptprimitives|crypt32|secur32|userenv|msvcrt|api-ms-win-[a-z0-9-]+)\.dll$' "$work/needs"; then
+  echo "chatwire.dll needs a DLL that Windows does not ship" >&2
+  exit 1
+fi
+
+# The test-only stand-in for the DLL Wine lacks (see bcryptprimitives.c).
+"$CC" -shared -O2 -Wall -Wextra -Werror "$here/bcryptprimitives.c" -o "$work/bcryptprimitives.dll" -lbcrypt
+
+export PKG_CONFIG_PATH="$unpacked/lib/pkgconfig"
+warn=(-std=c11 -Wall -Wextra -Werror)
+# shellcheck disable=SC2046 # pkg-config's output is a list of words.
+{
+  "$CC" "${warn[@]}" "$consumers/app.c" -o "$work/app.exe" $(pkg-config --cflags --libs chatwire)
+  "$CC" "${warn[@]}" "$consumers/tour.c" -o "$work/tour.exe" $(pkg-config --cflags --libs chatwire)
+  "$CC" "${warn[@]}" "$consumers/tour.c" -o "$work/tour-static.exe" -static \
+    $(pkg-config --static --cflags --libs chatwire-static)
+}
+cp "$unpacked/bin/chatwire.dll" "$work/"
+for exe in app tour; do
+  grep -qx chatwire.dll <<<"$(dlls "$work/$exe.exe")" ||
+    { echo "$exe.exe does not load chatwire.dll" >&2; exit 1; }
+done
+if grep -qx chatwire.dll <<<"$(dlls "$work/tour-static.exe")"; then
+  echo "tour-static.exe loads chatwire.dll" >&2
+  exit 1
+fi
+
+start_mock_server "$work/port" --lifetime 300
+
+export WINEPREFIX="$work/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+echo "--- starting Wine ($("$wine" --version))"
+started=$SECONDS
+"$wine" wineboot --init > /dev/null 2>&1 || true
+echo "Wine ready in $((SECONDS - started)) s"
+
+run() {
+  echo "--- $*"
+  if ! (cd "$work" && timeout 120 "$wine" "$@") 2>&1 | tr -d '\r' | tee "$work/out"; then
+    echo "$1 failed under Wine" >&2
+    exit 1
+  fi
+}
+run tour.exe "http://127.0.0.1:$port" "http://127.0.0.1:$stuck_port"
+run tour-static.exe "http://127.0.0.1:$port" "http://127.0.0.1:$stuck_port"
+run app.exe "http://127.0.0.1:$port"
+grep -qx 'reply: pong: ping' "$work/out"
+passed=3
+
+# TLS: a server whose CA is trusted nowhere, then in a CA file, then in the
+# Windows certificate store. SSL_CERT_FILE and SSL_CERT_DIR, which Wine
+# passes on from this system, would replace the store: unset here.
+if grep -q 'chatwire_client_set_ca_file' "$unpacked/include/chatwire.h"; then
+  tls="$work/tls"
+  mkdir "$tls"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=chatwire test CA" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" \
+    -keyout "$tls/ca.key" -out "$tls/ca.pem" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+    -keyout "$tls/server.key" -out "$tls/server.csr" 2>/dev/null
+  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > "$tls/ext"
+  openssl x509 -req -days 2 -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
+    -CAcreateserial -extfile "$tls/ext" -out "$tls/server.pem" 2>/dev/null
+  openssl x509 -in "$tls/ca.pem" -outform der -out "$work/ca.der"
+  cp "$tls/ca.pem" "$work/ca-é中.pem"
+  start_mock_server "$tls/port" --lifetime 120 --tls "$tls/server.pem" "$tls/server.key"
+  "$CC" "${warn[@]}" "$here/tls.c" -o "$work/tls.exe" -I"$unpacked/include" -L"$unpacked/lib" -lchatwire -lcrypt32
+  for mode in none ca-file store; do
+    echo "--- tls.exe $mode"
+    (cd "$work" && env -u SSL_CERT_FILE -u SSL_CERT_DIR timeout 60 \
+      "$wine" tls.exe "https://localhost:$port" "$mode") 2>&1 | tr -d '\r' ||
+      { echo "tls.exe $mode failed under Wine" >&2; exit 1; }
+  done
+  passed=$((passed + 3))
+else
+  echo "--- TLS: skipped, this chatwire has no CA-file setting"
+fi
+echo "windows: $passed passed, 0 failed"
