@@ -539,7 +539,9 @@ chatwire_status chatwire_client_set_schema_delivery(chatwire_client *client,
  * # Safety
  * `client` is NULL or a live client; `pem_path` is NULL or NUL-terminated.
  */
-chatwire_status chatwire_client_set_ca_file(chatwire_client *client, const char *pem_path);
+CHATWIRE_API
+chatwire_status chatwire_client_set_ca_file(chatwire_client *client,
+                                            const char *pem_path);
 
 /**
  * Sends the requests that start afterwards through the proxy at
@@ -564,7 +566,9 @@ chatwire_status chatwire_client_set_ca_file(chatwire_client *client, const char 
  * # Safety
  * `client` is NULL or a live client; `proxy_url` is NULL or NUL-terminated.
  */
-chatwire_status chatwire_client_set_proxy(chatwire_client *client, const char *proxy_url);
+CHATWIRE_API
+chatwire_status chatwire_client_set_proxy(chatwire_client *client,
+                                          const char *proxy_url);
 
 /**
  * Frees a client. NULL is ignored.
@@ -987,6 +991,7 @@ CHATWIRE_API const char *chatwire_ingredients_schema(void);
  * `callback` is NULL or a function that is safe to call from any thread
  * with `userdata` until it is replaced.
  */
+CHATWIRE_API
 chatwire_status chatwire_set_log_callback(chatwire_log_callback callback,
                                           int max_level,
                                           void *userdata);
