@@ -8,9 +8,9 @@
 mod common;
 
 use std::ops::ControlFlow;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use chatwire::{Client, Error, PendingReply};
+use chatwire::{Client, Error};
 use common::paced::{delta, signal, Framing, PacedServer, Step};
 use common::*;
 use mockito::Server;
@@ -24,22 +24,6 @@ fn client(url: &str, max_retries: u32) -> Client {
         .max_retries(max_retries)
         .build()
         .unwrap()
-}
-
-/// Cancels after `delay` and checks that the wait says cancelled, quickly.
-fn cancel_after(pending: PendingReply, delay: Duration) {
-    std::thread::sleep(delay);
-    assert!(!pending.is_done(), "finished before the cancel");
-    let started = Instant::now();
-    pending.cancel();
-    let err = pending.wait().unwrap_err();
-    assert!(matches!(err, Error::Cancelled), "{err:?}");
-    // The target is 100 ms; a loaded test machine is allowed more.
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        started.elapsed()
-    );
 }
 
 fn ignore_deltas(_: &str) -> ControlFlow<()> {

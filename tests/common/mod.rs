@@ -105,6 +105,23 @@ impl Bodies {
         self.0.lock().unwrap().clone()
     }
 }
+/// Cancels a running background request after `delay` and checks that its
+/// wait says cancelled, quickly: the target is 100 ms, a loaded test
+/// machine is allowed a second.
+pub fn cancel_after(pending: chatwire::PendingReply, delay: Duration) {
+    std::thread::sleep(delay);
+    assert!(!pending.is_done(), "finished before the cancel");
+    let started = std::time::Instant::now();
+    pending.cancel();
+    let err = pending.wait().unwrap_err();
+    assert!(matches!(err, chatwire::Error::Cancelled), "{err:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 pub mod cprog;
 pub mod hostile;
 pub mod keepalive;
