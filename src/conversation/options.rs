@@ -1,5 +1,6 @@
 //! Request options: the check every top-level request field passes before a
-//! [`Conversation`] stores it, and typed setters for the common fields.
+//! [`Conversation`](crate::Conversation) stores it; the typed setters for the
+//! common fields are in `setters.rs`.
 //!
 //! # The check
 //!
@@ -37,7 +38,7 @@
 //! digits, `_` or `-`; OpenAI refuses any other name.
 //!
 //! The fields and their rules are listed in the documentation of
-//! [`Conversation::set_option`], where users read them; keep that table and
+//! [`Conversation::set_option`](crate::Conversation::set_option), where users read them; keep that table and
 //! [`RULES`] in step (a unit test checks that every field of the schema has a
 //! rule, and `tests/options.rs` checks each rule against the schema).
 //!

@@ -11,8 +11,9 @@
 //! Above it, one module per C type, holding that type and its functions and
 //! no logic of their own: [`client`], [`conversation`], [`send`] (every
 //! `chatwire_send*`), [`reply`], [`request`], [`extract`] (with the
-//! ingredient list), [`string`] (strings chatwire hands out) and [`log`]
-//! (the process-wide log callback).
+//! ingredient list), [`string`] (strings chatwire hands out), [`log`]
+//! (the process-wide log callback) and [`version`] (the version at run
+//! time).
 //!
 //! # Safety
 //!
