@@ -152,10 +152,11 @@ int main(int argc, char **argv) {
                (status = chatwire_client_set_schema_delivery(client, schema_delivery())) != CHATWIRE_OK) {
         report_error("client", status);
     } else if ((status = chatwire_conversation_new(model, &conversation)) != CHATWIRE_OK ||
-               /* A bound on the reply: a small model may repeat items until
-                * its context is full. A list cut short is still read: its
-                * open item is dropped, its brackets closed. */
+               /* A bound on the reply, and a penalty on repeated tokens: a
+                * small model may otherwise list the same items again until
+                * the bound cuts its JSON short (the error then says so). */
                (status = chatwire_conversation_set_option(conversation, "max_tokens", "400")) != CHATWIRE_OK ||
+               (status = chatwire_conversation_set_option(conversation, "frequency_penalty", "1")) != CHATWIRE_OK ||
                (status = chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, prompt)) !=
                    CHATWIRE_OK) {
         report_error("conversation", status);

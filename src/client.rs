@@ -132,7 +132,9 @@ impl Client {
     /// [`DEFAULT_JSON_CORRECTIONS`](crate::DEFAULT_JSON_CORRECTIONS)).
     /// How the model learns the schema is the client's
     /// [`schema_delivery`](Self::schema_delivery): in the prompt (default),
-    /// as `response_format`, or not at all.
+    /// as `response_format`, or not at all. A reply the token limit cut
+    /// (`finish_reason` `"length"`) is named as such, first among the
+    /// problems.
     ///
     /// The last message must be a user message (or the last tool result).
     /// On success the conversation holds the question as asked and the

@@ -172,6 +172,48 @@ fn used_up_corrections_leave_the_conversation_unchanged_with_the_errors() {
     assert_eq!(client.json_corrections(), 0);
 }
 
+/// A list the token limit cut in its last item: the cause comes first, in
+/// the error and in the correction turn, before the missing keys.
+#[test]
+fn a_reply_cut_by_the_token_limit_says_so_first() {
+    let mut server = Server::new();
+    let bodies = Bodies::default();
+    let cut = r#"[{"ingredient": "flour", "quantity": 2, "unit": "cup"}, {"ingredient": "egg", ""#;
+    let mut body: Value = serde_json::from_str(&completion(cut)).unwrap();
+    body["choices"][0]["finish_reason"] = json!("length");
+    let mock = answer(&mut server, &bodies, false, &body.to_string()).expect(1);
+    let again = answer(&mut server, &bodies, true, &body.to_string()).expect(1);
+
+    let mut client = client(&server.url());
+    client.set_json_corrections(1).unwrap();
+    let schema: Value = serde_json::from_str(chatwire::INGREDIENTS_SCHEMA).unwrap();
+    let mut conversation = question();
+    let before = conversation.clone();
+    let error = client
+        .send_json::<Vec<chatwire::Ingredient>>(&mut conversation, &schema)
+        .unwrap_err();
+    mock.assert();
+    again.assert();
+    assert_eq!(conversation, before);
+    let Error::InvalidReply { errors, .. } = &error else {
+        panic!("{error:?}");
+    };
+    assert!(
+        errors[0].starts_with("the reply was cut short by the token limit"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1..].iter().any(|e| e.starts_with("at /1")),
+        "{errors:?}"
+    );
+    let turn = messages(bodies.all().last().unwrap());
+    let correction = turn.last().unwrap()["content"].as_str().unwrap();
+    assert!(
+        correction.contains("raise max_tokens or ask for less"),
+        "{correction}"
+    );
+}
+
 #[test]
 fn response_format_carries_the_schema_in_the_body() {
     let mut server = Server::new();

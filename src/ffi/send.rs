@@ -66,7 +66,9 @@ pub unsafe extern "C" fn chatwire_send(
 /// correction turns. When no reply matched: CHATWIRE_ERR_INVALID_REPLY, and
 /// chatwire_last_error() lists the last problems (each with its place, as
 /// in "at /0/quantity: expected a number, got \"two\"") and the start of
-/// the last reply. On any failure the conversation is exactly as before.
+/// the last reply; when the token limit cut that reply (finish_reason
+/// "length"), the first problem says so. On any failure the conversation
+/// is exactly as before.
 ///
 /// # Safety
 /// `client` and `conversation` are NULL or live; `schema_json` is NULL or

@@ -99,13 +99,16 @@ pub(crate) fn exchange<T: DeserializeOwned>(
     let mut turn = 0;
     loop {
         let reply = complete(&work)?;
-        let errors = match read_answer::<T>(&reply.content, schema) {
+        let mut errors = match read_answer::<T>(&reply.content, schema) {
             Ok((value, answer)) => {
                 conversation.push_message(turns::answer_message(&value))?;
                 return Ok(answer);
             }
             Err(errors) => errors,
         };
+        if was_cut_short(&reply) {
+            errors.insert(0, CUT_SHORT.to_owned());
+        }
         if turn == settings.corrections {
             return Err(Error::InvalidReply {
                 errors,
@@ -115,6 +118,18 @@ pub(crate) fn exchange<T: DeserializeOwned>(
         turns::push_correction(&mut work, &reply, &errors, settings.delivery)?;
         turn += 1;
     }
+}
+
+/// The first problem named when a reply that does not match was cut by the
+/// token limit: the JSON's own problems (a missing key in its last item)
+/// would hide the cause, and the correction turn asks for a shorter reply.
+const CUT_SHORT: &str = "the reply was cut short by the token limit \
+     (finish_reason \"length\"), so its JSON is incomplete: \
+     raise max_tokens or ask for less";
+
+/// Whether the server stopped the reply at the token limit.
+fn was_cut_short(reply: &Reply) -> bool {
+    reply.finish_reason.as_deref() == Some("length")
 }
 
 /// The first JSON in a reply that matches the schema and fits `T`; else

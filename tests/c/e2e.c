@@ -59,6 +59,8 @@ int main(int argc, char **argv) {
     CHECK_STATUS(chatwire_conversation_new(argv[3], &conversation), CHATWIRE_OK);
     CHECK_STATUS(chatwire_conversation_set_option(conversation, "max_tokens", "200"), CHATWIRE_OK);
     CHECK_STATUS(chatwire_conversation_set_option(conversation, "temperature", "0"), CHATWIRE_OK);
+    /* Greedy decoding of a small model may repeat items until max_tokens. */
+    CHECK_STATUS(chatwire_conversation_set_option(conversation, "frequency_penalty", "1"), CHATWIRE_OK);
     CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER,
                                               "List the ingredients: 2 eggs, 1 cup of flour."),
                  CHATWIRE_OK);
