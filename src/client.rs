@@ -15,7 +15,7 @@ use crate::http::body::{self, Delivery};
 use crate::http::cancel::CancelToken;
 use crate::http::pending::PendingReply;
 use crate::http::response;
-use crate::http::transport::Transport;
+use crate::http::transport::{Transport, Tuning};
 use crate::reply::Reply;
 use crate::stream::reply_stream::{DeltaStream, ReplyStream};
 use crate::structured::{self, JsonSettings, Schema, SchemaDelivery};
@@ -396,10 +396,11 @@ impl Client {
     }
 
     /// Sets the whole-request timeout of this client (not of its other clones);
-    /// zero and more than [`MAX_TIMEOUT`] are refused.
+    /// zero and more than [`MAX_TIMEOUT`] are refused. A new timeout gives
+    /// this client a new connection pool, so set it before sending.
     pub fn set_timeout(&mut self, timeout: Duration) -> Result<()> {
-        self.settings.timeout = checked_timeout(timeout, "timeout")?;
-        Ok(())
+        let timeout = checked_timeout(timeout, "timeout")?;
+        self.change_settings(|settings| settings.timeout = timeout)
     }
 
     /// How long a stream may stay silent before it fails with [`Error::Timeout`].
@@ -435,7 +436,8 @@ impl Client {
     /// answer past a limit stops the request with [`Error::TooLarge`] and
     /// leaves the conversation unchanged. Less than [`MIN_LIMIT`](crate::MIN_LIMIT)
     /// or more than [`MAX_LIMIT`](crate::MAX_LIMIT) ([`MAX_HEADER_LIMIT`](crate::MAX_HEADER_LIMIT)
-    /// for headers) is refused with [`Error::InvalidArgument`].
+    /// for headers) is refused with [`Error::InvalidArgument`]. A new
+    /// header limit gives this client a new connection pool.
     ///
     /// ```
     /// use chatwire::Limit;
@@ -449,7 +451,22 @@ impl Client {
     /// # Ok::<(), chatwire::Error>(())
     /// ```
     pub fn set_limit(&mut self, limit: Limit, bytes: u64) -> Result<()> {
-        self.settings.limits.set(limit, bytes)
+        let mut limits = self.settings.limits;
+        limits.set(limit, bytes)?;
+        self.change_settings(|settings| settings.limits = limits)
+    }
+
+    /// Changes the settings. Those that ureq's agent holds (the timeouts,
+    /// the header limit) give this client a new pool built for them; its
+    /// other clones keep the old one. On failure nothing changes.
+    fn change_settings(&mut self, change: impl FnOnce(&mut Settings)) -> Result<()> {
+        let mut settings = self.settings.clone();
+        change(&mut settings);
+        if Tuning::of(&settings) != self.transport.tuning() {
+            self.transport = Arc::new(self.transport.retuned(&settings)?);
+        }
+        self.settings = settings;
+        Ok(())
     }
 
     /// How many idle connections this client keeps open for reuse.
@@ -795,6 +812,7 @@ impl ClientBuilder {
                 key,
                 self.network,
                 max_idle_connections,
+                Tuning::of(&settings),
             )?),
             settings,
             json,

@@ -96,3 +96,69 @@ fn a_client_keeps_no_more_idle_connections_than_asked() {
         .build();
     assert!(matches!(built, Err(Error::InvalidArgument(_))));
 }
+
+/// A server that answers one request per connection, then, while the
+/// connection idles in the client's pool, either says something unasked or
+/// closes it without having said `Connection: close`. The next send must
+/// notice, take a new connection and succeed.
+#[test]
+fn a_pooled_connection_the_server_spoke_on_or_closed_is_not_reused() {
+    use std::io::Write;
+    use std::net::TcpListener;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    for speaks in [true, false] {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let counter = accepted.clone();
+        std::thread::spawn(move || {
+            let answers = common::keepalive::Answers::new(0);
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                counter.fetch_add(1, Ordering::SeqCst);
+                let mut buffer = Vec::new();
+                if common::keepalive::next_request(&mut stream, &mut buffer).is_none() {
+                    continue;
+                }
+                stream.write_all(&answers.whole).unwrap();
+                if speaks {
+                    stream
+                        .write_all(b"HTTP/1.1 408 Request Timeout\r\n\r\n")
+                        .unwrap();
+                    // Kept open: only the bytes tell the client not to reuse it.
+                    std::thread::spawn(move || {
+                        std::thread::sleep(Duration::from_secs(5));
+                        drop(stream);
+                    });
+                }
+            }
+        });
+        let client = client(&url);
+        for _ in 0..3 {
+            let reply = client.send(&mut conversation()).unwrap();
+            assert_eq!(reply, "pong");
+            // Time for the bytes or the close to reach the pooled socket.
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(accepted.load(Ordering::SeqCst), 3, "speaks: {speaks}");
+    }
+}
+
+/// Settings changed after the client was made (as a C program does) keep
+/// every send on the pool: a timeout, and a header limit large enough to
+/// need a larger input buffer.
+#[test]
+fn settings_changed_after_building_keep_the_pool() {
+    let server = KeepAliveServer::start(1);
+    let mut client = client(&server.url);
+    client.set_timeout(Duration::from_secs(7)).unwrap();
+    client
+        .set_limit(chatwire::Limit::Headers, 512 * 1024)
+        .unwrap();
+    for _ in 0..20 {
+        assert_eq!(client.send(&mut conversation()).unwrap(), "pong");
+    }
+    assert_eq!(server.accepted(), 1);
+}

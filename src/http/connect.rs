@@ -176,6 +176,8 @@ pub(crate) struct Interruptible {
     /// The socket's timeouts as last set.
     read_timeout: Option<Duration>,
     write_timeout: Option<Duration>,
+    /// True from a read until the next `is_open`: see there.
+    just_read: bool,
 }
 
 /// Output is held back until this much has gathered.
@@ -190,6 +192,7 @@ impl Interruptible {
             held: Vec::new(),
             read_timeout: None,
             write_timeout: None,
+            just_read: false,
         }
     }
 
@@ -321,14 +324,27 @@ impl Transport for Interruptible {
             }
         };
         self.buffers.input_appended(read);
+        // A read of nothing is the server's end: the next check must ask.
+        self.just_read = read > 0;
         Ok(read > 0)
     }
 
     /// A pooled connection is fit for another request when nothing can be
     /// read from it: the server has neither closed it nor sent anything
     /// unasked.
+    ///
+    /// ureq asks twice per request: when the answer is read and the
+    /// connection goes back to the pool, and when a request takes it out.
+    /// Only the second asks the socket (one system call less per send):
+    /// whatever the server sends or does in between, that peek sees.
     fn is_open(&mut self) -> bool {
-        self.held.is_empty() && is_idle(&self.socket.0)
+        if !self.held.is_empty() {
+            return false;
+        }
+        if std::mem::take(&mut self.just_read) {
+            return true;
+        }
+        is_idle(&self.socket.0)
     }
 }
 

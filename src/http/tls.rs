@@ -25,7 +25,19 @@ const CERT_VARIABLES: [&str; 2] = ["SSL_CERT_FILE", "SSL_CERT_DIR"];
 /// The TLS settings for a client: the system's roots plus those in
 /// `ca_file`. With no system roots at all (a container without a CA
 /// bundle) and no file, the Mozilla roots compiled into chatwire.
-pub(crate) fn config(ca_file: Option<&Path>) -> Result<TlsConfig> {
+///
+/// A client of a plain `http://` endpoint never speaks TLS (redirects stay
+/// on the same origin, and a proxy for it is reached in plain text), so
+/// the system's roots are not read for it: that read is most of a new
+/// process's first send. A CA file is still read, so that a wrong one is
+/// refused where it is set.
+pub(crate) fn config(ca_file: Option<&Path>, speaks_tls: bool) -> Result<TlsConfig> {
+    if !speaks_tls {
+        if let Some(path) = ca_file {
+            read_ca_file(path)?;
+        }
+        return Ok(TlsConfig::builder().root_certs(RootCerts::WebPki).build());
+    }
     let system_roots = system_roots()?;
     let system = system_roots.len();
     let roots = match ca_file {

@@ -42,6 +42,48 @@ pub(crate) struct Transport {
     network: Network,
     route: Route,
     max_idle_connections: usize,
+    /// The settings the agent was built with.
+    tuning: Tuning,
+}
+
+/// The settings ureq keeps in its agent. A client whose settings change
+/// them gets a new agent ([`Transport::retuned`]): a request carrying a
+/// config of its own copies the agent's each time, and one whose input
+/// buffer differs from the agent's is kept off the pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Tuning {
+    timeout: Duration,
+    connect_timeout: Duration,
+    header_limit: usize,
+}
+
+impl Tuning {
+    pub(crate) fn of(settings: &Settings) -> Tuning {
+        Tuning {
+            timeout: settings.timeout,
+            connect_timeout: settings.connect_timeout,
+            header_limit: usize::try_from(settings.limits.headers).unwrap_or(usize::MAX),
+        }
+    }
+
+    /// The connection's input buffer: the headers must fit in it.
+    fn input_buffer(&self) -> usize {
+        DEFAULT_INPUT_BUFFER.max(self.header_limit.saturating_add(16 * 1024))
+    }
+}
+
+/// Sets a [`Tuning`] on one of ureq's config builders (the agent's or a
+/// request's: ureq gives their types no common name to write a function
+/// over).
+macro_rules! tuned {
+    ($builder:expr, $tuning:expr) => {{
+        let tuning: &Tuning = $tuning;
+        $builder
+            .timeout_global(Some(tuning.timeout))
+            .timeout_connect(Some(tuning.connect_timeout))
+            .max_response_header_size(tuning.header_limit)
+            .input_buffer_size(tuning.input_buffer())
+    }};
 }
 
 /// What one attempt saw of the response, for its log line.
@@ -70,16 +112,22 @@ impl Transport {
         key: ApiKey,
         network: Network,
         max_idle_connections: usize,
+        tuning: Tuning,
     ) -> Result<Transport> {
         let route = proxy::route(&endpoint, &network.proxy)?;
-        let config = ureq::Agent::config_builder()
+        let config = tuned!(ureq::Agent::config_builder(), &tuning)
             .http_status_as_error(false)
             // Redirects are judged by chatwire's own policy (http::redirect).
             .max_redirects(0)
             .user_agent(concat!("chatwire/", env!("CARGO_PKG_VERSION")))
             .max_idle_connections(max_idle_connections)
             .max_idle_connections_per_host(max_idle_connections)
-            .tls_config(tls::config(network.ca_file.as_deref())?)
+            .tls_config(tls::config(
+                network.ca_file.as_deref(),
+                endpoint
+                    .get(..6)
+                    .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:")),
+            )?)
             // chatwire chooses the proxy itself (ureq's own choice would
             // tunnel plain http and send http_proxy's to https).
             .proxy(route.tunnel())
@@ -91,6 +139,7 @@ impl Transport {
             network,
             route,
             max_idle_connections,
+            tuning,
         })
     }
 
@@ -101,6 +150,7 @@ impl Transport {
             self.key.clone(),
             network,
             self.max_idle_connections,
+            self.tuning,
         )
     }
 
@@ -128,6 +178,24 @@ impl Transport {
             self.key.clone(),
             self.network.clone(),
             max_idle_connections,
+            self.tuning,
+        )
+    }
+
+    /// The settings this pool's agent was built with.
+    pub(crate) fn tuning(&self) -> Tuning {
+        self.tuning
+    }
+
+    /// The same endpoint, key and network over a new pool built for
+    /// `settings`.
+    pub(crate) fn retuned(&self, settings: &Settings) -> Result<Transport> {
+        Transport::new(
+            self.endpoint.clone(),
+            self.key.clone(),
+            self.network.clone(),
+            self.max_idle_connections,
+            Tuning::of(settings),
         )
     }
 
@@ -310,17 +378,12 @@ impl Transport {
         settings: &Settings,
         seen: &mut Seen,
     ) -> Attempt<Response<Body>> {
-        let header_limit = usize::try_from(settings.limits.headers).unwrap_or(usize::MAX);
-        let mut request = self
-            .agent
-            .post(url)
-            .config()
-            .timeout_global(Some(settings.timeout))
-            .timeout_connect(Some(settings.connect_timeout))
-            .max_response_header_size(header_limit)
-            // The headers must fit the connection's input buffer as well.
-            .input_buffer_size(DEFAULT_INPUT_BUFFER.max(header_limit.saturating_add(16 * 1024)))
-            .build()
+        let mut request = self.agent.post(url);
+        let tuning = Tuning::of(settings);
+        if tuning != self.tuning {
+            request = tuned!(request.config(), &tuning).build();
+        }
+        let mut request = request
             .header("Authorization", self.key.bearer())
             .content_type("application/json");
         for (name, value) in settings.headers.iter() {

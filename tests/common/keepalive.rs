@@ -81,26 +81,8 @@ fn answer(content_type: &str, body: &str) -> Vec<u8> {
 pub fn serve(mut stream: TcpStream, answers: &Answers) {
     let _ = stream.set_nodelay(true);
     let mut buffer = Vec::with_capacity(64 * 1024);
-    let mut chunk = vec![0u8; 64 * 1024];
-    loop {
-        // One request: the head, then content-length bytes of body.
-        let (head_end, length) = loop {
-            if let Some(end) = find(&buffer, b"\r\n\r\n") {
-                break (end + 4, content_length(&buffer[..end]));
-            }
-            match stream.read(&mut chunk) {
-                Ok(0) | Err(_) => return,
-                Ok(read) => buffer.extend_from_slice(&chunk[..read]),
-            }
-        };
-        while buffer.len() < head_end + length {
-            match stream.read(&mut chunk) {
-                Ok(0) | Err(_) => return,
-                Ok(read) => buffer.extend_from_slice(&chunk[..read]),
-            }
-        }
-        let body = &buffer[head_end..head_end + length];
-        let streamed = find(body, b"\"stream\":true").is_some();
+    while let Some(body) = next_request(&mut stream, &mut buffer) {
+        let streamed = find(&body, b"\"stream\":true").is_some();
         let reply = if streamed {
             &answers.streamed
         } else {
@@ -109,8 +91,33 @@ pub fn serve(mut stream: TcpStream, answers: &Answers) {
         if stream.write_all(reply).is_err() {
             return;
         }
-        buffer.drain(..head_end + length);
     }
+}
+
+/// Reads one request (the head, then content-length bytes of body) and
+/// returns its body; `None` when the client closed the connection.
+/// `buffer` keeps what came after it.
+pub fn next_request(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> Option<Vec<u8>> {
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut fill = |buffer: &mut Vec<u8>| match stream.read(&mut chunk) {
+        Ok(0) | Err(_) => None,
+        Ok(read) => {
+            buffer.extend_from_slice(&chunk[..read]);
+            Some(())
+        }
+    };
+    let (head_end, length) = loop {
+        if let Some(end) = find(buffer, b"\r\n\r\n") {
+            break (end + 4, content_length(&buffer[..end]));
+        }
+        fill(buffer)?;
+    };
+    while buffer.len() < head_end + length {
+        fill(buffer)?;
+    }
+    let body = buffer[head_end..head_end + length].to_vec();
+    buffer.drain(..head_end + length);
+    Some(body)
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
