@@ -14,6 +14,8 @@
 
 #[path = "../tests/common/keepalive.rs"]
 mod keepalive;
+#[path = "speed/peers.rs"]
+mod peers;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -166,21 +168,37 @@ struct Row {
 }
 
 impl Row {
-    fn print(&self) {
+    /// One line of a table whose `floor` column holds `baseline`'s figures:
+    /// the raw client's ("the floor") or a peer's.
+    fn print(&self, baseline: &str) {
         let ratio = self.chatwire / self.floor;
-        let direction = if self.higher_is_better {
-            "of the floor"
+        let direction = if self.higher_is_better && baseline == FLOOR {
+            format!("of {baseline}")
         } else {
-            "× the floor"
+            format!("× {baseline}")
         };
         println!(
-            "| {:<46} | {:>12} | {:>12} | {:>5.2} {:<12} |",
+            "| {:<46} | {:>12} | {:>12} | {:>5.2} {:<14} |",
             self.figure,
             format!("{} {}", format_value(self.floor), self.unit),
             format!("{} {}", format_value(self.chatwire), self.unit),
             ratio,
             direction
         );
+    }
+}
+
+const FLOOR: &str = "the floor";
+
+/// A table: its head, then each row against `baseline`.
+fn print_table(rows: &[Row], baseline: &str, baseline_column: &str) {
+    println!(
+        "| {:<46} | {:>12} | {:>12} | {:<20} |",
+        "figure", baseline_column, "chatwire", "ratio"
+    );
+    println!("|{:-<48}|{:->14}|{:->14}|{:-<22}|", "", "", "", "");
+    for row in rows {
+        row.print(baseline);
     }
 }
 
@@ -355,19 +373,7 @@ fn threaded(
         });
         raw_rates.push((per_thread * THREADS) as f64 / started.elapsed().as_secs_f64());
         let before = accepted();
-        let started = Instant::now();
-        std::thread::scope(|scope| {
-            for _ in 0..THREADS {
-                let chatwire = chatwire.clone();
-                scope.spawn(move || {
-                    let conversation = short_conversation();
-                    for _ in 0..per_thread {
-                        chatwire.send(&mut conversation.clone()).unwrap();
-                    }
-                });
-            }
-        });
-        rates.push((per_thread * THREADS) as f64 / started.elapsed().as_secs_f64());
+        rates.push(threads_sharing(&chatwire, per_thread));
         opened = opened.max(accepted() - before);
         waiting = waiting.max(time_wait(port));
     }
@@ -379,6 +385,109 @@ fn threaded(
         higher_is_better: true,
     });
     (opened, waiting)
+}
+
+/// Sends per second of [`THREADS`] threads sharing `chatwire`, each making
+/// `per_thread` sends.
+fn threads_sharing(chatwire: &Client, per_thread: usize) -> f64 {
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..THREADS {
+            let chatwire = chatwire.clone();
+            scope.spawn(move || {
+                let conversation = short_conversation();
+                for _ in 0..per_thread {
+                    chatwire.send(&mut conversation.clone()).unwrap();
+                }
+            });
+        }
+    });
+    (per_thread * THREADS) as f64 / started.elapsed().as_secs_f64()
+}
+
+/// chatwire against async-openai (and openai-python, when present) on
+/// the same server, rounds interleaved: each peer runs as its own process
+/// between chatwire's rounds. Skipped, with the command that adds the
+/// peer, when it is not built.
+fn compare_with_peers(url: &str, server: &str) {
+    let Some(binary) = peers::async_openai_binary() else {
+        println!(
+            "async-openai comparison skipped: build it with `{}`",
+            peers::BUILD_ASYNC_OPENAI
+        );
+        return;
+    };
+    let chatwire = client(url);
+    let conversation = short_conversation();
+    for _ in 0..500 {
+        chatwire.send(&mut conversation.clone()).unwrap();
+    }
+    let (mut peer_runs, mut rates, mut samples, mut threaded) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let mut round = timed(SENDS, || {
+            chatwire.send(&mut conversation.clone()).unwrap();
+        });
+        rates.push(SENDS as f64 / round.iter().sum::<Duration>().as_secs_f64());
+        samples.append(&mut round);
+        match peers::async_openai(&binary, url, SENDS, THREADS) {
+            Some(figures) => peer_runs.push(figures),
+            None => return,
+        }
+        threaded.push(threads_sharing(&chatwire, SENDS / THREADS));
+    }
+    let peer =
+        |figure: fn(&peers::PeerFigures) -> f64| median(peer_runs.iter().map(figure).collect());
+    let mut rows = vec![Row {
+        figure: format!("sequential sends/s ({server})"),
+        floor: peer(|run| run.sequential_per_s),
+        chatwire: median(rates),
+        unit: "/s",
+        higher_is_better: true,
+    }];
+    for (name, fraction, figure) in [
+        (
+            "p50",
+            0.5,
+            (|run: &peers::PeerFigures| run.p50_us) as fn(&_) -> f64,
+        ),
+        ("p99", 0.99, |run: &peers::PeerFigures| run.p99_us),
+    ] {
+        rows.push(Row {
+            figure: format!("sequential send latency, {name} ({server})"),
+            floor: peer(figure),
+            chatwire: percentile(&mut samples, fraction).as_secs_f64() * 1e6,
+            unit: "µs",
+            higher_is_better: false,
+        });
+    }
+    rows.push(Row {
+        figure: format!("{THREADS} threads / {THREADS} tasks, one client, sends/s"),
+        floor: peer(|run| run.concurrent_per_s.unwrap_or(f64::NAN)),
+        chatwire: median(threaded),
+        unit: "/s",
+        higher_is_better: true,
+    });
+    println!();
+    println!("chatwire against async-openai 0.43 (tokio, multi-thread runtime), medians of {ROUNDS} interleaved rounds\n");
+    print_table(&rows, "async-openai", "async-openai");
+    if !peers::openai_python_present() {
+        println!(
+            "\nopenai-python comparison skipped: python3 cannot import openai (pip install openai)"
+        );
+        return;
+    }
+    if let Some(python) = peers::openai_python(url, SENDS / 5) {
+        println!();
+        let row = Row {
+            figure: format!("sequential sends/s ({server})"),
+            floor: python.sequential_per_s,
+            chatwire: rows[0].chatwire,
+            unit: "/s",
+            higher_is_better: true,
+        };
+        print_table(&[row], "openai-python", "openai-python");
+    }
 }
 
 fn history_send(rows: &mut Vec<Row>) {
@@ -621,6 +730,9 @@ fn run_child(what: &str) {
     if what == "raw" {
         let mut raw = RawClient::connect(&url, &body(&short_conversation(), false));
         (0..count).for_each(|_| raw.post());
+    } else if what == "threads" {
+        // For a profiler: `count` sends from THREADS threads sharing a client.
+        threads_sharing(&client(&url), count / THREADS);
     } else {
         let chatwire = client(&url);
         for _ in 0..count {
@@ -658,11 +770,6 @@ fn main() {
         "chatwire {} against a raw client (the floor), loopback, {cores} cores, medians of {ROUNDS} interleaved rounds\n",
         env!("CARGO_PKG_VERSION")
     );
-    println!(
-        "| {:<46} | {:>12} | {:>12} | {:<18} |",
-        "figure", "floor", "chatwire", "ratio"
-    );
-    println!("|{:-<48}|{:->14}|{:->14}|{:-<20}|", "", "", "", "");
     let mut rows = Vec::new();
     let server = KeepAliveServer::start(1);
     sequential(&mut rows, &server.url, "raw server");
@@ -676,9 +783,7 @@ fn main() {
     long_stream(&mut rows);
     delta_delay(&mut rows);
     cold_start(&mut rows);
-    for row in &rows {
-        row.print();
-    }
+    print_table(&rows, FLOOR, "floor");
     println!();
     println!(
         "{THREADS} threads sharing one client, 20,000 sends: {opened} connections opened, {waiting} sockets in TIME_WAIT"
@@ -686,6 +791,17 @@ fn main() {
     if nginx.is_none() {
         println!("nginx figures skipped: nginx is not installed (apt-get install nginx-light)");
     }
+    let peer_url = nginx
+        .as_ref()
+        .map_or(server.url.as_str(), |nginx| nginx.url.as_str());
+    compare_with_peers(
+        peer_url,
+        if nginx.is_some() {
+            "nginx"
+        } else {
+            "raw server"
+        },
+    );
     match clones_per_thousand_sends() {
         Some(clones) => println!(
             "clone/clone3 calls of a process making 1,000 sends after one (strace): {clones}"

@@ -32,9 +32,12 @@ impl ApiKey {
         Ok(ApiKey(key))
     }
 
-    /// The `Authorization` header value.
-    pub(crate) fn bearer(&self) -> String {
-        format!("Bearer {}", self.0)
+    /// The `Authorization` header value, marked sensitive.
+    pub(crate) fn authorization(&self) -> Result<ureq::http::HeaderValue> {
+        let mut value = ureq::http::HeaderValue::from_str(&format!("Bearer {}", self.0))
+            .map_err(|_| Error::Config("the API key cannot be sent in a header".into()))?;
+        value.set_sensitive(true);
+        Ok(value)
     }
 }
 

@@ -4,7 +4,8 @@
 use std::io::{ErrorKind, Read};
 use std::time::{Duration, Instant, SystemTime};
 
-use ureq::http::Response;
+use ureq::http::header::{AUTHORIZATION, CONTENT_TYPE};
+use ureq::http::{HeaderValue, Response};
 use ureq::Body;
 
 use crate::config::{self, ApiKey, Limit, Network, Settings};
@@ -18,6 +19,9 @@ use crate::http::retry;
 use crate::http::tls;
 use crate::log;
 use crate::secrets::Secrets;
+
+/// The most room made for a body before its bytes arrive.
+const PRESIZE_BYTES: u64 = 1024 * 1024;
 
 /// ureq's own input buffer size, kept when the header limit is below it.
 const DEFAULT_INPUT_BUFFER: usize = 128 * 1024;
@@ -44,6 +48,9 @@ pub(crate) struct Transport {
     max_idle_connections: usize,
     /// The settings the agent was built with.
     tuning: Tuning,
+    /// `Bearer <key>`, made once (marked sensitive, so that the http
+    /// crate's Debug does not show it).
+    authorization: HeaderValue,
 }
 
 /// The settings ureq keeps in its agent. A client whose settings change
@@ -135,6 +142,7 @@ impl Transport {
         Ok(Transport {
             agent: route.agent(config),
             endpoint,
+            authorization: key.authorization()?,
             key,
             network,
             route,
@@ -217,7 +225,8 @@ impl Transport {
             };
             let request_id = request_id(&response);
             let limit = settings.limits.body;
-            match read_limited(response.body_mut().as_reader(), limit) {
+            let announced = response.body().content_length();
+            match read_limited(response.body_mut().as_reader(), announced, limit) {
                 Ok(Some(bytes)) => match String::from_utf8(bytes).inspect(|body| {
                     seen.received = Some(body.len());
                 }) {
@@ -384,8 +393,8 @@ impl Transport {
             request = tuned!(request.config(), &tuning).build();
         }
         let mut request = request
-            .header("Authorization", self.key.bearer())
-            .content_type("application/json");
+            .header(AUTHORIZATION, self.authorization.clone())
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         for (name, value) in settings.headers.iter() {
             request = request.header(name, value);
         }
@@ -452,8 +461,15 @@ impl Transport {
 /// Reads a whole body, `None` when it is longer than `limit` bytes. The
 /// reader decompresses, so the count is of what is kept: a compressed bomb
 /// stops at the limit, whatever its size on the wire.
-fn read_limited(reader: impl Read, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
-    let mut bytes = Vec::new();
+fn read_limited(
+    reader: impl Read,
+    announced: Option<u64>,
+    limit: u64,
+) -> std::io::Result<Option<Vec<u8>>> {
+    // Room for the length the server announced saves the small reads that
+    // grow an empty buffer; no more than PRESIZE_BYTES before any arrive.
+    let room = announced.unwrap_or(0).min(limit).min(PRESIZE_BYTES) as usize;
+    let mut bytes = Vec::with_capacity(room + 1);
     reader
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)?;
@@ -494,11 +510,26 @@ const REQUEST_ID_HEADERS: [&str; 8] = [
     "cf-ray",
 ];
 
+/// The request id, by [`REQUEST_ID_HEADERS`]' preference. One pass over
+/// the response's few headers: a lookup of each name would hash it eight
+/// times per send.
 fn request_id(response: &Response<Body>) -> Option<String> {
-    REQUEST_ID_HEADERS.iter().find_map(|name| {
-        let value = response.headers().get(*name)?.to_str().ok()?.trim();
-        (!value.is_empty()).then(|| value.to_owned())
-    })
+    let mut best: Option<(usize, &str)> = None;
+    for (name, value) in response.headers() {
+        let Some(rank) = REQUEST_ID_HEADERS
+            .iter()
+            .position(|id| *id == name.as_str())
+        else {
+            continue;
+        };
+        let Some(value) = value.to_str().ok().map(str::trim) else {
+            continue;
+        };
+        if !value.is_empty() && best.is_none_or(|(best, _)| rank < best) {
+            best = Some((rank, value));
+        }
+    }
+    best.map(|(_, value)| value.to_owned())
 }
 
 /// A timeout error that says which timeout ran out.
