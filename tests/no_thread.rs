@@ -1,6 +1,7 @@
 //! A send starts no thread: not for the connection, not for looking up
-//! `localhost` or an IP address. Alone in its file, so that no other test
-//! of this process starts threads meanwhile.
+//! `localhost` or an IP address, not for a stream's idle timeout. Alone in
+//! its file, so that no other test of this process starts threads
+//! meanwhile.
 
 mod common;
 
@@ -21,29 +22,43 @@ fn next_thread_id() -> i64 {
     .unwrap()
 }
 
+/// Threads started while `sends` calls of `send` run.
+fn threads_started_by(sends: i64, mut send: impl FnMut()) -> i64 {
+    send();
+    let before = next_thread_id();
+    for _ in 0..sends {
+        send();
+    }
+    let after = next_thread_id();
+    assert!(before > 0 && after > 0, "no thread ids in /proc");
+    let pid_max: i64 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .map(|text| text.trim().parse().unwrap_or(i64::MAX))
+        .unwrap_or(i64::MAX);
+    (after - before).rem_euclid(pid_max)
+}
+
 #[test]
 #[cfg(target_os = "linux")]
 fn a_send_starts_no_thread() {
-    let server = KeepAliveServer::start(1);
+    let server = KeepAliveServer::start(3);
     // Host names too: `localhost` is not looked up, and a looked-up name
     // would be looked up once.
     let local = server.url.replace("127.0.0.1", "localhost");
+    let sends = 500;
     for url in [server.url.as_str(), local.as_str()] {
         let client = client(url);
-        client.send(&mut conversation()).unwrap();
-        let sends = 500;
-        let before = next_thread_id();
-        for _ in 0..sends {
+        let started = threads_started_by(sends, || {
             client.send(&mut conversation()).unwrap();
-        }
-        let after = next_thread_id();
-        assert!(before > 0 && after > 0, "no thread ids in /proc");
-        let pid_max: i64 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
-            .map(|text| text.trim().parse().unwrap_or(i64::MAX))
-            .unwrap_or(i64::MAX);
-        let started = (after - before).rem_euclid(pid_max);
+        });
         // A thread per send would make it at least `sends`; other programs
         // on the machine may start some meanwhile.
         assert!(started < sends / 4, "{started} threads for {sends} sends");
+        let started = threads_started_by(sends, || {
+            let reply = client
+                .send_stream(&mut conversation(), |_| std::ops::ControlFlow::Continue(()))
+                .unwrap();
+            assert_eq!(reply.content, "xxx");
+        });
+        assert!(started < sends / 4, "{started} threads for {sends} streams");
     }
 }

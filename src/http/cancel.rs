@@ -1,5 +1,4 @@
-//! Stopping a request from another thread, and noticing a stream that has
-//! gone quiet.
+//! Stopping a request from another thread.
 //!
 //! A blocking read cannot be interrupted by a flag. So while a thread works
 //! for a token ([`CancelToken::enter`]), whatever it blocks on (the socket
@@ -13,7 +12,6 @@ use std::cell::RefCell;
 use std::io;
 use std::marker::PhantomData;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
@@ -43,15 +41,10 @@ struct Shared {
 #[derive(Default)]
 struct State {
     cancelled: bool,
-    idle_expired: bool,
     /// What the request is blocked on, or about to be; set only while a
     /// thread works for the token, so a cancel never reaches a connection
     /// that went back to the pool.
     target: Option<Arc<dyn Interrupt>>,
-    last_activity: Option<Instant>,
-    watching: bool,
-    /// Pausing between retries: the server owes nothing, so the idle watch waits.
-    pausing: bool,
 }
 
 impl CancelToken {
@@ -88,11 +81,9 @@ impl CancelToken {
     }
 
     /// Sleeps for `pause` (between retries), waking early to fail when cancelled.
-    /// The pause does not count as silence for the idle watch.
     pub(crate) fn sleep(&self, pause: Duration) -> Result<()> {
         let deadline = Instant::now() + pause;
         let mut state = self.lock();
-        state.pausing = true;
         while !state.cancelled && Instant::now() < deadline {
             let left = deadline.saturating_duration_since(Instant::now());
             state = self
@@ -102,11 +93,8 @@ impl CancelToken {
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
-        state.pausing = false;
-        state.last_activity = Some(Instant::now());
         let cancelled = state.cancelled;
         drop(state);
-        self.0.changed.notify_all();
         if cancelled {
             return Err(Error::Cancelled);
         }
@@ -127,7 +115,7 @@ impl CancelToken {
     /// request is already stopped, so that nothing new starts blocking.
     fn hold(&self, target: &Arc<dyn Interrupt>) -> io::Result<()> {
         let mut state = self.lock();
-        if state.cancelled || state.idle_expired {
+        if state.cancelled {
             return Err(io::Error::new(
                 io::ErrorKind::ConnectionAborted,
                 "the request was stopped",
@@ -141,63 +129,6 @@ impl CancelToken {
             state.target = Some(target.clone());
         }
         Ok(())
-    }
-
-    /// Records that bytes arrived, for the idle watch.
-    pub(crate) fn touch(&self) {
-        self.lock().last_activity = Some(Instant::now());
-    }
-
-    /// True when the idle watch closed the connection.
-    pub(crate) fn idle_expired(&self) -> bool {
-        self.lock().idle_expired
-    }
-
-    /// Starts a thread that shuts the connection down when nothing has
-    /// arrived for `idle`; it ends when the returned guard is dropped.
-    pub(crate) fn watch_idle(&self, idle: Duration) -> IdleWatch {
-        {
-            let mut state = self.lock();
-            state.last_activity = Some(Instant::now());
-            state.watching = true;
-        }
-        let token = self.clone();
-        let thread = std::thread::Builder::new()
-            .name("chatwire-idle-watch".into())
-            .spawn(move || token.run_idle_watch(idle))
-            .ok();
-        IdleWatch {
-            token: self.clone(),
-            thread,
-        }
-    }
-
-    fn run_idle_watch(&self, idle: Duration) {
-        let mut state = self.lock();
-        while state.watching && !state.cancelled {
-            if state.pausing {
-                state = self
-                    .0
-                    .changed
-                    .wait(state)
-                    .unwrap_or_else(PoisonError::into_inner);
-                continue;
-            }
-            let since = state
-                .last_activity
-                .map_or(Duration::ZERO, |at| at.elapsed());
-            if since >= idle {
-                state.idle_expired = true;
-                interrupt(&mut state);
-                return;
-            }
-            state = self
-                .0
-                .changed
-                .wait_timeout(state, idle - since)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
     }
 }
 
@@ -226,7 +157,7 @@ thread_local! {
 }
 
 /// Hands `target` to the token the calling thread works for (if any) before
-/// blocking on it, so that a cancel or the idle watch can interrupt it.
+/// blocking on it, so that a cancel can interrupt it.
 /// Fails when that request is already stopped.
 pub(crate) fn hold(target: &Arc<dyn Interrupt>) -> io::Result<()> {
     CURRENT.with(|current| match &*current.borrow() {
@@ -247,22 +178,6 @@ impl Drop for Entered {
         let left = CURRENT.with(|current| current.replace(self.previous.take()));
         if let Some(token) = left {
             token.lock().target = None;
-        }
-    }
-}
-
-/// Ends the idle watch when dropped.
-pub(crate) struct IdleWatch {
-    token: CancelToken,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Drop for IdleWatch {
-    fn drop(&mut self) {
-        self.token.lock().watching = false;
-        self.token.0.changed.notify_all();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
         }
     }
 }
@@ -293,32 +208,5 @@ mod tests {
         let token = CancelToken::new();
         assert!(token.sleep(Duration::from_millis(10)).is_ok());
         assert!(token.check().is_ok());
-    }
-
-    #[test]
-    fn a_pause_between_retries_is_not_silence() {
-        let token = CancelToken::new();
-        let watch = token.watch_idle(Duration::from_millis(50));
-        token.sleep(Duration::from_millis(300)).unwrap();
-        assert!(!token.idle_expired());
-        drop(watch);
-    }
-
-    #[test]
-    fn idle_watch_expires_without_activity_and_stops_when_dropped() {
-        let token = CancelToken::new();
-        let watch = token.watch_idle(Duration::from_millis(30));
-        std::thread::sleep(Duration::from_millis(200));
-        assert!(token.idle_expired());
-        drop(watch);
-
-        let busy = CancelToken::new();
-        let watch = busy.watch_idle(Duration::from_millis(200));
-        for _ in 0..5 {
-            std::thread::sleep(Duration::from_millis(20));
-            busy.touch();
-        }
-        drop(watch);
-        assert!(!busy.idle_expired());
     }
 }

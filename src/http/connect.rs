@@ -38,13 +38,46 @@ thread_local! {
 }
 
 /// Runs `work` with every read on the calling thread waiting no longer than
-/// `patience` (besides the request's own timeouts): for reading what is
-/// left of a body only if it is there already.
+/// `patience` (besides the request's own timeouts): a stream's idle timeout,
+/// or, for what is left of a body, only what is there already. A read that
+/// waits that long fails with a timeout that [`is_silence`] recognises.
 pub(crate) fn with_patience<T>(patience: Duration, work: impl FnOnce() -> T) -> T {
     let before = PATIENCE.replace(Some(patience));
     let result = work();
     PATIENCE.set(before);
     result
+}
+
+/// The error inside the timeout of a read that ran out of patience.
+#[derive(Debug)]
+struct Silence;
+
+impl fmt::Display for Silence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("nothing arrived within the patience of the read")
+    }
+}
+
+impl std::error::Error for Silence {}
+
+/// True when `error` is a read that ran out of patience
+/// ([`with_patience`]), as ureq passes it on: itself, or inside a body
+/// reader's error.
+pub(crate) fn is_silence(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if error.is::<Silence>() {
+            return true;
+        }
+        cause = match error.downcast_ref::<io::Error>() {
+            Some(io) => io.get_ref().map(|inner| inner as _),
+            None => match error.downcast_ref::<ureq::Error>() {
+                Some(ureq::Error::Io(io)) => Some(io as _),
+                _ => error.source(),
+            },
+        };
+    }
+    false
 }
 
 /// Each address of a host gets at least this much of the connect timeout.
@@ -221,23 +254,46 @@ impl Interruptible {
 struct Deadline {
     at: Option<Instant>,
     reason: ureq::Timeout,
+    /// The read's patience, not one of the request's timeouts, sets `at`.
+    patience: bool,
 }
 
 impl Deadline {
     fn new(timeout: NextTimeout) -> Result<Deadline, ureq::Error> {
-        if timeout.after.is_not_happening() {
-            return Ok(Deadline {
-                at: None,
-                reason: timeout.reason,
-            });
-        }
-        if timeout.after.is_zero() {
-            return Err(ureq::Error::Timeout(timeout.reason));
-        }
-        Ok(Deadline {
-            at: Some(Instant::now() + *timeout.after),
+        Deadline::with_patience(timeout, None)
+    }
+
+    /// A deadline that is the sooner of `timeout` and `patience`.
+    fn with_patience(
+        timeout: NextTimeout,
+        patience: Option<Duration>,
+    ) -> Result<Deadline, ureq::Error> {
+        let patient = patience
+            .filter(|patience| timeout.after.is_not_happening() || *patience < *timeout.after);
+        let mut deadline = Deadline {
+            at: None,
             reason: timeout.reason,
-        })
+            patience: patient.is_some(),
+        };
+        let after = match patient {
+            Some(patience) => patience,
+            None if timeout.after.is_not_happening() => return Ok(deadline),
+            None => *timeout.after,
+        };
+        if after.is_zero() {
+            return Err(deadline.expired());
+        }
+        deadline.at = Some(Instant::now() + after);
+        Ok(deadline)
+    }
+
+    /// The error of a call that reached the deadline.
+    fn expired(&self) -> ureq::Error {
+        if self.patience {
+            ureq::Error::Io(io::Error::new(io::ErrorKind::TimedOut, Silence))
+        } else {
+            ureq::Error::Timeout(self.reason)
+        }
     }
 
     /// Sets the socket's timeout so that a blocked call ends by the deadline.
@@ -255,7 +311,7 @@ impl Deadline {
             Some(at) => {
                 let left = at.saturating_duration_since(Instant::now());
                 if left < Duration::from_micros(1) {
-                    return Err(ureq::Error::Timeout(self.reason));
+                    return Err(self.expired());
                 }
                 if current.is_some_and(|current| current <= left && current >= left / 2) {
                     return Ok(());
@@ -282,7 +338,7 @@ impl Deadline {
             // A socket timeout, as Unix (WouldBlock) or Windows spells it.
             io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => match self.at {
                 Some(at) if Instant::now() < at => Ok(()),
-                _ => Err(ureq::Error::Timeout(self.reason)),
+                _ => Err(self.expired()),
             },
             _ => Err(error.into()),
         }
@@ -307,13 +363,7 @@ impl Transport for Interruptible {
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
         cancel::hold(&self.target)?;
         self.flush(timeout)?;
-        let mut timeout = timeout.for_read();
-        if let Some(patience) = PATIENCE.get() {
-            if timeout.after.is_not_happening() || patience < *timeout.after {
-                timeout.after = patience.into();
-            }
-        }
-        let deadline = Deadline::new(timeout)?;
+        let deadline = Deadline::with_patience(timeout.for_read(), PATIENCE.get())?;
         let socket = &self.socket.0;
         let read = loop {
             deadline.fit(socket, &mut self.read_timeout, Socket::set_read_timeout)?;

@@ -10,7 +10,7 @@ use ureq::Body;
 
 use crate::config::{self, ApiKey, Limit, Network, Settings};
 use crate::error::{Error, Result, TimeoutKind};
-use crate::http::cancel::{CancelToken, IdleWatch};
+use crate::http::cancel::CancelToken;
 use crate::http::connect;
 use crate::http::proxy::{self, Route};
 use crate::http::redirect;
@@ -252,9 +252,12 @@ impl Transport {
         settings: &Settings,
         token: &CancelToken,
     ) -> Result<StreamReader> {
-        let idle_watch = token.watch_idle(settings.idle_timeout);
-        let response = self.with_retries(settings, Some(token), body.len(), |seen| {
-            self.open(body, settings, seen)
+        // The wait for the answer's head is silence too: every read of
+        // the stream waits at most the idle timeout.
+        let response = connect::with_patience(settings.idle_timeout, || {
+            self.with_retries(settings, Some(token), body.len(), |seen| {
+                self.open(body, settings, seen)
+            })
         })?;
         let is_json = response
             .headers()
@@ -268,7 +271,6 @@ impl Transport {
             token: token.clone(),
             settings: settings.clone(),
             endpoint: self.endpoint.clone(),
-            _idle_watch: idle_watch,
         })
     }
 
@@ -294,10 +296,9 @@ impl Transport {
                 let _entered = token.map(CancelToken::enter);
                 attempt(&mut seen)
             };
-            // A cancel or the idle watch closes the connection under the
-            // attempt, which then fails with a plain I/O error: say why instead.
-            let outcome = match token.and_then(|token| stop_reason(token, &self.endpoint, settings))
-            {
+            // A cancel closes the connection under the attempt, which then
+            // fails with a plain I/O error: say why instead.
+            let outcome = match token.and_then(stop_reason) {
                 Some(error) => Attempt::Failed(error),
                 None => outcome,
             };
@@ -439,6 +440,9 @@ impl Transport {
             });
         }
         match error {
+            ureq::Error::Io(ref io) if connect::is_silence(io) => {
+                Attempt::Failed(silent(endpoint, settings))
+            }
             ureq::Error::Timeout(which) => retryable(timed_out(endpoint, settings, which)),
             ureq::Error::Io(ref io) if is_timeout(io) => {
                 retryable(timed_out(endpoint, settings, ureq::Timeout::Global))
@@ -575,7 +579,6 @@ pub(crate) struct StreamReader {
     token: CancelToken,
     settings: Settings,
     endpoint: String,
-    _idle_watch: IdleWatch,
 }
 
 impl StreamReader {
@@ -620,49 +623,48 @@ impl StreamReader {
         });
     }
 
-    /// Reads the next bytes; 0 at the end of the body.
+    /// Reads the next bytes; 0 at the end of the body. No read waits
+    /// longer than the idle timeout: a socket timeout, not a thread that
+    /// watches the stream.
     pub(crate) fn read(&mut self, buffer: &mut [u8]) -> Result<usize> {
         self.token.check()?;
         let read = {
             let _entered = self.token.enter();
-            self.reader.read(buffer)
+            connect::with_patience(self.settings.idle_timeout, || self.reader.read(buffer))
         };
         match read {
-            // A cancel or the idle watch shuts the connection down, which a
-            // blocked read may see as a clean end of the body: say why.
-            Ok(0) => match stop_reason(&self.token, &self.endpoint, &self.settings) {
+            // A cancel shuts the connection down, which a blocked read may
+            // see as a clean end of the body: say why.
+            Ok(0) => match stop_reason(&self.token) {
                 Some(error) => Err(error),
                 None => Ok(0),
             },
-            Ok(read) => {
-                self.token.touch();
-                Ok(read)
-            }
-            Err(error) => Err(stop_reason(&self.token, &self.endpoint, &self.settings)
+            Ok(read) => Ok(read),
+            Err(error) => Err(stop_reason(&self.token)
                 .unwrap_or_else(|| read_failure(&self.endpoint, &self.settings, error))),
         }
     }
 }
 
 /// Why a stoppable request was stopped, if it was.
-fn stop_reason(token: &CancelToken, endpoint: &str, settings: &Settings) -> Option<Error> {
-    if token.is_cancelled() {
-        Some(Error::Cancelled)
-    } else if token.idle_expired() {
-        Some(Error::Timeout {
-            kind: TimeoutKind::Idle,
-            message: format!(
-                "the stream from {endpoint} was silent for the idle timeout of {:?}",
-                settings.idle_timeout
-            ),
-        })
-    } else {
-        None
+fn stop_reason(token: &CancelToken) -> Option<Error> {
+    token.is_cancelled().then_some(Error::Cancelled)
+}
+
+/// The error of a stream that stayed silent for the idle timeout.
+fn silent(endpoint: &str, settings: &Settings) -> Error {
+    Error::Timeout {
+        kind: TimeoutKind::Idle,
+        message: format!(
+            "the stream from {endpoint} was silent for the idle timeout of {:?}",
+            settings.idle_timeout
+        ),
     }
 }
 
 fn read_failure(endpoint: &str, settings: &Settings, error: std::io::Error) -> Error {
     match error {
+        error if connect::is_silence(&error) => silent(endpoint, settings),
         error if is_timeout(&error) => timed_out(endpoint, settings, ureq::Timeout::Global),
         error => transport_error(endpoint, error),
     }
