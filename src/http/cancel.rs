@@ -11,6 +11,7 @@
 use std::cell::RefCell;
 use std::io;
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -32,10 +33,23 @@ impl std::fmt::Debug for CancelToken {
     }
 }
 
-#[derive(Default)]
 struct Shared {
     state: Mutex<State>,
     changed: Condvar,
+    /// This token's number, for the claims of what it holds ([`Interrupt::claim`]).
+    id: u64,
+}
+
+impl Default for Shared {
+    fn default() -> Shared {
+        // 0 stands for no token, so the count starts at 1.
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        Shared {
+            state: Mutex::default(),
+            changed: Condvar::new(),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -58,7 +72,7 @@ impl CancelToken {
         {
             let mut state = self.lock();
             state.cancelled = true;
-            interrupt(&mut state);
+            interrupt(&mut state, self.0.id);
         }
         self.0.changed.notify_all();
     }
@@ -121,6 +135,7 @@ impl CancelToken {
                 "the request was stopped",
             ));
         }
+        target.claim(self.0.id);
         if !state
             .target
             .as_ref()
@@ -135,9 +150,9 @@ impl CancelToken {
 /// Interrupts what the request is blocked on. Called with the token's lock
 /// held, which [`Entered`] takes too: once the thread has stopped working
 /// for the token, none of its connections can be reached from here.
-fn interrupt(state: &mut State) {
+fn interrupt(state: &mut State, id: u64) {
     if let Some(target) = state.target.take() {
-        target.interrupt();
+        target.interrupt_for(id);
     }
 }
 
@@ -149,6 +164,19 @@ fn interrupt(state: &mut State) {
 pub(crate) trait Interrupt: Send + Sync {
     /// Makes the blocked call (and any later one) fail at once.
     fn interrupt(&self);
+
+    /// Records which token may interrupt it from now on (its id; 0 for a
+    /// request no token stops). A connection goes back to the pool while
+    /// its request's thread still works for the token, and another request
+    /// may take it at once: the claim keeps a late cancel of the first
+    /// from reaching the second. What only one request ever waits on (a
+    /// name lookup) needs no claim.
+    fn claim(&self, _owner: u64) {}
+
+    /// Interrupts, if the token `owner` still holds the claim.
+    fn interrupt_for(&self, _owner: u64) {
+        self.interrupt();
+    }
 }
 
 thread_local! {
@@ -162,7 +190,10 @@ thread_local! {
 pub(crate) fn hold(target: &Arc<dyn Interrupt>) -> io::Result<()> {
     CURRENT.with(|current| match &*current.borrow() {
         Some(token) => token.hold(target),
-        None => Ok(()),
+        None => {
+            target.claim(0);
+            Ok(())
+        }
     })
 }
 

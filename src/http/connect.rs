@@ -10,7 +10,7 @@ use std::cell::Cell;
 use std::fmt;
 use std::io::{self, Read};
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
@@ -102,7 +102,7 @@ impl<In: Transport> Connector<In> for TcpConnect {
         let socket = connect_any(&details.addrs, details.timeout)?;
         let config = details.config;
         if config.no_delay() {
-            socket.0.set_tcp_nodelay(true)?;
+            socket.socket.set_tcp_nodelay(true)?;
         }
         let buffers = LazyBuffers::new(config.input_buffer_size(), config.output_buffer_size());
         Ok(Some(Either::B(Interruptible::new(socket, buffers))))
@@ -169,26 +169,52 @@ fn connect_one(addr: SocketAddr, budget: Option<Duration>) -> io::Result<Arc<Sha
     let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
     #[cfg(target_vendor = "apple")]
     socket.set_nosigpipe(true)?;
-    let socket = Arc::new(SharedSocket(socket));
+    let socket = Arc::new(SharedSocket {
+        socket,
+        owner: Mutex::new(0),
+    });
     let target: Arc<dyn Interrupt> = socket.clone();
     cancel::hold(&target)?;
     let addr = SockAddr::from(addr);
     match budget {
-        Some(budget) => socket.0.connect_timeout(&addr, budget)?,
-        None => socket.0.connect(&addr)?,
+        Some(budget) => socket.socket.connect_timeout(&addr, budget)?,
+        None => socket.socket.connect(&addr)?,
     }
     Ok(socket)
 }
 
 /// A connection's socket, shared by its transport and, while a request
 /// uses it, that request's cancel token.
-pub(crate) struct SharedSocket(Socket);
+pub(crate) struct SharedSocket {
+    socket: Socket,
+    /// The token of the request that uses it (0: none); see
+    /// [`Interrupt::claim`]. A lock, not an atomic, so that no claim can
+    /// come between a cancel's check and its shutdown.
+    owner: Mutex<u64>,
+}
+
+impl SharedSocket {
+    fn owner(&self) -> MutexGuard<'_, u64> {
+        self.owner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
 
 impl Interrupt for SharedSocket {
     /// Wakes the blocked call and fails every later one, as each platform
     /// allows (see `http::wake`).
     fn interrupt(&self) {
-        wake::wake(&self.0);
+        wake::wake(&self.socket);
+    }
+
+    fn claim(&self, owner: u64) {
+        *self.owner() = owner;
+    }
+
+    fn interrupt_for(&self, owner: u64) {
+        let current = self.owner();
+        if *current == owner {
+            wake::wake(&self.socket);
+        }
     }
 }
 
@@ -235,7 +261,7 @@ impl Interruptible {
             return Ok(());
         }
         let deadline = Deadline::new(timeout.for_write())?;
-        let socket = &self.socket.0;
+        let socket = &self.socket.socket;
         let mut written = 0;
         while written < self.held.len() {
             deadline.fit(socket, &mut self.write_timeout, Socket::set_write_timeout)?;
@@ -364,7 +390,7 @@ impl Transport for Interruptible {
         cancel::hold(&self.target)?;
         self.flush(timeout)?;
         let deadline = Deadline::with_patience(timeout.for_read(), PATIENCE.get())?;
-        let socket = &self.socket.0;
+        let socket = &self.socket.socket;
         let read = loop {
             deadline.fit(socket, &mut self.read_timeout, Socket::set_read_timeout)?;
             let mut reader = socket;
@@ -394,7 +420,7 @@ impl Transport for Interruptible {
         if std::mem::take(&mut self.just_read) {
             return true;
         }
-        is_idle(&self.socket.0)
+        is_idle(&self.socket.socket)
     }
 }
 
@@ -432,12 +458,64 @@ impl fmt::Debug for Interruptible {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let peer = self
             .socket
-            .0
+            .socket
             .peer_addr()
             .ok()
             .and_then(|addr| addr.as_socket());
         f.debug_struct("Interruptible")
             .field("peer", &peer)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::cancel::CancelToken;
+    use std::net::TcpListener;
+
+    /// A connected socket as the transport holds it, and the server's end.
+    fn connected() -> (Arc<SharedSocket>, std::net::TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let socket = connect_one(addr, Some(Duration::from_secs(5))).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        (socket, server)
+    }
+
+    /// Whether the socket still carries bytes to the server.
+    fn still_works(socket: &SharedSocket, server: &mut std::net::TcpStream) -> bool {
+        if send(&socket.socket, b"x").is_err() {
+            return false;
+        }
+        server
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        let mut byte = [0u8];
+        matches!(server.read(&mut byte), Ok(1))
+    }
+
+    #[test]
+    fn a_late_cancel_spares_the_request_that_took_the_connection() {
+        for taken_by_another in [false, true] {
+            let (socket, mut server) = connected();
+            let target: Arc<dyn Interrupt> = socket.clone();
+            let token = CancelToken::new();
+            {
+                let _entered = token.enter();
+                cancel::hold(&target).unwrap();
+                if taken_by_another {
+                    // The connection went back to the pool and a plain send
+                    // on another thread took it, before this thread stopped
+                    // working for the token.
+                    let taken = target.clone();
+                    std::thread::spawn(move || cancel::hold(&taken).unwrap())
+                        .join()
+                        .unwrap();
+                }
+                token.cancel();
+            }
+            assert_eq!(still_works(&socket, &mut server), taken_by_another);
+        }
     }
 }
