@@ -1,9 +1,9 @@
 # Builds, installs and packages chatwire's C library.
 #
 #   make                          libchatwire.a and libchatwire.so (release) in target/release/
-#   make install [PREFIX=/usr/local] [DESTDIR=]
+#   make install [PREFIX=/usr/local] [LIBDIR=lib] [DESTDIR=]
 #                                 the header, both libraries, chatwire.pc and the CMake package
-#   make uninstall [PREFIX=...] [DESTDIR=]
+#   make uninstall [PREFIX=...] [LIBDIR=...] [DESTDIR=]
 #                                 removes exactly what install put
 #   make dist                     dist/chatwire-VERSION-x86_64-linux-gnu.tar.gz: the same tree,
 #                                 built against glibc 2.17 so that it loads on older systems
@@ -27,6 +27,9 @@ SHELL       := bash
 
 CARGO   ?= cargo
 PREFIX  ?= /usr/local
+# The libraries' folder under PREFIX: lib64 or lib/x86_64-linux-gnu where
+# the system keeps its libraries there.
+LIBDIR  ?= lib
 DESTDIR ?=
 PYTHON  ?= python3
 
@@ -94,10 +97,10 @@ $(BUILT): $(SOURCES)
 	$(MAKE) --no-print-directory lib
 
 install: $(BUILT)
-	"$(INSTALL_SH)" install --from "$(NATIVE_DIR)" --version "$(VERSION)" --prefix "$(PREFIX)" --destdir "$(DESTDIR)"
+	"$(INSTALL_SH)" install --from "$(NATIVE_DIR)" --version "$(VERSION)" --prefix "$(PREFIX)" --libdir "$(LIBDIR)" --destdir "$(DESTDIR)"
 
 uninstall:
-	"$(INSTALL_SH)" uninstall --version "$(VERSION)" --prefix "$(PREFIX)" --destdir "$(DESTDIR)"
+	"$(INSTALL_SH)" uninstall --version "$(VERSION)" --prefix "$(PREFIX)" --libdir "$(LIBDIR)" --destdir "$(DESTDIR)"
 
 $(ZIG_VENV)/.installed:
 	rm -rf "$(ZIG_VENV)"

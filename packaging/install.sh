@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs chatwire's C library, or removes exactly what it installed.
 #
-#   install.sh install   --from DIR --version X.Y.Z --prefix PREFIX [--destdir DIR] [--relocatable]
-#   install.sh uninstall            --version X.Y.Z --prefix PREFIX [--destdir DIR]
+#   install.sh install   --from DIR --version X.Y.Z --prefix PREFIX [--libdir NAME] [--destdir DIR] [--relocatable]
+#   install.sh uninstall            --version X.Y.Z --prefix PREFIX [--libdir NAME] [--destdir DIR]
 #
+# --libdir is the libraries' folder under PREFIX: lib (the default), lib64
+# (Red Hat and SUSE), lib/x86_64-linux-gnu (Debian's multiarch).
 # --from is the build folder holding libchatwire.a, libchatwire.so and
 # native-static-libs.txt (the system libraries the static archive needs, as
 # rustc lists them). --relocatable writes a chatwire.pc that finds its
@@ -15,19 +17,20 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 
 usage() {
-  sed -n '2,12p' "${BASH_SOURCE[0]}" >&2
+  sed -n '2,15p' "${BASH_SOURCE[0]}" >&2
   exit 2
 }
 
 [ $# -ge 1 ] || usage
 action="$1"
 shift
-from="" version="" prefix="" destdir="" relocatable=0
+from="" version="" prefix="" libdir="lib" destdir="" relocatable=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --from) from="$2"; shift 2 ;;
     --version) version="$2"; shift 2 ;;
     --prefix) prefix="$2"; shift 2 ;;
+    --libdir) libdir="$2"; shift 2 ;;
     --destdir) destdir="$2"; shift 2 ;;
     --relocatable) relocatable=1; shift ;;
     *) usage ;;
@@ -38,6 +41,13 @@ case "$prefix" in
   /*) ;;
   *) echo "PREFIX must be an absolute path, not '$prefix'" >&2; exit 2 ;;
 esac
+libdir="${libdir%/}"
+if ! [[ "$libdir" =~ ^[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$ ]] || [[ "/$libdir/" == */../* || "/$libdir/" == */./* ]]; then
+  echo "LIBDIR must be a folder name under PREFIX (lib, lib64, lib/x86_64-linux-gnu), not '$libdir'" >&2
+  exit 2
+fi
+# From a folder under the libraries' folder back up to PREFIX, one ../ per level.
+up_from_libdir="$(sed -e 's|[^/][^/]*|..|g' <<<"$libdir")"
 if ! [[ "$version" =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)$ ]]; then
   echo "unexpected version '$version'" >&2
   exit 2
@@ -47,7 +57,7 @@ major="${BASH_REMATCH[1]}" minor="${BASH_REMATCH[2]}" patch="${BASH_REMATCH[3]}"
 prefix="${prefix%/}"
 base="${destdir%/}${prefix}"
 include_dir="$base/include"
-lib_dir="$base/lib"
+lib_dir="$base/$libdir"
 pc_dir="$lib_dir/pkgconfig"
 cmake_dir="$lib_dir/cmake/chatwire"
 doc_dir="$base/share/doc/chatwire"
@@ -120,9 +130,12 @@ case "$action" in
     # The same libraries for CMake: -lm becomes m.
     values[CMAKE_LIBS]="$(tr ' ' '\n' <<<"$libs" | sed -n 's/^-l//p' | paste -sd ';' -)"
     values[VERSION]="$version" values[MAJOR]="$major" values[MINOR]="$minor" values[PATCH]="$patch"
+    values[LIBDIR]="$libdir"
+    # The CMake package finds PREFIX from its own folder, LIBDIR/cmake/chatwire.
+    values[UP_TO_PREFIX]="$up_from_libdir/../.."
     if [ "$relocatable" = 1 ]; then
       # shellcheck disable=SC2016 # pkg-config expands it, not the shell.
-      values[PREFIX]='${pcfiledir}/../..'
+      values[PREFIX]='${pcfiledir}/'"$up_from_libdir/.."
     else
       values[PREFIX]="$prefix"
     fi

@@ -6,12 +6,15 @@
 #   3. a CMake project: find_package(chatwire) and chatwire::chatwire (shared),
 #      chatwire::chatwire_static (static)
 #
-#   build-and-run.sh PREFIX VERSION
+#   build-and-run.sh PREFIX VERSION [LIBDIR]
+#
+# LIBDIR is the libraries' folder under PREFIX (default lib).
 set -euo pipefail
 
-[ $# -eq 2 ] || { echo "usage: $0 PREFIX VERSION" >&2; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: $0 PREFIX VERSION [LIBDIR]" >&2; exit 2; }
 prefix="$(cd "$1" && pwd)"
 version="$2"
+libdir="${3:-lib}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CC="${CC:-cc}"
 
@@ -27,7 +30,7 @@ cp "$here/cmake/CMakeLists.txt" "$work/cmake/"
 start_mock_server "$work/port" --lifetime 300
 base_url="http://127.0.0.1:$port"
 
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
 check_pc_version() {
   local found
   found="$(pkg-config --modversion "$1")"
@@ -63,7 +66,7 @@ echo "=== pkg-config, shared: $(pkg-config --cflags --libs chatwire)"
 needs_shared "$work/app-shared" yes
 # The library is found as any installed library would be: here, by the
 # loader's path (an install into /usr/local needs only ldconfig).
-LD_LIBRARY_PATH="$prefix/lib" run "pkg-config shared" "$work/app-shared"
+LD_LIBRARY_PATH="$prefix/$libdir" run "pkg-config shared" "$work/app-shared"
 
 echo "=== pkg-config, static: $(pkg-config --static --cflags --libs chatwire-static)"
 # shellcheck disable=SC2046

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make install` and `make uninstall` at the top level, as a user runs them:
-# into a temporary prefix, then with DESTDIR; the three consumer programs
+# into a temporary prefix, then with DESTDIR, then with a multiarch LIBDIR;
+# the three consumer programs
 # build and run against the installed tree; uninstall leaves no file behind.
 # Expects the C libraries built (make).
 set -euo pipefail
@@ -71,4 +72,20 @@ make --no-print-directory uninstall DESTDIR="$stage" PREFIX=/opt/chatwire-test >
 leftover="$(tree "$stage")"
 [ -z "$leftover" ] || { echo "uninstall with DESTDIR left files behind:" >&2; echo "$leftover" >&2; exit 1; }
 
-echo "install: 4 passed, 0 failed"
+echo "=== make install PREFIX=<temporary folder> LIBDIR=lib/x86_64-linux-gnu"
+multiarch="lib/x86_64-linux-gnu"
+prefix="$work/multiarch"
+make --no-print-directory install PREFIX="$prefix" LIBDIR="$multiarch" > /dev/null
+diff <(sed "s|^lib/|$multiarch/|" <<<"$expected" | LC_ALL=C sort) <(tree "$prefix") ||
+  { echo "unexpected tree with LIBDIR" >&2; exit 1; }
+grep -qx "libdir=\${exec_prefix}/$multiarch" "$prefix/$multiarch/pkgconfig/chatwire.pc"
+"$here/build-and-run.sh" "$prefix" "$version" "$multiarch"
+if make --no-print-directory install PREFIX="$prefix" LIBDIR=../etc > /dev/null 2>&1; then
+  echo "a LIBDIR outside PREFIX was taken" >&2
+  exit 1
+fi
+make --no-print-directory uninstall PREFIX="$prefix" LIBDIR="$multiarch" > /dev/null
+leftover="$(tree "$prefix")"
+[ -z "$leftover" ] || { echo "uninstall with LIBDIR left files behind:" >&2; echo "$leftover" >&2; exit 1; }
+
+echo "install: 5 passed, 0 failed"
