@@ -271,6 +271,9 @@ impl Transport {
             token: token.clone(),
             settings: settings.clone(),
             endpoint: self.endpoint.clone(),
+            opened: Instant::now(),
+            received: 0,
+            ended: false,
         })
     }
 
@@ -579,6 +582,11 @@ pub(crate) struct StreamReader {
     token: CancelToken,
     settings: Settings,
     endpoint: String,
+    /// When the answer's head came, what the body brought since, and
+    /// whether it was read to its end: for the line logged when it closes.
+    opened: Instant,
+    received: usize,
+    ended: bool,
 }
 
 impl StreamReader {
@@ -614,11 +622,21 @@ impl StreamReader {
         connect::with_patience(LEFTOVER_PATIENCE, || {
             let mut rest = [0u8; 1024];
             let mut left = LEFTOVER_BYTES;
-            while let Ok(read @ 1..) = self.reader.read(&mut rest) {
-                left = match left.checked_sub(read) {
-                    Some(left) => left,
-                    None => break,
-                };
+            loop {
+                match self.reader.read(&mut rest) {
+                    Ok(0) => {
+                        self.ended = true;
+                        break;
+                    }
+                    Ok(read) => {
+                        self.received += read;
+                        left = match left.checked_sub(read) {
+                            Some(left) => left,
+                            None => break,
+                        };
+                    }
+                    Err(_) => break,
+                }
             }
         });
     }
@@ -637,12 +655,35 @@ impl StreamReader {
             // see as a clean end of the body: say why.
             Ok(0) => match stop_reason(&self.token) {
                 Some(error) => Err(error),
-                None => Ok(0),
+                None => {
+                    self.ended = true;
+                    Ok(0)
+                }
             },
-            Ok(read) => Ok(read),
+            Ok(read) => {
+                self.received += read;
+                Ok(read)
+            }
             Err(error) => Err(stop_reason(&self.token)
                 .unwrap_or_else(|| read_failure(&self.endpoint, &self.settings, error))),
         }
+    }
+}
+
+impl Drop for StreamReader {
+    /// The stream's own line: the attempt's line was logged when its head
+    /// came, before any of its body.
+    fn drop(&mut self) {
+        log::line(
+            ::log::Level::Info,
+            format_args!(
+                "POST {}: stream closed, received {} bytes in {:.3} s{}",
+                log::shown_url(&self.endpoint),
+                self.received,
+                self.opened.elapsed().as_secs_f64(),
+                if self.ended { "" } else { ", before its end" }
+            ),
+        );
     }
 }
 
