@@ -697,6 +697,22 @@ fn cold_start(rows: &mut Vec<Row>) {
     });
 }
 
+/// The size of the C shared library `make lib` built, stripped.
+fn stripped_library_size() -> Option<u64> {
+    let built = concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/libchatwire.so");
+    let stripped =
+        std::env::temp_dir().join(format!("chatwire-stripped-{}.so", std::process::id()));
+    let status = Command::new("strip")
+        .arg("-o")
+        .arg(&stripped)
+        .arg(built)
+        .status()
+        .ok()?;
+    let size = std::fs::metadata(&stripped).ok().map(|meta| meta.len());
+    let _ = std::fs::remove_file(&stripped);
+    status.success().then_some(size?)
+}
+
 /// `clone`/`clone3` calls of a child making 1,000 sends after one warm-up
 /// send, counted by strace; `None` without strace.
 fn clones_per_thousand_sends() -> Option<usize> {
@@ -802,6 +818,13 @@ fn main() {
             "raw server"
         },
     );
+    match stripped_library_size() {
+        Some(bytes) => println!(
+            "libchatwire.so, stripped: {:.2} MiB",
+            bytes as f64 / (1024.0 * 1024.0)
+        ),
+        None => println!("library size skipped: build it with `make lib` (and have strip)"),
+    }
     match clones_per_thousand_sends() {
         Some(clones) => println!(
             "clone/clone3 calls of a process making 1,000 sends after one (strace): {clones}"
