@@ -11,6 +11,20 @@
 //!
 //! Besides the table, the run counts the `clone`/`clone3` calls of a child
 //! process making 1,000 sends (with `strace`, when installed).
+//!
+//! The child processes serve profilers too. A send's instructions, from
+//! the difference of two counts (which takes the start-up out), against
+//! any keep-alive server on `PORT`:
+//!
+//! ```sh
+//! for n in 1000 3000; do
+//!   CHATWIRE_BENCH_CHILD=chatwire CHATWIRE_BENCH_URL=http://127.0.0.1:PORT \
+//!   CHATWIRE_BENCH_COUNT=$n valgrind --tool=callgrind target/release/deps/speed-*[!.d]
+//! done
+//! ```
+//!
+//! `CHATWIRE_BENCH_CHILD=threads` makes the sends from four threads
+//! sharing a client, `raw` with the raw client.
 
 #[path = "../tests/common/keepalive.rs"]
 mod keepalive;
