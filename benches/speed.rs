@@ -502,6 +502,7 @@ fn compare_with_peers(url: &str, server: &str) {
         };
         print_table(&[row], "openai-python", "openai-python");
     }
+    println!();
 }
 
 fn history_send(rows: &mut Vec<Row>) {

@@ -1,6 +1,7 @@
 //! The peers chatwire is compared with, each run as its own process on the
 //! benchmark's server: async-openai (the crate in `benches/peers`, built
-//! only on request) and openai-python (when `python3` can import `openai`).
+//! only on request) and openai-python (when `python3`, or the Python that
+//! `CHATWIRE_BENCH_PYTHON` names, can import `openai`).
 //! A peer that is not there is skipped, with the command that adds it.
 
 use std::path::PathBuf;
@@ -44,9 +45,14 @@ pub fn async_openai(
     figures(output)
 }
 
-/// Whether `python3` has openai-python.
+/// The Python to run openai-python with.
+fn python() -> String {
+    std::env::var("CHATWIRE_BENCH_PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+/// Whether that Python has openai-python.
 pub fn openai_python_present() -> bool {
-    Command::new("python3")
+    Command::new(python())
         .args(["-c", "import openai"])
         .output()
         .is_ok_and(|output| output.status.success())
@@ -58,7 +64,7 @@ pub fn openai_python(url: &str, sends: usize) -> Option<PeerFigures> {
         env!("CARGO_MANIFEST_DIR"),
         "/benches/peers/openai_python.py"
     );
-    let output = Command::new("python3")
+    let output = Command::new(python())
         .args([script, url, &sends.to_string()])
         .output()
         .ok()?;
