@@ -60,24 +60,11 @@ impl fmt::Display for Silence {
 
 impl std::error::Error for Silence {}
 
-/// True when `error` is a read that ran out of patience
-/// ([`with_patience`]), as ureq passes it on: itself, or inside a body
-/// reader's error.
-pub(crate) fn is_silence(error: &(dyn std::error::Error + 'static)) -> bool {
-    let mut cause = Some(error);
-    while let Some(error) = cause {
-        if error.is::<Silence>() {
-            return true;
-        }
-        cause = match error.downcast_ref::<io::Error>() {
-            Some(io) => io.get_ref().map(|inner| inner as _),
-            None => match error.downcast_ref::<ureq::Error>() {
-                Some(ureq::Error::Io(io)) => Some(io as _),
-                _ => error.source(),
-            },
-        };
-    }
-    false
+/// True when `error` is a read that ran out of patience ([`with_patience`]).
+/// ureq hands a transport's I/O error on as it is, from a request and from
+/// a body's reader alike.
+pub(crate) fn is_silence(error: &io::Error) -> bool {
+    error.get_ref().is_some_and(|inner| inner.is::<Silence>())
 }
 
 /// Each address of a host gets at least this much of the connect timeout.

@@ -151,15 +151,20 @@ impl Transport {
         })
     }
 
+    /// The same endpoint and key over a new pool built from these.
+    fn rebuilt(
+        &self,
+        network: Network,
+        max_idle_connections: usize,
+        tuning: Tuning,
+    ) -> Result<Transport> {
+        let (endpoint, key) = (self.endpoint.clone(), self.key.clone());
+        Transport::new(endpoint, key, network, max_idle_connections, tuning)
+    }
+
     /// The same endpoint and key with other network settings, in a new pool.
     pub(crate) fn with_network(&self, network: Network) -> Result<Transport> {
-        Transport::new(
-            self.endpoint.clone(),
-            self.key.clone(),
-            network,
-            self.max_idle_connections,
-            self.tuning,
-        )
+        self.rebuilt(network, self.max_idle_connections, self.tuning)
     }
 
     pub(crate) fn network(&self) -> &Network {
@@ -181,13 +186,7 @@ impl Transport {
 
     /// The same endpoint, key and network over a new pool of another size.
     pub(crate) fn resized(&self, max_idle_connections: usize) -> Result<Transport> {
-        Transport::new(
-            self.endpoint.clone(),
-            self.key.clone(),
-            self.network.clone(),
-            max_idle_connections,
-            self.tuning,
-        )
+        self.rebuilt(self.network.clone(), max_idle_connections, self.tuning)
     }
 
     /// The settings this pool's agent was built with.
@@ -198,13 +197,8 @@ impl Transport {
     /// The same endpoint, key and network over a new pool built for
     /// `settings`.
     pub(crate) fn retuned(&self, settings: &Settings) -> Result<Transport> {
-        Transport::new(
-            self.endpoint.clone(),
-            self.key.clone(),
-            self.network.clone(),
-            self.max_idle_connections,
-            Tuning::of(settings),
-        )
+        let tuning = Tuning::of(settings);
+        self.rebuilt(self.network.clone(), self.max_idle_connections, tuning)
     }
 
     /// Posts a JSON body and reads the whole 2xx answer, retrying what is
