@@ -92,3 +92,22 @@ fn an_unusable_ca_file_is_a_config_error_and_changes_nothing() {
         assert!(matches!(client.set_ca_file(&path), Err(Error::Config(_))));
     }
 }
+
+/// Settings that rebuild the client's pool (a timeout, the pool's size)
+/// keep the trust read when the CA file was set: the file may be gone by
+/// then, and the server stays trusted.
+#[test]
+fn a_rebuilt_pool_keeps_the_trust_already_read() {
+    let ca = TestCa::new("chatwire test CA");
+    let server = TlsServer::start(&ca, Leaf::Good, completion("still trusted"));
+    let dir = temp_dir("rebuilt");
+    let path = ca.write(&dir, "ca.pem");
+    let mut client = client_for(&server.url).ca_file(&path).build().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    client
+        .set_timeout(std::time::Duration::from_secs(30))
+        .unwrap();
+    client.set_max_idle_connections(4).unwrap();
+    assert_eq!(client.timeout(), std::time::Duration::from_secs(30));
+    assert_eq!(client.send(&mut conversation()).unwrap(), "still trusted");
+}

@@ -31,6 +31,7 @@ use crate::http::resolve::Resolve;
 use crate::log::shown_url;
 
 /// How a client reaches its endpoint.
+#[derive(Clone)]
 pub(crate) enum Route {
     /// Straight to the server.
     Direct,

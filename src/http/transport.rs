@@ -6,6 +6,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use ureq::http::header::{AUTHORIZATION, CONTENT_TYPE};
 use ureq::http::{HeaderValue, Response};
+use ureq::tls::TlsConfig;
 use ureq::Body;
 
 use crate::config::{self, ApiKey, Limit, Network, Settings};
@@ -45,12 +46,23 @@ pub(crate) struct Transport {
     key: ApiKey,
     network: Network,
     route: Route,
+    /// Whose certificates the pool trusts, as read from `network`.
+    tls: TlsConfig,
     max_idle_connections: usize,
     /// The settings the agent was built with.
     tuning: Tuning,
     /// `Bearer <key>`, made once (marked sensitive, so that the http
     /// crate's Debug does not show it).
     authorization: HeaderValue,
+}
+
+/// What a pool is built from besides the endpoint and the key.
+struct Pool {
+    network: Network,
+    route: Route,
+    tls: TlsConfig,
+    max_idle_connections: usize,
+    tuning: Tuning,
 }
 
 /// The settings ureq keeps in its agent. A client whose settings change
@@ -122,6 +134,29 @@ impl Transport {
         tuning: Tuning,
     ) -> Result<Transport> {
         let route = proxy::route(&endpoint, &network.proxy)?;
+        let speaks_tls = endpoint
+            .get(..6)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:"));
+        let tls = tls::config(network.ca_file.as_deref(), speaks_tls)?;
+        let pool = Pool {
+            network,
+            route,
+            tls,
+            max_idle_connections,
+            tuning,
+        };
+        Transport::build(endpoint, key, pool)
+    }
+
+    /// A pool from what [`new`](Self::new) has read and checked.
+    fn build(endpoint: String, key: ApiKey, pool: Pool) -> Result<Transport> {
+        let Pool {
+            network,
+            route,
+            tls,
+            max_idle_connections,
+            tuning,
+        } = pool;
         let config = tuned!(ureq::Agent::config_builder(), &tuning)
             .http_status_as_error(false)
             // Redirects are judged by chatwire's own policy (http::redirect).
@@ -129,12 +164,7 @@ impl Transport {
             .user_agent(concat!("chatwire/", env!("CARGO_PKG_VERSION")))
             .max_idle_connections(max_idle_connections)
             .max_idle_connections_per_host(max_idle_connections)
-            .tls_config(tls::config(
-                network.ca_file.as_deref(),
-                endpoint
-                    .get(..6)
-                    .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:")),
-            )?)
+            .tls_config(tls.clone())
             // chatwire chooses the proxy itself (ureq's own choice would
             // tunnel plain http and send http_proxy's to https).
             .proxy(route.tunnel())
@@ -146,25 +176,35 @@ impl Transport {
             key,
             network,
             route,
+            tls,
             max_idle_connections,
             tuning,
         })
     }
 
-    /// The same endpoint and key over a new pool built from these.
-    fn rebuilt(
-        &self,
-        network: Network,
-        max_idle_connections: usize,
-        tuning: Tuning,
-    ) -> Result<Transport> {
-        let (endpoint, key) = (self.endpoint.clone(), self.key.clone());
-        Transport::new(endpoint, key, network, max_idle_connections, tuning)
+    /// The same endpoint, key, route and trust over a new pool: nothing is
+    /// read again, so only what changes can fail.
+    fn rebuilt(&self, max_idle_connections: usize, tuning: Tuning) -> Result<Transport> {
+        let pool = Pool {
+            network: self.network.clone(),
+            route: self.route.clone(),
+            tls: self.tls.clone(),
+            max_idle_connections,
+            tuning,
+        };
+        Transport::build(self.endpoint.clone(), self.key.clone(), pool)
     }
 
     /// The same endpoint and key with other network settings, in a new pool.
     pub(crate) fn with_network(&self, network: Network) -> Result<Transport> {
-        self.rebuilt(network, self.max_idle_connections, self.tuning)
+        let (endpoint, key) = (self.endpoint.clone(), self.key.clone());
+        Transport::new(
+            endpoint,
+            key,
+            network,
+            self.max_idle_connections,
+            self.tuning,
+        )
     }
 
     pub(crate) fn network(&self) -> &Network {
@@ -186,7 +226,7 @@ impl Transport {
 
     /// The same endpoint, key and network over a new pool of another size.
     pub(crate) fn resized(&self, max_idle_connections: usize) -> Result<Transport> {
-        self.rebuilt(self.network.clone(), max_idle_connections, self.tuning)
+        self.rebuilt(max_idle_connections, self.tuning)
     }
 
     /// The settings this pool's agent was built with.
@@ -197,8 +237,7 @@ impl Transport {
     /// The same endpoint, key and network over a new pool built for
     /// `settings`.
     pub(crate) fn retuned(&self, settings: &Settings) -> Result<Transport> {
-        let tuning = Tuning::of(settings);
-        self.rebuilt(self.network.clone(), self.max_idle_connections, tuning)
+        self.rebuilt(self.max_idle_connections, Tuning::of(settings))
     }
 
     /// Posts a JSON body and reads the whole 2xx answer, retrying what is
