@@ -15,6 +15,8 @@
 #   make header                   regenerates include/chatwire.h from src/ffi/
 #   make check-install            installs into a temporary prefix, builds and runs programs
 #                                 against it (pkg-config, shared and static; CMake), uninstalls
+#   make check-many               1,000 background requests in flight through the optimized
+#                                 library: peak memory under 64 MB (needs `cargo test`'s build)
 #   make check-dist               the same programs against the unpacked dist tarball; a fully
 #                                 static musl program against the musl tarball
 #   make check-windows            a Windows program against the zip, under Wine
@@ -79,7 +81,7 @@ WINDOWS_DIR    := $(TARGET_DIR)/$(WINDOWS_TARGET)/release
 WINDOWS_NAME   := chatwire-$(VERSION)-x86_64-windows-gnu
 
 .PHONY: all lib install uninstall dist dist-needs dist-glibc dist-musl dist-windows zig-tools header \
-	check-install check-dist check-windows version clean
+	check-install check-many check-dist check-windows version clean
 
 all: lib
 
@@ -157,6 +159,13 @@ header:
 
 check-install: lib
 	tests/consumers/check-install.sh
+
+# 1,000 background requests in flight through the optimized library that
+# `make lib` built: peak memory under the goal (docs/performance.md). The
+# C test is the one `cargo test` runs against its own (debug) build.
+check-many: lib
+	CHATWIRE_RELEASE_LIB_DIR="$(abspath $(NATIVE_DIR))" CHATWIRE_VALGRIND=0 \
+		$(CARGO) test --test c_loop c_a_thousand_requests_in_flight -- --nocapture
 
 check-dist: dist lib
 	@command -v musl-gcc >/dev/null || { echo "make check-dist needs musl-gcc to link its fully static test program: on Debian/Ubuntu, apt-get install musl-tools" >&2; exit 1; }

@@ -86,14 +86,17 @@ fn c_a_thousand_requests_in_flight() {
     use common::cprog::{compile, Lang, Link};
     let server = common::slow::SlowServer::start(LATENCY);
     let url = server.url.as_str();
-    // The goal (64 MiB, 1.3 times the server's latency) is for optimized
-    // builds; a build with debug checks touches about twice the stack per
-    // request and runs slower. Under valgrind neither is measured.
+    // The goal, 64 MB of peak resident memory, holds for the optimized
+    // library (`make check-many` links it, in CI); a build with debug
+    // checks touches about twice the stack per request. The time bound
+    // only tells requests running side by side from requests queued: the
+    // ratio to the server's latency is the speed benchmark's to measure
+    // (`cargo bench --bench speed -- many`). Under valgrind neither counts.
     let valgrind = std::env::var("CHATWIRE_VALGRIND").is_ok_and(|v| v == "1");
-    let (peak_kib, seconds) = match (valgrind, cfg!(debug_assertions)) {
+    let (peak_kib, seconds) = match (valgrind, common::cprog::library_is_optimized()) {
         (true, _) => ("0", "0"),
-        (false, true) => ("196608", "3.0"),
-        (false, false) => ("65536", "1.3"),
+        (false, false) => ("163840", "3.0"),
+        (false, true) => ("62500", "2.0"),
     };
     let out = run(
         &compile("many", Lang::C, Link::Static),

@@ -13,6 +13,7 @@ use std::thread::JoinHandle;
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::http::cancel::CancelToken;
+use crate::http::stack;
 use crate::reply::Reply;
 use crate::stream::reply_stream::{DeltaKind, StreamDelta};
 use crate::wire;
@@ -165,22 +166,26 @@ impl PendingReply {
         let shared = Arc::new(Shared::default());
         let worker_shared = shared.clone();
         let worker_token = token.clone();
+        // Boxed, so that std's frames around it on the worker's stack hold
+        // a pointer rather than the whole request (see `http::stack`).
+        let body: Box<dyn FnOnce() + Send> = Box::new(move || {
+            stack::worker_started();
+            let outcome = work(&worker_token);
+            worker_shared.lock().done = true;
+            on_finish(&outcome);
+            let waker = {
+                let mut state = worker_shared.lock();
+                state.outcome = Some(outcome);
+                state.waker.take()
+            };
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        });
         let worker = std::thread::Builder::new()
             .name("chatwire-send".into())
             .stack_size(stack)
-            .spawn(move || {
-                let outcome = work(&worker_token);
-                worker_shared.lock().done = true;
-                on_finish(&outcome);
-                let waker = {
-                    let mut state = worker_shared.lock();
-                    state.outcome = Some(outcome);
-                    state.waker.take()
-                };
-                if let Some(waker) = waker {
-                    waker.wake();
-                }
-            })
+            .spawn(body)
             .map_err(|source| Error::System {
                 message: format!("could not start a worker thread: {source}"),
                 source,

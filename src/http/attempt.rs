@@ -4,12 +4,13 @@
 use std::io::Read;
 use std::time::SystemTime;
 
-use ureq::http::header::CONTENT_TYPE;
+use ureq::http::header::{ACCEPT_ENCODING, CONTENT_TYPE};
 use ureq::http::{HeaderValue, Response};
 use ureq::Body;
 
 use crate::config::{CredentialHeader, Settings};
 use crate::error::Error;
+use crate::http::decompress::{self, Coding};
 use crate::http::failure;
 use crate::http::outcome::{Attempt, Seen};
 use crate::http::pool::Transport;
@@ -72,6 +73,12 @@ impl Transport {
         }
         let mut request =
             request.header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if !settings.headers.contains("accept-encoding") {
+            request = request.header(
+                ACCEPT_ENCODING,
+                HeaderValue::from_static(decompress::ACCEPTED),
+            );
+        }
         for (name, value) in settings.headers.iter() {
             request = request.header(name, value);
         }
@@ -102,7 +109,10 @@ fn refused<T>(
     let retry_after = retry::retry_after(response.headers(), SystemTime::now());
     // What an error body says is read up to the limit; the rest is not needed.
     let mut bytes = Vec::new();
-    let limited = response.body_mut().as_reader().take(settings.limits.body);
+    let coding = Coding::of(response.headers());
+    let limited = coding
+        .decode(response.body_mut().as_reader())
+        .take(settings.limits.body);
     let _ = { limited }.read_to_end(&mut bytes);
     seen.received = Some(bytes.len());
     let text = String::from_utf8_lossy(&bytes);

@@ -2,7 +2,10 @@
 //! whole at once: a response's head must fit the input buffer whole, so
 //! the input buffer may reach the header limit, but nearly every answer
 //! needs a few KiB, and a thousand requests in flight each holding the
-//! header limit's worth would take a hundred MiB for nothing.
+//! header limit's worth would take a hundred MiB for nothing. The output
+//! buffer is needed only while a request is written: it is let go when the
+//! answer starts to be read, so a request waiting for its answer holds
+//! only the input buffer's first size.
 
 use ureq::unversioned::transport::Buffers;
 
@@ -11,9 +14,6 @@ use ureq::unversioned::transport::Buffers;
 const FIRST_INPUT: usize = 4 * 1024;
 /// The input buffer grows once less than this is free for the next read.
 const MIN_FREE: usize = 2 * 1024;
-/// What ureq needs free in the input buffer while it sends a request body
-/// (its scratch space); ureq's own buffers keep the same.
-const MIN_TMP: usize = 10 * 1024;
 
 /// ureq's [`Buffers`], with an input buffer that starts small and doubles
 /// up to `input_max` when a read would find it (nearly) full.
@@ -94,6 +94,8 @@ impl Buffers for GrowingBuffers {
     }
 
     fn input_append_buf(&mut self) -> &mut [u8] {
+        // The request is written: its answer is being read.
+        self.output = Vec::new();
         self.make_room(MIN_FREE);
         &mut self.input[self.filled..]
     }
@@ -112,10 +114,15 @@ impl Buffers for GrowingBuffers {
     }
 
     fn tmp_and_output(&mut self) -> (&mut [u8], &mut [u8]) {
+        // ureq reads a body of known length straight into the output; the
+        // scratch space (the input's free part) only carries a chunked
+        // body's pieces, any size of it will do.
         self.ensure_output();
-        self.shift();
-        if self.input.len() - self.filled < MIN_TMP {
-            self.grow_input(self.filled + MIN_TMP);
+        self.make_room(MIN_FREE);
+        if self.input.len() - self.filled < MIN_FREE {
+            // Only a full input at its maximum (never so between requests):
+            // scratch space beyond the maximum, as the body's pieces need.
+            self.grow_input(self.filled + MIN_FREE);
         }
         (&mut self.input[self.filled..], &mut self.output)
     }
@@ -178,7 +185,20 @@ mod tests {
         assert_eq!(buffers.input.len(), 16 * 1024);
         assert_eq!(buffers.input().len(), 16 * 1024);
         let (tmp, output) = buffers.tmp_and_output();
-        assert!(tmp.len() >= MIN_TMP);
+        assert!(!tmp.is_empty());
         assert_eq!(output.len(), 1024);
+    }
+
+    #[test]
+    fn the_output_is_let_go_once_the_answer_is_read_and_comes_back_for_the_next_request() {
+        let mut buffers = GrowingBuffers::new(64 * 1024, 8 * 1024);
+        assert_eq!(buffers.output().len(), 8 * 1024);
+        let (tmp, output) = buffers.tmp_and_output();
+        assert!(tmp.len() >= MIN_FREE && tmp.len() <= FIRST_INPUT);
+        assert_eq!(output.len(), 8 * 1024);
+        read_into(&mut buffers, b"HTTP/1.1 200 OK\r\n");
+        assert_eq!(buffers.output.capacity(), 0, "no output held while waiting");
+        assert_eq!(buffers.input.len(), FIRST_INPUT);
+        assert_eq!(buffers.output().len(), 8 * 1024);
     }
 }

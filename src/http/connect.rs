@@ -22,6 +22,7 @@ use ureq::unversioned::transport::{
 use crate::http::buffers::GrowingBuffers;
 use crate::http::cancel::{self, Interrupt};
 use crate::http::fork;
+use crate::http::stack;
 use crate::http::wake;
 
 /// The connector chain: a CONNECT proxy when one is configured (the
@@ -279,7 +280,9 @@ impl Interruptible {
                 Err(error) => deadline.retry_or_fail(error)?,
             }
         }
-        self.held.clear();
+        // Let go rather than cleared: a request waiting for its answer holds
+        // none of what it wrote (a body may have been tens of KiB).
+        self.held = Vec::new();
         Ok(())
     }
 }
@@ -386,6 +389,7 @@ impl Transport for Interruptible {
 
     fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
         cancel::hold(&self.target)?;
+        stack::request_written();
         self.held
             .extend_from_slice(&self.buffers.output()[..amount]);
         if self.held.len() >= HOLD_BYTES {
@@ -397,6 +401,7 @@ impl Transport for Interruptible {
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
         cancel::hold(&self.target)?;
         self.flush(timeout)?;
+        stack::before_wait();
         let deadline = Deadline::with_patience(timeout.for_read(), PATIENCE.get())?;
         let socket = &self.socket.socket;
         let read = loop {

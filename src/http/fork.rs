@@ -41,8 +41,9 @@ extern "C" fn forked() {
     GENERATION.fetch_add(1, Ordering::Relaxed);
 }
 
-/// The crate's one `unsafe` on Unix outside `ffi/`: registering a fork
-/// handler, which neither std nor any crate we use offers.
+/// One of the crate's few `unsafe` blocks outside `ffi/` (ARCHITECTURE.md
+/// lists them): registering a fork handler, which neither std nor any
+/// crate we use offers.
 #[cfg(unix)]
 #[allow(unsafe_code)]
 fn register() {

@@ -1,12 +1,15 @@
 //! How bytes travel: the connection pool ([`pool`]), the two ways a request
-//! is posted ([`post`]), one attempt ([`attempt`], [`outcome`]) under the retry loop and
-//! its policy ([`retry`]), redirected only as [`redirect`] allows; whole
-//! bodies read up to their limit ([`body`]), streamed ones as they arrive
-//! ([`reader`]), through buffers grown as needed ([`buffers`]); what went wrong, in chatwire's words ([`failure`]).
+//! is posted ([`post`]), one attempt ([`attempt`], [`outcome`]) under the
+//! retry loop and its policy ([`retry`]), redirected only as [`redirect`]
+//! allows; whole bodies read up to their limit ([`body`]), streamed ones as
+//! they arrive ([`reader`]), both decompressed by [`decompress`], through
+//! buffers grown as needed ([`buffers`]); what went wrong, in chatwire's
+//! words ([`failure`]).
 //! Connections are opened by [`connect`] to the addresses [`resolve`]
 //! finds, through a route ([`proxy`]) and with a trust store ([`tls`]);
 //! requests that can be stopped carry a [`cancel`] token (which reaches a
-//! blocked socket through [`wake`]). A forked child gets pools of its own
+//! blocked socket through [`wake`]); a background worker waits with no more
+//! stack than waiting takes ([`stack`]). A forked child gets pools of its own
 //! ([`fork`]).
 //!
 //! This stage moves bytes and nothing else: it names no conversation, no
@@ -20,6 +23,7 @@ pub(crate) mod body;
 pub(crate) mod buffers;
 pub(crate) mod cancel;
 pub(crate) mod connect;
+pub(crate) mod decompress;
 pub(crate) mod failure;
 pub(crate) mod fork;
 pub(crate) mod outcome;
@@ -30,5 +34,6 @@ pub(crate) mod reader;
 pub(crate) mod redirect;
 pub(crate) mod resolve;
 pub(crate) mod retry;
+pub(crate) mod stack;
 pub(crate) mod tls;
 pub(crate) mod wake;

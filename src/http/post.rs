@@ -9,6 +9,7 @@ use crate::http::attempt::{headers_of, request_id};
 use crate::http::body::{self, BodyError};
 use crate::http::cancel::CancelToken;
 use crate::http::connect;
+use crate::http::decompress::Coding;
 use crate::http::failure;
 use crate::http::outcome::Attempt;
 use crate::http::pool::Transport;
@@ -35,7 +36,8 @@ impl Transport {
                 let request_id = request_id(&response);
                 let headers = headers_of(&response);
                 let announced = response.body().content_length();
-                let reader = response.body_mut().as_reader();
+                let coding = Coding::of(response.headers());
+                let reader = coding.decode(response.body_mut().as_reader());
                 match body::read_text(reader, announced, settings.limits.body) {
                     Ok(body) => {
                         seen.received = Some(body.len());
@@ -77,11 +79,12 @@ impl Transport {
             .get("content-type")
             .and_then(|value| value.to_str().ok())
             .is_some_and(|value| value.trim_start().starts_with("application/json"));
+        let coding = Coding::of(response.headers());
         Ok(StreamReader {
             request_id: request_id(&response),
             headers: headers_of(&response),
             is_json,
-            reader: Box::new(response.into_body().into_reader()),
+            reader: Box::new(coding.decode(response.into_body().into_reader())),
             token: token.clone(),
             settings: settings.clone(),
             endpoint: self.endpoint.clone(),

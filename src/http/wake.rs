@@ -25,8 +25,9 @@ pub(crate) fn wake(socket: &Socket) {
 
 /// Cancels every read and write pending on `socket`, in any thread.
 ///
-/// The crate's only `unsafe` outside `ffi/` on Windows (`http::fork` holds
-/// Unix's): one system call that neither std nor socket2 offers.
+/// The crate's only `unsafe` outside `ffi/` on Windows (ARCHITECTURE.md
+/// lists those of Unix): one system call that neither std nor socket2
+/// offers.
 #[cfg(windows)]
 #[allow(unsafe_code)]
 fn cancel_pending_io(socket: &Socket) {

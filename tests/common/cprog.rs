@@ -28,14 +28,39 @@ fn profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// Names the folder of an optimized libchatwire.a and libchatwire.so that
+/// `make lib` built (target/release) for the C tests to link instead of the
+/// libraries of the tests' own profile: `make check-many` checks the memory
+/// goal of many requests in flight against what users link.
+const RELEASE_LIB_DIR: &str = "CHATWIRE_RELEASE_LIB_DIR";
+
+/// True when the C programs link an optimized library: the tests' own
+/// profile is `release`, or [`RELEASE_LIB_DIR`] names one.
+pub fn library_is_optimized() -> bool {
+    std::env::var_os(RELEASE_LIB_DIR).is_some()
+        || profile_dir()
+            .file_name()
+            .is_some_and(|name| name == "release")
+}
+
 /// Builds libchatwire.a and libchatwire.so (the crate's default is the rlib
 /// alone; `cargo rustc --crate-type` widens it, as the Makefile does) into a
 /// target folder of their own: built without the dev dependencies, their
 /// dependencies differ in features, and two copies of a crate side by side
-/// in one deps folder confuse the doctests.
+/// in one deps folder confuse the doctests. [`RELEASE_LIB_DIR`], when set,
+/// names libraries built already.
 pub fn library_dir() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
+        if let Some(dir) = std::env::var_os(RELEASE_LIB_DIR) {
+            let dir = PathBuf::from(dir);
+            assert!(
+                dir.join("libchatwire.a").is_file(),
+                "{RELEASE_LIB_DIR}={} holds no libchatwire.a (make lib builds it)",
+                dir.display()
+            );
+            return dir;
+        }
         let profile = profile_dir();
         let target = profile.parent().expect("target dir").join("c-api");
         let mut cargo = Command::new(option_env!("CARGO").unwrap_or("cargo"));
