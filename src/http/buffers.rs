@@ -3,9 +3,9 @@
 //! the input buffer may reach the header limit, but nearly every answer
 //! needs a few KiB, and a thousand requests in flight each holding the
 //! header limit's worth would take a hundred MiB for nothing. The output
-//! buffer is needed only while a request is written: it is let go when the
-//! answer starts to be read, so a request waiting for its answer holds
-//! only the input buffer's first size.
+//! buffer is needed only while a request is written: a background worker
+//! lets it go before it waits for the answer ([`GrowingBuffers::release_output`]),
+//! so a request in flight holds only the input buffer's first size.
 
 use ureq::unversioned::transport::Buffers;
 
@@ -75,6 +75,13 @@ impl GrowingBuffers {
         self.input = grown;
     }
 
+    /// Lets the output buffer go until the next request needs it: for a
+    /// thread that will wait long for its answer (a caller's thread sending
+    /// one request after another keeps it, rather than make it anew).
+    pub(crate) fn release_output(&mut self) {
+        self.output = Vec::new();
+    }
+
     fn ensure_output(&mut self) {
         if self.output.len() < self.output_size {
             // Zeroed as above: a request's head fills a page or two of it.
@@ -94,8 +101,6 @@ impl Buffers for GrowingBuffers {
     }
 
     fn input_append_buf(&mut self) -> &mut [u8] {
-        // The request is written: its answer is being read.
-        self.output = Vec::new();
         self.make_room(MIN_FREE);
         &mut self.input[self.filled..]
     }
@@ -190,14 +195,15 @@ mod tests {
     }
 
     #[test]
-    fn the_output_is_let_go_once_the_answer_is_read_and_comes_back_for_the_next_request() {
+    fn a_body_of_known_length_grows_no_scratch_space_and_a_let_go_output_comes_back() {
         let mut buffers = GrowingBuffers::new(64 * 1024, 8 * 1024);
         assert_eq!(buffers.output().len(), 8 * 1024);
         let (tmp, output) = buffers.tmp_and_output();
         assert!(tmp.len() >= MIN_FREE && tmp.len() <= FIRST_INPUT);
         assert_eq!(output.len(), 8 * 1024);
-        read_into(&mut buffers, b"HTTP/1.1 200 OK\r\n");
+        buffers.release_output();
         assert_eq!(buffers.output.capacity(), 0, "no output held while waiting");
+        read_into(&mut buffers, b"HTTP/1.1 200 OK\r\n");
         assert_eq!(buffers.input.len(), FIRST_INPUT);
         assert_eq!(buffers.output().len(), 8 * 1024);
     }

@@ -280,9 +280,7 @@ impl Interruptible {
                 Err(error) => deadline.retry_or_fail(error)?,
             }
         }
-        // Let go rather than cleared: a request waiting for its answer holds
-        // none of what it wrote (a body may have been tens of KiB).
-        self.held = Vec::new();
+        self.held.clear();
         Ok(())
     }
 }
@@ -401,7 +399,11 @@ impl Transport for Interruptible {
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
         cancel::hold(&self.target)?;
         self.flush(timeout)?;
-        stack::before_wait();
+        if stack::before_wait() {
+            // A background worker waits holding nothing of what it wrote.
+            self.held = Vec::new();
+            self.buffers.release_output();
+        }
         let deadline = Deadline::with_patience(timeout.for_read(), PATIENCE.get())?;
         let socket = &self.socket.socket;
         let read = loop {

@@ -9,61 +9,71 @@
 //! written a request, the first wait gives the pages below its current
 //! frame back to the system, as glibc does with the stack of a thread that
 //! has ended; a later call that goes that deep again gets fresh zeroed
-//! pages. Only chatwire's own worker threads do this, and only on Linux:
-//! a caller's thread is never touched.
+//! pages. Only chatwire's own worker threads do this (on Linux; elsewhere
+//! the stack is left as it is): a caller's thread is never touched. The
+//! same moment tells the connection to let go of its request's bytes.
+
+use std::cell::Cell;
+
+/// This thread's part, when it is a worker.
+#[derive(Clone, Copy)]
+struct Worker {
+    /// The lowest address of the stack (its guard page excluded), where
+    /// it is known.
+    low: Option<usize>,
+    /// A request was written since the last wait began.
+    due: bool,
+}
+
+thread_local! {
+    static WORKER: Cell<Option<Worker>> = const { Cell::new(None) };
+}
+
+/// Marks the calling thread as a background worker.
+pub(crate) fn worker_started() {
+    WORKER.set(Some(Worker {
+        low: platform::stack_low(),
+        due: false,
+    }));
+}
+
+/// A request went out: the next wait is the one to prepare for.
+pub(crate) fn request_written() {
+    if let Some(worker) = WORKER.get() {
+        WORKER.set(Some(Worker {
+            due: true,
+            ..worker
+        }));
+    }
+}
+
+/// Before a read blocks: on a worker's first wait after a request was
+/// written, gives back the stack below this frame, and says so: the moment
+/// for the caller to let go of what waiting does not need either.
+pub(crate) fn before_wait() -> bool {
+    let Some(worker) = WORKER.get() else {
+        return false;
+    };
+    if !worker.due {
+        return false;
+    }
+    WORKER.set(Some(Worker {
+        due: false,
+        ..worker
+    }));
+    if let Some(low) = worker.low {
+        platform::trim_below_here(low);
+    }
+    true
+}
 
 /// One of the crate's few `unsafe` blocks outside `ffi/` (ARCHITECTURE.md
 /// lists them): std offers neither the stack's bounds nor `madvise`.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
-mod linux {
-    use std::cell::Cell;
-
-    /// This thread's stack, when it is a worker's.
-    #[derive(Clone, Copy)]
-    struct Worker {
-        /// The lowest address of the stack (its guard page excluded).
-        low: usize,
-        /// A request was written since the last trim.
-        due: bool,
-    }
-
-    thread_local! {
-        static WORKER: Cell<Option<Worker>> = const { Cell::new(None) };
-    }
-
-    /// Marks the calling thread as a worker whose stack may be trimmed.
-    pub(crate) fn worker_started() {
-        if let Some(low) = stack_low() {
-            WORKER.set(Some(Worker { low, due: false }));
-        }
-    }
-
-    /// A request went out: the next wait may trim.
-    pub(crate) fn request_written() {
-        if let Some(worker) = WORKER.get() {
-            WORKER.set(Some(Worker {
-                due: true,
-                ..worker
-            }));
-        }
-    }
-
-    /// Before a read blocks: trims the stack once per request written.
-    pub(crate) fn before_wait() {
-        let Some(worker) = WORKER.get() else { return };
-        if !worker.due {
-            return;
-        }
-        WORKER.set(Some(Worker {
-            due: false,
-            ..worker
-        }));
-        trim_below_here(worker.low);
-    }
-
+mod platform {
     /// The lowest address of the calling thread's stack.
-    fn stack_low() -> Option<usize> {
+    pub(super) fn stack_low() -> Option<usize> {
         // SAFETY: an all-zero pthread_attr_t is only storage; the calls
         // fill it, read it and destroy it, on the calling thread's own
         // handle (for a thread other than the main one, glibc and musl
@@ -89,7 +99,7 @@ mod linux {
     /// Gives back the whole pages of the stack from `low` up to
     /// [`MARGIN`] below this frame.
     #[inline(never)]
-    fn trim_below_here(low: usize) {
+    pub(super) fn trim_below_here(low: usize) {
         let here = 0u8;
         let here = std::hint::black_box(std::ptr::addr_of!(here)) as usize;
         let end = here.saturating_sub(MARGIN) & !(page_size() - 1);
@@ -105,7 +115,7 @@ mod linux {
         }
     }
 
-    fn page_size() -> usize {
+    pub(super) fn page_size() -> usize {
         // SAFETY: sysconf has no preconditions.
         let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
         usize::try_from(size)
@@ -113,106 +123,103 @@ mod linux {
             .filter(|size| size.is_power_of_two())
             .unwrap_or(4096)
     }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        /// How many pages of the stack below the caller's frame (with a
-        /// page of margin) are in memory.
-        #[inline(never)]
-        fn resident_below_here(low: usize) -> usize {
-            let here = 0u8;
-            let page = page_size();
-            let end = (std::ptr::addr_of!(here) as usize & !(page - 1)) - 2 * page;
-            let pages = (end - low) / page;
-            let mut states = vec![0u8; pages];
-            // SAFETY: a page-aligned range of this thread's stack mapping
-            // and a vector with a byte per page.
-            let got = unsafe {
-                libc::mincore(low as *mut libc::c_void, pages * page, states.as_mut_ptr())
-            };
-            assert_eq!(got, 0);
-            states.iter().filter(|state| *state & 1 == 1).count()
-        }
-
-        /// Touches `depth` bytes of stack below the caller.
-        #[inline(never)]
-        fn go_deep(depth: usize) -> u8 {
-            let mut block = [0u8; 16 * 1024];
-            std::hint::black_box(&mut block);
-            if depth > block.len() {
-                go_deep(depth - block.len()).wrapping_add(block[7])
-            } else {
-                block[7]
-            }
-        }
-
-        fn in_a_worker_thread(work: impl FnOnce(usize) + Send + 'static) {
-            std::thread::Builder::new()
-                .stack_size(512 * 1024)
-                .spawn(move || {
-                    worker_started();
-                    let low = WORKER.get().expect("a worker knows its stack").low;
-                    work(low);
-                })
-                .unwrap()
-                .join()
-                .unwrap();
-        }
-
-        #[test]
-        fn a_wait_after_a_request_gives_back_what_went_deeper() {
-            in_a_worker_thread(|low| {
-                go_deep(128 * 1024);
-                let before = resident_below_here(low);
-                assert!(before * page_size() >= 64 * 1024, "{before} pages touched");
-                request_written();
-                before_wait();
-                let after = resident_below_here(low);
-                assert_eq!(after, 0, "{after} of {before} pages still in memory");
-                // The thread goes on working with its stack as before.
-                assert_eq!(go_deep(128 * 1024), 0);
-            });
-        }
-
-        #[test]
-        fn only_the_first_wait_after_a_request_trims() {
-            in_a_worker_thread(|low| {
-                request_written();
-                before_wait();
-                go_deep(128 * 1024);
-                let touched = resident_below_here(low);
-                assert!(touched > 0);
-                before_wait();
-                assert_eq!(resident_below_here(low), touched);
-            });
-        }
-
-        #[test]
-        fn a_thread_that_is_no_worker_is_left_alone() {
-            std::thread::spawn(|| {
-                request_written();
-                before_wait();
-                assert!(WORKER.get().is_none());
-            })
-            .join()
-            .unwrap();
-        }
-    }
 }
 
-#[cfg(target_os = "linux")]
-pub(crate) use linux::{before_wait, request_written, worker_started};
-
 /// Elsewhere a worker's stack is left as it is.
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn worker_started() {}
+mod platform {
+    pub(super) fn stack_low() -> Option<usize> {
+        None
+    }
 
-/// Elsewhere a worker's stack is left as it is.
-#[cfg(not(target_os = "linux"))]
-pub(crate) fn request_written() {}
+    pub(super) fn trim_below_here(_low: usize) {}
+}
 
-/// Elsewhere a worker's stack is left as it is.
-#[cfg(not(target_os = "linux"))]
-pub(crate) fn before_wait() {}
+#[cfg(all(test, target_os = "linux"))]
+#[allow(unsafe_code)]
+mod tests {
+    use super::platform::page_size;
+    use super::*;
+
+    /// How many pages of the stack below the caller's frame (with a
+    /// page of margin) are in memory.
+    #[inline(never)]
+    fn resident_below_here(low: usize) -> usize {
+        let here = 0u8;
+        let page = page_size();
+        let end = (std::ptr::addr_of!(here) as usize & !(page - 1)) - 2 * page;
+        let pages = (end - low) / page;
+        let mut states = vec![0u8; pages];
+        // SAFETY: a page-aligned range of this thread's stack mapping
+        // and a vector with a byte per page.
+        let got =
+            unsafe { libc::mincore(low as *mut libc::c_void, pages * page, states.as_mut_ptr()) };
+        assert_eq!(got, 0);
+        states.iter().filter(|state| *state & 1 == 1).count()
+    }
+
+    /// Touches `depth` bytes of stack below the caller.
+    #[inline(never)]
+    fn go_deep(depth: usize) -> u8 {
+        let mut block = [0u8; 16 * 1024];
+        std::hint::black_box(&mut block);
+        if depth > block.len() {
+            go_deep(depth - block.len()).wrapping_add(block[7])
+        } else {
+            block[7]
+        }
+    }
+
+    fn in_a_worker_thread(work: impl FnOnce(usize) + Send + 'static) {
+        std::thread::Builder::new()
+            .stack_size(512 * 1024)
+            .spawn(move || {
+                worker_started();
+                let low = WORKER.get().and_then(|worker| worker.low);
+                let low = low.expect("a worker knows its stack");
+                work(low);
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    #[test]
+    fn a_wait_after_a_request_gives_back_what_went_deeper() {
+        in_a_worker_thread(|low| {
+            go_deep(128 * 1024);
+            let before = resident_below_here(low);
+            assert!(before * page_size() >= 64 * 1024, "{before} pages touched");
+            request_written();
+            assert!(before_wait());
+            let after = resident_below_here(low);
+            assert_eq!(after, 0, "{after} of {before} pages still in memory");
+            // The thread goes on working with its stack as before.
+            assert_eq!(go_deep(128 * 1024), 0);
+        });
+    }
+
+    #[test]
+    fn only_the_first_wait_after_a_request_trims() {
+        in_a_worker_thread(|low| {
+            request_written();
+            before_wait();
+            go_deep(128 * 1024);
+            let touched = resident_below_here(low);
+            assert!(touched > 0);
+            assert!(!before_wait());
+            assert_eq!(resident_below_here(low), touched);
+        });
+    }
+
+    #[test]
+    fn a_thread_that_is_no_worker_is_left_alone() {
+        std::thread::spawn(|| {
+            request_written();
+            assert!(!before_wait());
+            assert!(WORKER.get().is_none());
+        })
+        .join()
+        .unwrap();
+    }
+}
