@@ -334,7 +334,9 @@ impl ClientBuilder {
     /// key or a tracing id; a later call with the same name (in any case)
     /// replaces the value. Default: `OpenAI-Organization` from
     /// `$OPENAI_ORG_ID` and `OpenAI-Project` from `$OPENAI_PROJECT_ID` (or
-    /// their entries in `./.env`), each unless given here.
+    /// their entries in `./.env`), each unless given here. Every request
+    /// also asks for `Accept-Encoding: gzip` (chatwire decompresses gzip
+    /// answers); an `Accept-Encoding` given here replaces that.
     ///
     /// [`build`](Self::build) fails with [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a name
     /// that is not an HTTP header name, a value that is not a header value

@@ -173,7 +173,9 @@ pub unsafe extern "C" fn chatwire_client_set_worker_stack_size(
 ///
 /// By default a client sends OpenAI-Organization from $OPENAI_ORG_ID and
 /// OpenAI-Project from $OPENAI_PROJECT_ID (or their entries in ./.env) when
-/// they are set; this function replaces or removes those too.
+/// they are set; this function replaces or removes those too. Every request
+/// also asks for "Accept-Encoding: gzip" (chatwire decompresses gzip
+/// answers); setting Accept-Encoding replaces that.
 ///
 /// Errors: CHATWIRE_ERR_INVALID_ARGUMENT for a name that is not an HTTP
 /// header name, a value that is not a header value (a newline, say), and for
