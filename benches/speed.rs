@@ -24,7 +24,9 @@
 //! ```
 //!
 //! `CHATWIRE_BENCH_CHILD=threads` makes the sends from four threads
-//! sharing a client, `raw` with the raw client.
+//! sharing a client, `raw` with the raw client, `stream` streamed sends
+//! (against a server that streams: the instructions per delta are then the
+//! difference over the deltas it sent).
 //!
 //! `cargo bench --bench speed -- many` runs one section alone: 1,000
 //! background sends in flight at once against a server that answers each
@@ -916,6 +918,18 @@ fn run_child(what: &str) {
     } else if what == "threads" {
         // For a profiler: `count` sends from THREADS threads sharing a client.
         threads_sharing(&client(&url), count / THREADS);
+    } else if what == "stream" {
+        let chatwire = client(&url);
+        for _ in 0..count {
+            let mut deltas = 0;
+            chatwire
+                .send_stream(&mut short_conversation(), |_| {
+                    deltas += 1;
+                    ControlFlow::Continue(())
+                })
+                .unwrap();
+            assert!(deltas > 0);
+        }
     } else {
         let chatwire = client(&url);
         for _ in 0..count {

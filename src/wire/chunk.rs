@@ -8,6 +8,9 @@
 //! What cannot be read is data that is not JSON, or JSON whose known fields
 //! have the wrong shape (`"choices": 3`): those are decode errors.
 
+use std::borrow::Cow;
+
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
@@ -47,6 +50,26 @@ impl Payload {
         if data == "[DONE]" {
             return Ok(Some(Self::Done));
         }
+        // Nearly every chunk is plain: read it straight into its types. One
+        // that carries usage or might be an error takes the slow road.
+        if let Ok(plain) = serde_json::from_str::<Plain<'_>>(data) {
+            if plain.is_plain() {
+                let chunk = Chunk {
+                    id: plain.id,
+                    model: plain.model,
+                    choices: plain.choices,
+                    usage: None,
+                    usage_json: None,
+                };
+                return Ok(Some(Self::checked(chunk)));
+            }
+        }
+        Self::from_tree(data)
+    }
+
+    /// Reads event data through a JSON tree: errors in any shape, usage in
+    /// any place, and the exact complaint about data that is not a chunk.
+    fn from_tree(data: &str) -> Result<Option<Self>> {
         let value: Value = serde_json::from_str(data)
             .map_err(|err| Error::decode(format!("event data is not json: {err}"), data))?;
         if let Some(report) = ErrorReport::from_value(&value) {
@@ -65,24 +88,52 @@ impl Payload {
                 data,
             )
         })?;
-        // OpenRouter ends a failed stream with a choice that finished with
-        // "error" (its error field, when there is one, was read above).
-        if chunk
-            .choices
-            .iter()
-            .any(|choice| choice.finish_reason.as_deref() == Some("error"))
-        {
-            return Ok(Some(Self::Error(
-                ErrorReport::default().into_api_error(None, NO_MESSAGE, None),
-            )));
-        }
         if chunk.usage.is_none() {
             chunk.usage = usage_json
                 .clone()
                 .and_then(|usage| Usage::deserialize(usage).ok());
         }
         chunk.usage_json = usage_json;
-        Ok(Some(Self::Chunk(chunk)))
+        Ok(Some(Self::checked(chunk)))
+    }
+
+    /// The chunk, unless it is how OpenRouter ends a failed stream: a
+    /// choice that finished with "error" (its error field, when there is
+    /// one, was read as the error).
+    fn checked(chunk: Chunk) -> Self {
+        if chunk
+            .choices
+            .iter()
+            .any(|choice| choice.finish_reason.as_deref() == Some("error"))
+        {
+            return Self::Error(ErrorReport::default().into_api_error(None, NO_MESSAGE, None));
+        }
+        Self::Chunk(chunk)
+    }
+}
+
+/// A chunk read in one pass, with the fields that tell it is not plain.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Plain<'a> {
+    id: Option<String>,
+    model: Option<String>,
+    #[serde(deserialize_with = "null_as_default")]
+    choices: Vec<ChunkChoice>,
+    usage: Option<IgnoredAny>,
+    x_groq: Option<IgnoredAny>,
+    error: Option<IgnoredAny>,
+    #[serde(borrow)]
+    object: Option<Cow<'a, str>>,
+}
+
+impl Plain<'_> {
+    /// No usage (in either place) and nothing that may be an error.
+    fn is_plain(&self) -> bool {
+        self.usage.is_none()
+            && self.x_groq.is_none()
+            && self.error.is_none()
+            && self.object.as_deref() != Some("error")
     }
 }
 
@@ -304,6 +355,29 @@ mod tests {
         ] {
             assert!(
                 matches!(Payload::from_data(data), Ok(Some(Payload::Error(_)))),
+                "{data}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_one_pass_reading_gives_what_the_tree_gives() {
+        let every_kind = [
+            r#"{"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi \u00e9\n"},"finish_reason":null}]}"#,
+            r#"{"choices":[{"index":1,"delta":{"reasoning_content":"think","reasoning":null,"reasoning_details":[{"type":"reasoning.text","text":"t"}]},"logprobs":{"content":[]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\""}}]}}]}"#,
+            r#"{"choices":[{"index":null,"delta":null,"finish_reason":"stop"}],"system_fingerprint":"fp","unknown":{"deep":[1,2]}}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"error"}]}"#,
+            r#"{"choices":null,"id":null,"model":null}"#,
+            r#"{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}"#,
+            r#"{"id":"c1","id":"c2","choices":[]}"#,
+            r#"{"error":{"message":"overloaded","code":503}}"#,
+            r#"{"object":"error","message":"bad","code":400}"#,
+        ];
+        for data in every_kind {
+            assert_eq!(
+                Payload::from_data(data).ok(),
+                Payload::from_tree(data).ok(),
                 "{data}"
             );
         }
