@@ -82,7 +82,12 @@ files=(
   "$doc_dir/README.md"
   "$doc_dir/CHANGELOG.md"
 )
-own_dirs=("$cmake_dir" "$doc_dir")
+# The guides the README links to, beside it as in the source tree.
+guides=("$root"/docs/*.md)
+for guide in "${guides[@]}"; do
+  files+=("$doc_dir/docs/$(basename "$guide")")
+done
+own_dirs=("$cmake_dir" "$doc_dir/docs" "$doc_dir")
 
 # What the templates' @NAME@ placeholders become.
 declare -A values=()
@@ -116,7 +121,7 @@ case "$action" in
     done
     # Shared: the real file, then the SONAME link, then the link to build with.
     # Folders that exist keep their owner and mode.
-    for dir in "$include_dir" "$lib_dir" "$pc_dir" "$cmake_dir" "$doc_dir"; do
+    for dir in "$include_dir" "$lib_dir" "$pc_dir" "$cmake_dir" "$doc_dir" "$doc_dir/docs"; do
       [ -d "$dir" ] || install -d -m 755 "$dir"
     done
     install -m 644 "$root/include/chatwire.h" "$include_dir/chatwire.h"
@@ -149,6 +154,7 @@ case "$action" in
     for doc in LICENSE-MIT LICENSE-APACHE README.md CHANGELOG.md; do
       install -m 644 "$root/$doc" "$doc_dir/$doc"
     done
+    install -m 644 "${guides[@]}" "$doc_dir/docs/"
     echo "installed chatwire $version into ${destdir}${prefix}"
     ;;
   uninstall)

@@ -40,12 +40,14 @@ name="${name%.zip}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 tree="$work/$name"
-install -d "$tree/include" "$tree/lib" "$tree/share/doc/chatwire"
+install -d "$tree/include" "$tree/lib" "$tree/share/doc/chatwire/docs"
 install -m 644 "$root/include/chatwire.h" "$root/include/chatwire.hpp" "$tree/include/"
 install -m 644 "$from/libchatwire.a" "$tree/lib/"
 for doc in LICENSE-MIT LICENSE-APACHE README.md CHANGELOG.md; do
   install -m 644 "$root/$doc" "$tree/share/doc/chatwire/"
 done
+# The guides the README links to, beside it as in the source tree.
+install -m 644 "$root"/docs/*.md "$tree/share/doc/chatwire/docs/"
 # The system libraries the static archive needs, as rustc lists them.
 libs="$(tr -s ' \n' '  ' < "$from/native-static-libs.txt" | sed -e 's/^ *//' -e 's/ *$//')"
 

@@ -31,6 +31,7 @@ share/doc/chatwire/CHANGELOG.md (f)
 share/doc/chatwire/LICENSE-APACHE (f)
 share/doc/chatwire/LICENSE-MIT (f)
 share/doc/chatwire/README.md (f)
+$(cd docs && for guide in *.md; do echo "share/doc/chatwire/docs/$guide (f)"; done)
 EOF
 )"
 

@@ -48,7 +48,8 @@ lib/pkgconfig/chatwire.pc
 share/doc/chatwire/CHANGELOG.md
 share/doc/chatwire/LICENSE-APACHE
 share/doc/chatwire/LICENSE-MIT
-share/doc/chatwire/README.md"
+share/doc/chatwire/README.md
+$(cd "$root/docs" && for guide in *.md; do echo "share/doc/chatwire/docs/$guide"; done)"
 diff <(echo "$expected") <(cd "$unpacked" && find . -type f -printf '%P\n' | LC_ALL=C sort) ||
   { echo "the zip holds other files than expected" >&2; exit 1; }
 # Every function of the header is exported, under its C name.
