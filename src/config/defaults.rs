@@ -99,7 +99,8 @@ pub const MAX_IN_FLIGHT: usize = 65_536;
 /// The stack of a background request's worker thread unless set otherwise:
 /// what a request takes (in a build with debug checks, which needs the
 /// most) with room to spare for callbacks, which run on it. Only the pages
-/// a request touches take memory (about 40 KiB in an optimized build).
+/// a request touches take memory: about 32 KiB while it waits in an
+/// optimized build (`http::stack` gives back what went deeper).
 pub const DEFAULT_WORKER_STACK_BYTES: usize = 256 * 1024;
 /// The smallest worker stack that can be set: a request in an optimized
 /// build touches about 48 KiB of it (a build with debug checks, about
