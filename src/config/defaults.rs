@@ -100,7 +100,8 @@ pub const MAX_IN_FLIGHT: usize = 65_536;
 /// what a request takes (in a build with debug checks, which needs the
 /// most) with room to spare for callbacks, which run on it. Only the pages
 /// a request touches take memory: about 32 KiB while it waits in an
-/// optimized build (`http::stack` gives back what went deeper).
+/// optimized build (on Linux, what connecting took deeper is given back
+/// before the wait).
 pub const DEFAULT_WORKER_STACK_BYTES: usize = 256 * 1024;
 /// The smallest worker stack that can be set: a request in an optimized
 /// build touches about 48 KiB of it (a build with debug checks, about
