@@ -355,7 +355,7 @@ impl ChoiceState {
             self.tool_calls.push(fragment);
         }
         if let Some(content) = content.filter(|content| !content.is_empty()) {
-            self.add_content(&content, &mut pieces);
+            self.add_content(content, &mut pieces);
         }
         pieces
     }
@@ -370,19 +370,20 @@ impl ChoiceState {
     }
 
     /// Content, with a leading think block taken out of it (unless the
-    /// server already gave the reasoning in a field of its own).
-    fn add_content(&mut self, content: &str, pieces: &mut Vec<Piece>) {
+    /// server already gave the reasoning in a field of its own, or the
+    /// content is past any think block: then it goes on as it came).
+    fn add_content(&mut self, content: String, pieces: &mut Vec<Piece>) {
         let parsed_apart = self
             .result
             .reasoning
             .as_ref()
             .is_some_and(|(_, field)| *field != ReasoningField::ThinkTags);
-        if parsed_apart && !self.think.found() {
-            self.result.content.push_str(content);
-            pieces.push(Piece::Content(content.to_owned()));
+        if (parsed_apart && !self.think.found()) || self.think.passes_through() {
+            self.result.content.push_str(&content);
+            pieces.push(Piece::Content(content));
             return;
         }
-        let (reasoning, content) = self.think.push(content);
+        let (reasoning, content) = self.think.push(&content);
         self.split_out(reasoning, content, pieces);
     }
 

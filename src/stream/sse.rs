@@ -204,9 +204,7 @@ impl LineReader {
     /// The next complete line, without its line end.
     fn next_line(&mut self, limit: usize) -> Result<Option<&[u8]>> {
         self.skip_lf_after_cr();
-        let found = self.buf[self.scan..]
-            .iter()
-            .position(|&b| b == b'\n' || b == b'\r');
+        let found = memchr::memchr2(b'\n', b'\r', &self.buf[self.scan..]);
         let (start, end) = match found {
             Some(offset) => {
                 let end = self.scan + offset;

@@ -34,6 +34,12 @@ impl ThinkSplitter {
         self.found
     }
 
+    /// Whether content now passes as it is: past the start, with no think
+    /// block open and nothing held back (so a caller may skip [`push`](Self::push)).
+    pub(crate) fn passes_through(&self) -> bool {
+        self.state == State::Content && self.held.is_empty()
+    }
+
     /// Takes the next piece of content; returns the reasoning and the
     /// content it completes (either may be empty).
     pub(crate) fn push(&mut self, text: &str) -> (String, String) {
