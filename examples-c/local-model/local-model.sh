@@ -14,6 +14,7 @@ VENV="$STATE/venv"
 PY="$VENV/bin/python"
 LOG="${LOCAL_MODEL_LOG:-$STATE/server.log}"
 PIDFILE="$STATE/server.pid"
+REASONING_PIDFILE="$STATE/reasoning-server.pid"
 ENVFILE="$STATE/server.env"
 MARKER="$VENV/.local-model-pins"
 XLLAMACPP_PIN="xllamacpp==2026.10.11549"
@@ -152,6 +153,22 @@ export_env() {
     export OPENAI_API_KEY="$1"
 }
 
+# A second server whose template makes the model think inside <think>
+# first, with llama.cpp's reasoning parsing on (its default
+# reasoning_format, "deepseek"), so that reasoning_content comes from a
+# real server; a request with "reasoning_format": "none" gets the raw tags
+# in content instead. It takes a free port of its own (LOCAL_MODEL_PORT is
+# the first server's); LOCAL_MODEL_REASONING=0 skips it. SERVER_PID and
+# PORT stay the first server's.
+launch_reasoning() {
+    [[ ${LOCAL_MODEL_REASONING:-1} != 0 ]] || return 0
+    local first_pid=$SERVER_PID first_port=$PORT
+    LOCAL_MODEL_PORT=0 LAUNCH_TEMPLATE="$HERE/smollm2-think.jinja" launch "$@"
+    REASONING_PID=$SERVER_PID
+    export CHATWIRE_E2E_REASONING_BASE_URL="http://127.0.0.1:$PORT"
+    SERVER_PID=$first_pid PORT=$first_port
+}
+
 CMD_PID=""
 run_cleanup() {
     trap - EXIT INT TERM HUP
@@ -186,18 +203,7 @@ cmd_run() {
     local key started=$SECONDS
     key=$(random_key)
     launch "$key" --exit-with-parent
-    local first_pid=$SERVER_PID first_port=$PORT
-    # A second server whose template makes the model think inside <think>
-    # first, with llama.cpp's reasoning parsing on (its default
-    # reasoning_format, "deepseek"), so that reasoning_content comes from a
-    # real server; a request with "reasoning_format": "none" gets the raw
-    # tags in content instead. LOCAL_MODEL_REASONING=0 skips it.
-    if [[ ${LOCAL_MODEL_REASONING:-1} != 0 ]]; then
-        LAUNCH_TEMPLATE="$HERE/smollm2-think.jinja" launch "$key" --exit-with-parent
-        REASONING_PID=$SERVER_PID
-        export CHATWIRE_E2E_REASONING_BASE_URL="http://127.0.0.1:$PORT"
-    fi
-    SERVER_PID=$first_pid PORT=$first_port
+    launch_reasoning "$key" --exit-with-parent
     export_env "$key"
     say "server ready at $CHATWIRE_E2E_BASE_URL (model $MODEL_NAME) in $((SECONDS - started)) s; running: $*"
     # CMD runs as a background job so a SIGTERM sent to this script is handled at once;
@@ -215,9 +221,11 @@ cmd_run() {
     exit "$rc"   # the EXIT trap stops the server
 }
 
+# server_running [FILE]: the server whose pid FILE holds ($PIDFILE) runs.
 server_running() {
-    [[ -f $PIDFILE ]] || return 1
-    local pid; pid=$(<"$PIDFILE")
+    local file=${1:-$PIDFILE}
+    [[ -f $file ]] || return 1
+    local pid; pid=$(<"$file")
     kill -0 "$pid" 2>/dev/null || return 1
     # guard against a recycled pid
     [[ ! -r /proc/$pid/cmdline ]] || tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q serve.py
@@ -232,11 +240,14 @@ cmd_start() {
     setup
     local key; key=$(random_key)
     launch "$key"
+    echo "$SERVER_PID" >"$PIDFILE"   # recorded first: stop finds it if the second fails
+    launch_reasoning "$key"
+    [[ -z $REASONING_PID ]] || echo "$REASONING_PID" >"$REASONING_PIDFILE"
     export_env "$key"
-    echo "$SERVER_PID" >"$PIDFILE"
     local v
-    for v in CHATWIRE_E2E_BASE_URL CHATWIRE_E2E_API_KEY CHATWIRE_E2E_MODEL OPENAI_BASE_URL OPENAI_API_KEY; do
-        printf 'export %s=%q\n' "$v" "${!v}"
+    for v in CHATWIRE_E2E_BASE_URL CHATWIRE_E2E_API_KEY CHATWIRE_E2E_MODEL OPENAI_BASE_URL OPENAI_API_KEY \
+        CHATWIRE_E2E_REASONING_BASE_URL; do
+        [[ -z ${!v:-} ]] || printf 'export %s=%q\n' "$v" "${!v}"
     done >"$ENVFILE"
     say "server running at $CHATWIRE_E2E_BASE_URL (pid $SERVER_PID, model $MODEL_NAME); stop it with: $0 stop"
     cat "$ENVFILE"
@@ -250,7 +261,12 @@ cmd_stop() {
     else
         say "no server running"
     fi
-    rm -f "$PIDFILE" "$ENVFILE"
+    if server_running "$REASONING_PIDFILE"; then
+        local pid; pid=$(<"$REASONING_PIDFILE")
+        stop_pid "$pid"
+        say "stopped the reasoning server (pid $pid)"
+    fi
+    rm -f "$PIDFILE" "$REASONING_PIDFILE" "$ENVFILE"
 }
 
 case "${1:-}" in
