@@ -165,7 +165,9 @@ impl StreamDecoder {
     fn next_payload(&mut self) -> Result<Option<Payload>> {
         while let Some(item) = self.parser.next_item()? {
             if let SseItem::Event(event) = item {
-                if let Some(payload) = payload_of(&event)? {
+                let payload = payload_of(&event);
+                self.parser.recycle(event.data);
+                if let Some(payload) = payload? {
                     return Ok(Some(payload));
                 }
             }

@@ -291,3 +291,34 @@ fn finish_is_idempotent() {
     );
     assert_eq!(parser.finish().expect("parses"), vec![]);
 }
+
+fn next_event(parser: &mut SseParser) -> SseEvent {
+    match parser.next_item() {
+        Ok(Some(SseItem::Event(event))) => event,
+        other => panic!("not an event: {other:?}"),
+    }
+}
+
+#[test]
+fn a_recycled_event_data_carries_the_next_event_and_a_large_one_is_let_go() {
+    let mut parser = SseParser::new();
+    parser.push(b"data: first event, long enough to need some room\n\ndata: second\n\n");
+    let first = next_event(&mut parser);
+    let room = first.data.as_ptr();
+    parser.recycle(first.data);
+    let second = next_event(&mut parser);
+    assert_eq!(second.data, "second");
+    assert_eq!(second.data.as_ptr(), room, "written into the recycled room");
+
+    let large = format!("data: {}\n\ndata: after\n\n", "x".repeat(100 * 1024));
+    parser.push(large.as_bytes());
+    let big = next_event(&mut parser);
+    parser.recycle(big.data);
+    let after = next_event(&mut parser);
+    assert_eq!(after.data, "after");
+    assert!(
+        after.data.capacity() < 64 * 1024,
+        "{}",
+        after.data.capacity()
+    );
+}
