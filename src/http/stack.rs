@@ -76,8 +76,9 @@ mod platform {
     pub(super) fn stack_low() -> Option<usize> {
         // SAFETY: an all-zero pthread_attr_t is only storage; the calls
         // fill it, read it and destroy it, on the calling thread's own
-        // handle (for a thread other than the main one, glibc and musl
-        // read it from the thread's descriptor, with no system call).
+        // handle. (Only workers call this: for a thread other than the
+        // main one, glibc and musl read the stack from the thread's
+        // descriptor; the main thread's would take a read of /proc.)
         unsafe {
             let mut attr: libc::pthread_attr_t = std::mem::zeroed();
             if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
