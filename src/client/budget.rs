@@ -14,6 +14,7 @@ use std::borrow::Cow;
 use ::log::Level;
 
 use crate::conversation::budget::Trim;
+use crate::conversation::message::Message;
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::log;
@@ -84,23 +85,17 @@ impl<'c> Outgoing<'c> {
     }
 }
 
-/// Runs a structured exchange within the conversation's budget: on a copy
-/// without what the budget leaves out, which the conversation becomes when
-/// the exchange succeeds.
+/// Runs a structured exchange within the conversation's budget: on the
+/// conversation as [`Outgoing::plan`] leaves it (borrowed, or a copy
+/// without what the budget leaves out), then appends the answer, taking
+/// the trim on, as a reply is appended. A failure changes nothing.
 pub(crate) fn keep_within_budget<T>(
     conversation: &mut Conversation,
-    exchange: impl FnOnce(&mut Conversation) -> Result<T>,
+    exchange: impl FnOnce(Cow<'_, Conversation>) -> Result<(T, Message)>,
 ) -> Result<T> {
-    conversation.check_ready_to_send()?;
-    let Some(trim) = conversation.plan_trim()? else {
-        let answer = exchange(conversation)?;
-        conversation.adopt(None);
-        return Ok(answer);
-    };
-    log_trim(conversation, &trim);
-    let mut kept = conversation.selection(&trim);
-    let answer = exchange(&mut kept)?;
-    conversation.adopt(Some((kept, trim)));
+    let Outgoing { sent, trim } = Outgoing::plan(conversation)?;
+    let (answer, message) = exchange(sent)?;
+    conversation.append_answer(message, trim, None)?;
     Ok(answer)
 }
 

@@ -88,8 +88,8 @@ impl Client {
         schema: &Value,
     ) -> Result<T> {
         let schema = Schema::new(schema.clone())?;
-        super::budget::keep_within_budget(conversation, |kept| {
-            structured::exchange(kept, &schema, self.json, |work| self.complete(work))
+        super::budget::keep_within_budget(conversation, |sent| {
+            structured::exchange(sent, &schema, self.json, |work| self.complete(work))
         })
     }
 

@@ -385,20 +385,6 @@ impl Conversation {
         }
     }
 
-    /// Becomes `kept`, the copy a structured exchange ran on, which left out
-    /// what `trim` says; `None`: the exchange ran on this conversation and
-    /// left out nothing.
-    pub(crate) fn adopt(&mut self, kept: Option<(Conversation, Trim)>) {
-        match kept {
-            None => self.budget.last_dropped = 0,
-            Some((kept, trim)) => {
-                self.messages = kept.messages;
-                self.budget.last_dropped = trim.dropped();
-                self.budget.dropped_total += trim.dropped() as u64;
-            }
-        }
-    }
-
     /// Leaves out what `trim` says, if it was planned on this very
     /// conversation (a reply appended elsewhere, or after the history
     /// changed, takes no trim); whether it did.

@@ -15,10 +15,13 @@
 
 mod turns;
 
+use std::borrow::Cow;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::config::DEFAULT_JSON_CORRECTIONS;
+use crate::conversation::message::Message;
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -66,26 +69,24 @@ impl Default for JsonSettings {
     }
 }
 
-/// Runs the exchange: `complete` sends a conversation and returns the
-/// reply without appending it. On success the valid JSON (compact) is
-/// appended to `conversation` as the assistant's answer and returned as a
-/// `T`; on any failure `conversation` is unchanged.
+/// Runs the exchange on `sent`, the conversation as it goes out (checked by
+/// the caller; borrowed, or already a copy, which the requests are then
+/// made from without another): `complete` sends a conversation and returns
+/// the reply without appending it. On success gives the answer as a `T`
+/// and the assistant message that records it (the valid JSON, compact),
+/// for the caller to append; nothing is appended here.
 pub(crate) fn exchange<T: DeserializeOwned>(
-    conversation: &mut Conversation,
+    sent: Cow<'_, Conversation>,
     schema: &Schema,
     settings: JsonSettings,
     mut complete: impl FnMut(&Conversation) -> Result<Reply>,
-) -> Result<T> {
-    conversation.check_ready_to_send()?;
-    let mut work = turns::first_request(conversation, schema, settings.delivery)?;
+) -> Result<(T, Message)> {
+    let mut work = turns::first_request(sent, schema, settings.delivery)?;
     let mut turn = 0;
     loop {
         let reply = complete(&work)?;
         let mut errors = match read_answer::<T>(&reply.content, schema) {
-            Ok((value, answer)) => {
-                conversation.push_message(turns::answer_message(&value))?;
-                return Ok(answer);
-            }
+            Ok((value, answer)) => return Ok((answer, turns::answer_message(&value))),
             Err(errors) => errors,
         };
         if was_cut_short(&reply) {

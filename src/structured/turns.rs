@@ -2,6 +2,8 @@
 //! schema, when it goes in the prompt), the correction turns, and the
 //! answer kept in the conversation.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::SchemaDelivery;
@@ -22,11 +24,11 @@ const REPEATED_REPLY_BYTES: usize = 2000;
 /// The conversation to send first: the caller's, with the schema where
 /// `delivery` puts it.
 pub(super) fn first_request(
-    conversation: &Conversation,
+    conversation: Cow<'_, Conversation>,
     schema: &Schema,
     delivery: SchemaDelivery,
 ) -> Result<Conversation> {
-    let mut work = conversation.clone();
+    let mut work = conversation.into_owned();
     match delivery {
         SchemaDelivery::Prompt => with_instruction(&mut work, &schema_instruction(schema))?,
         SchemaDelivery::ResponseFormat => work.set_response_format(ResponseFormat::json_schema(
@@ -121,7 +123,12 @@ mod tests {
     fn the_prompt_carries_the_schema_and_the_question_stays_first() {
         let mut conversation = Conversation::new("m");
         conversation.user("Where is Lyon?  ").unwrap();
-        let work = first_request(&conversation, &schema(), SchemaDelivery::Prompt).unwrap();
+        let work = first_request(
+            Cow::Borrowed(&conversation),
+            &schema(),
+            SchemaDelivery::Prompt,
+        )
+        .unwrap();
         let sent = &work.messages()[0].content;
         assert!(
             sent.starts_with("Where is Lyon?\n\nReply with the JSON only"),
@@ -143,7 +150,12 @@ mod tests {
         asked.tool_calls = vec![call];
         conversation.push_message(asked).unwrap();
         conversation.tool_result("c1", "42").unwrap();
-        let work = first_request(&conversation, &schema(), SchemaDelivery::Prompt).unwrap();
+        let work = first_request(
+            Cow::Borrowed(&conversation),
+            &schema(),
+            SchemaDelivery::Prompt,
+        )
+        .unwrap();
         assert_eq!(work.messages()[0].role, Role::System);
         assert!(work.messages()[0].content.contains("JSON Schema"));
         assert_eq!(work.len(), 4);
@@ -153,13 +165,23 @@ mod tests {
     fn response_format_carries_the_schema_and_check_only_sends_nothing() {
         let mut conversation = Conversation::new("m");
         conversation.user("q").unwrap();
-        let work = first_request(&conversation, &schema(), SchemaDelivery::ResponseFormat).unwrap();
+        let work = first_request(
+            Cow::Borrowed(&conversation),
+            &schema(),
+            SchemaDelivery::ResponseFormat,
+        )
+        .unwrap();
         assert_eq!(
             work.options()["response_format"],
             json!({"type": "json_schema", "json_schema": {"name": "reply", "schema": {"type": "object"}}})
         );
         assert_eq!(work.messages()[0].content, "q");
-        let work = first_request(&conversation, &schema(), SchemaDelivery::CheckOnly).unwrap();
+        let work = first_request(
+            Cow::Borrowed(&conversation),
+            &schema(),
+            SchemaDelivery::CheckOnly,
+        )
+        .unwrap();
         assert_eq!(work, conversation);
     }
 
