@@ -1423,9 +1423,9 @@ CHATWIRE_API const char *chatwire_reply_request_id(const chatwire_reply *reply);
 /**
  * The response body as received (for a streamed reply: the equivalent
  * non-streamed body, built from the chunks). Borrowed until the reply is
- * freed; NULL for a NULL reply. The one text chatwire hands out raw: a
- * server that echoed the API key or a header value has it here, while
- * every other accessor, and chatwire_last_error(), shows "[redacted]".
+ * freed; NULL for a NULL reply. Like every text of a reply, what the server
+ * sent, never edited (only chatwire_last_error() and chatwire's other own
+ * texts are cleaned of the client's secrets).
  *
  * # Safety
  * `reply` is NULL or live.
@@ -1446,9 +1446,8 @@ CHATWIRE_API size_t chatwire_reply_tool_call_count(const chatwire_reply *reply);
  * chatwire_extract_json() reads sloppy arguments leniently). Each
  * out-parameter may be NULL; the strings are borrowed until the reply is
  * freed (each ends at its first U+0000, which JSON text never holds raw).
- * `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT. Like every text of
- * a reply but chatwire_reply_json(), they are cleaned of the client's
- * secrets (see chatwire_reply_json()).
+ * `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT. The arguments are
+ * the JSON text the model wrote, byte for byte.
  *
  * # Safety
  * `reply` is NULL or live; each out-parameter is NULL or writable.
@@ -1465,7 +1464,7 @@ chatwire_status chatwire_reply_tool_call(const chatwire_reply *reply,
  * the text parts of reasoning_details, or a leading <think>...</think>
  * block taken out of the content (chatwire_reply_content() never holds
  * it). NULL when there is none (or for a NULL reply). Borrowed until the
- * reply is freed; cleaned of the client's secrets.
+ * reply is freed; as the model wrote it.
  *
  * # Safety
  * `reply` is NULL or live.
@@ -1514,8 +1513,8 @@ chatwire_status chatwire_reply_usage_details(const chatwire_reply *reply,
  * The value of the response header `name`, case-insensitive (such as
  * "x-ratelimit-remaining-requests"); the first when it came twice; NULL
  * when the response had none (or for a NULL argument, with last error).
- * Borrowed until the reply is freed; cleaned of the client's secrets like
- * every other text of a reply.
+ * Borrowed until the reply is freed; as the server sent it, like every
+ * other text of a reply.
  *
  * # Safety
  * `reply` is NULL or live; `name` is NULL or NUL-terminated.
@@ -1718,7 +1717,7 @@ chatwire_status chatwire_send_json(chatwire_client *client,
  *
  * When the reply is complete it is appended to the conversation and, if
  * `reply_out` is not NULL, `*reply_out` owns a copy (all deltas together,
- * but cleaned of the client's secrets, and ending at the first U+0000 as
+ * exactly as the model wrote it, and ending at the first U+0000 as
  * in chatwire_send(); free with chatwire_string_free()). An answer past
  * one of the limits (chatwire_client_set_limit()) gives
  * CHATWIRE_ERR_TOO_LARGE, also after deltas were passed on. A callback that returns

@@ -325,8 +325,8 @@ impl Error {
                 secrets.scrub_excerpt(excerpt);
             }
             Error::TooLarge { what, .. } => secrets.scrub(what),
-            // Built from replies that were redacted already; scrubbed again
-            // so that no path can leave a secret in it.
+            // Quotes what the model wrote, which a reply keeps as it came:
+            // the error's text is chatwire's, so it is cleaned.
             Error::InvalidReply { errors, last_reply } => {
                 errors.iter_mut().for_each(|error| secrets.scrub(error));
                 secrets.scrub(last_reply);

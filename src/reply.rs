@@ -4,7 +4,6 @@ use crate::conversation::budget::Trim;
 use crate::conversation::message::{Message, Reasoning, Role, ToolCall};
 use crate::conversation::Conversation;
 use crate::error::Result;
-use crate::secrets::Secrets;
 
 /// Token counts the server reported for one request; a missing count is 0,
 /// a missing total is the sum of the others.
@@ -74,13 +73,13 @@ pub struct Reply {
     /// Every choice, in order of `index`; choice 0 is this reply. One
     /// unless the request asked for `n` > 1.
     pub choices: Vec<ReplyChoice>,
-    /// Every response header, names in lower case, values cleaned of the
-    /// client's secrets; see [`header`](Self::header).
+    /// Every response header, names in lower case, values as the server
+    /// sent them; see [`header`](Self::header).
     pub headers: Vec<(String, String)>,
     /// The response body exactly as received; for a streamed reply, the
-    /// equivalent non-streamed body, built from the chunks. The only text of
-    /// a reply that is not cleaned of the client's secrets (see
-    /// `docs/security.md`): it is what the server sent.
+    /// equivalent non-streamed body, built from the chunks. Like every field
+    /// of a reply, it is what the server sent, never edited (see
+    /// `docs/security.md`).
     pub json: String,
     /// What the request left out of the conversation to keep within its
     /// token budget, taken on when the reply is appended.
@@ -88,28 +87,6 @@ pub struct Reply {
 }
 
 impl Reply {
-    /// The same reply with every text but [`json`](Self::json) cleaned of
-    /// `secrets`, in case the server echoed one.
-    pub(crate) fn redact(mut self, secrets: &Secrets) -> Reply {
-        secrets.scrub(&mut self.content);
-        secrets.scrub_opt(&mut self.finish_reason);
-        secrets.scrub_opt(&mut self.id);
-        secrets.scrub_opt(&mut self.model);
-        secrets.scrub_opt(&mut self.request_id);
-        scrub_calls(&mut self.tool_calls, secrets);
-        scrub_reasoning(&mut self.reasoning, secrets);
-        for choice in &mut self.choices {
-            secrets.scrub(&mut choice.content);
-            secrets.scrub_opt(&mut choice.finish_reason);
-            scrub_reasoning(&mut choice.reasoning, secrets);
-            scrub_calls(&mut choice.tool_calls, secrets);
-        }
-        for (_, value) in &mut self.headers {
-            secrets.scrub(value);
-        }
-        self
-    }
-
     /// The server's count of the request and the reply together.
     fn tokens(&self) -> Option<u64> {
         self.usage
@@ -150,22 +127,6 @@ impl Reply {
         message.tool_calls = self.tool_calls.clone();
         message.reasoning = self.reasoning.clone();
         message
-    }
-}
-
-fn scrub_calls(calls: &mut [ToolCall], secrets: &Secrets) {
-    for call in calls {
-        secrets.scrub(&mut call.id);
-        secrets.scrub(&mut call.kind);
-        secrets.scrub(&mut call.name);
-        secrets.scrub(&mut call.arguments);
-    }
-}
-
-fn scrub_reasoning(reasoning: &mut Option<Reasoning>, secrets: &Secrets) {
-    if let Some(reasoning) = reasoning {
-        secrets.scrub(&mut reasoning.text);
-        secrets.scrub_opt(&mut reasoning.details);
     }
 }
 

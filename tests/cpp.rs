@@ -192,3 +192,12 @@ fn cpp_wrappers_against_a_mock_server() {
         );
     });
 }
+
+#[test]
+fn cpp_wrappers_hand_out_what_the_model_wrote() {
+    let server = common::model_output::server();
+    for_each_build("model_output", |exe| {
+        let out = run(exe, &[&server.url, KEY]);
+        assert!(out.contains(", 0 failed"), "{out}");
+    });
+}

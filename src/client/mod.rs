@@ -113,7 +113,8 @@ impl Client {
         Ok(reply)
     }
 
-    /// Posts a body and reads the whole reply, cleaned of the secrets.
+    /// Posts a body and reads the whole reply as the server sent it; an
+    /// error, which chatwire composes, is cleaned of the secrets.
     fn fetch(&self, body: &[u8], token: Option<&CancelToken>) -> Result<Reply> {
         let posted = self.transport.post(body, &self.settings, token);
         // Read after the post: a credential callback's tokens are among them.
@@ -124,7 +125,6 @@ impl Client {
                 reply.headers = received.headers;
                 Ok(reply)
             })
-            .map(|reply| reply.redact(&secrets))
             .map_err(|error| error.redact(&secrets))
     }
 

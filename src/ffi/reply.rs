@@ -181,9 +181,9 @@ pub unsafe extern "C" fn chatwire_reply_request_id(reply: *const chatwire_reply)
 
 /// The response body as received (for a streamed reply: the equivalent
 /// non-streamed body, built from the chunks). Borrowed until the reply is
-/// freed; NULL for a NULL reply. The one text chatwire hands out raw: a
-/// server that echoed the API key or a header value has it here, while
-/// every other accessor, and chatwire_last_error(), shows "[redacted]".
+/// freed; NULL for a NULL reply. Like every text of a reply, what the server
+/// sent, never edited (only chatwire_last_error() and chatwire's other own
+/// texts are cleaned of the client's secrets).
 ///
 /// # Safety
 /// `reply` is NULL or live.
@@ -210,9 +210,8 @@ pub unsafe extern "C" fn chatwire_reply_tool_call_count(reply: *const chatwire_r
 /// chatwire_extract_json() reads sloppy arguments leniently). Each
 /// out-parameter may be NULL; the strings are borrowed until the reply is
 /// freed (each ends at its first U+0000, which JSON text never holds raw).
-/// `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT. Like every text of
-/// a reply but chatwire_reply_json(), they are cleaned of the client's
-/// secrets (see chatwire_reply_json()).
+/// `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT. The arguments are
+/// the JSON text the model wrote, byte for byte.
 ///
 /// # Safety
 /// `reply` is NULL or live; each out-parameter is NULL or writable.
@@ -249,7 +248,7 @@ pub unsafe extern "C" fn chatwire_reply_tool_call(
 /// the text parts of reasoning_details, or a leading <think>...</think>
 /// block taken out of the content (chatwire_reply_content() never holds
 /// it). NULL when there is none (or for a NULL reply). Borrowed until the
-/// reply is freed; cleaned of the client's secrets.
+/// reply is freed; as the model wrote it.
 ///
 /// # Safety
 /// `reply` is NULL or live.
@@ -332,8 +331,8 @@ pub unsafe extern "C" fn chatwire_reply_usage_details(
 /// The value of the response header `name`, case-insensitive (such as
 /// "x-ratelimit-remaining-requests"); the first when it came twice; NULL
 /// when the response had none (or for a NULL argument, with last error).
-/// Borrowed until the reply is freed; cleaned of the client's secrets like
-/// every other text of a reply.
+/// Borrowed until the reply is freed; as the server sent it, like every
+/// other text of a reply.
 ///
 /// # Safety
 /// `reply` is NULL or live; `name` is NULL or NUL-terminated.

@@ -132,7 +132,7 @@ unsafe fn send_with<T>(
 ///
 /// When the reply is complete it is appended to the conversation and, if
 /// `reply_out` is not NULL, `*reply_out` owns a copy (all deltas together,
-/// but cleaned of the client's secrets, and ending at the first U+0000 as
+/// exactly as the model wrote it, and ending at the first U+0000 as
 /// in chatwire_send(); free with chatwire_string_free()). An answer past
 /// one of the limits (chatwire_client_set_limit()) gives
 /// CHATWIRE_ERR_TOO_LARGE, also after deltas were passed on. A callback that returns

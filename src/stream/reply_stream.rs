@@ -206,9 +206,7 @@ impl DeltaStream {
                 Ok(reply)
             }),
         };
-        reply
-            .map(|reply| reply.redact(&secrets))
-            .map_err(|error| error.redact(&secrets))
+        reply.map_err(|error| error.redact(&secrets))
     }
 
     /// Reads the stream to its end, handing each piece to `on_event`; a

@@ -1,6 +1,7 @@
 /* Hostile servers from C: limits end a send with CHATWIRE_ERR_TOO_LARGE and
  * tell a stream's callbacks how it ended, redirects that change the request
- * are refused, and no secret comes back in any text but the raw body.
+ * are refused, no secret comes back in an error, and a reply is what the
+ * server wrote.
  * argv[1]: a gzip bomb; argv[2]: an endless stream; argv[3]: a 302 to
  * argv[4]; argv[5]: an error that echoes the secrets; argv[6]: a reply that
  * echoes them (with a U+0000 in its text). Also: image paths that are not
@@ -122,21 +123,20 @@ static void test_echoed_reply(const char *url) {
     CHECK_STATUS(chatwire_send_reply(client, conversation, &reply), CHATWIRE_OK);
     const char *content = chatwire_reply_content(reply);
     size_t len = chatwire_reply_content_len(reply);
-    /* The text goes on past its U+0000, and is clean on both sides of it. */
+    /* The text goes on past its U+0000, as the server wrote it: what the
+     * model wrote is the caller's, secrets and all (only the texts chatwire
+     * composes are cleaned). */
     CHECK(content != NULL && len > strlen(content));
-    CHECK(clean(content));
-    CHECK(content != NULL && clean(content + strlen(content) + 1));
+    CHECK(content != NULL && strstr(content, KEY) != NULL);
     CHECK(content != NULL && strcmp(content + strlen(content) + 1, "after") == 0);
-    CHECK(clean(chatwire_reply_request_id(reply)));
-    CHECK(clean(chatwire_reply_finish_reason(reply)));
+    CHECK(strcmp(chatwire_reply_finish_reason(reply), TOKEN) == 0);
     const char *id = NULL, *name = NULL, *arguments = NULL;
     CHECK_STATUS(chatwire_reply_tool_call(reply, 0, &id, &name, &arguments), CHATWIRE_OK);
-    CHECK(clean(id) && clean(name) && clean(arguments));
-    /* The raw body is what the server sent, as documented. */
+    CHECK(strcmp(name, TOKEN) == 0 && strstr(arguments, KEY) != NULL);
     CHECK(strstr(chatwire_reply_json(reply), KEY) != NULL);
-    /* The conversation holds the cleaned text, all of it. */
+    /* The conversation holds the same text, all of it. */
     CHECK(chatwire_conversation_content_len(conversation, 1) == len);
-    CHECK(clean(chatwire_conversation_content(conversation, 1)));
+    CHECK(strcmp(chatwire_conversation_content(conversation, 1), content) == 0);
     chatwire_reply_free(reply);
 
     /* A char * handed out ends at the first U+0000, as documented. */

@@ -126,6 +126,7 @@ pub mod cprog;
 pub mod hostile;
 pub mod keepalive;
 pub mod log_lines;
+pub mod model_output;
 pub mod paced;
 pub mod providers;
 pub mod slow;
