@@ -1,0 +1,149 @@
+//! Closers: stray, missing, and the end of cut-off output.
+
+use super::*;
+
+impl Scanner<'_> {
+    /// Consumes a closer. Repair: mismatched, missing and stray closers
+    /// (`{"a": [1, 2}`, `[{"a": 1]`, `[{"a": 1}}, 2]`). A closer that
+    /// matches an outer container closes up to it, unless a comma follows
+    /// (`{"a": [1, 2}, "b": 3}`): then it was a typo for the innermost one,
+    /// unless a member follows that only the outer one can hold.
+    /// A closer that matches nothing is dropped when a comma follows, and
+    /// closes the innermost container otherwise.
+    pub(super) fn close(&mut self, c: char) -> Result<(), RepairError> {
+        let wanted = Kind::of_closer(c);
+        let depth = self
+            .stack
+            .iter()
+            .rev()
+            .position(|frame| Some(frame.kind) == wanted)
+            .map(|i| i + 1);
+        let after = self.cursor.rest().get(c.len_utf8()..).unwrap_or("");
+        let after = after.trim_start_matches(is_space);
+        let comma_follows = after.starts_with(',');
+        let member_follows = comma_follows && strings::key_follows(after.get(1..).unwrap_or(""));
+        self.cursor.bump();
+        let depth = match depth {
+            None if comma_follows => return Ok(()),
+            // A member follows: close as far as leaves an object open.
+            Some(depth) if member_follows && !self.object_below(1) => depth,
+            Some(_) if comma_follows => 1,
+            Some(depth) => depth,
+            None => 1,
+        };
+        for _ in 0..depth {
+            self.close_one()?;
+        }
+        self.content = true;
+        Ok(())
+    }
+
+    /// Whether the container `n` levels below the innermost one is an object.
+    pub(super) fn object_below(&self, n: usize) -> bool {
+        let index = self.stack.len().checked_sub(n + 1);
+        index
+            .and_then(|i| self.stack.get(i))
+            .is_some_and(|frame| frame.kind == Kind::Object)
+    }
+
+    /// Closes the innermost container without consuming anything.
+    pub(super) fn close_innermost(&mut self) {
+        // Only called in key position, where closing cannot fail.
+        let _ = self.close_one();
+    }
+
+    pub(super) fn close_one(&mut self) -> Result<(), RepairError> {
+        let Some(frame) = self.stack.last().copied() else {
+            return Ok(());
+        };
+        if frame.kind == Kind::Object && frame.expect == Expect::Colon {
+            return Err(self.error_here("expected ':' after the key"));
+        }
+        if frame.kind == Kind::Object && frame.expect == Expect::Value {
+            self.out.push_str("null");
+        }
+        self.stack.pop();
+        if frame.kind == Kind::Group && frame.count == 1 && !self.stack.is_empty() {
+            // Repair: a group of one (`("x")`, `ObjectId("1")`) is its item.
+            self.out.remove(frame.open_at);
+        } else {
+            self.out.push(frame.kind.json_closer());
+        }
+        if self.stack.is_empty() {
+            self.last_closed = Some(frame);
+        }
+        Ok(())
+    }
+
+    /// Repair: output cut off by a token limit. Unfinished members (a key
+    /// without a value) and containers opened just before the cut are
+    /// dropped, then every open container is closed. Strings cut off are
+    /// closed where they stop (see `string`).
+    pub(super) fn close_truncated(&mut self) -> Result<(), RepairError> {
+        self.drop_unfinished_tail();
+        if !self.content {
+            return Err(self.error_here("expected a complete value"));
+        }
+        while !self.stack.is_empty() {
+            self.close_one()?;
+        }
+        self.last_closed = None;
+        Ok(())
+    }
+
+    pub(super) fn drop_unfinished_tail(&mut self) {
+        while let Some(frame) = self.stack.last().copied() {
+            if frame.kind == Kind::Object && frame.expect != Expect::Key {
+                self.out.truncate(frame.item_start);
+                if let Some(top) = self.top() {
+                    top.count = top.count.saturating_sub(1);
+                    top.expect = Expect::Key;
+                }
+            } else if frame.count == 0 && self.stack.len() > 1 {
+                self.out.truncate(frame.out_start);
+                self.stack.pop();
+                self.unfinish_parent();
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// After dropping an empty child container, its parent's item is
+    /// unfinished too: an array element disappears, an object member loses
+    /// its value (and is dropped next round).
+    pub(super) fn unfinish_parent(&mut self) {
+        if let Some(parent) = self.top() {
+            match parent.kind {
+                Kind::Object => parent.expect = Expect::Value,
+                Kind::Array | Kind::Group => parent.count = parent.count.saturating_sub(1),
+            }
+        }
+    }
+}
+
+/// From byte `from`, inside `depth` open containers: the offset just past
+/// the closer of the outermost one (brackets counted outside `"` strings),
+/// or the end of the text.
+pub(super) fn skip_to_close(text: &str, from: usize, depth: usize) -> usize {
+    let rest = text.get(from..).unwrap_or("");
+    let mut depth = depth;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in rest.char_indices() {
+        match (in_string, escaped, c) {
+            (true, true, _) => escaped = false,
+            (true, false, '\\') => escaped = true,
+            (_, false, '"') => in_string = !in_string,
+            (false, _, '{' | '[') => depth += 1,
+            (false, _, '}' | ']') => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return from + i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    text.len()
+}

@@ -1,0 +1,175 @@
+//! Walking the containers: opening, stepping through, and the items they share.
+
+use super::*;
+
+impl Scanner<'_> {
+    /// Reads one object or array to its end, or to the end of the text
+    /// (closing what is open).
+    pub(super) fn container(&mut self) -> Result<(), RepairError> {
+        self.content = false;
+        self.keyed = false;
+        self.last_closed = None;
+        self.open()?;
+        loop {
+            while let Some(frame) = self.stack.last().copied() {
+                self.step(frame)?;
+            }
+            if !self.reopen() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Reads the next token of the innermost container.
+    pub(super) fn step(&mut self, frame: Frame) -> Result<(), RepairError> {
+        self.skip_trivia();
+        // Repair: a closing fence glued to the JSON ends it, as the end of
+        // the text would.
+        if self.cursor.rest().starts_with("```") {
+            return self.close_truncated();
+        }
+        let Some(c) = self.cursor.peek() else {
+            return self.close_truncated();
+        };
+        match (frame.kind, frame.expect) {
+            (Kind::Object, Expect::Key) => self.object_key(c, frame),
+            (Kind::Object, Expect::Colon) => self.object_colon(c, frame),
+            (Kind::Object, Expect::Value) => self.object_value(c),
+            (Kind::Array | Kind::Group, _) => self.array_item(c, frame),
+        }
+    }
+
+    /// Consumes `{`, `[` or `(` and pushes its frame.
+    pub(super) fn open(&mut self) -> Result<(), RepairError> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(self.error_here(&format!("nesting deeper than {MAX_DEPTH} levels")));
+        }
+        let Some(kind) = self.cursor.peek().and_then(Kind::of_opener) else {
+            return Err(self.error_here("expected '{' or '['"));
+        };
+        self.cursor.bump();
+        let out_start = self
+            .stack
+            .last()
+            .map_or(self.out.len(), |parent| parent.item_start);
+        let open_at = self.out.len();
+        self.out.push(kind.json_opener());
+        self.stack.push(Frame {
+            kind,
+            expect: Expect::Key,
+            count: 0,
+            out_start,
+            open_at,
+            item_start: self.out.len(),
+        });
+        Ok(())
+    }
+
+    /// Repair: a closer in the middle of the top-level object (`{"a": 1},
+    /// "b": 2}`) is a stray one when a comma and a key follow it; the
+    /// object goes on.
+    pub(super) fn reopen(&mut self) -> bool {
+        let Some(frame) = self.last_closed.take() else {
+            return false;
+        };
+        let after = self.cursor.rest().trim_start_matches(is_space);
+        let key_follows = after
+            .strip_prefix(',')
+            .map(|rest| rest.trim_start_matches(is_space))
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(strings::is_quote);
+        if frame.kind != Kind::Object || !key_follows {
+            return false;
+        }
+        self.out.pop();
+        self.stack.push(frame);
+        true
+    }
+
+    pub(super) fn top(&mut self) -> Option<&mut Frame> {
+        self.stack.last_mut()
+    }
+
+    /// Starts a member or element: remembers where it starts and writes the
+    /// comma that separates it from the previous one.
+    pub(super) fn begin_item(&mut self) {
+        let out_len = self.out.len();
+        let needs_comma = match self.top() {
+            Some(frame) => {
+                frame.item_start = out_len;
+                frame.count += 1;
+                frame.count > 1
+            }
+            None => false,
+        };
+        if needs_comma {
+            self.out.push(',');
+        }
+    }
+
+    pub(super) fn set_expect(&mut self, expect: Expect) {
+        if let Some(frame) = self.top() {
+            frame.expect = expect;
+        }
+    }
+
+    /// What objects and arrays share between their items: a closer, a comma
+    /// or an ellipsis. `None` when `c` starts an item.
+    pub(super) fn between_items(&mut self, c: char) -> Option<Result<(), RepairError>> {
+        match c {
+            '}' | ']' | ')' => Some(self.close(c)),
+            // Repair: trailing, leading and doubled commas are dropped, and a
+            // missing comma is supplied (commas are written lazily).
+            ',' => {
+                self.cursor.bump();
+                Some(Ok(()))
+            }
+            _ if self.skip_ellipsis() => Some(Ok(())),
+            _ => None,
+        }
+    }
+
+    /// Undoes `begin_item` for an element that turned out to be nothing.
+    pub(super) fn unbegin_item(&mut self) {
+        let (kind, item_start) = match self.stack.last() {
+            Some(frame) => (frame.kind, frame.item_start),
+            None => return,
+        };
+        if kind == Kind::Object {
+            self.set_expect(Expect::Value);
+        } else {
+            self.out.truncate(item_start);
+            if let Some(frame) = self.top() {
+                frame.count = frame.count.saturating_sub(1);
+            }
+        }
+    }
+
+    /// Repair: whitespace includes the byte-order mark and zero-width space,
+    /// and `//` line comments and `/* */` block comments are skipped.
+    pub(super) fn skip_trivia(&mut self) {
+        loop {
+            let rest = self.cursor.rest();
+            if let Some(c) = self.cursor.peek().filter(|&c| is_space(c)) {
+                self.cursor.pos += c.len_utf8();
+            } else if rest.starts_with("//") {
+                self.cursor.pos += rest.find('\n').unwrap_or(rest.len());
+            } else if let Some(body) = rest.strip_prefix("/*") {
+                self.cursor.pos += body.find("*/").map_or(rest.len(), |end| end + 4);
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// Trivia and commas between top-level values.
+    pub(super) fn skip_separators(&mut self) {
+        loop {
+            self.skip_trivia();
+            if self.cursor.peek() != Some(',') {
+                return;
+            }
+            self.cursor.bump();
+        }
+    }
+}

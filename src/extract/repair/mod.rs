@@ -1,0 +1,315 @@
+//! The repairing scanner: reads almost-JSON from the start of a candidate and
+//! writes strict JSON text, which `serde_json` then parses.
+//!
+//! One pass, one explicit stack (no recursion, so deep nesting cannot
+//! overflow the thread's stack), no regular expressions: every repair
+//! happens at the token where it is needed, so the inside of a string is
+//! never rewritten. The repairs are listed in the module docs of
+//! `extract`; each one is marked `Repair:` where it is made, in the file of
+//! its kind: [`containers`] (walking objects and arrays), [`objects`] (keys
+//! and colons), [`arrays`] (items), [`scalars`] (numbers, literals, unquoted
+//! words) and [`closing`] (closers, and cut-off output).
+
+use super::cursor::{leading, Cursor};
+use super::numbers::{self, NumberError};
+use super::strings::{self, LineCache};
+
+mod arrays;
+mod closing;
+mod containers;
+mod objects;
+mod scalars;
+
+use closing::skip_to_close;
+use objects::quoted_tail_len;
+
+/// The deepest nesting accepted. `serde_json` refuses 128 levels, and several
+/// top-level values are wrapped in one more array, so stop well before.
+pub(crate) const MAX_DEPTH: usize = 120;
+
+/// Strict JSON text, and the byte offset in the text where the value(s)
+/// it came from end.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Repaired {
+    pub json: String,
+    pub end: usize,
+    /// Whether the value needed an unquoted string guessed where prose is
+    /// likely (in a candidate inside prose, or in an array or tuple outside
+    /// any object: `[Note] The answer is ...`): the search then prefers a
+    /// later candidate that needs no such guess.
+    pub guessed: bool,
+}
+
+/// Why a candidate could not be repaired; `offset` is a byte offset into the
+/// text, always on a char boundary.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RepairError {
+    pub offset: usize,
+    pub message: String,
+    /// Where the search may look for the next candidate. When the failed
+    /// candidate was already JSON (it held a key or a complete item), this
+    /// is past its end, so that no part of it is offered as the answer.
+    pub resume: usize,
+}
+
+impl RepairError {
+    /// An error whose search resumes where it happened.
+    pub(crate) fn at(offset: usize, message: String) -> Self {
+        RepairError {
+            offset,
+            message,
+            resume: offset,
+        }
+    }
+}
+
+/// Where a candidate sits in the reply, which decides how bold a repair may
+/// be.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Placement {
+    /// The candidate starts the reply or its fenced block: an array of bare
+    /// words (`[a, b]`) is data.
+    Leading,
+    /// The candidate starts inside prose: `[the docs](link)` is not data.
+    InProse,
+}
+
+/// A place where the JSON might be: it starts at byte `start` of `text`,
+/// and the end of `text` is the end of the candidate (that is where cut-off
+/// output gets closed).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Candidate<'a> {
+    pub text: &'a str,
+    pub start: usize,
+    pub placement: Placement,
+}
+
+/// Repairs the value(s) at the start of `text`; see `repair_at`.
+#[cfg(test)]
+pub(crate) fn repair(text: &str) -> Result<Repaired, RepairError> {
+    let candidate = Candidate {
+        text,
+        start: 0,
+        placement: Placement::Leading,
+    };
+    repair_at(candidate, &mut LineCache::default())
+}
+
+/// Repairs the value(s) of `candidate`, which must begin (after whitespace
+/// and comments) with `{` or `[` (or `(` when it leads the reply).
+///
+/// Repair: several top-level objects or arrays separated by whitespace or
+/// commas (one object per line) become one array. A later one that cannot be
+/// repaired ends the sequence instead of spoiling it, and text after the
+/// last value is ignored.
+pub(crate) fn repair_at(
+    candidate: Candidate<'_>,
+    lines: &mut LineCache,
+) -> Result<Repaired, RepairError> {
+    let mut scanner = Scanner::new(candidate, std::mem::take(lines));
+    let result = scanner.values();
+    *lines = scanner.lines;
+    result
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Object,
+    Array,
+    /// `( ... )`: a Python tuple or a wrapper call such as `ObjectId("1")`.
+    /// Written as an array, or as its only item.
+    Group,
+}
+
+impl Kind {
+    fn of_opener(c: char) -> Option<Kind> {
+        match c {
+            '{' => Some(Kind::Object),
+            '[' => Some(Kind::Array),
+            '(' => Some(Kind::Group),
+            _ => None,
+        }
+    }
+
+    fn of_closer(c: char) -> Option<Kind> {
+        match c {
+            '}' => Some(Kind::Object),
+            ']' => Some(Kind::Array),
+            ')' => Some(Kind::Group),
+            _ => None,
+        }
+    }
+
+    fn json_opener(self) -> char {
+        if self == Kind::Object {
+            '{'
+        } else {
+            '['
+        }
+    }
+
+    fn json_closer(self) -> char {
+        if self == Kind::Object {
+            '}'
+        } else {
+            ']'
+        }
+    }
+}
+
+/// What an object expects next; an array always expects a value (or its end).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Expect {
+    Key,
+    Colon,
+    Value,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    kind: Kind,
+    expect: Expect,
+    /// Members or elements begun so far; commas are written lazily, before
+    /// the next one begins, which is what drops trailing commas.
+    count: usize,
+    /// Output length before this container (and the comma before it).
+    out_start: usize,
+    /// Where this container's opening character is in the output.
+    open_at: usize,
+    /// Output length before the current member (and its comma).
+    item_start: usize,
+}
+
+struct Scanner<'a> {
+    cursor: Cursor<'a>,
+    out: String,
+    stack: Vec<Frame>,
+    /// Whether the current top-level value holds anything complete; a cut-off
+    /// `[` or `{"a` alone is not taken as JSON.
+    content: bool,
+    /// Whether the current top-level value holds a key: with one, it is
+    /// JSON even before any value is complete.
+    keyed: bool,
+    placement: Placement,
+    /// See `Repaired::guessed`.
+    guessed: bool,
+    /// The top-level object just closed, kept in case its closer was a stray
+    /// one in the middle of it (`{"a": 1}, "b": 2}`).
+    last_closed: Option<Frame>,
+    /// Passed on to `strings` (see `LineCache`).
+    lines: LineCache,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(candidate: Candidate<'a>, lines: LineCache) -> Self {
+        let placement = candidate.placement;
+        Scanner {
+            cursor: Cursor {
+                text: candidate.text,
+                pos: candidate.start,
+            },
+            out: String::new(),
+            stack: Vec::new(),
+            content: false,
+            keyed: false,
+            placement,
+            guessed: false,
+            last_closed: None,
+            lines,
+        }
+    }
+
+    /// One top-level value, or several in a row (made into an array).
+    fn values(&mut self) -> Result<Repaired, RepairError> {
+        self.skip_trivia();
+        // Repair: a Python tuple that is the whole reply or fenced block is
+        // an array.
+        let group = self.placement == Placement::Leading && self.cursor.peek() == Some('(');
+        if !group && !matches!(self.cursor.peek(), Some('{' | '[')) {
+            return Err(self.error_here("expected '{' or '['"));
+        }
+        if let Err(error) = self.container() {
+            return Err(self.past_failed_value(error));
+        }
+        let mut count = 1;
+        let mut good = (self.cursor.pos, self.out.len());
+        loop {
+            self.skip_separators();
+            if !matches!(self.cursor.peek(), Some('{' | '[')) {
+                break;
+            }
+            self.out.push(',');
+            if self.container().is_err() {
+                break;
+            }
+            count += 1;
+            good = (self.cursor.pos, self.out.len());
+        }
+        let (end, out_len) = good;
+        self.out.truncate(out_len);
+        let json = std::mem::take(&mut self.out);
+        let json = if count > 1 { format!("[{json}]") } else { json };
+        Ok(Repaired {
+            json,
+            end,
+            guessed: self.guessed,
+        })
+    }
+
+    /// A failure inside a value that was already JSON (it held a key or a
+    /// complete item) or that nests too deep: the search must not look
+    /// inside it, so it resumes after the value's end, found by counting
+    /// brackets outside strings (or at the end of the text).
+    fn past_failed_value(&self, mut error: RepairError) -> RepairError {
+        if self.content || self.keyed || self.stack.len() >= MAX_DEPTH {
+            error.resume = skip_to_close(self.cursor.text, error.offset, self.stack.len());
+        }
+        error
+    }
+
+    fn error_here(&self, expected: &str) -> RepairError {
+        let message = match self.cursor.peek() {
+            Some(c) => format!("{expected}, found {}", describe(c)),
+            None => format!("{expected}, found the end of the text"),
+        };
+        RepairError::at(self.cursor.pos, message)
+    }
+}
+
+/// Whether `c` (followed by `next`) can begin a value: what a missing colon
+/// may be supplied before.
+pub(super) fn starts_value(c: char, next: Option<char>) -> bool {
+    strings::is_quote(c)
+        || matches!(c, '{' | '[')
+        || numbers::starts_number(c, next)
+        || is_word_char(c)
+}
+
+pub(super) fn is_space(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\u{feff}' | '\u{200b}' | '\u{180e}')
+}
+
+pub(super) fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// A char for an error message: quoted if printable, else its code point.
+pub(super) fn describe(c: char) -> String {
+    if c.is_control() {
+        format!("U+{:04X}", u32::from(c))
+    } else {
+        format!("'{c}'")
+    }
+}
+
+/// At most 40 chars of a word, for error messages.
+pub(super) fn shorten(word: &str) -> String {
+    let mut short: String = word.chars().take(40).collect();
+    if short.len() < word.len() {
+        short.push('…');
+    }
+    short
+}
+
+#[cfg(test)]
+mod tests;

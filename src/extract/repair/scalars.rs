@@ -1,0 +1,207 @@
+//! Numbers, literals and unquoted words.
+
+use super::*;
+
+impl Scanner<'_> {
+    /// Reads one value; the caller has already begun the item.
+    pub(super) fn value(&mut self, c: char) -> Result<(), RepairError> {
+        let next = self.cursor.peek_second();
+        match c {
+            '{' | '[' | '(' => self.open(),
+            _ if strings::is_quote(c) => {
+                let member = self.stack.last().is_some_and(|f| f.kind == Kind::Object);
+                self.string(member);
+                while self.concatenation() {}
+                self.content = true;
+                Ok(())
+            }
+            _ if numbers::starts_number(c, next) => self.number(),
+            '-' | '+' if next.is_some_and(char::is_alphabetic) => self.signed_word(),
+            // A sign cut off by the end of the text: drop it, and the
+            // truncation repair drops the unfinished member.
+            '-' | '+' if next.is_none() => {
+                self.cursor.bump();
+                self.unbegin_item();
+                Ok(())
+            }
+            ':' => Err(self.error_here("expected a value")),
+            _ => self.word(),
+        }
+    }
+
+    /// Repair: fractions, mixed numbers, vulgar fractions, `+1`, `.5`, `1.`,
+    /// leading zeros (see `numbers`). A zero denominator fails the candidate.
+    /// A number that runs on into letters or more digits (`2 cups`,
+    /// `1.1.1`, a date, a UUID) is an unquoted string (see `unquoted`).
+    pub(super) fn number(&mut self) -> Result<(), RepairError> {
+        match numbers::lex_number(self.cursor.rest()) {
+            Ok((number, len)) => {
+                let after = self.cursor.rest().get(len..).unwrap_or("");
+                if runs_on(after) && self.unquoted_allowed() {
+                    return self.unquoted();
+                }
+                self.cursor.pos += len;
+                self.out.push_str(&number.to_json());
+                self.content = true;
+                Ok(())
+            }
+            Err(NumberError::DivisionByZero { offset }) => Err(RepairError::at(
+                self.cursor.pos + offset,
+                "division by zero in a fraction".to_owned(),
+            )),
+            Err(NumberError::NotANumber) => Err(self.error_here("expected a value")),
+        }
+    }
+
+    /// Repair: Python and JavaScript literals. `True`/`False`/`None`,
+    /// `undefined`, `NaN`, `Infinity` (any case) become `true`, `false` or
+    /// `null`; JSON has no NaN or infinity. A literal cut off by the end of
+    /// the text (`tru`) is completed. A wrapper call (`ObjectId("1")`) is
+    /// its argument. Any other word starts an unquoted string where one is
+    /// allowed, and fails the candidate elsewhere.
+    pub(super) fn word(&mut self) -> Result<(), RepairError> {
+        let start = self.cursor.pos;
+        let rest = self.cursor.rest();
+        let word = leading(rest, is_word_char);
+        let len = word.len();
+        let after = rest.get(len..).unwrap_or("");
+        let at_end = after.is_empty();
+        let literal = literal_json(word).or_else(|| at_end.then(|| literal_prefix(word)).flatten());
+        if let Some(json) = literal {
+            self.cursor.pos += len;
+            self.out.push_str(json);
+            self.content = true;
+            return Ok(());
+        }
+        if len > 0 && after.starts_with('(') {
+            self.cursor.pos += len;
+            return self.open();
+        }
+        if self.unquoted_allowed() {
+            return self.unquoted();
+        }
+        Err(RepairError::at(
+            start,
+            format!("expected a value, found the word '{}'", shorten(word)),
+        ))
+    }
+
+    /// Unquoted strings are taken inside objects (a key and a colon say this
+    /// is data), and in arrays that start the reply or its fenced block;
+    /// not in an array in prose, where `[the docs](link)` is not data.
+    pub(super) fn unquoted_allowed(&self) -> bool {
+        self.placement == Placement::Leading
+            || self.stack.iter().any(|frame| frame.kind == Kind::Object)
+    }
+
+    /// Repair: an unquoted string value (`{"city": New York}`,
+    /// `{url: https://a.b/c}`, `[a, b]`) runs to the next `,` `}` `]` `)`,
+    /// line break or `"` (brackets inside it are kept when they pair up),
+    /// and is trimmed. A `"` that ends it and is followed by a separator is
+    /// its missing-opening-quote twin (`[a", "b"]`) and is dropped; in an
+    /// object, when such a quote comes before any `:` `}` `]` on the line,
+    /// the string runs to it, commas and all (`{"a": b, c.",}`).
+    pub(super) fn unquoted(&mut self) -> Result<(), RepairError> {
+        let rest = self.cursor.rest();
+        let member = self.stack.last().is_some_and(|f| f.kind == Kind::Object);
+        let tail = quoted_tail_len(rest).filter(|_| member);
+        let len = tail.unwrap_or_else(|| unquoted_len(rest));
+        let text = rest.get(..len).unwrap_or("").trim_end();
+        let after = rest.get(len..).unwrap_or("");
+        let quote = usize::from(
+            after.starts_with('"') && strings::ends_string_at(after.get(1..).unwrap_or("")),
+        );
+        self.cursor.pos += len + quote;
+        self.out.push('"');
+        strings::push_escaped_str(&mut self.out, text);
+        self.out.push('"');
+        self.content = true;
+        let in_object = self.stack.iter().any(|frame| frame.kind == Kind::Object);
+        self.guessed |= self.placement == Placement::InProse || !in_object;
+        Ok(())
+    }
+
+    /// `-Infinity`, `+inf`, `-NaN`: all null; another signed word is an
+    /// unquoted string where one is allowed.
+    pub(super) fn signed_word(&mut self) -> Result<(), RepairError> {
+        let start = self.cursor.pos;
+        self.cursor.bump();
+        let word = leading(self.cursor.rest(), is_word_char);
+        let len = word.len();
+        let word = word.to_ascii_lowercase();
+        if matches!(word.as_str(), "infinity" | "inf" | "nan") {
+            self.cursor.pos += len;
+            self.out.push_str("null");
+            self.content = true;
+            return Ok(());
+        }
+        self.cursor.pos = start;
+        if self.unquoted_allowed() {
+            return self.unquoted();
+        }
+        Err(self.error_here("expected a value"))
+    }
+}
+
+/// Whether what follows a number makes it part of an unquoted string: a
+/// letter or digit right after it (`1notanumber`, `57eeeeb1`), `-` `.` `:`
+/// and a digit or letter (`10-20`, `1.1.1`, `2024-10-18T18:35`), or a
+/// space and a word that is neither a literal nor a key (`2 cups`).
+pub(super) fn runs_on(after: &str) -> bool {
+    let mut chars = after.chars();
+    match chars.next() {
+        Some(c) if is_word_char(c) => true,
+        Some('-' | '.' | ':') => chars.next().is_some_and(char::is_alphanumeric),
+        Some(' ' | '\t') => {
+            let word_start = after.trim_start_matches([' ', '\t']);
+            let word = leading(word_start, is_word_char);
+            let is_key = word_start
+                .get(word.len()..)
+                .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'));
+            word.starts_with(char::is_alphabetic) && literal_json(word).is_none() && !is_key
+        }
+        _ => false,
+    }
+}
+
+/// The length of an unquoted string at the start of `text` (see
+/// `Scanner::unquoted`).
+pub(super) fn unquoted_len(text: &str) -> usize {
+    let mut depth = 0_usize;
+    let mut after_space = false;
+    for (i, c) in text.char_indices() {
+        let comment = after_space
+            && c == '/'
+            && matches!(
+                text.get(i + 1..).and_then(|r| r.chars().next()),
+                Some('/' | '*')
+            );
+        match c {
+            '{' | '[' | '(' => depth += 1,
+            ',' if depth > 0 => {}
+            '}' | ']' | ')' if depth > 0 => depth -= 1,
+            '}' | ']' | ')' | ',' | '\n' | '\r' | '"' => return i,
+            _ if comment => return i,
+            _ => {}
+        }
+        after_space = c == ' ' || c == '\t';
+    }
+    text.len()
+}
+
+pub(super) fn literal_json(word: &str) -> Option<&'static str> {
+    match word.to_ascii_lowercase().as_str() {
+        "true" => Some("true"),
+        "false" => Some("false"),
+        "null" | "none" | "nil" | "undefined" | "nan" | "infinity" | "inf" => Some("null"),
+        _ => None,
+    }
+}
+
+/// `tru`, `fals`, `nul` at the very end of the text: a cut-off literal.
+pub(super) fn literal_prefix(word: &str) -> Option<&'static str> {
+    let lower = word.to_ascii_lowercase();
+    ["true", "false", "null"]
+        .into_iter()
+        .find(|literal| !lower.is_empty() && literal.starts_with(lower.as_str()))
+}
