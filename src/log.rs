@@ -159,7 +159,7 @@ pub(crate) fn shown_url(url: &str) -> String {
 
 /// How one attempt at a request ended; `why` is the error's text with
 /// every secret taken out.
-pub(crate) enum Outcome<'a> {
+pub(crate) enum Verdict<'a> {
     /// It succeeded (a 2xx status).
     Done,
     /// It failed and will be tried again after the pause.
@@ -171,7 +171,7 @@ pub(crate) enum Outcome<'a> {
 }
 
 /// One attempt at a request, as logged: one line per attempt.
-pub(crate) struct Attempt<'a> {
+pub(crate) struct AttemptLine<'a> {
     pub(crate) method: &'a str,
     pub(crate) url: &'a str,
     /// The HTTP status, when one came back.
@@ -182,22 +182,22 @@ pub(crate) struct Attempt<'a> {
     pub(crate) elapsed: Duration,
     /// 1 for the first attempt.
     pub(crate) number: u32,
-    pub(crate) outcome: Outcome<'a>,
+    pub(crate) outcome: Verdict<'a>,
 }
 
 /// Logs an attempt: success at info, a retry at warn, a final failure at
 /// error (a cancel at debug).
-pub(crate) fn attempt(attempt: &Attempt<'_>) {
+pub(crate) fn attempt(attempt: &AttemptLine<'_>) {
     let level = match attempt.outcome {
-        Outcome::Done => Level::Info,
-        Outcome::Retry { .. } => Level::Warn,
-        Outcome::Failed { .. } => Level::Error,
-        Outcome::Cancelled => Level::Debug,
+        Verdict::Done => Level::Info,
+        Verdict::Retry { .. } => Level::Warn,
+        Verdict::Failed { .. } => Level::Error,
+        Verdict::Cancelled => Level::Debug,
     };
     line(level, format_args!("{attempt}"));
 }
 
-impl fmt::Display for Attempt<'_> {
+impl fmt::Display for AttemptLine<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}: ", self.method, shown_url(self.url))?;
         match self.status {
@@ -217,12 +217,12 @@ impl fmt::Display for Attempt<'_> {
             self.number
         )?;
         match &self.outcome {
-            Outcome::Done => Ok(()),
-            Outcome::Retry { pause, why } => {
+            Verdict::Done => Ok(()),
+            Verdict::Retry { pause, why } => {
                 write!(f, ", retrying in {:.3} s: {why}", pause.as_secs_f64())
             }
-            Outcome::Failed { why } => write!(f, ", giving up: {why}"),
-            Outcome::Cancelled => f.write_str(", cancelled"),
+            Verdict::Failed { why } => write!(f, ", giving up: {why}"),
+            Verdict::Cancelled => f.write_str(", cancelled"),
         }
     }
 }
@@ -255,7 +255,7 @@ mod tests {
     #[test]
     fn an_attempt_line_says_what_happened() {
         let why = Error::Config("x".into()).to_string();
-        let line = Attempt {
+        let line = AttemptLine {
             method: "POST",
             url: "http://h:1/v1/chat/completions",
             status: Some(503),
@@ -263,7 +263,7 @@ mod tests {
             received: Some(20),
             elapsed: Duration::from_millis(1500),
             number: 1,
-            outcome: Outcome::Retry {
+            outcome: Verdict::Retry {
                 pause: Duration::from_millis(500),
                 why: &why,
             },

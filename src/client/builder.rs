@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::config::{self, Auth, CredentialChoice, Provider, Target};
 use crate::config::{Limit, Limits, Network, ProxySetting, Settings};
 use crate::error::Result;
-use crate::http::pool::{Transport, Tuning};
+use crate::http::pool::{Pool, Tuning};
 use crate::structured::{JsonSettings, SchemaDelivery};
 
 use super::Client;
@@ -448,7 +448,7 @@ impl ClientBuilder {
                 .unwrap_or(DEFAULT_MAX_IDLE_CONNECTIONS),
         )?;
         Ok(Client {
-            transport: Arc::new(Transport::new(
+            pool: Arc::new(Pool::new(
                 endpoint,
                 credential,
                 self.network,

@@ -18,7 +18,7 @@ use crate::config::Settings;
 use crate::conversation::Conversation;
 use crate::error::Result;
 use crate::http::cancel::CancelToken;
-use crate::http::pool::Transport;
+use crate::http::pool::Pool;
 use crate::reply::Reply;
 use crate::structured::JsonSettings;
 use crate::wire;
@@ -50,7 +50,7 @@ pub use builder::ClientBuilder;
 /// by the [`Limit`](crate::Limit)s.
 #[derive(Clone)]
 pub struct Client {
-    transport: Arc<Transport>,
+    pool: Arc<Pool>,
     settings: Settings,
     json: JsonSettings,
     max_idle_connections: usize,
@@ -64,7 +64,7 @@ pub struct Client {
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
-            .field("endpoint", &self.transport.endpoint())
+            .field("endpoint", &self.pool.endpoint())
             .field("api_key", &"[redacted]")
             .field("timeout", &self.settings.timeout)
             .field("connect_timeout", &self.settings.connect_timeout)
@@ -78,8 +78,8 @@ impl fmt::Debug for Client {
             .field("stream_usage", &self.stream_usage.asked)
             .field("json_corrections", &self.json.corrections)
             .field("schema_delivery", &self.json.delivery)
-            .field("proxy", &self.transport.network().proxy)
-            .field("ca_file", &self.transport.network().ca_file)
+            .field("proxy", &self.pool.network().proxy)
+            .field("ca_file", &self.pool.network().ca_file)
             .finish()
     }
 }
@@ -116,9 +116,9 @@ impl Client {
     /// Posts a body and reads the whole reply as the server sent it; an
     /// error, which chatwire composes, is cleaned of the secrets.
     fn fetch(&self, body: &[u8], token: Option<&CancelToken>) -> Result<Reply> {
-        let posted = self.transport.post(body, &self.settings, token);
+        let posted = self.pool.post(body, &self.settings, token);
         // Read after the post: a credential callback's tokens are among them.
-        let secrets = self.transport.secrets(&self.settings);
+        let secrets = self.pool.secrets(&self.settings);
         posted
             .and_then(|received| {
                 let mut reply = wire::completion::decode(received.body, received.request_id)?;

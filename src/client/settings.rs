@@ -17,7 +17,7 @@ use super::Client;
 impl Client {
     /// The URL requests go to.
     pub fn endpoint(&self) -> &str {
-        self.transport.endpoint()
+        self.pool.endpoint()
     }
 
     /// Sends this client's requests (not its other clones') to `url`, used
@@ -38,7 +38,7 @@ impl Client {
     /// ```
     pub fn set_endpoint_url(&mut self, url: &str) -> Result<()> {
         let endpoint = exact_endpoint_url(url)?;
-        let credential = self.transport.credential().to(Source::Explicit);
+        let credential = self.pool.credential().to(Source::Explicit);
         self.replace_target(endpoint, credential)
     }
 
@@ -46,8 +46,8 @@ impl Client {
     /// [`ClientBuilder::auth`](crate::ClientBuilder::auth)); its other clones
     /// keep theirs.
     pub fn set_auth(&mut self, auth: Auth) -> Result<()> {
-        let credential = self.transport.credential().with_auth(auth)?;
-        self.replace_target(self.transport.endpoint().to_owned(), credential)
+        let credential = self.pool.credential().with_auth(auth)?;
+        self.replace_target(self.pool.endpoint().to_owned(), credential)
     }
 
     /// Asks `provider` for this client's credential before every attempt
@@ -60,15 +60,15 @@ impl Client {
         E: std::fmt::Display,
     {
         let provider = provider_of(provider);
-        let credential = self.transport.credential().with_provider(Some(provider))?;
-        self.replace_target(self.transport.endpoint().to_owned(), credential)
+        let credential = self.pool.credential().with_provider(Some(provider))?;
+        self.replace_target(self.pool.endpoint().to_owned(), credential)
     }
 
     /// Stops asking a credential provider: the client sends its key again
     /// (none, if it had none).
     pub fn clear_credential_provider(&mut self) -> Result<()> {
-        let credential = self.transport.credential().with_provider(None)?;
-        self.replace_target(self.transport.endpoint().to_owned(), credential)
+        let credential = self.pool.credential().with_provider(None)?;
+        self.replace_target(self.pool.endpoint().to_owned(), credential)
     }
 
     /// Sets the endpoint and the credential at once, in a new pool.
@@ -77,8 +77,8 @@ impl Client {
         endpoint: String,
         credential: Credential,
     ) -> Result<()> {
-        let network = self.transport.network().clone();
-        self.transport = Arc::new(self.transport.with_target(endpoint, credential, network)?);
+        let network = self.pool.network().clone();
+        self.pool = Arc::new(self.pool.with_target(endpoint, credential, network)?);
         Ok(())
     }
 
@@ -154,8 +154,8 @@ impl Client {
     fn change_settings(&mut self, change: impl FnOnce(&mut Settings)) -> Result<()> {
         let mut settings = self.settings.clone();
         change(&mut settings);
-        if Tuning::of(&settings) != self.transport.tuning() {
-            self.transport = Arc::new(self.transport.retuned(&settings)?);
+        if Tuning::of(&settings) != self.pool.tuning() {
+            self.pool = Arc::new(self.pool.retuned(&settings)?);
         }
         self.settings = settings;
         Ok(())
@@ -172,7 +172,7 @@ impl Client {
     /// nothing uses them. More than [`MAX_IDLE_CONNECTIONS`](crate::MAX_IDLE_CONNECTIONS) is refused.
     pub fn set_max_idle_connections(&mut self, max_idle_connections: usize) -> Result<()> {
         let max_idle_connections = checked_pool_size(max_idle_connections)?;
-        self.transport = Arc::new(self.transport.resized(max_idle_connections)?);
+        self.pool = Arc::new(self.pool.resized(max_idle_connections)?);
         self.max_idle_connections = max_idle_connections;
         Ok(())
     }
@@ -231,7 +231,7 @@ impl Client {
     pub fn set_ca_file(&mut self, path: impl AsRef<Path>) -> Result<()> {
         let network = Network {
             ca_file: Some(path.as_ref().to_path_buf()),
-            ..self.transport.network().clone()
+            ..self.pool.network().clone()
         };
         self.replace_network(network)
     }
@@ -243,13 +243,13 @@ impl Client {
     pub fn set_proxy(&mut self, url: &str) -> Result<()> {
         let network = Network {
             proxy: ProxySetting::from_text(url),
-            ..self.transport.network().clone()
+            ..self.pool.network().clone()
         };
         self.replace_network(network)
     }
 
     fn replace_network(&mut self, network: Network) -> Result<()> {
-        self.transport = Arc::new(self.transport.with_network(network)?);
+        self.pool = Arc::new(self.pool.with_network(network)?);
         Ok(())
     }
 }

@@ -15,7 +15,7 @@ use crate::http::cancel::CancelToken;
 use crate::http::reader::StreamReader;
 use crate::log;
 use crate::reply::Reply;
-use crate::stream::reply_stream::{DeltaKind, DeltaStream, ReplyStream, Source, StreamDelta};
+use crate::stream::reply_stream::{ByteSource, DeltaKind, DeltaStream, ReplyStream, StreamDelta};
 use crate::wire;
 use crate::wire::request::Delivery;
 
@@ -173,7 +173,7 @@ impl Client {
     /// that answers with one JSON body instead is read whole. A server that
     /// refuses `stream_options` gets the body again without it.
     pub(super) fn open_stream(&self, body: &[u8], token: &CancelToken) -> Result<DeltaStream> {
-        let posted = match self.transport.post_stream(body, &self.settings, token) {
+        let posted = match self.pool.post_stream(body, &self.settings, token) {
             Err(error) if refuses_stream_options(&error) => {
                 match wire::request::without_stream_options(body) {
                     Some(body) => {
@@ -183,11 +183,11 @@ impl Client {
                                 format_args!(
                                     "POST {}: the server refused stream_options; \
                                      streaming without token usage from now on",
-                                    log::shown_url(self.transport.endpoint())
+                                    log::shown_url(self.pool.endpoint())
                                 ),
                             );
                         }
-                        self.transport.post_stream(&body, &self.settings, token)
+                        self.pool.post_stream(&body, &self.settings, token)
                     }
                     None => Err(error),
                 }
@@ -195,7 +195,7 @@ impl Client {
             other => other,
         };
         // Read after the post: a credential callback's tokens are among them.
-        let secrets = self.transport.secrets(&self.settings);
+        let secrets = self.pool.secrets(&self.settings);
         let opened = posted.and_then(|mut reader| {
             if !reader.is_json {
                 let request_id = reader.request_id.clone();
@@ -244,7 +244,7 @@ pub(super) fn run(
     outcome
 }
 
-impl Source for StreamReader {
+impl ByteSource for StreamReader {
     fn read(&mut self, buffer: &mut [u8]) -> Result<usize> {
         StreamReader::read(self, buffer)
     }

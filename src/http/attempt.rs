@@ -13,12 +13,12 @@ use crate::error::Error;
 use crate::http::decompress::{self, Coding};
 use crate::http::failure;
 use crate::http::outcome::{Attempt, Seen};
-use crate::http::pool::Transport;
+use crate::http::pool::Pool;
 use crate::http::redirect;
 use crate::http::retry;
 use crate::wire;
 
-impl Transport {
+impl Pool {
     /// Sends the request and returns a 2xx response with its body unread,
     /// following the redirects [`redirect::follow`] allows; any other status
     /// is read and turned into an error. The credential header is taken

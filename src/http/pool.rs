@@ -23,7 +23,7 @@ const INPUT_SLACK: usize = 16 * 1024;
 
 /// The connection pool, the endpoint and the credential, shared by every clone of a client.
 #[derive(Debug)]
-pub(crate) struct Transport {
+pub(crate) struct Pool {
     pub(super) agent: ProcessAgent,
     pub(super) endpoint: String,
     /// The key's header, made once, or the callback asked per attempt.
@@ -38,7 +38,7 @@ pub(crate) struct Transport {
 }
 
 /// What a pool is built from besides the endpoint and the key.
-struct Pool {
+struct PoolParts {
     network: Network,
     route: Route,
     tls: TlsConfig,
@@ -74,7 +74,7 @@ impl Tuning {
     }
 }
 
-impl Transport {
+impl Pool {
     /// A pool for `endpoint` that trusts and routes as `network` says and
     /// keeps up to `max_idle_connections` idle connections. Fails with
     /// [`Error::Config`](crate::Error::Config) for an unusable proxy or CA file.
@@ -84,25 +84,25 @@ impl Transport {
         network: Network,
         max_idle_connections: usize,
         tuning: Tuning,
-    ) -> Result<Transport> {
+    ) -> Result<Pool> {
         let route = proxy::route(&endpoint, &network.proxy)?;
         let speaks_tls = endpoint
             .get(..6)
             .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:"));
         let tls = tls::config(network.ca_file.as_deref(), speaks_tls)?;
-        let pool = Pool {
+        let pool = PoolParts {
             network,
             route,
             tls,
             max_idle_connections,
             tuning,
         };
-        Transport::build(endpoint, credential, pool)
+        Pool::build(endpoint, credential, pool)
     }
 
     /// A pool from what [`new`](Self::new) has read and checked.
-    fn build(endpoint: String, credential: Credential, pool: Pool) -> Result<Transport> {
-        let Pool {
+    fn build(endpoint: String, credential: Credential, pool: PoolParts) -> Result<Pool> {
+        let PoolParts {
             network,
             route,
             tls,
@@ -126,7 +126,7 @@ impl Transport {
             // tunnel plain http and send http_proxy's to https).
             .proxy(route.tunnel())
             .build();
-        Ok(Transport {
+        Ok(Pool {
             agent: ProcessAgent::new(config, &route),
             endpoint,
             credential,
@@ -140,19 +140,19 @@ impl Transport {
 
     /// The same endpoint, key, route and trust over a new pool: nothing is
     /// read again, so only what changes can fail.
-    fn rebuilt(&self, max_idle_connections: usize, tuning: Tuning) -> Result<Transport> {
-        let pool = Pool {
+    fn rebuilt(&self, max_idle_connections: usize, tuning: Tuning) -> Result<Pool> {
+        let pool = PoolParts {
             network: self.network.clone(),
             route: self.route.clone(),
             tls: self.tls.clone(),
             max_idle_connections,
             tuning,
         };
-        Transport::build(self.endpoint.clone(), self.credential.clone(), pool)
+        Pool::build(self.endpoint.clone(), self.credential.clone(), pool)
     }
 
     /// The same endpoint and key with other network settings, in a new pool.
-    pub(crate) fn with_network(&self, network: Network) -> Result<Transport> {
+    pub(crate) fn with_network(&self, network: Network) -> Result<Pool> {
         self.with_target(self.endpoint.clone(), self.credential.clone(), network)
     }
 
@@ -163,8 +163,8 @@ impl Transport {
         endpoint: String,
         credential: Credential,
         network: Network,
-    ) -> Result<Transport> {
-        Transport::new(
+    ) -> Result<Pool> {
+        Pool::new(
             endpoint,
             credential,
             network,
@@ -179,13 +179,13 @@ impl Transport {
     }
 
     /// The same endpoint, key and network over a new pool of another size.
-    pub(crate) fn resized(&self, max_idle_connections: usize) -> Result<Transport> {
+    pub(crate) fn resized(&self, max_idle_connections: usize) -> Result<Pool> {
         self.rebuilt(max_idle_connections, self.tuning)
     }
 
     /// The same endpoint, key and network over a new pool built for
     /// `settings`.
-    pub(crate) fn retuned(&self, settings: &Settings) -> Result<Transport> {
+    pub(crate) fn retuned(&self, settings: &Settings) -> Result<Pool> {
         self.rebuilt(self.max_idle_connections, Tuning::of(settings))
     }
 
@@ -218,9 +218,9 @@ impl Transport {
 const KEPT_FORKS: usize = 4;
 
 /// ureq's agent (which holds the pool) of the process a request runs in:
-/// the one built with the transport, or, in a forked child, the child's own.
+/// the one built with the pool, or, in a forked child, the child's own.
 ///
-/// The transport is shared by the clones of a client and cannot be swapped
+/// The pool is shared by the clones of a client and cannot be swapped
 /// under them, so the child's agent sits beside the first: one slot per
 /// fork depth. A process touches only the slot of its own depth, which no
 /// ancestor touched, so no lock or half-made value can have been copied
@@ -252,7 +252,7 @@ impl ProcessAgent {
     }
 
     /// A POST to `url` over this process's pool. In the process that built
-    /// the transport this costs one atomic load more than ureq's own call.
+    /// the pool this costs one atomic load more than ureq's own call.
     pub(super) fn post(&self, url: &str) -> RequestBuilder<ureq::typestate::WithBody> {
         let generation = fork::generation();
         if generation == self.born {
@@ -299,14 +299,14 @@ mod tests {
     use std::hint::black_box;
     use std::time::Instant;
 
-    fn transport() -> Transport {
+    fn pool() -> Pool {
         let network = Network::default();
         let tuning = Tuning {
             timeout: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(5),
             header_limit: 64 * 1024,
         };
-        Transport::new(
+        Pool::new(
             "http://127.0.0.1:9/v1".into(),
             Credential::none(),
             network,
@@ -318,7 +318,7 @@ mod tests {
 
     #[test]
     fn the_process_that_built_the_pool_uses_it() {
-        let transport = transport();
+        let transport = pool();
         assert_eq!(transport.agent.born, fork::generation());
         // Nothing is built for a child until one asks.
         let _ = transport.agent.post("http://127.0.0.1:9/v1");
@@ -334,7 +334,7 @@ mod tests {
     #[test]
     #[ignore = "a measurement, not a check"]
     fn fork_check_cost() {
-        let transport = transport();
+        let transport = pool();
         let url = "http://127.0.0.1:9/v1";
         const ROUNDS: u32 = 2_000_000;
         for round in 0..3 {

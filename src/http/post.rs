@@ -12,7 +12,7 @@ use crate::http::connect;
 use crate::http::decompress::Coding;
 use crate::http::failure;
 use crate::http::outcome::Attempt;
-use crate::http::pool::Transport;
+use crate::http::pool::Pool;
 use crate::http::reader::StreamReader;
 
 /// A 2xx body and the request id and headers that came with it.
@@ -22,7 +22,7 @@ pub(crate) struct Received {
     pub(crate) headers: Vec<(String, String)>,
 }
 
-impl Transport {
+impl Pool {
     /// Posts a JSON body and reads the whole 2xx answer, retrying what is
     /// worth retrying. With a token, the request can be cancelled.
     pub(crate) fn post(

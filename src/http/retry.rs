@@ -13,7 +13,7 @@ use crate::error::{ApiError, Error, Result};
 use crate::http::cancel::CancelToken;
 use crate::http::failure;
 use crate::http::outcome::{Attempt, Seen};
-use crate::http::pool::Transport;
+use crate::http::pool::Pool;
 use crate::log;
 
 /// Whether an HTTP error status is worth another try: request timeout (408),
@@ -68,7 +68,7 @@ fn seconds(secs: f64) -> Option<Duration> {
     Duration::try_from_secs_f64(secs).ok()
 }
 
-impl Transport {
+impl Pool {
     /// Runs attempts until one succeeds, fails for good, or the retries
     /// run out; logs one line per attempt. `sent` is the body's size.
     pub(crate) fn with_retries<T>(
@@ -107,7 +107,7 @@ impl Transport {
                     Err((error, pause))
                 }
             };
-            let line = |outcome| log::Attempt {
+            let line = |outcome| log::AttemptLine {
                 method: "POST",
                 url: &self.endpoint,
                 status: seen.status,
@@ -122,20 +122,20 @@ impl Transport {
             let why = |error: &Error| self.secrets(settings).redact(&error.to_string());
             let (error, pause) = match verdict {
                 Ok(value) => {
-                    log::attempt(&line(log::Outcome::Done));
+                    log::attempt(&line(log::Verdict::Done));
                     return Ok(value);
                 }
                 Err((Error::Cancelled, _)) => {
-                    log::attempt(&line(log::Outcome::Cancelled));
+                    log::attempt(&line(log::Verdict::Cancelled));
                     return Err(Error::Cancelled);
                 }
                 Err((error, None)) => {
-                    log::attempt(&line(log::Outcome::Failed { why: &why(&error) }));
+                    log::attempt(&line(log::Verdict::Failed { why: &why(&error) }));
                     return Err(error);
                 }
                 Err((error, Some(pause))) => (error, pause),
             };
-            log::attempt(&line(log::Outcome::Retry {
+            log::attempt(&line(log::Verdict::Retry {
                 pause,
                 why: &why(&error),
             }));

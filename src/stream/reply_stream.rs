@@ -45,7 +45,7 @@ impl StreamDelta {
 
 /// Where a streamed body's bytes come from: the connection's reader, or
 /// anything else that gives bytes (a test's slices).
-pub(crate) trait Source: Send {
+pub(crate) trait ByteSource: Send {
     /// Reads the next bytes into `buffer`; 0 at the end of the body.
     fn read(&mut self, buffer: &mut [u8]) -> Result<usize>;
 
@@ -65,7 +65,7 @@ pub(crate) trait Source: Send {
 /// The deltas of one streamed reply, pulled from its source as they
 /// arrive; owns everything, so it can run on any thread.
 pub(crate) struct DeltaStream {
-    source: Option<Box<dyn Source>>,
+    source: Option<Box<dyn ByteSource>>,
     decoder: StreamDecoder,
     pending: VecDeque<StreamDelta>,
     buffer: Box<[u8]>,
@@ -82,7 +82,7 @@ pub(crate) struct DeltaStream {
 impl DeltaStream {
     /// The deltas of the stream `source` gives.
     pub(crate) fn new(
-        source: Box<dyn Source>,
+        source: Box<dyn ByteSource>,
         request_id: Option<String>,
         headers: Vec<(String, String)>,
         limits: &Limits,
