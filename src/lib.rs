@@ -68,6 +68,7 @@ mod schema;
 mod secrets;
 mod stream;
 mod structured;
+mod sys;
 mod wire;
 
 /// The streaming decoder, for the fuzz targets only: not part of the API,

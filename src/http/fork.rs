@@ -41,19 +41,12 @@ extern "C" fn forked() {
     GENERATION.fetch_add(1, Ordering::Relaxed);
 }
 
-/// One of the crate's few `unsafe` blocks outside `ffi/` (ARCHITECTURE.md
-/// lists them): registering a fork handler, which neither std nor any
-/// crate we use offers.
+/// Registers [`forked`], warning when it cannot be.
 #[cfg(unix)]
-#[allow(unsafe_code)]
 fn register() {
-    // SAFETY: `forked` is a plain function without arguments that lives as
-    // long as the process (the library stays mapped while handlers may run:
-    // see docs/processes.md on dlclose); NULL is allowed for the other two.
-    let failed = unsafe { libc::pthread_atfork(None, None, Some(forked)) } != 0;
-    if failed {
-        // Only ENOMEM is possible. Without the handler a forked child
-        // would share its parent's pool: say so loudly.
+    if !crate::sys::on_fork_in_child(forked) {
+        // Without the handler a forked child would share its parent's
+        // pool: say so loudly.
         crate::log::warn(format_args!(
             "fork: the fork handler could not be registered; do not use a client across fork()"
         ));

@@ -15,6 +15,8 @@
 
 use std::cell::Cell;
 
+use crate::sys;
+
 /// This thread's part, when it is a worker.
 #[derive(Clone, Copy)]
 struct Worker {
@@ -32,7 +34,7 @@ thread_local! {
 /// Marks the calling thread as a background worker.
 pub(crate) fn worker_started() {
     WORKER.set(Some(Worker {
-        low: platform::stack_low(),
+        low: sys::stack_low(),
         due: false,
     }));
 }
@@ -62,85 +64,15 @@ pub(crate) fn before_wait() -> bool {
         ..worker
     }));
     if let Some(low) = worker.low {
-        platform::trim_below_here(low);
+        sys::trim_stack_below_here(low);
     }
     true
 }
 
-/// One of the crate's few `unsafe` blocks outside `ffi/` (ARCHITECTURE.md
-/// lists them): std offers neither the stack's bounds nor `madvise`.
-#[cfg(target_os = "linux")]
-#[allow(unsafe_code)]
-mod platform {
-    /// The lowest address of the calling thread's stack.
-    pub(super) fn stack_low() -> Option<usize> {
-        // SAFETY: an all-zero pthread_attr_t is only storage; the calls
-        // fill it, read it and destroy it, on the calling thread's own
-        // handle. (Only workers call this: for a thread other than the
-        // main one, glibc and musl read the stack from the thread's
-        // descriptor; the main thread's would take a read of /proc.)
-        unsafe {
-            let mut attr: libc::pthread_attr_t = std::mem::zeroed();
-            if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
-                return None;
-            }
-            let mut addr: *mut libc::c_void = std::ptr::null_mut();
-            let mut size: libc::size_t = 0;
-            let got = libc::pthread_attr_getstack(&attr, &mut addr, &mut size);
-            libc::pthread_attr_destroy(&mut attr);
-            (got == 0 && !addr.is_null()).then_some(addr as usize)
-        }
-    }
-
-    /// Below this function's local variable, room for the rest of its
-    /// frame and for the system call's wrapper (a return address and a few
-    /// registers): nothing in use lies lower.
-    const MARGIN: usize = 1024;
-
-    /// Gives back the whole pages of the stack from `low` up to
-    /// [`MARGIN`] below this frame.
-    #[inline(never)]
-    pub(super) fn trim_below_here(low: usize) {
-        let here = 0u8;
-        let here = std::hint::black_box(std::ptr::addr_of!(here)) as usize;
-        let end = here.saturating_sub(MARGIN) & !(page_size() - 1);
-        if end <= low {
-            return;
-        }
-        // SAFETY: [low, end) is the unused part of this thread's own stack,
-        // below every live frame; MADV_DONTNEED on private memory only
-        // makes its pages read as zero when next touched. A failure (none
-        // is expected) leaves the pages where they were.
-        unsafe {
-            libc::madvise(low as *mut libc::c_void, end - low, libc::MADV_DONTNEED);
-        }
-    }
-
-    pub(super) fn page_size() -> usize {
-        // SAFETY: sysconf has no preconditions.
-        let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-        usize::try_from(size)
-            .ok()
-            .filter(|size| size.is_power_of_two())
-            .unwrap_or(4096)
-    }
-}
-
-/// Elsewhere a worker's stack is left as it is.
-#[cfg(not(target_os = "linux"))]
-mod platform {
-    pub(super) fn stack_low() -> Option<usize> {
-        None
-    }
-
-    pub(super) fn trim_below_here(_low: usize) {}
-}
-
 #[cfg(all(test, target_os = "linux"))]
-#[allow(unsafe_code)]
 mod tests {
-    use super::platform::page_size;
     use super::*;
+    use crate::sys::page_size;
 
     /// How many pages of the stack below the caller's frame (with a
     /// page of margin) are in memory.
@@ -149,14 +81,7 @@ mod tests {
         let here = 0u8;
         let page = page_size();
         let end = (std::ptr::addr_of!(here) as usize & !(page - 1)) - 2 * page;
-        let pages = (end - low) / page;
-        let mut states = vec![0u8; pages];
-        // SAFETY: a page-aligned range of this thread's stack mapping
-        // and a vector with a byte per page.
-        let got =
-            unsafe { libc::mincore(low as *mut libc::c_void, pages * page, states.as_mut_ptr()) };
-        assert_eq!(got, 0);
-        states.iter().filter(|state| *state & 1 == 1).count()
+        sys::resident_pages(low, (end - low) / page)
     }
 
     /// Touches `depth` bytes of stack below the caller.

@@ -19,30 +19,5 @@ use socket2::Socket;
 pub(crate) fn wake(socket: &Socket) {
     // An error means the socket is closed or shut down already.
     let _ = socket.shutdown(Shutdown::Both);
-    #[cfg(windows)]
-    cancel_pending_io(socket);
-}
-
-/// Cancels every read and write pending on `socket`, in any thread.
-///
-/// The crate's only `unsafe` outside `ffi/` on Windows (ARCHITECTURE.md
-/// lists those of Unix): one system call that neither std nor socket2
-/// offers.
-#[cfg(windows)]
-#[allow(unsafe_code)]
-fn cancel_pending_io(socket: &Socket) {
-    use std::os::windows::io::AsRawSocket;
-
-    #[link(name = "kernel32")]
-    extern "system" {
-        fn CancelIoEx(file: isize, overlapped: *mut std::ffi::c_void) -> i32;
-    }
-    // A socket is a kernel handle that CancelIoEx accepts; the socket is
-    // open for as long as the borrow lasts, and a null OVERLAPPED asks for
-    // all of its I/O. Failure means nothing was pending: the shutdown
-    // already ends whatever comes next.
-    // SAFETY: a live handle and a null pointer, as the function allows.
-    unsafe {
-        CancelIoEx(socket.as_raw_socket() as isize, std::ptr::null_mut());
-    }
+    crate::sys::cancel_pending_io(socket);
 }

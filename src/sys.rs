@@ -1,0 +1,134 @@
+//! The operating-system calls the core needs that neither std nor a
+//! dependency offers: the crate's only `unsafe` outside `ffi/`, each block
+//! with a SAFETY line. Callers see safe functions that do nothing where a
+//! platform lacks the call.
+#![allow(unsafe_code)]
+
+/// Registers `handler` to run in the child of every `fork()`, before
+/// `fork()` returns there. False when it could not be registered (only
+/// ENOMEM is possible); always true where there is no fork.
+pub(crate) fn on_fork_in_child(handler: extern "C" fn()) -> bool {
+    #[cfg(unix)]
+    {
+        // SAFETY: `handler` is a plain function without arguments that lives
+        // as long as the process (the library stays mapped while handlers
+        // may run: see docs/processes.md on dlclose); NULL is allowed for
+        // the other two.
+        unsafe { libc::pthread_atfork(None, None, Some(handler)) == 0 }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = handler;
+        true
+    }
+}
+
+/// Cancels every read and write pending on `socket`, in any thread: on
+/// Windows a shutdown does not end a `recv` that is blocked already
+/// (`CancelIoEx` ends it with "operation aborted"). Elsewhere nothing to do.
+pub(crate) fn cancel_pending_io(socket: &socket2::Socket) {
+    #[cfg(windows)]
+    {
+        use std::os::windows::io::AsRawSocket;
+        #[link(name = "kernel32")]
+        extern "system" {
+            fn CancelIoEx(file: isize, overlapped: *mut std::ffi::c_void) -> i32;
+        }
+        // Failure means nothing was pending: the shutdown already ends
+        // whatever comes next.
+        // SAFETY: a socket is a kernel handle that CancelIoEx accepts; it is
+        // open for as long as the borrow lasts, and a null OVERLAPPED asks
+        // for all of its I/O.
+        unsafe {
+            CancelIoEx(socket.as_raw_socket() as isize, std::ptr::null_mut());
+        }
+    }
+    #[cfg(not(windows))]
+    let _ = socket;
+}
+
+/// The lowest address of the calling thread's stack, where it is known
+/// (Linux; for a thread other than the main one, glibc and musl read it
+/// from the thread's descriptor).
+pub(crate) fn stack_low() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    // SAFETY: an all-zero pthread_attr_t is only storage; the calls fill
+    // it, read it and destroy it, on the calling thread's own handle.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return None;
+        }
+        let mut addr: *mut libc::c_void = std::ptr::null_mut();
+        let mut size: libc::size_t = 0;
+        let got = libc::pthread_attr_getstack(&attr, &mut addr, &mut size);
+        libc::pthread_attr_destroy(&mut attr);
+        (got == 0 && !addr.is_null()).then_some(addr as usize)
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// Below this function's local variable, room for the rest of its frame
+/// and for the system call's wrapper (a return address and a few
+/// registers): nothing in use lies lower.
+#[cfg(target_os = "linux")]
+const FRAME_MARGIN: usize = 1024;
+
+/// Gives back the whole pages of the calling thread's stack from `low` (its
+/// lowest address, [`stack_low`]) up to a margin below this frame: they
+/// read as zero when next touched. Linux only; elsewhere nothing.
+#[inline(never)]
+pub(crate) fn trim_stack_below_here(low: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        let here = 0u8;
+        let here = std::hint::black_box(std::ptr::addr_of!(here)) as usize;
+        let end = here.saturating_sub(FRAME_MARGIN) & !(page_size() - 1);
+        if end <= low {
+            return;
+        }
+        // SAFETY: [low, end) is the unused part of this thread's own stack,
+        // below every live frame; MADV_DONTNEED on private memory only
+        // makes its pages read as zero when next touched. A failure (none
+        // is expected) leaves the pages where they were.
+        unsafe {
+            libc::madvise(low as *mut libc::c_void, end - low, libc::MADV_DONTNEED);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = low;
+}
+
+/// The size of a memory page (4096 where it cannot be read).
+pub(crate) fn page_size() -> usize {
+    #[cfg(unix)]
+    {
+        // SAFETY: sysconf has no preconditions.
+        let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        usize::try_from(size)
+            .ok()
+            .filter(|size| size.is_power_of_two())
+            .unwrap_or(4096)
+    }
+    #[cfg(not(unix))]
+    4096
+}
+
+/// How many of the `pages` pages from the page-aligned `start` are in
+/// memory: for the tests of what the stack trimming gives back.
+#[cfg(all(test, target_os = "linux"))]
+pub(crate) fn resident_pages(start: usize, pages: usize) -> usize {
+    let mut states = vec![0u8; pages];
+    // SAFETY: a page-aligned range of mapped memory (the caller's own
+    // stack) and a vector with a byte per page.
+    let got = unsafe {
+        libc::mincore(
+            start as *mut libc::c_void,
+            pages * page_size(),
+            states.as_mut_ptr(),
+        )
+    };
+    assert_eq!(got, 0);
+    states.iter().filter(|state| *state & 1 == 1).count()
+}
