@@ -1,0 +1,202 @@
+//! The text of a background request that its caller has not taken yet, and
+//! the signal that tells an event loop so.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use crate::error::Result;
+
+/// Where a waitable request shows an event loop that it has something to
+/// take: a descriptor (POSIX) or an event object (Windows), made and
+/// operated by the C API, raised and lowered by [`Inbox`] alone, so that it
+/// is up exactly while there is text to take or the request is done.
+pub(crate) trait Signal: Send + Sync {
+    /// Makes the descriptor readable (the event set); called only while it is down.
+    fn raise(&self);
+    /// Makes it unreadable again (the event reset); called only while it is up.
+    fn lower(&self);
+    /// The descriptor or handle a caller waits on, as a number.
+    fn waitable(&self) -> isize;
+}
+
+/// The text of a background request that its caller has not taken yet,
+/// and the [`Signal`] that says so to an event loop.
+///
+/// The buffer holds at most what the stream limit lets through (every
+/// delta counts towards [`Limit::Stream`](crate::Limit::Stream) before it
+/// gets here), and is emptied by every [`take_text`](Self::take_text).
+/// Reasoning text, when requests carry it, gets a second buffer of the same
+/// shape beside this one and its own `take_`.
+#[derive(Default)]
+pub(crate) struct Inbox {
+    state: Mutex<InboxState>,
+}
+
+#[derive(Default)]
+struct InboxState {
+    text: String,
+    done: bool,
+    signal: Option<Arc<dyn Signal>>,
+    /// Whether the signal is up now, so that it is raised and lowered only
+    /// on a change (an eventfd's count or a pipe never fills up).
+    raised: bool,
+}
+
+impl std::fmt::Debug for Inbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.lock();
+        f.debug_struct("Inbox")
+            .field("untaken", &state.text.len())
+            .field("done", &state.done)
+            .field("raised", &state.raised)
+            .finish()
+    }
+}
+
+impl Inbox {
+    fn lock(&self) -> MutexGuard<'_, InboxState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Adds text that arrived.
+    pub(crate) fn push(&self, delta: &str) {
+        let mut state = self.lock();
+        state.text.push_str(delta);
+        state.update();
+    }
+
+    /// Marks the request done: the signal stays up from now on.
+    pub(crate) fn finish(&self) {
+        let mut state = self.lock();
+        state.done = true;
+        state.update();
+    }
+
+    /// The text that arrived since the last call ("" when none).
+    pub(crate) fn take_text(&self) -> String {
+        let mut state = self.lock();
+        let text = std::mem::take(&mut state.text);
+        state.update();
+        text
+    }
+
+    /// The signal of this inbox: the one made before, or the one `make`
+    /// makes now, raised at once when there is already something to take.
+    pub(crate) fn signal(
+        &self,
+        make: impl FnOnce() -> Result<Arc<dyn Signal>>,
+    ) -> Result<Arc<dyn Signal>> {
+        let mut state = self.lock();
+        if let Some(signal) = &state.signal {
+            return Ok(signal.clone());
+        }
+        let signal = make()?;
+        state.signal = Some(signal.clone());
+        state.update();
+        Ok(signal)
+    }
+}
+
+impl InboxState {
+    /// Brings the signal in line with the state: up exactly while there is
+    /// text to take or the request is done. Called with the lock held, so
+    /// raising and lowering never cross.
+    fn update(&mut self) {
+        let ready = self.done || !self.text.is_empty();
+        if ready == self.raised {
+            return;
+        }
+        if let Some(signal) = &self.signal {
+            if ready {
+                signal.raise();
+            } else {
+                signal.lower();
+            }
+            self.raised = ready;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    /// A signal that records its level and how often it changed.
+    #[derive(Default)]
+    struct Recorded {
+        up: AtomicBool,
+        changes: AtomicUsize,
+    }
+
+    impl Signal for Recorded {
+        fn raise(&self) {
+            assert!(!self.up.swap(true, Ordering::SeqCst), "raised twice");
+            self.changes.fetch_add(1, Ordering::SeqCst);
+        }
+        fn lower(&self) {
+            assert!(self.up.swap(false, Ordering::SeqCst), "lowered twice");
+            self.changes.fetch_add(1, Ordering::SeqCst);
+        }
+        fn waitable(&self) -> isize {
+            7
+        }
+    }
+
+    fn attach(inbox: &Inbox) -> Arc<Recorded> {
+        let recorded = Arc::new(Recorded::default());
+        let given = recorded.clone();
+        let signal = inbox.signal(|| Ok(given)).unwrap();
+        assert_eq!(signal.waitable(), 7);
+        recorded
+    }
+
+    fn is_up(signal: &Recorded) -> bool {
+        signal.up.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn the_signal_is_up_exactly_while_there_is_text_to_take() {
+        let inbox = Inbox::default();
+        let signal = attach(&inbox);
+        assert!(!is_up(&signal));
+        inbox.push("Hel");
+        inbox.push("lo");
+        assert!(is_up(&signal));
+        assert_eq!(
+            signal.changes.load(Ordering::SeqCst),
+            1,
+            "one raise for two pieces"
+        );
+        assert_eq!(inbox.take_text(), "Hello");
+        assert!(!is_up(&signal));
+        assert_eq!(inbox.take_text(), "");
+        assert_eq!(signal.changes.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn a_done_request_keeps_the_signal_up_after_the_text_is_taken() {
+        let inbox = Inbox::default();
+        let signal = attach(&inbox);
+        inbox.push("last");
+        inbox.finish();
+        assert_eq!(inbox.take_text(), "last");
+        assert!(is_up(&signal));
+        assert_eq!(inbox.take_text(), "");
+        assert!(is_up(&signal));
+        assert_eq!(signal.changes.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_signal_made_late_starts_up_when_text_is_waiting_and_is_made_once() {
+        let inbox = Inbox::default();
+        inbox.push("early");
+        let signal = attach(&inbox);
+        assert!(is_up(&signal));
+        let again = inbox
+            .signal(|| panic!("the signal is made only once"))
+            .unwrap();
+        assert_eq!(again.waitable(), 7);
+        assert_eq!(inbox.take_text(), "early");
+        assert!(!is_up(&signal));
+    }
+}

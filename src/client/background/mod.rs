@@ -1,0 +1,118 @@
+//! Sends that run in the background: the calls that start them
+//! ([`Client::send_async`] and its kin); the handle to wait on, poll, cancel
+//! or await ([`pending`]); the text a request has not handed out yet and the
+//! signal that tells an event loop ([`inbox`]); and the manners of the C
+//! API's request: wait any number of times, append once ([`request`]).
+
+use std::ops::ControlFlow;
+
+use crate::conversation::Conversation;
+use crate::error::Result;
+use crate::http::cancel::CancelToken;
+use crate::reply::Reply;
+use crate::stream::reply_stream::{DeltaKind, StreamDelta};
+use crate::wire;
+use crate::wire::request::Delivery;
+
+use super::{Client, DeltaHandler, Outgoing};
+
+mod inbox;
+mod pending;
+mod request;
+
+pub(crate) use inbox::Signal;
+pub use pending::PendingReply;
+pub(crate) use request::BackgroundSend;
+
+impl Client {
+    /// Sends the conversation on a worker thread and returns at once; see
+    /// [`PendingReply`]. The conversation is read now and not touched later:
+    /// append the reply with [`Conversation::append_reply`].
+    ///
+    /// ```no_run
+    /// # let client = chatwire::Client::from_env()?;
+    /// # let mut conversation = chatwire::Conversation::new("m");
+    /// conversation.user("Hello")?;
+    /// let pending = client.send_async(&conversation)?;
+    /// while !pending.is_done() {
+    ///     // ... the program's own loop goes on ...
+    /// #   std::thread::sleep(std::time::Duration::from_millis(10));
+    /// }
+    /// let reply = pending.wait()?;
+    /// conversation.append_reply(&reply)?;
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn send_async(&self, conversation: &Conversation) -> Result<PendingReply> {
+        self.spawn(conversation, None, |_| {})
+    }
+
+    /// Streams the reply on a worker thread, which also runs `on_delta`;
+    /// returns at once. `on_delta` returning [`ControlFlow::Break`] cancels.
+    pub fn stream_async(
+        &self,
+        conversation: &Conversation,
+        mut on_delta: impl FnMut(&str) -> ControlFlow<()> + Send + 'static,
+    ) -> Result<PendingReply> {
+        self.stream_events_async(conversation, move |delta| match delta.kind {
+            DeltaKind::Content => on_delta(&delta.text),
+            _ => ControlFlow::Continue(()),
+        })
+    }
+
+    /// Like [`stream_async`](Self::stream_async), with content, reasoning
+    /// and refusal apart, as [`send_stream_events`](Self::send_stream_events)
+    /// gives them.
+    pub fn stream_events_async(
+        &self,
+        conversation: &Conversation,
+        mut on_event: impl FnMut(&StreamDelta) -> ControlFlow<()> + Send + 'static,
+    ) -> Result<PendingReply> {
+        let on_event = Box::new(move |delta: &StreamDelta| on_event(delta).is_continue());
+        self.spawn(conversation, Some(on_event), |_| {})
+    }
+
+    /// Starts a background send: streamed when `on_delta` is given; then
+    /// `on_finish` on the worker thread.
+    pub(crate) fn spawn(
+        &self,
+        conversation: &Conversation,
+        on_delta: Option<DeltaHandler>,
+        on_finish: impl FnOnce(&Result<Reply>) + Send + 'static,
+    ) -> Result<PendingReply> {
+        let outgoing = Outgoing::plan(conversation)?.into_owned();
+        let delivery = match on_delta {
+            Some(_) => self.stream_usage.delivery(),
+            None => Delivery::Whole,
+        };
+        let client = self.clone();
+        let stack = self.worker_stack;
+        let mut on_delta = on_delta;
+        let work = move |token: &CancelToken| {
+            let _place = client.in_flight.enter(token)?;
+            let (reply, trim) = outgoing.send(|sent| {
+                let body = wire::request::encode(sent, delivery);
+                client.run_background(&body, token, on_delta.as_mut())
+            })?;
+            Ok(reply.answering(trim))
+        };
+        PendingReply::spawn(CancelToken::new(), stack, work, on_finish)
+    }
+
+    /// The work of a background send, once it has its place.
+    fn run_background(
+        &self,
+        body: &[u8],
+        token: &CancelToken,
+        on_delta: Option<&mut DeltaHandler>,
+    ) -> Result<Reply> {
+        match on_delta {
+            Some(on_delta) => {
+                // Once cancelled (also by freeing the request from inside a
+                // callback), no delta reaches the caller any more.
+                let on_delta = |delta: &StreamDelta| !token.is_cancelled() && on_delta(delta);
+                super::stream::run(self.open_stream(body, token)?, token, on_delta)
+            }
+            None => self.fetch(body, Some(token)),
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! A reply being fetched on a worker thread: the handle a caller waits on,
+//! polls, cancels or awaits.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker};
+use std::thread::JoinHandle;
+
+use crate::error::{Error, Result};
+use crate::http::cancel::CancelToken;
+use crate::http::stack;
+use crate::reply::Reply;
+
+/// A reply being fetched on a worker thread.
+///
+/// Made by [`Client::send_async`](crate::Client::send_async) and
+/// [`Client::stream_async`](crate::Client::stream_async). The request runs
+/// on its own thread (which also runs the delta callback, if any), over the
+/// client's pooled connections like any other send. The conversation it was
+/// made from is not touched: append the reply with
+/// [`Conversation::append_reply`](crate::Conversation::append_reply).
+///
+/// Wait with [`wait`](Self::wait), poll with [`is_done`](Self::is_done),
+/// stop with [`cancel`](Self::cancel) (within milliseconds, also while the
+/// server is silent), or `.await` it in any executor: the worker wakes the
+/// task, no runtime is needed. Dropping the handle cancels the request and
+/// waits for the worker to end.
+#[derive(Debug)]
+pub struct PendingReply {
+    shared: Arc<Shared>,
+    token: CancelToken,
+    worker: Option<JoinHandle<()>>,
+}
+
+#[derive(Default, Debug)]
+struct Shared {
+    state: Mutex<State>,
+}
+
+#[derive(Default, Debug)]
+struct State {
+    outcome: Option<Result<Reply>>,
+    done: bool,
+    waker: Option<Waker>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl PendingReply {
+    /// Runs `work` on a new thread. `on_finish` runs there too, once the
+    /// request counts as done (so [`is_done`](Self::is_done) is already true
+    /// inside it) and before the outcome is handed to a waiter.
+    pub(crate) fn spawn(
+        token: CancelToken,
+        stack: usize,
+        work: impl FnOnce(&CancelToken) -> Result<Reply> + Send + 'static,
+        on_finish: impl FnOnce(&Result<Reply>) + Send + 'static,
+    ) -> Result<PendingReply> {
+        let shared = Arc::new(Shared::default());
+        let worker_shared = shared.clone();
+        let worker_token = token.clone();
+        // Boxed, so that std's frames around it on the worker's stack hold
+        // a pointer rather than the whole request (see `http::stack`).
+        let body: Box<dyn FnOnce() + Send> = Box::new(move || {
+            stack::worker_started();
+            let outcome = work(&worker_token);
+            worker_shared.lock().done = true;
+            on_finish(&outcome);
+            let waker = {
+                let mut state = worker_shared.lock();
+                state.outcome = Some(outcome);
+                state.waker.take()
+            };
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        });
+        let worker = std::thread::Builder::new()
+            .name("chatwire-send".into())
+            .stack_size(stack)
+            .spawn(body)
+            .map_err(|source| Error::System {
+                message: format!("could not start a worker thread: {source}"),
+                source,
+            })?;
+        Ok(PendingReply {
+            shared,
+            token,
+            worker: Some(worker),
+        })
+    }
+
+    /// True once the request has finished, successfully or not.
+    pub fn is_done(&self) -> bool {
+        self.shared.lock().done
+    }
+
+    /// Stops the request; [`wait`](Self::wait) then gives [`Error::Cancelled`]
+    /// (unless it had already finished).
+    pub fn cancel(&self) {
+        self.token.cancel();
+    }
+
+    /// A token that cancels this request from anywhere.
+    pub fn cancel_token(&self) -> CancelToken {
+        self.token.clone()
+    }
+
+    /// Blocks until the request has finished and returns its outcome.
+    pub fn wait(mut self) -> Result<Reply> {
+        self.join();
+        self.take_outcome()
+    }
+
+    /// Waits for the worker thread to end. Called on the worker itself
+    /// (a callback that drops its own request), it lets the thread go
+    /// instead: it ends by itself once the callback returns, and a thread
+    /// cannot wait for itself.
+    /// True when called on this request's own worker thread (from one of
+    /// its callbacks).
+    pub(super) fn on_own_worker(&self) -> bool {
+        self.worker
+            .as_ref()
+            .is_some_and(|worker| worker.thread().id() == std::thread::current().id())
+    }
+
+    fn join(&mut self) {
+        if let Some(worker) = self.worker.take() {
+            if worker.thread().id() == std::thread::current().id() {
+                return;
+            }
+            // The worker catches nothing; a panic in it surfaces as a missing outcome.
+            let _ = worker.join();
+        }
+    }
+
+    fn take_outcome(&self) -> Result<Reply> {
+        self.shared.lock().outcome.take().unwrap_or_else(|| {
+            Err(Error::Internal(
+                "the request's worker thread ended without an outcome (a panic in a callback?)"
+                    .into(),
+            ))
+        })
+    }
+}
+
+impl Drop for PendingReply {
+    fn drop(&mut self) {
+        if self.worker.is_some() {
+            self.token.cancel();
+            self.join();
+        }
+    }
+}
+
+impl Future for PendingReply {
+    type Output = Result<Reply>;
+
+    fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Result<Reply>> {
+        let this = self.get_mut();
+        {
+            let mut state = this.shared.lock();
+            // `done` turns true before the outcome is stored; the join below
+            // waits for that short step.
+            if !state.done {
+                state.waker = Some(context.waker().clone());
+                return Poll::Pending;
+            }
+        }
+        this.join();
+        Poll::Ready(this.take_outcome())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_dropped_by_its_own_callback_lets_its_worker_end() {
+        let slot: Arc<Mutex<Option<PendingReply>>> = Arc::default();
+        let (ended, ended_seen) = std::sync::mpsc::channel();
+        let in_callback = slot.clone();
+        let pending = PendingReply::spawn(
+            CancelToken::new(),
+            crate::DEFAULT_WORKER_STACK_BYTES,
+            |_| Err(Error::Cancelled),
+            move |_| {
+                // Waits for the handle, then drops it on its own worker.
+                let pending = loop {
+                    if let Some(pending) = in_callback.lock().unwrap().take() {
+                        break pending;
+                    }
+                    std::thread::yield_now();
+                };
+                drop(pending);
+                ended.send(()).unwrap();
+            },
+        )
+        .unwrap();
+        *slot.lock().unwrap() = Some(pending);
+        ended_seen
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the callback returned after dropping its own request");
+    }
+}
