@@ -6,21 +6,13 @@
 
 /// Registers `handler` to run in the child of every `fork()`, before
 /// `fork()` returns there. False when it could not be registered (only
-/// ENOMEM is possible); always true where there is no fork.
+/// ENOMEM is possible). Windows has no fork.
+#[cfg(unix)]
 pub(crate) fn on_fork_in_child(handler: extern "C" fn()) -> bool {
-    #[cfg(unix)]
-    {
-        // SAFETY: `handler` is a plain function without arguments that lives
-        // as long as the process (the library stays mapped while handlers
-        // may run: see docs/processes.md on dlclose); NULL is allowed for
-        // the other two.
-        unsafe { libc::pthread_atfork(None, None, Some(handler)) == 0 }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = handler;
-        true
-    }
+    // SAFETY: `handler` is a plain function without arguments that lives as
+    // long as the process (the library stays mapped while handlers may run:
+    // see docs/processes.md on dlclose); NULL is allowed for the other two.
+    unsafe { libc::pthread_atfork(None, None, Some(handler)) == 0 }
 }
 
 /// Cancels every read and write pending on `socket`, in any thread: on
@@ -101,18 +93,14 @@ pub(crate) fn trim_stack_below_here(low: usize) {
 }
 
 /// The size of a memory page (4096 where it cannot be read).
+#[cfg(target_os = "linux")]
 pub(crate) fn page_size() -> usize {
-    #[cfg(unix)]
-    {
-        // SAFETY: sysconf has no preconditions.
-        let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-        usize::try_from(size)
-            .ok()
-            .filter(|size| size.is_power_of_two())
-            .unwrap_or(4096)
-    }
-    #[cfg(not(unix))]
-    4096
+    // SAFETY: sysconf has no preconditions.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(size)
+        .ok()
+        .filter(|size| size.is_power_of_two())
+        .unwrap_or(4096)
 }
 
 /// How many of the `pages` pages from the page-aligned `start` are in
