@@ -57,6 +57,7 @@ fn plain_http_goes_to_the_proxy_in_absolute_form() {
     let client = builder(&server.url()).proxy(&proxy.url).build().unwrap();
     for _ in 0..2 {
         assert_eq!(client.send(&mut conversation()).unwrap(), "via proxy");
+        proxy.wait_for_its_close();
     }
     mock.expect(2).assert();
     let want = format!("POST {}{PATH} HTTP/1.1", server.url());
@@ -105,6 +106,7 @@ fn proxy_credentials_are_sent_and_never_shown() {
     let client = builder(&server.url()).proxy(&with).build().unwrap();
     assert_eq!(client.send(&mut conversation()).unwrap(), "authorised");
     assert!(!format!("{client:?}").contains("pr0xy-s3cret"));
+    proxy.wait_for_its_close();
 
     // A server that echoes the proxy's password has it taken out.
     let _echo = server

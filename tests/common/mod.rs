@@ -129,6 +129,7 @@ pub mod log_lines;
 pub mod paced;
 pub mod providers;
 pub mod slow;
+pub mod sockets;
 pub mod stuck;
 pub mod tinyproxy;
 pub mod tls_server;
