@@ -4,8 +4,6 @@
 //! close, a handshake under way. The test waits for that event, not for a
 //! pause it hopes is long enough.
 
-use std::time::{Duration, Instant};
-
 /// A socket's state, as /proc/net/tcp numbers it.
 pub const ESTABLISHED: u8 = 0x01;
 pub const SYN_SENT: u8 = 0x02;
@@ -61,22 +59,11 @@ pub fn to_port(port: u16) -> Vec<TcpSocket> {
         .collect()
 }
 
-/// Waits until `condition` holds, polling; panics after ten seconds with
-/// `what`, so that an event that never comes fails the test instead of
-/// hanging it.
-pub fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !condition() {
-        assert!(Instant::now() < deadline, "waited ten seconds for {what}");
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
 /// Waits until no open connection to `port` could be reused without the
 /// client seeing why not: each has bytes waiting or its peer's close
 /// (`CLOSE_WAIT`), none is idle and open.
 pub fn wait_until_no_idle_connection_to(port: u16) {
-    wait_until(
+    super::wait_until(
         &format!("the server's bytes or close on each connection to port {port}"),
         || {
             to_port(port)
