@@ -219,3 +219,53 @@ pub fn clang_found(tools: &[&str]) -> bool {
     eprintln!("{tools:?} not found: built with gcc only");
     false
 }
+
+/// A named pipe through which the test tells a C program that something
+/// has happened (its server holds the request): the program blocks
+/// reading the pipe until the test writes a byte, once `told` says so.
+pub struct TellPipe {
+    pub path: PathBuf,
+    writer: std::thread::JoinHandle<bool>,
+}
+
+impl TellPipe {
+    pub fn new(told: std::sync::mpsc::Receiver<()>) -> TellPipe {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "chatwire-tell-{}-{}",
+            std::process::id(),
+            MADE.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_file(&path);
+        let made = Command::new("mkfifo").arg(&path).status().expect("mkfifo");
+        assert!(made.success(), "mkfifo {}", path.display());
+        let pipe = path.clone();
+        let writer = std::thread::spawn(move || {
+            // Ten seconds at most: without the event, the program is still
+            // let go (to fail its checks rather than hang), and
+            // [`told_in_time`](Self::told_in_time) says so.
+            let in_time = told
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .is_ok();
+            // Opening blocks until the program opens its end.
+            if let Ok(mut pipe) = std::fs::OpenOptions::new().write(true).open(&pipe) {
+                let _ = std::io::Write::write_all(&mut pipe, b"!");
+            }
+            let _ = std::fs::remove_file(&pipe);
+            in_time
+        });
+        TellPipe { path, writer }
+    }
+
+    /// The pipe's path, for the program's arguments.
+    pub fn arg(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
+
+    /// Whether the event came before the program was let go; call after
+    /// the program has ended.
+    pub fn told_in_time(self) -> bool {
+        self.writer.join().unwrap()
+    }
+}
