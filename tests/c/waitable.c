@@ -107,10 +107,13 @@ static void test_cancel_from_the_loop(const char *silent_url) {
     CHECK(!readable(fd, 200));
     double started = now_seconds();
     CHECK_STATUS(chatwire_request_cancel(request), CHATWIRE_OK);
-    CHECK(readable(fd, 1000));
+    CHECK(readable(fd, 10000));
     double took = now_seconds() - started;
     printf("cancel from the loop took %.1f ms\n", took * 1000);
-    CHECK(took < 0.1);
+    /* Only the clock tells "at once": the target is 100 ms; a second is
+     * allowed, so that only a cancel that waits for the server (which
+     * holds until the test ends) fails, under valgrind or on a busy machine. */
+    CHECK(took < 1.0);
     CHECK(chatwire_request_done(request) == 1);
     CHECK_STATUS(chatwire_request_wait(request, NULL), CHATWIRE_ERR_CANCELLED);
     CHECK(chatwire_conversation_len(conversation) == 1);
