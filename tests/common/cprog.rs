@@ -102,6 +102,10 @@ fn compile_with(name: &str, lang: Lang, link: Link, flags: &[&str]) -> PathBuf {
     std::fs::create_dir_all(&out_dir).unwrap();
     let sanitized = if flags.is_empty() { "" } else { "-asan" };
     let exe = out_dir.join(format!("{name}-{lang:?}-{link:?}{sanitized}").to_lowercase());
+    // Written aside and renamed into place: another test program running
+    // the same C program at once (two `cargo test` runs side by side) keeps
+    // its copy, instead of failing with "Text file busy".
+    let written = exe.with_extension(format!("{}.part", std::process::id()));
     let mut cc = match lang {
         Lang::C => {
             let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
@@ -120,7 +124,7 @@ fn compile_with(name: &str, lang: Lang, link: Link, flags: &[&str]) -> PathBuf {
         .arg(root.join("include"))
         .arg(root.join("tests/c").join(format!("{name}.c")))
         .arg("-o")
-        .arg(&exe);
+        .arg(&written);
     if matches!(lang, Lang::Cxx) {
         // Stop treating the libraries after this point as C++ sources.
         cc.args(["-x", "none"]);
@@ -141,6 +145,7 @@ fn compile_with(name: &str, lang: Lang, link: Link, flags: &[&str]) -> PathBuf {
         "compiling {name} as {lang:?} failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    std::fs::rename(&written, &exe).unwrap();
     exe
 }
 
