@@ -6,9 +6,8 @@
 
 mod common;
 
-use std::time::Duration;
 
-use common::cprog::{compile_sanitized, for_each_build, run};
+use common::cprog::{compile_sanitized, for_each_build, run, HearPipe};
 use common::paced::{delta, finish, signal, PacedServer, Step};
 use common::*;
 use mockito::{Server, ServerGuard};
@@ -25,31 +24,31 @@ fn streaming_server() -> ServerGuard {
     server
 }
 
-/// "a", "b" and "c", 150 ms apart; 600 ms under valgrind, which slows the
-/// loop and the worker so much that pieces 150 ms apart can arrive together.
-fn paced_abc() -> PacedServer {
-    let apart = if std::env::var_os("CHATWIRE_VALGRIND").is_some() {
-        Duration::from_millis(600)
-    } else {
-        Duration::from_millis(150)
-    };
-    let pause = || Step::Pause(apart);
-    PacedServer::start(vec![
+/// "a", "b" and "c", each once the program has taken the one before (it
+/// says so through the pipe), then the end.
+fn paced_abc() -> (PacedServer, HearPipe) {
+    let (pipe, mut taken) = HearPipe::new(2);
+    let second = taken.pop().unwrap();
+    let first = taken.pop().unwrap();
+    let server = PacedServer::start(vec![
         Step::Send(delta("a")),
-        pause(),
+        Step::WaitFor(first),
         Step::Send(delta("b")),
-        pause(),
+        Step::WaitFor(second),
         Step::Send(delta("c")),
-        pause(),
         Step::Send(finish()),
-    ])
+    ]);
+    (server, pipe)
 }
 
 fn run_waitable(exe: &std::path::Path, stream_url: &str) {
-    let paced = paced_abc();
+    let (paced, taken) = paced_abc();
     let (keep_silent, silent_waits) = signal();
     let silent = PacedServer::start(vec![Step::WaitFor(silent_waits)]);
-    let out = run(exe, &[&paced.url, &silent.url, stream_url, "1000"]);
+    let out = run(
+        exe,
+        &[&paced.url, &silent.url, stream_url, "1000", taken.arg()],
+    );
     assert!(out.contains(", 0 failed"), "{out}");
     drop(keep_silent);
     assert!(

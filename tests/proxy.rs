@@ -129,7 +129,8 @@ fn proxy_credentials_are_sent_and_never_shown() {
     let wrong = format!("http://chat:wr0ng-s3cret@127.0.0.1:{}", proxy.port);
     let client = builder(&server.url()).proxy(&wrong).build().unwrap();
     let err = client.send(&mut conversation()).unwrap_err();
-    assert!(matches!(&err, Error::Auth(_) | Error::Http(_)), "{err:?}");
+    assert!(matches!(&err, Error::Auth(_)), "{err:?}");
+    assert_eq!(err.http_status(), Some(401), "{err:?}");
     assert!(!format!("{err} {err:?}").contains("wr0ng-s3cret"));
 
     // An unusable proxy URL: a config error that does not quote the password.

@@ -274,3 +274,52 @@ impl TellPipe {
         self.writer.join().unwrap()
     }
 }
+
+/// A named pipe through which a C program tells the test that something
+/// has happened (it took a piece of text): each byte it writes is passed
+/// on, in turn, to the next of the receivers [`HearPipe::new`] returns
+/// (a [`Step::WaitFor`](super::paced::Step::WaitFor) of a server that
+/// holds until then).
+pub struct HearPipe {
+    pub path: PathBuf,
+}
+
+impl HearPipe {
+    pub fn new(events: usize) -> (HearPipe, Vec<std::sync::mpsc::Receiver<()>>) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "chatwire-hear-{}-{}",
+            std::process::id(),
+            MADE.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_file(&path);
+        let made = Command::new("mkfifo").arg(&path).status().expect("mkfifo");
+        assert!(made.success(), "mkfifo {}", path.display());
+        let (senders, receivers): (Vec<_>, Vec<_>) =
+            (0..events).map(|_| std::sync::mpsc::channel()).unzip();
+        let pipe = path.clone();
+        std::thread::spawn(move || {
+            // Opening blocks until the program opens its end; the reads end
+            // when it closes it.
+            let Ok(mut opened) = std::fs::File::open(&pipe) else {
+                return;
+            };
+            let _ = std::fs::remove_file(&pipe);
+            let pipe = &mut opened;
+            let mut senders = senders.into_iter();
+            let mut byte = [0u8];
+            while matches!(std::io::Read::read(pipe, &mut byte), Ok(1)) {
+                if let Some(sender) = senders.next() {
+                    let _ = sender.send(());
+                }
+            }
+        });
+        (HearPipe { path }, receivers)
+    }
+
+    /// The pipe's path, for the program's arguments.
+    pub fn arg(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
+}
