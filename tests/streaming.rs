@@ -557,17 +557,19 @@ fn a_retry_pause_longer_than_the_idle_timeout_still_retries() {
     let busy = server
         .mock("POST", PATH)
         .with_status(503)
-        .with_header("retry-after-ms", "600")
+        .with_header("retry-after-ms", "2000")
         .expect(1)
         .create();
     server
         .mock("POST", PATH)
         .with_body(format!("{}{}", delta("after the pause"), finish()))
         .create();
+    // The pause is twice the idle timeout; the timeout is a second, so that
+    // a server slow to answer on a busy machine does not run it out.
     let client = Client::builder()
         .base_url(server.url())
         .api_key(KEY)
-        .idle_timeout(Duration::from_millis(300))
+        .idle_timeout(Duration::from_secs(1))
         .max_retries(1)
         .build()
         .unwrap();
