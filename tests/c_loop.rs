@@ -6,7 +6,6 @@
 
 mod common;
 
-
 use common::cprog::{compile_sanitized, for_each_build, run, HearPipe};
 use common::paced::{delta, finish, signal, PacedServer, Step};
 use common::*;
