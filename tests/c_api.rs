@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::cprog::{for_each_build, run};
+use common::cprog::{for_each_build, run, TellPipe};
 use common::*;
 use mockito::{Matcher, Server, ServerGuard};
 use serde_json::json;
@@ -159,16 +159,34 @@ fn c_streamed_and_background_sends() {
         let (keep_first, first_waits) = signal();
         let (keep_second, second_waits) = signal();
         let (keep_third, third_waits) = signal();
-        let silent = PacedServer::start(vec![Step::WaitFor(first_waits)]);
-        let also_silent = PacedServer::start(vec![Step::WaitFor(second_waits)]);
+        // Each silent server tells the program (through a pipe) once it
+        // holds the request, so that the cancel and the free come then.
+        let (first_holds, first_holding) = signal();
+        let (second_holds, second_holding) = signal();
+        let silent = PacedServer::start(vec![Step::Tell(first_holds), Step::WaitFor(first_waits)]);
+        let also_silent =
+            PacedServer::start(vec![Step::Tell(second_holds), Step::WaitFor(second_waits)]);
+        let first_pipe = TellPipe::new(first_holding);
+        let second_pipe = TellPipe::new(second_holding);
         // Framed by the connection's end: a cancel closes the connection,
         // which must not read as a stream that ended early.
         let one_delta = PacedServer::start_framed(
             Framing::UntilClose,
             vec![Step::Send(delta("one")), Step::WaitFor(third_waits)],
         );
-        let out = run(exe, &[&url, &silent.url, &also_silent.url, &one_delta.url]);
+        let out = run(
+            exe,
+            &[
+                &url,
+                &silent.url,
+                &also_silent.url,
+                &one_delta.url,
+                first_pipe.arg(),
+                second_pipe.arg(),
+            ],
+        );
         assert!(out.contains(", 0 failed"), "{out}");
+        assert!(first_pipe.told_in_time() && second_pipe.told_in_time());
         drop((keep_first, keep_second, keep_third));
         assert!(
             one_delta.finish().client_hung_up,

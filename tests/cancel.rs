@@ -55,32 +55,43 @@ fn cancelled_during_a_retry_pause() {
         .with_header("retry-after", "30")
         .create();
     let client = client(&server.url(), 3);
-    cancel_after(
-        client.send_async(&conversation()).unwrap(),
-        Duration::from_millis(300),
-    );
-    cancel_after(
-        client.stream_async(&conversation(), ignore_deltas).unwrap(),
-        Duration::from_millis(300),
-    );
+    // The attempt's log line, "retrying in 30 s", comes just before the pause.
+    log_lines::record();
+    let pausing = |count: usize| {
+        wait_until("a retry pause", || {
+            log_lines::about(&server.url())
+                .iter()
+                .filter(|line| line.contains("retrying in"))
+                .count()
+                >= count
+        })
+    };
+    let pending = client.send_async(&conversation()).unwrap();
+    pausing(1);
+    cancel_now(pending);
+    let pending = client.stream_async(&conversation(), ignore_deltas).unwrap();
+    pausing(2);
+    cancel_now(pending);
 }
 
 #[test]
 fn cancelled_in_the_middle_of_a_whole_body() {
     for framing in [Framing::Chunked, Framing::UntilClose] {
         let (keep, wait) = signal();
+        let (sent, has_sent) = signal();
         let server = PacedServer::start_framed(
             framing,
             vec![
                 Step::Send(r#"{"choices":[{"message":{"content":"cut"#.into()),
+                Step::Tell(sent),
                 Step::WaitFor(wait),
             ],
         );
         let client = client(&server.url, 0);
-        cancel_after(
-            client.send_async(&conversation()).unwrap(),
-            Duration::from_millis(300),
-        );
+        let pending = client.send_async(&conversation()).unwrap();
+        // The head and part of the body are out; the rest is held.
+        has_sent.recv_timeout(Duration::from_secs(10)).unwrap();
+        cancel_now(pending);
         drop(keep);
         assert!(server.finish().client_hung_up);
     }
@@ -102,7 +113,7 @@ fn cancelled_after_the_first_delta_of_a_silent_stream() {
             .unwrap();
         let first = seen_rx.recv_timeout(Duration::from_secs(10)).unwrap();
         assert_eq!(first, "one");
-        cancel_after(pending, Duration::ZERO);
+        cancel_now(pending);
         drop(keep);
         assert!(server.finish().client_hung_up);
     }

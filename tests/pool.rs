@@ -20,15 +20,26 @@ fn ignore_deltas(_: &str) -> ControlFlow<()> {
 #[test]
 fn a_cancel_while_connecting_returns_at_once() {
     let stuck = StuckListener::start();
+    let port = stuck.port();
     let client = client(&stuck.url);
+    let mut earlier = Vec::new();
     for streamed in [false, true] {
         let pending = if streamed {
             client.stream_async(&conversation(), ignore_deltas).unwrap()
         } else {
             client.send_async(&conversation()).unwrap()
         };
-        // Long enough to be inside connect(), far from the connect timeout.
-        cancel_after(pending, Duration::from_millis(200));
+        // Inside connect(): the kernel shows a new handshake to the port
+        // under way (the connect timeout is ten seconds away).
+        let mut connecting = None;
+        wait_until("a handshake to the stuck listener", || {
+            connecting = sockets::to_port(port).into_iter().find(|socket| {
+                socket.state == sockets::SYN_SENT && !earlier.contains(&socket.inode)
+            });
+            connecting.is_some()
+        });
+        earlier.push(connecting.unwrap().inode);
+        cancel_now(pending);
     }
 }
 
@@ -110,11 +121,13 @@ fn a_pooled_connection_the_server_spoke_on_or_closed_is_not_reused() {
 
     for speaks in [true, false] {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
+        let port = listener.local_addr().unwrap().port();
+        let url = format!("http://127.0.0.1:{port}");
         let accepted = Arc::new(AtomicUsize::new(0));
         let counter = accepted.clone();
         std::thread::spawn(move || {
             let answers = common::keepalive::Answers::new(0);
+            let mut kept = Vec::new();
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
                 counter.fetch_add(1, Ordering::SeqCst);
@@ -128,10 +141,7 @@ fn a_pooled_connection_the_server_spoke_on_or_closed_is_not_reused() {
                         .write_all(b"HTTP/1.1 408 Request Timeout\r\n\r\n")
                         .unwrap();
                     // Kept open: only the bytes tell the client not to reuse it.
-                    std::thread::spawn(move || {
-                        std::thread::sleep(Duration::from_secs(5));
-                        drop(stream);
-                    });
+                    kept.push(stream);
                 }
             }
         });
@@ -139,8 +149,9 @@ fn a_pooled_connection_the_server_spoke_on_or_closed_is_not_reused() {
         for _ in 0..3 {
             let reply = client.send(&mut conversation()).unwrap();
             assert_eq!(reply, "pong");
-            // Time for the bytes or the close to reach the pooled socket.
-            std::thread::sleep(Duration::from_millis(50));
+            // The bytes or the close must have reached the pooled socket
+            // for the client to see them: the kernel says when.
+            sockets::wait_until_no_idle_connection_to(port);
         }
         assert_eq!(accepted.load(Ordering::SeqCst), 3, "speaks: {speaks}");
     }

@@ -158,6 +158,9 @@ fn a_finished_stream_on_an_open_connection_completes_within_the_grace() {
         .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
         .unwrap();
     assert_eq!(reply.content, "Done");
+    // The server holds the connection open until the client hangs up: the
+    // reply came through the grace. Its length is time: three seconds
+    // past it allowed, so that only a grace that ran long fails.
     assert!(
         started.elapsed() < chatwire::STREAM_END_GRACE + Duration::from_secs(3),
         "{:?}",

@@ -57,6 +57,7 @@ fn plain_http_goes_to_the_proxy_in_absolute_form() {
     let client = builder(&server.url()).proxy(&proxy.url).build().unwrap();
     for _ in 0..2 {
         assert_eq!(client.send(&mut conversation()).unwrap(), "via proxy");
+        proxy.wait_for_its_close();
     }
     mock.expect(2).assert();
     let want = format!("POST {}{PATH} HTTP/1.1", server.url());
@@ -105,6 +106,7 @@ fn proxy_credentials_are_sent_and_never_shown() {
     let client = builder(&server.url()).proxy(&with).build().unwrap();
     assert_eq!(client.send(&mut conversation()).unwrap(), "authorised");
     assert!(!format!("{client:?}").contains("pr0xy-s3cret"));
+    proxy.wait_for_its_close();
 
     // A server that echoes the proxy's password has it taken out.
     let _echo = server
@@ -127,7 +129,8 @@ fn proxy_credentials_are_sent_and_never_shown() {
     let wrong = format!("http://chat:wr0ng-s3cret@127.0.0.1:{}", proxy.port);
     let client = builder(&server.url()).proxy(&wrong).build().unwrap();
     let err = client.send(&mut conversation()).unwrap_err();
-    assert!(matches!(&err, Error::Auth(_) | Error::Http(_)), "{err:?}");
+    assert!(matches!(&err, Error::Auth(_)), "{err:?}");
+    assert_eq!(err.http_status(), Some(401), "{err:?}");
     assert!(!format!("{err} {err:?}").contains("wr0ng-s3cret"));
 
     // An unusable proxy URL: a config error that does not quote the password.

@@ -306,9 +306,19 @@ fn rate_limit_is_retried_after_retry_after() {
     let mut client = client(&server.url());
     client.set_max_retries(2).unwrap();
     let mut conversation = conversation();
+    log_lines::record();
     let started = Instant::now();
     assert_eq!(client.send(&mut conversation).unwrap(), "after the pause");
+    // The pause chosen is the server's, as the attempt's line says; and it
+    // was taken (a lower bound, which no busy machine can break).
     assert!(started.elapsed() >= Duration::from_millis(200));
+    let lines = log_lines::about(&server.url());
+    assert!(
+        lines
+            .iter()
+            .any(|line| line.contains("retrying in 0.200 s")),
+        "{lines:?}"
+    );
     limited.assert();
     ok.assert();
 }
@@ -329,9 +339,16 @@ fn retry_after_ms_wins_over_retry_after() {
         .create();
     let mut client = client(&server.url());
     client.set_max_retries(1).unwrap();
-    let started = Instant::now();
+    log_lines::record();
     assert_eq!(client.send(&mut conversation()).unwrap(), "ok");
-    assert!(started.elapsed() < Duration::from_secs(5));
+    // The pause the attempt's line names is the milliseconds', not 100 s.
+    let lines = log_lines::about(&server.url());
+    assert!(
+        lines
+            .iter()
+            .any(|line| line.contains("retrying in 0.030 s")),
+        "{lines:?}"
+    );
     limited.assert();
 }
 
@@ -431,11 +448,14 @@ fn slow_server_gives_timeout() {
     // Accepts the connection, reads the request, and never answers.
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
+    // Holds the connection until the send has returned (ten seconds at
+    // most): only the timeout can end the send.
+    let (done, until_done) = std::sync::mpsc::channel::<()>();
     let holder = std::thread::spawn(move || {
         let (mut stream, _) = listener.accept().unwrap();
         let mut buffer = [0u8; 4096];
         let _ = stream.read(&mut buffer);
-        std::thread::sleep(Duration::from_secs(3));
+        let _ = until_done.recv_timeout(Duration::from_secs(10));
     });
     let client = Client::builder()
         .base_url(&url)
@@ -448,8 +468,11 @@ fn slow_server_gives_timeout() {
     let started = Instant::now();
     let err = client.send(&mut conversation).unwrap_err();
     assert_eq!(err.timeout_kind(), Some(TimeoutKind::Request), "{err:?}");
+    // A timeout is time: ten times the timeout allowed, so that only one
+    // that ran long fails.
     assert!(started.elapsed() < Duration::from_secs(3));
     assert_eq!(conversation.len(), 2);
+    drop(done);
     holder.join().unwrap();
 }
 
@@ -526,6 +549,8 @@ fn a_handshake_that_never_completes_is_a_connect_timeout() {
     let err = client.send(&mut conversation).unwrap_err();
     assert_eq!(err.timeout_kind(), Some(TimeoutKind::Connect), "{err:?}");
     assert!(err.to_string().contains("connect timeout"), "{err}");
+    // A timeout is time: the whole request's is 20 s, the connect's 0.3 s,
+    // and 5 s allowed, so that only a connect timeout that ran long fails.
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(conversation.len(), 2);
 }

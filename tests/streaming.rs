@@ -109,11 +109,12 @@ fn deltas_arrive_before_the_body_ends() {
 
 #[test]
 fn breaking_from_the_callback_cancels_and_closes_the_connection() {
+    // The server holds the rest until the send has returned.
+    let (rest, hold) = signal();
     let server = PacedServer::start(vec![
         Step::Send(delta("one")),
-        Step::Pause(Duration::from_millis(300)),
+        Step::WaitFor(hold),
         Step::Send(delta("two")),
-        Step::Pause(Duration::from_millis(300)),
         Step::Send(delta("three")),
         Step::Send(finish()),
     ]);
@@ -124,6 +125,7 @@ fn breaking_from_the_callback_cancels_and_closes_the_connection() {
         .unwrap_err();
     assert!(matches!(err, Error::Cancelled), "{err:?}");
     assert_eq!(conversation, before);
+    rest.send(()).unwrap();
     assert!(server.finish().client_hung_up);
 }
 
@@ -145,9 +147,11 @@ fn iterator_yields_deltas_then_appends_the_reply() {
 
 #[test]
 fn dropping_the_iterator_early_leaves_the_conversation_alone() {
+    // The server holds the rest until the iterator is dropped.
+    let (rest, hold) = signal();
     let server = PacedServer::start(vec![
         Step::Send(delta("one")),
-        Step::Pause(Duration::from_millis(300)),
+        Step::WaitFor(hold),
         Step::Send(delta("two")),
         Step::Send(finish()),
     ]);
@@ -158,15 +162,15 @@ fn dropping_the_iterator_early_leaves_the_conversation_alone() {
     assert_eq!(stream.next().unwrap().unwrap(), "one");
     drop(stream);
     assert_eq!(conversation, before);
+    rest.send(()).unwrap();
     assert!(server.finish().client_hung_up);
 }
 
 #[test]
 fn silent_stream_hits_the_idle_timeout() {
-    let server = PacedServer::start(vec![
-        Step::Send(delta("hello")),
-        Step::Pause(Duration::from_secs(3)),
-    ]);
+    // Silent until the send has returned: only the idle timeout can end it.
+    let (_speak, silent) = signal();
+    let server = PacedServer::start(vec![Step::Send(delta("hello")), Step::WaitFor(silent)]);
     let client = Client::builder()
         .base_url(&server.url)
         .api_key(KEY)
@@ -175,21 +179,24 @@ fn silent_stream_hits_the_idle_timeout() {
         .build()
         .unwrap();
     let mut conversation = conversation();
-    let started = Instant::now();
     let err = client
         .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
         .unwrap_err();
     assert_eq!(err.timeout_kind(), Some(TimeoutKind::Idle), "{err:?}");
     assert!(err.to_string().contains("silent"), "{err}");
-    assert!(started.elapsed() < Duration::from_secs(3));
     assert_eq!(conversation.len(), 2);
+    drop(_speak);
     server.finish();
 }
 
 #[test]
 fn keep_alive_comments_count_as_activity() {
+    // A timeout is time: the comments come every 100 ms, ten times apart
+    // from the idle timeout's second, for 1.2 s in all, longer than the
+    // timeout, so that only comments that reset the idle timer get the
+    // reply through. A busy machine only lengthens the whole.
     let mut steps = vec![Step::Send(delta("a"))];
-    for _ in 0..8 {
+    for _ in 0..12 {
         steps.push(Step::Pause(Duration::from_millis(100)));
         steps.push(Step::Send(": keep-alive\n\n".into()));
     }
@@ -199,7 +206,7 @@ fn keep_alive_comments_count_as_activity() {
     let client = Client::builder()
         .base_url(&server.url)
         .api_key(KEY)
-        .idle_timeout(Duration::from_millis(400))
+        .idle_timeout(Duration::from_secs(1))
         .build()
         .unwrap();
     let mut conversation = conversation();
@@ -341,19 +348,27 @@ fn http_error_on_a_streamed_request_maps_as_usual() {
 
 #[test]
 fn async_send_can_be_polled_and_waited() {
+    // The server answers once told, and says when it holds the request.
+    let (arrived, has_arrived) = signal();
+    let (answer, held) = signal();
+    let arrived = std::sync::Mutex::new(arrived);
+    let held = std::sync::Mutex::new(held);
     let mut server = Server::new();
     server
         .mock("POST", PATH)
-        .with_body(completion("later"))
+        .with_chunked_body(move |writer| {
+            arrived.lock().unwrap().send(()).unwrap();
+            let _ = held.lock().unwrap().recv_timeout(Duration::from_secs(10));
+            writer.write_all(completion("later").as_bytes())
+        })
         .create();
     let client = streaming_client(&server.url());
     let mut conversation = conversation();
     let pending = client.send_async(&conversation).unwrap();
-    let started = Instant::now();
-    while !pending.is_done() {
-        assert!(started.elapsed() < Duration::from_secs(10));
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    has_arrived.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert!(!pending.is_done(), "done while the server holds the answer");
+    answer.send(()).unwrap();
+    wait_until("the background send to finish", || pending.is_done());
     let reply = pending.wait().unwrap();
     assert_eq!(reply.content, "later");
     assert_eq!(
@@ -379,12 +394,14 @@ fn async_send_refuses_a_conversation_not_ready_at_once() {
 #[test]
 fn cancel_stops_a_silent_server_quickly() {
     let (_keep, wait) = signal();
-    let server = PacedServer::start(vec![Step::WaitFor(wait)]);
+    let (holding, has_request) = signal();
+    let server = PacedServer::start(vec![Step::Tell(holding), Step::WaitFor(wait)]);
     let client = streaming_client(&server.url);
     let pending = client
         .stream_async(&conversation(), |_| ControlFlow::Continue(()))
         .unwrap();
-    cancel_after(pending, Duration::from_millis(200));
+    has_request.recv_timeout(Duration::from_secs(10)).unwrap();
+    cancel_now(pending);
     drop(_keep);
     assert!(server.finish().client_hung_up);
 }
@@ -394,12 +411,20 @@ fn cancel_from_another_thread_during_a_blocking_stream() {
     let (_keep, wait) = signal();
     let server = PacedServer::start(vec![Step::Send(delta("hi")), Step::WaitFor(wait)]);
     let client = streaming_client(&server.url);
+    let (seen, has_seen) = std::sync::mpsc::channel();
     let pending = client
-        .stream_async(&conversation(), |_| ControlFlow::Continue(()))
+        .stream_async(&conversation(), move |delta| {
+            let _ = seen.send(delta.to_owned());
+            ControlFlow::Continue(())
+        })
         .unwrap();
     let token = pending.cancel_token();
+    // Cancelled once the stream has begun, while the server holds the rest.
     let canceller = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(200));
+        assert_eq!(
+            has_seen.recv_timeout(Duration::from_secs(10)).unwrap(),
+            "hi"
+        );
         token.cancel();
     });
     assert!(matches!(pending.wait(), Err(Error::Cancelled)));
@@ -411,10 +436,14 @@ fn cancel_from_another_thread_during_a_blocking_stream() {
 #[test]
 fn dropping_a_running_request_cancels_it() {
     let (_keep, wait) = signal();
-    let server = PacedServer::start(vec![Step::WaitFor(wait)]);
+    let (holding, has_request) = signal();
+    let server = PacedServer::start(vec![Step::Tell(holding), Step::WaitFor(wait)]);
     let client = streaming_client(&server.url);
     let pending = client.send_async(&conversation()).unwrap();
-    std::thread::sleep(Duration::from_millis(100));
+    has_request.recv_timeout(Duration::from_secs(10)).unwrap();
+    // A drop cancels, and so returns quickly: the product's target for a
+    // cancel is 100 ms (docs/performance.md); a second is allowed, so that
+    // only a drop that waits for the server (ten seconds) fails.
     let started = Instant::now();
     drop(pending);
     assert!(started.elapsed() < Duration::from_secs(1));
@@ -460,47 +489,52 @@ fn async_send_is_a_future() {
     assert!(counted.load(std::sync::atomic::Ordering::SeqCst) > 3);
 }
 
-/// A server that reads the request and never answers, not even a status line.
-fn mute_server() -> String {
+/// A server that reads the request and never answers, not even a status
+/// line; it says when each connection's first bytes have arrived.
+fn mute_server() -> (String, std::sync::mpsc::Receiver<()>) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
+    let (arrived, has_arrived) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for stream in listener.incoming().take(4) {
             let Ok(mut stream) = stream else { continue };
+            let arrived = arrived.clone();
             std::thread::spawn(move || {
                 use std::io::Read;
                 let mut buffer = [0u8; 65536];
+                let mut told = false;
                 // Until the client hangs up.
-                while matches!(stream.read(&mut buffer), Ok(read) if read > 0) {}
+                while matches!(stream.read(&mut buffer), Ok(read) if read > 0) {
+                    if !std::mem::replace(&mut told, true) {
+                        let _ = arrived.send(());
+                    }
+                }
             });
         }
     });
-    url
+    (url, has_arrived)
 }
 
 #[test]
 fn cancel_before_the_server_sends_any_header() {
-    let client = streaming_client(&mute_server());
+    let (url, has_request) = mute_server();
+    let client = streaming_client(&url);
     let pending = client
         .stream_async(&conversation(), |_| ControlFlow::Continue(()))
         .unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    let started = Instant::now();
-    pending.cancel();
-    let err = pending.wait().unwrap_err();
-    assert!(matches!(err, Error::Cancelled), "{err:?}");
-    assert!(started.elapsed() < Duration::from_secs(1));
+    has_request.recv_timeout(Duration::from_secs(10)).unwrap();
+    cancel_now(pending);
 
     let pending = client.send_async(&conversation()).unwrap();
-    std::thread::sleep(Duration::from_millis(100));
-    pending.cancel();
-    assert!(matches!(pending.wait(), Err(Error::Cancelled)));
+    has_request.recv_timeout(Duration::from_secs(10)).unwrap();
+    cancel_now(pending);
 }
 
 #[test]
 fn idle_timeout_covers_the_wait_for_the_first_byte() {
+    let (url, _) = mute_server();
     let client = Client::builder()
-        .base_url(mute_server())
+        .base_url(url)
         .api_key(KEY)
         .idle_timeout(Duration::from_millis(300))
         .max_retries(0)
@@ -511,6 +545,9 @@ fn idle_timeout_covers_the_wait_for_the_first_byte() {
         .send_stream(&mut conversation(), |_| ControlFlow::Continue(()))
         .unwrap_err();
     assert_eq!(err.timeout_kind(), Some(TimeoutKind::Idle), "{err:?}");
+    // A timeout is time: the idle one ran from the request's start, not
+    // from some later event; the bound is sixteen times the timeout, so
+    // only a timer that started late or ran long fails.
     assert!(started.elapsed() < Duration::from_secs(5));
 }
 
@@ -520,17 +557,19 @@ fn a_retry_pause_longer_than_the_idle_timeout_still_retries() {
     let busy = server
         .mock("POST", PATH)
         .with_status(503)
-        .with_header("retry-after-ms", "600")
+        .with_header("retry-after-ms", "2000")
         .expect(1)
         .create();
     server
         .mock("POST", PATH)
         .with_body(format!("{}{}", delta("after the pause"), finish()))
         .create();
+    // The pause is twice the idle timeout; the timeout is a second, so that
+    // a server slow to answer on a busy machine does not run it out.
     let client = Client::builder()
         .base_url(server.url())
         .api_key(KEY)
-        .idle_timeout(Duration::from_millis(300))
+        .idle_timeout(Duration::from_secs(1))
         .max_retries(1)
         .build()
         .unwrap();

@@ -19,13 +19,20 @@ pub(crate) struct Gate {
 struct GateState {
     running: usize,
     limit: usize,
+    /// Requests inside the wait for a place: what a test waits on to know
+    /// a request is queued, instead of guessing with a pause.
+    waiting: usize,
 }
 
 impl Gate {
     /// A gate letting `limit` requests through at once.
     pub(crate) fn new(limit: usize) -> Arc<Gate> {
         Arc::new(Gate {
-            state: Mutex::new(GateState { running: 0, limit }),
+            state: Mutex::new(GateState {
+                running: 0,
+                limit,
+                waiting: 0,
+            }),
             turn: Condvar::new(),
         })
     }
@@ -64,21 +71,24 @@ impl Gate {
         let target: Arc<dyn Interrupt> = wake.clone();
         cancel::hold(&target).map_err(|_| Error::Cancelled)?;
         let mut state = self.lock();
-        loop {
+        state.waiting += 1;
+        let entered = loop {
             // The flag, not the token: the token's lock is taken before
             // this one when a cancel wakes the wait, never after.
             if wake.cancelled.load(Ordering::SeqCst) {
-                return Err(Error::Cancelled);
+                break Err(Error::Cancelled);
             }
             if state.running < state.limit {
                 state.running += 1;
-                return Ok(Pass(self.clone()));
+                break Ok(Pass(self.clone()));
             }
             state = self
                 .turn
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
-        }
+        };
+        state.waiting -= 1;
+        entered
     }
 }
 
@@ -114,6 +124,17 @@ mod tests {
     use super::*;
     use std::time::{Duration, Instant};
 
+    /// Waits until `count` requests are inside the gate's wait. A request
+    /// counts itself there under the gate's lock, which it gives up only
+    /// inside the wait: once counted, it is waiting.
+    fn until_waiting(gate: &Gate, count: usize) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while gate.lock().waiting < count {
+            assert!(Instant::now() < deadline, "no request came to wait");
+            std::thread::yield_now();
+        }
+    }
+
     #[test]
     fn past_the_cap_a_request_waits_for_a_place_to_free() {
         let gate = Gate::new(2);
@@ -121,21 +142,21 @@ mod tests {
         let first = gate.enter(&token).unwrap();
         let _second = gate.enter(&token).unwrap();
         let waiting = gate.clone();
-        let third = std::thread::spawn(move || {
-            let started = Instant::now();
-            let pass = waiting.enter(&CancelToken::new());
-            (pass.is_ok(), started.elapsed())
-        });
-        std::thread::sleep(Duration::from_millis(100));
+        let third = std::thread::spawn(move || waiting.enter(&CancelToken::new()).is_ok());
+        until_waiting(&gate, 1);
+        assert!(
+            !third.is_finished(),
+            "the third waits while the gate is full"
+        );
+        assert_eq!(gate.lock().running, 2);
         drop(first);
-        let (entered, waited) = third.join().unwrap();
-        assert!(entered);
-        assert!(waited >= Duration::from_millis(90), "{waited:?}");
+        assert!(third.join().unwrap(), "a freed place lets the third in");
+        let state = gate.lock();
         assert_eq!(
-            gate.lock().running,
-            1,
+            state.running, 1,
             "the third's pass was dropped by its thread"
         );
+        assert_eq!(state.waiting, 0);
     }
 
     #[test]
@@ -145,13 +166,14 @@ mod tests {
         let token = CancelToken::new();
         let canceller = token.clone();
         let waiting = gate.clone();
-        let started = Instant::now();
         let queued = std::thread::spawn(move || waiting.enter(&token).map(drop));
-        std::thread::sleep(Duration::from_millis(50));
+        until_waiting(&gate, 1);
         canceller.cancel();
+        // The place is still held: only the cancel can end this wait.
         assert!(matches!(queued.join().unwrap(), Err(Error::Cancelled)));
-        assert!(started.elapsed() < Duration::from_secs(2));
-        assert_eq!(gate.lock().running, 1);
+        let state = gate.lock();
+        assert_eq!(state.running, 1);
+        assert_eq!(state.waiting, 0);
     }
 
     #[test]
@@ -160,9 +182,11 @@ mod tests {
         let _held = gate.enter(&CancelToken::new()).unwrap();
         let waiting = gate.clone();
         let queued = std::thread::spawn(move || waiting.enter(&CancelToken::new()).map(drop));
-        std::thread::sleep(Duration::from_millis(50));
+        until_waiting(&gate, 1);
         gate.set_limit(2);
+        // The place is still held: only the raised cap lets it through.
         assert!(queued.join().unwrap().is_ok());
         assert_eq!(gate.limit(), 2);
+        assert_eq!(gate.lock().waiting, 0);
     }
 }

@@ -215,9 +215,17 @@ mod tests {
         assert_eq!(host_and_port(&proxy).unwrap(), ("proxy.internal", 80));
     }
 
-    fn slow_lookup() -> io::Result<Vec<SocketAddr>> {
-        std::thread::sleep(Duration::from_secs(3));
-        Ok(vec!["10.0.0.1:80".parse().unwrap()])
+    /// A lookup that hangs until the test lets it go (drops the sender);
+    /// it says when it has begun.
+    fn stuck_lookup(
+        begun: mpsc::Sender<()>,
+        release: mpsc::Receiver<()>,
+    ) -> impl FnOnce() -> io::Result<Vec<SocketAddr>> + Send + 'static {
+        move || {
+            let _ = begun.send(());
+            let _ = release.recv();
+            Ok(vec!["10.0.0.1:80".parse().unwrap()])
+        }
     }
 
     fn within(after: Duration) -> NextTimeout {
@@ -232,27 +240,39 @@ mod tests {
     fn a_cancel_ends_the_wait_for_a_lookup() {
         let token = cancel::CancelToken::new();
         let canceller = token.clone();
+        let (begun, has_begun) = mpsc::channel();
+        let (release, held) = mpsc::channel();
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(50));
+            has_begun.recv().unwrap();
             canceller.cancel();
         });
         let _entered = token.enter();
-        let started = Instant::now();
-        let error = wait_for_lookup(slow_lookup, within(Duration::from_secs(30))).unwrap_err();
+        let error = wait_for_lookup(stuck_lookup(begun, held), within(Duration::from_secs(30)))
+            .unwrap_err();
+        // The lookup still hangs: only the cancel ended the wait (a timeout
+        // would be a Timeout error).
         assert!(matches!(error, ureq::Error::Io(_)), "{error:?}");
-        assert!(started.elapsed() < Duration::from_secs(1));
+        drop(release);
         // Once cancelled, no lookup starts.
-        assert!(wait_for_lookup(slow_lookup, within(Duration::from_secs(30))).is_err());
+        let (begun, has_begun) = mpsc::channel();
+        let (_release, held) = mpsc::channel();
+        assert!(
+            wait_for_lookup(stuck_lookup(begun, held), within(Duration::from_secs(30))).is_err()
+        );
+        assert!(has_begun.try_recv().is_err(), "a lookup started");
     }
 
     #[test]
     fn a_lookup_keeps_to_its_timeout() {
-        let started = Instant::now();
-        let error = wait_for_lookup(slow_lookup, within(Duration::from_millis(50))).unwrap_err();
+        let (begun, _has_begun) = mpsc::channel();
+        let (release, held) = mpsc::channel();
+        let error = wait_for_lookup(stuck_lookup(begun, held), within(Duration::from_millis(50)))
+            .unwrap_err();
+        // The lookup hangs until let go below: the timeout ended the wait.
         assert!(matches!(
             error,
             ureq::Error::Timeout(ureq::Timeout::Resolve)
         ));
-        assert!(started.elapsed() < Duration::from_secs(1));
+        drop(release);
     }
 }

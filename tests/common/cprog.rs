@@ -102,6 +102,10 @@ fn compile_with(name: &str, lang: Lang, link: Link, flags: &[&str]) -> PathBuf {
     std::fs::create_dir_all(&out_dir).unwrap();
     let sanitized = if flags.is_empty() { "" } else { "-asan" };
     let exe = out_dir.join(format!("{name}-{lang:?}-{link:?}{sanitized}").to_lowercase());
+    // Written aside and renamed into place: another test program running
+    // the same C program at once (two `cargo test` runs side by side) keeps
+    // its copy, instead of failing with "Text file busy".
+    let written = exe.with_extension(format!("{}.part", std::process::id()));
     let mut cc = match lang {
         Lang::C => {
             let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
@@ -120,7 +124,7 @@ fn compile_with(name: &str, lang: Lang, link: Link, flags: &[&str]) -> PathBuf {
         .arg(root.join("include"))
         .arg(root.join("tests/c").join(format!("{name}.c")))
         .arg("-o")
-        .arg(&exe);
+        .arg(&written);
     if matches!(lang, Lang::Cxx) {
         // Stop treating the libraries after this point as C++ sources.
         cc.args(["-x", "none"]);
@@ -141,6 +145,7 @@ fn compile_with(name: &str, lang: Lang, link: Link, flags: &[&str]) -> PathBuf {
         "compiling {name} as {lang:?} failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    std::fs::rename(&written, &exe).unwrap();
     exe
 }
 
@@ -218,4 +223,103 @@ pub fn clang_found(tools: &[&str]) -> bool {
     );
     eprintln!("{tools:?} not found: built with gcc only");
     false
+}
+
+/// A named pipe through which the test tells a C program that something
+/// has happened (its server holds the request): the program blocks
+/// reading the pipe until the test writes a byte, once `told` says so.
+pub struct TellPipe {
+    pub path: PathBuf,
+    writer: std::thread::JoinHandle<bool>,
+}
+
+impl TellPipe {
+    pub fn new(told: std::sync::mpsc::Receiver<()>) -> TellPipe {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "chatwire-tell-{}-{}",
+            std::process::id(),
+            MADE.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_file(&path);
+        let made = Command::new("mkfifo").arg(&path).status().expect("mkfifo");
+        assert!(made.success(), "mkfifo {}", path.display());
+        let pipe = path.clone();
+        let writer = std::thread::spawn(move || {
+            // Ten seconds at most: without the event, the program is still
+            // let go (to fail its checks rather than hang), and
+            // [`told_in_time`](Self::told_in_time) says so.
+            let in_time = told
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .is_ok();
+            // Opening blocks until the program opens its end.
+            if let Ok(mut pipe) = std::fs::OpenOptions::new().write(true).open(&pipe) {
+                let _ = std::io::Write::write_all(&mut pipe, b"!");
+            }
+            let _ = std::fs::remove_file(&pipe);
+            in_time
+        });
+        TellPipe { path, writer }
+    }
+
+    /// The pipe's path, for the program's arguments.
+    pub fn arg(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
+
+    /// Whether the event came before the program was let go; call after
+    /// the program has ended.
+    pub fn told_in_time(self) -> bool {
+        self.writer.join().unwrap()
+    }
+}
+
+/// A named pipe through which a C program tells the test that something
+/// has happened (it took a piece of text): each byte it writes is passed
+/// on, in turn, to the next of the receivers [`HearPipe::new`] returns
+/// (a [`Step::WaitFor`](super::paced::Step::WaitFor) of a server that
+/// holds until then).
+pub struct HearPipe {
+    pub path: PathBuf,
+}
+
+impl HearPipe {
+    pub fn new(events: usize) -> (HearPipe, Vec<std::sync::mpsc::Receiver<()>>) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "chatwire-hear-{}-{}",
+            std::process::id(),
+            MADE.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_file(&path);
+        let made = Command::new("mkfifo").arg(&path).status().expect("mkfifo");
+        assert!(made.success(), "mkfifo {}", path.display());
+        let (senders, receivers): (Vec<_>, Vec<_>) =
+            (0..events).map(|_| std::sync::mpsc::channel()).unzip();
+        let pipe = path.clone();
+        std::thread::spawn(move || {
+            // Opening blocks until the program opens its end; the reads end
+            // when it closes it.
+            let Ok(mut opened) = std::fs::File::open(&pipe) else {
+                return;
+            };
+            let _ = std::fs::remove_file(&pipe);
+            let pipe = &mut opened;
+            let mut senders = senders.into_iter();
+            let mut byte = [0u8];
+            while matches!(std::io::Read::read(pipe, &mut byte), Ok(1)) {
+                if let Some(sender) = senders.next() {
+                    let _ = sender.send(());
+                }
+            }
+        });
+        (HearPipe { path }, receivers)
+    }
+
+    /// The pipe's path, for the program's arguments.
+    pub fn arg(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
 }

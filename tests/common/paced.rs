@@ -11,8 +11,12 @@ use std::time::Duration;
 pub enum Step {
     /// Writes these bytes as one chunk.
     Send(String),
-    /// Waits for a message from the test.
+    /// Waits for a message from the test (ten seconds at most, so that a
+    /// test that never sends it fails rather than hangs).
     WaitFor(Receiver<()>),
+    /// Tells the test the server got here: a first step tells it the
+    /// request was read and the answer's head sent.
+    Tell(Sender<()>),
     /// Sleeps.
     Pause(Duration),
 }
@@ -136,6 +140,9 @@ fn serve(mut stream: TcpStream, framing: Framing, steps: Vec<Step>) -> Seen {
             }
             Step::WaitFor(signal) => {
                 let _ = signal.recv_timeout(Duration::from_secs(10));
+            }
+            Step::Tell(told) => {
+                let _ = told.send(());
             }
             Step::Pause(pause) => std::thread::sleep(pause),
         }

@@ -3,7 +3,7 @@
 //! emulation cites the public doc or issue it follows. Driven from Rust
 //! (tests/providers.rs) and from C (tests/c/providers.c).
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
@@ -264,8 +264,11 @@ fn tgi_open(stream: &mut TcpStream) {
     .collect();
     let _ = stream.write_all(format!("{:x}\r\n{events}\r\n", events.len()).as_bytes());
     let _ = stream.flush();
-    // The connection stays open, silent, well past the grace.
-    std::thread::sleep(Duration::from_secs(20));
+    // The connection stays open, silent, until the client hangs up (at
+    // the grace's end); half a minute at most.
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let mut rest = [0u8; 1024];
+    while matches!(stream.read(&mut rest), Ok(read) if read > 0) {}
 }
 
 /// `n` = 2: two choices, streamed interleaved or whole.

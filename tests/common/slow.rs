@@ -1,18 +1,53 @@
-//! A server that answers every request after a delay, many at once (a
-//! thread per connection, keep-alive), echoing the last user message:
-//! "re: <message>", streamed when the request asks for a stream.
+//! A server that holds every request until `count` of them are in at once,
+//! then answers them all (and every later one at once), many connections
+//! at once (a thread per connection, keep-alive), echoing the last user
+//! message: "re: <message>", streamed when the request asks for a stream.
+//! That all were in at once is the server's to say: a client that queued
+//! its requests would never fill the gathering, which gives up after half
+//! a minute.
 
 use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 pub struct SlowServer {
     pub url: String,
+    gathering: Arc<Gathering>,
+}
+
+/// The requests in so far, and whether the wait for them ran out.
+struct Gathering {
+    state: Mutex<(usize, bool)>,
+    full: Condvar,
+    count: usize,
+}
+
+impl Gathering {
+    /// Counts a request in and waits until `count` are in (or gives up).
+    fn arrive(&self) {
+        let mut state = self.state.lock().unwrap();
+        state.0 += 1;
+        if state.0 >= self.count {
+            self.full.notify_all();
+            return;
+        }
+        let (mut state, waited) = self
+            .full
+            .wait_timeout_while(state, Duration::from_secs(30), |state| {
+                state.0 < self.count && !state.1
+            })
+            .unwrap();
+        if waited.timed_out() {
+            state.1 = true;
+            self.full.notify_all();
+        }
+    }
 }
 
 impl SlowServer {
     /// Starts the server; it runs until the test process ends.
-    pub fn start(delay: Duration) -> SlowServer {
+    pub fn gathering(count: usize) -> SlowServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         // A queue for every connection that comes at once (std's holds
         // 128): one it drops is tried again a second later, which a test
@@ -20,21 +55,34 @@ impl SlowServer {
         // SAFETY: listen on a descriptor the listener owns.
         unsafe { libc::listen(std::os::fd::AsRawFd::as_raw_fd(&listener), 4096) };
         let url = format!("http://{}", listener.local_addr().unwrap());
+        let gathering = Arc::new(Gathering {
+            state: Mutex::new((0, false)),
+            full: Condvar::new(),
+            count,
+        });
+        let shared = gathering.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
+                let gathering = shared.clone();
                 let _ = std::thread::Builder::new()
                     .stack_size(128 * 1024)
-                    .spawn(move || serve(stream, delay));
+                    .spawn(move || serve(stream, &gathering));
             }
         });
-        SlowServer { url }
+        SlowServer { url, gathering }
+    }
+
+    /// True when `count` requests were in at once: the wait never ran out.
+    pub fn all_were_in_at_once(&self) -> bool {
+        let state = self.gathering.state.lock().unwrap();
+        state.0 >= self.gathering.count && !state.1
     }
 }
 
-fn serve(stream: TcpStream, delay: Duration) {
+fn serve(stream: TcpStream, gathering: &Gathering) {
     let mut reader = BufReader::new(stream);
     while let Some(body) = super::paced::read_request(&mut reader) {
-        std::thread::sleep(delay);
+        gathering.arrive();
         let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
         let asked = request["messages"]
             .as_array()

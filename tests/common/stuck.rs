@@ -9,11 +9,17 @@ use std::time::Duration;
 /// Keeps the listener and the connections that fill its queue open.
 pub struct StuckListener {
     pub url: String,
+    address: SocketAddr,
     _listener: TcpListener,
     _fillers: Vec<TcpStream>,
 }
 
 impl StuckListener {
+    /// The port where connections get stuck.
+    pub fn port(&self) -> u16 {
+        self.address.port()
+    }
+
     pub fn start() -> StuckListener {
         // std's TcpListener listens with a backlog of 128; this one needs 0.
         // SAFETY: plain socket calls on a descriptor this function owns.
@@ -41,6 +47,7 @@ impl StuckListener {
         }
         StuckListener {
             url: format!("http://{address}"),
+            address,
             _listener: listener,
             _fillers: fillers,
         }

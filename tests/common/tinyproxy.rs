@@ -67,21 +67,49 @@ impl Tinyproxy {
             skip("tinyproxy did not start");
             return None;
         };
-        let proxy = Tinyproxy {
+        let mut proxy = Tinyproxy {
             url: format!("http://127.0.0.1:{port}"),
             port,
             log,
             child,
         };
+        // Listening once a connection is taken; until then, or unless it
+        // has exited (its port taken meanwhile by another process: then the
+        // connection would reach that one), polled.
         let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        loop {
+            if let Ok(Some(status)) = proxy.child.try_wait() {
+                skip(&format!("tinyproxy exited ({status}) before it listened"));
+                return None;
+            }
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
             if Instant::now() > deadline {
                 skip(&format!("tinyproxy did not listen on port {port}"));
                 return None;
             }
-            std::thread::sleep(Duration::from_millis(20));
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if let Ok(Some(status)) = proxy.child.try_wait() {
+            skip(&format!(
+                "tinyproxy exited ({status}): port {port} is another's"
+            ));
+            return None;
         }
         Some(proxy)
+    }
+
+    /// Waits until tinyproxy's close of every connection to it has reached
+    /// the client's end. tinyproxy answers in HTTP/1.1 without
+    /// `Connection: close` and then closes the connection: a client pools
+    /// it, and a send that takes it from the pool before the close arrives
+    /// writes into a connection the proxy has left, and fails with "Peer
+    /// disconnected" (or, with retries, retries). The next send of a test
+    /// waits for this, so that it takes a new connection, as it does once
+    /// the close has arrived.
+    pub fn wait_for_its_close(&self) {
+        super::sockets::wait_until_no_idle_connection_to(self.port);
     }
 
     /// The request lines tinyproxy logged ("GET http://... HTTP/1.1",

@@ -348,6 +348,9 @@ static void check_cancel(chatwire_client *client, const char *model, const char 
     CHECK(chatwire_request_cancel(request) == CHATWIRE_OK);
     CHECK(chatwire_request_wait(request, &reply) == CHATWIRE_ERR_CANCELLED);
     waited = difftime(time(NULL), started);
+    /* Only the clock tells "promptly" (the target is 100 ms); whole
+     * seconds are all time() gives, so two are allowed: only a cancel that
+     * waits for the server fails. */
     CHECK(waited <= 2.0);
     CHECK(reply == NULL);
     CHECK(done_status == CHATWIRE_ERR_CANCELLED);

@@ -203,7 +203,9 @@ fn choosing_is_linear_in_the_history() {
     let took = started.elapsed();
     // Three exchanges of about 208 tokens fit three quarters of 1000.
     assert_eq!(c.len() - trim.dropped(), 2 + 2 * 3);
-    // Generous for a debug build on a busy machine; the release figure is
-    // in benches/speed.rs.
-    assert!(took < std::time::Duration::from_millis(500), "{took:?}");
+    // Only the clock tells linear from quadratic here. A quadratic choice
+    // over 50,000 messages takes minutes in a debug build, the linear one
+    // tens of milliseconds: five seconds fails only the former, however
+    // busy the machine. The release figure is in benches/speed.rs.
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
 }
