@@ -20,6 +20,9 @@
 #   make check-dist               the same programs against the unpacked dist tarball; a fully
 #                                 static musl program against the musl tarball
 #   make check-windows            a Windows program against the zip, under Wine
+#   make check-languages          the examples of docs/languages.md (Python, LuaJIT, C#, Free
+#                                 Pascal, Fortran, COBOL) built and run against a mock server,
+#                                 and the VBA module checked against the header
 #
 # Rust users need none of this: `cargo add chatwire` builds only the Rust library.
 
@@ -81,7 +84,7 @@ WINDOWS_DIR    := $(TARGET_DIR)/$(WINDOWS_TARGET)/release
 WINDOWS_NAME   := chatwire-$(VERSION)-x86_64-windows-gnu
 
 .PHONY: all lib install uninstall dist dist-needs dist-glibc dist-musl dist-windows zig-tools header \
-	check-install check-many check-dist check-windows version clean
+	check-install check-many check-dist check-windows check-languages version clean
 
 all: lib
 
@@ -174,6 +177,10 @@ check-dist: dist lib
 
 check-windows: dist-windows
 	tests/windows/check-windows.sh
+
+# The examples of docs/languages.md against the library that `make lib` built.
+check-languages: lib
+	examples-lang/run.sh "$(NATIVE_DIR)"
 
 version:
 	@echo "$(VERSION)"
