@@ -83,7 +83,13 @@ fn c_forms_for_other_languages() {
         let silent = PacedServer::start(vec![Step::WaitFor(silent_waits)]);
         let out = run(
             exe,
-            &[&paced.url, &silent.url, &stream.url(), &usage.url(), &long.url()],
+            &[
+                &paced.url,
+                &silent.url,
+                &stream.url(),
+                &usage.url(),
+                &long.url(),
+            ],
         );
         assert!(out.contains(", 0 failed"), "{out}");
         drop(keep_silent);
