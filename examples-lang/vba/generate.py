@@ -204,8 +204,10 @@ def generate():
     header = strip_comments(HEADER.read_text(encoding="utf-8"))
     callbacks = callback_types(header)
     funcs = functions(header)
-    if len(funcs) < 50:
-        raise SystemExit("generate.py: found only %d functions in %s" % (len(funcs), HEADER))
+    # Every declaration the header starts with CHATWIRE_API is read, or none.
+    declared = len(re.findall(r"^CHATWIRE_API\b", header, flags=re.M))
+    if len(funcs) != declared or declared < 50:
+        raise SystemExit("generate.py: read %d of the %d functions in %s" % (len(funcs), declared, HEADER))
     out = [
         'Attribute VB_Name = "chatwire"',
         "' chatwire for VBA (Office 2010 and later, 32- and 64-bit) and VB6.",
