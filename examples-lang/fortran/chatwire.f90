@@ -87,7 +87,7 @@ module chatwire
       import :: c_ptr
       type(c_ptr), value :: s
     end subroutine
-    integer(c_size_t) function c_strlen(s) bind(c, name="strlen")
+    integer(c_size_t) function chatwire_c_strlen(s) bind(c, name="strlen")
       import :: c_size_t, c_ptr
       type(c_ptr), value :: s
     end function
@@ -113,7 +113,7 @@ contains
       text = ""
       return
     end if
-    n = int(c_strlen(pointer))
+    n = int(chatwire_c_strlen(pointer))
     call c_f_pointer(pointer, bytes, [n])
     allocate(character(len=n) :: text)
     do i = 1, n
