@@ -207,12 +207,13 @@ unsafe fn write_narrowed<const N: usize>(outs: [*mut u32; N], counts: [u64; N]) 
 /// ```
 ///
 /// For a request started with an `on_delta` callback (which gets the text
-/// instead), it waits for the end and gives "". It blocks the calling
-/// thread: cancel from another thread (chatwire_request_cancel()), or set
-/// a timeout on the client. Errors: CHATWIRE_ERR_NULL_ARGUMENT, and
-/// CHATWIRE_ERR_SYSTEM when the system refuses what the wait needs (the
-/// request's descriptor or event, as chatwire_request_fd() and
-/// chatwire_request_event() make).
+/// instead), it waits for the end and gives "", so never call it from
+/// that callback (the request would wait for itself); from `on_done` it
+/// returns at once. It blocks the calling thread: cancel from another
+/// thread (chatwire_request_cancel()), or set a timeout on the client.
+/// Errors: CHATWIRE_ERR_NULL_ARGUMENT, and CHATWIRE_ERR_SYSTEM when the
+/// system refuses what the wait needs (the request's descriptor or event,
+/// as chatwire_request_fd() and chatwire_request_event() make).
 ///
 /// # Safety
 /// `request` is NULL or live and not freed during the wait; `text_out` is
