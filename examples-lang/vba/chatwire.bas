@@ -3,9 +3,10 @@ Attribute VB_Name = "chatwire"
 ' Generated from include/chatwire.h by examples-lang/vba/generate.py: do not edit;
 ' CI checks that it matches the header. docs/languages.md explains its use.
 '
-' chatwire.dll must be found: beside the document or program, on the PATH,
-' or loaded first with LoadLibrary from its full path. On 32-bit Windows every
-' function and callback is __stdcall, as Declare and AddressOf expect.
+' chatwire.dll must be found: in the program's folder (VB6) or the current one,
+' on the PATH, or loaded first from its full path with LoadChatwire (below).
+' On 32-bit Windows every function and callback is __stdcall, as Declare and
+' AddressOf expect.
 ' Callbacks: AddressOf a Public Function of a standard module, its parameters
 ' ByVal, returning Long (e.g. OnDelta(ByVal userdata As LongPtr,
 ' ByVal delta As LongPtr, ByVal length As LongPtr) As Long).
@@ -273,6 +274,19 @@ Private Const CP_UTF8 As Long = 65001
     Private Declare Function WideCharToMultiByte Lib "kernel32" (ByVal codePage As Long, ByVal flags As Long, ByVal wide As Long, ByVal wideChars As Long, ByVal utf8 As Long, ByVal utf8Bytes As Long, ByVal defaultChar As Long, ByVal usedDefaultChar As Long) As Long
     Private Declare Function lstrlenA Lib "kernel32" (ByVal text As Long) As Long
 #End If
+
+#If VBA7 Then
+    Private Declare PtrSafe Function LoadLibraryW Lib "kernel32" (ByVal fileName As LongPtr) As LongPtr
+#Else
+    Private Declare Function LoadLibraryW Lib "kernel32" (ByVal fileName As Long) As Long
+#End If
+
+' Loads chatwire.dll from its full path, once before the first chatwire call,
+' so that the Declares find it wherever it is: LoadChatwire(ThisWorkbook.Path & "\chatwire.dll").
+' False when Windows cannot load it (missing, or the other bitness than Office's).
+Public Function LoadChatwire(ByVal fullPath As String) As Boolean
+    LoadChatwire = LoadLibraryW(StrPtr(fullPath)) <> 0
+End Function
 
 ' A VB string as NUL-terminated UTF-8, for a text parameter:
 '   Dim question() As Byte: question = Utf8Z("Grüße")
