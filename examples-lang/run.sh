@@ -71,7 +71,7 @@ gfortran -std=f2008 -Wall -Wextra -Werror -J"$build/fortran" "$here/fortran/chat
   -L"$libdir" -lchatwire -Wl,-rpath,"$libdir" -o "$build/fortran/chat"
 # The CALLs are resolved at run time among the program's libraries: the
 # library stays linked although no symbol of it is named at link time.
-cobc -x -Wall "$here/cobol/chat.cob" -L"$libdir" -lchatwire -Q -Wl,--no-as-needed -Q -Wl,-rpath,"$libdir" -o "$build/cobol/chat"
+cobc -x -Wall -Werror "$here/cobol/chat.cob" -L"$libdir" -lchatwire -Q -Wl,--no-as-needed -Q -Wl,-rpath,"$libdir" -o "$build/cobol/chat"
 
 echo "--- running against $url"
 CHATWIRE_LIB="$libdir/libchatwire.so" check python python3 "$here/python/chat.py"
