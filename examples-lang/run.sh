@@ -74,7 +74,7 @@ gfortran -std=f2008 -Wall -Wextra -Werror -J"$build/fortran" "$here/fortran/chat
 cobc -x -Wall -Werror "$here/cobol/chat.cob" -L"$libdir" -lchatwire -Q -Wl,--no-as-needed -Q -Wl,-rpath,"$libdir" -o "$build/cobol/chat"
 
 echo "--- running against $url"
-CHATWIRE_LIB="$libdir/libchatwire.so" check python python3 "$here/python/chat.py"
+CHATWIRE_LIB="$libdir/libchatwire.so" check python python3 -W error "$here/python/chat.py"
 CHATWIRE_LIB="$libdir/libchatwire.so" check lua luajit "$here/lua/chat.lua"
 LD_LIBRARY_PATH="$libdir" check csharp mono "$build/csharp/Chat.exe"
 check pascal "$build/pascal/chat"
