@@ -80,7 +80,11 @@ def functions(header):
 def vb_name(name):
     parts = name.split("_")
     camel = parts[0] + "".join(part.capitalize() for part in parts[1:])
-    return camel + "Arg" if camel.lower() in RESERVED else camel
+    camel = camel + "Arg" if camel.lower() in RESERVED else camel
+    # A VB identifier: a letter, then letters, digits and underscores.
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,254}", camel):
+        raise SystemExit("generate.py: %r makes no VB name" % name)
+    return camel
 
 
 def vb_param(ctype, name, pointer, callbacks):
