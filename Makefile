@@ -12,7 +12,8 @@
 #                                 Python 3 with venv (zig comes from PyPI) and rustup
 #   make dist-windows             dist/chatwire-VERSION-x86_64-windows-gnu.zip: chatwire.dll, its
 #                                 import library and .def, and libchatwire.a (MinGW-w64)
-#   make header                   regenerates include/chatwire.h from src/ffi/
+#   make header                   regenerates include/chatwire.h from src/ffi/, and the
+#                                 VBA/VB6 module from it (examples-lang/vba/chatwire.bas)
 #   make check-install            installs into a temporary prefix, builds and runs programs
 #                                 against it (pkg-config, shared and static; CMake), uninstalls
 #   make check-many               1,000 background requests in flight through the optimized
@@ -159,6 +160,8 @@ dist-windows:
 
 header:
 	$(CARGO) check --lib --quiet --features header
+	@# The VBA/VB6 module follows the header (make check-languages checks it).
+	$(PYTHON) examples-lang/vba/generate.py
 
 check-install: lib
 	tests/consumers/check-install.sh
