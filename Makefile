@@ -12,7 +12,8 @@
 #                                 Python 3 with venv (zig comes from PyPI) and rustup
 #   make dist-windows             dist/chatwire-VERSION-x86_64-windows-gnu.zip: chatwire.dll, its
 #                                 import library and .def, and libchatwire.a (MinGW-w64)
-#   make header                   regenerates include/chatwire.h from src/ffi/
+#   make header                   regenerates include/chatwire.h from src/ffi/, and the
+#                                 VBA/VB6 module from it (examples-lang/vba/chatwire.bas)
 #   make check-install            installs into a temporary prefix, builds and runs programs
 #                                 against it (pkg-config, shared and static; CMake), uninstalls
 #   make check-many               1,000 background requests in flight through the optimized
@@ -20,6 +21,9 @@
 #   make check-dist               the same programs against the unpacked dist tarball; a fully
 #                                 static musl program against the musl tarball
 #   make check-windows            a Windows program against the zip, under Wine
+#   make check-languages          the examples of docs/languages.md (Python, LuaJIT, C#, Free
+#                                 Pascal, Fortran, COBOL) built and run against a mock server,
+#                                 and the VBA module checked against the header
 #
 # Rust users need none of this: `cargo add chatwire` builds only the Rust library.
 
@@ -81,7 +85,7 @@ WINDOWS_DIR    := $(TARGET_DIR)/$(WINDOWS_TARGET)/release
 WINDOWS_NAME   := chatwire-$(VERSION)-x86_64-windows-gnu
 
 .PHONY: all lib install uninstall dist dist-needs dist-glibc dist-musl dist-windows zig-tools header \
-	check-install check-many check-dist check-windows version clean
+	check-install check-many check-dist check-windows check-languages version clean
 
 all: lib
 
@@ -156,6 +160,8 @@ dist-windows:
 
 header:
 	$(CARGO) check --lib --quiet --features header
+	@# The VBA/VB6 module follows the header (make check-languages checks it).
+	$(PYTHON) examples-lang/vba/generate.py
 
 check-install: lib
 	tests/consumers/check-install.sh
@@ -174,6 +180,10 @@ check-dist: dist lib
 
 check-windows: dist-windows
 	tests/windows/check-windows.sh
+
+# The examples of docs/languages.md against the library that `make lib` built.
+check-languages: lib
+	examples-lang/run.sh "$(NATIVE_DIR)"
 
 version:
 	@echo "$(VERSION)"

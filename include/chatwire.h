@@ -1343,6 +1343,121 @@ chatwire_status chatwire_json_prompt(const char *instruction,
 CHATWIRE_API const char *chatwire_ingredients_schema(void);
 
 /**
+ * chatwire_client_set_timeout_ms() with a 32-bit count, for languages
+ * without a 64-bit integer (VB6, 32-bit VBA: a `Long`). The same checks
+ * and errors.
+ *
+ * # Safety
+ * `client` is NULL or a live client.
+ */
+CHATWIRE_API
+chatwire_status chatwire_client_set_timeout_ms_u32(chatwire_client *client,
+                                                   uint32_t timeout_ms);
+
+/**
+ * chatwire_client_set_idle_timeout_ms() with a 32-bit count (see
+ * chatwire_client_set_timeout_ms_u32()). The same checks and errors.
+ *
+ * # Safety
+ * `client` is NULL or a live client.
+ */
+CHATWIRE_API
+chatwire_status chatwire_client_set_idle_timeout_ms_u32(chatwire_client *client,
+                                                        uint32_t timeout_ms);
+
+/**
+ * chatwire_client_set_limit() with a 32-bit count of bytes (up to
+ * 4 GiB - 1; see chatwire_client_set_timeout_ms_u32()). The same checks
+ * and errors.
+ *
+ * # Safety
+ * `client` is NULL or a live client.
+ */
+CHATWIRE_API
+chatwire_status chatwire_client_set_limit_u32(chatwire_client *client,
+                                              int which,
+                                              uint32_t bytes);
+
+/**
+ * chatwire_conversation_set_token_budget() with a 32-bit count (see
+ * chatwire_client_set_timeout_ms_u32()). The same checks and errors.
+ *
+ * # Safety
+ * `conversation` is NULL or live.
+ */
+CHATWIRE_API
+chatwire_status chatwire_conversation_set_token_budget_u32(chatwire_conversation *conversation,
+                                                           uint32_t max_prompt_tokens);
+
+/**
+ * chatwire_reply_usage() in 32-bit counts, for languages without a 64-bit
+ * integer (a count past 4294967295, which no reply reaches, is given as
+ * 4294967295; read from VB's signed `Long`, past 2147483647 it is
+ * negative). Each out-parameter may be NULL. The same errors: when the
+ * server reported no usage, CHATWIRE_ERR_UNAVAILABLE and nothing is
+ * written.
+ *
+ * # Safety
+ * `reply` is NULL or live; each out-parameter is NULL or writable.
+ */
+CHATWIRE_API
+chatwire_status chatwire_reply_usage_u32(const chatwire_reply *reply,
+                                         uint32_t *prompt_tokens,
+                                         uint32_t *completion_tokens,
+                                         uint32_t *total_tokens);
+
+/**
+ * chatwire_reply_usage_details() in 32-bit counts (see
+ * chatwire_reply_usage_u32()). Each out-parameter may be NULL; the same
+ * errors.
+ *
+ * # Safety
+ * `reply` is NULL or live; each out-parameter is NULL or writable.
+ */
+CHATWIRE_API
+chatwire_status chatwire_reply_usage_details_u32(const chatwire_reply *reply,
+                                                 uint32_t *cached_tokens,
+                                                 uint32_t *reasoning_tokens);
+
+/**
+ * Waits until a background request (chatwire_send_async() with a NULL
+ * `on_delta`) has text that was not yet taken, or is done, and hands that
+ * text out as chatwire_request_take_text() does: `*text_out` owns it (free
+ * with chatwire_string_free()). It is "" only once the request is done and
+ * all its text was taken; chatwire_request_wait() then gives the outcome
+ * (and appends the reply) without blocking.
+ *
+ * A streamed reply for languages that can neither hand over a callback
+ * nor wait on a descriptor (COBOL, batch Fortran), in a plain loop:
+ *
+ * ```c
+ * for (;;) {
+ *     char *text;
+ *     if (chatwire_request_wait_text(request, &text) != CHATWIRE_OK) break;
+ *     int end = text[0] == '\0';
+ *     fputs(text, stdout);
+ *     chatwire_string_free(text);
+ *     if (end) break;
+ * }
+ * status = chatwire_request_wait(request, &reply);
+ * ```
+ *
+ * For a request started with an `on_delta` callback (which gets the text
+ * instead), it waits for the end and gives "", so never call it from
+ * that callback (the request would wait for itself); from `on_done` it
+ * returns at once. It blocks the calling thread: cancel from another
+ * thread (chatwire_request_cancel()), or set a timeout on the client.
+ * Errors: CHATWIRE_ERR_NULL_ARGUMENT, and CHATWIRE_ERR_SYSTEM when the
+ * system refuses what the wait needs (the request's descriptor or event,
+ * as chatwire_request_fd() and chatwire_request_event() make).
+ *
+ * # Safety
+ * `request` is NULL or live and not freed during the wait; `text_out` is
+ * NULL or writable.
+ */
+CHATWIRE_API chatwire_status chatwire_request_wait_text(chatwire_request *request, char **text_out);
+
+/**
  * Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
  * `callback`, with `userdata`, for the whole process; NULL or
  * CHATWIRE_LOG_OFF removes it. When this returns, the previous callback

@@ -35,6 +35,7 @@ mod conversation;
 mod error;
 mod extract;
 mod handle;
+mod languages;
 mod log;
 mod notify;
 mod reply;

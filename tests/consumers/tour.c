@@ -331,6 +331,46 @@ static void check_waitable(chatwire_client *client) {
            seen.wakes_with_text, seen.empty_wakes);
 }
 
+/* The forms made for other languages (docs/languages.md): a streamed
+ * background request read in a plain loop, as a COBOL program reads it
+ * (the wait on the descriptor, or on Windows the event, inside the
+ * library), and usage counts in 32 bits, as VB6 reads them. */
+static void check_language_forms(chatwire_client *client) {
+    chatwire_conversation *conversation = asking("paced", "in a loop");
+    chatwire_request *request = NULL;
+    chatwire_reply *whole = NULL;
+    char text[64] = "", *piece = NULL, *reply = NULL;
+    int pieces = 0, ended = 0;
+    uint32_t prompt = 0, completion = 0, total = 0;
+    CHECK(chatwire_send_async(client, conversation, NULL, NULL, NULL, &request) == CHATWIRE_OK);
+    while (!ended && chatwire_request_wait_text(request, &piece) == CHATWIRE_OK) {
+        ended = piece[0] == '\0';
+        if (!ended && strlen(text) + strlen(piece) < sizeof text) {
+            strcat(text, piece);
+            pieces++;
+        }
+        chatwire_string_free(piece);
+    }
+    CHECK(ended);
+    CHECK(strcmp(text, "pong: in a loop") == 0);
+    /* The pieces are 300 ms apart: each wait gives one. */
+    CHECK(pieces == 3);
+    CHECK(chatwire_request_done(request) == 1);
+    CHECK(chatwire_request_wait(request, &reply) == CHATWIRE_OK);
+    CHECK(reply != NULL && strcmp(reply, "pong: in a loop") == 0);
+    chatwire_string_free(reply);
+    chatwire_request_free(request);
+    chatwire_conversation_free(conversation);
+
+    conversation = asking("tour-model", "count");
+    CHECK(chatwire_send_reply(client, conversation, &whole) == CHATWIRE_OK);
+    CHECK(chatwire_reply_usage_u32(whole, &prompt, &completion, &total) == CHATWIRE_OK);
+    CHECK(prompt == 3 && completion == 2 && total == 5);
+    chatwire_reply_free(whole);
+    chatwire_conversation_free(conversation);
+    printf("ok: a streamed reply in a plain loop (%d pieces), usage in 32 bits\n", pieces);
+}
+
 /* Starts a background request to `model`, cancels it once the server holds
  * it (`what` it is doing then), and checks that the wait ends promptly with
  * CHATWIRE_ERR_CANCELLED. */
@@ -384,6 +424,7 @@ int main(int argc, char **argv) {
     check_errors(argv[1]);
     check_async(client);
     check_waitable(client);
+    check_language_forms(client);
     check_cancel(client, "trickle", "while the server trickles");
     check_cancel(client, "silent", "while the server is silent");
     if (argc == 3) {

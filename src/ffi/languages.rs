@@ -1,0 +1,328 @@
+//! Forms of a few functions for languages that cannot call the originals
+//! cleanly (docs/languages.md):
+//!
+//! - VB6 and 32-bit VBA have no 64-bit integer (only `Currency`, scaled by
+//!   10,000), so every `uint64_t` parameter gets a `uint32_t` twin:
+//!   [`chatwire_client_set_timeout_ms_u32`],
+//!   [`chatwire_client_set_idle_timeout_ms_u32`],
+//!   [`chatwire_client_set_limit_u32`],
+//!   [`chatwire_conversation_set_token_budget_u32`],
+//!   [`chatwire_reply_usage_u32`] and [`chatwire_reply_usage_details_u32`].
+//! - COBOL cannot hand over a C callback, nor wait on a descriptor, so a
+//!   streamed reply is read in a plain loop: [`chatwire_request_wait_text`].
+//!
+//! Each is a forward to the original function, which does the checks and
+//! records the last error; nothing here has logic of its own beyond
+//! widening, narrowing and waiting.
+
+use std::ffi::{c_char, c_int};
+
+use super::boundary;
+use super::client::chatwire_client;
+use super::conversation::chatwire_conversation;
+use super::error::FfiError;
+use super::handle;
+use super::reply::{chatwire_reply, chatwire_reply_usage, chatwire_reply_usage_details};
+use super::request::{chatwire_request, chatwire_request_done, chatwire_request_take_text};
+use super::status::chatwire_status;
+
+/// The originals of the setters, which live in modules private to their C
+/// type (client/settings.rs, conversation/edit.rs), reached as what they
+/// are: exported C functions of this library. Their handles are declared
+/// `void *`, the same pointers to C. Not for the header (they are in it
+/// already):
+/// cbindgen:ignore
+mod originals {
+    use super::chatwire_status;
+    use std::ffi::{c_int, c_void};
+
+    extern "C" {
+        pub(super) fn chatwire_client_set_timeout_ms(
+            client: *mut c_void,
+            timeout_ms: u64,
+        ) -> chatwire_status;
+        pub(super) fn chatwire_client_set_idle_timeout_ms(
+            client: *mut c_void,
+            timeout_ms: u64,
+        ) -> chatwire_status;
+        pub(super) fn chatwire_client_set_limit(
+            client: *mut c_void,
+            which: c_int,
+            bytes: u64,
+        ) -> chatwire_status;
+        pub(super) fn chatwire_conversation_set_token_budget(
+            conversation: *mut c_void,
+            max_prompt_tokens: u64,
+        ) -> chatwire_status;
+    }
+}
+
+/// chatwire_client_set_timeout_ms() with a 32-bit count, for languages
+/// without a 64-bit integer (VB6, 32-bit VBA: a `Long`). The same checks
+/// and errors.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_set_timeout_ms_u32(
+    client: *mut chatwire_client,
+    timeout_ms: u32,
+) -> chatwire_status {
+    // SAFETY: the same contract as the original's.
+    unsafe { originals::chatwire_client_set_timeout_ms(client.cast(), u64::from(timeout_ms)) }
+}
+
+/// chatwire_client_set_idle_timeout_ms() with a 32-bit count (see
+/// chatwire_client_set_timeout_ms_u32()). The same checks and errors.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_set_idle_timeout_ms_u32(
+    client: *mut chatwire_client,
+    timeout_ms: u32,
+) -> chatwire_status {
+    // SAFETY: the same contract as the original's.
+    unsafe { originals::chatwire_client_set_idle_timeout_ms(client.cast(), u64::from(timeout_ms)) }
+}
+
+/// chatwire_client_set_limit() with a 32-bit count of bytes (up to
+/// 4 GiB - 1; see chatwire_client_set_timeout_ms_u32()). The same checks
+/// and errors.
+///
+/// # Safety
+/// `client` is NULL or a live client.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_client_set_limit_u32(
+    client: *mut chatwire_client,
+    which: c_int,
+    bytes: u32,
+) -> chatwire_status {
+    // SAFETY: the same contract as the original's.
+    unsafe { originals::chatwire_client_set_limit(client.cast(), which, u64::from(bytes)) }
+}
+
+/// chatwire_conversation_set_token_budget() with a 32-bit count (see
+/// chatwire_client_set_timeout_ms_u32()). The same checks and errors.
+///
+/// # Safety
+/// `conversation` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_set_token_budget_u32(
+    conversation: *mut chatwire_conversation,
+    max_prompt_tokens: u32,
+) -> chatwire_status {
+    // SAFETY: the same contract as the original's.
+    unsafe {
+        originals::chatwire_conversation_set_token_budget(
+            conversation.cast(),
+            u64::from(max_prompt_tokens),
+        )
+    }
+}
+
+/// chatwire_reply_usage() in 32-bit counts, for languages without a 64-bit
+/// integer (a count past 4294967295, which no reply reaches, is given as
+/// 4294967295; read from VB's signed `Long`, past 2147483647 it is
+/// negative). Each out-parameter may be NULL. The same errors: when the
+/// server reported no usage, CHATWIRE_ERR_UNAVAILABLE and nothing is
+/// written.
+///
+/// # Safety
+/// `reply` is NULL or live; each out-parameter is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_reply_usage_u32(
+    reply: *const chatwire_reply,
+    prompt_tokens: *mut u32,
+    completion_tokens: *mut u32,
+    total_tokens: *mut u32,
+) -> chatwire_status {
+    let mut counts = [0_u64; 3];
+    let [prompt, completion, total] = &mut counts;
+    // SAFETY: `reply` as the caller promised; the outputs are locals.
+    let status = unsafe { chatwire_reply_usage(reply, prompt, completion, total) };
+    if status == chatwire_status::CHATWIRE_OK {
+        // SAFETY: each output is NULL or writable, as the caller promised.
+        unsafe { write_narrowed([prompt_tokens, completion_tokens, total_tokens], counts) };
+    }
+    status
+}
+
+/// chatwire_reply_usage_details() in 32-bit counts (see
+/// chatwire_reply_usage_u32()). Each out-parameter may be NULL; the same
+/// errors.
+///
+/// # Safety
+/// `reply` is NULL or live; each out-parameter is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_reply_usage_details_u32(
+    reply: *const chatwire_reply,
+    cached_tokens: *mut u32,
+    reasoning_tokens: *mut u32,
+) -> chatwire_status {
+    let mut counts = [0_u64; 2];
+    let [cached, reasoning] = &mut counts;
+    // SAFETY: `reply` as the caller promised; the outputs are locals.
+    let status = unsafe { chatwire_reply_usage_details(reply, cached, reasoning) };
+    if status == chatwire_status::CHATWIRE_OK {
+        // SAFETY: each output is NULL or writable, as the caller promised.
+        unsafe { write_narrowed([cached_tokens, reasoning_tokens], counts) };
+    }
+    status
+}
+
+/// Writes each count, saturated to 32 bits, where its pointer is not NULL.
+///
+/// # Safety
+/// Each pointer is NULL or writable.
+unsafe fn write_narrowed<const N: usize>(outs: [*mut u32; N], counts: [u64; N]) {
+    for (out, count) in outs.into_iter().zip(counts) {
+        // SAFETY: NULL or writable, by the caller's contract.
+        if let Some(out) = unsafe { handle::optional_out(out) } {
+            out.write(u32::try_from(count).unwrap_or(u32::MAX));
+        }
+    }
+}
+
+/// Waits until a background request (chatwire_send_async() with a NULL
+/// `on_delta`) has text that was not yet taken, or is done, and hands that
+/// text out as chatwire_request_take_text() does: `*text_out` owns it (free
+/// with chatwire_string_free()). It is "" only once the request is done and
+/// all its text was taken; chatwire_request_wait() then gives the outcome
+/// (and appends the reply) without blocking.
+///
+/// A streamed reply for languages that can neither hand over a callback
+/// nor wait on a descriptor (COBOL, batch Fortran), in a plain loop:
+///
+/// ```c
+/// for (;;) {
+///     char *text;
+///     if (chatwire_request_wait_text(request, &text) != CHATWIRE_OK) break;
+///     int end = text[0] == '\0';
+///     fputs(text, stdout);
+///     chatwire_string_free(text);
+///     if (end) break;
+/// }
+/// status = chatwire_request_wait(request, &reply);
+/// ```
+///
+/// For a request started with an `on_delta` callback (which gets the text
+/// instead), it waits for the end and gives "", so never call it from
+/// that callback (the request would wait for itself); from `on_done` it
+/// returns at once. It blocks the calling thread: cancel from another
+/// thread (chatwire_request_cancel()), or set a timeout on the client.
+/// Errors: CHATWIRE_ERR_NULL_ARGUMENT, and CHATWIRE_ERR_SYSTEM when the
+/// system refuses what the wait needs (the request's descriptor or event,
+/// as chatwire_request_fd() and chatwire_request_event() make).
+///
+/// # Safety
+/// `request` is NULL or live and not freed during the wait; `text_out` is
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_request_wait_text(
+    request: *mut chatwire_request,
+    text_out: *mut *mut c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: as the caller promised.
+        let out = unsafe {
+            handle::borrow(request, "request")?;
+            handle::out(text_out, "text_out")?
+        };
+        loop {
+            // Done before taking: all the text of a done request has
+            // arrived, so an empty take after it means the end.
+            // SAFETY: `request` is live.
+            let done = unsafe { chatwire_request_done(request) } == 1;
+            let mut text: *mut c_char = std::ptr::null_mut();
+            // SAFETY: `request` is live; `text` is a local.
+            forwarded(unsafe { chatwire_request_take_text(request, &mut text) })?;
+            // SAFETY: take_text hands out a NUL-terminated string.
+            if done || unsafe { *text } != 0 {
+                out.write(text);
+                return Ok(());
+            }
+            // SAFETY: a string from take_text, freed once.
+            unsafe { super::string::chatwire_string_free(text) };
+            // SAFETY: `request` is live for the wait, as the caller promised.
+            unsafe { wait_for_signal(request)? };
+        }
+    })
+}
+
+/// Turns the status of a forwarded call into an error that reports what
+/// that call recorded.
+fn forwarded(status: chatwire_status) -> Result<(), FfiError> {
+    if status == chatwire_status::CHATWIRE_OK {
+        return Ok(());
+    }
+    // SAFETY: chatwire_last_error() never gives NULL, and its text lives
+    // until the next chatwire call on this thread; it is copied at once.
+    let message = unsafe { std::ffi::CStr::from_ptr(boundary::chatwire_last_error()) };
+    Err(FfiError::Again {
+        status,
+        message: message.to_string_lossy().into_owned(),
+        http_status: boundary::chatwire_last_http_status(),
+    })
+}
+
+/// Blocks until the request's descriptor polls readable: text to take, or
+/// the request done.
+///
+/// # Safety
+/// `request` is live.
+#[cfg(unix)]
+unsafe fn wait_for_signal(request: *mut chatwire_request) -> Result<(), FfiError> {
+    // SAFETY: `request` is live.
+    let fd = unsafe { super::request::chatwire_request_fd(request) };
+    if fd < 0 {
+        return forwarded(chatwire_status::CHATWIRE_ERR_SYSTEM);
+    }
+    let mut poll = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    loop {
+        // SAFETY: one live pollfd; the descriptor is the request's own,
+        // open until the request is freed.
+        if unsafe { libc::poll(&mut poll, 1, -1) } >= 0 {
+            return Ok(());
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(FfiError::Core(crate::error::Error::System {
+                message: format!("could not wait on the request's descriptor: {error}"),
+                source: error,
+            }));
+        }
+    }
+}
+
+/// Blocks until the request's event is signalled: text to take, or the
+/// request done.
+///
+/// # Safety
+/// `request` is live.
+#[cfg(windows)]
+unsafe fn wait_for_signal(request: *mut chatwire_request) -> Result<(), FfiError> {
+    extern "system" {
+        fn WaitForSingleObject(handle: *mut std::ffi::c_void, milliseconds: u32) -> u32;
+    }
+    const INFINITE: u32 = u32::MAX;
+    const WAIT_FAILED: u32 = u32::MAX;
+    // SAFETY: `request` is live.
+    let event = unsafe { super::request::chatwire_request_event(request) };
+    if event.is_null() {
+        return forwarded(chatwire_status::CHATWIRE_ERR_SYSTEM);
+    }
+    // SAFETY: the event is the request's own, open until it is freed.
+    if unsafe { WaitForSingleObject(event, INFINITE) } == WAIT_FAILED {
+        let error = std::io::Error::last_os_error();
+        return Err(FfiError::Core(crate::error::Error::System {
+            message: format!("could not wait on the request's event: {error}"),
+            source: error,
+        }));
+    }
+    Ok(())
+}
