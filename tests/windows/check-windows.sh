@@ -113,6 +113,20 @@ fi
 "$CC" -shared -O2 -Wall -Wextra -Werror "$here/bcryptprimitives.c" -o "$work/bcryptprimitives.dll" -lbcrypt \
   -Wl,--kill-at
 
+# Where CHATWIRE_CALL is __stdcall, the header in every C and C++ dialect
+# it promises, as tests/dialects.rs checks it where the macro is empty.
+if [ "$arch" = i686 ]; then
+  for std in c89 c99 c11 c17; do
+    echo '#include <chatwire.h>' | "$CC" -x c -std=$std -pedantic-errors -Wall -Wextra -Werror \
+      -I"$unpacked/include" -fsyntax-only -
+  done
+  for std in c++98 c++11 c++14 c++17 c++20; do
+    echo '#include <chatwire.h>' | "$CXX" -x c++ -std=$std -pedantic-errors -Wall -Wextra -Werror \
+      -I"$unpacked/include" -fsyntax-only -
+  done
+  echo "chatwire.h compiles as C89 to C17 and C++98 to C++20 with CHATWIRE_CALL as __stdcall"
+fi
+
 export PKG_CONFIG_PATH="$unpacked/lib/pkgconfig"
 warn=(-std=c11 -Wall -Wextra -Werror)
 # shellcheck disable=SC2046 # pkg-config's output is a list of words.
