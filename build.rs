@@ -127,6 +127,16 @@ mod header {
                 } else if path.extension().is_some_and(|ext| ext == "rs") {
                     let text = std::fs::read_to_string(&path)
                         .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+                    // The header says CHATWIRE_CALL of every function: one
+                    // of the C convention would be called wrongly on 32-bit
+                    // Windows.
+                    let in_ffi = path.components().any(|part| part.as_os_str() == "ffi");
+                    if in_ffi && text.contains("extern \"C\"") {
+                        panic!(
+                            "{}: extern \"C\" in the C API; write extern \"system\" (__stdcall on 32-bit Windows, as CHATWIRE_CALL says)",
+                            path.display()
+                        );
+                    }
                     let text = text.replace("extern \"system\" fn", "extern \"C\" fn");
                     std::fs::write(&target, text)
                         .unwrap_or_else(|err| panic!("{}: {err}", target.display()));
