@@ -155,15 +155,21 @@ mod header {
     /// inside the parentheses of each function pointer typedef, as in
     /// `typedef int (CHATWIRE_CALL *chatwire_delta_callback)(...)`. The
     /// lines that continue a declaration move right as far as its first.
+    /// Panics when a function (a line that starts with CHATWIRE_API, the
+    /// [fn] prefix) would be left without it.
     fn with_calling_convention(text: &str) -> String {
         let mut out = String::with_capacity(text.len() + 4096);
         let mut continues = false;
+        let (mut functions, mut marked) = (0, 0);
         for line in text.lines() {
             let code = !(line.starts_with(' ') || line.starts_with('/') || line.starts_with('#'));
+            functions += usize::from(line.starts_with("CHATWIRE_API"));
             let at = if line.starts_with("typedef ") {
                 line.find("(*").map(|at| at + 1)
             } else if code && !continues {
-                function_name_at(line)
+                let at = function_name_at(line);
+                marked += usize::from(at.is_some());
+                at
             } else {
                 None
             };
@@ -181,12 +187,17 @@ mod header {
             }
             out.push('\n');
         }
+        assert_eq!(
+            functions, marked,
+            "functions declared, and given CHATWIRE_CALL"
+        );
         out
     }
 
     /// Where the name of the function that a line declares begins: the
-    /// first `chatwire_...(` of a line that is neither a comment nor a
-    /// preprocessor line, and opens no type (`typedef`, `struct`, `enum`).
+    /// name before the line's first `(`, when it starts with `chatwire_`,
+    /// on a line that is neither a comment nor a preprocessor line and
+    /// opens no type (`typedef`, `struct`, `enum`).
     fn function_name_at(line: &str) -> Option<usize> {
         if ["typedef", "struct", "enum", "union", "}", "extern"]
             .iter()
