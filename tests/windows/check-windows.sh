@@ -56,7 +56,12 @@ done
 source "$consumers/mock.sh"
 make_work_dir
 cleanup() {
-  WINEPREFIX="$work/wine" wineserver -k 2>/dev/null || true
+  # Debian keeps wineserver beside the loader, off PATH. Waiting for it to
+  # go keeps its last writes from racing the removal of the prefix.
+  local server
+  server="$(command -v wineserver || echo "$(dirname "$wine")/wineserver")"
+  WINEPREFIX="$work/wine" "$server" -k 2>/dev/null || true
+  WINEPREFIX="$work/wine" "$server" -w 2>/dev/null || true
   clean_up_work
 }
 trap cleanup EXIT

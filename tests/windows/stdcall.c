@@ -156,8 +156,8 @@ struct seen {
 };
 #define MAGIC 0x5eed1234u
 
-/* Every callback is CHATWIRE_CALL: the header's typedefs say so, and the
- * compiler (-Werror) refuses a function of another convention. */
+/* Every callback is CHATWIRE_CALL, as the header's typedefs say: the
+ * compiler (-Werror) refuses a function of another convention for them. */
 static int CHATWIRE_CALL on_delta(void *userdata, const char *delta, size_t len) {
     struct seen *seen = userdata;
     if (seen->magic != MAGIC || len > sizeof seen->text - 1 - seen->used) {
@@ -209,6 +209,14 @@ static void CHATWIRE_CALL on_line(void *userdata, int level, const char *line) {
     }
 }
 
+/* The callbacks as the header's types: this is where the compiler checks
+ * their convention (the calls below pass them as plain 32-bit values). */
+static const chatwire_log_callback log_callback = on_line;
+static const chatwire_credential_callback credential_callback = give_key;
+static const chatwire_delta_callback delta_callback = on_delta;
+static const chatwire_event_callback event_callback = on_event;
+static const chatwire_done_callback done_callback = on_done;
+
 static void reset(struct seen *seen) {
     memset(seen, 0, sizeof *seen);
     seen->magic = MAGIC;
@@ -246,7 +254,7 @@ int main(int argc, char **argv) {
 
     reset(&log_seen);
     reset(&key_seen);
-    CHECK(STATUS("chatwire_set_log_callback", 3, P(on_line), (uint32_t)CHATWIRE_LOG_INFO,
+    CHECK(STATUS("chatwire_set_log_callback", 3, P(log_callback), (uint32_t)CHATWIRE_LOG_INFO,
                  P(&log_seen)) == CHATWIRE_OK);
 
     CHECK(STATUS("chatwire_client_new", 3, P(argv[1]), P("sk-wrong"), P(&client)) == CHATWIRE_OK);
@@ -257,7 +265,7 @@ int main(int argc, char **argv) {
     /* A uint64_t argument: three slots, 12 bytes to pop. */
     CHECK(STATUS("chatwire_client_set_timeout_ms", 3, P(client), (uint32_t)60000, (uint32_t)0) ==
           CHATWIRE_OK);
-    CHECK(STATUS("chatwire_client_set_credential_callback", 3, P(client), P(give_key),
+    CHECK(STATUS("chatwire_client_set_credential_callback", 3, P(client), P(credential_callback),
                  P(&key_seen)) == CHATWIRE_OK);
 
     CHECK(STATUS("chatwire_conversation_new", 2, P("stdcall-model"), P(&conversation)) ==
@@ -285,7 +293,7 @@ int main(int argc, char **argv) {
     CHECK(STATUS("chatwire_conversation_append", 3, P(conversation), (uint32_t)CHATWIRE_ROLE_USER,
                  P(question)) == CHATWIRE_OK);
     reset(&seen);
-    CHECK(STATUS("chatwire_send_stream", 5, P(client), P(conversation), P(on_delta), P(&seen),
+    CHECK(STATUS("chatwire_send_stream", 5, P(client), P(conversation), P(delta_callback), P(&seen),
                  P(&text)) == CHATWIRE_OK);
     CHECK(seen.deltas >= 2 && strcmp(seen.text, answer) == 0);
     CHECK(seen.thread == GetCurrentThreadId());
@@ -298,7 +306,7 @@ int main(int argc, char **argv) {
     CHECK(STATUS("chatwire_conversation_append", 3, P(conversation), (uint32_t)CHATWIRE_ROLE_USER,
                  P(question)) == CHATWIRE_OK);
     reset(&seen);
-    CHECK(STATUS("chatwire_send_stream_events", 5, P(client), P(conversation), P(on_event),
+    CHECK(STATUS("chatwire_send_stream_events", 5, P(client), P(conversation), P(event_callback),
                  P(&seen), P(&reply)) == CHATWIRE_OK);
     CHECK(seen.events >= 2 && strcmp(seen.text, answer) == 0);
     CHECK(reply != NULL && strcmp(POINTER("chatwire_reply_content", 1, P(reply)), answer) == 0);
@@ -309,7 +317,7 @@ int main(int argc, char **argv) {
     CHECK(STATUS("chatwire_conversation_append", 3, P(conversation), (uint32_t)CHATWIRE_ROLE_USER,
                  P(question)) == CHATWIRE_OK);
     reset(&seen);
-    CHECK(STATUS("chatwire_send_async", 6, P(client), P(conversation), P(on_delta), P(on_done),
+    CHECK(STATUS("chatwire_send_async", 6, P(client), P(conversation), P(delta_callback), P(done_callback),
                  P(&seen), P(&request)) == CHATWIRE_OK);
     CHECK(request != NULL);
     CHECK(STATUS("chatwire_request_wait", 2, P(request), P(&text)) == CHATWIRE_OK);
