@@ -11,7 +11,10 @@
 #                                 archive for fully static programs (musl-gcc -static); needs
 #                                 Python 3 with venv (zig comes from PyPI) and rustup
 #   make dist-windows             dist/chatwire-VERSION-x86_64-windows-gnu.zip: chatwire.dll, its
-#                                 import library and .def, and libchatwire.a (MinGW-w64)
+#                                 import library and .def, and libchatwire.a (MinGW-w64); and
+#                                 dist/chatwire-VERSION-i686-windows-gnu.zip, the same for 32-bit
+#                                 Windows, where every function and callback is __stdcall
+#                                 (CHATWIRE_CALL) and the DLL exports the plain names
 #   make header                   regenerates include/chatwire.h from src/ffi/, and the
 #                                 VBA/VB6 module from it (examples-lang/vba/chatwire.bas)
 #   make check-install            installs into a temporary prefix, builds and runs programs
@@ -20,7 +23,7 @@
 #                                 library: peak memory under 64 MB (needs `cargo test`'s build)
 #   make check-dist               the same programs against the unpacked dist tarball; a fully
 #                                 static musl program against the musl tarball
-#   make check-windows            a Windows program against the zip, under Wine
+#   make check-windows            Windows programs against each zip, under Wine (64-bit, 32-bit)
 #   make check-languages          the examples of docs/languages.md (Python, LuaJIT, C#, Free
 #                                 Pascal, Fortran, COBOL) built and run against a mock server,
 #                                 and the VBA module checked against the header
@@ -84,7 +87,20 @@ WINDOWS_TARGET := x86_64-pc-windows-gnu
 WINDOWS_DIR    := $(TARGET_DIR)/$(WINDOWS_TARGET)/release
 WINDOWS_NAME   := chatwire-$(VERSION)-x86_64-windows-gnu
 
+# 32-bit Windows: the functions are extern "system", __stdcall there, whose
+# object symbols are decorated (_chatwire_send@12); the DLL exports the
+# plain names. The import library is made here from a .def of the decorated
+# names with --kill-at, so that MinGW programs, whose calls name
+# _chatwire_send@12, load chatwire_send from the DLL; rustc's would name
+# _chatwire_send. The .def, shipped, is that one.
+WIN32_TARGET  := i686-pc-windows-gnu
+WIN32_DIR     := $(TARGET_DIR)/$(WIN32_TARGET)/release
+WIN32_NAME    := chatwire-$(VERSION)-i686-windows-gnu
+WIN32_DLLTOOL ?= i686-w64-mingw32-dlltool
+WIN32_NM      ?= i686-w64-mingw32-nm
+
 .PHONY: all lib install uninstall dist dist-needs dist-glibc dist-musl dist-windows zig-tools header \
+	dist-windows-x86_64 dist-windows-i686 check-windows-x86_64 check-windows-i686 \
 	check-install check-many check-dist check-windows check-languages version clean
 
 all: lib
@@ -151,12 +167,27 @@ dist-musl: dist-needs zig-tools
 	packaging/pack.sh musl --from "$(MUSL_DIR)" --version "$(VERSION)" --unwind "$(MUSL_UNWIND)" \
 	    --out "dist/$(MUSL_NAME).tar.gz"
 
-dist-windows:
+dist-windows: dist-windows-x86_64 dist-windows-i686
+
+dist-windows-x86_64:
 	rustup target add $(WINDOWS_TARGET) >/dev/null 2>&1 || true
 	$(CARGO) $(C_LIBS_ARGS) --target $(WINDOWS_TARGET) -- -C strip=symbols \
 	    -C link-arg=-Wl,--output-def,"$(WINDOWS_DIR)/chatwire.def" \
 	    --print native-static-libs="$(WINDOWS_DIR)/native-static-libs.txt"
 	packaging/pack.sh windows --from "$(WINDOWS_DIR)" --version "$(VERSION)" --out "dist/$(WINDOWS_NAME).zip"
+
+dist-windows-i686:
+	@command -v $(WIN32_DLLTOOL) >/dev/null || { echo "make dist-windows needs $(WIN32_DLLTOOL): on Debian/Ubuntu, apt-get install gcc-mingw-w64-i686" >&2; exit 1; }
+	rustup target add $(WIN32_TARGET) >/dev/null 2>&1 || true
+	$(CARGO) $(C_LIBS_ARGS) --target $(WIN32_TARGET) -- -C strip=symbols \
+	    --print native-static-libs="$(WIN32_DIR)/native-static-libs.txt"
+	{ echo "LIBRARY chatwire.dll"; echo "EXPORTS"; \
+	  $(WIN32_NM) -g --defined-only "$(WIN32_DIR)/libchatwire.a" 2>/dev/null \
+	    | awk '$$2 == "T" && $$3 ~ /^_chatwire_[a-z0-9_]+@[0-9]+$$/ { print "    " substr($$3, 2) }' \
+	    | LC_ALL=C sort -u; } > "$(WIN32_DIR)/chatwire.def"
+	$(WIN32_DLLTOOL) --kill-at --input-def "$(WIN32_DIR)/chatwire.def" --dllname chatwire.dll \
+	    --output-lib "$(WIN32_DIR)/libchatwire.dll.a"
+	packaging/pack.sh windows --from "$(WIN32_DIR)" --version "$(VERSION)" --out "dist/$(WIN32_NAME).zip"
 
 header:
 	$(CARGO) check --lib --quiet --features header
@@ -178,8 +209,13 @@ check-dist: dist lib
 	tests/consumers/check-dist.sh
 	tests/consumers/check-musl.sh
 
-check-windows: dist-windows
-	tests/windows/check-windows.sh
+check-windows: check-windows-x86_64 check-windows-i686
+
+check-windows-x86_64: dist-windows-x86_64
+	tests/windows/check-windows.sh x86_64
+
+check-windows-i686: dist-windows-i686
+	tests/windows/check-windows.sh i686
 
 # The examples of docs/languages.md against the library that `make lib` built.
 check-languages: lib

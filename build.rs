@@ -59,7 +59,24 @@ mod header {
 #  else
 #    define CHATWIRE_API
 #  endif
+#endif
+/**
+ * The calling convention of every chatwire function, and of every callback
+ * that chatwire calls: __stdcall (the Windows API's, WINAPI) on 32-bit x86
+ * Windows, as Declare in VB6 and VBA, Delphi's stdcall and GetProcAddress
+ * callers expect; empty, the C compiler's default, everywhere else. Declare
+ * a callback handed to chatwire with it:
+ *   static int CHATWIRE_CALL on_delta(void *userdata, const char *delta, size_t len);
+ */
+#if defined(_WIN32) && (defined(_M_IX86) || defined(__i386__))
+#  define CHATWIRE_CALL __stdcall
+#else
+#  define CHATWIRE_CALL
 #endif";
+
+    /// What `CHATWIRE_CALL ` adds to a declaration's first line; its
+    /// continuation lines, aligned on its opening parenthesis, move as much.
+    const CALL: &str = "CHATWIRE_CALL ";
 
     pub fn generate() {
         println!("cargo:rerun-if-changed=src");
@@ -69,11 +86,17 @@ mod header {
             .unwrap_or_else(|err| panic!("cbindgen.toml: {err}"));
         config.after_includes = Some(version_macros());
         let header = root.join("include").join("chatwire.h");
-        match cbindgen::generate_with_config(&root, config) {
+        let lib = abi_c_copy(&root);
+        let generated = cbindgen::Builder::new()
+            .with_config(config)
+            .with_src(lib)
+            .generate();
+        match generated {
             Ok(bindings) => {
                 let mut text = Vec::new();
                 bindings.write(&mut text);
                 let text = without_last_enumerator_commas(&String::from_utf8_lossy(&text));
+                let text = with_calling_convention(&text);
                 // Left alone when unchanged, so that its time stamp says when it last changed.
                 if std::fs::read_to_string(&header).ok().as_deref() != Some(text.as_str()) {
                     std::fs::write(&header, text).unwrap_or_else(|err| panic!("chatwire.h: {err}"));
@@ -83,6 +106,108 @@ mod header {
             // build before rustc gets to report the real problem.
             Err(err) => println!("cargo:warning=chatwire.h not regenerated: {err}"),
         }
+    }
+
+    /// cbindgen (0.29) takes only `extern "C"` functions, and the C API's
+    /// are `extern "system"`, stdcall on 32-bit Windows. It reads a copy of
+    /// src/ under OUT_DIR in which they, and the callback types, say
+    /// `extern "C"` (blocks of imported functions stay); the convention
+    /// goes back into the header as CHATWIRE_CALL (with_calling_convention).
+    /// Returns the copy's lib.rs, from which cbindgen follows the modules.
+    fn abi_c_copy(root: &std::path::Path) -> PathBuf {
+        fn copy(from: &std::path::Path, to: &std::path::Path) {
+            std::fs::create_dir_all(to).unwrap_or_else(|err| panic!("{}: {err}", to.display()));
+            let entries =
+                std::fs::read_dir(from).unwrap_or_else(|err| panic!("{}: {err}", from.display()));
+            for entry in entries {
+                let path = entry.expect("a readable folder").path();
+                let target = to.join(path.file_name().expect("an entry has a name"));
+                if path.is_dir() {
+                    copy(&path, &target);
+                } else if path.extension().is_some_and(|ext| ext == "rs") {
+                    let text = std::fs::read_to_string(&path)
+                        .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+                    // The header says CHATWIRE_CALL of every function: one
+                    // of the C convention would be called wrongly on 32-bit
+                    // Windows.
+                    let in_ffi = path.components().any(|part| part.as_os_str() == "ffi");
+                    if in_ffi && text.contains("extern \"C\"") {
+                        panic!(
+                            "{}: extern \"C\" in the C API; write extern \"system\" (__stdcall on 32-bit Windows, as CHATWIRE_CALL says)",
+                            path.display()
+                        );
+                    }
+                    let text = text.replace("extern \"system\" fn", "extern \"C\" fn");
+                    std::fs::write(&target, text)
+                        .unwrap_or_else(|err| panic!("{}: {err}", target.display()));
+                }
+            }
+        }
+        let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo")).join("header-src");
+        // A file deleted from src/ must not linger in the copy.
+        let _ = std::fs::remove_dir_all(&out);
+        copy(&root.join("src"), &out);
+        out.join("lib.rs")
+    }
+
+    /// Puts CHATWIRE_CALL where C wants a calling convention: before the
+    /// name of each function (after the return type and its `*`), and
+    /// inside the parentheses of each function pointer typedef, as in
+    /// `typedef int (CHATWIRE_CALL *chatwire_delta_callback)(...)`. The
+    /// lines that continue a declaration move right as far as its first.
+    /// Panics when a function (a line that starts with CHATWIRE_API, the
+    /// [fn] prefix) would be left without it.
+    fn with_calling_convention(text: &str) -> String {
+        let mut out = String::with_capacity(text.len() + 4096);
+        let mut continues = false;
+        let (mut functions, mut marked) = (0, 0);
+        for line in text.lines() {
+            let code = !(line.starts_with(' ') || line.starts_with('/') || line.starts_with('#'));
+            functions += usize::from(line.starts_with("CHATWIRE_API"));
+            let at = if line.starts_with("typedef ") {
+                line.find("(*").map(|at| at + 1)
+            } else if code && !continues {
+                let at = function_name_at(line);
+                marked += usize::from(at.is_some());
+                at
+            } else {
+                None
+            };
+            if let Some(at) = at {
+                out.push_str(&line[..at]);
+                out.push_str(CALL);
+                out.push_str(&line[at..]);
+                continues = !line.ends_with(';');
+            } else if continues {
+                out.push_str(&" ".repeat(CALL.len()));
+                out.push_str(line);
+                continues = !line.ends_with(';');
+            } else {
+                out.push_str(line);
+            }
+            out.push('\n');
+        }
+        assert_eq!(
+            functions, marked,
+            "functions declared, and given CHATWIRE_CALL"
+        );
+        out
+    }
+
+    /// Where the name of the function that a line declares begins: the
+    /// name before the line's first `(`, when it starts with `chatwire_`,
+    /// on a line that is neither a comment nor a preprocessor line and
+    /// opens no type (`typedef`, `struct`, `enum`).
+    fn function_name_at(line: &str) -> Option<usize> {
+        if ["typedef", "struct", "enum", "union", "}", "extern"]
+            .iter()
+            .any(|opening| line.starts_with(opening))
+        {
+            return None;
+        }
+        let open = line.find('(')?;
+        let name = line[..open].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))? + 1;
+        line[name..open].starts_with("chatwire_").then_some(name)
     }
 
     /// cbindgen ends every enumerator with a comma, the last one too, which

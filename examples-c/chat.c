@@ -126,7 +126,7 @@ static void on_interrupt(int signal_number) {
 }
 
 /* Runs on the request's worker thread: print the text as it arrives. */
-static int print_delta(void *userdata, const char *delta, size_t len) {
+static int CHATWIRE_CALL print_delta(void *userdata, const char *delta, size_t len) {
     (void)userdata;
     fwrite(delta, 1, len, stdout);
     fflush(stdout);

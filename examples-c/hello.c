@@ -3,7 +3,7 @@
 #include "chatwire.h"
 
 /* Called with each piece of the reply (whole UTF-8 characters). */
-static int print_delta(void *userdata, const char *delta, size_t len) {
+static int CHATWIRE_CALL print_delta(void *userdata, const char *delta, size_t len) {
     (void)userdata;
     fwrite(delta, 1, len, stdout);
     fflush(stdout); /* stdout is line-buffered: show each piece now */

@@ -70,7 +70,7 @@ static int answer_tool_calls(chatwire_conversation *conversation, const chatwire
 }
 
 /* Prints each piece of a streamed reply as it arrives. */
-static int print_delta(void *userdata, const char *delta, size_t len) {
+static int CHATWIRE_CALL print_delta(void *userdata, const char *delta, size_t len) {
     (void)userdata;
     fwrite(delta, 1, len, stdout);
     fflush(stdout);

@@ -54,6 +54,19 @@ extern "C" {
 #    define CHATWIRE_API
 #  endif
 #endif
+/**
+ * The calling convention of every chatwire function, and of every callback
+ * that chatwire calls: __stdcall (the Windows API's, WINAPI) on 32-bit x86
+ * Windows, as Declare in VB6 and VBA, Delphi's stdcall and GetProcAddress
+ * callers expect; empty, the C compiler's default, everywhere else. Declare
+ * a callback handed to chatwire with it:
+ *   static int CHATWIRE_CALL on_delta(void *userdata, const char *delta, size_t len);
+ */
+#if defined(_WIN32) && (defined(_M_IX86) || defined(__i386__))
+#  define CHATWIRE_CALL __stdcall
+#else
+#  define CHATWIRE_CALL
+#endif
 
 /**
  * The result of every fallible chatwire function. `CHATWIRE_OK` is 0;
@@ -395,7 +408,7 @@ typedef struct chatwire_request chatwire_request;
  * thread-safe, and should be quick (hand out a cached token and refresh it
  * ahead of its expiry). `userdata` is the pointer given with it.
  */
-typedef int (*chatwire_credential_callback)(void *userdata, char *token, size_t capacity);
+typedef int (CHATWIRE_CALL *chatwire_credential_callback)(void *userdata, char *token, size_t capacity);
 
 /**
  * Receives one of chatwire's log lines: `level` is a chatwire_log_level,
@@ -411,7 +424,7 @@ typedef int (*chatwire_credential_callback)(void *userdata, char *token, size_t 
  * it must be thread-safe. It may call chatwire functions, except
  * chatwire_set_log_callback(); lines logged from inside it are dropped.
  */
-typedef void (*chatwire_log_callback)(void *userdata, int level, const char *line);
+typedef void (CHATWIRE_CALL *chatwire_log_callback)(void *userdata, int level, const char *line);
 
 /**
  * Receives a streamed reply's text as it arrives.
@@ -426,7 +439,7 @@ typedef void (*chatwire_log_callback)(void *userdata, int level, const char *lin
  * chatwire_send_async() on the request's worker thread, whose stack is
  * 256 KiB unless chatwire_client_set_worker_stack_size() says otherwise.
  */
-typedef int (*chatwire_delta_callback)(void *userdata, const char *delta, size_t len);
+typedef int (CHATWIRE_CALL *chatwire_delta_callback)(void *userdata, const char *delta, size_t len);
 
 /**
  * Receives a streamed reply's pieces with their kind (a
@@ -436,7 +449,7 @@ typedef int (*chatwire_delta_callback)(void *userdata, const char *delta, size_t
  * on, anything else to stop the request (CHATWIRE_ERR_CANCELLED). Runs
  * on the thread of the send that takes it.
  */
-typedef int (*chatwire_event_callback)(void *userdata, int kind, const char *text, size_t len);
+typedef int (CHATWIRE_CALL *chatwire_event_callback)(void *userdata, int kind, const char *text, size_t len);
 
 /**
  * Told once that a background request has finished, with its status, on
@@ -445,7 +458,7 @@ typedef int (*chatwire_event_callback)(void *userdata, int kind, const char *tex
  * caller's own thread. That thread's stack is 256 KiB unless
  * chatwire_client_set_worker_stack_size() says otherwise.
  */
-typedef void (*chatwire_done_callback)(void *userdata, chatwire_status status);
+typedef void (CHATWIRE_CALL *chatwire_done_callback)(void *userdata, chatwire_status status);
 
 /**
  * A one-line description of the last failure on the calling thread, or ""
@@ -464,13 +477,13 @@ typedef void (*chatwire_done_callback)(void *userdata, chatwire_status status);
  * it is), so a server cannot forge log lines. It never holds the client's
  * secrets (the API key, header values), even when the server echoed them.
  */
-CHATWIRE_API const char *chatwire_last_error(void);
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_last_error(void);
 
 /**
  * The HTTP status of the last failure on the calling thread (401, 429, ...),
  * or 0 when it was not an HTTP error or there was none.
  */
-CHATWIRE_API int chatwire_last_http_status(void);
+CHATWIRE_API int CHATWIRE_CALL chatwire_last_http_status(void);
 
 /**
  * Creates a client.
@@ -506,9 +519,9 @@ CHATWIRE_API int chatwire_last_http_status(void);
  * Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_new(const char *base_url,
-                                    const char *api_key,
-                                    chatwire_client **client_out);
+chatwire_status CHATWIRE_CALL chatwire_client_new(const char *base_url,
+                                                  const char *api_key,
+                                                  chatwire_client **client_out);
 
 /**
  * Frees a client. NULL is ignored.
@@ -517,7 +530,7 @@ chatwire_status chatwire_client_new(const char *base_url,
  * `client` is NULL or a live client that no running call uses; it must not
  * be used afterwards.
  */
-CHATWIRE_API void chatwire_client_free(chatwire_client *client);
+CHATWIRE_API void CHATWIRE_CALL chatwire_client_free(chatwire_client *client);
 
 /**
  * Creates a client for Azure OpenAI's classic route: requests go to
@@ -552,11 +565,11 @@ CHATWIRE_API void chatwire_client_free(chatwire_client *client);
  * Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_new_azure(const char *endpoint,
-                                          const char *deployment,
-                                          const char *api_version,
-                                          const char *api_key,
-                                          chatwire_client **client_out);
+chatwire_status CHATWIRE_CALL chatwire_client_new_azure(const char *endpoint,
+                                                        const char *deployment,
+                                                        const char *api_version,
+                                                        const char *api_key,
+                                                        chatwire_client **client_out);
 
 /**
  * Trusts the CA certificates in the PEM file at `pem_path` besides the
@@ -576,8 +589,8 @@ chatwire_status chatwire_client_new_azure(const char *endpoint,
  * `client` is NULL or a live client; `pem_path` is NULL or NUL-terminated.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_ca_file(chatwire_client *client,
-                                            const char *pem_path);
+chatwire_status CHATWIRE_CALL chatwire_client_set_ca_file(chatwire_client *client,
+                                                          const char *pem_path);
 
 /**
  * Sends the requests that start afterwards through the proxy at
@@ -603,8 +616,8 @@ chatwire_status chatwire_client_set_ca_file(chatwire_client *client,
  * `client` is NULL or a live client; `proxy_url` is NULL or NUL-terminated.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_proxy(chatwire_client *client,
-                                          const char *proxy_url);
+chatwire_status CHATWIRE_CALL chatwire_client_set_proxy(chatwire_client *client,
+                                                        const char *proxy_url);
 
 /**
  * Sends the requests that start afterwards to `url`, the whole URL, used
@@ -623,8 +636,8 @@ chatwire_status chatwire_client_set_proxy(chatwire_client *client,
  * `client` is NULL or a live client; `url` is NULL or NUL-terminated.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_endpoint_url(chatwire_client *client,
-                                                 const char *url);
+chatwire_status CHATWIRE_CALL chatwire_client_set_endpoint_url(chatwire_client *client,
+                                                               const char *url);
 
 /**
  * Sets where the credential goes, for the sends that start afterwards:
@@ -638,7 +651,7 @@ chatwire_status chatwire_client_set_endpoint_url(chatwire_client *client,
  * # Safety
  * `client` is NULL or a live client.
  */
-CHATWIRE_API chatwire_status chatwire_client_set_auth(chatwire_client *client, int auth);
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_auth(chatwire_client *client, int auth);
 
 /**
  * Asks `callback` for the credential before every attempt of the sends
@@ -666,9 +679,9 @@ CHATWIRE_API chatwire_status chatwire_client_set_auth(chatwire_client *client, i
  * can be called with `userdata` from any thread, at once from several.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_credential_callback(chatwire_client *client,
-                                                        chatwire_credential_callback callback,
-                                                        void *userdata);
+chatwire_status CHATWIRE_CALL chatwire_client_set_credential_callback(chatwire_client *client,
+                                                                      chatwire_credential_callback callback,
+                                                                      void *userdata);
 
 /**
  * Sets the whole-request timeout in milliseconds (connecting, sending and
@@ -679,8 +692,8 @@ chatwire_status chatwire_client_set_credential_callback(chatwire_client *client,
  * `client` is NULL or a live client.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_timeout_ms(chatwire_client *client,
-                                               uint64_t timeout_ms);
+chatwire_status CHATWIRE_CALL chatwire_client_set_timeout_ms(chatwire_client *client,
+                                                             uint64_t timeout_ms);
 
 /**
  * Sets the idle timeout of streamed replies in milliseconds: the longest
@@ -692,8 +705,8 @@ chatwire_status chatwire_client_set_timeout_ms(chatwire_client *client,
  * `client` is NULL or a live client.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_idle_timeout_ms(chatwire_client *client,
-                                                    uint64_t timeout_ms);
+chatwire_status CHATWIRE_CALL chatwire_client_set_idle_timeout_ms(chatwire_client *client,
+                                                                  uint64_t timeout_ms);
 
 /**
  * Sets how many times a failed request is retried (0: never); default 2,
@@ -704,8 +717,8 @@ chatwire_status chatwire_client_set_idle_timeout_ms(chatwire_client *client,
  * `client` is NULL or a live client.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_max_retries(chatwire_client *client,
-                                                uint32_t max_retries);
+chatwire_status CHATWIRE_CALL chatwire_client_set_max_retries(chatwire_client *client,
+                                                              uint32_t max_retries);
 
 /**
  * Sets one of the limits on what chatwire keeps of a server's answer, in
@@ -728,9 +741,9 @@ chatwire_status chatwire_client_set_max_retries(chatwire_client *client,
  * `client` is NULL or a live client.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_limit(chatwire_client *client,
-                                          int which,
-                                          uint64_t bytes);
+chatwire_status CHATWIRE_CALL chatwire_client_set_limit(chatwire_client *client,
+                                                        int which,
+                                                        uint64_t bytes);
 
 /**
  * Sets how many idle connections the client keeps open between sends for
@@ -747,8 +760,8 @@ chatwire_status chatwire_client_set_limit(chatwire_client *client,
  * `client` is NULL or a live client.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_max_idle_connections(chatwire_client *client,
-                                                         uint32_t max_idle_connections);
+chatwire_status CHATWIRE_CALL chatwire_client_set_max_idle_connections(chatwire_client *client,
+                                                                       uint32_t max_idle_connections);
 
 /**
  * Sets how many background requests (chatwire_send_async()) of this
@@ -763,8 +776,8 @@ chatwire_status chatwire_client_set_max_idle_connections(chatwire_client *client
  * `client` is NULL or a live client.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_max_in_flight(chatwire_client *client,
-                                                  uint32_t max_in_flight);
+chatwire_status CHATWIRE_CALL chatwire_client_set_max_in_flight(chatwire_client *client,
+                                                                uint32_t max_in_flight);
 
 /**
  * Sets the stack size, in bytes, of the worker threads that run this
@@ -784,8 +797,8 @@ chatwire_status chatwire_client_set_max_in_flight(chatwire_client *client,
  * `client` is NULL or a live client.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_worker_stack_size(chatwire_client *client,
-                                                      size_t bytes);
+chatwire_status CHATWIRE_CALL chatwire_client_set_worker_stack_size(chatwire_client *client,
+                                                                    size_t bytes);
 
 /**
  * Sets an extra header sent with every request of this client, such as a
@@ -812,9 +825,9 @@ chatwire_status chatwire_client_set_worker_stack_size(chatwire_client *client,
  * NUL-terminated.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_header(chatwire_client *client,
-                                           const char *name,
-                                           const char *value);
+chatwire_status CHATWIRE_CALL chatwire_client_set_header(chatwire_client *client,
+                                                         const char *name,
+                                                         const char *value);
 
 /**
  * Sets how many correction turns chatwire_send_json() allows: when a reply
@@ -826,8 +839,8 @@ chatwire_status chatwire_client_set_header(chatwire_client *client,
  * `client` is NULL or a live client.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_json_corrections(chatwire_client *client,
-                                                     uint32_t corrections);
+chatwire_status CHATWIRE_CALL chatwire_client_set_json_corrections(chatwire_client *client,
+                                                                   uint32_t corrections);
 
 /**
  * Sets how chatwire_send_json() tells the model about the schema: one of
@@ -838,8 +851,8 @@ chatwire_status chatwire_client_set_json_corrections(chatwire_client *client,
  * `client` is NULL or a live client.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_schema_delivery(chatwire_client *client,
-                                                    int delivery);
+chatwire_status CHATWIRE_CALL chatwire_client_set_schema_delivery(chatwire_client *client,
+                                                                  int delivery);
 
 /**
  * Whether streamed requests ask for the token usage with stream_options
@@ -852,7 +865,7 @@ chatwire_status chatwire_client_set_schema_delivery(chatwire_client *client,
  * # Safety
  * `client` is NULL or a live client.
  */
-CHATWIRE_API chatwire_status chatwire_client_set_stream_usage(chatwire_client *client, int enabled);
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_stream_usage(chatwire_client *client, int enabled);
 
 /**
  * Creates an empty conversation for `model` (copied), e.g. "gpt-4o-mini".
@@ -862,8 +875,8 @@ CHATWIRE_API chatwire_status chatwire_client_set_stream_usage(chatwire_client *c
  * `model` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_new(const char *model,
-                                          chatwire_conversation **conversation_out);
+chatwire_status CHATWIRE_CALL chatwire_conversation_new(const char *model,
+                                                        chatwire_conversation **conversation_out);
 
 /**
  * Writes the conversation as JSON, the request shape
@@ -875,8 +888,8 @@ chatwire_status chatwire_conversation_new(const char *model,
  * `conversation` is NULL or live; `json_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_to_json(const chatwire_conversation *conversation,
-                                              char **json_out);
+chatwire_status CHATWIRE_CALL chatwire_conversation_to_json(const chatwire_conversation *conversation,
+                                                            char **json_out);
 
 /**
  * Reads a conversation written by chatwire_conversation_to_json(), checking
@@ -888,8 +901,8 @@ chatwire_status chatwire_conversation_to_json(const chatwire_conversation *conve
  * `json` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_from_json(const char *json,
-                                                chatwire_conversation **conversation_out);
+chatwire_status CHATWIRE_CALL chatwire_conversation_from_json(const char *json,
+                                                              chatwire_conversation **conversation_out);
 
 /**
  * Frees a conversation and every string borrowed from it. NULL is ignored.
@@ -903,7 +916,7 @@ chatwire_status chatwire_conversation_from_json(const char *json,
  * # Safety
  * `conversation` is NULL or live, and not used afterwards once freed.
  */
-CHATWIRE_API void chatwire_conversation_free(chatwire_conversation *conversation);
+CHATWIRE_API void CHATWIRE_CALL chatwire_conversation_free(chatwire_conversation *conversation);
 
 /**
  * Puts the system message (copied) at the start, or replaces the one there.
@@ -913,8 +926,8 @@ CHATWIRE_API void chatwire_conversation_free(chatwire_conversation *conversation
  * `conversation` is NULL or live; `text` is NULL or NUL-terminated.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_set_system(chatwire_conversation *conversation,
-                                                 const char *text);
+chatwire_status CHATWIRE_CALL chatwire_conversation_set_system(chatwire_conversation *conversation,
+                                                               const char *text);
 
 /**
  * Appends a message (content copied). `role` is a chatwire_role; any other
@@ -929,9 +942,9 @@ chatwire_status chatwire_conversation_set_system(chatwire_conversation *conversa
  * `conversation` is NULL or live; `content` is NULL or NUL-terminated.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_append(chatwire_conversation *conversation,
-                                             int role,
-                                             const char *content);
+chatwire_status CHATWIRE_CALL chatwire_conversation_append(chatwire_conversation *conversation,
+                                                           int role,
+                                                           const char *content);
 
 /**
  * Keeps the first `len` messages and drops the rest, e.g. to take back a
@@ -944,8 +957,8 @@ chatwire_status chatwire_conversation_append(chatwire_conversation *conversation
  * `conversation` is NULL or live.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_truncate(chatwire_conversation *conversation,
-                                               size_t len);
+chatwire_status CHATWIRE_CALL chatwire_conversation_truncate(chatwire_conversation *conversation,
+                                                             size_t len);
 
 /**
  * Appends a tool's result (copied) for the call `tool_call_id` (from
@@ -958,9 +971,9 @@ chatwire_status chatwire_conversation_truncate(chatwire_conversation *conversati
  * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_append_tool_result(chatwire_conversation *conversation,
-                                                         const char *tool_call_id,
-                                                         const char *content);
+chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_result(chatwire_conversation *conversation,
+                                                                       const char *tool_call_id,
+                                                                       const char *content);
 
 /**
  * Appends a user message with text (may be "") and one image. `image` is an
@@ -973,9 +986,9 @@ chatwire_status chatwire_conversation_append_tool_result(chatwire_conversation *
  * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_append_user_image(chatwire_conversation *conversation,
-                                                        const char *text,
-                                                        const char *image);
+chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_image(chatwire_conversation *conversation,
+                                                                      const char *text,
+                                                                      const char *image);
 
 /**
  * Sets the token budget: before each send (every chatwire_send*
@@ -1001,8 +1014,8 @@ chatwire_status chatwire_conversation_append_user_image(chatwire_conversation *c
  * `conversation` is NULL or live.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_set_token_budget(chatwire_conversation *conversation,
-                                                       uint64_t max_prompt_tokens);
+chatwire_status CHATWIRE_CALL chatwire_conversation_set_token_budget(chatwire_conversation *conversation,
+                                                                     uint64_t max_prompt_tokens);
 
 /**
  * How many messages the last send left out to keep within the token
@@ -1011,7 +1024,7 @@ chatwire_status chatwire_conversation_set_token_budget(chatwire_conversation *co
  * # Safety
  * `conversation` is NULL or live.
  */
-CHATWIRE_API size_t chatwire_conversation_last_dropped(const chatwire_conversation *conversation);
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_conversation_last_dropped(const chatwire_conversation *conversation);
 
 /**
  * Removes `count` messages from `index` on (a count of 0 changes nothing).
@@ -1026,9 +1039,9 @@ CHATWIRE_API size_t chatwire_conversation_last_dropped(const chatwire_conversati
  * `conversation` is NULL or live.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_remove(chatwire_conversation *conversation,
-                                             size_t index,
-                                             size_t count);
+chatwire_status CHATWIRE_CALL chatwire_conversation_remove(chatwire_conversation *conversation,
+                                                           size_t index,
+                                                           size_t count);
 
 /**
  * Appends an assistant message that calls tools, to rebuild a history by
@@ -1046,9 +1059,9 @@ chatwire_status chatwire_conversation_remove(chatwire_conversation *conversation
  * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_append_tool_calls(chatwire_conversation *conversation,
-                                                        const char *content,
-                                                        const char *calls_json);
+chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_calls(chatwire_conversation *conversation,
+                                                                      const char *content,
+                                                                      const char *calls_json);
 
 /**
  * Sets a top-level request field sent with every request of this
@@ -1071,9 +1084,9 @@ chatwire_status chatwire_conversation_append_tool_calls(chatwire_conversation *c
  * `json_value` is NULL or NUL-terminated.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_set_option(chatwire_conversation *conversation,
-                                                 const char *name,
-                                                 const char *json_value);
+chatwire_status CHATWIRE_CALL chatwire_conversation_set_option(chatwire_conversation *conversation,
+                                                               const char *name,
+                                                               const char *json_value);
 
 /**
  * Like chatwire_conversation_set_option(), without checking the value: for
@@ -1092,9 +1105,9 @@ chatwire_status chatwire_conversation_set_option(chatwire_conversation *conversa
  * As chatwire_conversation_set_option().
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_set_option_unchecked(chatwire_conversation *conversation,
-                                                           const char *name,
-                                                           const char *json_value);
+chatwire_status CHATWIRE_CALL chatwire_conversation_set_option_unchecked(chatwire_conversation *conversation,
+                                                                         const char *name,
+                                                                         const char *json_value);
 
 /**
  * Offers a function to the model with every request of this conversation
@@ -1109,10 +1122,10 @@ chatwire_status chatwire_conversation_set_option_unchecked(chatwire_conversation
  * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_add_tool(chatwire_conversation *conversation,
-                                               const char *name,
-                                               const char *description,
-                                               const char *parameters_schema_json);
+chatwire_status CHATWIRE_CALL chatwire_conversation_add_tool(chatwire_conversation *conversation,
+                                                             const char *name,
+                                                             const char *description,
+                                                             const char *parameters_schema_json);
 
 /**
  * The number of messages, the system message included; 0 for NULL.
@@ -1120,7 +1133,7 @@ chatwire_status chatwire_conversation_add_tool(chatwire_conversation *conversati
  * # Safety
  * `conversation` is NULL or live.
  */
-CHATWIRE_API size_t chatwire_conversation_len(const chatwire_conversation *conversation);
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_conversation_len(const chatwire_conversation *conversation);
 
 /**
  * The role (a chatwire_role value) of message `index`, or -1 when `index`
@@ -1130,8 +1143,8 @@ CHATWIRE_API size_t chatwire_conversation_len(const chatwire_conversation *conve
  * `conversation` is NULL or live.
  */
 CHATWIRE_API
-int chatwire_conversation_role(const chatwire_conversation *conversation,
-                               size_t index);
+int CHATWIRE_CALL chatwire_conversation_role(const chatwire_conversation *conversation,
+                                             size_t index);
 
 /**
  * The text of message `index`, or NULL when `index` is out of range or
@@ -1144,8 +1157,8 @@ int chatwire_conversation_role(const chatwire_conversation *conversation,
  * `conversation` is NULL or live.
  */
 CHATWIRE_API
-const char *chatwire_conversation_content(const chatwire_conversation *conversation,
-                                          size_t index);
+const char *CHATWIRE_CALL chatwire_conversation_content(const chatwire_conversation *conversation,
+                                                        size_t index);
 
 /**
  * The length in bytes of the text of message `index` (without the final
@@ -1157,8 +1170,8 @@ const char *chatwire_conversation_content(const chatwire_conversation *conversat
  * `conversation` is NULL or live.
  */
 CHATWIRE_API
-size_t chatwire_conversation_content_len(const chatwire_conversation *conversation,
-                                         size_t index);
+size_t CHATWIRE_CALL chatwire_conversation_content_len(const chatwire_conversation *conversation,
+                                                       size_t index);
 
 /**
  * The reasoning of message `index` (an assistant message whose server
@@ -1171,8 +1184,8 @@ size_t chatwire_conversation_content_len(const chatwire_conversation *conversati
  * `conversation` is NULL or live.
  */
 CHATWIRE_API
-const char *chatwire_conversation_reasoning(const chatwire_conversation *conversation,
-                                            size_t index);
+const char *CHATWIRE_CALL chatwire_conversation_reasoning(const chatwire_conversation *conversation,
+                                                          size_t index);
 
 /**
  * Finds the JSON in a model's reply (a fenced json block, or bare JSON
@@ -1188,7 +1201,7 @@ const char *chatwire_conversation_reasoning(const chatwire_conversation *convers
  * # Safety
  * `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
  */
-CHATWIRE_API chatwire_status chatwire_extract_json(const char *text, char **json_out);
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_extract_json(const char *text, char **json_out);
 
 /**
  * Reads an ingredient list (the convention of chatwire_ingredients_prompt())
@@ -1219,8 +1232,8 @@ CHATWIRE_API chatwire_status chatwire_extract_json(const char *text, char **json
  * `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_extract_ingredients(const char *text,
-                                             char **json_out);
+chatwire_status CHATWIRE_CALL chatwire_extract_ingredients(const char *text,
+                                                           char **json_out);
 
 /**
  * Reads an ingredient list from a model's reply, as
@@ -1246,8 +1259,8 @@ chatwire_status chatwire_extract_ingredients(const char *text,
  * `text` is NULL or NUL-terminated; `list_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_extract_ingredient_list(const char *text,
-                                                 chatwire_ingredients **list_out);
+chatwire_status CHATWIRE_CALL chatwire_extract_ingredient_list(const char *text,
+                                                               chatwire_ingredients **list_out);
 
 /**
  * The number of ingredients in the list; 0 for NULL.
@@ -1255,7 +1268,7 @@ chatwire_status chatwire_extract_ingredient_list(const char *text,
  * # Safety
  * `list` is NULL or live.
  */
-CHATWIRE_API size_t chatwire_ingredients_len(const chatwire_ingredients *list);
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_len(const chatwire_ingredients *list);
 
 /**
  * The name of ingredient `index` ("flour"), never empty; NULL when `index`
@@ -1265,7 +1278,7 @@ CHATWIRE_API size_t chatwire_ingredients_len(const chatwire_ingredients *list);
  * # Safety
  * `list` is NULL or live.
  */
-CHATWIRE_API const char *chatwire_ingredients_name(const chatwire_ingredients *list, size_t index);
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_name(const chatwire_ingredients *list, size_t index);
 
 /**
  * The quantity of ingredient `index` (1/2 and ½ in the reply give 0.5):
@@ -1275,7 +1288,7 @@ CHATWIRE_API const char *chatwire_ingredients_name(const chatwire_ingredients *l
  * # Safety
  * `list` is NULL or live.
  */
-CHATWIRE_API double chatwire_ingredients_quantity(const chatwire_ingredients *list, size_t index);
+CHATWIRE_API double CHATWIRE_CALL chatwire_ingredients_quantity(const chatwire_ingredients *list, size_t index);
 
 /**
  * The unit of ingredient `index` ("cup", "g"), or NULL when it has none
@@ -1285,7 +1298,7 @@ CHATWIRE_API double chatwire_ingredients_quantity(const chatwire_ingredients *li
  * # Safety
  * `list` is NULL or live.
  */
-CHATWIRE_API const char *chatwire_ingredients_unit(const chatwire_ingredients *list, size_t index);
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_unit(const chatwire_ingredients *list, size_t index);
 
 /**
  * Frees a list and every string borrowed from it. NULL is ignored.
@@ -1293,7 +1306,7 @@ CHATWIRE_API const char *chatwire_ingredients_unit(const chatwire_ingredients *l
  * # Safety
  * `list` is NULL or live, and not used afterwards.
  */
-CHATWIRE_API void chatwire_ingredients_free(chatwire_ingredients *list);
+CHATWIRE_API void CHATWIRE_CALL chatwire_ingredients_free(chatwire_ingredients *list);
 
 /**
  * Builds the prompt for the ingredient-list convention: the instruction
@@ -1307,7 +1320,7 @@ CHATWIRE_API void chatwire_ingredients_free(chatwire_ingredients *list);
  * # Safety
  * `text` is NULL or NUL-terminated; `prompt_out` is NULL or writable.
  */
-CHATWIRE_API chatwire_status chatwire_ingredients_prompt(const char *text, char **prompt_out);
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_ingredients_prompt(const char *text, char **prompt_out);
 
 /**
  * Builds a prompt asking for JSON shaped like `example_json`, in the form
@@ -1329,10 +1342,10 @@ CHATWIRE_API chatwire_status chatwire_ingredients_prompt(const char *text, char 
  * `prompt_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_json_prompt(const char *instruction,
-                                     const char *example_json,
-                                     const char *text,
-                                     char **prompt_out);
+chatwire_status CHATWIRE_CALL chatwire_json_prompt(const char *instruction,
+                                                   const char *example_json,
+                                                   const char *text,
+                                                   char **prompt_out);
 
 /**
  * The JSON Schema of the ingredient-list convention, for
@@ -1340,7 +1353,7 @@ chatwire_status chatwire_json_prompt(const char *instruction,
  * non-empty string, "quantity": a number of 0 or more, "unit": a string or
  * null}, with no other keys. Static; do not free.
  */
-CHATWIRE_API const char *chatwire_ingredients_schema(void);
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_schema(void);
 
 /**
  * chatwire_client_set_timeout_ms() with a 32-bit count, for languages
@@ -1351,8 +1364,8 @@ CHATWIRE_API const char *chatwire_ingredients_schema(void);
  * `client` is NULL or a live client.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_timeout_ms_u32(chatwire_client *client,
-                                                   uint32_t timeout_ms);
+chatwire_status CHATWIRE_CALL chatwire_client_set_timeout_ms_u32(chatwire_client *client,
+                                                                 uint32_t timeout_ms);
 
 /**
  * chatwire_client_set_idle_timeout_ms() with a 32-bit count (see
@@ -1362,8 +1375,8 @@ chatwire_status chatwire_client_set_timeout_ms_u32(chatwire_client *client,
  * `client` is NULL or a live client.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_idle_timeout_ms_u32(chatwire_client *client,
-                                                        uint32_t timeout_ms);
+chatwire_status CHATWIRE_CALL chatwire_client_set_idle_timeout_ms_u32(chatwire_client *client,
+                                                                      uint32_t timeout_ms);
 
 /**
  * chatwire_client_set_limit() with a 32-bit count of bytes (up to
@@ -1374,9 +1387,9 @@ chatwire_status chatwire_client_set_idle_timeout_ms_u32(chatwire_client *client,
  * `client` is NULL or a live client.
  */
 CHATWIRE_API
-chatwire_status chatwire_client_set_limit_u32(chatwire_client *client,
-                                              int which,
-                                              uint32_t bytes);
+chatwire_status CHATWIRE_CALL chatwire_client_set_limit_u32(chatwire_client *client,
+                                                            int which,
+                                                            uint32_t bytes);
 
 /**
  * chatwire_conversation_set_token_budget() with a 32-bit count (see
@@ -1386,8 +1399,8 @@ chatwire_status chatwire_client_set_limit_u32(chatwire_client *client,
  * `conversation` is NULL or live.
  */
 CHATWIRE_API
-chatwire_status chatwire_conversation_set_token_budget_u32(chatwire_conversation *conversation,
-                                                           uint32_t max_prompt_tokens);
+chatwire_status CHATWIRE_CALL chatwire_conversation_set_token_budget_u32(chatwire_conversation *conversation,
+                                                                         uint32_t max_prompt_tokens);
 
 /**
  * chatwire_reply_usage() in 32-bit counts, for languages without a 64-bit
@@ -1401,10 +1414,10 @@ chatwire_status chatwire_conversation_set_token_budget_u32(chatwire_conversation
  * `reply` is NULL or live; each out-parameter is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_reply_usage_u32(const chatwire_reply *reply,
-                                         uint32_t *prompt_tokens,
-                                         uint32_t *completion_tokens,
-                                         uint32_t *total_tokens);
+chatwire_status CHATWIRE_CALL chatwire_reply_usage_u32(const chatwire_reply *reply,
+                                                       uint32_t *prompt_tokens,
+                                                       uint32_t *completion_tokens,
+                                                       uint32_t *total_tokens);
 
 /**
  * chatwire_reply_usage_details() in 32-bit counts (see
@@ -1415,9 +1428,9 @@ chatwire_status chatwire_reply_usage_u32(const chatwire_reply *reply,
  * `reply` is NULL or live; each out-parameter is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_reply_usage_details_u32(const chatwire_reply *reply,
-                                                 uint32_t *cached_tokens,
-                                                 uint32_t *reasoning_tokens);
+chatwire_status CHATWIRE_CALL chatwire_reply_usage_details_u32(const chatwire_reply *reply,
+                                                               uint32_t *cached_tokens,
+                                                               uint32_t *reasoning_tokens);
 
 /**
  * Waits until a background request (chatwire_send_async() with a NULL
@@ -1455,7 +1468,7 @@ chatwire_status chatwire_reply_usage_details_u32(const chatwire_reply *reply,
  * `request` is NULL or live and not freed during the wait; `text_out` is
  * NULL or writable.
  */
-CHATWIRE_API chatwire_status chatwire_request_wait_text(chatwire_request *request, char **text_out);
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_wait_text(chatwire_request *request, char **text_out);
 
 /**
  * Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
@@ -1475,9 +1488,9 @@ CHATWIRE_API chatwire_status chatwire_request_wait_text(chatwire_request *reques
  * with `userdata` until it is replaced.
  */
 CHATWIRE_API
-chatwire_status chatwire_set_log_callback(chatwire_log_callback callback,
-                                          int max_level,
-                                          void *userdata);
+chatwire_status CHATWIRE_CALL chatwire_set_log_callback(chatwire_log_callback callback,
+                                                        int max_level,
+                                                        void *userdata);
 
 /**
  * The reply's text; "" when the model only called tools. NULL for a NULL
@@ -1487,7 +1500,7 @@ chatwire_status chatwire_set_log_callback(chatwire_log_callback callback,
  * # Safety
  * `reply` is NULL or live.
  */
-CHATWIRE_API const char *chatwire_reply_content(const chatwire_reply *reply);
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_content(const chatwire_reply *reply);
 
 /**
  * The length in bytes of the reply's text (without the final NUL), which
@@ -1497,7 +1510,7 @@ CHATWIRE_API const char *chatwire_reply_content(const chatwire_reply *reply);
  * # Safety
  * `reply` is NULL or live.
  */
-CHATWIRE_API size_t chatwire_reply_content_len(const chatwire_reply *reply);
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_content_len(const chatwire_reply *reply);
 
 /**
  * Why the model stopped: "stop", "length", "tool_calls", "content_filter",
@@ -1507,7 +1520,7 @@ CHATWIRE_API size_t chatwire_reply_content_len(const chatwire_reply *reply);
  * # Safety
  * `reply` is NULL or live.
  */
-CHATWIRE_API const char *chatwire_reply_finish_reason(const chatwire_reply *reply);
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_finish_reason(const chatwire_reply *reply);
 
 /**
  * The token counts of the request. Each out-parameter may be NULL when that
@@ -1518,10 +1531,10 @@ CHATWIRE_API const char *chatwire_reply_finish_reason(const chatwire_reply *repl
  * `reply` is NULL or live; each out-parameter is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_reply_usage(const chatwire_reply *reply,
-                                     uint64_t *prompt_tokens,
-                                     uint64_t *completion_tokens,
-                                     uint64_t *total_tokens);
+chatwire_status CHATWIRE_CALL chatwire_reply_usage(const chatwire_reply *reply,
+                                                   uint64_t *prompt_tokens,
+                                                   uint64_t *completion_tokens,
+                                                   uint64_t *total_tokens);
 
 /**
  * The request id the server or gateway sent (the x-request-id header,
@@ -1533,7 +1546,7 @@ chatwire_status chatwire_reply_usage(const chatwire_reply *reply,
  * # Safety
  * `reply` is NULL or live.
  */
-CHATWIRE_API const char *chatwire_reply_request_id(const chatwire_reply *reply);
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_request_id(const chatwire_reply *reply);
 
 /**
  * The response body as received (for a streamed reply: the equivalent
@@ -1545,7 +1558,7 @@ CHATWIRE_API const char *chatwire_reply_request_id(const chatwire_reply *reply);
  * # Safety
  * `reply` is NULL or live.
  */
-CHATWIRE_API const char *chatwire_reply_json(const chatwire_reply *reply);
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_json(const chatwire_reply *reply);
 
 /**
  * How many tools the model called; 0 for a NULL reply.
@@ -1553,7 +1566,7 @@ CHATWIRE_API const char *chatwire_reply_json(const chatwire_reply *reply);
  * # Safety
  * `reply` is NULL or live.
  */
-CHATWIRE_API size_t chatwire_reply_tool_call_count(const chatwire_reply *reply);
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_tool_call_count(const chatwire_reply *reply);
 
 /**
  * Tool call `index`: its id (to quote in the result), the function's name,
@@ -1568,11 +1581,11 @@ CHATWIRE_API size_t chatwire_reply_tool_call_count(const chatwire_reply *reply);
  * `reply` is NULL or live; each out-parameter is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_reply_tool_call(const chatwire_reply *reply,
-                                         size_t index,
-                                         const char **id_out,
-                                         const char **name_out,
-                                         const char **arguments_out);
+chatwire_status CHATWIRE_CALL chatwire_reply_tool_call(const chatwire_reply *reply,
+                                                       size_t index,
+                                                       const char **id_out,
+                                                       const char **name_out,
+                                                       const char **arguments_out);
 
 /**
  * The model's reasoning ("thinking"): from reasoning_content, reasoning,
@@ -1584,7 +1597,7 @@ chatwire_status chatwire_reply_tool_call(const chatwire_reply *reply,
  * # Safety
  * `reply` is NULL or live.
  */
-CHATWIRE_API const char *chatwire_reply_reasoning(const chatwire_reply *reply);
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_reasoning(const chatwire_reply *reply);
 
 /**
  * How many choices the reply has: 1 unless the request asked for more
@@ -1594,7 +1607,7 @@ CHATWIRE_API const char *chatwire_reply_reasoning(const chatwire_reply *reply);
  * # Safety
  * `reply` is NULL or live.
  */
-CHATWIRE_API size_t chatwire_reply_choice_count(const chatwire_reply *reply);
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_choice_count(const chatwire_reply *reply);
 
 /**
  * The text of choice `index` (in order of the choices' index; choice 0 is
@@ -1605,7 +1618,7 @@ CHATWIRE_API size_t chatwire_reply_choice_count(const chatwire_reply *reply);
  * # Safety
  * `reply` is NULL or live.
  */
-CHATWIRE_API const char *chatwire_reply_choice_content(const chatwire_reply *reply, size_t index);
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_choice_content(const chatwire_reply *reply, size_t index);
 
 /**
  * The usage details: prompt tokens the server had cached
@@ -1620,9 +1633,9 @@ CHATWIRE_API const char *chatwire_reply_choice_content(const chatwire_reply *rep
  * `reply` is NULL or live; each out-parameter is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_reply_usage_details(const chatwire_reply *reply,
-                                             uint64_t *cached_tokens,
-                                             uint64_t *reasoning_tokens);
+chatwire_status CHATWIRE_CALL chatwire_reply_usage_details(const chatwire_reply *reply,
+                                                           uint64_t *cached_tokens,
+                                                           uint64_t *reasoning_tokens);
 
 /**
  * The value of the response header `name`, case-insensitive (such as
@@ -1634,7 +1647,7 @@ chatwire_status chatwire_reply_usage_details(const chatwire_reply *reply,
  * # Safety
  * `reply` is NULL or live; `name` is NULL or NUL-terminated.
  */
-CHATWIRE_API const char *chatwire_reply_header(const chatwire_reply *reply, const char *name);
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_header(const chatwire_reply *reply, const char *name);
 
 /**
  * Frees a reply and every string borrowed from it. NULL is ignored.
@@ -1642,7 +1655,7 @@ CHATWIRE_API const char *chatwire_reply_header(const chatwire_reply *reply, cons
  * # Safety
  * `reply` is NULL or live, and not used afterwards.
  */
-CHATWIRE_API void chatwire_reply_free(chatwire_reply *reply);
+CHATWIRE_API void CHATWIRE_CALL chatwire_reply_free(chatwire_reply *reply);
 
 /**
  * 1 when the request has finished (successfully or not), 0 while it runs;
@@ -1651,7 +1664,7 @@ CHATWIRE_API void chatwire_reply_free(chatwire_reply *reply);
  * # Safety
  * `request` is NULL or live.
  */
-CHATWIRE_API int chatwire_request_done(const chatwire_request *request);
+CHATWIRE_API int CHATWIRE_CALL chatwire_request_done(const chatwire_request *request);
 
 /**
  * Waits for the request to finish and returns the send's own status.
@@ -1668,8 +1681,8 @@ CHATWIRE_API int chatwire_request_done(const chatwire_request *request);
  * NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_request_wait(chatwire_request *request,
-                                      char **reply_out);
+chatwire_status CHATWIRE_CALL chatwire_request_wait(chatwire_request *request,
+                                                    char **reply_out);
 
 /**
  * Like chatwire_request_wait(), but hands out the whole reply: on success
@@ -1679,8 +1692,8 @@ chatwire_status chatwire_request_wait(chatwire_request *request,
  * As chatwire_request_wait(); `reply_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_request_wait_reply(chatwire_request *request,
-                                            chatwire_reply **reply_out);
+chatwire_status CHATWIRE_CALL chatwire_request_wait_reply(chatwire_request *request,
+                                                          chatwire_reply **reply_out);
 
 /**
  * Stops the request if it is still running: it finishes with
@@ -1690,7 +1703,7 @@ chatwire_status chatwire_request_wait_reply(chatwire_request *request,
  * # Safety
  * `request` is NULL or live.
  */
-CHATWIRE_API chatwire_status chatwire_request_cancel(chatwire_request *request);
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_cancel(chatwire_request *request);
 
 /**
  * Frees a request; a running one is cancelled and waited for first (its
@@ -1707,7 +1720,7 @@ CHATWIRE_API chatwire_status chatwire_request_cancel(chatwire_request *request);
  * # Safety
  * `request` is NULL or live, and not used afterwards.
  */
-CHATWIRE_API void chatwire_request_free(chatwire_request *request);
+CHATWIRE_API void CHATWIRE_CALL chatwire_request_free(chatwire_request *request);
 
 /**
  * A descriptor that polls readable while the request has text not yet
@@ -1731,7 +1744,7 @@ CHATWIRE_API void chatwire_request_free(chatwire_request *request);
  * # Safety
  * `request` is NULL or live.
  */
-CHATWIRE_API int chatwire_request_fd(const chatwire_request *request);
+CHATWIRE_API int CHATWIRE_CALL chatwire_request_fd(const chatwire_request *request);
 
 /**
  * Windows: a manual-reset event HANDLE (as `void *`) that is signalled
@@ -1747,7 +1760,7 @@ CHATWIRE_API int chatwire_request_fd(const chatwire_request *request);
  * # Safety
  * `request` is NULL or live.
  */
-CHATWIRE_API void *chatwire_request_event(const chatwire_request *request);
+CHATWIRE_API void *CHATWIRE_CALL chatwire_request_event(const chatwire_request *request);
 
 /**
  * The request's text that arrived since the last call, on the caller's
@@ -1766,7 +1779,7 @@ CHATWIRE_API void *chatwire_request_event(const chatwire_request *request);
  * # Safety
  * `request` is NULL or live; `text_out` is NULL or writable.
  */
-CHATWIRE_API chatwire_status chatwire_request_take_text(chatwire_request *request, char **text_out);
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_take_text(chatwire_request *request, char **text_out);
 
 /**
  * Sends the whole conversation and appends the assistant's reply to it.
@@ -1786,9 +1799,9 @@ CHATWIRE_API chatwire_status chatwire_request_take_text(chatwire_request *reques
  * `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_send(chatwire_client *client,
-                              chatwire_conversation *conversation,
-                              char **reply_out);
+chatwire_status CHATWIRE_CALL chatwire_send(chatwire_client *client,
+                                            chatwire_conversation *conversation,
+                                            char **reply_out);
 
 /**
  * Asks for JSON that matches a JSON Schema and hands out only data that
@@ -1819,10 +1832,10 @@ chatwire_status chatwire_send(chatwire_client *client,
  * NUL-terminated; `json_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_send_json(chatwire_client *client,
-                                   chatwire_conversation *conversation,
-                                   const char *schema_json,
-                                   char **json_out);
+chatwire_status CHATWIRE_CALL chatwire_send_json(chatwire_client *client,
+                                                 chatwire_conversation *conversation,
+                                                 const char *schema_json,
+                                                 char **json_out);
 
 /**
  * Sends the conversation and streams the reply: `on_delta` (required; NULL
@@ -1848,11 +1861,11 @@ chatwire_status chatwire_send_json(chatwire_client *client,
  * valid callback; `reply_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_send_stream(chatwire_client *client,
-                                     chatwire_conversation *conversation,
-                                     chatwire_delta_callback on_delta,
-                                     void *userdata,
-                                     char **reply_out);
+chatwire_status CHATWIRE_CALL chatwire_send_stream(chatwire_client *client,
+                                                   chatwire_conversation *conversation,
+                                                   chatwire_delta_callback on_delta,
+                                                   void *userdata,
+                                                   char **reply_out);
 
 /**
  * Like chatwire_send(), but hands out the whole reply: `*reply_out` owns a
@@ -1866,9 +1879,9 @@ chatwire_status chatwire_send_stream(chatwire_client *client,
  * `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_send_reply(chatwire_client *client,
-                                    chatwire_conversation *conversation,
-                                    chatwire_reply **reply_out);
+chatwire_status CHATWIRE_CALL chatwire_send_reply(chatwire_client *client,
+                                                  chatwire_conversation *conversation,
+                                                  chatwire_reply **reply_out);
 
 /**
  * Like chatwire_send_stream(), but hands out the whole reply as a
@@ -1879,11 +1892,11 @@ chatwire_status chatwire_send_reply(chatwire_client *client,
  * As chatwire_send_stream(); `reply_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_send_stream_reply(chatwire_client *client,
-                                           chatwire_conversation *conversation,
-                                           chatwire_delta_callback on_delta,
-                                           void *userdata,
-                                           chatwire_reply **reply_out);
+chatwire_status CHATWIRE_CALL chatwire_send_stream_reply(chatwire_client *client,
+                                                         chatwire_conversation *conversation,
+                                                         chatwire_delta_callback on_delta,
+                                                         void *userdata,
+                                                         chatwire_reply **reply_out);
 
 /**
  * Like chatwire_send_stream_reply(), with the reply's text, reasoning and
@@ -1903,11 +1916,11 @@ chatwire_status chatwire_send_stream_reply(chatwire_client *client,
  * valid callback; `reply_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_send_stream_events(chatwire_client *client,
-                                            chatwire_conversation *conversation,
-                                            chatwire_event_callback on_event,
-                                            void *userdata,
-                                            chatwire_reply **reply_out);
+chatwire_status CHATWIRE_CALL chatwire_send_stream_events(chatwire_client *client,
+                                                          chatwire_conversation *conversation,
+                                                          chatwire_event_callback on_event,
+                                                          void *userdata,
+                                                          chatwire_reply **reply_out);
 
 /**
  * Starts sending the conversation on a worker thread and returns at once.
@@ -1939,12 +1952,12 @@ chatwire_status chatwire_send_stream_events(chatwire_client *client,
  * NULL; `request_out` is NULL or writable.
  */
 CHATWIRE_API
-chatwire_status chatwire_send_async(chatwire_client *client,
-                                    chatwire_conversation *conversation,
-                                    chatwire_delta_callback on_delta,
-                                    chatwire_done_callback on_done,
-                                    void *userdata,
-                                    chatwire_request **request_out);
+chatwire_status CHATWIRE_CALL chatwire_send_async(chatwire_client *client,
+                                                  chatwire_conversation *conversation,
+                                                  chatwire_delta_callback on_delta,
+                                                  chatwire_done_callback on_done,
+                                                  void *userdata,
+                                                  chatwire_request **request_out);
 
 /**
  * A fixed, static description of a status code, for any `int`: unknown
@@ -1955,12 +1968,12 @@ chatwire_status chatwire_send_async(chatwire_client *client,
  * print chatwire_last_error() alone: it starts with what failed and adds
  * the HTTP status, the server's message and the request id, each once.
  */
-CHATWIRE_API const char *chatwire_status_str(int status);
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_status_str(int status);
 
 /**
  * The library's name and version, e.g. "chatwire 0.1.0". Static; do not free.
  */
-CHATWIRE_API const char *chatwire_version(void);
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_version(void);
 
 /**
  * Frees a string that chatwire handed out (a reply, a JSON text). NULL is
@@ -1969,7 +1982,7 @@ CHATWIRE_API const char *chatwire_version(void);
  * # Safety
  * `s` is NULL or a string from chatwire that has not been freed.
  */
-CHATWIRE_API void chatwire_string_free(char *s);
+CHATWIRE_API void CHATWIRE_CALL chatwire_string_free(char *s);
 
 /**
  * The version of the library loaded at run time, as
@@ -1980,7 +1993,7 @@ CHATWIRE_API void chatwire_string_free(char *s);
  * `chatwire_version_number() >= CHATWIRE_VERSION_NUMBER`. Any thread, at
  * any time, no setup needed.
  */
-CHATWIRE_API uint32_t chatwire_version_number(void);
+CHATWIRE_API uint32_t CHATWIRE_CALL chatwire_version_number(void);
 
 #ifdef __cplusplus
 }  /* extern "C" */

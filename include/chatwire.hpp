@@ -179,8 +179,9 @@ struct DeltaSink {
 
 /// The C callback behind a streaming callable: nothing thrown leaves it;
 /// an exception is kept and stops the reply (non-zero), as `false` does.
+/// CHATWIRE_CALL: the callbacks' convention (__stdcall on 32-bit Windows).
 template <class F>
-int delta_trampoline(void *userdata, const char *delta, std::size_t len) noexcept {
+int CHATWIRE_CALL delta_trampoline(void *userdata, const char *delta, std::size_t len) noexcept {
     auto *sink = static_cast<DeltaSink<F> *>(userdata);
     try {
         return go_on(sink->on_delta, std::string_view(delta, len)) ? 0 : 1;
@@ -215,7 +216,7 @@ struct AsyncCallbacks final : AsyncState {
     OnDelta on_delta;
     OnDone on_done;
 
-    static int delta(void *userdata, const char *text, std::size_t len) noexcept {
+    static int CHATWIRE_CALL delta(void *userdata, const char *text, std::size_t len) noexcept {
         auto *self = static_cast<AsyncCallbacks *>(userdata);
         try {
             return go_on(self->on_delta, std::string_view(text, len)) ? 0 : 1;
@@ -225,7 +226,7 @@ struct AsyncCallbacks final : AsyncState {
         }
     }
 
-    static void done(void *userdata, chatwire_status status) noexcept {
+    static void CHATWIRE_CALL done(void *userdata, chatwire_status status) noexcept {
         auto *self = static_cast<AsyncCallbacks *>(userdata);
         try {
             self->on_done(status);

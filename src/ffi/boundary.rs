@@ -102,7 +102,7 @@ pub(crate) fn release(body: impl FnOnce()) {
 /// it is), so a server cannot forge log lines. It never holds the client's
 /// secrets (the API key, header values), even when the server echoed them.
 #[no_mangle]
-pub extern "C" fn chatwire_last_error() -> *const c_char {
+pub extern "system" fn chatwire_last_error() -> *const c_char {
     LAST_ERROR.with(|cell| match &*cell.borrow() {
         // The CString stays in the thread-local until the next failure or
         // status call on this thread replaces it.
@@ -114,6 +114,6 @@ pub extern "C" fn chatwire_last_error() -> *const c_char {
 /// The HTTP status of the last failure on the calling thread (401, 429, ...),
 /// or 0 when it was not an HTTP error or there was none.
 #[no_mangle]
-pub extern "C" fn chatwire_last_http_status() -> c_int {
+pub extern "system" fn chatwire_last_http_status() -> c_int {
     LAST_ERROR.with(|cell| cell.borrow().as_ref().map_or(0, |last| last.http_status))
 }

@@ -17,8 +17,9 @@ use crate::config::MAX_CREDENTIAL_BYTES;
 /// For chatwire_send_stream() it runs on the caller's thread; for
 /// chatwire_send_async() on the request's worker thread, whose stack is
 /// 256 KiB unless chatwire_client_set_worker_stack_size() says otherwise.
-pub type chatwire_delta_callback =
-    Option<unsafe extern "C" fn(userdata: *mut c_void, delta: *const c_char, len: usize) -> c_int>;
+pub type chatwire_delta_callback = Option<
+    unsafe extern "system" fn(userdata: *mut c_void, delta: *const c_char, len: usize) -> c_int,
+>;
 
 /// What kind of text a chatwire_event_callback gets, passed as its `kind`.
 #[repr(C)]
@@ -41,7 +42,7 @@ pub enum chatwire_stream_kind {
 /// on, anything else to stop the request (CHATWIRE_ERR_CANCELLED). Runs
 /// on the thread of the send that takes it.
 pub type chatwire_event_callback = Option<
-    unsafe extern "C" fn(
+    unsafe extern "system" fn(
         userdata: *mut c_void,
         kind: c_int,
         text: *const c_char,
@@ -55,7 +56,7 @@ pub type chatwire_event_callback = Option<
 /// caller's own thread. That thread's stack is 256 KiB unless
 /// chatwire_client_set_worker_stack_size() says otherwise.
 pub type chatwire_done_callback =
-    Option<unsafe extern "C" fn(userdata: *mut c_void, status: chatwire_status)>;
+    Option<unsafe extern "system" fn(userdata: *mut c_void, status: chatwire_status)>;
 
 /// The caller's `userdata`, carried to the worker thread. C owns what it
 /// points to and promises it stays valid while the request runs.
@@ -68,14 +69,14 @@ unsafe impl Send for UserData {}
 
 /// Calls a C event callback with NUL-terminated copies of the pieces.
 pub(crate) struct EventSink {
-    callback: unsafe extern "C" fn(*mut c_void, c_int, *const c_char, usize) -> c_int,
+    callback: unsafe extern "system" fn(*mut c_void, c_int, *const c_char, usize) -> c_int,
     userdata: UserData,
     buffer: Vec<u8>,
 }
 
 impl EventSink {
     pub(crate) fn new(
-        callback: unsafe extern "C" fn(*mut c_void, c_int, *const c_char, usize) -> c_int,
+        callback: unsafe extern "system" fn(*mut c_void, c_int, *const c_char, usize) -> c_int,
         userdata: *mut c_void,
     ) -> EventSink {
         EventSink {
@@ -115,7 +116,7 @@ impl EventSink {
 
 /// Calls a C delta callback with NUL-terminated copies of the deltas.
 pub(crate) struct DeltaSink {
-    callback: unsafe extern "C" fn(*mut c_void, *const c_char, usize) -> c_int,
+    callback: unsafe extern "system" fn(*mut c_void, *const c_char, usize) -> c_int,
     userdata: UserData,
     buffer: Vec<u8>,
 }
@@ -125,7 +126,7 @@ unsafe impl Send for DeltaSink {}
 
 impl DeltaSink {
     pub(crate) fn new(
-        callback: unsafe extern "C" fn(*mut c_void, *const c_char, usize) -> c_int,
+        callback: unsafe extern "system" fn(*mut c_void, *const c_char, usize) -> c_int,
         userdata: *mut c_void,
     ) -> DeltaSink {
         DeltaSink {
@@ -168,12 +169,12 @@ impl DeltaSink {
 /// thread-safe, and should be quick (hand out a cached token and refresh it
 /// ahead of its expiry). `userdata` is the pointer given with it.
 pub type chatwire_credential_callback = Option<
-    unsafe extern "C" fn(userdata: *mut c_void, token: *mut c_char, capacity: usize) -> c_int,
+    unsafe extern "system" fn(userdata: *mut c_void, token: *mut c_char, capacity: usize) -> c_int,
 >;
 
 /// A C credential callback and its userdata, asked from any thread.
 pub(crate) struct CredentialSource {
-    callback: unsafe extern "C" fn(*mut c_void, *mut c_char, usize) -> c_int,
+    callback: unsafe extern "system" fn(*mut c_void, *mut c_char, usize) -> c_int,
     userdata: UserData,
 }
 
@@ -185,7 +186,7 @@ unsafe impl Sync for CredentialSource {}
 
 impl CredentialSource {
     pub(crate) fn new(
-        callback: unsafe extern "C" fn(*mut c_void, *mut c_char, usize) -> c_int,
+        callback: unsafe extern "system" fn(*mut c_void, *mut c_char, usize) -> c_int,
         userdata: *mut c_void,
     ) -> CredentialSource {
         CredentialSource {

@@ -26,7 +26,7 @@ use crate::structured::INGREDIENTS_SCHEMA_NUL;
 /// # Safety
 /// `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_extract_json(
+pub unsafe extern "system" fn chatwire_extract_json(
     text: *const c_char,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
@@ -64,7 +64,7 @@ pub unsafe extern "C" fn chatwire_extract_json(
 /// # Safety
 /// `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_extract_ingredients(
+pub unsafe extern "system" fn chatwire_extract_ingredients(
     text: *const c_char,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
@@ -144,7 +144,7 @@ impl chatwire_ingredients {
 /// # Safety
 /// `text` is NULL or NUL-terminated; `list_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_extract_ingredient_list(
+pub unsafe extern "system" fn chatwire_extract_ingredient_list(
     text: *const c_char,
     list_out: *mut *mut chatwire_ingredients,
 ) -> chatwire_status {
@@ -169,7 +169,7 @@ pub unsafe extern "C" fn chatwire_extract_ingredient_list(
 /// # Safety
 /// `list` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_ingredients_len(list: *const chatwire_ingredients) -> usize {
+pub unsafe extern "system" fn chatwire_ingredients_len(list: *const chatwire_ingredients) -> usize {
     boundary::value(0, || {
         let list = unsafe { handle::borrow(list, "list")? };
         Ok(list.items.len())
@@ -183,7 +183,7 @@ pub unsafe extern "C" fn chatwire_ingredients_len(list: *const chatwire_ingredie
 /// # Safety
 /// `list` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_ingredients_name(
+pub unsafe extern "system" fn chatwire_ingredients_name(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> *const c_char {
@@ -200,7 +200,7 @@ pub unsafe extern "C" fn chatwire_ingredients_name(
 /// # Safety
 /// `list` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_ingredients_quantity(
+pub unsafe extern "system" fn chatwire_ingredients_quantity(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> f64 {
@@ -217,7 +217,7 @@ pub unsafe extern "C" fn chatwire_ingredients_quantity(
 /// # Safety
 /// `list` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_ingredients_unit(
+pub unsafe extern "system" fn chatwire_ingredients_unit(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> *const c_char {
@@ -233,7 +233,7 @@ pub unsafe extern "C" fn chatwire_ingredients_unit(
 /// # Safety
 /// `list` is NULL or live, and not used afterwards.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_ingredients_free(list: *mut chatwire_ingredients) {
+pub unsafe extern "system" fn chatwire_ingredients_free(list: *mut chatwire_ingredients) {
     boundary::release(|| unsafe { handle::free(list) })
 }
 
@@ -248,7 +248,7 @@ pub unsafe extern "C" fn chatwire_ingredients_free(list: *mut chatwire_ingredien
 /// # Safety
 /// `text` is NULL or NUL-terminated; `prompt_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_ingredients_prompt(
+pub unsafe extern "system" fn chatwire_ingredients_prompt(
     text: *const c_char,
     prompt_out: *mut *mut c_char,
 ) -> chatwire_status {
@@ -277,7 +277,7 @@ pub unsafe extern "C" fn chatwire_ingredients_prompt(
 /// `instruction`, `example_json` and `text` are NULL or NUL-terminated;
 /// `prompt_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_json_prompt(
+pub unsafe extern "system" fn chatwire_json_prompt(
     instruction: *const c_char,
     example_json: *const c_char,
     text: *const c_char,
@@ -303,7 +303,7 @@ pub unsafe extern "C" fn chatwire_json_prompt(
 /// non-empty string, "quantity": a number of 0 or more, "unit": a string or
 /// null}, with no other keys. Static; do not free.
 #[no_mangle]
-pub extern "C" fn chatwire_ingredients_schema() -> *const c_char {
+pub extern "system" fn chatwire_ingredients_schema() -> *const c_char {
     const SCHEMA: &std::ffi::CStr =
         match std::ffi::CStr::from_bytes_with_nul(INGREDIENTS_SCHEMA_NUL.as_bytes()) {
             Ok(schema) => schema,

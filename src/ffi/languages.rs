@@ -36,7 +36,7 @@ mod originals {
     use super::chatwire_status;
     use std::ffi::{c_int, c_void};
 
-    extern "C" {
+    extern "system" {
         pub(super) fn chatwire_client_set_timeout_ms(
             client: *mut c_void,
             timeout_ms: u64,
@@ -64,7 +64,7 @@ mod originals {
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_timeout_ms_u32(
+pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     client: *mut chatwire_client,
     timeout_ms: u32,
 ) -> chatwire_status {
@@ -78,7 +78,7 @@ pub unsafe extern "C" fn chatwire_client_set_timeout_ms_u32(
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_idle_timeout_ms_u32(
+pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(
     client: *mut chatwire_client,
     timeout_ms: u32,
 ) -> chatwire_status {
@@ -93,7 +93,7 @@ pub unsafe extern "C" fn chatwire_client_set_idle_timeout_ms_u32(
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_limit_u32(
+pub unsafe extern "system" fn chatwire_client_set_limit_u32(
     client: *mut chatwire_client,
     which: c_int,
     bytes: u32,
@@ -108,7 +108,7 @@ pub unsafe extern "C" fn chatwire_client_set_limit_u32(
 /// # Safety
 /// `conversation` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_set_token_budget_u32(
+pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
     conversation: *mut chatwire_conversation,
     max_prompt_tokens: u32,
 ) -> chatwire_status {
@@ -131,7 +131,7 @@ pub unsafe extern "C" fn chatwire_conversation_set_token_budget_u32(
 /// # Safety
 /// `reply` is NULL or live; each out-parameter is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_usage_u32(
+pub unsafe extern "system" fn chatwire_reply_usage_u32(
     reply: *const chatwire_reply,
     prompt_tokens: *mut u32,
     completion_tokens: *mut u32,
@@ -155,7 +155,7 @@ pub unsafe extern "C" fn chatwire_reply_usage_u32(
 /// # Safety
 /// `reply` is NULL or live; each out-parameter is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_usage_details_u32(
+pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
     reply: *const chatwire_reply,
     cached_tokens: *mut u32,
     reasoning_tokens: *mut u32,
@@ -219,7 +219,7 @@ unsafe fn write_narrowed<const N: usize>(outs: [*mut u32; N], counts: [u64; N]) 
 /// `request` is NULL or live and not freed during the wait; `text_out` is
 /// NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_request_wait_text(
+pub unsafe extern "system" fn chatwire_request_wait_text(
     request: *mut chatwire_request,
     text_out: *mut *mut c_char,
 ) -> chatwire_status {

@@ -41,11 +41,11 @@ pub enum chatwire_log_level {
 /// it must be thread-safe. It may call chatwire functions, except
 /// chatwire_set_log_callback(); lines logged from inside it are dropped.
 pub type chatwire_log_callback =
-    Option<unsafe extern "C" fn(userdata: *mut c_void, level: c_int, line: *const c_char)>;
+    Option<unsafe extern "system" fn(userdata: *mut c_void, level: c_int, line: *const c_char)>;
 
 /// The C callback and its userdata, as the core's log sink.
 struct Target {
-    callback: unsafe extern "C" fn(*mut c_void, c_int, *const c_char),
+    callback: unsafe extern "system" fn(*mut c_void, c_int, *const c_char),
     userdata: *mut c_void,
 }
 
@@ -99,7 +99,7 @@ fn level_filter(max_level: c_int) -> Result<LevelFilter, Error> {
 /// `callback` is NULL or a function that is safe to call from any thread
 /// with `userdata` until it is replaced.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_set_log_callback(
+pub unsafe extern "system" fn chatwire_set_log_callback(
     callback: chatwire_log_callback,
     max_level: c_int,
     userdata: *mut c_void,

@@ -96,7 +96,9 @@ fn borrowed(text: &Option<CString>) -> *const c_char {
 /// # Safety
 /// `reply` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_content(reply: *const chatwire_reply) -> *const c_char {
+pub unsafe extern "system" fn chatwire_reply_content(
+    reply: *const chatwire_reply,
+) -> *const c_char {
     boundary::value(std::ptr::null(), || {
         Ok(unsafe { handle::borrow(reply, "reply")? }.content.as_ptr())
     })
@@ -109,7 +111,7 @@ pub unsafe extern "C" fn chatwire_reply_content(reply: *const chatwire_reply) ->
 /// # Safety
 /// `reply` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_content_len(reply: *const chatwire_reply) -> usize {
+pub unsafe extern "system" fn chatwire_reply_content_len(reply: *const chatwire_reply) -> usize {
     boundary::value(0, || {
         Ok(unsafe { handle::borrow(reply, "reply")? }.content.len())
     })
@@ -122,7 +124,7 @@ pub unsafe extern "C" fn chatwire_reply_content_len(reply: *const chatwire_reply
 /// # Safety
 /// `reply` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_finish_reason(
+pub unsafe extern "system" fn chatwire_reply_finish_reason(
     reply: *const chatwire_reply,
 ) -> *const c_char {
     boundary::value(std::ptr::null(), || {
@@ -139,7 +141,7 @@ pub unsafe extern "C" fn chatwire_reply_finish_reason(
 /// # Safety
 /// `reply` is NULL or live; each out-parameter is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_usage(
+pub unsafe extern "system" fn chatwire_reply_usage(
     reply: *const chatwire_reply,
     prompt_tokens: *mut u64,
     completion_tokens: *mut u64,
@@ -171,7 +173,9 @@ pub unsafe extern "C" fn chatwire_reply_usage(
 /// # Safety
 /// `reply` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_request_id(reply: *const chatwire_reply) -> *const c_char {
+pub unsafe extern "system" fn chatwire_reply_request_id(
+    reply: *const chatwire_reply,
+) -> *const c_char {
     boundary::value(std::ptr::null(), || {
         Ok(borrowed(
             &unsafe { handle::borrow(reply, "reply")? }.request_id,
@@ -188,7 +192,7 @@ pub unsafe extern "C" fn chatwire_reply_request_id(reply: *const chatwire_reply)
 /// # Safety
 /// `reply` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_json(reply: *const chatwire_reply) -> *const c_char {
+pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) -> *const c_char {
     boundary::value(std::ptr::null(), || {
         Ok(unsafe { handle::borrow(reply, "reply")? }.json.as_ptr())
     })
@@ -199,7 +203,9 @@ pub unsafe extern "C" fn chatwire_reply_json(reply: *const chatwire_reply) -> *c
 /// # Safety
 /// `reply` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_tool_call_count(reply: *const chatwire_reply) -> usize {
+pub unsafe extern "system" fn chatwire_reply_tool_call_count(
+    reply: *const chatwire_reply,
+) -> usize {
     boundary::value(0, || {
         Ok(unsafe { handle::borrow(reply, "reply")? }.tool_calls.len())
     })
@@ -216,7 +222,7 @@ pub unsafe extern "C" fn chatwire_reply_tool_call_count(reply: *const chatwire_r
 /// # Safety
 /// `reply` is NULL or live; each out-parameter is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_tool_call(
+pub unsafe extern "system" fn chatwire_reply_tool_call(
     reply: *const chatwire_reply,
     index: usize,
     id_out: *mut *const c_char,
@@ -253,7 +259,9 @@ pub unsafe extern "C" fn chatwire_reply_tool_call(
 /// # Safety
 /// `reply` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_reasoning(reply: *const chatwire_reply) -> *const c_char {
+pub unsafe extern "system" fn chatwire_reply_reasoning(
+    reply: *const chatwire_reply,
+) -> *const c_char {
     boundary::value(std::ptr::null(), || {
         Ok(borrowed(
             &unsafe { handle::borrow(reply, "reply")? }.reasoning,
@@ -268,7 +276,7 @@ pub unsafe extern "C" fn chatwire_reply_reasoning(reply: *const chatwire_reply) 
 /// # Safety
 /// `reply` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_choice_count(reply: *const chatwire_reply) -> usize {
+pub unsafe extern "system" fn chatwire_reply_choice_count(reply: *const chatwire_reply) -> usize {
     boundary::value(0, || {
         Ok(unsafe { handle::borrow(reply, "reply")? }.choices.len())
     })
@@ -282,7 +290,7 @@ pub unsafe extern "C" fn chatwire_reply_choice_count(reply: *const chatwire_repl
 /// # Safety
 /// `reply` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_choice_content(
+pub unsafe extern "system" fn chatwire_reply_choice_content(
     reply: *const chatwire_reply,
     index: usize,
 ) -> *const c_char {
@@ -306,7 +314,7 @@ pub unsafe extern "C" fn chatwire_reply_choice_content(
 /// # Safety
 /// `reply` is NULL or live; each out-parameter is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_usage_details(
+pub unsafe extern "system" fn chatwire_reply_usage_details(
     reply: *const chatwire_reply,
     cached_tokens: *mut u64,
     reasoning_tokens: *mut u64,
@@ -337,7 +345,7 @@ pub unsafe extern "C" fn chatwire_reply_usage_details(
 /// # Safety
 /// `reply` is NULL or live; `name` is NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_header(
+pub unsafe extern "system" fn chatwire_reply_header(
     reply: *const chatwire_reply,
     name: *const c_char,
 ) -> *const c_char {
@@ -356,6 +364,6 @@ pub unsafe extern "C" fn chatwire_reply_header(
 /// # Safety
 /// `reply` is NULL or live, and not used afterwards.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_reply_free(reply: *mut chatwire_reply) {
+pub unsafe extern "system" fn chatwire_reply_free(reply: *mut chatwire_reply) {
     boundary::release(|| unsafe { handle::free(reply) })
 }

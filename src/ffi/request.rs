@@ -36,7 +36,7 @@ pub struct chatwire_request {
 /// # Safety
 /// `request` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_request_done(request: *const chatwire_request) -> c_int {
+pub unsafe extern "system" fn chatwire_request_done(request: *const chatwire_request) -> c_int {
     boundary::value(1, || {
         let request = unsafe { handle::borrow(request, "request")? };
         Ok(c_int::from(request.send.is_done()))
@@ -56,7 +56,7 @@ pub unsafe extern "C" fn chatwire_request_done(request: *const chatwire_request)
 /// `request` is NULL or live; its conversation is still live; `reply_out` is
 /// NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_request_wait(
+pub unsafe extern "system" fn chatwire_request_wait(
     request: *mut chatwire_request,
     reply_out: *mut *mut c_char,
 ) -> chatwire_status {
@@ -76,7 +76,7 @@ pub unsafe extern "C" fn chatwire_request_wait(
 /// # Safety
 /// As chatwire_request_wait(); `reply_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_request_wait_reply(
+pub unsafe extern "system" fn chatwire_request_wait_reply(
     request: *mut chatwire_request,
     reply_out: *mut *mut chatwire_reply,
 ) -> chatwire_status {
@@ -126,7 +126,7 @@ impl chatwire_request {
 /// # Safety
 /// `request` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_request_cancel(
+pub unsafe extern "system" fn chatwire_request_cancel(
     request: *mut chatwire_request,
 ) -> chatwire_status {
     boundary::status(|| {
@@ -150,7 +150,7 @@ pub unsafe extern "C" fn chatwire_request_cancel(
 /// # Safety
 /// `request` is NULL or live, and not used afterwards.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_request_free(request: *mut chatwire_request) {
+pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_request) {
     boundary::release(|| unsafe { handle::free(request) })
 }
 
@@ -175,7 +175,7 @@ pub unsafe extern "C" fn chatwire_request_free(request: *mut chatwire_request) {
 /// # Safety
 /// `request` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_request_fd(request: *const chatwire_request) -> c_int {
+pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_request) -> c_int {
     boundary::value(-1, || {
         let request = unsafe { handle::borrow(request, "request")? };
         if !cfg!(unix) {
@@ -200,7 +200,9 @@ pub unsafe extern "C" fn chatwire_request_fd(request: *const chatwire_request) -
 /// # Safety
 /// `request` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_request_event(request: *const chatwire_request) -> *mut c_void {
+pub unsafe extern "system" fn chatwire_request_event(
+    request: *const chatwire_request,
+) -> *mut c_void {
     boundary::value(std::ptr::null_mut(), || {
         let request = unsafe { handle::borrow(request, "request")? };
         if !cfg!(windows) {
@@ -235,7 +237,7 @@ fn unsupported(asked: &str, instead: &str) -> crate::error::Error {
 /// # Safety
 /// `request` is NULL or live; `text_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_request_take_text(
+pub unsafe extern "system" fn chatwire_request_take_text(
     request: *mut chatwire_request,
     text_out: *mut *mut c_char,
 ) -> chatwire_status {

@@ -37,7 +37,7 @@ use crate::reply::Reply;
 /// # Safety
 /// `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_send(
+pub unsafe extern "system" fn chatwire_send(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
     reply_out: *mut *mut c_char,
@@ -77,7 +77,7 @@ pub unsafe extern "C" fn chatwire_send(
 /// `client` and `conversation` are NULL or live; `schema_json` is NULL or
 /// NUL-terminated; `json_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_send_json(
+pub unsafe extern "system" fn chatwire_send_json(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
     schema_json: *const c_char,
@@ -147,7 +147,7 @@ unsafe fn send_with<T>(
 /// `client` and `conversation` are NULL or live; `on_delta` is NULL or a
 /// valid callback; `reply_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_send_stream(
+pub unsafe extern "system" fn chatwire_send_stream(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
     on_delta: chatwire_delta_callback,
@@ -192,7 +192,7 @@ unsafe fn stream_with(
 /// # Safety
 /// `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_send_reply(
+pub unsafe extern "system" fn chatwire_send_reply(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
     reply_out: *mut *mut chatwire_reply,
@@ -212,7 +212,7 @@ pub unsafe extern "C" fn chatwire_send_reply(
 /// # Safety
 /// As chatwire_send_stream(); `reply_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_send_stream_reply(
+pub unsafe extern "system" fn chatwire_send_stream_reply(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
     on_delta: chatwire_delta_callback,
@@ -243,7 +243,7 @@ pub unsafe extern "C" fn chatwire_send_stream_reply(
 /// `client` and `conversation` are NULL or live; `on_event` is NULL or a
 /// valid callback; `reply_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_send_stream_events(
+pub unsafe extern "system" fn chatwire_send_stream_events(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
     on_event: chatwire_event_callback,
@@ -292,7 +292,7 @@ pub unsafe extern "C" fn chatwire_send_stream_events(
 /// `client` and `conversation` are NULL or live; the callbacks are valid or
 /// NULL; `request_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_send_async(
+pub unsafe extern "system" fn chatwire_send_async(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
     on_delta: chatwire_delta_callback,

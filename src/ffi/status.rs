@@ -249,13 +249,13 @@ fn describe(status: c_int) -> &'static CStr {
 /// print chatwire_last_error() alone: it starts with what failed and adds
 /// the HTTP status, the server's message and the request id, each once.
 #[no_mangle]
-pub extern "C" fn chatwire_status_str(status: c_int) -> *const c_char {
+pub extern "system" fn chatwire_status_str(status: c_int) -> *const c_char {
     describe(status).as_ptr()
 }
 
 /// The library's name and version, e.g. "chatwire 0.1.0". Static; do not free.
 #[no_mangle]
-pub extern "C" fn chatwire_version() -> *const c_char {
+pub extern "system" fn chatwire_version() -> *const c_char {
     const VERSION: &CStr = match CStr::from_bytes_with_nul(
         concat!("chatwire ", env!("CARGO_PKG_VERSION"), "\0").as_bytes(),
     ) {

@@ -10,7 +10,7 @@ use super::boundary;
 /// # Safety
 /// `s` is NULL or a string from chatwire that has not been freed.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_string_free(s: *mut c_char) {
+pub unsafe extern "system" fn chatwire_string_free(s: *mut c_char) {
     boundary::release(|| {
         if !s.is_null() {
             // SAFETY: chatwire strings come from CString::into_raw.

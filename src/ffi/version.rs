@@ -30,7 +30,7 @@ const _: () = assert!(MINOR < 100 && PATCH < 100);
 /// `chatwire_version_number() >= CHATWIRE_VERSION_NUMBER`. Any thread, at
 /// any time, no setup needed.
 #[no_mangle]
-pub extern "C" fn chatwire_version_number() -> u32 {
+pub extern "system" fn chatwire_version_number() -> u32 {
     NUMBER
 }
 

@@ -77,7 +77,7 @@ struct collected {
     int calls;
 };
 
-static int collect(void *userdata, const char *delta, size_t len) {
+static int CHATWIRE_CALL collect(void *userdata, const char *delta, size_t len) {
     struct collected *so_far = userdata;
     if (so_far->used + len >= sizeof so_far->text || delta[len] != '\0') {
         return 1;
@@ -200,7 +200,7 @@ static void check_errors(const char *base_url) {
 
 static volatile int done_status = -1;
 
-static void on_done(void *userdata, chatwire_status status) {
+static void CHATWIRE_CALL on_done(void *userdata, chatwire_status status) {
     (void)userdata;
     done_status = (int)status;
 }

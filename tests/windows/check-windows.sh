@@ -1,35 +1,67 @@
 #!/usr/bin/env bash
-# Checks dist/chatwire-VERSION-x86_64-windows-gnu.zip (make dist-windows):
-# the archive's files; the header as a Windows C program sees it
-# (-Wall -Wextra -Werror); the consumer programs cross-compiled with
-# MinGW-w64 against chatwire.dll (through its import library) and against
-# libchatwire.a, run under Wine against the mock server: a send, a stream,
-# tools, extraction, an image file with a non-ASCII name, errors and
-# cancelled background requests, with the same assertions as on Linux.
+# Checks dist/chatwire-VERSION-ARCH-windows-gnu.zip (make dist-windows),
+# ARCH x86_64 (the default) or i686: the archive's files; the header as a
+# Windows C program sees it (-Wall -Wextra -Werror); the consumer programs
+# cross-compiled with MinGW-w64 against chatwire.dll (through its import
+# library) and against libchatwire.a, run under Wine against the mock
+# server: a send, a stream, tools, extraction, an image file with a
+# non-ASCII name, errors and cancelled background requests, with the same
+# assertions as on Linux. For i686 also: the DLL exports the plain names,
+# and stdcall.c finds them with GetProcAddress and checks after each call
+# that the function popped its arguments (__stdcall), through every
+# callback type; stdcall.cpp does the same through chatwire.hpp.
+#
+#   check-windows.sh [x86_64|i686]
 #
 # Wine is not Windows; see the Windows section of docs/install.md for what this
-# shows. Needs x86_64-w64-mingw32-gcc (Debian: gcc-mingw-w64-x86-64) and
-# Wine (Debian: wine64).
+# shows. Needs ARCH-w64-mingw32-gcc and -g++ (Debian: gcc-mingw-w64-x86-64,
+# g++-mingw-w64-x86-64; gcc-mingw-w64-i686, g++-mingw-w64-i686) and Wine
+# (Debian: wine64; for i686 wine32:i386, ../shared/tools/install-wine32.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 consumers="$root/tests/consumers"
 cd "$root"
 
+arch="${1:-x86_64}"
+case "$arch" in
+  x86_64)
+    wine="$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)"
+    wine_package=wine64
+    ;;
+  i686)
+    # The 32-bit loader, in a 32-bit prefix: the programs are 32-bit.
+    wine=/usr/lib/wine/wine
+    wine_package="wine32:i386 (../shared/tools/install-wine32.sh)"
+    export WINEARCH=win32
+    ;;
+  *) echo "usage: check-windows.sh [x86_64|i686]" >&2; exit 2 ;;
+esac
 version="$(make -s --no-print-directory version)"
-name="chatwire-$version-x86_64-windows-gnu"
+name="chatwire-$version-$arch-windows-gnu"
 zip="dist/$name.zip"
 [ -f "$zip" ] || { echo "$zip is missing: make dist-windows" >&2; exit 1; }
-CC=x86_64-w64-mingw32-gcc
-command -v "$CC" >/dev/null || { echo "$CC is missing (Debian: gcc-mingw-w64-x86-64)" >&2; exit 1; }
-wine="$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)"
-[ -x "$wine" ] || { echo "Wine is missing (Debian: wine64)" >&2; exit 1; }
+CC=$arch-w64-mingw32-gcc
+CXX=$arch-w64-mingw32-g++
+OBJDUMP=$arch-w64-mingw32-objdump
+tools=("$CC" "$OBJDUMP")
+[ "$arch" = x86_64 ] || tools+=("$CXX") # the C++ program runs on i686
+for tool in "${tools[@]}"; do
+  command -v "$tool" >/dev/null ||
+    { echo "$tool is missing (Debian: gcc-mingw-w64-${arch//_/-}, g++-mingw-w64-${arch//_/-})" >&2; exit 1; }
+done
+[ -x "$wine" ] || { echo "Wine is missing (Debian: $wine_package)" >&2; exit 1; }
 
 # shellcheck source=tests/consumers/mock.sh
 source "$consumers/mock.sh"
 make_work_dir
 cleanup() {
-  WINEPREFIX="$work/wine" wineserver -k 2>/dev/null || true
+  # Debian keeps wineserver beside the loader, off PATH. Waiting for it to
+  # go keeps its last writes from racing the removal of the prefix.
+  local server
+  server="$(command -v wineserver || echo "$(dirname "$wine")/wineserver")"
+  WINEPREFIX="$work/wine" "$server" -k 2>/dev/null || true
+  WINEPREFIX="$work/wine" "$server" -w 2>/dev/null || true
   clean_up_work
 }
 trap cleanup EXIT
@@ -52,15 +84,28 @@ share/doc/chatwire/README.md
 $(cd "$root/docs" && for guide in *.md; do echo "share/doc/chatwire/docs/$guide"; done)"
 diff <(echo "$expected") <(cd "$unpacked" && find . -type f -printf '%P\n' | LC_ALL=C sort) ||
   { echo "the zip holds other files than expected" >&2; exit 1; }
-# Every function of the header is exported, under its C name.
-exports="$(sed -n '/^EXPORTS/,$p' "$unpacked/lib/chatwire.def" | awk 'NR > 1 { print $1 }' | LC_ALL=C sort)"
+# Every function of the header is exported, under its C name (in the
+# 32-bit .def with its arguments' size, chatwire_send@12, as dlltool wants).
+exports="$(sed -n '/^EXPORTS/,$p' "$unpacked/lib/chatwire.def" | awk 'NR > 1 { print $1 }' | sed 's/@[0-9]*$//' | LC_ALL=C sort)"
 declared="$(grep -vE '^\s*(\*|/)' "$unpacked/include/chatwire.h" | grep -oE '\bchatwire_[a-z0-9_]+\(' | tr -d '(' | LC_ALL=C sort -u)"
 missing="$(LC_ALL=C comm -13 <(echo "$exports") <(echo "$declared"))"
 [ -z "$missing" ] || { echo "chatwire.def lacks: $missing" >&2; exit 1; }
 echo "chatwire.def exports all $(wc -l <<<"$declared") functions of the header"
+# The DLL's own export table: the plain names, exactly the header's
+# functions (GetProcAddress and Declare find them; no _name@12).
+table="$("$OBJDUMP" -p "$unpacked/bin/chatwire.dll" | sed -n '/^\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NR > 1 && NF > 2 { print $NF }' | LC_ALL=C sort)"
+diff <(echo "$declared") <(echo "$table") ||
+  { echo "chatwire.dll exports other names than the header's functions" >&2; exit 1; }
+echo "chatwire.dll exports the $(wc -l <<<"$table") plain names"
+if [ "$arch" = i686 ]; then
+  # Every entry of the 32-bit .def carries its arguments' size: __stdcall.
+  if sed -n '/^EXPORTS/,$p' "$unpacked/lib/chatwire.def" | awk 'NR > 1' | grep -vE '^\s+chatwire_[a-z0-9_]+@[0-9]+$'; then
+    echo "chatwire.def has entries that are not __stdcall" >&2; exit 1
+  fi
+fi
 # Only Windows' own DLLs (and the C runtime every Windows has) at run time.
 # The DLLs a Windows binary loads.
-dlls() { x86_64-w64-mingw32-objdump -p "$1" | sed -n 's/^\tDLL Name: //p'; }
+dlls() { "$OBJDUMP" -p "$1" | sed -n 's/^\tDLL Name: //p'; }
 dlls "$unpacked/bin/chatwire.dll" | LC_ALL=C sort -f > "$work/needs"
 echo "chatwire.dll needs: $(paste -sd ' ' "$work/needs")"
 if grep -viE '^(kernel32|ntdll|ws2_32|advapi32|bcrypt|bcryptprimitives|crypt32|secur32|userenv|msvcrt|api-ms-win-[a-z0-9-]+)\.dll$' "$work/needs"; then
@@ -69,7 +114,23 @@ if grep -viE '^(kernel32|ntdll|ws2_32|advapi32|bcrypt|bcryptprimitives|crypt32|s
 fi
 
 # The test-only stand-in for the DLL Wine lacks (see bcryptprimitives.c).
-"$CC" -shared -O2 -Wall -Wextra -Werror "$here/bcryptprimitives.c" -o "$work/bcryptprimitives.dll" -lbcrypt
+# --kill-at: its ProcessPrng is WINAPI, exported as ProcessPrng@8 on i686 otherwise.
+"$CC" -shared -O2 -Wall -Wextra -Werror "$here/bcryptprimitives.c" -o "$work/bcryptprimitives.dll" -lbcrypt \
+  -Wl,--kill-at
+
+# Where CHATWIRE_CALL is __stdcall, the header in every C and C++ dialect
+# it promises, as tests/dialects.rs checks it where the macro is empty.
+if [ "$arch" = i686 ]; then
+  for std in c89 c99 c11 c17; do
+    echo '#include <chatwire.h>' | "$CC" -x c -std=$std -pedantic-errors -Wall -Wextra -Werror \
+      -I"$unpacked/include" -fsyntax-only -
+  done
+  for std in c++98 c++11 c++14 c++17 c++20; do
+    echo '#include <chatwire.h>' | "$CXX" -x c++ -std=$std -pedantic-errors -Wall -Wextra -Werror \
+      -I"$unpacked/include" -fsyntax-only -
+  done
+  echo "chatwire.h compiles as C89 to C17 and C++98 to C++20 with CHATWIRE_CALL as __stdcall"
+fi
 
 export PKG_CONFIG_PATH="$unpacked/lib/pkgconfig"
 warn=(-std=c11 -Wall -Wextra -Werror)
@@ -79,6 +140,19 @@ warn=(-std=c11 -Wall -Wextra -Werror)
   "$CC" "${warn[@]}" "$consumers/tour.c" -o "$work/tour.exe" $(pkg-config --cflags --libs chatwire)
   "$CC" "${warn[@]}" "$consumers/tour.c" -o "$work/tour-static.exe" -static \
     $(pkg-config --static --cflags --libs chatwire-static)
+  if [ "$arch" = i686 ]; then
+    # No import library: the functions are found at run time by their names.
+    "$CC" "${warn[@]}" "$here/stdcall.c" -o "$work/stdcall.exe" -I"$unpacked/include"
+    "$CXX" -std=c++17 -Wall -Wextra -Werror -pedantic "$here/stdcall.cpp" -o "$work/stdcall_cpp.exe" \
+      -static-libgcc -static-libstdc++ $(pkg-config --cflags --libs chatwire)
+    # The import library Visual Studio users make from the .def (docs/install.md),
+    # in Visual Studio's own format, which MinGW's linker reads too.
+    llvm_dlltool="$(compgen -c llvm-dlltool | LC_ALL=C sort -V | tail -n 1 || true)"
+    if [ -n "$llvm_dlltool" ]; then
+      "$llvm_dlltool" -m i386 -k -d "$unpacked/lib/chatwire.def" -l "$work/chatwire.lib"
+      "$CC" "${warn[@]}" "$consumers/app.c" -o "$work/app-lib.exe" -I"$unpacked/include" "$work/chatwire.lib"
+    fi
+  fi
 }
 cp "$unpacked/bin/chatwire.dll" "$work/"
 for exe in app tour; do
@@ -110,6 +184,20 @@ run tour-static.exe "http://127.0.0.1:$port" "http://127.0.0.1:$stuck_port"
 run app.exe "http://127.0.0.1:$port"
 grep -qx 'reply: pong: ping' "$work/out"
 passed=3
+if [ "$arch" = i686 ]; then
+  run stdcall.exe "http://127.0.0.1:$port"
+  grep -q '^stdcall: [0-9]* calls, 0 left the stack unbalanced; [0-9]* passed, 0 failed$' "$work/out"
+  run stdcall_cpp.exe "http://127.0.0.1:$port"
+  grep -qx 'stdcall_cpp: ok' "$work/out"
+  passed=$((passed + 2))
+  if [ -n "$llvm_dlltool" ]; then
+    run app-lib.exe "http://127.0.0.1:$port"
+    grep -qx 'reply: pong: ping' "$work/out"
+    passed=$((passed + 1))
+  else
+    echo "--- app.exe through llvm-dlltool's import library: skipped, no llvm-dlltool"
+  fi
+fi
 
 # TLS: a server whose CA is trusted nowhere, then in a CA file, then in the
 # Windows certificate store. SSL_CERT_FILE and SSL_CERT_DIR, which Wine
@@ -139,4 +227,4 @@ if grep -q 'chatwire_client_set_ca_file' "$unpacked/include/chatwire.h"; then
 else
   echo "--- TLS: skipped, this chatwire has no CA-file setting"
 fi
-echo "windows: $passed passed, 0 failed"
+echo "windows $arch: $passed passed, 0 failed"

@@ -78,7 +78,7 @@ impl chatwire_client {
 /// # Safety
 /// Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_new(
+pub unsafe extern "system" fn chatwire_client_new(
     base_url: *const c_char,
     api_key: *const c_char,
     client_out: *mut *mut chatwire_client,
@@ -122,7 +122,7 @@ fn build_into(
 /// `client` is NULL or a live client that no running call uses; it must not
 /// be used afterwards.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_free(client: *mut chatwire_client) {
+pub unsafe extern "system" fn chatwire_client_free(client: *mut chatwire_client) {
     boundary::release(|| unsafe { handle::free(client) })
 }
 
@@ -157,7 +157,7 @@ pub unsafe extern "C" fn chatwire_client_free(client: *mut chatwire_client) {
 /// # Safety
 /// Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_new_azure(
+pub unsafe extern "system" fn chatwire_client_new_azure(
     endpoint: *const c_char,
     deployment: *const c_char,
     api_version: *const c_char,

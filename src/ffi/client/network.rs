@@ -28,7 +28,7 @@ use crate::ffi::text;
 /// # Safety
 /// `client` is NULL or a live client; `pem_path` is NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_ca_file(
+pub unsafe extern "system" fn chatwire_client_set_ca_file(
     client: *mut chatwire_client,
     pem_path: *const c_char,
 ) -> chatwire_status {
@@ -65,7 +65,7 @@ pub unsafe extern "C" fn chatwire_client_set_ca_file(
 /// # Safety
 /// `client` is NULL or a live client; `proxy_url` is NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_proxy(
+pub unsafe extern "system" fn chatwire_client_set_proxy(
     client: *mut chatwire_client,
     proxy_url: *const c_char,
 ) -> chatwire_status {
@@ -95,7 +95,7 @@ pub unsafe extern "C" fn chatwire_client_set_proxy(
 /// # Safety
 /// `client` is NULL or a live client; `url` is NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_endpoint_url(
+pub unsafe extern "system" fn chatwire_client_set_endpoint_url(
     client: *mut chatwire_client,
     url: *const c_char,
 ) -> chatwire_status {
@@ -117,7 +117,7 @@ pub unsafe extern "C" fn chatwire_client_set_endpoint_url(
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_auth(
+pub unsafe extern "system" fn chatwire_client_set_auth(
     client: *mut chatwire_client,
     auth: c_int,
 ) -> chatwire_status {
@@ -152,7 +152,7 @@ pub unsafe extern "C" fn chatwire_client_set_auth(
 /// `client` is NULL or a live client; `callback` is NULL or a function that
 /// can be called with `userdata` from any thread, at once from several.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_credential_callback(
+pub unsafe extern "system" fn chatwire_client_set_credential_callback(
     client: *mut chatwire_client,
     callback: chatwire_credential_callback,
     userdata: *mut c_void,

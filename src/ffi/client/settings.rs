@@ -18,7 +18,7 @@ use crate::structured::SchemaDelivery;
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_timeout_ms(
+pub unsafe extern "system" fn chatwire_client_set_timeout_ms(
     client: *mut chatwire_client,
     timeout_ms: u64,
 ) -> chatwire_status {
@@ -36,7 +36,7 @@ pub unsafe extern "C" fn chatwire_client_set_timeout_ms(
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_idle_timeout_ms(
+pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms(
     client: *mut chatwire_client,
     timeout_ms: u64,
 ) -> chatwire_status {
@@ -53,7 +53,7 @@ pub unsafe extern "C" fn chatwire_client_set_idle_timeout_ms(
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_max_retries(
+pub unsafe extern "system" fn chatwire_client_set_max_retries(
     client: *mut chatwire_client,
     max_retries: u32,
 ) -> chatwire_status {
@@ -82,7 +82,7 @@ pub unsafe extern "C" fn chatwire_client_set_max_retries(
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_limit(
+pub unsafe extern "system" fn chatwire_client_set_limit(
     client: *mut chatwire_client,
     which: c_int,
     bytes: u64,
@@ -107,7 +107,7 @@ pub unsafe extern "C" fn chatwire_client_set_limit(
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_max_idle_connections(
+pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
     client: *mut chatwire_client,
     max_idle_connections: u32,
 ) -> chatwire_status {
@@ -129,7 +129,7 @@ pub unsafe extern "C" fn chatwire_client_set_max_idle_connections(
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_max_in_flight(
+pub unsafe extern "system" fn chatwire_client_set_max_in_flight(
     client: *mut chatwire_client,
     max_in_flight: u32,
 ) -> chatwire_status {
@@ -156,7 +156,7 @@ pub unsafe extern "C" fn chatwire_client_set_max_in_flight(
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_worker_stack_size(
+pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
     client: *mut chatwire_client,
     bytes: usize,
 ) -> chatwire_status {
@@ -189,7 +189,7 @@ pub unsafe extern "C" fn chatwire_client_set_worker_stack_size(
 /// `client` is NULL or a live client; `name` and `value` are NULL or
 /// NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_header(
+pub unsafe extern "system" fn chatwire_client_set_header(
     client: *mut chatwire_client,
     name: *const c_char,
     value: *const c_char,
@@ -214,7 +214,7 @@ pub unsafe extern "C" fn chatwire_client_set_header(
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_json_corrections(
+pub unsafe extern "system" fn chatwire_client_set_json_corrections(
     client: *mut chatwire_client,
     corrections: u32,
 ) -> chatwire_status {
@@ -250,7 +250,7 @@ pub enum chatwire_schema_delivery {
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_schema_delivery(
+pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
     client: *mut chatwire_client,
     delivery: std::ffi::c_int,
 ) -> chatwire_status {
@@ -291,7 +291,7 @@ pub unsafe extern "C" fn chatwire_client_set_schema_delivery(
 /// # Safety
 /// `client` is NULL or a live client.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_client_set_stream_usage(
+pub unsafe extern "system" fn chatwire_client_set_stream_usage(
     client: *mut chatwire_client,
     enabled: c_int,
 ) -> chatwire_status {

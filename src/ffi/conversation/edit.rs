@@ -15,7 +15,7 @@ use crate::ffi::text;
 /// # Safety
 /// `conversation` is NULL or live; `text` is NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_set_system(
+pub unsafe extern "system" fn chatwire_conversation_set_system(
     conversation: *mut chatwire_conversation,
     text: *const c_char,
 ) -> chatwire_status {
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn chatwire_conversation_set_system(
 /// # Safety
 /// `conversation` is NULL or live; `content` is NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_append(
+pub unsafe extern "system" fn chatwire_conversation_append(
     conversation: *mut chatwire_conversation,
     role: c_int,
     content: *const c_char,
@@ -69,7 +69,7 @@ pub unsafe extern "C" fn chatwire_conversation_append(
 /// # Safety
 /// `conversation` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_truncate(
+pub unsafe extern "system" fn chatwire_conversation_truncate(
     conversation: *mut chatwire_conversation,
     len: usize,
 ) -> chatwire_status {
@@ -91,7 +91,7 @@ pub unsafe extern "C" fn chatwire_conversation_truncate(
 /// # Safety
 /// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_append_tool_result(
+pub unsafe extern "system" fn chatwire_conversation_append_tool_result(
     conversation: *mut chatwire_conversation,
     tool_call_id: *const c_char,
     content: *const c_char,
@@ -117,7 +117,7 @@ pub unsafe extern "C" fn chatwire_conversation_append_tool_result(
 /// # Safety
 /// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_append_user_image(
+pub unsafe extern "system" fn chatwire_conversation_append_user_image(
     conversation: *mut chatwire_conversation,
     text: *const c_char,
     image: *const c_char,
@@ -156,7 +156,7 @@ pub unsafe extern "C" fn chatwire_conversation_append_user_image(
 /// # Safety
 /// `conversation` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_set_token_budget(
+pub unsafe extern "system" fn chatwire_conversation_set_token_budget(
     conversation: *mut chatwire_conversation,
     max_prompt_tokens: u64,
 ) -> chatwire_status {
@@ -173,7 +173,7 @@ pub unsafe extern "C" fn chatwire_conversation_set_token_budget(
 /// # Safety
 /// `conversation` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_last_dropped(
+pub unsafe extern "system" fn chatwire_conversation_last_dropped(
     conversation: *const chatwire_conversation,
 ) -> usize {
     boundary::value(0, || {
@@ -193,7 +193,7 @@ pub unsafe extern "C" fn chatwire_conversation_last_dropped(
 /// # Safety
 /// `conversation` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_remove(
+pub unsafe extern "system" fn chatwire_conversation_remove(
     conversation: *mut chatwire_conversation,
     index: usize,
     count: usize,
@@ -221,7 +221,7 @@ pub unsafe extern "C" fn chatwire_conversation_remove(
 /// # Safety
 /// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_append_tool_calls(
+pub unsafe extern "system" fn chatwire_conversation_append_tool_calls(
     conversation: *mut chatwire_conversation,
     content: *const c_char,
     calls_json: *const c_char,

@@ -212,7 +212,7 @@ fn lent<T>(views: &mut Vec<Option<T>>, index: usize, make: impl FnOnce() -> T) -
 /// # Safety
 /// `model` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_new(
+pub unsafe extern "system" fn chatwire_conversation_new(
     model: *const c_char,
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
@@ -238,7 +238,7 @@ pub unsafe extern "C" fn chatwire_conversation_new(
 /// # Safety
 /// `conversation` is NULL or live; `json_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_to_json(
+pub unsafe extern "system" fn chatwire_conversation_to_json(
     conversation: *const chatwire_conversation,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
@@ -262,7 +262,7 @@ pub unsafe extern "C" fn chatwire_conversation_to_json(
 /// # Safety
 /// `json` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_from_json(
+pub unsafe extern "system" fn chatwire_conversation_from_json(
     json: *const c_char,
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
@@ -290,7 +290,7 @@ pub unsafe extern "C" fn chatwire_conversation_from_json(
 /// # Safety
 /// `conversation` is NULL or live, and not used afterwards once freed.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_free(conversation: *mut chatwire_conversation) {
+pub unsafe extern "system" fn chatwire_conversation_free(conversation: *mut chatwire_conversation) {
     if conversation.is_null() {
         return;
     }

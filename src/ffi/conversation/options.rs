@@ -28,7 +28,7 @@ use crate::ffi::text;
 /// `conversation` is NULL or live; `name` is NULL or NUL-terminated;
 /// `json_value` is NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_set_option(
+pub unsafe extern "system" fn chatwire_conversation_set_option(
     conversation: *mut chatwire_conversation,
     name: *const c_char,
     json_value: *const c_char,
@@ -78,7 +78,7 @@ unsafe fn set_option_with(
 /// # Safety
 /// As chatwire_conversation_set_option().
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_set_option_unchecked(
+pub unsafe extern "system" fn chatwire_conversation_set_option_unchecked(
     conversation: *mut chatwire_conversation,
     name: *const c_char,
     json_value: *const c_char,
@@ -104,7 +104,7 @@ pub unsafe extern "C" fn chatwire_conversation_set_option_unchecked(
 /// # Safety
 /// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_add_tool(
+pub unsafe extern "system" fn chatwire_conversation_add_tool(
     conversation: *mut chatwire_conversation,
     name: *const c_char,
     description: *const c_char,

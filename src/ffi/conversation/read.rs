@@ -12,7 +12,7 @@ use crate::ffi::status::role_to_c;
 /// # Safety
 /// `conversation` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_len(
+pub unsafe extern "system" fn chatwire_conversation_len(
     conversation: *const chatwire_conversation,
 ) -> usize {
     boundary::value(0, || {
@@ -27,7 +27,7 @@ pub unsafe extern "C" fn chatwire_conversation_len(
 /// # Safety
 /// `conversation` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_role(
+pub unsafe extern "system" fn chatwire_conversation_role(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> c_int {
@@ -51,7 +51,7 @@ pub unsafe extern "C" fn chatwire_conversation_role(
 /// # Safety
 /// `conversation` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_content(
+pub unsafe extern "system" fn chatwire_conversation_content(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
@@ -71,7 +71,7 @@ pub unsafe extern "C" fn chatwire_conversation_content(
 /// # Safety
 /// `conversation` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_content_len(
+pub unsafe extern "system" fn chatwire_conversation_content_len(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> usize {
@@ -91,7 +91,7 @@ pub unsafe extern "C" fn chatwire_conversation_content_len(
 /// # Safety
 /// `conversation` is NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn chatwire_conversation_reasoning(
+pub unsafe extern "system" fn chatwire_conversation_reasoning(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
