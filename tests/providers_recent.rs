@@ -2,7 +2,9 @@
 //! (tests/common/providers/recent.rs, which cites each provider's page or
 //! issue): chatwire set up as docs/providers.md says reaches each one's
 //! documented path with its auth, sends none of the fields it refuses
-//! unless asked to, reads its reasoning, and keeps what it adds.
+//! unless asked to, reads its reasoning, and keeps what it adds; and the
+//! same set up from C (tests/c/providers_recent.c, as C and C++, under
+//! valgrind when CHATWIRE_VALGRIND=1 and under AddressSanitizer).
 
 mod common;
 
@@ -229,4 +231,19 @@ fn github_models_and_cloudflare_are_reached_at_their_documented_paths() {
     assert_eq!(reply.content, format!("hello from {CLOUDFLARE}"));
     let paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
     assert_eq!(paths, [GITHUB_PATH, GITHUB_ORG_PATH, CLOUDFLARE_PATH]);
+}
+
+#[test]
+fn c_providers_of_2026_set_up_as_the_guide_says() {
+    use common::cprog::{compile_sanitized, for_each_build, run};
+    let server = common::providers::start();
+    for_each_build("providers_recent", |exe| {
+        let out = run(exe, &[&server.url, common::KEY]);
+        assert!(out.contains(", 0 failed"), "{out}");
+    });
+    let out = run(
+        &compile_sanitized("providers_recent"),
+        &[&server.url, common::KEY],
+    );
+    assert!(out.contains(", 0 failed"), "{out}");
 }
