@@ -7,14 +7,16 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::conversation::message::{
-    Attachment, AttachmentKind, Image, ImageDetail, Message, ReasoningField, Role, Tool, ToolCall,
-    FUNCTION,
+    Image, ImageDetail, Message, ReasoningField, Role, Tool, ToolCall, FUNCTION,
 };
 use crate::wire::reasoning::{self, ReasoningFields};
 
+mod attachment;
+use attachment::{WireAudio, WireFile};
+
 // The wire shapes. Content is a string, or for a message with images or
-// files an array of parts. An assistant message that only calls tools is sent with
-// `""`, not `null`: OpenAI, llama.cpp, Ollama and vLLM accept both, but
+// files an array of parts. An assistant message that only calls tools is
+// sent with `""`, not `null`: OpenAI, llama.cpp, Ollama and vLLM accept both, but
 // llama-cpp-python's server answers a null content with HTTP 500. `null` is
 // still read.
 
@@ -56,92 +58,6 @@ struct WireImage {
     url: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     detail: Option<ImageDetail>,
-}
-
-/// A `file` part: chatwire sends a PDF's name and its bytes as a base64
-/// `data:` URL, the form OpenAI documents; `file_id` (an uploaded file) is
-/// read only to say that it is not supported.
-#[derive(Serialize, Deserialize)]
-struct WireFile {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    filename: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    file_data: Option<String>,
-    #[serde(default, skip_serializing)]
-    file_id: Option<String>,
-}
-
-/// An `input_audio` part: plain base64 (no `data:` prefix) and its format.
-#[derive(Serialize, Deserialize)]
-struct WireAudio {
-    data: String,
-    format: String,
-}
-
-/// The prefix of a PDF's `file_data`.
-const PDF_DATA_URL: &str = "data:application/pdf;base64,";
-
-impl From<&Attachment> for WirePart {
-    fn from(file: &Attachment) -> WirePart {
-        match file.kind.audio_format() {
-            Some(format) => WirePart::InputAudio {
-                input_audio: WireAudio {
-                    data: file.data.clone(),
-                    format: format.to_owned(),
-                },
-            },
-            None => WirePart::File {
-                file: WireFile {
-                    filename: file.filename.clone(),
-                    file_data: Some(format!("{PDF_DATA_URL}{}", file.data)),
-                    file_id: None,
-                },
-            },
-        }
-    }
-}
-
-impl WireFile {
-    /// The PDF this part holds: its data a PDF `data:` URL or bare base64.
-    fn into_attachment(self) -> Result<Attachment, String> {
-        let Some(data) = self.file_data else {
-            return Err(match self.file_id {
-                Some(_) => "a file part with a file_id (an uploaded file) is not supported; chatwire sends file_data".into(),
-                None => "a file part needs file_data".into(),
-            });
-        };
-        let data = match data.get(..PDF_DATA_URL.len()) {
-            Some(prefix) if prefix.eq_ignore_ascii_case(PDF_DATA_URL) => {
-                data[PDF_DATA_URL.len()..].to_owned()
-            }
-            _ if data.starts_with("data:") => {
-                return Err(
-                    "a file part's data must be a PDF (data:application/pdf;base64,...)".into(),
-                )
-            }
-            _ => data,
-        };
-        Ok(Attachment {
-            kind: AttachmentKind::Pdf,
-            filename: self.filename,
-            data,
-        })
-    }
-}
-
-impl WireAudio {
-    fn into_attachment(self) -> Result<Attachment, String> {
-        let kind = match self.format.as_str() {
-            "wav" => AttachmentKind::Wav,
-            "mp3" => AttachmentKind::Mp3,
-            other => return Err(format!("audio format {other:?} is not wav or mp3")),
-        };
-        Ok(Attachment {
-            kind,
-            filename: None,
-            data: self.data,
-        })
-    }
 }
 
 /// A tool call as the API writes it: `{"id", "type", "function": {"name", "arguments"}}`.
