@@ -985,11 +985,11 @@ chatwire_status chatwire_conversation_append_user_image(chatwire_conversation *c
  * MPEG layer III frame), sent as an "input_audio" part with format "wav" or
  * "mp3". Limits as for images: a regular file of at most 20 MiB
  * (`chatwire::MAX_FILE_BYTES` in Rust), never waiting on a FIFO or reading
- * a device. A missing, empty, too large or
- * other file, a directory, a FIFO or a device gives
- * CHATWIRE_ERR_INVALID_ARGUMENT (chatwire_last_error() names the path and
- * why) and leaves the conversation unchanged; ordering as for a user
- * message. Whether a model takes PDFs or audio is the server's to say.
+ * a device. A missing, empty, too large or other file, a directory, a FIFO
+ * or a device gives CHATWIRE_ERR_INVALID_ARGUMENT (chatwire_last_error()
+ * names the path and why) and leaves the conversation unchanged; ordering
+ * as for a user message. Whether a model takes PDFs or audio is the
+ * server's to say.
  *
  * # Safety
  * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
