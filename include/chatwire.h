@@ -991,6 +991,28 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_image(chatwire_c
                                                                       const char *image);
 
 /**
+ * Appends a user message with text (may be "") and one local file, told by
+ * its bytes, never by its name: a PDF (`%PDF-`), sent as a "file" content
+ * part with its base64 bytes as file_data and the last part of the path as
+ * its file name; or audio, WAV (`RIFF....WAVE`) or MP3 (an `ID3` tag or an
+ * MPEG layer III frame), sent as an "input_audio" part with format "wav" or
+ * "mp3". Limits as for images: a regular file of at most 20 MiB
+ * (`chatwire::MAX_FILE_BYTES` in Rust), never waiting on a FIFO or reading
+ * a device. A missing, empty, too large or other file, a directory, a FIFO
+ * or a device gives CHATWIRE_ERR_INVALID_ARGUMENT (chatwire_last_error()
+ * names the path and why) and leaves the conversation unchanged; ordering
+ * as for a user message. Whether a model takes PDFs or audio is the
+ * server's to say.
+ *
+ * # Safety
+ * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_file(chatwire_conversation *conversation,
+                                                                     const char *text,
+                                                                     const char *file);
+
+/**
  * Sets the token budget: before each send (every chatwire_send*
  * function), when the conversation is estimated over `max_prompt_tokens`
  * prompt tokens, the oldest exchanges are left out until it is down to

@@ -363,6 +363,13 @@ public:
                                                               detail::c_text(image)));
         return *this;
     }
+    /// Appends a user message with text (may be "") and one local file: a
+    /// PDF, or a WAV or MP3 recording, told by its bytes (at most 20 MiB).
+    Conversation &user_file(const std::string &text, const std::string &file) {
+        detail::check(chatwire_conversation_append_user_file(live(), detail::c_text(text),
+                                                             detail::c_text(file)));
+        return *this;
+    }
 
     /// Offers a function to the model; `parameters_schema_json` is a JSON
     /// Schema object for its arguments ("" means no arguments).

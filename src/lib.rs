@@ -35,6 +35,7 @@
 //! | set request options | [`Conversation::set_option`] and typed setters such as [`Conversation::set_temperature`], [`ResponseFormat`]; a server's own form: [`Conversation::set_option_unchecked`] |
 //! | offer tools and answer their calls | [`Tool`], [`Conversation::add_tool`], [`ToolCall`], [`Conversation::tool_result`] |
 //! | send images | [`Image`], [`ImageDetail`], [`Conversation::user_image`] |
+//! | send a PDF or a recording (WAV, MP3) | [`Attachment`], [`Conversation::user_file`] |
 //! | get data matching a JSON Schema, with correction turns | [`Client::send_json`] (into your type), [`SchemaDelivery`], [`INGREDIENTS_SCHEMA`] |
 //! | get JSON out of a model's almost-JSON reply | [`extract_json`], [`extract()`], [`extract_ingredients`], [`json_prompt`], [`ingredients_prompt`]; the rest of [`mod@extract`] |
 //! | bound what is kept of an answer | [`Limit`], [`ClientBuilder::limit`], [`Client::set_limit`]; [`Error::TooLarge`] past a limit |
@@ -85,7 +86,7 @@ pub use config::{
     DEFAULT_IDLE_TIMEOUT, DEFAULT_JSON_CORRECTIONS, DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS,
     DEFAULT_MAX_RETRIES, DEFAULT_MAX_STREAM_BYTES, DEFAULT_TIMEOUT, MAX_CA_FILE_BYTES,
-    MAX_CREDENTIAL_BYTES, MAX_HEADER_LIMIT, MAX_IDLE_CONNECTIONS, MAX_IMAGE_BYTES,
+    MAX_CREDENTIAL_BYTES, MAX_FILE_BYTES, MAX_HEADER_LIMIT, MAX_IDLE_CONNECTIONS, MAX_IMAGE_BYTES,
     MAX_JSON_CORRECTIONS, MAX_LIMIT, MAX_RETRIES_CEILING, MAX_TIMEOUT, MIN_LIMIT, STREAM_END_GRACE,
 };
 pub use config::{
@@ -93,7 +94,8 @@ pub use config::{
     MIN_WORKER_STACK_BYTES,
 };
 pub use conversation::message::{
-    Image, ImageDetail, Message, Reasoning, ReasoningField, Role, Tool, ToolCall,
+    Attachment, AttachmentKind, Image, ImageDetail, Message, Reasoning, ReasoningField, Role, Tool,
+    ToolCall,
 };
 pub use conversation::options::ResponseFormat;
 pub use conversation::Conversation;

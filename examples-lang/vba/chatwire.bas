@@ -108,6 +108,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_conversation_truncate Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal lenArg As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_append_tool_result Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal toolCallId As LongPtr, ByVal content As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_append_user_image Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal textArg As LongPtr, ByVal image As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_conversation_append_user_file Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal textArg As LongPtr, ByVal fileArg As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_last_dropped Lib "chatwire.dll" (ByVal conversation As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_conversation_remove Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr, ByVal countArg As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_append_tool_calls Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal content As LongPtr, ByVal callsJson As LongPtr) As Long
@@ -197,6 +198,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_conversation_truncate Lib "chatwire.dll" (ByVal conversation As Long, ByVal lenArg As Long) As Long
     Public Declare Function chatwire_conversation_append_tool_result Lib "chatwire.dll" (ByVal conversation As Long, ByVal toolCallId As Long, ByVal content As Long) As Long
     Public Declare Function chatwire_conversation_append_user_image Lib "chatwire.dll" (ByVal conversation As Long, ByVal textArg As Long, ByVal image As Long) As Long
+    Public Declare Function chatwire_conversation_append_user_file Lib "chatwire.dll" (ByVal conversation As Long, ByVal textArg As Long, ByVal fileArg As Long) As Long
     Public Declare Function chatwire_conversation_last_dropped Lib "chatwire.dll" (ByVal conversation As Long) As Long
     Public Declare Function chatwire_conversation_remove Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long, ByVal countArg As Long) As Long
     Public Declare Function chatwire_conversation_append_tool_calls Lib "chatwire.dll" (ByVal conversation As Long, ByVal content As Long, ByVal callsJson As Long) As Long

@@ -144,6 +144,10 @@ pub const MAX_LIMIT: u64 = 4 * 1024 * 1024 * 1024;
 pub const MAX_CA_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// The largest image file read: the limit the OpenAI API sets per image.
 pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
+/// The largest PDF, WAV or MP3 file read for a user message: the same as
+/// for an image ([`MAX_IMAGE_BYTES`]); base64 makes it a third larger in
+/// the request.
+pub const MAX_FILE_BYTES: u64 = MAX_IMAGE_BYTES;
 
 // Structured output.
 
@@ -188,3 +192,14 @@ pub(crate) const DEFAULT_BYTES_PER_TOKEN: f64 = 4.0;
 /// llama.cpp's vision models take a few hundred; the larger figure errs on
 /// the side of fitting.
 pub(crate) const IMAGE_TOKENS: u64 = 768;
+/// The bytes of a PDF a token budget counts as one token: servers send the
+/// model each page's text and an image of it (OpenAI), well over a thousand
+/// tokens for a page of some tens of KiB.
+pub(crate) const PDF_BYTES_PER_TOKEN: u64 = 64;
+/// The bytes of WAV audio a token budget counts as one token: 16 kHz mono
+/// 16-bit is 32,000 bytes a second, which Gemini counts as 32 tokens (OpenAI
+/// as fewer); higher rates only err on the side of fitting.
+pub(crate) const WAV_BYTES_PER_TOKEN: u64 = 1000;
+/// The bytes of MP3 audio a token budget counts as one token: 64 kbit/s is
+/// 8,000 bytes a second, 32 tokens as for WAV.
+pub(crate) const MP3_BYTES_PER_TOKEN: u64 = 250;

@@ -13,8 +13,10 @@
 //! What counts: each message's text, its tool calls (id, name, arguments)
 //! or the id of the call it answers, a few bytes for the chat template's
 //! markers, each image as [`IMAGE_TOKENS`](crate::config::IMAGE_TOKENS)
-//! tokens at the default ratio, and the tool definitions, sent with every
-//! request.
+//! tokens at the default ratio, each file (PDF, WAV, MP3) as tokens by its
+//! size at a rate per kind ([`PDF_BYTES_PER_TOKEN`](crate::config::PDF_BYTES_PER_TOKEN)
+//! and the like, at the default ratio), and the tool definitions, sent with
+//! every request.
 //!
 //! What is left out is whole exchanges from the oldest on: an exchange is a
 //! user message and everything after it up to the next user message (the
@@ -24,8 +26,11 @@
 //! quarters of it, so that the next turns keep the same prefix, which
 //! servers cache. Choosing is one pass over the history.
 
-use crate::config::{DEFAULT_BYTES_PER_TOKEN, IMAGE_TOKENS};
-use crate::conversation::message::{Message, Role};
+use crate::config::{
+    DEFAULT_BYTES_PER_TOKEN, IMAGE_TOKENS, MP3_BYTES_PER_TOKEN, PDF_BYTES_PER_TOKEN,
+    WAV_BYTES_PER_TOKEN,
+};
+use crate::conversation::message::{Attachment, AttachmentKind, Message, Role};
 use crate::conversation::Conversation;
 use crate::error::{ApiError, Error, Result};
 
@@ -136,9 +141,24 @@ fn message_bytes(message: &Message) -> u64 {
         .sum();
     let answered = message.tool_call_id.as_ref().map_or(0, String::len);
     let images = message.images.len() as u64 * image_bytes();
+    let files: u64 = message.files.iter().map(file_bytes).sum();
     MESSAGE_BYTES * (1 + message.tool_calls.len() as u64)
         + (message.content.len() + calls + answered) as u64
         + images
+        + files
+}
+
+/// A file, counted as the tokens its size typically costs for its kind, at
+/// the default ratio (its base64 is a third larger than the file).
+fn file_bytes(file: &Attachment) -> u64 {
+    let padding = file.data.bytes().rev().take_while(|&b| b == b'=').count();
+    let size = (file.data.len() / 4 * 3).saturating_sub(padding) as u64;
+    let per_token = match file.kind {
+        AttachmentKind::Pdf => PDF_BYTES_PER_TOKEN,
+        AttachmentKind::Wav => WAV_BYTES_PER_TOKEN,
+        AttachmentKind::Mp3 => MP3_BYTES_PER_TOKEN,
+    };
+    (size.div_ceil(per_token) as f64 * DEFAULT_BYTES_PER_TOKEN) as u64
 }
 
 /// An image, counted as the tokens it typically costs at the default ratio.

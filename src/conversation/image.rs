@@ -46,7 +46,7 @@ impl Image {
     pub fn from_file(path: impl AsRef<Path>) -> Result<Image> {
         let path = path.as_ref();
         let bad = |why: String| Error::InvalidArgument(format!("image {}: {why}", path.display()));
-        let bytes = read_image_file(path).map_err(&bad)?;
+        let bytes = read_regular_file(path, MAX_IMAGE_BYTES).map_err(&bad)?;
         Image::from_bytes(&bytes).map_err(|err| match err {
             Error::InvalidArgument(why) => bad(why),
             other => other,
@@ -65,8 +65,9 @@ impl Image {
     }
 }
 
-/// Reads a regular file of at most [`MAX_IMAGE_BYTES`]; the error says why not.
-fn read_image_file(path: &Path) -> std::result::Result<Vec<u8>, String> {
+/// Reads a regular file of at most `limit` bytes; the error says why not.
+/// Images and files ([`crate::Attachment`]) are read this way.
+pub(crate) fn read_regular_file(path: &Path, limit: u64) -> std::result::Result<Vec<u8>, String> {
     let cannot = |err: std::io::Error| format!("cannot read it: {err}");
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -84,17 +85,14 @@ fn read_image_file(path: &Path) -> std::result::Result<Vec<u8>, String> {
         };
         return Err(format!("it is {kind}; only regular files are read"));
     }
-    let too_big = |size: u64| format!("{size} bytes is more than the {MAX_IMAGE_BYTES} allowed");
-    if metadata.len() > MAX_IMAGE_BYTES {
+    let too_big = |size: u64| format!("{size} bytes is more than the {limit} allowed");
+    if metadata.len() > limit {
         return Err(too_big(metadata.len()));
     }
     let mut bytes = Vec::with_capacity(metadata.len() as usize);
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(file, MAX_IMAGE_BYTES + 1),
-        &mut bytes,
-    )
-    .map_err(cannot)?;
-    if bytes.len() as u64 > MAX_IMAGE_BYTES {
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, limit + 1), &mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > limit {
         return Err(too_big(bytes.len() as u64));
     }
     Ok(bytes)
@@ -127,7 +125,7 @@ fn check_data_url(url: &str) -> Result<()> {
 }
 
 /// Standard base64 with padding.
-fn base64(bytes: &[u8]) -> String {
+pub(crate) fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {

@@ -1,5 +1,5 @@
 //! One message of a conversation: its role, its text, and what some roles
-//! carry besides (images from the user, tool calls from the assistant, the
+//! carry besides (images and files from the user, tool calls from the assistant, the
 //! call a tool result answers).
 
 use serde::{Deserialize, Serialize};
@@ -110,6 +110,39 @@ pub struct Image {
     pub detail: Option<ImageDetail>,
 }
 
+/// What kind of file an [`Attachment`] is, told by its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AttachmentKind {
+    /// A PDF document (`%PDF-`), sent as a `file` content part.
+    Pdf,
+    /// WAV audio (`RIFF....WAVE`), sent as an `input_audio` part, format `wav`.
+    Wav,
+    /// MP3 audio (an `ID3` tag or an MPEG layer III frame), sent as an
+    /// `input_audio` part, format `mp3`.
+    Mp3,
+}
+
+/// A file attached to a user message: a PDF document or a recording (WAV or
+/// MP3). [`Attachment::from_file`] reads one; [`Conversation::user_file`](crate::Conversation::user_file)
+/// appends a message with one.
+///
+/// On the wire a PDF is a `file` content part (`{"type": "file", "file":
+/// {"filename", "file_data": "data:application/pdf;base64,..."}}`) and audio
+/// an `input_audio` part (`{"type": "input_audio", "input_audio": {"data",
+/// "format": "wav"|"mp3"}}`), as the official schema has them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Attachment {
+    /// What the file is.
+    pub kind: AttachmentKind,
+    /// The file's name, sent with a PDF (`filename`); `None` for audio,
+    /// whose part has no name.
+    pub filename: Option<String>,
+    /// The file's bytes in standard base64.
+    pub data: String,
+}
+
 /// Where a server put a reply's reasoning, so that it goes back in the same
 /// place (see [`Message::reasoning`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -171,7 +204,7 @@ impl Reasoning {
 
 /// One message, as sent on the wire.
 ///
-/// `content` is the text. A user message may also carry `images`, an
+/// `content` is the text. A user message may also carry `images` and `files`, an
 /// assistant message `tool_calls` (its text is then often empty), and a tool
 /// message the `tool_call_id` of the call it answers. Build messages with
 /// [`Message::new`] or the [`Conversation`](crate::Conversation) methods.
@@ -184,6 +217,8 @@ pub struct Message {
     pub content: String,
     /// Images sent with a user message.
     pub images: Vec<Image>,
+    /// Files (PDF, WAV, MP3) sent with a user message, after its images.
+    pub files: Vec<Attachment>,
     /// The calls an assistant message asks for.
     pub tool_calls: Vec<ToolCall>,
     /// For a tool message: the id of the call it answers.
@@ -200,6 +235,7 @@ impl Message {
             role,
             content: content.into(),
             images: Vec::new(),
+            files: Vec::new(),
             tool_calls: Vec::new(),
             tool_call_id: None,
             reasoning: None,

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 pub(crate) mod budget;
 mod edit;
+pub(crate) mod file;
 pub(crate) mod image;
 pub(crate) mod message;
 pub(crate) mod options;
@@ -13,7 +14,7 @@ pub(crate) mod ordering;
 mod setters;
 
 use crate::error::{Error, Result};
-use message::{Image, Message, Role, Tool};
+use message::{Attachment, Image, Message, Role, Tool};
 
 /// A model name and the messages exchanged so far.
 ///
@@ -310,6 +311,31 @@ impl Conversation {
     /// URL, or a local file (sent as a `data:` URL); see [`Image::from_source`].
     pub fn user_image(&mut self, text: impl Into<String>, image: &str) -> Result<()> {
         self.user_with_images(text, vec![Image::from_source(image)?])
+    }
+
+    /// Appends a user message with files (PDF, WAV, MP3); see [`Attachment`].
+    pub fn user_with_files(
+        &mut self,
+        text: impl Into<String>,
+        files: Vec<Attachment>,
+    ) -> Result<()> {
+        let mut message = Message::new(Role::User, text);
+        message.files = files;
+        self.push_message(message)
+    }
+
+    /// Appends a user message with text (may be empty) and one local file:
+    /// a PDF (sent as a `file` content part, with the file's name) or a WAV
+    /// or MP3 recording (sent as an `input_audio` part), told by its bytes;
+    /// at most [`MAX_FILE_BYTES`](crate::MAX_FILE_BYTES), a regular file
+    /// only; see [`Attachment::from_file`]. Anything else is
+    /// [`Error::InvalidArgument`] and leaves the conversation unchanged.
+    pub fn user_file(
+        &mut self,
+        text: impl Into<String>,
+        file: impl AsRef<std::path::Path>,
+    ) -> Result<()> {
+        self.user_with_files(text, vec![Attachment::from_file(file)?])
     }
 
     /// Appends a tool's result for the call with the given id.

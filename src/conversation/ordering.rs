@@ -111,6 +111,11 @@ fn check_shape(message: &Message) -> Result<()> {
             "only user messages carry images, not {role} messages"
         )));
     }
+    if role != Role::User && !message.files.is_empty() {
+        return Err(invalid(format!(
+            "only user messages carry files, not {role} messages"
+        )));
+    }
     if role != Role::Assistant && !message.tool_calls.is_empty() {
         return Err(invalid(format!(
             "only assistant messages call tools, not {role} messages"

@@ -11,9 +11,12 @@ use crate::conversation::message::{
 };
 use crate::wire::reasoning::{self, ReasoningFields};
 
-// The wire shapes. Content is a string, or for a message with images an
-// array of parts. An assistant message that only calls tools is sent with
-// `""`, not `null`: OpenAI, llama.cpp, Ollama and vLLM accept both, but
+mod attachment;
+use attachment::{WireAudio, WireFile};
+
+// The wire shapes. Content is a string, or for a message with images or
+// files an array of parts. An assistant message that only calls tools is
+// sent with `""`, not `null`: OpenAI, llama.cpp, Ollama and vLLM accept both, but
 // llama-cpp-python's server answers a null content with HTTP 500. `null` is
 // still read.
 
@@ -46,6 +49,8 @@ enum WireContent {
 enum WirePart {
     Text { text: String },
     ImageUrl { image_url: WireImage },
+    File { file: WireFile },
+    InputAudio { input_audio: WireAudio },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -192,7 +197,7 @@ impl Serialize for MessageOut<'_> {
             }
             _ => message.content.clone(),
         };
-        let content = if !message.images.is_empty() {
+        let content = if !message.images.is_empty() || !message.files.is_empty() {
             let text = (!text.is_empty()).then_some(WirePart::Text { text });
             let images = message.images.iter().map(|image| WirePart::ImageUrl {
                 image_url: WireImage {
@@ -200,7 +205,10 @@ impl Serialize for MessageOut<'_> {
                     detail: image.detail,
                 },
             });
-            Some(WireContent::Parts(text.into_iter().chain(images).collect()))
+            let files = message.files.iter().map(WirePart::from);
+            Some(WireContent::Parts(
+                text.into_iter().chain(images).chain(files).collect(),
+            ))
         } else {
             Some(WireContent::Text(text))
         };
@@ -247,6 +255,14 @@ impl<'de> Deserialize<'de> for Message {
                             url: image_url.url,
                             detail: image_url.detail,
                         }),
+                        WirePart::File { file } => message
+                            .files
+                            .push(file.into_attachment().map_err(serde::de::Error::custom)?),
+                        WirePart::InputAudio { input_audio } => message.files.push(
+                            input_audio
+                                .into_attachment()
+                                .map_err(serde::de::Error::custom)?,
+                        ),
                     }
                 }
             }
@@ -342,6 +358,59 @@ mod tests {
             ]})
         );
         assert_eq!(serde_json::from_value::<Message>(wire).unwrap(), message);
+    }
+
+    #[test]
+    fn files_are_file_and_input_audio_parts_and_round_trip() {
+        let mut message = Message::new(Role::User, "summarize");
+        message.files = vec![
+            Attachment::from_bytes("invoice.pdf", b"%PDF-1.4").unwrap(),
+            Attachment::from_bytes("talk.wav", b"RIFF\0\0\0\0WAVE").unwrap(),
+            Attachment::from_bytes("talk.mp3", b"ID3\x04").unwrap(),
+        ];
+        let wire = serde_json::to_value(&message).unwrap();
+        assert_eq!(
+            wire,
+            json!({"role": "user", "content": [
+                {"type": "text", "text": "summarize"},
+                {"type": "file", "file": {"filename": "invoice.pdf",
+                                          "file_data": "data:application/pdf;base64,JVBERi0xLjQ="}},
+                {"type": "input_audio", "input_audio": {"data": "UklGRgAAAABXQVZF", "format": "wav"}},
+                {"type": "input_audio", "input_audio": {"data": "SUQzBA==", "format": "mp3"}}
+            ]})
+        );
+        assert_eq!(serde_json::from_value::<Message>(wire).unwrap(), message);
+        // Bare base64 is read as a PDF's data too.
+        let bare = json!({"role": "user", "content": [
+            {"type": "file", "file": {"filename": "a.pdf", "file_data": "JVBERi0xLjQ="}}]});
+        let read = serde_json::from_value::<Message>(bare).unwrap();
+        assert_eq!(read.files[0].data, "JVBERi0xLjQ=");
+    }
+
+    #[test]
+    fn files_chatwire_cannot_send_are_refused_when_read() {
+        for (part, words) in [
+            (
+                json!({"type": "file", "file": {"file_id": "file-abc"}}),
+                "file_id",
+            ),
+            (
+                json!({"type": "file", "file": {"filename": "a"}}),
+                "needs file_data",
+            ),
+            (
+                json!({"type": "file", "file": {"file_data": "data:text/plain;base64,aGk="}}),
+                "must be a PDF",
+            ),
+            (
+                json!({"type": "input_audio", "input_audio": {"data": "aGk=", "format": "ogg"}}),
+                "not wav or mp3",
+            ),
+        ] {
+            let wire = json!({"role": "user", "content": [part]});
+            let err = serde_json::from_value::<Message>(wire).unwrap_err();
+            assert!(err.to_string().contains(words), "{err}");
+        }
     }
 
     #[test]

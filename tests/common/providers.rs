@@ -11,6 +11,9 @@ use serde_json::{json, Value};
 
 use super::hostile::{respond, HostileServer, Request};
 
+/// The providers of 2026 (docs/providers.md), each citing its source.
+pub mod recent;
+
 /// Starts the provider server.
 pub fn start() -> HostileServer {
     HostileServer::start(answer)
@@ -145,6 +148,7 @@ fn answer(request: &Request, stream: &mut TcpStream) {
             ],
             true,
         ),
+        model if recent::MODELS.contains(&model) => recent::answer(model, request, &body, stream),
         _ => respond(
             stream,
             "404 Not Found",

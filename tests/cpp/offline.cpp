@@ -1,6 +1,8 @@
 // chatwire.hpp without a server: conversations, client settings, errors as
 // exceptions, moved-from handles, extraction and the version.
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -98,6 +100,24 @@ void images_and_tool_results() {
     CHECK(check::contains(conversation.to_json(), "https://example.com/cat.png"));
     CHECK_ERROR(conversation.append_tool_result("call_1", "22C"),
                 CHATWIRE_ERR_INVALID_CONVERSATION, 0);
+}
+
+// Files are told by their bytes; the program runs in a folder of its own.
+void files_are_told_by_their_bytes() {
+    std::ofstream("memo.pdf", std::ios::binary) << "%PDF-1.4\n%%EOF\n";
+    std::ofstream("notes.pdf", std::ios::binary) << "plain text, named like a PDF";
+    chatwire::Conversation conversation("m");
+    CHECK_ERROR(conversation.user_file("read", "notes.pdf"), CHATWIRE_ERR_INVALID_ARGUMENT, 0);
+    CHECK_ERROR(conversation.user_file("read", "."), CHATWIRE_ERR_INVALID_ARGUMENT, 0);
+    CHECK(conversation.empty());
+    conversation.user_file("read", "memo.pdf");
+    CHECK(conversation.size() == 1 && conversation.content(0) == "read");
+    CHECK(check::contains(conversation.to_json(), R"("type":"file")"));
+    CHECK(check::contains(conversation.to_json(), R"("filename":"memo.pdf")"));
+    CHECK(chatwire::Conversation::from_json(conversation.to_json()).to_json() ==
+          conversation.to_json());
+    std::remove("memo.pdf");
+    std::remove("notes.pdf");
 }
 
 void client_settings_are_checked() {
@@ -206,6 +226,7 @@ int main() {
     check::run("text_with_a_nul_is_refused", text_with_a_nul_is_refused);
     check::run("json_round_trip_keeps_tools_and_options", json_round_trip_keeps_tools_and_options);
     check::run("images_and_tool_results", images_and_tool_results);
+    check::run("files_are_told_by_their_bytes", files_are_told_by_their_bytes);
     check::run("client_settings_are_checked", client_settings_are_checked);
     check::run("moved_from_handles_are_safe_and_refused", moved_from_handles_are_safe_and_refused);
     check::run("adopted_c_handles_are_freed", adopted_c_handles_are_freed);

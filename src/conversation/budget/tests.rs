@@ -133,6 +133,26 @@ fn tool_definitions_and_images_count() {
 }
 
 #[test]
+fn files_count_by_their_size_and_kind() {
+    use crate::conversation::message::Attachment;
+    let mut plain = Conversation::new("m");
+    plain.user("q").unwrap();
+    let plain = plain.estimated_tokens();
+    // 64 KiB of PDF: a thousand tokens at 64 bytes each; of WAV, 66 at 1,000.
+    let tokens = |bytes: &[u8], pad: u8| {
+        let mut file = bytes.to_vec();
+        file.resize(64 * 1024, pad);
+        let mut c = Conversation::new("m");
+        c.user_with_files("q", vec![Attachment::from_bytes("f", &file).unwrap()])
+            .unwrap();
+        c.estimated_tokens() - plain
+    };
+    assert_eq!(tokens(b"%PDF-1.4", b' '), 1024);
+    assert_eq!(tokens(b"RIFF\0\0\0\0WAVE", 0), 66);
+    assert_eq!(tokens(b"ID3\x04", 0), 263);
+}
+
+#[test]
 fn the_ratio_is_learned_from_the_server_count() {
     let mut c = chat(0);
     c.user("x".repeat(800)).unwrap();
