@@ -35,5 +35,5 @@ fn header_version_macros_match_cargo_toml() {
             env!("CARGO_PKG_VERSION_PATCH")
         )
     );
-    assert!(header.contains("uint32_t chatwire_version_number(void);"));
+    assert!(header.contains("uint32_t CHATWIRE_CALL chatwire_version_number(void);"));
 }
