@@ -10,6 +10,10 @@
 #                                 and dist/chatwire-VERSION-x86_64-linux-musl.tar.gz: the static
 #                                 archive for fully static programs (musl-gcc -static); needs
 #                                 Python 3 with venv (zig comes from PyPI) and rustup
+#   make dist-arm                 dist/chatwire-VERSION-aarch64-linux-gnu.tar.gz and
+#                                 dist/chatwire-VERSION-armv7-linux-gnueabihf.tar.gz: the
+#                                 same tree for 64-bit ARM and 32-bit hard-float ARMv7, for
+#                                 glibc 2.17 (as make dist: Python 3 with venv, and rustup)
 #   make dist-windows             dist/chatwire-VERSION-x86_64-windows-gnu.zip: chatwire.dll, its
 #                                 import library and .def, and libchatwire.a (MinGW-w64)
 #   make header                   regenerates include/chatwire.h from src/ffi/
@@ -20,6 +24,7 @@
 #   make check-dist               the same programs against the unpacked dist tarball; a fully
 #                                 static musl program against the musl tarball
 #   make check-windows            a Windows program against the zip, under Wine
+#   make check-arm                a C program against each ARM tarball, under qemu-user
 #
 # Rust users need none of this: `cargo add chatwire` builds only the Rust library.
 
@@ -66,6 +71,13 @@ ZIG_ENV         = PATH="$(ZIG_VENV)/bin:$$PATH" ZIG_GLOBAL_CACHE_DIR="$(TARGET_D
 
 INSTALL_SH := packaging/install.sh
 
+# ARM Linux: cross-built as make dist builds x86_64, zig linking against
+# glibc 2.17's symbols, the oldest glibc with 64-bit ARM and the oldest
+# Rust supports on either target. The tarballs are named by the target
+# without rustc's vendor field.
+ARM_TARGETS := aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf
+ARM_GLIBC   := 2.17
+
 # Fully static Linux: rustc's musl target, and the unwinder from the Rust
 # toolchain's own musl files (the host compiler's needs glibc).
 MUSL_TARGET := x86_64-unknown-linux-musl
@@ -80,8 +92,8 @@ WINDOWS_TARGET := x86_64-pc-windows-gnu
 WINDOWS_DIR    := $(TARGET_DIR)/$(WINDOWS_TARGET)/release
 WINDOWS_NAME   := chatwire-$(VERSION)-x86_64-windows-gnu
 
-.PHONY: all lib install uninstall dist dist-needs dist-glibc dist-musl dist-windows zig-tools header \
-	check-install check-many check-dist check-windows version clean
+.PHONY: all lib install uninstall dist dist-needs dist-glibc dist-musl dist-windows dist-arm dist-arm-needs zig-tools header \
+	check-install check-many check-dist check-windows check-arm version clean
 
 all: lib
 
@@ -154,6 +166,34 @@ dist-windows:
 	    --print native-static-libs="$(WINDOWS_DIR)/native-static-libs.txt"
 	packaging/pack.sh windows --from "$(WINDOWS_DIR)" --version "$(VERSION)" --out "dist/$(WINDOWS_NAME).zip"
 
+dist-arm-needs:
+	@missing=0; \
+	if ! "$(PYTHON)" -c 'import venv, ensurepip' 2>/dev/null; then \
+	  echo "make dist-arm needs Python 3 with venv (for zig): on Debian/Ubuntu, apt-get install python3-venv" >&2; missing=1; fi; \
+	for target in $(ARM_TARGETS); do \
+	  rustup target add $$target >/dev/null 2>&1 || true; \
+	  if [ ! -d "$$(rustc --print sysroot)/lib/rustlib/$$target" ]; then \
+	    echo "make dist-arm needs Rust's $$target target: rustup target add $$target" >&2; missing=1; fi; \
+	done; \
+	exit $$missing
+
+# Each target as dist-glibc: the library checked for its glibc, then laid
+# out by install.sh as make install lays it out, and packed.
+dist-arm: dist-arm-needs zig-tools
+	for target in $(ARM_TARGETS); do \
+	  dir="$(TARGET_DIR)/$$target/release"; \
+	  name="chatwire-$(VERSION)-$${target/-unknown-/-}"; \
+	  $(ZIG_ENV) cargo-zigbuild $(C_LIBS_ARGS) --target $$target.$(ARM_GLIBC) -- $(call C_LIBS_RUSTC,$$dir); \
+	  packaging/check-glibc.sh "$$dir/libchatwire.so" $(ARM_GLIBC); \
+	  rm -rf "$(TARGET_DIR)/dist-arm/$$name"; \
+	  "$(INSTALL_SH)" install --relocatable --from "$$dir" --version "$(VERSION)" --prefix / \
+	      --destdir "$(TARGET_DIR)/dist-arm/$$name"; \
+	  mkdir -p dist; \
+	  tar -C "$(TARGET_DIR)/dist-arm" --sort=name --owner=0 --group=0 --numeric-owner \
+	      -cf - "$$name" | gzip -9n > "dist/$$name.tar.gz"; \
+	  echo "dist/$$name.tar.gz"; \
+	done
+
 header:
 	$(CARGO) check --lib --quiet --features header
 
@@ -174,6 +214,10 @@ check-dist: dist lib
 
 check-windows: dist-windows
 	tests/windows/check-windows.sh
+
+# The test programs are compiled by the zig that built the tarballs.
+check-arm: dist-arm
+	$(ZIG_ENV) ZIG="$(ZIG_VENV)/bin/python3 -m ziglang" tests/consumers/check-arm.sh
 
 version:
 	@echo "$(VERSION)"
