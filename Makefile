@@ -10,6 +10,10 @@
 #                                 and dist/chatwire-VERSION-x86_64-linux-musl.tar.gz: the static
 #                                 archive for fully static programs (musl-gcc -static); needs
 #                                 Python 3 with venv (zig comes from PyPI) and rustup
+#   make dist-arm                 dist/chatwire-VERSION-aarch64-linux-gnu.tar.gz and
+#                                 dist/chatwire-VERSION-armv7-linux-gnueabihf.tar.gz: the
+#                                 same tree for 64-bit ARM and 32-bit hard-float ARMv7, for
+#                                 glibc 2.17 (as make dist: Python 3 with venv, and rustup)
 #   make dist-windows             dist/chatwire-VERSION-x86_64-windows-gnu.zip: chatwire.dll, its
 #                                 import library and .def, and libchatwire.a (MinGW-w64); and
 #                                 dist/chatwire-VERSION-i686-windows-gnu.zip, the same for 32-bit
@@ -27,6 +31,7 @@
 #   make check-languages          the examples of docs/languages.md (Python, LuaJIT, C#, Free
 #                                 Pascal, Fortran, COBOL) built and run against a mock server,
 #                                 and the VBA module checked against the header
+#   make check-arm                a C program against each ARM tarball, under qemu-user
 #
 # Rust users need none of this: `cargo add chatwire` builds only the Rust library.
 
@@ -73,6 +78,13 @@ ZIG_ENV         = PATH="$(ZIG_VENV)/bin:$$PATH" ZIG_GLOBAL_CACHE_DIR="$(TARGET_D
 
 INSTALL_SH := packaging/install.sh
 
+# ARM Linux: cross-built as make dist builds x86_64, zig linking against
+# glibc 2.17's symbols, the oldest glibc with 64-bit ARM and the oldest
+# Rust supports on either target. The tarballs are named by the target
+# without rustc's vendor field.
+ARM_TARGETS := aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf
+ARM_GLIBC   := 2.17
+
 # Fully static Linux: rustc's musl target, and the unwinder from the Rust
 # toolchain's own musl files (the host compiler's needs glibc).
 MUSL_TARGET := x86_64-unknown-linux-musl
@@ -99,9 +111,9 @@ WIN32_NAME    := chatwire-$(VERSION)-i686-windows-gnu
 WIN32_DLLTOOL ?= i686-w64-mingw32-dlltool
 WIN32_NM      ?= i686-w64-mingw32-nm
 
-.PHONY: all lib install uninstall dist dist-needs dist-glibc dist-musl dist-windows zig-tools header \
-	dist-windows-x86_64 dist-windows-i686 check-windows-x86_64 check-windows-i686 \
-	check-install check-many check-dist check-windows check-languages version clean
+.PHONY: all lib install uninstall dist dist-needs dist-glibc dist-musl dist-windows dist-arm dist-arm-needs \
+	zig-tools header dist-windows-x86_64 dist-windows-i686 check-windows-x86_64 check-windows-i686 \
+	check-install check-many check-dist check-windows check-arm check-languages version clean
 
 all: lib
 
@@ -188,6 +200,33 @@ dist-windows-i686:
 	$(WIN32_DLLTOOL) --kill-at --input-def "$(WIN32_DIR)/chatwire.def" --dllname chatwire.dll \
 	    --output-lib "$(WIN32_DIR)/libchatwire.dll.a"
 	packaging/pack.sh windows --from "$(WIN32_DIR)" --version "$(VERSION)" --out "dist/$(WIN32_NAME).zip"
+dist-arm-needs:
+	@missing=0; \
+	if ! "$(PYTHON)" -c 'import venv, ensurepip' 2>/dev/null; then \
+	  echo "make dist-arm needs Python 3 with venv (for zig): on Debian/Ubuntu, apt-get install python3-venv" >&2; missing=1; fi; \
+	for target in $(ARM_TARGETS); do \
+	  rustup target add $$target >/dev/null 2>&1 || true; \
+	  if [ ! -d "$$(rustc --print sysroot)/lib/rustlib/$$target" ]; then \
+	    echo "make dist-arm needs Rust's $$target target: rustup target add $$target" >&2; missing=1; fi; \
+	done; \
+	exit $$missing
+
+# Each target as dist-glibc: the library checked for its glibc, then laid
+# out by install.sh as make install lays it out, and packed.
+dist-arm: dist-arm-needs zig-tools
+	for target in $(ARM_TARGETS); do \
+	  dir="$(TARGET_DIR)/$$target/release"; \
+	  name="chatwire-$(VERSION)-$${target/-unknown-/-}"; \
+	  $(ZIG_ENV) cargo-zigbuild $(C_LIBS_ARGS) --target $$target.$(ARM_GLIBC) -- $(call C_LIBS_RUSTC,$$dir); \
+	  packaging/check-glibc.sh "$$dir/libchatwire.so" $(ARM_GLIBC); \
+	  rm -rf "$(TARGET_DIR)/dist-arm/$$name"; \
+	  "$(INSTALL_SH)" install --relocatable --from "$$dir" --version "$(VERSION)" --prefix / \
+	      --destdir "$(TARGET_DIR)/dist-arm/$$name"; \
+	  mkdir -p dist; \
+	  tar -C "$(TARGET_DIR)/dist-arm" --sort=name --owner=0 --group=0 --numeric-owner \
+	      -cf - "$$name" | gzip -9n > "dist/$$name.tar.gz"; \
+	  echo "dist/$$name.tar.gz"; \
+	done
 
 header:
 	$(CARGO) check --lib --quiet --features header
@@ -220,6 +259,10 @@ check-windows-i686: dist-windows-i686
 # The examples of docs/languages.md against the library that `make lib` built.
 check-languages: lib
 	examples-lang/run.sh "$(NATIVE_DIR)"
+
+# The test programs are compiled by the zig that built the tarballs.
+check-arm: dist-arm
+	$(ZIG_ENV) ZIG="$(ZIG_VENV)/bin/python3 -m ziglang" tests/consumers/check-arm.sh
 
 version:
 	@echo "$(VERSION)"
