@@ -3,7 +3,7 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::{chatwire_conversation, out_of_range};
+use super::chatwire_conversation;
 use crate::ffi::boundary;
 use crate::ffi::status::role_to_c;
 
@@ -33,12 +33,7 @@ pub unsafe extern "C" fn chatwire_conversation_role(
 ) -> c_int {
     boundary::value(-1, || {
         let handle = unsafe { chatwire_conversation::hold(conversation)? };
-        let message = handle
-            .conversation
-            .messages()
-            .get(index)
-            .ok_or_else(|| out_of_range(index))?;
-        Ok(role_to_c(message.role))
+        Ok(role_to_c(handle.message(index)?.role))
     })
 }
 
@@ -57,9 +52,7 @@ pub unsafe extern "C" fn chatwire_conversation_content(
 ) -> *const c_char {
     boundary::value(std::ptr::null(), || {
         let mut handle = unsafe { chatwire_conversation::hold(conversation)? };
-        handle
-            .content_view(index)
-            .ok_or_else(|| out_of_range(index))
+        handle.content_view(index)
     })
 }
 
@@ -77,8 +70,7 @@ pub unsafe extern "C" fn chatwire_conversation_content_len(
 ) -> usize {
     boundary::value(0, || {
         let handle = unsafe { chatwire_conversation::hold(conversation)? };
-        let message = handle.conversation.messages().get(index);
-        Ok(message.ok_or_else(|| out_of_range(index))?.content.len())
+        Ok(handle.message(index)?.content.len())
     })
 }
 
@@ -97,8 +89,24 @@ pub unsafe extern "C" fn chatwire_conversation_reasoning(
 ) -> *const c_char {
     boundary::value(std::ptr::null(), || {
         let mut handle = unsafe { chatwire_conversation::hold(conversation)? };
-        handle
-            .reasoning_view(index)
-            .ok_or_else(|| out_of_range(index))
+        handle.reasoning_view(index)
+    })
+}
+
+/// The length in bytes of the reasoning of message `index` (without the
+/// final NUL; U+0000 inside counts): 0 when it has none, when `index` is out
+/// of range (then with a last error) or `conversation` is NULL.
+///
+/// # Safety
+/// `conversation` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_conversation_reasoning_len(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> usize {
+    boundary::value(0, || {
+        let handle = unsafe { chatwire_conversation::hold(conversation)? };
+        let reasoning = handle.message(index)?.reasoning.as_ref();
+        Ok(reasoning.map_or(0, |reasoning| reasoning.text.len()))
     })
 }
