@@ -373,8 +373,10 @@ typedef struct chatwire_reply chatwire_reply;
  * chatwire_request_cancel(), collect it with chatwire_request_wait(), and
  * free it with chatwire_request_free(), which cancels and waits if it is
  * still running. Its callbacks run on the worker thread. The conversation
- * it was started with must stay alive, and untouched by the caller, until
- * chatwire_request_wait() has returned or the request is freed.
+ * it was started with must be left untouched by the caller until
+ * chatwire_request_wait() has returned or the request is freed; the
+ * request holds it, so it may be freed meanwhile
+ * (chatwire_conversation_free()).
  */
 typedef struct chatwire_request chatwire_request;
 
@@ -449,8 +451,13 @@ typedef void (*chatwire_done_callback)(void *userdata, chatwire_status status);
 
 /**
  * A one-line description of the last failure on the calling thread, or ""
- * when the last status-returning call succeeded. Never NULL. Borrowed: valid
- * until the next chatwire call on this thread; do not free.
+ * when the last call that can fail succeeded: every function that returns
+ * a status, and every getter that takes a handle, sets it (to "" on
+ * success); the `_free` functions and the ones that cannot fail
+ * (chatwire_last_error(), chatwire_last_http_status(),
+ * chatwire_status_str(), chatwire_version(), chatwire_version_number(),
+ * chatwire_ingredients_schema()) leave it as it is. Never NULL. Borrowed:
+ * valid until the next chatwire call on this thread; do not free.
  *
  * It says each thing once: what failed, then for an error the server
  * reported its HTTP status, its message and the request id, e.g.
@@ -468,7 +475,8 @@ CHATWIRE_API const char *chatwire_last_error(void);
 
 /**
  * The HTTP status of the last failure on the calling thread (401, 429, ...),
- * or 0 when it was not an HTTP error or there was none.
+ * or 0 when it was not an HTTP error or there was none; set and kept as
+ * chatwire_last_error() is.
  */
 CHATWIRE_API int chatwire_last_http_status(void);
 
@@ -894,14 +902,14 @@ chatwire_status chatwire_conversation_from_json(const char *json,
 /**
  * Frees a conversation and every string borrowed from it. NULL is ignored.
  * A conversation that a call still holds (freed from inside a callback of
- * its own chatwire_send_stream(), say) is not freed: the call is ignored,
- * chatwire_last_error() says why, and the conversation stays valid, so
- * that the send that holds it can finish. The same holds while a
- * background request started on it runs and was not freed: free the
- * conversation after chatwire_request_wait() or chatwire_request_free().
+ * its own chatwire_send_stream(), or while a background request started on
+ * it runs) is released when the last call that holds it returns: the send
+ * finishes on it, chatwire_request_wait() still gives the reply, and the
+ * memory goes with the call or with chatwire_request_free(). Either way
+ * the pointer must not be used again.
  *
  * # Safety
- * `conversation` is NULL or live, and not used afterwards once freed.
+ * `conversation` is NULL or live, and not used afterwards.
  */
 CHATWIRE_API void chatwire_conversation_free(chatwire_conversation *conversation);
 
@@ -1175,6 +1183,18 @@ const char *chatwire_conversation_reasoning(const chatwire_conversation *convers
                                             size_t index);
 
 /**
+ * The length in bytes of the reasoning of message `index` (without the
+ * final NUL; U+0000 inside counts): 0 when it has none, when `index` is out
+ * of range (then with a last error) or `conversation` is NULL.
+ *
+ * # Safety
+ * `conversation` is NULL or live.
+ */
+CHATWIRE_API
+size_t chatwire_conversation_reasoning_len(const chatwire_conversation *conversation,
+                                           size_t index);
+
+/**
  * Finds the JSON in a model's reply (a fenced json block, or bare JSON
  * inside prose), repairs what models get wrong (fractions such as 1/2,
  * mixed numbers, vulgar fractions such as ½, trailing commas, unquoted keys
@@ -1260,12 +1280,22 @@ CHATWIRE_API size_t chatwire_ingredients_len(const chatwire_ingredients *list);
 /**
  * The name of ingredient `index` ("flour"), never empty; NULL when `index`
  * is out of range or `list` is NULL. Borrowed: valid until the list is
- * freed; do not free. A name holding a NUL byte is cut there.
+ * freed; do not free. chatwire_ingredients_name_len() gives its length.
  *
  * # Safety
  * `list` is NULL or live.
  */
 CHATWIRE_API const char *chatwire_ingredients_name(const chatwire_ingredients *list, size_t index);
+
+/**
+ * The length in bytes of the name of ingredient `index` (without the final
+ * NUL; U+0000 inside counts); 0 when `index` is out of range or `list` is
+ * NULL.
+ *
+ * # Safety
+ * `list` is NULL or live.
+ */
+CHATWIRE_API size_t chatwire_ingredients_name_len(const chatwire_ingredients *list, size_t index);
 
 /**
  * The quantity of ingredient `index` (1/2 and ½ in the reply give 0.5):
@@ -1281,11 +1311,22 @@ CHATWIRE_API double chatwire_ingredients_quantity(const chatwire_ingredients *li
  * The unit of ingredient `index` ("cup", "g"), or NULL when it has none
  * (a count such as 3 eggs), when `index` is out of range, or when `list` is
  * NULL. Borrowed: valid until the list is freed; do not free.
+ * chatwire_ingredients_unit_len() gives its length.
  *
  * # Safety
  * `list` is NULL or live.
  */
 CHATWIRE_API const char *chatwire_ingredients_unit(const chatwire_ingredients *list, size_t index);
+
+/**
+ * The length in bytes of the unit of ingredient `index` (without the final
+ * NUL; U+0000 inside counts); 0 when it has none, when `index` is out of
+ * range or `list` is NULL.
+ *
+ * # Safety
+ * `list` is NULL or live.
+ */
+CHATWIRE_API size_t chatwire_ingredients_unit_len(const chatwire_ingredients *list, size_t index);
 
 /**
  * Frees a list and every string borrowed from it. NULL is ignored.
@@ -1387,12 +1428,23 @@ CHATWIRE_API size_t chatwire_reply_content_len(const chatwire_reply *reply);
 /**
  * Why the model stopped: "stop", "length", "tool_calls", "content_filter",
  * ...; NULL when the server did not say (or for a NULL reply). Borrowed
- * until the reply is freed.
+ * until the reply is freed; chatwire_reply_finish_reason_len() gives its
+ * length.
  *
  * # Safety
  * `reply` is NULL or live.
  */
 CHATWIRE_API const char *chatwire_reply_finish_reason(const chatwire_reply *reply);
+
+/**
+ * The length in bytes of chatwire_reply_finish_reason() (without the
+ * final NUL; U+0000 inside counts): 0 when the server did not say, or for
+ * a NULL reply.
+ *
+ * # Safety
+ * `reply` is NULL or live.
+ */
+CHATWIRE_API size_t chatwire_reply_finish_reason_len(const chatwire_reply *reply);
 
 /**
  * The token counts of the request. Each out-parameter may be NULL when that
@@ -1445,8 +1497,9 @@ CHATWIRE_API size_t chatwire_reply_tool_call_count(const chatwire_reply *reply);
  * and its arguments exactly as the model wrote them (JSON text, unchecked;
  * chatwire_extract_json() reads sloppy arguments leniently). Each
  * out-parameter may be NULL; the strings are borrowed until the reply is
- * freed (each ends at its first U+0000, which JSON text never holds raw).
- * `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT. Like every text of
+ * freed; chatwire_reply_tool_call_len() gives their lengths (a model may
+ * write U+0000 in any of them). `index` out of range:
+ * CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is written. Like every text of
  * a reply but chatwire_reply_json(), they are cleaned of the client's
  * secrets (see chatwire_reply_json()).
  *
@@ -1461,16 +1514,43 @@ chatwire_status chatwire_reply_tool_call(const chatwire_reply *reply,
                                          const char **arguments_out);
 
 /**
+ * The lengths in bytes of the id, the name and the arguments of tool call
+ * `index` (without the final NUL; U+0000 inside counts), as
+ * chatwire_reply_tool_call() hands them out. Each out-parameter may be
+ * NULL. `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is
+ * written.
+ *
+ * # Safety
+ * `reply` is NULL or live; each out-parameter is NULL or writable.
+ */
+CHATWIRE_API
+chatwire_status chatwire_reply_tool_call_len(const chatwire_reply *reply,
+                                             size_t index,
+                                             size_t *id_len,
+                                             size_t *name_len,
+                                             size_t *arguments_len);
+
+/**
  * The model's reasoning ("thinking"): from reasoning_content, reasoning,
  * the text parts of reasoning_details, or a leading <think>...</think>
  * block taken out of the content (chatwire_reply_content() never holds
  * it). NULL when there is none (or for a NULL reply). Borrowed until the
- * reply is freed; cleaned of the client's secrets.
+ * reply is freed; chatwire_reply_reasoning_len() gives its length.
+ * Cleaned of the client's secrets.
  *
  * # Safety
  * `reply` is NULL or live.
  */
 CHATWIRE_API const char *chatwire_reply_reasoning(const chatwire_reply *reply);
+
+/**
+ * The length in bytes of chatwire_reply_reasoning() (without the final
+ * NUL; U+0000 inside counts): 0 when there is none, or for a NULL reply.
+ *
+ * # Safety
+ * `reply` is NULL or live.
+ */
+CHATWIRE_API size_t chatwire_reply_reasoning_len(const chatwire_reply *reply);
 
 /**
  * How many choices the reply has: 1 unless the request asked for more
@@ -1485,13 +1565,24 @@ CHATWIRE_API size_t chatwire_reply_choice_count(const chatwire_reply *reply);
 /**
  * The text of choice `index` (in order of the choices' index; choice 0 is
  * chatwire_reply_content()), without its reasoning; NULL when `index` is
- * out of range (or for a NULL reply). Borrowed until the reply is freed;
- * ends at its first U+0000.
+ * out of range (with chatwire_last_error() saying so) or for a NULL reply.
+ * Borrowed until the reply is freed; chatwire_reply_choice_content_len()
+ * gives its length.
  *
  * # Safety
  * `reply` is NULL or live.
  */
 CHATWIRE_API const char *chatwire_reply_choice_content(const chatwire_reply *reply, size_t index);
+
+/**
+ * The length in bytes of the text of choice `index` (without the final
+ * NUL; U+0000 inside counts); 0 when `index` is out of range (with
+ * chatwire_last_error() saying so) or for a NULL reply.
+ *
+ * # Safety
+ * `reply` is NULL or live.
+ */
+CHATWIRE_API size_t chatwire_reply_choice_content_len(const chatwire_reply *reply, size_t index);
 
 /**
  * The usage details: prompt tokens the server had cached
@@ -1532,7 +1623,7 @@ CHATWIRE_API void chatwire_reply_free(chatwire_reply *reply);
 
 /**
  * 1 when the request has finished (successfully or not), 0 while it runs;
- * 1 for NULL. Never blocks.
+ * -1 for NULL (with chatwire_last_error() saying so). Never blocks.
  *
  * # Safety
  * `request` is NULL or live.
@@ -1812,9 +1903,10 @@ chatwire_status chatwire_send_stream_events(chatwire_client *client,
  * conversation now; chatwire_request_wait()
  * appends the reply to it afterwards, so that after the wait the
  * conversation is as after chatwire_send(). Until then the caller must not
- * use or free the conversation: while the request runs (up to the return
- * of `on_done`) calls on it, from the callbacks too, are refused with
- * CHATWIRE_ERR_INVALID_CONVERSATION.
+ * use the conversation: while the request runs (up to the return of
+ * `on_done`) calls on it, from the callbacks too, are refused with
+ * CHATWIRE_ERR_INVALID_CONVERSATION. It may free it: the request holds it
+ * until chatwire_request_free().
  *
  * On success `*request_out` owns the request; free it with
  * chatwire_request_free(). A conversation that cannot be sent as it is

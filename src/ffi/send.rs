@@ -89,11 +89,13 @@ pub unsafe extern "C" fn chatwire_send_json(
                 handle::out(json_out, "json_out")?,
             )
         };
-        let schema: serde_json::Value = serde_json::from_str(schema).map_err(|err| {
-            crate::Error::InvalidArgument(format!("schema_json is not JSON: {err}"))
-        })?;
+        // Read inside the send, after the handles: a NULL handle is
+        // reported as such, whatever the other arguments are.
         let answer: serde_json::Value = unsafe {
             send_with(client, conversation, |client, conversation| {
+                let schema: serde_json::Value = serde_json::from_str(schema).map_err(|err| {
+                    crate::Error::InvalidArgument(format!("schema_json is not JSON: {err}"))
+                })?;
                 client.send_json(conversation, &schema)
             })?
         };

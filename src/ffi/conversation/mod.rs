@@ -95,10 +95,7 @@ impl chatwire_conversation {
         if handle.running.load(Ordering::Acquire) != 0 {
             return Err(in_use("a background request that has not finished"));
         }
-        Ok(Hold {
-            guard,
-            alive,
-        })
+        Ok(Hold { guard, alive })
     }
 
     /// Like [`hold`](Self::hold), and marks the conversation as sent by a
