@@ -194,7 +194,7 @@ static void test_free_while_running(const char *silent_url) {
 
 static void test_bad_arguments(chatwire_client *client) {
     chatwire_request *request = NULL;
-    CHECK(chatwire_request_done(NULL) == 1);
+    CHECK(chatwire_request_done(NULL) == -1);
     CHECK_STATUS(chatwire_request_wait(NULL, NULL), CHATWIRE_ERR_NULL_ARGUMENT);
     CHECK_STATUS(chatwire_request_cancel(NULL), CHATWIRE_ERR_NULL_ARGUMENT);
     chatwire_request_free(NULL);
