@@ -222,8 +222,10 @@ fn unsupported(asked: &str, instead: &str) -> crate::error::Error {
 }
 
 /// The request's text that arrived since the last call, on the caller's
-/// thread: `*text_out` owns it (free with chatwire_string_free()); "" when
-/// nothing new has arrived, and always "" for a request started with an
+/// thread: `*text_out` owns it (free with chatwire_string_free(); it ends
+/// at its first U+0000: chatwire_request_take_text_len() gives the length
+/// of all of it); "" when nothing new has arrived, and always "" for a
+/// request started with an
 /// `on_delta` callback (which gets the text instead). Pieces end on whole
 /// UTF-8 characters; all of them together are the reply's text, which
 /// chatwire_request_wait() still gives whole and appends. Taking the text
@@ -249,6 +251,34 @@ pub unsafe extern "C" fn chatwire_request_take_text(
             )
         };
         out.write(text::string_out(&request.send.take_text()));
+        Ok(())
+    })
+}
+
+/// Like chatwire_request_take_text(), and writes the text's length in bytes
+/// (without the final NUL) to `*len_out`: a model may write U+0000, which
+/// ends the text for strlen() but not for this length. Both out-parameters
+/// are required and written only on success.
+///
+/// # Safety
+/// `request` is NULL or live; `text_out` and `len_out` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_request_take_text_len(
+    request: *mut chatwire_request,
+    text_out: *mut *mut c_char,
+    len_out: *mut usize,
+) -> chatwire_status {
+    boundary::status(|| {
+        let (request, out, len) = unsafe {
+            (
+                handle::borrow(request, "request")?,
+                handle::out(text_out, "text_out")?,
+                handle::out(len_out, "len_out")?,
+            )
+        };
+        let text = request.send.take_text();
+        out.write(text::string_out(&text));
+        len.write(text.len());
         Ok(())
     })
 }
