@@ -1728,8 +1728,10 @@ CHATWIRE_API void *chatwire_request_event(const chatwire_request *request);
 
 /**
  * The request's text that arrived since the last call, on the caller's
- * thread: `*text_out` owns it (free with chatwire_string_free()); "" when
- * nothing new has arrived, and always "" for a request started with an
+ * thread: `*text_out` owns it (free with chatwire_string_free(); it ends
+ * at its first U+0000: chatwire_request_take_text_len() gives the length
+ * of all of it); "" when nothing new has arrived, and always "" for a
+ * request started with an
  * `on_delta` callback (which gets the text instead). Pieces end on whole
  * UTF-8 characters; all of them together are the reply's text, which
  * chatwire_request_wait() still gives whole and appends. Taking the text
@@ -1744,6 +1746,20 @@ CHATWIRE_API void *chatwire_request_event(const chatwire_request *request);
  * `request` is NULL or live; `text_out` is NULL or writable.
  */
 CHATWIRE_API chatwire_status chatwire_request_take_text(chatwire_request *request, char **text_out);
+
+/**
+ * Like chatwire_request_take_text(), and writes the text's length in bytes
+ * (without the final NUL) to `*len_out`: a model may write U+0000, which
+ * ends the text for strlen() but not for this length. Both out-parameters
+ * are required and written only on success.
+ *
+ * # Safety
+ * `request` is NULL or live; `text_out` and `len_out` are NULL or writable.
+ */
+CHATWIRE_API
+chatwire_status chatwire_request_take_text_len(chatwire_request *request,
+                                               char **text_out,
+                                               size_t *len_out);
 
 /**
  * Sends the whole conversation and appends the assistant's reply to it.

@@ -266,6 +266,27 @@ const NO_LEN: &[(&str, &str)] = &[
     ),
 ];
 
+/// Functions handing out an owned text (`char **`) without a `_len` form,
+/// each with the reason: its text cannot hold U+0000, or where to get the
+/// whole of it.
+const NO_LEN_OWNED: &[(&str, &str)] = &[
+    ("chatwire_conversation_to_json", "JSON text"),
+    ("chatwire_extract_json", "JSON text"),
+    ("chatwire_extract_ingredients", "JSON text"),
+    ("chatwire_send_json", "JSON text"),
+    ("chatwire_ingredients_prompt", "made of C strings"),
+    ("chatwire_json_prompt", "made of C strings"),
+    ("chatwire_send", "whole: chatwire_send_reply"),
+    (
+        "chatwire_send_stream",
+        "whole: the deltas, or chatwire_send_stream_reply",
+    ),
+    (
+        "chatwire_request_wait",
+        "whole: chatwire_request_wait_reply",
+    ),
+];
+
 /// `int` parameters that take any value (API.md: unknown statuses give a
 /// fixed text).
 const ANY_INT: &[&str] = &["chatwire_status_str"];
@@ -598,6 +619,24 @@ fn generate_one(c: &mut String, header: &Header, function: &Function) -> Result<
     }
     if kinds.contains(&Kind::OutBorrowed) {
         check_len(c, header, function, true)?;
+    }
+    if kinds.contains(&Kind::OutStr) && !NO_LEN_OWNED.iter().any(|(n, _)| *n == name) {
+        // An owned text's `_len` form takes the same arguments and a
+        // `size_t *` for the length, last.
+        let len_name = format!("{name}_len");
+        let len_fn = header.functions.iter().find(|f| f.name == len_name);
+        let mirrors = len_fn.is_some_and(|len_fn| {
+            let mut expected: Vec<&str> = function.params.iter().map(|p| p.ty.as_str()).collect();
+            expected.push("size_t *");
+            let got: Vec<&str> = len_fn.params.iter().map(|p| p.ty.as_str()).collect();
+            got == expected && len_fn.ret == "chatwire_status"
+        });
+        if !mirrors {
+            return Err(format!(
+                "{name} hands out an owned text with no {len_name}(..., size_t *len_out): \
+                 every text that may hold U+0000 has one (or add it to NO_LEN_OWNED)"
+            ));
+        }
     }
     Ok(())
 }
