@@ -620,7 +620,11 @@ fn generate_one(c: &mut String, header: &Header, function: &Function) -> Result<
     if kinds.contains(&Kind::OutBorrowed) {
         check_len(c, header, function, true)?;
     }
-    if kinds.contains(&Kind::OutStr) && !NO_LEN_OWNED.iter().any(|(n, _)| *n == name) {
+    let is_len_form = name.ends_with("_len") && kinds.last() == Some(&Kind::OutSize);
+    if kinds.contains(&Kind::OutStr)
+        && !is_len_form
+        && !NO_LEN_OWNED.iter().any(|(n, _)| *n == name)
+    {
         // An owned text's `_len` form takes the same arguments and a
         // `size_t *` for the length, last.
         let len_name = format!("{name}_len");
