@@ -1,17 +1,26 @@
 /*
  * chatwire: a C API for OpenAI-compatible chat completions.
  *
- * Conventions (see README.md):
+ * Conventions (each written out once, in docs/c-api.md, "Conventions"):
  * - Every fallible function returns chatwire_status; CHATWIRE_OK is 0.
- *   Results come back through out-parameters, written only on success.
+ *   Results come back through out-parameters, written only on success. A
+ *   getter that fails gives NULL (a pointer), -1 (an int) or 0 (a size_t
+ *   or a double).
+ * - A NULL handle gives CHATWIRE_ERR_NULL_ARGUMENT, an index out of range
+ *   CHATWIRE_ERR_INVALID_ARGUMENT, or a getter's failure value.
+ * - Every call that can fail sets chatwire_last_error() and
+ *   chatwire_last_http_status() for the calling thread: the failure, or ""
+ *   and 0 on success. The _free functions and those that cannot fail keep
+ *   them.
  * - Strings going in are NUL-terminated UTF-8. A `char *` handed out is owned
  *   by the caller and freed with chatwire_string_free(). A `const char *`
  *   handed out is borrowed; its lifetime is documented on the function.
- * - After a failure, chatwire_last_error() and chatwire_last_http_status()
- *   describe it, for the calling thread.
+ *   Every text that may hold U+0000 has a _len form.
+ * - Enum values going in are passed as int and checked.
  * - A chatwire_client may be used by several threads at once; a
  *   chatwire_conversation must not be used by two threads at once.
- * - Every _free function accepts NULL.
+ * - Every _free function accepts NULL; an object a call still holds is
+ *   released when that call returns.
  *
  * The header is C89 as well as C99 to C17, and C++98 to C++20. It needs
  * <stdint.h> for uint32_t and uint64_t, which gcc, clang and MSVC (2010 on)
@@ -1132,7 +1141,7 @@ CHATWIRE_API size_t chatwire_conversation_len(const chatwire_conversation *conve
 
 /**
  * The role (a chatwire_role value) of message `index`, or -1 when `index`
- * is out of range or `conversation` is NULL.
+ * is out of range or `conversation` is NULL (with a last error).
  *
  * # Safety
  * `conversation` is NULL or live.
@@ -1143,7 +1152,7 @@ int chatwire_conversation_role(const chatwire_conversation *conversation,
 
 /**
  * The text of message `index`, or NULL when `index` is out of range or
- * `conversation` is NULL. Borrowed: valid until the conversation is freed or
+ * `conversation` is NULL (with a last error). Borrowed: valid until the conversation is freed or
  * chatwire_conversation_set_system() is called (appending keeps it valid);
  * do not free. A text holding U+0000 (a reply can) goes on past it:
  * chatwire_conversation_content_len() gives its whole length.
@@ -1171,9 +1180,10 @@ size_t chatwire_conversation_content_len(const chatwire_conversation *conversati
 /**
  * The reasoning of message `index` (an assistant message whose server
  * sent any: reasoning_content, reasoning, reasoning_details or a leading
- * <think> block); NULL when it has none, when `index` is out of range (then
- * with last error CHATWIRE_ERR_INVALID_ARGUMENT) or `conversation` is NULL.
- * Borrowed as chatwire_conversation_content() is.
+ * <think> block); NULL when it has none (last error ""), when `index` is
+ * out of range or `conversation` is NULL (each with a last error).
+ * Borrowed as chatwire_conversation_content() is;
+ * chatwire_conversation_reasoning_len() gives its length.
  *
  * # Safety
  * `conversation` is NULL or live.

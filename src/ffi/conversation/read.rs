@@ -22,7 +22,7 @@ pub unsafe extern "C" fn chatwire_conversation_len(
 }
 
 /// The role (a chatwire_role value) of message `index`, or -1 when `index`
-/// is out of range or `conversation` is NULL.
+/// is out of range or `conversation` is NULL (with a last error).
 ///
 /// # Safety
 /// `conversation` is NULL or live.
@@ -38,7 +38,7 @@ pub unsafe extern "C" fn chatwire_conversation_role(
 }
 
 /// The text of message `index`, or NULL when `index` is out of range or
-/// `conversation` is NULL. Borrowed: valid until the conversation is freed or
+/// `conversation` is NULL (with a last error). Borrowed: valid until the conversation is freed or
 /// chatwire_conversation_set_system() is called (appending keeps it valid);
 /// do not free. A text holding U+0000 (a reply can) goes on past it:
 /// chatwire_conversation_content_len() gives its whole length.
@@ -76,9 +76,10 @@ pub unsafe extern "C" fn chatwire_conversation_content_len(
 
 /// The reasoning of message `index` (an assistant message whose server
 /// sent any: reasoning_content, reasoning, reasoning_details or a leading
-/// <think> block); NULL when it has none, when `index` is out of range (then
-/// with last error CHATWIRE_ERR_INVALID_ARGUMENT) or `conversation` is NULL.
-/// Borrowed as chatwire_conversation_content() is.
+/// <think> block); NULL when it has none (last error ""), when `index` is
+/// out of range or `conversation` is NULL (each with a last error).
+/// Borrowed as chatwire_conversation_content() is;
+/// chatwire_conversation_reasoning_len() gives its length.
 ///
 /// # Safety
 /// `conversation` is NULL or live.
