@@ -1,17 +1,26 @@
 /*
  * chatwire: a C API for OpenAI-compatible chat completions.
  *
- * Conventions (see README.md):
+ * Conventions (each written out once, in docs/c-api.md, "Conventions"):
  * - Every fallible function returns chatwire_status; CHATWIRE_OK is 0.
- *   Results come back through out-parameters, written only on success.
+ *   Results come back through out-parameters, written only on success. A
+ *   getter that fails gives NULL (a pointer), -1 (an int) or 0 (a size_t
+ *   or a double).
+ * - A NULL handle gives CHATWIRE_ERR_NULL_ARGUMENT, an index out of range
+ *   CHATWIRE_ERR_INVALID_ARGUMENT, or a getter's failure value.
+ * - Every call that can fail sets chatwire_last_error() and
+ *   chatwire_last_http_status() for the calling thread: the failure, or ""
+ *   and 0 on success. The _free functions and those that cannot fail keep
+ *   them.
  * - Strings going in are NUL-terminated UTF-8. A `char *` handed out is owned
  *   by the caller and freed with chatwire_string_free(). A `const char *`
  *   handed out is borrowed; its lifetime is documented on the function.
- * - After a failure, chatwire_last_error() and chatwire_last_http_status()
- *   describe it, for the calling thread.
+ *   Every text that may hold U+0000 has a _len form.
+ * - Enum values going in are passed as int and checked.
  * - A chatwire_client may be used by several threads at once; a
  *   chatwire_conversation must not be used by two threads at once.
- * - Every _free function accepts NULL.
+ * - Every _free function accepts NULL; an object a call still holds is
+ *   released when that call returns.
  *
  * The header is C89 as well as C99 to C17, and C++98 to C++20. It needs
  * <stdint.h> for uint32_t and uint64_t, which gcc, clang and MSVC (2010 on)
@@ -386,8 +395,10 @@ typedef struct chatwire_reply chatwire_reply;
  * chatwire_request_cancel(), collect it with chatwire_request_wait(), and
  * free it with chatwire_request_free(), which cancels and waits if it is
  * still running. Its callbacks run on the worker thread. The conversation
- * it was started with must stay alive, and untouched by the caller, until
- * chatwire_request_wait() has returned or the request is freed.
+ * it was started with must be left untouched by the caller until
+ * chatwire_request_wait() has returned or the request is freed; the
+ * request holds it, so it may be freed meanwhile
+ * (chatwire_conversation_free()).
  */
 typedef struct chatwire_request chatwire_request;
 
@@ -462,8 +473,13 @@ typedef void (CHATWIRE_CALL *chatwire_done_callback)(void *userdata, chatwire_st
 
 /**
  * A one-line description of the last failure on the calling thread, or ""
- * when the last status-returning call succeeded. Never NULL. Borrowed: valid
- * until the next chatwire call on this thread; do not free.
+ * when the last call that can fail succeeded: every function that returns
+ * a status, and every getter that takes a handle, sets it (to "" on
+ * success); the `_free` functions and the ones that cannot fail
+ * (chatwire_last_error(), chatwire_last_http_status(),
+ * chatwire_status_str(), chatwire_version(), chatwire_version_number(),
+ * chatwire_ingredients_schema()) leave it as it is. Never NULL. Borrowed:
+ * valid until the next chatwire call on this thread; do not free.
  *
  * It says each thing once: what failed, then for an error the server
  * reported its HTTP status, its message and the request id, e.g.
@@ -481,7 +497,8 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_last_error(void);
 
 /**
  * The HTTP status of the last failure on the calling thread (401, 429, ...),
- * or 0 when it was not an HTTP error or there was none.
+ * or 0 when it was not an HTTP error or there was none; set and kept as
+ * chatwire_last_error() is.
  */
 CHATWIRE_API int CHATWIRE_CALL chatwire_last_http_status(void);
 
@@ -907,14 +924,14 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_from_json(const char *json,
 /**
  * Frees a conversation and every string borrowed from it. NULL is ignored.
  * A conversation that a call still holds (freed from inside a callback of
- * its own chatwire_send_stream(), say) is not freed: the call is ignored,
- * chatwire_last_error() says why, and the conversation stays valid, so
- * that the send that holds it can finish. The same holds while a
- * background request started on it runs and was not freed: free the
- * conversation after chatwire_request_wait() or chatwire_request_free().
+ * its own chatwire_send_stream(), or while a background request started on
+ * it runs) is released when the last call that holds it returns: the send
+ * finishes on it, chatwire_request_wait() still gives the reply, and the
+ * memory goes with the call or with chatwire_request_free(). Either way
+ * the pointer must not be used again.
  *
  * # Safety
- * `conversation` is NULL or live, and not used afterwards once freed.
+ * `conversation` is NULL or live, and not used afterwards.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_conversation_free(chatwire_conversation *conversation);
 
@@ -1159,7 +1176,7 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_conversation_len(const chatwire_conve
 
 /**
  * The role (a chatwire_role value) of message `index`, or -1 when `index`
- * is out of range or `conversation` is NULL.
+ * is out of range or `conversation` is NULL (with a last error).
  *
  * # Safety
  * `conversation` is NULL or live.
@@ -1170,7 +1187,7 @@ int CHATWIRE_CALL chatwire_conversation_role(const chatwire_conversation *conver
 
 /**
  * The text of message `index`, or NULL when `index` is out of range or
- * `conversation` is NULL. Borrowed: valid until the conversation is freed or
+ * `conversation` is NULL (with a last error). Borrowed: valid until the conversation is freed or
  * chatwire_conversation_set_system() is called (appending keeps it valid);
  * do not free. A text holding U+0000 (a reply can) goes on past it:
  * chatwire_conversation_content_len() gives its whole length.
@@ -1198,9 +1215,10 @@ size_t CHATWIRE_CALL chatwire_conversation_content_len(const chatwire_conversati
 /**
  * The reasoning of message `index` (an assistant message whose server
  * sent any: reasoning_content, reasoning, reasoning_details or a leading
- * <think> block); NULL when it has none, when `index` is out of range (then
- * with last error CHATWIRE_ERR_INVALID_ARGUMENT) or `conversation` is NULL.
- * Borrowed as chatwire_conversation_content() is.
+ * <think> block); NULL when it has none (last error ""), when `index` is
+ * out of range or `conversation` is NULL (each with a last error).
+ * Borrowed as chatwire_conversation_content() is;
+ * chatwire_conversation_reasoning_len() gives its length.
  *
  * # Safety
  * `conversation` is NULL or live.
@@ -1208,6 +1226,18 @@ size_t CHATWIRE_CALL chatwire_conversation_content_len(const chatwire_conversati
 CHATWIRE_API
 const char *CHATWIRE_CALL chatwire_conversation_reasoning(const chatwire_conversation *conversation,
                                                           size_t index);
+
+/**
+ * The length in bytes of the reasoning of message `index` (without the
+ * final NUL; U+0000 inside counts): 0 when it has none, when `index` is out
+ * of range (then with a last error) or `conversation` is NULL.
+ *
+ * # Safety
+ * `conversation` is NULL or live.
+ */
+CHATWIRE_API
+size_t CHATWIRE_CALL chatwire_conversation_reasoning_len(const chatwire_conversation *conversation,
+                                                         size_t index);
 
 /**
  * Finds the JSON in a model's reply (a fenced json block, or bare JSON
@@ -1295,12 +1325,22 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_len(const chatwire_ingred
 /**
  * The name of ingredient `index` ("flour"), never empty; NULL when `index`
  * is out of range or `list` is NULL. Borrowed: valid until the list is
- * freed; do not free. A name holding a NUL byte is cut there.
+ * freed; do not free. chatwire_ingredients_name_len() gives its length.
  *
  * # Safety
  * `list` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_name(const chatwire_ingredients *list, size_t index);
+
+/**
+ * The length in bytes of the name of ingredient `index` (without the final
+ * NUL; U+0000 inside counts); 0 when `index` is out of range or `list` is
+ * NULL.
+ *
+ * # Safety
+ * `list` is NULL or live.
+ */
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_name_len(const chatwire_ingredients *list, size_t index);
 
 /**
  * The quantity of ingredient `index` (1/2 and ½ in the reply give 0.5):
@@ -1316,11 +1356,22 @@ CHATWIRE_API double CHATWIRE_CALL chatwire_ingredients_quantity(const chatwire_i
  * The unit of ingredient `index` ("cup", "g"), or NULL when it has none
  * (a count such as 3 eggs), when `index` is out of range, or when `list` is
  * NULL. Borrowed: valid until the list is freed; do not free.
+ * chatwire_ingredients_unit_len() gives its length.
  *
  * # Safety
  * `list` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_unit(const chatwire_ingredients *list, size_t index);
+
+/**
+ * The length in bytes of the unit of ingredient `index` (without the final
+ * NUL; U+0000 inside counts); 0 when it has none, when `index` is out of
+ * range or `list` is NULL.
+ *
+ * # Safety
+ * `list` is NULL or live.
+ */
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_unit_len(const chatwire_ingredients *list, size_t index);
 
 /**
  * Frees a list and every string borrowed from it. NULL is ignored.
@@ -1537,12 +1588,23 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_content_len(const chatwire_repl
 /**
  * Why the model stopped: "stop", "length", "tool_calls", "content_filter",
  * ...; NULL when the server did not say (or for a NULL reply). Borrowed
- * until the reply is freed.
+ * until the reply is freed; chatwire_reply_finish_reason_len() gives its
+ * length.
  *
  * # Safety
  * `reply` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_finish_reason(const chatwire_reply *reply);
+
+/**
+ * The length in bytes of chatwire_reply_finish_reason() (without the
+ * final NUL; U+0000 inside counts): 0 when the server did not say, or for
+ * a NULL reply.
+ *
+ * # Safety
+ * `reply` is NULL or live.
+ */
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_finish_reason_len(const chatwire_reply *reply);
 
 /**
  * The token counts of the request. Each out-parameter may be NULL when that
@@ -1595,8 +1657,9 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_tool_call_count(const chatwire_
  * and its arguments exactly as the model wrote them (JSON text, unchecked;
  * chatwire_extract_json() reads sloppy arguments leniently). Each
  * out-parameter may be NULL; the strings are borrowed until the reply is
- * freed (each ends at its first U+0000, which JSON text never holds raw).
- * `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT. The arguments are
+ * freed; chatwire_reply_tool_call_len() gives their lengths (a model may
+ * write U+0000 in any of them). `index` out of range:
+ * CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is written. The arguments are
  * the JSON text the model wrote, byte for byte.
  *
  * # Safety
@@ -1610,16 +1673,43 @@ chatwire_status CHATWIRE_CALL chatwire_reply_tool_call(const chatwire_reply *rep
                                                        const char **arguments_out);
 
 /**
+ * The lengths in bytes of the id, the name and the arguments of tool call
+ * `index` (without the final NUL; U+0000 inside counts), as
+ * chatwire_reply_tool_call() hands them out. Each out-parameter may be
+ * NULL. `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is
+ * written.
+ *
+ * # Safety
+ * `reply` is NULL or live; each out-parameter is NULL or writable.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_reply_tool_call_len(const chatwire_reply *reply,
+                                                           size_t index,
+                                                           size_t *id_len,
+                                                           size_t *name_len,
+                                                           size_t *arguments_len);
+
+/**
  * The model's reasoning ("thinking"): from reasoning_content, reasoning,
  * the text parts of reasoning_details, or a leading <think>...</think>
  * block taken out of the content (chatwire_reply_content() never holds
  * it). NULL when there is none (or for a NULL reply). Borrowed until the
- * reply is freed; as the model wrote it.
+ * reply is freed; chatwire_reply_reasoning_len() gives its length. As the
+ * model wrote it.
  *
  * # Safety
  * `reply` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_reasoning(const chatwire_reply *reply);
+
+/**
+ * The length in bytes of chatwire_reply_reasoning() (without the final
+ * NUL; U+0000 inside counts): 0 when there is none, or for a NULL reply.
+ *
+ * # Safety
+ * `reply` is NULL or live.
+ */
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_reasoning_len(const chatwire_reply *reply);
 
 /**
  * How many choices the reply has: 1 unless the request asked for more
@@ -1634,13 +1724,24 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_choice_count(const chatwire_rep
 /**
  * The text of choice `index` (in order of the choices' index; choice 0 is
  * chatwire_reply_content()), without its reasoning; NULL when `index` is
- * out of range (or for a NULL reply). Borrowed until the reply is freed;
- * ends at its first U+0000.
+ * out of range (with chatwire_last_error() saying so) or for a NULL reply.
+ * Borrowed until the reply is freed; chatwire_reply_choice_content_len()
+ * gives its length.
  *
  * # Safety
  * `reply` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_choice_content(const chatwire_reply *reply, size_t index);
+
+/**
+ * The length in bytes of the text of choice `index` (without the final
+ * NUL; U+0000 inside counts); 0 when `index` is out of range (with
+ * chatwire_last_error() saying so) or for a NULL reply.
+ *
+ * # Safety
+ * `reply` is NULL or live.
+ */
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_choice_content_len(const chatwire_reply *reply, size_t index);
 
 /**
  * The usage details: prompt tokens the server had cached
@@ -1681,7 +1782,7 @@ CHATWIRE_API void CHATWIRE_CALL chatwire_reply_free(chatwire_reply *reply);
 
 /**
  * 1 when the request has finished (successfully or not), 0 while it runs;
- * 1 for NULL. Never blocks.
+ * -1 for NULL (with chatwire_last_error() saying so). Never blocks.
  *
  * # Safety
  * `request` is NULL or live.
@@ -1786,8 +1887,10 @@ CHATWIRE_API void *CHATWIRE_CALL chatwire_request_event(const chatwire_request *
 
 /**
  * The request's text that arrived since the last call, on the caller's
- * thread: `*text_out` owns it (free with chatwire_string_free()); "" when
- * nothing new has arrived, and always "" for a request started with an
+ * thread: `*text_out` owns it (free with chatwire_string_free(); it ends
+ * at its first U+0000: chatwire_request_take_text_len() gives the length
+ * of all of it); "" when nothing new has arrived, and always "" for a
+ * request started with an
  * `on_delta` callback (which gets the text instead). Pieces end on whole
  * UTF-8 characters; all of them together are the reply's text, which
  * chatwire_request_wait() still gives whole and appends. Taking the text
@@ -1802,6 +1905,20 @@ CHATWIRE_API void *CHATWIRE_CALL chatwire_request_event(const chatwire_request *
  * `request` is NULL or live; `text_out` is NULL or writable.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_take_text(chatwire_request *request, char **text_out);
+
+/**
+ * Like chatwire_request_take_text(), and writes the text's length in bytes
+ * (without the final NUL) to `*len_out`: a model may write U+0000, which
+ * ends the text for strlen() but not for this length. Both out-parameters
+ * are required and written only on success.
+ *
+ * # Safety
+ * `request` is NULL or live; `text_out` and `len_out` are NULL or writable.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_request_take_text_len(chatwire_request *request,
+                                                             char **text_out,
+                                                             size_t *len_out);
 
 /**
  * Sends the whole conversation and appends the assistant's reply to it.
@@ -1961,9 +2078,10 @@ chatwire_status CHATWIRE_CALL chatwire_send_stream_events(chatwire_client *clien
  * conversation now; chatwire_request_wait()
  * appends the reply to it afterwards, so that after the wait the
  * conversation is as after chatwire_send(). Until then the caller must not
- * use or free the conversation: while the request runs (up to the return
- * of `on_done`) calls on it, from the callbacks too, are refused with
- * CHATWIRE_ERR_INVALID_CONVERSATION.
+ * use the conversation: while the request runs (up to the return of
+ * `on_done`) calls on it, from the callbacks too, are refused with
+ * CHATWIRE_ERR_INVALID_CONVERSATION. It may free it: the request holds it
+ * until chatwire_request_free().
  *
  * On success `*request_out` owns the request; free it with
  * chatwire_request_free(). A conversation that cannot be sent as it is

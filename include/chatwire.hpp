@@ -259,7 +259,11 @@ public:
     }
     /// Why the model stopped ("stop", "length", "tool_calls", ...), when the server said.
     std::optional<std::string> finish_reason() const {
-        return detail::maybe(chatwire_reply_finish_reason(live()));
+        const char *reason = chatwire_reply_finish_reason(live());
+        if (reason == nullptr) {
+            return std::nullopt;
+        }
+        return std::string(reason, chatwire_reply_finish_reason_len(live()));
     }
     /// The token counts, when the server reported them.
     std::optional<Usage> usage() const {
@@ -281,14 +285,19 @@ public:
 
     /// How many tools the model called.
     std::size_t tool_call_count() const { return chatwire_reply_tool_call_count(live()); }
-    /// Tool call `index`; out of range throws CHATWIRE_ERR_INVALID_ARGUMENT.
+    /// Tool call `index`, each text whole (also past a U+0000); out of
+    /// range throws CHATWIRE_ERR_INVALID_ARGUMENT.
     ToolCall tool_call(std::size_t index) const {
         const char *id = nullptr;
         const char *name = nullptr;
         const char *arguments = nullptr;
+        std::size_t id_len = 0;
+        std::size_t name_len = 0;
+        std::size_t arguments_len = 0;
         detail::check(chatwire_reply_tool_call(live(), index, &id, &name, &arguments));
-        return ToolCall{detail::maybe(id).value_or(""), detail::maybe(name).value_or(""),
-                        detail::maybe(arguments).value_or("")};
+        detail::check(chatwire_reply_tool_call_len(live(), index, &id_len, &name_len, &arguments_len));
+        return ToolCall{std::string(id, id_len), std::string(name, name_len),
+                        std::string(arguments, arguments_len)};
     }
     /// Every tool call, in order.
     std::vector<ToolCall> tool_calls() const {

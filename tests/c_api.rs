@@ -154,6 +154,18 @@ fn c_streamed_and_background_sends() {
         .with_header("content-type", "application/json")
         .with_body(completion("whole reply"))
         .create();
+    server
+        .mock("POST", PATH)
+        // Text holding U+0000, taken whole from a background request.
+        .match_body(Matcher::Regex(r#""content":"nul please"\}\]"#.into()))
+        .with_header("content-type", "text/event-stream")
+        .with_body(format!(
+            "{}{}{}",
+            delta("a\u{0}b"),
+            delta("c"),
+            common::paced::finish()
+        ))
+        .create();
     let url = server.url();
     for_each_build("stream", |exe| {
         let (keep_first, first_waits) = signal();

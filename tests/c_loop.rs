@@ -1,6 +1,7 @@
 //! Background requests in a program's own event loop, from C: the
 //! waitable descriptor (tests/c/waitable.c), freeing a request from its
-//! own callback (tests/c/free_in_callback.c), and many requests in flight
+//! own callback (tests/c/free_in_callback.c), freeing a conversation that a
+//! call still holds (tests/c/free_in_use.c), and many requests in flight
 //! at once (tests/c/many.c). Each program is built as C and C++ and run
 //! under AddressSanitizer too (valgrind with `CHATWIRE_VALGRIND=1`).
 
@@ -75,6 +76,21 @@ fn c_request_freed_from_its_own_callback() {
     let out = run(&compile_sanitized("free_in_callback"), &[&url]);
     assert!(out.contains(", 0 failed"), "{out}");
 }
+
+#[test]
+fn c_conversation_freed_while_in_use_goes_when_the_last_call_returns() {
+    let server = streaming_server();
+    let url = server.url();
+    for_each_build("free_in_use", |exe| {
+        let out = run(exe, &[&url]);
+        assert!(out.contains(", 0 failed"), "{out}");
+    });
+    let out = run(&compile_sanitized("free_in_use"), &[&url]);
+    assert!(out.contains(", 0 failed"), "{out}");
+}
+
+/// The server's own latency in the test of many requests.
+const LATENCY: Duration = Duration::from_secs(1);
 
 #[test]
 fn c_a_thousand_requests_in_flight() {

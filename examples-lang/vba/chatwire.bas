@@ -120,13 +120,16 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_conversation_content Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_conversation_content_len Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_conversation_reasoning Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_conversation_reasoning_len Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_extract_json Lib "chatwire.dll" (ByVal textArg As LongPtr, ByRef jsonOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_extract_ingredients Lib "chatwire.dll" (ByVal textArg As LongPtr, ByRef jsonOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_extract_ingredient_list Lib "chatwire.dll" (ByVal textArg As LongPtr, ByRef listOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_ingredients_len Lib "chatwire.dll" (ByVal list As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_ingredients_name Lib "chatwire.dll" (ByVal list As LongPtr, ByVal indexArg As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_ingredients_name_len Lib "chatwire.dll" (ByVal list As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_ingredients_quantity Lib "chatwire.dll" (ByVal list As LongPtr, ByVal indexArg As LongPtr) As Double
     Public Declare PtrSafe Function chatwire_ingredients_unit Lib "chatwire.dll" (ByVal list As LongPtr, ByVal indexArg As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_ingredients_unit_len Lib "chatwire.dll" (ByVal list As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Sub chatwire_ingredients_free Lib "chatwire.dll" (ByVal list As LongPtr)
     Public Declare PtrSafe Function chatwire_ingredients_prompt Lib "chatwire.dll" (ByVal textArg As LongPtr, ByRef promptOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_json_prompt Lib "chatwire.dll" (ByVal instruction As LongPtr, ByVal exampleJson As LongPtr, ByVal textArg As LongPtr, ByRef promptOut As LongPtr) As Long
@@ -142,13 +145,17 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_reply_content Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_content_len Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_finish_reason Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_reply_finish_reason_len Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_request_id Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_json Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_tool_call_count Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_tool_call Lib "chatwire.dll" (ByVal reply As LongPtr, ByVal indexArg As LongPtr, ByRef idOut As LongPtr, ByRef nameOut As LongPtr, ByRef argumentsOut As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_reply_tool_call_len Lib "chatwire.dll" (ByVal reply As LongPtr, ByVal indexArg As LongPtr, ByRef idLen As LongPtr, ByRef nameLen As LongPtr, ByRef argumentsLen As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_reply_reasoning Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_reply_reasoning_len Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_choice_count Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_choice_content Lib "chatwire.dll" (ByVal reply As LongPtr, ByVal indexArg As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_reply_choice_content_len Lib "chatwire.dll" (ByVal reply As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_header Lib "chatwire.dll" (ByVal reply As LongPtr, ByVal nameArg As LongPtr) As LongPtr
     Public Declare PtrSafe Sub chatwire_reply_free Lib "chatwire.dll" (ByVal reply As LongPtr)
     Public Declare PtrSafe Function chatwire_request_done Lib "chatwire.dll" (ByVal request As LongPtr) As Long
@@ -159,6 +166,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_request_fd Lib "chatwire.dll" (ByVal request As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_request_event Lib "chatwire.dll" (ByVal request As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_request_take_text Lib "chatwire.dll" (ByVal request As LongPtr, ByRef textOut As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_request_take_text_len Lib "chatwire.dll" (ByVal request As LongPtr, ByRef textOut As LongPtr, ByRef lenOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_send Lib "chatwire.dll" (ByVal client As LongPtr, ByVal conversation As LongPtr, ByRef replyOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_send_json Lib "chatwire.dll" (ByVal client As LongPtr, ByVal conversation As LongPtr, ByVal schemaJson As LongPtr, ByRef jsonOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_send_stream Lib "chatwire.dll" (ByVal client As LongPtr, ByVal conversation As LongPtr, ByVal onDelta As LongPtr, ByVal userdata As LongPtr, ByRef replyOut As LongPtr) As Long
@@ -210,13 +218,16 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_conversation_content Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_conversation_content_len Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_conversation_reasoning Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
+    Public Declare Function chatwire_conversation_reasoning_len Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_extract_json Lib "chatwire.dll" (ByVal textArg As Long, ByRef jsonOut As Long) As Long
     Public Declare Function chatwire_extract_ingredients Lib "chatwire.dll" (ByVal textArg As Long, ByRef jsonOut As Long) As Long
     Public Declare Function chatwire_extract_ingredient_list Lib "chatwire.dll" (ByVal textArg As Long, ByRef listOut As Long) As Long
     Public Declare Function chatwire_ingredients_len Lib "chatwire.dll" (ByVal list As Long) As Long
     Public Declare Function chatwire_ingredients_name Lib "chatwire.dll" (ByVal list As Long, ByVal indexArg As Long) As Long
+    Public Declare Function chatwire_ingredients_name_len Lib "chatwire.dll" (ByVal list As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_ingredients_quantity Lib "chatwire.dll" (ByVal list As Long, ByVal indexArg As Long) As Double
     Public Declare Function chatwire_ingredients_unit Lib "chatwire.dll" (ByVal list As Long, ByVal indexArg As Long) As Long
+    Public Declare Function chatwire_ingredients_unit_len Lib "chatwire.dll" (ByVal list As Long, ByVal indexArg As Long) As Long
     Public Declare Sub chatwire_ingredients_free Lib "chatwire.dll" (ByVal list As Long)
     Public Declare Function chatwire_ingredients_prompt Lib "chatwire.dll" (ByVal textArg As Long, ByRef promptOut As Long) As Long
     Public Declare Function chatwire_json_prompt Lib "chatwire.dll" (ByVal instruction As Long, ByVal exampleJson As Long, ByVal textArg As Long, ByRef promptOut As Long) As Long
@@ -232,13 +243,17 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_reply_content Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_content_len Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_finish_reason Lib "chatwire.dll" (ByVal reply As Long) As Long
+    Public Declare Function chatwire_reply_finish_reason_len Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_request_id Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_json Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_tool_call_count Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_tool_call Lib "chatwire.dll" (ByVal reply As Long, ByVal indexArg As Long, ByRef idOut As Long, ByRef nameOut As Long, ByRef argumentsOut As Long) As Long
+    Public Declare Function chatwire_reply_tool_call_len Lib "chatwire.dll" (ByVal reply As Long, ByVal indexArg As Long, ByRef idLen As Long, ByRef nameLen As Long, ByRef argumentsLen As Long) As Long
     Public Declare Function chatwire_reply_reasoning Lib "chatwire.dll" (ByVal reply As Long) As Long
+    Public Declare Function chatwire_reply_reasoning_len Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_choice_count Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_choice_content Lib "chatwire.dll" (ByVal reply As Long, ByVal indexArg As Long) As Long
+    Public Declare Function chatwire_reply_choice_content_len Lib "chatwire.dll" (ByVal reply As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_reply_header Lib "chatwire.dll" (ByVal reply As Long, ByVal nameArg As Long) As Long
     Public Declare Sub chatwire_reply_free Lib "chatwire.dll" (ByVal reply As Long)
     Public Declare Function chatwire_request_done Lib "chatwire.dll" (ByVal request As Long) As Long
@@ -249,6 +264,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_request_fd Lib "chatwire.dll" (ByVal request As Long) As Long
     Public Declare Function chatwire_request_event Lib "chatwire.dll" (ByVal request As Long) As Long
     Public Declare Function chatwire_request_take_text Lib "chatwire.dll" (ByVal request As Long, ByRef textOut As Long) As Long
+    Public Declare Function chatwire_request_take_text_len Lib "chatwire.dll" (ByVal request As Long, ByRef textOut As Long, ByRef lenOut As Long) As Long
     Public Declare Function chatwire_send Lib "chatwire.dll" (ByVal client As Long, ByVal conversation As Long, ByRef replyOut As Long) As Long
     Public Declare Function chatwire_send_json Lib "chatwire.dll" (ByVal client As Long, ByVal conversation As Long, ByVal schemaJson As Long, ByRef jsonOut As Long) As Long
     Public Declare Function chatwire_send_stream Lib "chatwire.dll" (ByVal client As Long, ByVal conversation As Long, ByVal onDelta As Long, ByVal userdata As Long, ByRef replyOut As Long) As Long

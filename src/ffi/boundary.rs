@@ -73,13 +73,18 @@ pub(crate) fn status(body: impl FnOnce() -> Result<(), FfiError>) -> chatwire_st
     )
 }
 
-/// The body of a function that returns a value, with `fallback` on failure
-/// (the failure is still recorded as the last error).
+/// The body of a getter, which returns a value, or `fallback` on failure
+/// (NULL, -1, 0: what the conventions give each type). As for [`status`],
+/// the last error is cleared first and set on failure, so that C tells a
+/// NULL meaning "none" from a failure by chatwire_last_error().
 pub(crate) fn value<T>(fallback: T, body: impl FnOnce() -> Result<T, FfiError>) -> T {
+    clear();
     run(|_| fallback, body)
 }
 
-/// The body of a `_free` function: panics are caught, the last error is kept.
+/// The body of a `_free` function: panics are caught, the last error is
+/// kept, so that a program may free what it holds before it reports the
+/// failure of an earlier call.
 pub(crate) fn release(body: impl FnOnce()) {
     // Nothing sensible can be reported from a free function; a panic is still
     // kept from unwinding into C.
@@ -87,8 +92,13 @@ pub(crate) fn release(body: impl FnOnce()) {
 }
 
 /// A one-line description of the last failure on the calling thread, or ""
-/// when the last status-returning call succeeded. Never NULL. Borrowed: valid
-/// until the next chatwire call on this thread; do not free.
+/// when the last call that can fail succeeded: every function that returns
+/// a status, and every getter that takes a handle, sets it (to "" on
+/// success); the `_free` functions and the ones that cannot fail
+/// (chatwire_last_error(), chatwire_last_http_status(),
+/// chatwire_status_str(), chatwire_version(), chatwire_version_number(),
+/// chatwire_ingredients_schema()) leave it as it is. Never NULL. Borrowed:
+/// valid until the next chatwire call on this thread; do not free.
 ///
 /// It says each thing once: what failed, then for an error the server
 /// reported its HTTP status, its message and the request id, e.g.
@@ -104,15 +114,16 @@ pub(crate) fn release(body: impl FnOnce()) {
 #[no_mangle]
 pub extern "system" fn chatwire_last_error() -> *const c_char {
     LAST_ERROR.with(|cell| match &*cell.borrow() {
-        // The CString stays in the thread-local until the next failure or
-        // status call on this thread replaces it.
+        // The CString stays in the thread-local until the next call that
+        // can fail on this thread replaces or clears it.
         Some(last) => last.message.as_ptr(),
         None => c"".as_ptr(),
     })
 }
 
 /// The HTTP status of the last failure on the calling thread (401, 429, ...),
-/// or 0 when it was not an HTTP error or there was none.
+/// or 0 when it was not an HTTP error or there was none; set and kept as
+/// chatwire_last_error() is.
 #[no_mangle]
 pub extern "system" fn chatwire_last_http_status() -> c_int {
     LAST_ERROR.with(|cell| cell.borrow().as_ref().map_or(0, |last| last.http_status))

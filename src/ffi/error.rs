@@ -11,6 +11,13 @@ pub(crate) enum FfiError {
     Null(&'static str),
     /// A string argument was not UTF-8; names the argument.
     Utf8(&'static str),
+    /// An index past the end of a list: what the list holds, the index and
+    /// the list's length.
+    OutOfRange {
+        what: &'static str,
+        index: usize,
+        len: usize,
+    },
     /// An error from the Rust API.
     Core(Error),
     /// A panic, with its message.
@@ -45,6 +52,7 @@ impl FfiError {
         match self {
             FfiError::Null(_) => chatwire_status::CHATWIRE_ERR_NULL_ARGUMENT,
             FfiError::Utf8(_) => chatwire_status::CHATWIRE_ERR_INVALID_UTF8,
+            FfiError::OutOfRange { .. } => chatwire_status::CHATWIRE_ERR_INVALID_ARGUMENT,
             FfiError::Core(error) => status_of(error),
             FfiError::Panic(_) => chatwire_status::CHATWIRE_ERR_PANIC,
             FfiError::Unavailable(_) => chatwire_status::CHATWIRE_ERR_UNAVAILABLE,
@@ -56,6 +64,9 @@ impl FfiError {
         match self {
             FfiError::Null(name) => format!("{name} is NULL"),
             FfiError::Utf8(name) => format!("{name} is not valid UTF-8"),
+            FfiError::OutOfRange { what, index, len } => {
+                format!("no {what} at index {index}: there are {len}")
+            }
             FfiError::Core(error) => error.to_string(),
             FfiError::Panic(message) => format!("internal error (please report): {message}"),
             FfiError::Unavailable(what) => format!("the server sent no {what}"),

@@ -2,13 +2,13 @@
 //! convention (as JSON or as a `chatwire_ingredients` list), and the prompts
 //! that ask a model for them.
 
-use std::ffi::{c_char, CString};
+use std::ffi::c_char;
 
 use super::boundary;
 use super::error::FfiError;
 use super::handle;
 use super::status::chatwire_status;
-use super::text;
+use super::text::{self, CText};
 use crate::error::Error;
 use crate::extract::Ingredient;
 use crate::structured::INGREDIENTS_SCHEMA_NUL;
@@ -94,17 +94,19 @@ pub struct chatwire_ingredients {
 
 /// One item, with its strings already NUL-terminated for C.
 struct IngredientView {
-    name: CString,
+    // Names and units come from JSON strings, which may hold U+0000: kept
+    // whole, with a `_len` accessor each.
+    name: CText,
     quantity: f64,
-    unit: Option<CString>,
+    unit: Option<CText>,
 }
 
 impl From<Ingredient> for IngredientView {
     fn from(item: Ingredient) -> IngredientView {
         IngredientView {
-            name: text::c_string(item.ingredient),
+            name: CText::new(&item.ingredient),
             quantity: item.quantity,
-            unit: item.unit.map(text::c_string),
+            unit: item.unit.as_deref().map(CText::new),
         }
     }
 }
@@ -112,13 +114,7 @@ impl From<Ingredient> for IngredientView {
 impl chatwire_ingredients {
     /// Item `index`; out of range is an error, so chatwire_last_error() says why.
     fn item(&self, index: usize) -> Result<&IngredientView, FfiError> {
-        self.items.get(index).ok_or_else(|| {
-            let len = self.items.len();
-            Error::InvalidArgument(format!(
-                "no ingredient at index {index}: the list has {len}"
-            ))
-            .into()
-        })
+        handle::item(&self.items, index, "ingredient")
     }
 }
 
@@ -178,7 +174,7 @@ pub unsafe extern "system" fn chatwire_ingredients_len(list: *const chatwire_ing
 
 /// The name of ingredient `index` ("flour"), never empty; NULL when `index`
 /// is out of range or `list` is NULL. Borrowed: valid until the list is
-/// freed; do not free. A name holding a NUL byte is cut there.
+/// freed; do not free. chatwire_ingredients_name_len() gives its length.
 ///
 /// # Safety
 /// `list` is NULL or live.
@@ -190,6 +186,23 @@ pub unsafe extern "system" fn chatwire_ingredients_name(
     boundary::value(std::ptr::null(), || {
         let list = unsafe { handle::borrow(list, "list")? };
         Ok(list.item(index)?.name.as_ptr())
+    })
+}
+
+/// The length in bytes of the name of ingredient `index` (without the final
+/// NUL; U+0000 inside counts); 0 when `index` is out of range or `list` is
+/// NULL.
+///
+/// # Safety
+/// `list` is NULL or live.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_ingredients_name_len(
+    list: *const chatwire_ingredients,
+    index: usize,
+) -> usize {
+    boundary::value(0, || {
+        let list = unsafe { handle::borrow(list, "list")? };
+        Ok(list.item(index)?.name.len())
     })
 }
 
@@ -213,6 +226,7 @@ pub unsafe extern "system" fn chatwire_ingredients_quantity(
 /// The unit of ingredient `index` ("cup", "g"), or NULL when it has none
 /// (a count such as 3 eggs), when `index` is out of range, or when `list` is
 /// NULL. Borrowed: valid until the list is freed; do not free.
+/// chatwire_ingredients_unit_len() gives its length.
 ///
 /// # Safety
 /// `list` is NULL or live.
@@ -224,7 +238,24 @@ pub unsafe extern "system" fn chatwire_ingredients_unit(
     boundary::value(std::ptr::null(), || {
         let list = unsafe { handle::borrow(list, "list")? };
         let unit = list.item(index)?.unit.as_ref();
-        Ok(unit.map_or(std::ptr::null(), |unit| unit.as_ptr()))
+        Ok(unit.map_or(std::ptr::null(), CText::as_ptr))
+    })
+}
+
+/// The length in bytes of the unit of ingredient `index` (without the final
+/// NUL; U+0000 inside counts); 0 when it has none, when `index` is out of
+/// range or `list` is NULL.
+///
+/// # Safety
+/// `list` is NULL or live.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_ingredients_unit_len(
+    list: *const chatwire_ingredients,
+    index: usize,
+) -> usize {
+    boundary::value(0, || {
+        let list = unsafe { handle::borrow(list, "list")? };
+        Ok(list.item(index)?.unit.as_ref().map_or(0, CText::len))
     })
 }
 

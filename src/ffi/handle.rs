@@ -1,5 +1,11 @@
 //! Casts between the pointers C holds and the Rust values behind them, in
-//! one place. A handle is a `Box` made by [`into_c`] and taken back by [`free`].
+//! one place. A handle is a `Box` made by [`into_c`] and taken back by
+//! [`free`], or, when a call may still hold it after C frees it, an `Arc`
+//! made by [`into_c_shared`], held by [`retain`] and given up by
+//! [`release_shared`]: a free is never refused, the value goes when the
+//! last call that holds it returns.
+
+use std::sync::Arc;
 
 use super::error::FfiError;
 
@@ -40,6 +46,56 @@ pub(crate) unsafe fn free<T>(ptr: *mut T) {
         // SAFETY: the pointer came from Box::into_raw and is freed once.
         drop(unsafe { Box::from_raw(ptr) });
     }
+}
+
+/// Moves a value to the heap, shared: C holds one reference, and each call
+/// that must outlive a free from elsewhere (a callback, another thread, a
+/// background request) holds another, taken with [`retain`].
+pub(crate) fn into_c_shared<T>(value: T) -> *mut T {
+    Arc::into_raw(Arc::new(value)).cast_mut()
+}
+
+/// A reference to the value behind a shared handle, which keeps it alive
+/// after C frees the handle.
+///
+/// # Safety
+/// `ptr` is NULL or came from [`into_c_shared`] and C has not freed it.
+pub(crate) unsafe fn retain<T>(ptr: *const T, name: &'static str) -> Result<Arc<T>, FfiError> {
+    if ptr.is_null() {
+        return Err(FfiError::Null(name));
+    }
+    // SAFETY: a live shared handle counts at least C's own reference, so the
+    // count is not 0 and the pointer came from Arc::into_raw.
+    unsafe {
+        Arc::increment_strong_count(ptr);
+        Ok(Arc::from_raw(ptr))
+    }
+}
+
+/// Gives up C's reference to a shared handle: the value is dropped now, or
+/// when the last call that holds it returns. NULL is ignored.
+///
+/// # Safety
+/// `ptr` is NULL or came from [`into_c_shared`] and C has not freed it.
+pub(crate) unsafe fn release_shared<T>(ptr: *mut T) {
+    if !ptr.is_null() {
+        // SAFETY: C's reference, given up once.
+        unsafe { Arc::decrement_strong_count(ptr.cast_const()) };
+    }
+}
+
+/// Item `index` of a list a handle holds; past the end, the one error every
+/// C function gives for an index out of range (`what` names an item).
+pub(crate) fn item<'a, T>(
+    items: &'a [T],
+    index: usize,
+    what: &'static str,
+) -> Result<&'a T, FfiError> {
+    items.get(index).ok_or(FfiError::OutOfRange {
+        what,
+        index,
+        len: items.len(),
+    })
 }
 
 /// An out-parameter, checked for NULL before any work is done and written

@@ -7,7 +7,7 @@ use super::boundary;
 use super::error::FfiError;
 use super::handle::{self, Out};
 use super::status::chatwire_status;
-use super::text;
+use super::text::{self, CText};
 use crate::reply::Reply;
 
 /// A reply and its metadata, made by chatwire_send_reply(),
@@ -17,46 +17,49 @@ use crate::reply::Reply;
 /// conversation, and may be read from any thread.
 pub struct chatwire_reply {
     reply: Reply,
-    content: text::CText,
-    finish_reason: Option<CString>,
-    request_id: Option<CString>,
-    json: CString,
+    // What the server wrote in JSON strings may hold U+0000: kept whole,
+    // with a `_len` accessor each.
+    content: CText,
+    finish_reason: Option<CText>,
     /// id, name and arguments of each tool call.
-    tool_calls: Vec<[CString; 3]>,
-    reasoning: Option<CString>,
+    tool_calls: Vec<[CText; 3]>,
+    reasoning: Option<CText>,
     /// The content of every choice.
-    choices: Vec<CString>,
+    choices: Vec<CText>,
+    // HTTP header values cannot hold U+0000, nor can JSON text raw: no
+    // `_len` accessor.
+    request_id: Option<CText>,
+    json: CString,
     /// Every header's value, in the order of the reply's headers.
     headers: Vec<CString>,
 }
 
 impl chatwire_reply {
     pub(crate) fn new(reply: Reply) -> chatwire_reply {
-        let optional = |text: &Option<String>| text.as_deref().map(text::c_string);
         chatwire_reply {
-            content: text::CText::new(&reply.content),
-            finish_reason: optional(&reply.finish_reason),
-            request_id: optional(&reply.request_id),
+            content: CText::new(&reply.content),
+            finish_reason: reply.finish_reason.as_deref().map(CText::new),
+            request_id: reply.request_id.as_deref().map(CText::new),
             json: text::c_string(reply.json.as_str()),
             tool_calls: reply
                 .tool_calls
                 .iter()
                 .map(|call| {
                     [
-                        text::c_string(call.id.as_str()),
-                        text::c_string(call.name.as_str()),
-                        text::c_string(call.arguments.as_str()),
+                        CText::new(&call.id),
+                        CText::new(&call.name),
+                        CText::new(&call.arguments),
                     ]
                 })
                 .collect(),
             reasoning: reply
                 .reasoning
                 .as_ref()
-                .map(|reasoning| text::c_string(reasoning.text.as_str())),
+                .map(|reasoning| CText::new(&reasoning.text)),
             choices: reply
                 .choices
                 .iter()
-                .map(|choice| text::c_string(choice.content.as_str()))
+                .map(|choice| CText::new(&choice.content))
                 .collect(),
             headers: reply
                 .headers
@@ -85,8 +88,12 @@ unsafe fn write_counts<const N: usize>(counts: [(*mut u64, u64); N]) {
     }
 }
 
-fn borrowed(text: &Option<CString>) -> *const c_char {
-    text.as_ref().map_or(std::ptr::null(), |text| text.as_ptr())
+fn borrowed(text: &Option<CText>) -> *const c_char {
+    text.as_ref().map_or(std::ptr::null(), CText::as_ptr)
+}
+
+fn borrowed_len(text: &Option<CText>) -> usize {
+    text.as_ref().map_or(0, CText::len)
 }
 
 /// The reply's text; "" when the model only called tools. NULL for a NULL
@@ -119,7 +126,8 @@ pub unsafe extern "system" fn chatwire_reply_content_len(reply: *const chatwire_
 
 /// Why the model stopped: "stop", "length", "tool_calls", "content_filter",
 /// ...; NULL when the server did not say (or for a NULL reply). Borrowed
-/// until the reply is freed.
+/// until the reply is freed; chatwire_reply_finish_reason_len() gives its
+/// length.
 ///
 /// # Safety
 /// `reply` is NULL or live.
@@ -129,6 +137,23 @@ pub unsafe extern "system" fn chatwire_reply_finish_reason(
 ) -> *const c_char {
     boundary::value(std::ptr::null(), || {
         Ok(borrowed(
+            &unsafe { handle::borrow(reply, "reply")? }.finish_reason,
+        ))
+    })
+}
+
+/// The length in bytes of chatwire_reply_finish_reason() (without the
+/// final NUL; U+0000 inside counts): 0 when the server did not say, or for
+/// a NULL reply.
+///
+/// # Safety
+/// `reply` is NULL or live.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_reply_finish_reason_len(
+    reply: *const chatwire_reply,
+) -> usize {
+    boundary::value(0, || {
+        Ok(borrowed_len(
             &unsafe { handle::borrow(reply, "reply")? }.finish_reason,
         ))
     })
@@ -215,8 +240,9 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_count(
 /// and its arguments exactly as the model wrote them (JSON text, unchecked;
 /// chatwire_extract_json() reads sloppy arguments leniently). Each
 /// out-parameter may be NULL; the strings are borrowed until the reply is
-/// freed (each ends at its first U+0000, which JSON text never holds raw).
-/// `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT. The arguments are
+/// freed; chatwire_reply_tool_call_len() gives their lengths (a model may
+/// write U+0000 in any of them). `index` out of range:
+/// CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is written. The arguments are
 /// the JSON text the model wrote, byte for byte.
 ///
 /// # Safety
@@ -231,19 +257,38 @@ pub unsafe extern "system" fn chatwire_reply_tool_call(
 ) -> chatwire_status {
     boundary::status(|| {
         let reply = unsafe { handle::borrow(reply, "reply")? };
-        let call = reply.tool_calls.get(index).ok_or_else(|| {
-            crate::Error::InvalidArgument(format!(
-                "no tool call {index}: the reply has {}",
-                reply.tool_calls.len()
-            ))
-        })?;
-        for (out, text) in [
-            (id_out, &call[0]),
-            (name_out, &call[1]),
-            (arguments_out, &call[2]),
-        ] {
+        let call = handle::item(&reply.tool_calls, index, "tool call")?;
+        for (out, text) in [id_out, name_out, arguments_out].into_iter().zip(call) {
             if let Some(out) = unsafe { handle::optional_out(out) } {
                 out.write(text.as_ptr());
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The lengths in bytes of the id, the name and the arguments of tool call
+/// `index` (without the final NUL; U+0000 inside counts), as
+/// chatwire_reply_tool_call() hands them out. Each out-parameter may be
+/// NULL. `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is
+/// written.
+///
+/// # Safety
+/// `reply` is NULL or live; each out-parameter is NULL or writable.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_reply_tool_call_len(
+    reply: *const chatwire_reply,
+    index: usize,
+    id_len: *mut usize,
+    name_len: *mut usize,
+    arguments_len: *mut usize,
+) -> chatwire_status {
+    boundary::status(|| {
+        let reply = unsafe { handle::borrow(reply, "reply")? };
+        let call = handle::item(&reply.tool_calls, index, "tool call")?;
+        for (out, text) in [id_len, name_len, arguments_len].into_iter().zip(call) {
+            if let Some(out) = unsafe { handle::optional_out(out) } {
+                out.write(text.len());
             }
         }
         Ok(())
@@ -254,7 +299,8 @@ pub unsafe extern "system" fn chatwire_reply_tool_call(
 /// the text parts of reasoning_details, or a leading <think>...</think>
 /// block taken out of the content (chatwire_reply_content() never holds
 /// it). NULL when there is none (or for a NULL reply). Borrowed until the
-/// reply is freed; as the model wrote it.
+/// reply is freed; chatwire_reply_reasoning_len() gives its length. As the
+/// model wrote it.
 ///
 /// # Safety
 /// `reply` is NULL or live.
@@ -264,6 +310,20 @@ pub unsafe extern "system" fn chatwire_reply_reasoning(
 ) -> *const c_char {
     boundary::value(std::ptr::null(), || {
         Ok(borrowed(
+            &unsafe { handle::borrow(reply, "reply")? }.reasoning,
+        ))
+    })
+}
+
+/// The length in bytes of chatwire_reply_reasoning() (without the final
+/// NUL; U+0000 inside counts): 0 when there is none, or for a NULL reply.
+///
+/// # Safety
+/// `reply` is NULL or live.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwire_reply) -> usize {
+    boundary::value(0, || {
+        Ok(borrowed_len(
             &unsafe { handle::borrow(reply, "reply")? }.reasoning,
         ))
     })
@@ -284,8 +344,9 @@ pub unsafe extern "system" fn chatwire_reply_choice_count(reply: *const chatwire
 
 /// The text of choice `index` (in order of the choices' index; choice 0 is
 /// chatwire_reply_content()), without its reasoning; NULL when `index` is
-/// out of range (or for a NULL reply). Borrowed until the reply is freed;
-/// ends at its first U+0000.
+/// out of range (with chatwire_last_error() saying so) or for a NULL reply.
+/// Borrowed until the reply is freed; chatwire_reply_choice_content_len()
+/// gives its length.
 ///
 /// # Safety
 /// `reply` is NULL or live.
@@ -296,10 +357,24 @@ pub unsafe extern "system" fn chatwire_reply_choice_content(
 ) -> *const c_char {
     boundary::value(std::ptr::null(), || {
         let reply = unsafe { handle::borrow(reply, "reply")? };
-        Ok(reply
-            .choices
-            .get(index)
-            .map_or(std::ptr::null(), |text| text.as_ptr()))
+        Ok(handle::item(&reply.choices, index, "choice")?.as_ptr())
+    })
+}
+
+/// The length in bytes of the text of choice `index` (without the final
+/// NUL; U+0000 inside counts); 0 when `index` is out of range (with
+/// chatwire_last_error() saying so) or for a NULL reply.
+///
+/// # Safety
+/// `reply` is NULL or live.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_reply_choice_content_len(
+    reply: *const chatwire_reply,
+    index: usize,
+) -> usize {
+    boundary::value(0, || {
+        let reply = unsafe { handle::borrow(reply, "reply")? };
+        Ok(handle::item(&reply.choices, index, "choice")?.len())
     })
 }
 

@@ -1,7 +1,7 @@
 //! `chatwire_request`: a send running in the background.
 
 use std::ffi::{c_char, c_int, c_void};
-use std::ptr::NonNull;
+use std::sync::Arc;
 
 use super::boundary;
 use super::conversation::{chatwire_conversation, Running};
@@ -20,24 +20,28 @@ use crate::reply::Reply;
 /// chatwire_request_cancel(), collect it with chatwire_request_wait(), and
 /// free it with chatwire_request_free(), which cancels and waits if it is
 /// still running. Its callbacks run on the worker thread. The conversation
-/// it was started with must stay alive, and untouched by the caller, until
-/// chatwire_request_wait() has returned or the request is freed.
+/// it was started with must be left untouched by the caller until
+/// chatwire_request_wait() has returned or the request is freed; the
+/// request holds it, so it may be freed meanwhile
+/// (chatwire_conversation_free()).
 pub struct chatwire_request {
     send: BackgroundSend,
-    conversation: NonNull<chatwire_conversation>,
+    /// Holds the conversation that the reply is appended to, also after C
+    /// freed it.
+    conversation: Arc<chatwire_conversation>,
     /// The conversation's mark of this request, cleared when the request
     /// is freed (or its worker is done, whichever comes first).
     _running: Running,
 }
 
 /// 1 when the request has finished (successfully or not), 0 while it runs;
-/// 1 for NULL. Never blocks.
+/// -1 for NULL (with chatwire_last_error() saying so). Never blocks.
 ///
 /// # Safety
 /// `request` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_done(request: *const chatwire_request) -> c_int {
-    boundary::value(1, || {
+    boundary::value(-1, || {
         let request = unsafe { handle::borrow(request, "request")? };
         Ok(c_int::from(request.send.is_done()))
     })
@@ -97,7 +101,7 @@ impl chatwire_request {
     /// A request for a send started in the background on `conversation`.
     pub(crate) fn new(
         send: BackgroundSend,
-        conversation: NonNull<chatwire_conversation>,
+        conversation: Arc<chatwire_conversation>,
         running: Running,
     ) -> chatwire_request {
         chatwire_request {
@@ -110,11 +114,9 @@ impl chatwire_request {
     /// The outcome of the send, collected by the first wait, which also
     /// appends a successful reply to the conversation.
     fn finish(&mut self) -> Result<&Reply, FfiError> {
-        // SAFETY: the caller keeps the conversation alive and leaves it
-        // alone until the wait, as chatwire_send_async() requires.
-        let handle = unsafe { &mut *self.conversation.as_ptr() };
+        let mut held = self.conversation.appendable()?;
         self.send
-            .finish(handle.appendable())
+            .finish(&mut held.conversation)
             .map_err(FfiError::again)
     }
 }
@@ -222,8 +224,10 @@ fn unsupported(asked: &str, instead: &str) -> crate::error::Error {
 }
 
 /// The request's text that arrived since the last call, on the caller's
-/// thread: `*text_out` owns it (free with chatwire_string_free()); "" when
-/// nothing new has arrived, and always "" for a request started with an
+/// thread: `*text_out` owns it (free with chatwire_string_free(); it ends
+/// at its first U+0000: chatwire_request_take_text_len() gives the length
+/// of all of it); "" when nothing new has arrived, and always "" for a
+/// request started with an
 /// `on_delta` callback (which gets the text instead). Pieces end on whole
 /// UTF-8 characters; all of them together are the reply's text, which
 /// chatwire_request_wait() still gives whole and appends. Taking the text
@@ -249,6 +253,34 @@ pub unsafe extern "system" fn chatwire_request_take_text(
             )
         };
         out.write(text::string_out(&request.send.take_text()));
+        Ok(())
+    })
+}
+
+/// Like chatwire_request_take_text(), and writes the text's length in bytes
+/// (without the final NUL) to `*len_out`: a model may write U+0000, which
+/// ends the text for strlen() but not for this length. Both out-parameters
+/// are required and written only on success.
+///
+/// # Safety
+/// `request` is NULL or live; `text_out` and `len_out` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_request_take_text_len(
+    request: *mut chatwire_request,
+    text_out: *mut *mut c_char,
+    len_out: *mut usize,
+) -> chatwire_status {
+    boundary::status(|| {
+        let (request, out, len) = unsafe {
+            (
+                handle::borrow(request, "request")?,
+                handle::out(text_out, "text_out")?,
+                handle::out(len_out, "len_out")?,
+            )
+        };
+        let text = request.send.take_text();
+        out.write(text::string_out(&text));
+        len.write(text.len());
         Ok(())
     })
 }

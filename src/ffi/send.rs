@@ -2,7 +2,6 @@
 //! comes back as a string, a `chatwire_reply`, or a background request.
 
 use std::ffi::{c_char, c_void};
-use std::ptr::NonNull;
 
 use super::boundary;
 use super::callback::{
@@ -90,11 +89,13 @@ pub unsafe extern "system" fn chatwire_send_json(
                 handle::out(json_out, "json_out")?,
             )
         };
-        let schema: serde_json::Value = serde_json::from_str(schema).map_err(|err| {
-            crate::Error::InvalidArgument(format!("schema_json is not JSON: {err}"))
-        })?;
+        // Read inside the send, after the handles: a NULL handle is
+        // reported as such, whatever the other arguments are.
         let answer: serde_json::Value = unsafe {
             send_with(client, conversation, |client, conversation| {
+                let schema: serde_json::Value = serde_json::from_str(schema).map_err(|err| {
+                    crate::Error::InvalidArgument(format!("schema_json is not JSON: {err}"))
+                })?;
                 client.send_json(conversation, &schema)
             })?
         };
@@ -280,9 +281,10 @@ pub unsafe extern "system" fn chatwire_send_stream_events(
 /// conversation now; chatwire_request_wait()
 /// appends the reply to it afterwards, so that after the wait the
 /// conversation is as after chatwire_send(). Until then the caller must not
-/// use or free the conversation: while the request runs (up to the return
-/// of `on_done`) calls on it, from the callbacks too, are refused with
-/// CHATWIRE_ERR_INVALID_CONVERSATION.
+/// use the conversation: while the request runs (up to the return of
+/// `on_done`) calls on it, from the callbacks too, are refused with
+/// CHATWIRE_ERR_INVALID_CONVERSATION. It may free it: the request holds it
+/// until chatwire_request_free().
 ///
 /// On success `*request_out` owns the request; free it with
 /// chatwire_request_free(). A conversation that cannot be sent as it is
@@ -333,9 +335,8 @@ pub unsafe extern "system" fn chatwire_send_async(
         let send = client
             .snapshot()
             .start_background(&held.conversation, on_delta, on_finish)?;
+        let conversation = held.retain();
         drop(held);
-        // Not NULL: borrowed above.
-        let conversation = NonNull::new(conversation).ok_or(FfiError::Null("conversation"))?;
         out.write(handle::into_c(chatwire_request::new(
             send,
             conversation,

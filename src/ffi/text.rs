@@ -83,9 +83,35 @@ impl CText {
     }
 }
 
-/// A copy of text that C owns and frees with chatwire_string_free().
+/// A copy of text that C owns and frees with chatwire_string_free(): all
+/// of it, U+0000 included (C reads it up to the first NUL as a string, or
+/// `text.len()` bytes where a `_len` form says how many), and a final NUL.
+/// From C's allocator, so that chatwire_string_free() needs no length.
 pub(crate) fn string_out(text: &str) -> *mut c_char {
-    c_string(text).into_raw()
+    let bytes = text.as_bytes();
+    // SAFETY: malloc gives `len + 1` writable bytes or NULL, checked; the
+    // copy and the final NUL stay within them.
+    unsafe {
+        let copy = libc::malloc(bytes.len() + 1).cast::<u8>();
+        if copy.is_null() {
+            std::alloc::handle_alloc_error(
+                std::alloc::Layout::array::<u8>(bytes.len() + 1)
+                    .unwrap_or(std::alloc::Layout::new::<u8>()),
+            );
+        }
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), copy, bytes.len());
+        *copy.add(bytes.len()) = 0;
+        copy.cast()
+    }
+}
+
+/// Frees a string from [`string_out`]; NULL is ignored.
+///
+/// # Safety
+/// `text` is NULL or came from [`string_out`] and was not freed.
+pub(crate) unsafe fn string_free(text: *mut c_char) {
+    // SAFETY: from malloc, by the caller's contract; free(NULL) does nothing.
+    unsafe { libc::free(text.cast()) }
 }
 
 #[cfg(test)]
@@ -99,6 +125,16 @@ mod tests {
         // SAFETY: the buffer holds len() + 1 bytes.
         let bytes = unsafe { std::slice::from_raw_parts(text.as_ptr().cast::<u8>(), 6) };
         assert_eq!(bytes, b"ab\0cd\0");
+    }
+
+    #[test]
+    fn a_string_out_keeps_every_byte() {
+        let text = string_out("ab\0cd");
+        // SAFETY: string_out wrote 5 bytes and a NUL.
+        let bytes = unsafe { std::slice::from_raw_parts(text.cast::<u8>(), 6) };
+        assert_eq!(bytes, b"ab\0cd\0");
+        // SAFETY: from string_out, freed once.
+        unsafe { string_free(text) };
     }
 
     #[test]

@@ -229,9 +229,29 @@ static void test_free_while_running(const char *silent_url, const char *holding)
     chatwire_client_free(client);
 }
 
+/* Text holding U+0000 taken from a background request: the _len form
+ * gives all of it, the plain form the part before it. */
+static void test_take_text_with_nul(chatwire_client *client) {
+    chatwire_conversation *conversation = conversation_asking("nul please");
+    chatwire_request *request = NULL;
+    CHECK_STATUS(chatwire_send_async(client, conversation, NULL, NULL, NULL, &request), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_request_wait(request, NULL), CHATWIRE_OK);
+    char *text = NULL;
+    size_t len = 0;
+    CHECK_STATUS(chatwire_request_take_text_len(request, &text, &len), CHATWIRE_OK);
+    CHECK(text != NULL && len == 4 && memcmp(text, "a\0bc", 5) == 0);
+    chatwire_string_free(text);
+    CHECK_STATUS(chatwire_request_take_text_len(request, &text, &len), CHATWIRE_OK);
+    CHECK(text != NULL && len == 0 && text[0] == '\0');
+    chatwire_string_free(text);
+    CHECK(chatwire_conversation_content_len(conversation, 1) == 4);
+    chatwire_request_free(request);
+    chatwire_conversation_free(conversation);
+}
+
 static void test_bad_arguments(chatwire_client *client) {
     chatwire_request *request = NULL;
-    CHECK(chatwire_request_done(NULL) == 1);
+    CHECK(chatwire_request_done(NULL) == -1);
     CHECK_STATUS(chatwire_request_wait(NULL, NULL), CHATWIRE_ERR_NULL_ARGUMENT);
     CHECK_STATUS(chatwire_request_cancel(NULL), CHATWIRE_ERR_NULL_ARGUMENT);
     chatwire_request_free(NULL);
@@ -257,6 +277,7 @@ int main(int argc, char **argv) {
     test_stop_from_callback(client);
     test_async_whole(client);
     test_async_streamed_with_done(client);
+    test_take_text_with_nul(client);
     test_bad_arguments(client);
     test_error_event_status(client);
     test_cancel_silent(argv[2], argv[5]);

@@ -97,6 +97,21 @@ pub fn compile_sanitized(name: &str) -> PathBuf {
 
 fn compile_with(name: &str, lang: Lang, link: Link, flags: &[&str]) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let source = root.join("tests/c").join(format!("{name}.c"));
+    compile_source(&source, name, lang, link, flags)
+}
+
+/// Compiles a C source from anywhere (a generated one, say) as [`compile`]
+/// does the programs of tests/c/; `name` names the executable. The
+/// include path still holds tests/c/, for check.h.
+pub fn compile_source(
+    source: &Path,
+    name: &str,
+    lang: Lang,
+    link: Link,
+    flags: &[&str],
+) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let lib = library_dir();
     let out_dir = lib.join("c-tests");
     std::fs::create_dir_all(&out_dir).unwrap();
@@ -122,7 +137,9 @@ fn compile_with(name: &str, lang: Lang, link: Link, flags: &[&str]) -> PathBuf {
         .args(flags)
         .arg("-I")
         .arg(root.join("include"))
-        .arg(root.join("tests/c").join(format!("{name}.c")))
+        .arg("-I")
+        .arg(root.join("tests/c"))
+        .arg(source)
         .arg("-o")
         .arg(&written);
     if matches!(lang, Lang::Cxx) {

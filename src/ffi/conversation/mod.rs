@@ -53,7 +53,7 @@ pub(crate) struct Held {
     /// indexes or the conversation is freed; appending leaves them valid.
     views: Vec<Option<text::CText>>,
     /// The same for chatwire_conversation_reasoning().
-    reasoning_views: Vec<Option<std::ffi::CString>>,
+    reasoning_views: Vec<Option<text::CText>>,
     /// How many messages sends had left out under the token budget when
     /// the views last followed them (see `Held::follow_drops`).
     views_dropped: u64,
@@ -73,16 +73,19 @@ impl chatwire_conversation {
     }
 
     /// Holds the conversation behind a handle for one call, or refuses when
-    /// another call holds it.
+    /// another call holds it. What it returns also keeps the conversation
+    /// alive: freed meanwhile (from a callback, say), it goes when the call
+    /// returns.
     ///
     /// # Safety
-    /// `ptr` is NULL or live (as for [`handle::borrow`]; the borrow is
+    /// `ptr` is NULL or live (as for [`handle::retain`]; the borrow is
     /// shared, so it may overlap a call that holds the conversation).
-    pub(crate) unsafe fn hold<'a>(
-        ptr: *const chatwire_conversation,
-    ) -> Result<MutexGuard<'a, Held>, FfiError> {
-        let handle = unsafe { handle::borrow(ptr, "conversation")? };
-        let held = match handle.held.try_lock() {
+    pub(crate) unsafe fn hold<'a>(ptr: *const chatwire_conversation) -> Result<Hold<'a>, FfiError> {
+        let alive = unsafe { handle::retain(ptr, "conversation")? };
+        // SAFETY: `alive` keeps the value where it is for as long as the
+        // guard lives: both go into one `Hold`, which drops the guard first.
+        let handle: &'a chatwire_conversation = unsafe { &*Arc::as_ptr(&alive) };
+        let guard = match handle.held.try_lock() {
             Ok(held) => held,
             // A panic inside a call left it: the core changes a history only
             // once a call has succeeded, so what it holds is still whole.
@@ -92,23 +95,7 @@ impl chatwire_conversation {
         if handle.running.load(Ordering::Acquire) != 0 {
             return Err(in_use("a background request that has not finished"));
         }
-        Ok(held)
-    }
-
-    /// Fails as [`hold`](Self::hold) does while a call holds the
-    /// conversation or a background request that was not freed sends it.
-    ///
-    /// # Safety
-    /// As [`hold`](Self::hold).
-    unsafe fn check_not_held(ptr: *const chatwire_conversation) -> Result<(), FfiError> {
-        let handle = unsafe { handle::borrow(ptr, "conversation")? };
-        if let Err(TryLockError::WouldBlock) = handle.held.try_lock() {
-            return Err(in_use("a call that has not returned"));
-        }
-        if handle.running.load(Ordering::Acquire) != 0 {
-            return Err(in_use("a background request that was not freed"));
-        }
-        Ok(())
+        Ok(Hold { guard, alive })
     }
 
     /// Like [`hold`](Self::hold), and marks the conversation as sent by a
@@ -119,9 +106,9 @@ impl chatwire_conversation {
     /// As [`hold`](Self::hold).
     pub(crate) unsafe fn hold_for_background<'a>(
         ptr: *const chatwire_conversation,
-    ) -> Result<(MutexGuard<'a, Held>, Running), FfiError> {
+    ) -> Result<(Hold<'a>, Running), FfiError> {
         let held = unsafe { chatwire_conversation::hold(ptr)? };
-        let handle = unsafe { handle::borrow(ptr, "conversation")? };
+        let handle = &held.alive;
         // Held, so no other call can be setting it between the check in
         // `hold` and here.
         let id = NEXT_RUNNING.fetch_add(1, Ordering::Relaxed);
@@ -133,13 +120,45 @@ impl chatwire_conversation {
         Ok((held, running))
     }
 
-    /// The conversation, for calls that only append to it and own the
-    /// handle alone (a background request's wait).
-    pub(crate) fn appendable(&mut self) -> &mut Conversation {
-        let held = self.held.get_mut();
-        &mut held
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .conversation
+    /// The conversation, for a background request's wait, which appends
+    /// its reply: the request's own mark does not refuse it, another call
+    /// holding it does.
+    pub(crate) fn appendable(&self) -> Result<MutexGuard<'_, Held>, FfiError> {
+        match self.held.try_lock() {
+            Ok(held) => Ok(held),
+            Err(TryLockError::Poisoned(poisoned)) => Ok(poisoned.into_inner()),
+            Err(TryLockError::WouldBlock) => Err(in_use("a call that has not returned")),
+        }
+    }
+}
+
+/// A conversation held for one call: what it holds, and a reference that
+/// keeps the conversation alive until the call returns.
+pub(crate) struct Hold<'a> {
+    // Declared first, so dropped before the reference that keeps its memory.
+    guard: MutexGuard<'a, Held>,
+    alive: Arc<chatwire_conversation>,
+}
+
+impl Hold<'_> {
+    /// Another reference to the conversation, for a background request that
+    /// appends its reply after the call that started it has returned.
+    pub(crate) fn retain(&self) -> Arc<chatwire_conversation> {
+        self.alive.clone()
+    }
+}
+
+impl std::ops::Deref for Hold<'_> {
+    type Target = Held;
+
+    fn deref(&self) -> &Held {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for Hold<'_> {
+    fn deref_mut(&mut self) -> &mut Held {
+        &mut self.guard
     }
 }
 
@@ -174,25 +193,31 @@ impl Drop for Running {
 static NEXT_RUNNING: AtomicU64 = AtomicU64::new(1);
 
 impl Held {
-    fn content_view(&mut self, index: usize) -> Option<*const c_char> {
+    /// Message `index`, or the error of an index out of range.
+    fn message(&self, index: usize) -> Result<&crate::Message, FfiError> {
+        handle::item(self.conversation.messages(), index, "message")
+    }
+
+    fn content_view(&mut self, index: usize) -> Result<*const c_char, FfiError> {
         self.follow_drops();
-        let message = self.conversation.messages().get(index)?;
+        let message = handle::item(self.conversation.messages(), index, "message")?;
         let view = lent(&mut self.views, index, || {
             text::CText::new(&message.content)
         });
-        Some(view.as_ptr())
+        Ok(view.as_ptr())
     }
 
-    fn reasoning_view(&mut self, index: usize) -> Option<*const c_char> {
+    /// The reasoning of message `index`, NULL when it has none.
+    fn reasoning_view(&mut self, index: usize) -> Result<*const c_char, FfiError> {
         self.follow_drops();
-        let message = self.conversation.messages().get(index)?;
+        let message = handle::item(self.conversation.messages(), index, "message")?;
         let Some(reasoning) = &message.reasoning else {
-            return Some(std::ptr::null());
+            return Ok(std::ptr::null());
         };
         let view = lent(&mut self.reasoning_views, index, || {
-            text::c_string(reasoning.text.as_str())
+            text::CText::new(&reasoning.text)
         });
-        Some(view.as_ptr())
+        Ok(view.as_ptr())
     }
 }
 
@@ -223,7 +248,7 @@ pub unsafe extern "system" fn chatwire_conversation_new(
                 handle::out(conversation_out, "conversation_out")?,
             )
         };
-        out.write(handle::into_c(chatwire_conversation::new(
+        out.write(handle::into_c_shared(chatwire_conversation::new(
             Conversation::with_model(model)?,
         )));
         Ok(())
@@ -274,33 +299,26 @@ pub unsafe extern "system" fn chatwire_conversation_from_json(
             )
         };
         let conversation = Conversation::from_json(json)?;
-        out.write(handle::into_c(chatwire_conversation::new(conversation)));
+        out.write(handle::into_c_shared(chatwire_conversation::new(
+            conversation,
+        )));
         Ok(())
     })
 }
 
 /// Frees a conversation and every string borrowed from it. NULL is ignored.
 /// A conversation that a call still holds (freed from inside a callback of
-/// its own chatwire_send_stream(), say) is not freed: the call is ignored,
-/// chatwire_last_error() says why, and the conversation stays valid, so
-/// that the send that holds it can finish. The same holds while a
-/// background request started on it runs and was not freed: free the
-/// conversation after chatwire_request_wait() or chatwire_request_free().
+/// its own chatwire_send_stream(), or while a background request started on
+/// it runs) is released when the last call that holds it returns: the send
+/// finishes on it, chatwire_request_wait() still gives the reply, and the
+/// memory goes with the call or with chatwire_request_free(). Either way
+/// the pointer must not be used again.
 ///
 /// # Safety
-/// `conversation` is NULL or live, and not used afterwards once freed.
+/// `conversation` is NULL or live, and not used afterwards.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_free(conversation: *mut chatwire_conversation) {
-    if conversation.is_null() {
-        return;
-    }
-    boundary::value((), || {
-        // Locking it for a moment proves that no call holds it; the guard
-        // must be gone before the memory is.
-        unsafe { chatwire_conversation::check_not_held(conversation)? };
-        unsafe { handle::free(conversation) };
-        Ok(())
-    })
+    boundary::release(|| unsafe { handle::release_shared(conversation) })
 }
 
 impl Held {
@@ -335,8 +353,4 @@ impl Held {
             self.reasoning_views.drain(index..end.min(len));
         }
     }
-}
-
-fn out_of_range(index: usize) -> FfiError {
-    Error::InvalidArgument(format!("no message at index {index}")).into()
 }

@@ -3,7 +3,7 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::{chatwire_conversation, out_of_range};
+use super::chatwire_conversation;
 use crate::ffi::boundary;
 use crate::ffi::status::role_to_c;
 
@@ -22,7 +22,7 @@ pub unsafe extern "system" fn chatwire_conversation_len(
 }
 
 /// The role (a chatwire_role value) of message `index`, or -1 when `index`
-/// is out of range or `conversation` is NULL.
+/// is out of range or `conversation` is NULL (with a last error).
 ///
 /// # Safety
 /// `conversation` is NULL or live.
@@ -33,17 +33,12 @@ pub unsafe extern "system" fn chatwire_conversation_role(
 ) -> c_int {
     boundary::value(-1, || {
         let handle = unsafe { chatwire_conversation::hold(conversation)? };
-        let message = handle
-            .conversation
-            .messages()
-            .get(index)
-            .ok_or_else(|| out_of_range(index))?;
-        Ok(role_to_c(message.role))
+        Ok(role_to_c(handle.message(index)?.role))
     })
 }
 
 /// The text of message `index`, or NULL when `index` is out of range or
-/// `conversation` is NULL. Borrowed: valid until the conversation is freed or
+/// `conversation` is NULL (with a last error). Borrowed: valid until the conversation is freed or
 /// chatwire_conversation_set_system() is called (appending keeps it valid);
 /// do not free. A text holding U+0000 (a reply can) goes on past it:
 /// chatwire_conversation_content_len() gives its whole length.
@@ -57,9 +52,7 @@ pub unsafe extern "system" fn chatwire_conversation_content(
 ) -> *const c_char {
     boundary::value(std::ptr::null(), || {
         let mut handle = unsafe { chatwire_conversation::hold(conversation)? };
-        handle
-            .content_view(index)
-            .ok_or_else(|| out_of_range(index))
+        handle.content_view(index)
     })
 }
 
@@ -77,16 +70,16 @@ pub unsafe extern "system" fn chatwire_conversation_content_len(
 ) -> usize {
     boundary::value(0, || {
         let handle = unsafe { chatwire_conversation::hold(conversation)? };
-        let message = handle.conversation.messages().get(index);
-        Ok(message.ok_or_else(|| out_of_range(index))?.content.len())
+        Ok(handle.message(index)?.content.len())
     })
 }
 
 /// The reasoning of message `index` (an assistant message whose server
 /// sent any: reasoning_content, reasoning, reasoning_details or a leading
-/// <think> block); NULL when it has none, when `index` is out of range (then
-/// with last error CHATWIRE_ERR_INVALID_ARGUMENT) or `conversation` is NULL.
-/// Borrowed as chatwire_conversation_content() is.
+/// <think> block); NULL when it has none (last error ""), when `index` is
+/// out of range or `conversation` is NULL (each with a last error).
+/// Borrowed as chatwire_conversation_content() is;
+/// chatwire_conversation_reasoning_len() gives its length.
 ///
 /// # Safety
 /// `conversation` is NULL or live.
@@ -97,8 +90,24 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning(
 ) -> *const c_char {
     boundary::value(std::ptr::null(), || {
         let mut handle = unsafe { chatwire_conversation::hold(conversation)? };
-        handle
-            .reasoning_view(index)
-            .ok_or_else(|| out_of_range(index))
+        handle.reasoning_view(index)
+    })
+}
+
+/// The length in bytes of the reasoning of message `index` (without the
+/// final NUL; U+0000 inside counts): 0 when it has none, when `index` is out
+/// of range (then with a last error) or `conversation` is NULL.
+///
+/// # Safety
+/// `conversation` is NULL or live.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_reasoning_len(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> usize {
+    boundary::value(0, || {
+        let handle = unsafe { chatwire_conversation::hold(conversation)? };
+        let reasoning = handle.message(index)?.reasoning.as_ref();
+        Ok(reasoning.map_or(0, |reasoning| reasoning.text.len()))
     })
 }
