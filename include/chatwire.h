@@ -1544,6 +1544,20 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage_details_u32(const chatwire_re
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_wait_text(chatwire_request *request, char **text_out);
 
 /**
+ * Like chatwire_request_wait_text(), and writes the text's length in bytes
+ * (without the final NUL) to `*len_out`: a model may write U+0000, which
+ * ends the text for strlen() but not for this length. Both out-parameters
+ * are required and written only on success.
+ *
+ * # Safety
+ * `request` is NULL or live; `text_out` and `len_out` are NULL or writable.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_request_wait_text_len(chatwire_request *request,
+                                                             char **text_out,
+                                                             size_t *len_out);
+
+/**
  * Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
  * `callback`, with `userdata`, for the whole process; NULL or
  * CHATWIRE_LOG_OFF removes it. When this returns, the previous callback

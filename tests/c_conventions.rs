@@ -89,6 +89,7 @@ fn parse_header(text: &str) -> Header {
             let name = statement.rsplit('}').next().unwrap().trim();
             header.enums.insert(name.to_string());
         } else if let Some(rest) = statement.strip_prefix("typedef ") {
+            let rest = rest.replace("CHATWIRE_CALL ", "");
             if let Some(start) = rest.find("(*") {
                 let end = rest[start..].find(')').unwrap() + start;
                 let name = rest[start + 2..end].trim();
@@ -176,7 +177,7 @@ fn classify(header: &Header, param: &Param) -> Result<Kind, String> {
         ("size_t", 0, false) => Kind::Size,
         ("size_t", 1, false) => Kind::OutSize,
         ("uint32_t" | "uint64_t", 0, false) => Kind::Unsigned(base.into()),
-        ("uint64_t", 1, false) => Kind::OutUnsigned(base.into()),
+        ("uint32_t" | "uint64_t", 1, false) => Kind::OutUnsigned(base.into()),
         ("int", 0, false) => Kind::Int,
         (callback, 0, false) if header.callbacks.contains(callback) => Kind::Callback,
         ("void", 1, false) if param.name == "userdata" => Kind::UserData,

@@ -89,9 +89,6 @@ fn c_conversation_freed_while_in_use_goes_when_the_last_call_returns() {
     assert!(out.contains(", 0 failed"), "{out}");
 }
 
-/// The server's own latency in the test of many requests.
-const LATENCY: Duration = Duration::from_secs(1);
-
 #[test]
 fn c_a_thousand_requests_in_flight() {
     use common::cprog::{compile, Lang, Link};

@@ -141,6 +141,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_reply_usage_u32 Lib "chatwire.dll" (ByVal reply As LongPtr, ByRef promptTokens As Long, ByRef completionTokens As Long, ByRef totalTokens As Long) As Long
     Public Declare PtrSafe Function chatwire_reply_usage_details_u32 Lib "chatwire.dll" (ByVal reply As LongPtr, ByRef cachedTokens As Long, ByRef reasoningTokens As Long) As Long
     Public Declare PtrSafe Function chatwire_request_wait_text Lib "chatwire.dll" (ByVal request As LongPtr, ByRef textOut As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_request_wait_text_len Lib "chatwire.dll" (ByVal request As LongPtr, ByRef textOut As LongPtr, ByRef lenOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_set_log_callback Lib "chatwire.dll" (ByVal callback As LongPtr, ByVal maxLevel As Long, ByVal userdata As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_reply_content Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_content_len Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
@@ -239,6 +240,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_reply_usage_u32 Lib "chatwire.dll" (ByVal reply As Long, ByRef promptTokens As Long, ByRef completionTokens As Long, ByRef totalTokens As Long) As Long
     Public Declare Function chatwire_reply_usage_details_u32 Lib "chatwire.dll" (ByVal reply As Long, ByRef cachedTokens As Long, ByRef reasoningTokens As Long) As Long
     Public Declare Function chatwire_request_wait_text Lib "chatwire.dll" (ByVal request As Long, ByRef textOut As Long) As Long
+    Public Declare Function chatwire_request_wait_text_len Lib "chatwire.dll" (ByVal request As Long, ByRef textOut As Long, ByRef lenOut As Long) As Long
     Public Declare Function chatwire_set_log_callback Lib "chatwire.dll" (ByVal callback As Long, ByVal maxLevel As Long, ByVal userdata As Long) As Long
     Public Declare Function chatwire_reply_content Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_content_len Lib "chatwire.dll" (ByVal reply As Long) As Long

@@ -9,7 +9,8 @@
 //!   [`chatwire_conversation_set_token_budget_u32`],
 //!   [`chatwire_reply_usage_u32`] and [`chatwire_reply_usage_details_u32`].
 //! - COBOL cannot hand over a C callback, nor wait on a descriptor, so a
-//!   streamed reply is read in a plain loop: [`chatwire_request_wait_text`].
+//!   streamed reply is read in a plain loop: [`chatwire_request_wait_text`]
+//!   (and [`chatwire_request_wait_text_len`], for text that holds U+0000).
 //!
 //! Each is a forward to the original function, which does the checks and
 //! records the last error; nothing here has logic of its own beyond
@@ -19,43 +20,16 @@ use std::ffi::{c_char, c_int};
 
 use super::boundary;
 use super::client::chatwire_client;
+use super::client::settings::{
+    chatwire_client_set_idle_timeout_ms, chatwire_client_set_limit, chatwire_client_set_timeout_ms,
+};
 use super::conversation::chatwire_conversation;
+use super::conversation::edit::chatwire_conversation_set_token_budget;
 use super::error::FfiError;
 use super::handle;
 use super::reply::{chatwire_reply, chatwire_reply_usage, chatwire_reply_usage_details};
-use super::request::{chatwire_request, chatwire_request_done, chatwire_request_take_text};
+use super::request::{chatwire_request, chatwire_request_done, chatwire_request_take_text_len};
 use super::status::chatwire_status;
-
-/// The originals of the setters, which live in modules private to their C
-/// type (client/settings.rs, conversation/edit.rs), reached as what they
-/// are: exported C functions of this library. Their handles are declared
-/// `void *`, the same pointers to C. Not for the header (they are in it
-/// already):
-/// cbindgen:ignore
-mod originals {
-    use super::chatwire_status;
-    use std::ffi::{c_int, c_void};
-
-    extern "system" {
-        pub(super) fn chatwire_client_set_timeout_ms(
-            client: *mut c_void,
-            timeout_ms: u64,
-        ) -> chatwire_status;
-        pub(super) fn chatwire_client_set_idle_timeout_ms(
-            client: *mut c_void,
-            timeout_ms: u64,
-        ) -> chatwire_status;
-        pub(super) fn chatwire_client_set_limit(
-            client: *mut c_void,
-            which: c_int,
-            bytes: u64,
-        ) -> chatwire_status;
-        pub(super) fn chatwire_conversation_set_token_budget(
-            conversation: *mut c_void,
-            max_prompt_tokens: u64,
-        ) -> chatwire_status;
-    }
-}
 
 /// chatwire_client_set_timeout_ms() with a 32-bit count, for languages
 /// without a 64-bit integer (VB6, 32-bit VBA: a `Long`). The same checks
@@ -69,7 +43,9 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     timeout_ms: u32,
 ) -> chatwire_status {
     // SAFETY: the same contract as the original's.
-    unsafe { originals::chatwire_client_set_timeout_ms(client.cast(), u64::from(timeout_ms)) }
+    boundary::status(|| {
+        forwarded(unsafe { chatwire_client_set_timeout_ms(client, u64::from(timeout_ms)) })
+    })
 }
 
 /// chatwire_client_set_idle_timeout_ms() with a 32-bit count (see
@@ -83,7 +59,9 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(
     timeout_ms: u32,
 ) -> chatwire_status {
     // SAFETY: the same contract as the original's.
-    unsafe { originals::chatwire_client_set_idle_timeout_ms(client.cast(), u64::from(timeout_ms)) }
+    boundary::status(|| {
+        forwarded(unsafe { chatwire_client_set_idle_timeout_ms(client, u64::from(timeout_ms)) })
+    })
 }
 
 /// chatwire_client_set_limit() with a 32-bit count of bytes (up to
@@ -99,7 +77,9 @@ pub unsafe extern "system" fn chatwire_client_set_limit_u32(
     bytes: u32,
 ) -> chatwire_status {
     // SAFETY: the same contract as the original's.
-    unsafe { originals::chatwire_client_set_limit(client.cast(), which, u64::from(bytes)) }
+    boundary::status(|| {
+        forwarded(unsafe { chatwire_client_set_limit(client, which, u64::from(bytes)) })
+    })
 }
 
 /// chatwire_conversation_set_token_budget() with a 32-bit count (see
@@ -113,12 +93,11 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
     max_prompt_tokens: u32,
 ) -> chatwire_status {
     // SAFETY: the same contract as the original's.
-    unsafe {
-        originals::chatwire_conversation_set_token_budget(
-            conversation.cast(),
-            u64::from(max_prompt_tokens),
-        )
-    }
+    boundary::status(|| {
+        forwarded(unsafe {
+            chatwire_conversation_set_token_budget(conversation, u64::from(max_prompt_tokens))
+        })
+    })
 }
 
 /// chatwire_reply_usage() in 32-bit counts, for languages without a 64-bit
@@ -137,15 +116,15 @@ pub unsafe extern "system" fn chatwire_reply_usage_u32(
     completion_tokens: *mut u32,
     total_tokens: *mut u32,
 ) -> chatwire_status {
-    let mut counts = [0_u64; 3];
-    let [prompt, completion, total] = &mut counts;
     // SAFETY: `reply` as the caller promised; the outputs are locals.
-    let status = unsafe { chatwire_reply_usage(reply, prompt, completion, total) };
-    if status == chatwire_status::CHATWIRE_OK {
+    boundary::status(|| {
+        let mut counts = [0_u64; 3];
+        let [prompt, completion, total] = &mut counts;
+        forwarded(unsafe { chatwire_reply_usage(reply, prompt, completion, total) })?;
         // SAFETY: each output is NULL or writable, as the caller promised.
         unsafe { write_narrowed([prompt_tokens, completion_tokens, total_tokens], counts) };
-    }
-    status
+        Ok(())
+    })
 }
 
 /// chatwire_reply_usage_details() in 32-bit counts (see
@@ -160,15 +139,15 @@ pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
     cached_tokens: *mut u32,
     reasoning_tokens: *mut u32,
 ) -> chatwire_status {
-    let mut counts = [0_u64; 2];
-    let [cached, reasoning] = &mut counts;
     // SAFETY: `reply` as the caller promised; the outputs are locals.
-    let status = unsafe { chatwire_reply_usage_details(reply, cached, reasoning) };
-    if status == chatwire_status::CHATWIRE_OK {
+    boundary::status(|| {
+        let mut counts = [0_u64; 2];
+        let [cached, reasoning] = &mut counts;
+        forwarded(unsafe { chatwire_reply_usage_details(reply, cached, reasoning) })?;
         // SAFETY: each output is NULL or writable, as the caller promised.
         unsafe { write_narrowed([cached_tokens, reasoning_tokens], counts) };
-    }
-    status
+        Ok(())
+    })
 }
 
 /// Writes each count, saturated to 32 bits, where its pointer is not NULL.
@@ -229,29 +208,64 @@ pub unsafe extern "system" fn chatwire_request_wait_text(
             handle::borrow(request, "request")?;
             handle::out(text_out, "text_out")?
         };
-        loop {
-            // Done before taking: all the text of a done request has
-            // arrived, so an empty take after it means the end.
-            // SAFETY: `request` is live.
-            let done = unsafe { chatwire_request_done(request) } == 1;
-            let mut text: *mut c_char = std::ptr::null_mut();
-            // SAFETY: `request` is live; `text` is a local.
-            forwarded(unsafe { chatwire_request_take_text(request, &mut text) })?;
-            // SAFETY: take_text hands out a NUL-terminated string.
-            if done || unsafe { *text } != 0 {
-                out.write(text);
-                return Ok(());
-            }
-            // SAFETY: a string from take_text, freed once.
-            unsafe { super::string::chatwire_string_free(text) };
-            // SAFETY: `request` is live for the wait, as the caller promised.
-            unsafe { wait_for_signal(request)? };
-        }
+        // SAFETY: `request` is live.
+        out.write(unsafe { wait_text(request)? }.0);
+        Ok(())
     })
 }
 
-/// Turns the status of a forwarded call into an error that reports what
-/// that call recorded.
+/// Like chatwire_request_wait_text(), and writes the text's length in bytes
+/// (without the final NUL) to `*len_out`: a model may write U+0000, which
+/// ends the text for strlen() but not for this length. Both out-parameters
+/// are required and written only on success.
+///
+/// # Safety
+/// `request` is NULL or live; `text_out` and `len_out` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_request_wait_text_len(
+    request: *mut chatwire_request,
+    text_out: *mut *mut c_char,
+    len_out: *mut usize,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: as the caller promised.
+        let (out, len) = unsafe {
+            handle::borrow(request, "request")?;
+            (
+                handle::out(text_out, "text_out")?,
+                handle::out(len_out, "len_out")?,
+            )
+        };
+        // SAFETY: `request` is live.
+        let (text, taken) = unsafe { wait_text(request)? };
+        out.write(text);
+        len.write(taken);
+        Ok(())
+    })
+}
+
+/// The text a live `request` has not handed out yet, once there is some or
+/// the request is done, and its length.
+unsafe fn wait_text(request: *mut chatwire_request) -> Result<(*mut c_char, usize), FfiError> {
+    loop {
+        // Done before taking: all the text of a done request has arrived,
+        // so an empty take after it means the end.
+        // SAFETY: `request` is live.
+        let done = unsafe { chatwire_request_done(request) } == 1;
+        let mut text: *mut c_char = std::ptr::null_mut();
+        let mut len = 0;
+        // SAFETY: `request` is live; `text` and `len` are locals.
+        forwarded(unsafe { chatwire_request_take_text_len(request, &mut text, &mut len) })?;
+        if done || len != 0 {
+            return Ok((text, len));
+        }
+        // SAFETY: a string from take_text, freed once.
+        unsafe { super::string::chatwire_string_free(text) };
+        // SAFETY: `request` is live for the wait, as the caller promised.
+        unsafe { wait_for_signal(request)? };
+    }
+}
+
 fn forwarded(status: chatwire_status) -> Result<(), FfiError> {
     if status == chatwire_status::CHATWIRE_OK {
         return Ok(());

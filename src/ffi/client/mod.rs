@@ -3,7 +3,7 @@
 //! with what credential in [`network`].
 
 mod network;
-mod settings;
+pub(super) mod settings;
 
 use std::ffi::c_char;
 use std::sync::{PoisonError, RwLock};

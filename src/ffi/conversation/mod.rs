@@ -3,7 +3,7 @@
 //! changes the history in [`edit`], request options and tools in
 //! [`options`], what reads it in [`read`].
 
-mod edit;
+pub(super) mod edit;
 mod options;
 mod read;
 
