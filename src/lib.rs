@@ -92,7 +92,7 @@ pub use config::{
     MIN_WORKER_STACK_BYTES,
 };
 pub use conversation::message::{
-    Image, ImageDetail, Message, Reasoning, ReasoningField, Role, Tool, ToolCall,
+    Image, ImageDetail, Message, Reasoning, ReasoningField, ReasoningReplay, Role, Tool, ToolCall,
 };
 pub use conversation::options::ResponseFormat;
 pub use conversation::Conversation;

@@ -399,7 +399,10 @@ fn echoed_secrets_in_a_reply_are_left_as_the_server_sent_them() {
     assert_eq!(reply.tool_calls[0].arguments, bearer);
     assert_eq!(reply.tool_calls[0].name, GATEWAY_TOKEN);
     assert_eq!(reply.request_id.as_deref(), Some(GATEWAY_TOKEN));
-    assert_eq!(conversation.messages().last().unwrap().content, reply.content);
+    assert_eq!(
+        conversation.messages().last().unwrap().content,
+        reply.content
+    );
 }
 
 // --- From C ----------------------------------------------------------------

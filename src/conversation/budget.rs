@@ -344,6 +344,7 @@ impl Conversation {
             messages,
             tools: self.tools.clone(),
             options: self.options.clone(),
+            reasoning_replay: self.reasoning_replay,
             budget: self.budget.clone(),
         }
     }

@@ -21,8 +21,8 @@ pub struct chatwire_reply {
     finish_reason: Option<CString>,
     request_id: Option<CString>,
     json: CString,
-    /// id, name and arguments of each tool call.
-    tool_calls: Vec<[CString; 3]>,
+    /// id, name, arguments and type of each tool call.
+    tool_calls: Vec<[CString; 4]>,
     reasoning: Option<CString>,
     /// The content of every choice.
     choices: Vec<CString>,
@@ -46,12 +46,15 @@ impl chatwire_reply {
                         text::c_string(call.id.as_str()),
                         text::c_string(call.name.as_str()),
                         text::c_string(call.arguments.as_str()),
+                        text::c_string(call.kind.as_str()),
                     ]
                 })
                 .collect(),
+            // Details without text (encrypted reasoning) have nothing to read.
             reasoning: reply
                 .reasoning
                 .as_ref()
+                .filter(|reasoning| !reasoning.text.is_empty())
                 .map(|reasoning| text::c_string(reasoning.text.as_str())),
             choices: reply
                 .choices
@@ -207,7 +210,9 @@ pub unsafe extern "C" fn chatwire_reply_tool_call_count(reply: *const chatwire_r
 
 /// Tool call `index`: its id (to quote in the result), the function's name,
 /// and its arguments exactly as the model wrote them (JSON text, unchecked;
-/// chatwire_extract_json() reads sloppy arguments leniently). Each
+/// chatwire_extract_json() reads sloppy arguments leniently). For a call of
+/// a free-form tool (chatwire_reply_tool_call_type() "custom"), the tool's
+/// name and the free text the model wrote as its input. Each
 /// out-parameter may be NULL; the strings are borrowed until the reply is
 /// freed (each ends at its first U+0000, which JSON text never holds raw).
 /// `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT. The arguments are
@@ -244,10 +249,34 @@ pub unsafe extern "C" fn chatwire_reply_tool_call(
     })
 }
 
+/// Tool call `index`'s type: "function", or "custom" for a call of a
+/// free-form tool (offered with chatwire_conversation_add_custom_tool()),
+/// whose input chatwire_reply_tool_call() hands out as the arguments.
+/// NULL when `index` is out of range (or for a NULL reply). Borrowed until
+/// the reply is freed.
+///
+/// # Safety
+/// `reply` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn chatwire_reply_tool_call_type(
+    reply: *const chatwire_reply,
+    index: usize,
+) -> *const c_char {
+    boundary::value(std::ptr::null(), || {
+        let reply = unsafe { handle::borrow(reply, "reply")? };
+        Ok(reply
+            .tool_calls
+            .get(index)
+            .map_or(std::ptr::null(), |call| call[3].as_ptr()))
+    })
+}
+
 /// The model's reasoning ("thinking"): from reasoning_content, reasoning,
-/// the text parts of reasoning_details, or a leading <think>...</think>
-/// block taken out of the content (chatwire_reply_content() never holds
-/// it). NULL when there is none (or for a NULL reply). Borrowed until the
+/// the text parts of reasoning_details, Mistral's thinking chunks, or a
+/// leading <think>...</think> block taken out of the content
+/// (chatwire_reply_content() never holds it). NULL when there is none, or
+/// no text of it (only encrypted reasoning, still sent back), or for a
+/// NULL reply. Borrowed until the
 /// reply is freed; as the model wrote it.
 ///
 /// # Safety

@@ -12,12 +12,13 @@ use std::borrow::Cow;
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{ApiError, Error, Result};
 pub use crate::reply::Usage;
+use crate::wire::completion::ReplyContent;
 use crate::wire::error::ErrorReport;
-use crate::wire::message::json_text;
+use crate::wire::message::{json_text, without_nulls};
 
 /// The message of a server error that came without one.
 const NO_MESSAGE: &str = "the server reported an error in the stream";
@@ -191,12 +192,16 @@ pub struct ChunkChoice {
 
 /// What a chunk adds to the message.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default)]
+#[serde(from = "WireDelta")]
+#[non_exhaustive]
 pub struct Delta {
     /// The author's role, usually on the first chunk only.
     pub role: Option<String>,
-    /// More reply text.
+    /// More reply text (the text chunks of a content list).
     pub content: Option<String>,
+    /// More thinking: the `thinking` chunks of a content list (Mistral's
+    /// reasoning models send `content` as such a list while they think).
+    pub thinking: Option<String>,
     /// More refusal text.
     pub refusal: Option<String>,
     /// More reasoning text (DeepSeek, llama.cpp, older vLLM).
@@ -204,27 +209,76 @@ pub struct Delta {
     /// More reasoning text (vLLM 0.9 and later, Ollama, OpenRouter, Groq).
     pub reasoning: Option<String>,
     /// More reasoning parts (OpenRouter); their `text` is the reasoning.
-    #[serde(deserialize_with = "null_as_default")]
     pub reasoning_details: Vec<Value>,
     /// Fragments of tool calls.
-    #[serde(deserialize_with = "null_as_default")]
     pub tool_calls: Vec<ToolCallDelta>,
+    /// The delta's other fields, not `null` (Gemini puts `extra_content`
+    /// here on a text reply).
+    pub extra: Map<String, Value>,
+}
+
+/// A delta as it comes: content may be text or a list of chunks.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct WireDelta {
+    role: Option<String>,
+    content: Option<ReplyContent>,
+    refusal: Option<String>,
+    reasoning_content: Option<String>,
+    reasoning: Option<String>,
+    #[serde(deserialize_with = "null_as_default")]
+    reasoning_details: Vec<Value>,
+    #[serde(deserialize_with = "null_as_default")]
+    tool_calls: Vec<ToolCallDelta>,
+    #[serde(flatten)]
+    extra: Map<String, Value>,
+}
+
+impl From<WireDelta> for Delta {
+    fn from(wire: WireDelta) -> Delta {
+        let (content, thinking) = match wire.content {
+            Some(content) => {
+                let (text, thinking) = content.split();
+                (Some(text), thinking)
+            }
+            None => (None, None),
+        };
+        Delta {
+            role: wire.role,
+            content,
+            thinking,
+            refusal: wire.refusal,
+            reasoning_content: wire.reasoning_content,
+            reasoning: wire.reasoning,
+            reasoning_details: wire.reasoning_details,
+            tool_calls: wire.tool_calls,
+            extra: without_nulls(wire.extra),
+        }
+    }
 }
 
 /// A fragment of a tool call.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ToolCallDelta {
     /// Which call this fragment belongs to; some servers leave it out.
     pub index: Option<u32>,
     /// The call's id, usually on its first fragment only.
     pub id: Option<String>,
-    /// The tool type, `function`.
+    /// The tool type, `function` (or `custom`).
     #[serde(rename = "type")]
     pub kind: Option<String>,
     /// The function's name and a piece of its arguments.
     #[serde(deserialize_with = "null_as_default")]
     pub function: FunctionDelta,
+    /// A free-form tool's name and a piece of its input.
+    #[serde(deserialize_with = "null_as_default")]
+    pub custom: CustomDelta,
+    /// The fragment's other fields, not `null` (Gemini 3 sends
+    /// `extra_content` with the call's `thought_signature` here).
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
 /// A fragment of a function call.
@@ -236,6 +290,18 @@ pub struct FunctionDelta {
     /// A piece of the JSON arguments text.
     #[serde(deserialize_with = "arguments_text")]
     pub arguments: Option<String>,
+}
+
+/// A fragment of a free-form tool's call.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct CustomDelta {
+    /// The tool's name, usually on the call's first fragment only.
+    pub name: Option<String>,
+    /// A piece of the input text.
+    #[serde(deserialize_with = "arguments_text")]
+    pub input: Option<String>,
 }
 
 /// Reads `null` as the default value, as for a missing field.

@@ -11,12 +11,12 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::reply::{Reply, ReplyChoice, Usage};
 use crate::wire::error::ErrorReport;
-use crate::wire::message::{made_up_call_id, WireToolCall};
+use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
 
 /// The `object` of a completion built from a stream.
@@ -60,7 +60,7 @@ pub(crate) struct AssistantMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) role: Option<String>,
     #[serde(default)]
-    pub(crate) content: Option<String>,
+    pub(crate) content: Option<ReplyContent>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) refusal: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,6 +71,83 @@ pub(crate) struct AssistantMessage {
     pub(crate) reasoning: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) reasoning_details: Option<Value>,
+    /// Every other field, as the server sent it.
+    #[serde(flatten)]
+    pub(crate) extra: Map<String, Value>,
+}
+
+/// A reply's content: text, or (Mistral's reasoning models) a list of
+/// chunks, `{"type": "thinking", "thinking": [{"type": "text", "text"}]}`
+/// and `{"type": "text", "text"}`
+/// (<https://docs.mistral.ai/capabilities/reasoning/>).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum ReplyContent {
+    Text(String),
+    Chunks(Vec<Value>),
+}
+
+impl ReplyContent {
+    /// The text and the thinking it holds (`None` when it has no thinking
+    /// chunk).
+    pub(crate) fn split(self) -> (String, Option<String>) {
+        let chunks = match self {
+            ReplyContent::Text(text) => return (text, None),
+            ReplyContent::Chunks(chunks) => chunks,
+        };
+        let mut text = String::new();
+        let mut thinking: Option<String> = None;
+        for chunk in &chunks {
+            match chunk.get("type").and_then(Value::as_str) {
+                Some("text") => text.push_str(chunk_text(chunk)),
+                Some("thinking") => {
+                    let kept = thinking.get_or_insert_with(String::new);
+                    match chunk.get("thinking") {
+                        Some(Value::Array(parts)) => parts
+                            .iter()
+                            .for_each(|part| kept.push_str(chunk_text(part))),
+                        Some(Value::String(part)) => kept.push_str(part),
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        (text, thinking)
+    }
+
+    /// Content as Mistral sends it: a thinking chunk, then a text chunk.
+    pub(crate) fn with_thinking(thinking: &str, text: String) -> ReplyContent {
+        let mut chunks = vec![serde_json::json!({"type": "thinking",
+            "thinking": [{"type": "text", "text": thinking}]})];
+        if !text.is_empty() {
+            chunks.push(serde_json::json!({"type": "text", "text": text}));
+        }
+        ReplyContent::Chunks(chunks)
+    }
+}
+
+/// A chunk's `text`, or "".
+fn chunk_text(chunk: &Value) -> &str {
+    chunk
+        .get("text")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// The fields of a reply's message that the official schema defines for
+/// replies only (`ChatCompletionResponseMessage` has them,
+/// `ChatCompletionRequestAssistantMessage` does not): a request may not
+/// carry them back. `audio` goes back as its `id` alone, the form a request
+/// takes.
+fn request_fields(mut extra: Map<String, Value>) -> Map<String, Value> {
+    extra.remove("annotations");
+    if let Some(audio) = extra.remove("audio") {
+        if let Some(id) = audio.get("id").filter(|id| id.is_string()) {
+            extra.insert("audio".into(), serde_json::json!({"id": id}));
+        }
+    }
+    without_nulls(extra)
 }
 
 impl AssistantMessage {
@@ -79,12 +156,20 @@ impl AssistantMessage {
     /// refusal, so the caller sees why there is no answer: the one rule for
     /// whole and streamed replies. A tool call without an id gets one.
     fn into_choice(self, index: u32, finish_reason: Option<String>) -> ReplyChoice {
+        let (content, thinking) = match self.content {
+            Some(content) => {
+                let (text, thinking) = content.split();
+                (Some(text), thinking)
+            }
+            None => (None, None),
+        };
         let fields = ReasoningFields {
             reasoning_content: self.reasoning_content,
             reasoning: self.reasoning,
             reasoning_details: self.reasoning_details,
+            thinking,
         };
-        let (reasoning, content) = fields.read(self.content);
+        let (reasoning, content) = fields.read(content);
         let content = content.filter(|content| !content.is_empty());
         let tool_calls = self.tool_calls.unwrap_or_default().into_iter().map(|call| {
             let mut call = crate::conversation::message::ToolCall::from(call);
@@ -99,6 +184,7 @@ impl AssistantMessage {
             finish_reason,
             reasoning,
             tool_calls: tool_calls.collect(),
+            extra: request_fields(self.extra),
         }
     }
 }
@@ -158,6 +244,7 @@ impl Completion {
             request_id,
             tool_calls: first.tool_calls.clone(),
             reasoning: first.reasoning.clone(),
+            extra: first.extra.clone(),
             headers: Vec::new(),
             choices,
             json,
@@ -224,7 +311,7 @@ mod tests {
             index: 0,
             message: Some(AssistantMessage {
                 role: Some("assistant".into()),
-                content: Some("hello".into()),
+                content: Some(ReplyContent::Text("hello".into())),
                 ..AssistantMessage::default()
             }),
             finish_reason: Some("stop".into()),
@@ -306,5 +393,35 @@ mod tests {
             let err = decode_completion(body.into(), None).unwrap_err();
             assert!(matches!(err, Error::Decode { .. }), "{body}: {err}");
         }
+    }
+
+    #[test]
+    fn unknown_message_fields_are_kept_but_response_only_ones_are_not() {
+        let body = r#"{"choices":[{"message":{"role":"assistant","content":"hi","refusal":null,
+            "annotations":[{"type":"url_citation","url_citation":{"url":"u","title":"t","start_index":0,"end_index":1}}],
+            "audio":{"id":"audio_1","data":"AAAA","transcript":"hi","expires_at":1},
+            "extra_content":{"google":{"thought_signature":"s"}},"nothing":null}}]}"#;
+        let reply = decode_completion(body.into(), None).unwrap();
+        let keys: Vec<&str> = reply.extra.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["audio", "extra_content"]);
+        assert_eq!(reply.extra["audio"], serde_json::json!({"id": "audio_1"}));
+        assert_eq!(reply.to_message().extra, reply.extra);
+        // The body as received keeps everything.
+        assert!(reply.json.contains("annotations"));
+    }
+
+    #[test]
+    fn mistral_content_chunks_are_text_and_reasoning() {
+        let body = r#"{"choices":[{"message":{"role":"assistant","content":[
+            {"type":"thinking","thinking":[{"type":"text","text":"John has "},{"type":"text","text":"three sisters."}]},
+            {"type":"text","text":"John is 22."}]}}]}"#;
+        let reply = decode_completion(body.into(), None).unwrap();
+        assert_eq!(reply.content, "John is 22.");
+        let reasoning = reply.reasoning.unwrap();
+        assert_eq!(reasoning.text, "John has three sisters.");
+        assert_eq!(
+            reasoning.field,
+            crate::conversation::message::ReasoningField::ContentChunks
+        );
     }
 }

@@ -186,7 +186,8 @@ impl Held {
     fn reasoning_view(&mut self, index: usize) -> Option<*const c_char> {
         self.follow_drops();
         let message = self.conversation.messages().get(index)?;
-        let Some(reasoning) = &message.reasoning else {
+        // Details without text (encrypted reasoning) have nothing to read.
+        let Some(reasoning) = message.reasoning.as_ref().filter(|r| !r.text.is_empty()) else {
             return Some(std::ptr::null());
         };
         let view = lent(&mut self.reasoning_views, index, || {
