@@ -119,11 +119,13 @@ impl StreamChoice {
                 message.reasoning_content = Some(text)
             }
             Some((text, ReasoningField::Reasoning)) => message.reasoning = Some(text),
-            Some((text, ReasoningField::ReasoningDetails)) => {
-                if message.reasoning_details.is_none() {
-                    message.reasoning_details = Some(details_of_text(&text));
-                }
+            Some((text, ReasoningField::ReasoningDetails))
+                if message.reasoning_details.is_none() =>
+            {
+                message.reasoning_details = Some(details_of_text(&text));
             }
+            // The details the server sent hold the text already.
+            Some((_, ReasoningField::ReasoningDetails)) => {}
             // As the server sent it: thinking chunks before the text.
             Some((text, ReasoningField::ContentChunks)) => {
                 message.content = Some(ReplyContent::with_thinking(&text, content));

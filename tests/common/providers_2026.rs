@@ -204,17 +204,16 @@ pub fn openrouter_details() -> Value {
 /// back unjoined are refused).
 fn openrouter(body: &Value, streamed: bool, stream: &mut TcpStream) {
     for message in messages(body) {
-        if message["role"] == "assistant" && message.get("tool_calls").is_some() {
-            if message["reasoning_details"] != openrouter_details() {
-                refuse(
-                    stream,
-                    &format!(
-                        "reasoning_details were not sent back as received: {}",
-                        message["reasoning_details"]
-                    ),
-                );
-                return;
-            }
+        let calls = message["role"] == "assistant" && message.get("tool_calls").is_some();
+        if calls && message["reasoning_details"] != openrouter_details() {
+            refuse(
+                stream,
+                &format!(
+                    "reasoning_details were not sent back as received: {}",
+                    message["reasoning_details"]
+                ),
+            );
+            return;
         }
     }
     if !asks(body) {
