@@ -217,21 +217,99 @@ pub struct Delta {
     pub extra: Map<String, Value>,
 }
 
-/// A delta as it comes: content may be text or a list of chunks.
-#[derive(Deserialize, Default)]
-#[serde(default)]
+/// A delta as it comes: content may be text or a list of chunks; fields
+/// chatwire does not know are gathered as they are. Read by hand, in one
+/// pass: a flattened map would make serde buffer every delta first, and
+/// nearly every event of a stream is one.
+#[derive(Default)]
 struct WireDelta {
     role: Option<String>,
     content: Option<ReplyContent>,
     refusal: Option<String>,
     reasoning_content: Option<String>,
     reasoning: Option<String>,
-    #[serde(deserialize_with = "null_as_default")]
     reasoning_details: Vec<Value>,
-    #[serde(deserialize_with = "null_as_default")]
     tool_calls: Vec<ToolCallDelta>,
-    #[serde(flatten)]
     extra: Map<String, Value>,
+}
+
+/// The name of a field of a delta; an unknown one is kept.
+enum DeltaField {
+    Role,
+    Content,
+    Refusal,
+    ReasoningContent,
+    Reasoning,
+    ReasoningDetails,
+    ToolCalls,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for DeltaField {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = DeltaField;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<DeltaField, E> {
+                Ok(match name {
+                    "role" => DeltaField::Role,
+                    "content" => DeltaField::Content,
+                    "refusal" => DeltaField::Refusal,
+                    "reasoning_content" => DeltaField::ReasoningContent,
+                    "reasoning" => DeltaField::Reasoning,
+                    "reasoning_details" => DeltaField::ReasoningDetails,
+                    "tool_calls" => DeltaField::ToolCalls,
+                    other => DeltaField::Other(other.to_owned()),
+                })
+            }
+        }
+        deserializer.deserialize_identifier(Name)
+    }
+}
+
+impl<'de> Deserialize<'de> for WireDelta {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = WireDelta;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a chat completion delta")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<WireDelta, A::Error> {
+                let mut delta = WireDelta::default();
+                while let Some(field) = map.next_key::<DeltaField>()? {
+                    match field {
+                        DeltaField::Role => delta.role = map.next_value()?,
+                        DeltaField::Content => delta.content = map.next_value()?,
+                        DeltaField::Refusal => delta.refusal = map.next_value()?,
+                        DeltaField::ReasoningContent => {
+                            delta.reasoning_content = map.next_value()?
+                        }
+                        DeltaField::Reasoning => delta.reasoning = map.next_value()?,
+                        DeltaField::ReasoningDetails => {
+                            delta.reasoning_details =
+                                map.next_value::<Option<_>>()?.unwrap_or_default()
+                        }
+                        DeltaField::ToolCalls => {
+                            delta.tool_calls = map.next_value::<Option<_>>()?.unwrap_or_default()
+                        }
+                        DeltaField::Other(name) => {
+                            let value: Value = map.next_value()?;
+                            delta.extra.insert(name, value);
+                        }
+                    }
+                }
+                Ok(delta)
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
 }
 
 impl From<WireDelta> for Delta {
@@ -439,6 +517,8 @@ mod tests {
             r#"{"id":"c1","id":"c2","choices":[]}"#,
             r#"{"error":{"message":"overloaded","code":503}}"#,
             r#"{"object":"error","message":"bad","code":400}"#,
+            r#"{"choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"t"}]}],"extra_content":{"google":{"thought_signature":"s"}},"n":null}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"type":"custom","custom":{"name":"sql","input":"SE"},"extra_content":{"google":{}}}]}}]}"#,
         ];
         for data in every_kind {
             assert_eq!(
@@ -447,6 +527,31 @@ mod tests {
                 "{data}"
             );
         }
+    }
+
+    #[test]
+    fn deltas_keep_unknown_fields_and_read_content_chunks() {
+        // Gemini: https://ai.google.dev/gemini-api/docs/thought-signatures;
+        // Mistral: https://docs.mistral.ai/capabilities/reasoning/
+        let chunk = chunk(
+            r#"{"choices":[{"delta":{"role":"assistant","content":[
+                {"type":"thinking","thinking":[{"type":"text","text":"Two "},{"type":"text","text":"and two"}]},
+                {"type":"text","text":"4"}],"extra_content":{"google":{"thought_signature":"s"}},"gone":null,
+                "tool_calls":[{"index":0,"id":"c","type":"custom","custom":{"name":"sql","input":"SELECT"},
+                "extra_content":{"google":{"thought_signature":"t"}}}]}}]}"#,
+        );
+        let delta = &chunk.choices[0].delta;
+        assert_eq!(delta.content.as_deref(), Some("4"));
+        assert_eq!(delta.thinking.as_deref(), Some("Two and two"));
+        let keys: Vec<&str> = delta.extra.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["extra_content"]);
+        let call = &delta.tool_calls[0];
+        assert_eq!(call.custom.input.as_deref(), Some("SELECT"));
+        assert_eq!(
+            call.extra["extra_content"]["google"]["thought_signature"],
+            "t"
+        );
+        assert!(Payload::from_data(r#"{"choices":[{"delta":{"content":3}}]}"#).is_err());
     }
 
     #[test]

@@ -80,11 +80,42 @@ pub(crate) struct AssistantMessage {
 /// chunks, `{"type": "thinking", "thinking": [{"type": "text", "text"}]}`
 /// and `{"type": "text", "text"}`
 /// (<https://docs.mistral.ai/capabilities/reasoning/>).
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize)]
 #[serde(untagged)]
 pub(crate) enum ReplyContent {
     Text(String),
     Chunks(Vec<Value>),
+}
+
+impl<'de> Deserialize<'de> for ReplyContent {
+    /// Read by hand: an untagged enum would make serde buffer the text of
+    /// every reply and every delta before reading it.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Content;
+        impl<'de> serde::de::Visitor<'de> for Content {
+            type Value = ReplyContent;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("text, or a list of content chunks")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<ReplyContent, E> {
+                Ok(ReplyContent::Text(text.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<ReplyContent, E> {
+                Ok(ReplyContent::Text(text))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<ReplyContent, A::Error> {
+                let mut chunks = Vec::new();
+                while let Some(chunk) = seq.next_element()? {
+                    chunks.push(chunk);
+                }
+                Ok(ReplyContent::Chunks(chunks))
+            }
+        }
+        deserializer.deserialize_any(Content)
+    }
 }
 
 impl ReplyContent {
