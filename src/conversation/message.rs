@@ -267,9 +267,10 @@ pub struct Message {
     /// kept with the message, written by
     /// [`Conversation::to_json`](crate::Conversation::to_json), read back by
     /// [`Conversation::from_json`](crate::Conversation::from_json), and sent
-    /// back to the server unchanged with the history. Fields the official
-    /// schema defines for replies only (`annotations`; `audio` beyond its
-    /// `id`) are not kept, since a request may not carry them.
+    /// back to the server unchanged with the history. Fields that only
+    /// describe a reply (`annotations`, which the official schema defines
+    /// for replies only; `audio` beyond its `id`; Groq's `executed_tools`)
+    /// are not kept, since a strict server refuses them in a request.
     pub extra: Map<String, Value>,
 }
 

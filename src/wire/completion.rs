@@ -166,13 +166,22 @@ fn chunk_text(chunk: &Value) -> &str {
         .unwrap_or_default()
 }
 
-/// The fields of a reply's message that the official schema defines for
-/// replies only (`ChatCompletionResponseMessage` has them,
-/// `ChatCompletionRequestAssistantMessage` does not): a request may not
-/// carry them back. `audio` goes back as its `id` alone, the form a request
-/// takes.
+/// Fields of a reply's message that only describe the reply and that a
+/// strict server refuses in a request: `annotations`, which the official
+/// schema defines for replies only (`ChatCompletionResponseMessage` has it,
+/// `ChatCompletionRequestAssistantMessage` does not), and Groq's
+/// `executed_tools` (its compound systems' server-side tool runs; Groq
+/// answers 400 "property ... is unsupported" to any field of a message it
+/// does not take).
+const REPLY_ONLY_FIELDS: [&str; 2] = ["annotations", "executed_tools"];
+
+/// The unknown fields of a reply's message that go back with it: all but
+/// [`REPLY_ONLY_FIELDS`] and nulls; `audio` goes back as its `id` alone,
+/// the form a request takes.
 fn request_fields(mut extra: Map<String, Value>) -> Map<String, Value> {
-    extra.remove("annotations");
+    for field in REPLY_ONLY_FIELDS {
+        extra.remove(field);
+    }
     if let Some(audio) = extra.remove("audio") {
         if let Some(id) = audio.get("id").filter(|id| id.is_string()) {
             extra.insert("audio".into(), serde_json::json!({"id": id}));
@@ -431,6 +440,7 @@ mod tests {
         let body = r#"{"choices":[{"message":{"role":"assistant","content":"hi","refusal":null,
             "annotations":[{"type":"url_citation","url_citation":{"url":"u","title":"t","start_index":0,"end_index":1}}],
             "audio":{"id":"audio_1","data":"AAAA","transcript":"hi","expires_at":1},
+            "executed_tools":[{"type":"search","arguments":"{}"}],
             "extra_content":{"google":{"thought_signature":"s"}},"nothing":null}}]}"#;
         let reply = decode_completion(body.into(), None).unwrap();
         let keys: Vec<&str> = reply.extra.keys().map(String::as_str).collect();
