@@ -1088,6 +1088,9 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_remove(chatwire_conversation
  * calls as the API writes them and chatwire_conversation_to_json() keeps
  * them, e.g.
  * [{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}].
+ * A call of a free-form tool is {"id","type":"custom","custom":{"name","input"}};
+ * any other field of a call (Gemini's "extra_content") is kept and sent
+ * back with it.
  * Each call needs an id, unique in the message; append one result per
  * call with chatwire_conversation_append_tool_result(). Text that is not
  * such an array, or an empty one: CHATWIRE_ERR_INVALID_ARGUMENT; where an
@@ -1165,6 +1168,29 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_add_tool(chatwire_conversati
                                                              const char *name,
                                                              const char *description,
                                                              const char *parameters_schema_json);
+
+/**
+ * Offers a free-form tool ({"type": "custom"}) to the model with every
+ * request of this conversation (a tool of the same name is replaced): the
+ * model calls it with free text instead of JSON arguments, and the call
+ * comes back with chatwire_reply_tool_call_type() "custom", its input
+ * handed out by chatwire_reply_tool_call() as the arguments; its result
+ * goes back with chatwire_conversation_append_tool_result(), as for a
+ * function. `name`: 1 to 64 letters, digits, '_' or '-'. `description`
+ * may be NULL. `format_json`: NULL for unconstrained text, or the tool's
+ * format object: {"type":"text"}, or a grammar,
+ * {"type":"grammar","grammar":{"syntax":"lark","definition":"..."}}
+ * (syntax "lark" or "regex"). A bad name, or a format that is not JSON or
+ * not one of these: CHATWIRE_ERR_INVALID_ARGUMENT, nothing changed.
+ *
+ * # Safety
+ * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_add_custom_tool(chatwire_conversation *conversation,
+                                                                    const char *name,
+                                                                    const char *description,
+                                                                    const char *format_json);
 
 /**
  * The number of messages, the system message included; 0 for NULL.
@@ -1669,7 +1695,9 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_tool_call_count(const chatwire_
 /**
  * Tool call `index`: its id (to quote in the result), the function's name,
  * and its arguments exactly as the model wrote them (JSON text, unchecked;
- * chatwire_extract_json() reads sloppy arguments leniently). Each
+ * chatwire_extract_json() reads sloppy arguments leniently). For a call of
+ * a free-form tool (chatwire_reply_tool_call_type() "custom"), the tool's
+ * name and the free text the model wrote as its input. Each
  * out-parameter may be NULL; the strings are borrowed until the reply is
  * freed; chatwire_reply_tool_call_len() gives their lengths (a model may
  * write U+0000 in any of them). `index` out of range:
@@ -1704,12 +1732,25 @@ chatwire_status CHATWIRE_CALL chatwire_reply_tool_call_len(const chatwire_reply 
                                                            size_t *arguments_len);
 
 /**
+ * Tool call `index`'s type: "function", or "custom" for a call of a
+ * free-form tool (offered with chatwire_conversation_add_custom_tool()),
+ * whose input chatwire_reply_tool_call() hands out as the arguments.
+ * NULL when `index` is out of range (or for a NULL reply). Borrowed until
+ * the reply is freed.
+ *
+ * # Safety
+ * `reply` is NULL or live.
+ */
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_tool_call_type(const chatwire_reply *reply, size_t index);
+
+/**
  * The model's reasoning ("thinking"): from reasoning_content, reasoning,
- * the text parts of reasoning_details, or a leading <think>...</think>
- * block taken out of the content (chatwire_reply_content() never holds
- * it). NULL when there is none (or for a NULL reply). Borrowed until the
- * reply is freed; chatwire_reply_reasoning_len() gives its length. As the
- * model wrote it.
+ * the text parts of reasoning_details, Mistral's thinking chunks, or a
+ * leading <think>...</think> block taken out of the content
+ * (chatwire_reply_content() never holds it). NULL when there is none, or
+ * no text of it (only encrypted reasoning, still sent back), or for a
+ * NULL reply. Borrowed until the reply is freed;
+ * chatwire_reply_reasoning_len() gives its length. As the model wrote it.
  *
  * # Safety
  * `reply` is NULL or live.

@@ -88,11 +88,14 @@ struct Usage {
 };
 
 /// One tool call of a reply: its id (quoted by the result), the function's
-/// name and its arguments as the model wrote them (JSON text, unchecked).
+/// name and its arguments as the model wrote them (JSON text, unchecked),
+/// and its type: "function", or "custom" for a free-form tool (see
+/// Conversation::add_custom_tool()), whose free-text input is `arguments`.
 struct ToolCall {
     std::string id;
     std::string name;
     std::string arguments;
+    std::string type = "function";
 };
 
 /// One message of a conversation.
@@ -297,7 +300,8 @@ public:
         detail::check(chatwire_reply_tool_call(live(), index, &id, &name, &arguments));
         detail::check(chatwire_reply_tool_call_len(live(), index, &id_len, &name_len, &arguments_len));
         return ToolCall{std::string(id, id_len), std::string(name, name_len),
-                        std::string(arguments, arguments_len)};
+                        std::string(arguments, arguments_len),
+                        detail::maybe(chatwire_reply_tool_call_type(live(), index)).value_or("function")};
     }
     /// Every tool call, in order.
     std::vector<ToolCall> tool_calls() const {
@@ -388,6 +392,17 @@ public:
             parameters_schema_json.empty() ? nullptr : detail::c_text(parameters_schema_json);
         detail::check(chatwire_conversation_add_tool(live(), detail::c_text(name),
                                                      detail::c_text(description), schema));
+        return *this;
+    }
+    /// Offers a free-form tool ("type": "custom"): the model calls it with
+    /// free text (a ToolCall of type "custom"). `format_json` "" means
+    /// unconstrained text, else the format object, e.g.
+    /// {"type":"grammar","grammar":{"syntax":"lark","definition":"..."}}.
+    Conversation &add_custom_tool(const std::string &name, const std::string &description,
+                                  const std::string &format_json = "") {
+        const char *format = format_json.empty() ? nullptr : detail::c_text(format_json);
+        detail::check(chatwire_conversation_add_custom_tool(live(), detail::c_text(name),
+                                                            detail::c_text(description), format));
         return *this;
     }
     /// Appends a tool's result for the call with id `tool_call_id`.

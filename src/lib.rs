@@ -94,8 +94,8 @@ pub use config::{
     MIN_WORKER_STACK_BYTES,
 };
 pub use conversation::message::{
-    Attachment, AttachmentKind, Image, ImageDetail, Message, Reasoning, ReasoningField, Role, Tool,
-    ToolCall,
+    Attachment, AttachmentKind, Image, ImageDetail, Message, Reasoning, ReasoningField,
+    ReasoningReplay, Role, Tool, ToolCall,
 };
 pub use conversation::options::ResponseFormat;
 pub use conversation::Conversation;

@@ -40,6 +40,9 @@ pub struct ReplyChoice {
     pub reasoning: Option<Reasoning>,
     /// The calls it asks for.
     pub tool_calls: Vec<ToolCall>,
+    /// Its message's fields that chatwire does not know (see
+    /// [`Message::extra`]).
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A decoded chat completion.
@@ -70,6 +73,12 @@ pub struct Reply {
     /// content. Never part of [`content`](Self::content); kept on the
     /// appended message (see [`Reasoning`]).
     pub reasoning: Option<Reasoning>,
+    /// The fields of the reply's message that chatwire does not know, as
+    /// the server sent them (Gemini's `extra_content`, a provider's own
+    /// keys), without those a request may not carry: kept on the appended
+    /// message and sent back with it (see [`Message::extra`]). Unknown
+    /// fields of a tool call are on the call ([`ToolCall::extra`]).
+    pub extra: serde_json::Map<String, serde_json::Value>,
     /// Every choice, in order of `index`; choice 0 is this reply. One
     /// unless the request asked for `n` > 1.
     pub choices: Vec<ReplyChoice>,
@@ -126,6 +135,7 @@ impl Reply {
         let mut message = Message::new(Role::Assistant, self.content.clone());
         message.tool_calls = self.tool_calls.clone();
         message.reasoning = self.reasoning.clone();
+        message.extra = self.extra.clone();
         message
     }
 }

@@ -201,3 +201,15 @@ fn cpp_wrappers_hand_out_what_the_model_wrote() {
         assert!(out.contains(", 0 failed"), "{out}");
     });
 }
+
+#[test]
+fn cpp_wrappers_hold_custom_calls_and_signatures() {
+    let server = common::providers::start();
+    for_each_build("providers_2026", |exe| {
+        let out = run(exe, &[&server.url, KEY]);
+        assert!(
+            out.contains("providers_2026: ") && out.contains(", 0 failed"),
+            "{out}"
+        );
+    });
+}

@@ -115,6 +115,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_conversation_set_option Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal nameArg As LongPtr, ByVal jsonValue As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_set_option_unchecked Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal nameArg As LongPtr, ByVal jsonValue As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_add_tool Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal nameArg As LongPtr, ByVal description As LongPtr, ByVal parametersSchemaJson As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_conversation_add_custom_tool Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal nameArg As LongPtr, ByVal description As LongPtr, ByVal formatJson As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_len Lib "chatwire.dll" (ByVal conversation As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_conversation_role Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_content Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As LongPtr
@@ -152,6 +153,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_reply_tool_call_count Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_tool_call Lib "chatwire.dll" (ByVal reply As LongPtr, ByVal indexArg As LongPtr, ByRef idOut As LongPtr, ByRef nameOut As LongPtr, ByRef argumentsOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_reply_tool_call_len Lib "chatwire.dll" (ByVal reply As LongPtr, ByVal indexArg As LongPtr, ByRef idLen As LongPtr, ByRef nameLen As LongPtr, ByRef argumentsLen As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_reply_tool_call_type Lib "chatwire.dll" (ByVal reply As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_reasoning Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_reasoning_len Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_choice_count Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
@@ -214,6 +216,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_conversation_set_option Lib "chatwire.dll" (ByVal conversation As Long, ByVal nameArg As Long, ByVal jsonValue As Long) As Long
     Public Declare Function chatwire_conversation_set_option_unchecked Lib "chatwire.dll" (ByVal conversation As Long, ByVal nameArg As Long, ByVal jsonValue As Long) As Long
     Public Declare Function chatwire_conversation_add_tool Lib "chatwire.dll" (ByVal conversation As Long, ByVal nameArg As Long, ByVal description As Long, ByVal parametersSchemaJson As Long) As Long
+    Public Declare Function chatwire_conversation_add_custom_tool Lib "chatwire.dll" (ByVal conversation As Long, ByVal nameArg As Long, ByVal description As Long, ByVal formatJson As Long) As Long
     Public Declare Function chatwire_conversation_len Lib "chatwire.dll" (ByVal conversation As Long) As Long
     Public Declare Function chatwire_conversation_role Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_conversation_content Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
@@ -251,6 +254,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_reply_tool_call_count Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_tool_call Lib "chatwire.dll" (ByVal reply As Long, ByVal indexArg As Long, ByRef idOut As Long, ByRef nameOut As Long, ByRef argumentsOut As Long) As Long
     Public Declare Function chatwire_reply_tool_call_len Lib "chatwire.dll" (ByVal reply As Long, ByVal indexArg As Long, ByRef idLen As Long, ByRef nameLen As Long, ByRef argumentsLen As Long) As Long
+    Public Declare Function chatwire_reply_tool_call_type Lib "chatwire.dll" (ByVal reply As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_reply_reasoning Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_reasoning_len Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_choice_count Lib "chatwire.dll" (ByVal reply As Long) As Long

@@ -137,13 +137,15 @@ fn message_bytes(message: &Message) -> u64 {
     let calls: usize = message
         .tool_calls
         .iter()
-        .map(|call| call.id.len() + call.name.len() + call.arguments.len())
+        .map(|call| {
+            call.id.len() + call.name.len() + call.arguments.len() + extra_bytes(&call.extra)
+        })
         .sum();
     let answered = message.tool_call_id.as_ref().map_or(0, String::len);
     let images = message.images.len() as u64 * image_bytes();
     let files: u64 = message.files.iter().map(file_bytes).sum();
     MESSAGE_BYTES * (1 + message.tool_calls.len() as u64)
-        + (message.content.len() + calls + answered) as u64
+        + (message.content.len() + calls + answered + extra_bytes(&message.extra)) as u64
         + images
         + files
 }
@@ -159,6 +161,15 @@ fn file_bytes(file: &Attachment) -> u64 {
         AttachmentKind::Mp3 => MP3_BYTES_PER_TOKEN,
     };
     (size.div_ceil(per_token) as f64 * DEFAULT_BYTES_PER_TOKEN) as u64
+}
+
+/// The bytes of the fields a server put on a message that go back with it
+/// (Gemini's thought signatures run to kilobytes, and count as input).
+fn extra_bytes(extra: &serde_json::Map<String, serde_json::Value>) -> usize {
+    extra
+        .iter()
+        .map(|(name, value)| name.len() + value.to_string().len())
+        .sum()
 }
 
 /// An image, counted as the tokens it typically costs at the default ratio.
@@ -231,8 +242,13 @@ impl Conversation {
             .iter()
             .map(|tool| {
                 let description = tool.description.as_ref().map_or(0, String::len);
+                let format = tool
+                    .format
+                    .as_ref()
+                    .map_or(0, |format| format.to_string().len());
                 MESSAGE_BYTES
-                    + (tool.name.len() + description + tool.parameters.to_string().len()) as u64
+                    + (tool.name.len() + description + tool.parameters.to_string().len() + format)
+                        as u64
             })
             .sum()
     }
@@ -364,6 +380,7 @@ impl Conversation {
             messages,
             tools: self.tools.clone(),
             options: self.options.clone(),
+            reasoning_replay: self.reasoning_replay,
             budget: self.budget.clone(),
         }
     }

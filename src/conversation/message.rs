@@ -3,7 +3,7 @@
 //! call a tool result answers).
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 
@@ -40,19 +40,25 @@ impl std::fmt::Display for Role {
     }
 }
 
-/// A function call the model asked for.
+/// A call of a tool the model asked for: a function (`function`) or a
+/// free-form tool (`custom`, see [`Tool::custom`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct ToolCall {
     /// The call's id, to quote in the tool's result.
     pub id: String,
-    /// The tool type, `function`.
+    /// The tool type: `function`, or `custom` for a free-form tool.
     pub kind: String,
-    /// The function's name.
+    /// The function's (or custom tool's) name.
     pub name: String,
     /// The arguments exactly as the model wrote them: JSON text, not checked,
-    /// because models do not always write valid JSON.
+    /// because models do not always write valid JSON. For a `custom` call,
+    /// its `input`, the free text the model wrote.
     pub arguments: String,
+    /// Fields of the call that chatwire does not know, as the server sent
+    /// them (Gemini 3's `extra_content` with its `thought_signature`): kept
+    /// with the call and sent back with it, unchanged.
+    pub extra: Map<String, Value>,
 }
 
 impl ToolCall {
@@ -68,7 +74,27 @@ impl ToolCall {
             kind: FUNCTION.to_owned(),
             name: name.into(),
             arguments: arguments.into(),
+            extra: Map::new(),
         }
+    }
+
+    /// A call of the free-form tool `name` with its `input` (type
+    /// `custom`): for building a history by hand.
+    pub fn custom(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        input: impl Into<String>,
+    ) -> ToolCall {
+        ToolCall {
+            kind: CUSTOM.to_owned(),
+            ..ToolCall::new(id, name, input)
+        }
+    }
+
+    /// Whether this is a call of a free-form tool (type `custom`), whose
+    /// [`arguments`](Self::arguments) are its free-text input.
+    pub fn is_custom(&self) -> bool {
+        self.kind == CUSTOM
     }
 
     /// The arguments as JSON, read leniently: valid JSON as it is, else what
@@ -83,8 +109,10 @@ impl ToolCall {
     }
 }
 
-/// The one tool type there is.
+/// The tool type of a function.
 pub(crate) const FUNCTION: &str = "function";
+/// The tool type of a free-form tool.
+pub(crate) const CUSTOM: &str = "custom";
 
 /// How closely the model should look at an image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,6 +185,10 @@ pub enum ReasoningField {
     /// A leading `<think>…</think>` block in `content` (a server without a
     /// reasoning parser).
     ThinkTags,
+    /// `thinking` chunks in a `content` that is a list of chunks (Mistral's
+    /// reasoning models: `{"type": "thinking", "thinking": [{"type": "text",
+    /// "text": ...}]}` before `{"type": "text", "text": ...}`).
+    ContentChunks,
 }
 
 impl ReasoningField {
@@ -166,7 +198,7 @@ impl ReasoningField {
             ReasoningField::ReasoningContent => "reasoning_content",
             ReasoningField::Reasoning => "reasoning",
             ReasoningField::ReasoningDetails => "reasoning_details",
-            ReasoningField::ThinkTags => "content",
+            ReasoningField::ThinkTags | ReasoningField::ContentChunks => "content",
         }
     }
 }
@@ -176,9 +208,11 @@ impl ReasoningField {
 ///
 /// Never part of [`Message::content`]: a `<think>` block a server left in the
 /// content is taken out of it. It is kept on the assistant message and sent
-/// back only on the assistant messages of the current tool loop (after the
-/// last user message), in the field it came in, as DeepSeek's thinking mode
-/// requires; earlier turns go without it.
+/// back in the field (and shape) it came in: on the assistant messages of
+/// the current tool loop (after the last user message), as DeepSeek's
+/// thinking mode requires, while earlier turns go without it; for Kimi
+/// models also on every earlier assistant message that called tools, as
+/// Moonshot requires (see [`ReasoningReplay`](crate::ReasoningReplay)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Reasoning {
@@ -198,6 +232,43 @@ impl Reasoning {
             text: text.into(),
             field,
             details: None,
+        }
+    }
+}
+
+/// Which assistant messages of a history carry their reasoning back to the
+/// server. Providers disagree: DeepSeek's thinking mode wants it on the
+/// messages of the tool loop under way (after the last user message) and
+/// its older reasoner refused it on earlier turns, while Moonshot's Kimi
+/// refuses a request in which any assistant message that called tools,
+/// however old, lacks its `reasoning_content`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum ReasoningReplay {
+    /// [`ToolCallTurns`](Self::ToolCallTurns) for a model whose name holds
+    /// `kimi` (any case: `kimi-k2.5`, `moonshotai/Kimi-K2-Thinking`), else
+    /// [`CurrentLoop`](Self::CurrentLoop). The default.
+    #[default]
+    Auto,
+    /// Only the assistant messages after the last user message (what
+    /// DeepSeek requires, and every reasoning server accepts).
+    CurrentLoop,
+    /// Those, and every earlier assistant message that called tools; one
+    /// that has no reasoning (thinking was off, or the history was built by
+    /// hand) goes with an empty `reasoning_content`, which Kimi accepts
+    /// where it refuses a missing one.
+    ToolCallTurns,
+}
+
+impl ReasoningReplay {
+    /// The rule for `model`: `Auto` resolved, the others as they are.
+    pub fn resolved(self, model: &str) -> ReasoningReplay {
+        match self {
+            ReasoningReplay::Auto if model.to_ascii_lowercase().contains("kimi") => {
+                ReasoningReplay::ToolCallTurns
+            }
+            ReasoningReplay::Auto => ReasoningReplay::CurrentLoop,
+            other => other,
         }
     }
 }
@@ -226,6 +297,16 @@ pub struct Message {
     /// For an assistant message: the model's reasoning, when its server sent
     /// any (see [`Reasoning`] for when it is sent back).
     pub reasoning: Option<Reasoning>,
+    /// Fields of the message that chatwire does not know, as the server
+    /// sent them (a provider's own keys, such as Gemini's `extra_content`):
+    /// kept with the message, written by
+    /// [`Conversation::to_json`](crate::Conversation::to_json), read back by
+    /// [`Conversation::from_json`](crate::Conversation::from_json), and sent
+    /// back to the server unchanged with the history. Fields that only
+    /// describe a reply (`annotations`, which the official schema defines
+    /// for replies only; `audio` beyond its `id`; Groq's `executed_tools`)
+    /// are not kept, since a strict server refuses them in a request.
+    pub extra: Map<String, Value>,
 }
 
 impl Message {
@@ -239,6 +320,7 @@ impl Message {
             tool_calls: Vec::new(),
             tool_call_id: None,
             reasoning: None,
+            extra: Map::new(),
         }
     }
 
@@ -251,16 +333,25 @@ impl Message {
     }
 }
 
-/// A function the model may call, offered with every request of a conversation.
+/// A tool the model may call, offered with every request of a conversation:
+/// a function ([`Tool::new`]), or a free-form tool ([`Tool::custom`]).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Tool {
-    /// The function's name: letters, digits, `_` and `-`, at most 64.
+    /// The tool's name: letters, digits, `_` and `-`, at most 64.
     pub name: String,
-    /// What the function does, for the model to decide when to call it.
+    /// What the tool does, for the model to decide when to call it.
     pub description: Option<String>,
-    /// A JSON Schema object describing the arguments.
+    /// A JSON Schema object describing a function's arguments (unused for a
+    /// free-form tool).
     pub parameters: Value,
+    /// For a free-form tool (type `custom`): its input format, `None` for
+    /// unconstrained text, or e.g. `{"type": "grammar", "grammar":
+    /// {"syntax": "lark", "definition": ...}}`. Always `None` for a function.
+    pub format: Option<Value>,
+    /// Whether this is a free-form tool (`{"type": "custom"}`), whose calls
+    /// come as [`ToolCall`]s of type `custom` with free text for arguments.
+    pub custom: bool,
 }
 
 impl Tool {
@@ -283,7 +374,56 @@ impl Tool {
             name: name.to_owned(),
             description: description.map(str::to_owned),
             parameters,
+            format: None,
+            custom: false,
         })
+    }
+
+    /// A free-form tool (`{"type": "custom"}`): the model calls it with free
+    /// text (a [`ToolCall`] of type `custom`, its input as the arguments)
+    /// instead of JSON arguments. `format` is `None` for unconstrained text,
+    /// `{"type": "text"}`, or a grammar: `{"type": "grammar", "grammar":
+    /// {"syntax": "lark" or "regex", "definition": "..."}}`. A bad name or
+    /// format gives [`Error::InvalidArgument`].
+    ///
+    /// ```
+    /// let grammar = serde_json::json!({"type": "grammar",
+    ///     "grammar": {"syntax": "regex", "definition": "^[0-9]+$"}});
+    /// let tool = chatwire::Tool::custom("count", Some("A number"), Some(grammar))?;
+    /// assert!(tool.custom);
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn custom(name: &str, description: Option<&str>, format: Option<Value>) -> Result<Tool> {
+        if !is_function_name(name) {
+            return Err(Error::InvalidArgument(format!(
+                "tool name {name:?} must be 1 to 64 letters, digits, '_' or '-'"
+            )));
+        }
+        if let Some(format) = &format {
+            check_custom_format(name, format)?;
+        }
+        Ok(Tool {
+            name: name.to_owned(),
+            description: description.map(str::to_owned),
+            parameters: Value::Null,
+            format,
+            custom: true,
+        })
+    }
+
+    /// Like [`Tool::custom`], with the format as JSON text.
+    pub fn custom_from_text(
+        name: &str,
+        description: Option<&str>,
+        format: Option<&str>,
+    ) -> Result<Tool> {
+        let format = format
+            .map(serde_json::from_str)
+            .transpose()
+            .map_err(|err| {
+                Error::InvalidArgument(format!("the format of tool {name:?} is not JSON: {err}"))
+            })?;
+        Tool::custom(name, description, format)
     }
 
     /// Like [`Tool::new`], with the parameters' JSON Schema as text.
@@ -304,6 +444,33 @@ impl Tool {
     }
 }
 
+/// A custom tool's format as the official schema allows it: `{"type":
+/// "text"}`, or `{"type": "grammar", "grammar": {"definition": text,
+/// "syntax": "lark" or "regex"}}`, nothing else in either.
+fn check_custom_format(name: &str, format: &Value) -> Result<()> {
+    let grammar = format.get("grammar");
+    let fine = match format.get("type").and_then(Value::as_str) {
+        Some("text") => format.as_object().is_some_and(|object| object.len() == 1),
+        Some("grammar") => {
+            format.as_object().is_some_and(|object| object.len() == 2)
+                && grammar
+                    .and_then(|grammar| grammar.get("definition"))
+                    .is_some_and(Value::is_string)
+                && grammar
+                    .and_then(|grammar| grammar.get("syntax"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|syntax| matches!(syntax, "lark" | "regex"))
+        }
+        _ => false,
+    };
+    if fine {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "the format of tool {name:?} must be {{\"type\":\"text\"}} or {{\"type\":\"grammar\",\"grammar\":{{\"syntax\":\"lark\" or \"regex\",\"definition\":...}}}}, not {format}"
+    )))
+}
+
 /// The rule OpenAI sets for the names of functions and of JSON Schema
 /// response formats: 1 to 64 ASCII letters, digits, `_` or `-`.
 pub(crate) fn is_function_name(name: &str) -> bool {
@@ -320,10 +487,7 @@ mod tests {
 
     #[test]
     fn arguments_are_read_leniently() {
-        let call = |arguments: &str| ToolCall {
-            arguments: arguments.into(),
-            ..ToolCall::default()
-        };
+        let call = |arguments: &str| ToolCall::new("c", "f", arguments);
         assert_eq!(
             call(r#"{"a":1}"#).arguments_json().unwrap(),
             json!({"a": 1})
@@ -342,5 +506,27 @@ mod tests {
         assert!(Tool::new("f", None, Some(json!([1]))).is_err());
         let tool = Tool::new("get_weather", Some("Weather by city"), None).unwrap();
         assert_eq!(tool.parameters["type"], "object");
+    }
+
+    #[test]
+    fn custom_tool_formats_are_checked_as_the_schema_does() {
+        let grammar = json!({"type": "grammar", "grammar": {"syntax": "lark", "definition": "start: /[0-9]+/"}});
+        assert!(Tool::custom("sql", None, Some(grammar)).is_ok());
+        assert!(Tool::custom("sql", None, Some(json!({"type": "text"}))).is_ok());
+        assert!(Tool::custom("sql", None, None).unwrap().custom);
+        for bad in [
+            json!({"type": "grammar", "grammar": {"syntax": "ebnf", "definition": "x"}}),
+            json!({"type": "grammar", "grammar": {"syntax": "lark"}}),
+            json!({"type": "text", "more": 1}),
+            json!({"type": "json"}),
+            json!("text"),
+        ] {
+            assert!(
+                Tool::custom("sql", None, Some(bad.clone())).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(Tool::custom("bad name", None, None).is_err());
+        assert!(Tool::custom_from_text("sql", None, Some("{")).is_err());
     }
 }

@@ -14,7 +14,7 @@ pub(crate) mod ordering;
 mod setters;
 
 use crate::error::{Error, Result};
-use message::{Attachment, Image, Message, Role, Tool};
+use message::{Attachment, Image, Message, ReasoningReplay, Role, Tool};
 
 /// A model name and the messages exchanged so far.
 ///
@@ -52,6 +52,9 @@ pub struct Conversation {
     /// Further top-level request fields (`max_tokens`, `temperature`, ...).
     #[serde(flatten)]
     options: Map<String, Value>,
+    /// Which assistant messages carry their reasoning back.
+    #[serde(skip)]
+    reasoning_replay: ReasoningReplay,
     /// The token budget and the server's last count.
     #[serde(skip)]
     budget: budget::Budget,
@@ -129,6 +132,7 @@ impl Conversation {
             messages: Vec::new(),
             tools: Vec::new(),
             options: Map::new(),
+            reasoning_replay: ReasoningReplay::Auto,
             budget: budget::Budget::default(),
         }
     }
@@ -352,9 +356,23 @@ impl Conversation {
         }
     }
 
-    /// The functions offered to the model.
+    /// The tools offered to the model.
     pub fn tools(&self) -> &[Tool] {
         &self.tools
+    }
+
+    /// Chooses which assistant messages of the history carry their
+    /// reasoning back to the server (see [`ReasoningReplay`]); the default,
+    /// [`ReasoningReplay::Auto`], follows the model's name. Not part of the
+    /// JSON form: a conversation read back is `Auto` again.
+    pub fn set_reasoning_replay(&mut self, replay: ReasoningReplay) {
+        self.reasoning_replay = replay;
+    }
+
+    /// Which assistant messages carry their reasoning back, with `Auto`
+    /// resolved for this conversation's model.
+    pub fn reasoning_replay(&self) -> ReasoningReplay {
+        self.reasoning_replay.resolved(&self.model)
     }
 
     /// Appends a user message; see [`push`](Self::push).

@@ -188,15 +188,7 @@ mod tests {
 
     fn calling(ids: &[&str]) -> Message {
         let mut message = Message::new(Role::Assistant, "");
-        message.tool_calls = ids
-            .iter()
-            .map(|id| ToolCall {
-                id: (*id).into(),
-                kind: "function".into(),
-                name: "f".into(),
-                arguments: "{}".into(),
-            })
-            .collect();
+        message.tool_calls = ids.iter().map(|id| ToolCall::new(*id, "f", "{}")).collect();
         message
     }
 

@@ -21,8 +21,8 @@ pub struct chatwire_reply {
     // with a `_len` accessor each.
     content: CText,
     finish_reason: Option<CText>,
-    /// id, name and arguments of each tool call.
-    tool_calls: Vec<[CText; 3]>,
+    /// id, name, arguments and type of each tool call.
+    tool_calls: Vec<[CText; 4]>,
     reasoning: Option<CText>,
     /// The content of every choice.
     choices: Vec<CText>,
@@ -49,12 +49,15 @@ impl chatwire_reply {
                         CText::new(&call.id),
                         CText::new(&call.name),
                         CText::new(&call.arguments),
+                        CText::new(&call.kind),
                     ]
                 })
                 .collect(),
+            // Details without text (encrypted reasoning) have nothing to read.
             reasoning: reply
                 .reasoning
                 .as_ref()
+                .filter(|reasoning| !reasoning.text.is_empty())
                 .map(|reasoning| CText::new(&reasoning.text)),
             choices: reply
                 .choices
@@ -238,7 +241,9 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_count(
 
 /// Tool call `index`: its id (to quote in the result), the function's name,
 /// and its arguments exactly as the model wrote them (JSON text, unchecked;
-/// chatwire_extract_json() reads sloppy arguments leniently). Each
+/// chatwire_extract_json() reads sloppy arguments leniently). For a call of
+/// a free-form tool (chatwire_reply_tool_call_type() "custom"), the tool's
+/// name and the free text the model wrote as its input. Each
 /// out-parameter may be NULL; the strings are borrowed until the reply is
 /// freed; chatwire_reply_tool_call_len() gives their lengths (a model may
 /// write U+0000 in any of them). `index` out of range:
@@ -295,12 +300,33 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_len(
     })
 }
 
+/// Tool call `index`'s type: "function", or "custom" for a call of a
+/// free-form tool (offered with chatwire_conversation_add_custom_tool()),
+/// whose input chatwire_reply_tool_call() hands out as the arguments.
+/// NULL when `index` is out of range (or for a NULL reply). Borrowed until
+/// the reply is freed.
+///
+/// # Safety
+/// `reply` is NULL or live.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_reply_tool_call_type(
+    reply: *const chatwire_reply,
+    index: usize,
+) -> *const c_char {
+    boundary::value(std::ptr::null(), || {
+        let reply = unsafe { handle::borrow(reply, "reply")? };
+        let call = handle::item(&reply.tool_calls, index, "tool call")?;
+        Ok(call[3].as_ptr())
+    })
+}
+
 /// The model's reasoning ("thinking"): from reasoning_content, reasoning,
-/// the text parts of reasoning_details, or a leading <think>...</think>
-/// block taken out of the content (chatwire_reply_content() never holds
-/// it). NULL when there is none (or for a NULL reply). Borrowed until the
-/// reply is freed; chatwire_reply_reasoning_len() gives its length. As the
-/// model wrote it.
+/// the text parts of reasoning_details, Mistral's thinking chunks, or a
+/// leading <think>...</think> block taken out of the content
+/// (chatwire_reply_content() never holds it). NULL when there is none, or
+/// no text of it (only encrypted reasoning, still sent back), or for a
+/// NULL reply. Borrowed until the reply is freed;
+/// chatwire_reply_reasoning_len() gives its length. As the model wrote it.
 ///
 /// # Safety
 /// `reply` is NULL or live.

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::config::{Limit, DEFAULT_MAX_STREAM_BYTES};
 use crate::error::Result;
@@ -15,9 +15,9 @@ use crate::conversation::message::ReasoningField;
 pub use crate::conversation::message::ToolCall;
 use crate::reply::Usage;
 use crate::wire::chunk::Delta;
-use crate::wire::completion::{AssistantMessage, Choice, Completion};
+use crate::wire::completion::{AssistantMessage, Choice, Completion, ReplyContent};
 use crate::wire::message::WireToolCall;
-use crate::wire::reasoning::{details_of_text, details_text, with_think_block};
+use crate::wire::reasoning::{details_of_text, details_text, merge_details, with_think_block};
 
 /// The role a reply has when the server never says.
 const DEFAULT_ROLE: &str = "assistant";
@@ -67,6 +67,12 @@ pub struct StreamChoice {
     pub tool_calls: Vec<ToolCall>,
     /// The log probabilities, each list of the chunks' joined.
     pub logprobs: Option<Value>,
+    /// The `reasoning_details` parts as the server sent them, fragments of
+    /// one part joined (see OpenRouter's streaming of them).
+    pub reasoning_details: Vec<Value>,
+    /// The deltas' fields that chatwire does not know; a field sent on
+    /// several deltas keeps its last value.
+    pub extra: Map<String, Value>,
 }
 
 #[cfg(any(test, feature = "fuzzing"))]
@@ -94,33 +100,43 @@ impl StreamResult {
 
 impl StreamChoice {
     fn into_choice(self) -> Choice {
-        let tool_calls = (!self.tool_calls.is_empty()).then(|| {
-            self.tool_calls
-                .into_iter()
-                .map(WireToolCall::from)
-                .collect()
-        });
+        let tool_calls = (!self.tool_calls.is_empty())
+            .then(|| self.tool_calls.iter().map(WireToolCall::from).collect());
+        let details =
+            (!self.reasoning_details.is_empty()).then_some(Value::Array(self.reasoning_details));
         let mut message = AssistantMessage {
             role: Some(self.role),
-            content: Some(self.content),
+            content: None,
             refusal: self.refusal,
             tool_calls,
+            reasoning_details: details,
+            extra: self.extra,
             ..AssistantMessage::default()
         };
+        let mut content = self.content;
         match self.reasoning {
             Some((text, ReasoningField::ReasoningContent)) => {
                 message.reasoning_content = Some(text)
             }
             Some((text, ReasoningField::Reasoning)) => message.reasoning = Some(text),
-            Some((text, ReasoningField::ReasoningDetails)) => {
-                message.reasoning_details = Some(details_of_text(&text))
+            Some((text, ReasoningField::ReasoningDetails))
+                if message.reasoning_details.is_none() =>
+            {
+                message.reasoning_details = Some(details_of_text(&text));
+            }
+            // The details the server sent hold the text already.
+            Some((_, ReasoningField::ReasoningDetails)) => {}
+            // As the server sent it: thinking chunks before the text.
+            Some((text, ReasoningField::ContentChunks)) => {
+                message.content = Some(ReplyContent::with_thinking(&text, content));
+                content = String::new();
             }
             // As the server sent it: the block in front of the content.
-            Some((text, _)) => {
-                let content = message.content.take().unwrap_or_default();
-                message.content = Some(with_think_block(&text, &content));
-            }
+            Some((text, _)) => content = with_think_block(&text, &content),
             None => {}
+        }
+        if message.content.is_none() {
+            message.content = Some(ReplyContent::Text(content));
         }
         Choice {
             index: self.index,
@@ -321,22 +337,28 @@ impl ChoiceState {
         let Delta {
             role,
             content,
+            thinking,
             refusal,
             reasoning_content,
             reasoning,
             reasoning_details,
             tool_calls,
+            extra,
+            ..
         } = delta;
         if let Some(role) = role.filter(|role| !role.is_empty()) {
             result.role = role;
         }
+        result.extra.extend(extra);
         let mut pieces = Vec::new();
         // One field per delta: a server that fills two fills them alike.
-        let details = details_text(&Value::Array(reasoning_details));
+        let details = details_text(&Value::Array(reasoning_details.clone()));
+        merge_details(&mut result.reasoning_details, reasoning_details);
         let reasoning = [
             (reasoning_content, ReasoningField::ReasoningContent),
             (reasoning, ReasoningField::Reasoning),
             (details, ReasoningField::ReasoningDetails),
+            (thinking, ReasoningField::ContentChunks),
         ]
         .into_iter()
         .find_map(|(text, field)| {
@@ -437,6 +459,13 @@ fn merge_logprobs(kept: &mut Option<Value>, more: Value) {
 fn choice_bytes(choice: &ChunkChoice) -> u64 {
     let delta = &choice.delta;
     let text = |value: &Option<String>| value.as_ref().map_or(0, String::len) as u64;
+    let json = |value: &Value| value.to_string().len() as u64;
+    let extra = |extra: &Map<String, Value>| -> u64 {
+        extra
+            .iter()
+            .map(|(key, value)| key.len() as u64 + json(value))
+            .sum()
+    };
     let calls: u64 = delta
         .tool_calls
         .iter()
@@ -446,12 +475,16 @@ fn choice_bytes(choice: &ChunkChoice) -> u64 {
                 + text(&call.kind)
                 + text(&call.function.name)
                 + text(&call.function.arguments)
+                + text(&call.custom.name)
+                + text(&call.custom.input)
+                + extra(&call.extra)
         })
         .sum();
-    let json = |value: &Value| value.to_string().len() as u64;
     let details: u64 = delta.reasoning_details.iter().map(json).sum();
     let logprobs = choice.logprobs.as_ref().map_or(0, json);
     text(&delta.content)
+        + text(&delta.thinking)
+        + extra(&delta.extra)
         + text(&delta.refusal)
         + text(&delta.reasoning_content)
         + text(&delta.reasoning)

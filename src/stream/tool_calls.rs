@@ -48,11 +48,9 @@ impl ToolCallAssembler {
             self.by_index.insert(index, slot);
             return slot;
         }
-        let named = fragment
-            .function
-            .name
-            .as_deref()
-            .is_some_and(|name| !name.is_empty());
+        let named = [&fragment.function.name, &fragment.custom.name]
+            .into_iter()
+            .any(|name| name.as_deref().is_some_and(|name| !name.is_empty()));
         match (self.last, id) {
             (Some(last), Some(id)) if self.calls[last].id == id => last,
             (Some(last), None) if !named || self.calls[last].name.is_empty() => last,
@@ -88,9 +86,22 @@ fn merge_fragment(call: &mut ToolCall, fragment: ToolCallDelta) {
     fill_empty(&mut call.id, fragment.id);
     fill_empty(&mut call.kind, fragment.kind);
     fill_empty(&mut call.name, fragment.function.name);
+    fill_empty(&mut call.name, fragment.custom.name);
     if let Some(arguments) = fragment.function.arguments {
         call.arguments.push_str(&arguments);
     }
+    // A free-form tool's input is its arguments.
+    if let Some(input) = fragment.custom.input {
+        call.arguments.push_str(&input);
+    }
+    // Fields chatwire does not know (Gemini's extra_content) go with the
+    // call as sent; one sent again keeps its last value.
+    call.extra.extend(
+        fragment
+            .extra
+            .into_iter()
+            .filter(|(_, value)| !value.is_null()),
+    );
 }
 
 fn fill_empty(slot: &mut String, value: Option<String>) {

@@ -12,12 +12,13 @@ use std::borrow::Cow;
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{ApiError, Error, Result};
 pub use crate::reply::Usage;
+use crate::wire::completion::ReplyContent;
 use crate::wire::error::ErrorReport;
-use crate::wire::message::json_text;
+use crate::wire::message::{json_text, without_nulls};
 
 /// The message of a server error that came without one.
 const NO_MESSAGE: &str = "the server reported an error in the stream";
@@ -191,12 +192,16 @@ pub struct ChunkChoice {
 
 /// What a chunk adds to the message.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default)]
+#[serde(from = "WireDelta")]
+#[non_exhaustive]
 pub struct Delta {
     /// The author's role, usually on the first chunk only.
     pub role: Option<String>,
-    /// More reply text.
+    /// More reply text (the text chunks of a content list).
     pub content: Option<String>,
+    /// More thinking: the `thinking` chunks of a content list (Mistral's
+    /// reasoning models send `content` as such a list while they think).
+    pub thinking: Option<String>,
     /// More refusal text.
     pub refusal: Option<String>,
     /// More reasoning text (DeepSeek, llama.cpp, older vLLM).
@@ -204,27 +209,154 @@ pub struct Delta {
     /// More reasoning text (vLLM 0.9 and later, Ollama, OpenRouter, Groq).
     pub reasoning: Option<String>,
     /// More reasoning parts (OpenRouter); their `text` is the reasoning.
-    #[serde(deserialize_with = "null_as_default")]
     pub reasoning_details: Vec<Value>,
     /// Fragments of tool calls.
-    #[serde(deserialize_with = "null_as_default")]
     pub tool_calls: Vec<ToolCallDelta>,
+    /// The delta's other fields, not `null` (Gemini puts `extra_content`
+    /// here on a text reply).
+    pub extra: Map<String, Value>,
+}
+
+/// A delta as it comes: content may be text or a list of chunks; fields
+/// chatwire does not know are gathered as they are. Read by hand, in one
+/// pass: a flattened map would make serde buffer every delta first, and
+/// nearly every event of a stream is one.
+#[derive(Default)]
+struct WireDelta {
+    role: Option<String>,
+    content: Option<ReplyContent>,
+    refusal: Option<String>,
+    reasoning_content: Option<String>,
+    reasoning: Option<String>,
+    reasoning_details: Vec<Value>,
+    tool_calls: Vec<ToolCallDelta>,
+    extra: Map<String, Value>,
+}
+
+/// The name of a field of a delta; an unknown one is kept.
+enum DeltaField {
+    Role,
+    Content,
+    Refusal,
+    ReasoningContent,
+    Reasoning,
+    ReasoningDetails,
+    ToolCalls,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for DeltaField {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = DeltaField;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<DeltaField, E> {
+                Ok(match name {
+                    "role" => DeltaField::Role,
+                    "content" => DeltaField::Content,
+                    "refusal" => DeltaField::Refusal,
+                    "reasoning_content" => DeltaField::ReasoningContent,
+                    "reasoning" => DeltaField::Reasoning,
+                    "reasoning_details" => DeltaField::ReasoningDetails,
+                    "tool_calls" => DeltaField::ToolCalls,
+                    other => DeltaField::Other(other.to_owned()),
+                })
+            }
+        }
+        deserializer.deserialize_identifier(Name)
+    }
+}
+
+impl<'de> Deserialize<'de> for WireDelta {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = WireDelta;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a chat completion delta")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<WireDelta, A::Error> {
+                let mut delta = WireDelta::default();
+                while let Some(field) = map.next_key::<DeltaField>()? {
+                    match field {
+                        DeltaField::Role => delta.role = map.next_value()?,
+                        DeltaField::Content => delta.content = map.next_value()?,
+                        DeltaField::Refusal => delta.refusal = map.next_value()?,
+                        DeltaField::ReasoningContent => {
+                            delta.reasoning_content = map.next_value()?
+                        }
+                        DeltaField::Reasoning => delta.reasoning = map.next_value()?,
+                        DeltaField::ReasoningDetails => {
+                            delta.reasoning_details =
+                                map.next_value::<Option<_>>()?.unwrap_or_default()
+                        }
+                        DeltaField::ToolCalls => {
+                            delta.tool_calls = map.next_value::<Option<_>>()?.unwrap_or_default()
+                        }
+                        DeltaField::Other(name) => {
+                            let value: Value = map.next_value()?;
+                            delta.extra.insert(name, value);
+                        }
+                    }
+                }
+                Ok(delta)
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
+impl From<WireDelta> for Delta {
+    fn from(wire: WireDelta) -> Delta {
+        let (content, thinking) = match wire.content {
+            Some(content) => {
+                let (text, thinking) = content.split();
+                (Some(text), thinking)
+            }
+            None => (None, None),
+        };
+        Delta {
+            role: wire.role,
+            content,
+            thinking,
+            refusal: wire.refusal,
+            reasoning_content: wire.reasoning_content,
+            reasoning: wire.reasoning,
+            reasoning_details: wire.reasoning_details,
+            tool_calls: wire.tool_calls,
+            extra: without_nulls(wire.extra),
+        }
+    }
 }
 
 /// A fragment of a tool call.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ToolCallDelta {
     /// Which call this fragment belongs to; some servers leave it out.
     pub index: Option<u32>,
     /// The call's id, usually on its first fragment only.
     pub id: Option<String>,
-    /// The tool type, `function`.
+    /// The tool type, `function` (or `custom`).
     #[serde(rename = "type")]
     pub kind: Option<String>,
     /// The function's name and a piece of its arguments.
     #[serde(deserialize_with = "null_as_default")]
     pub function: FunctionDelta,
+    /// A free-form tool's name and a piece of its input.
+    #[serde(deserialize_with = "null_as_default")]
+    pub custom: CustomDelta,
+    /// The fragment's other fields, not `null` (Gemini 3 sends
+    /// `extra_content` with the call's `thought_signature` here).
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
 /// A fragment of a function call.
@@ -236,6 +368,18 @@ pub struct FunctionDelta {
     /// A piece of the JSON arguments text.
     #[serde(deserialize_with = "arguments_text")]
     pub arguments: Option<String>,
+}
+
+/// A fragment of a free-form tool's call.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct CustomDelta {
+    /// The tool's name, usually on the call's first fragment only.
+    pub name: Option<String>,
+    /// A piece of the input text.
+    #[serde(deserialize_with = "arguments_text")]
+    pub input: Option<String>,
 }
 
 /// Reads `null` as the default value, as for a missing field.
@@ -373,6 +517,8 @@ mod tests {
             r#"{"id":"c1","id":"c2","choices":[]}"#,
             r#"{"error":{"message":"overloaded","code":503}}"#,
             r#"{"object":"error","message":"bad","code":400}"#,
+            r#"{"choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"t"}]}],"extra_content":{"google":{"thought_signature":"s"}},"n":null}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"type":"custom","custom":{"name":"sql","input":"SE"},"extra_content":{"google":{}}}]}}]}"#,
         ];
         for data in every_kind {
             assert_eq!(
@@ -381,6 +527,31 @@ mod tests {
                 "{data}"
             );
         }
+    }
+
+    #[test]
+    fn deltas_keep_unknown_fields_and_read_content_chunks() {
+        // Gemini: https://ai.google.dev/gemini-api/docs/thought-signatures;
+        // Mistral: https://docs.mistral.ai/capabilities/reasoning/
+        let chunk = chunk(
+            r#"{"choices":[{"delta":{"role":"assistant","content":[
+                {"type":"thinking","thinking":[{"type":"text","text":"Two "},{"type":"text","text":"and two"}]},
+                {"type":"text","text":"4"}],"extra_content":{"google":{"thought_signature":"s"}},"gone":null,
+                "tool_calls":[{"index":0,"id":"c","type":"custom","custom":{"name":"sql","input":"SELECT"},
+                "extra_content":{"google":{"thought_signature":"t"}}}]}}]}"#,
+        );
+        let delta = &chunk.choices[0].delta;
+        assert_eq!(delta.content.as_deref(), Some("4"));
+        assert_eq!(delta.thinking.as_deref(), Some("Two and two"));
+        let keys: Vec<&str> = delta.extra.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["extra_content"]);
+        let call = &delta.tool_calls[0];
+        assert_eq!(call.custom.input.as_deref(), Some("SELECT"));
+        assert_eq!(
+            call.extra["extra_content"]["google"]["thought_signature"],
+            "t"
+        );
+        assert!(Payload::from_data(r#"{"choices":[{"delta":{"content":3}}]}"#).is_err());
     }
 
     #[test]

@@ -11,12 +11,12 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::reply::{Reply, ReplyChoice, Usage};
 use crate::wire::error::ErrorReport;
-use crate::wire::message::{made_up_call_id, WireToolCall};
+use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
 
 /// The `object` of a completion built from a stream.
@@ -60,7 +60,7 @@ pub(crate) struct AssistantMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) role: Option<String>,
     #[serde(default)]
-    pub(crate) content: Option<String>,
+    pub(crate) content: Option<ReplyContent>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) refusal: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,6 +71,123 @@ pub(crate) struct AssistantMessage {
     pub(crate) reasoning: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) reasoning_details: Option<Value>,
+    /// Every other field, as the server sent it.
+    #[serde(flatten)]
+    pub(crate) extra: Map<String, Value>,
+}
+
+/// A reply's content: text, or (Mistral's reasoning models) a list of
+/// chunks, `{"type": "thinking", "thinking": [{"type": "text", "text"}]}`
+/// and `{"type": "text", "text"}`
+/// (<https://docs.mistral.ai/capabilities/reasoning/>).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub(crate) enum ReplyContent {
+    Text(String),
+    Chunks(Vec<Value>),
+}
+
+impl<'de> Deserialize<'de> for ReplyContent {
+    /// Read by hand: an untagged enum would make serde buffer the text of
+    /// every reply and every delta before reading it.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Content;
+        impl<'de> serde::de::Visitor<'de> for Content {
+            type Value = ReplyContent;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("text, or a list of content chunks")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<ReplyContent, E> {
+                Ok(ReplyContent::Text(text.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<ReplyContent, E> {
+                Ok(ReplyContent::Text(text))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<ReplyContent, A::Error> {
+                let mut chunks = Vec::new();
+                while let Some(chunk) = seq.next_element()? {
+                    chunks.push(chunk);
+                }
+                Ok(ReplyContent::Chunks(chunks))
+            }
+        }
+        deserializer.deserialize_any(Content)
+    }
+}
+
+impl ReplyContent {
+    /// The text and the thinking it holds (`None` when it has no thinking
+    /// chunk).
+    pub(crate) fn split(self) -> (String, Option<String>) {
+        let chunks = match self {
+            ReplyContent::Text(text) => return (text, None),
+            ReplyContent::Chunks(chunks) => chunks,
+        };
+        let mut text = String::new();
+        let mut thinking: Option<String> = None;
+        for chunk in &chunks {
+            match chunk.get("type").and_then(Value::as_str) {
+                Some("text") => text.push_str(chunk_text(chunk)),
+                Some("thinking") => {
+                    let kept = thinking.get_or_insert_with(String::new);
+                    match chunk.get("thinking") {
+                        Some(Value::Array(parts)) => parts
+                            .iter()
+                            .for_each(|part| kept.push_str(chunk_text(part))),
+                        Some(Value::String(part)) => kept.push_str(part),
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        (text, thinking)
+    }
+
+    /// Content as Mistral sends it: a thinking chunk, then a text chunk.
+    pub(crate) fn with_thinking(thinking: &str, text: String) -> ReplyContent {
+        let mut chunks = vec![serde_json::json!({"type": "thinking",
+            "thinking": [{"type": "text", "text": thinking}]})];
+        if !text.is_empty() {
+            chunks.push(serde_json::json!({"type": "text", "text": text}));
+        }
+        ReplyContent::Chunks(chunks)
+    }
+}
+
+/// A chunk's `text`, or "".
+fn chunk_text(chunk: &Value) -> &str {
+    chunk
+        .get("text")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// Fields of a reply's message that only describe the reply and that a
+/// strict server refuses in a request: `annotations`, which the official
+/// schema defines for replies only (`ChatCompletionResponseMessage` has it,
+/// `ChatCompletionRequestAssistantMessage` does not), and Groq's
+/// `executed_tools` (its compound systems' server-side tool runs; Groq
+/// answers 400 "property ... is unsupported" to any field of a message it
+/// does not take).
+const REPLY_ONLY_FIELDS: [&str; 2] = ["annotations", "executed_tools"];
+
+/// The unknown fields of a reply's message that go back with it: all but
+/// [`REPLY_ONLY_FIELDS`] and nulls; `audio` goes back as its `id` alone,
+/// the form a request takes.
+fn request_fields(mut extra: Map<String, Value>) -> Map<String, Value> {
+    for field in REPLY_ONLY_FIELDS {
+        extra.remove(field);
+    }
+    if let Some(audio) = extra.remove("audio") {
+        if let Some(id) = audio.get("id").filter(|id| id.is_string()) {
+            extra.insert("audio".into(), serde_json::json!({"id": id}));
+        }
+    }
+    without_nulls(extra)
 }
 
 impl AssistantMessage {
@@ -79,12 +196,20 @@ impl AssistantMessage {
     /// refusal, so the caller sees why there is no answer: the one rule for
     /// whole and streamed replies. A tool call without an id gets one.
     fn into_choice(self, index: u32, finish_reason: Option<String>) -> ReplyChoice {
+        let (content, thinking) = match self.content {
+            Some(content) => {
+                let (text, thinking) = content.split();
+                (Some(text), thinking)
+            }
+            None => (None, None),
+        };
         let fields = ReasoningFields {
             reasoning_content: self.reasoning_content,
             reasoning: self.reasoning,
             reasoning_details: self.reasoning_details,
+            thinking,
         };
-        let (reasoning, content) = fields.read(self.content);
+        let (reasoning, content) = fields.read(content);
         let content = content.filter(|content| !content.is_empty());
         let tool_calls = self.tool_calls.unwrap_or_default().into_iter().map(|call| {
             let mut call = crate::conversation::message::ToolCall::from(call);
@@ -99,6 +224,7 @@ impl AssistantMessage {
             finish_reason,
             reasoning,
             tool_calls: tool_calls.collect(),
+            extra: request_fields(self.extra),
         }
     }
 }
@@ -158,6 +284,7 @@ impl Completion {
             request_id,
             tool_calls: first.tool_calls.clone(),
             reasoning: first.reasoning.clone(),
+            extra: first.extra.clone(),
             headers: Vec::new(),
             choices,
             json,
@@ -224,7 +351,7 @@ mod tests {
             index: 0,
             message: Some(AssistantMessage {
                 role: Some("assistant".into()),
-                content: Some("hello".into()),
+                content: Some(ReplyContent::Text("hello".into())),
                 ..AssistantMessage::default()
             }),
             finish_reason: Some("stop".into()),
@@ -306,5 +433,36 @@ mod tests {
             let err = decode_completion(body.into(), None).unwrap_err();
             assert!(matches!(err, Error::Decode { .. }), "{body}: {err}");
         }
+    }
+
+    #[test]
+    fn unknown_message_fields_are_kept_but_response_only_ones_are_not() {
+        let body = r#"{"choices":[{"message":{"role":"assistant","content":"hi","refusal":null,
+            "annotations":[{"type":"url_citation","url_citation":{"url":"u","title":"t","start_index":0,"end_index":1}}],
+            "audio":{"id":"audio_1","data":"AAAA","transcript":"hi","expires_at":1},
+            "executed_tools":[{"type":"search","arguments":"{}"}],
+            "extra_content":{"google":{"thought_signature":"s"}},"nothing":null}}]}"#;
+        let reply = decode_completion(body.into(), None).unwrap();
+        let keys: Vec<&str> = reply.extra.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["audio", "extra_content"]);
+        assert_eq!(reply.extra["audio"], serde_json::json!({"id": "audio_1"}));
+        assert_eq!(reply.to_message().extra, reply.extra);
+        // The body as received keeps everything.
+        assert!(reply.json.contains("annotations"));
+    }
+
+    #[test]
+    fn mistral_content_chunks_are_text_and_reasoning() {
+        let body = r#"{"choices":[{"message":{"role":"assistant","content":[
+            {"type":"thinking","thinking":[{"type":"text","text":"John has "},{"type":"text","text":"three sisters."}]},
+            {"type":"text","text":"John is 22."}]}}]}"#;
+        let reply = decode_completion(body.into(), None).unwrap();
+        assert_eq!(reply.content, "John is 22.");
+        let reasoning = reply.reasoning.unwrap();
+        assert_eq!(reasoning.text, "John has three sisters.");
+        assert_eq!(
+            reasoning.field,
+            crate::conversation::message::ReasoningField::ContentChunks
+        );
     }
 }

@@ -4,10 +4,10 @@
 //! it was sent.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::conversation::message::{
-    Image, ImageDetail, Message, ReasoningField, Role, Tool, ToolCall, FUNCTION,
+    Image, ImageDetail, Message, Reasoning, ReasoningField, Role, Tool, ToolCall, CUSTOM, FUNCTION,
 };
 use crate::wire::reasoning::{self, ReasoningFields};
 
@@ -35,7 +35,22 @@ struct WireMessage {
     reasoning: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     reasoning_details: Option<Value>,
+    /// Whatever else the message holds, kept as it came.
+    #[serde(flatten)]
+    extra: Map<String, Value>,
 }
+
+/// The fields [`WireMessage`] names: a message's `extra` never writes them
+/// (its own fields would be written twice).
+const MESSAGE_FIELDS: [&str; 7] = [
+    "role",
+    "content",
+    "tool_calls",
+    "tool_call_id",
+    "reasoning_content",
+    "reasoning",
+    "reasoning_details",
+];
 
 #[derive(Serialize, Deserialize)]
 #[serde(untagged)]
@@ -47,10 +62,35 @@ enum WireContent {
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum WirePart {
-    Text { text: String },
-    ImageUrl { image_url: WireImage },
-    File { file: WireFile },
-    InputAudio { input_audio: WireAudio },
+    Text {
+        text: String,
+    },
+    ImageUrl {
+        image_url: WireImage,
+    },
+    File {
+        file: WireFile,
+    },
+    InputAudio {
+        input_audio: WireAudio,
+    },
+    /// Mistral's reasoning: `{"type": "thinking", "thinking": [{"type": "text", "text"}]}`.
+    Thinking {
+        thinking: Vec<ThinkingText>,
+    },
+}
+
+/// One text of a thinking chunk.
+#[derive(Serialize, Deserialize)]
+struct ThinkingText {
+    #[serde(rename = "type", default = "text_kind")]
+    kind: String,
+    #[serde(default)]
+    text: String,
+}
+
+fn text_kind() -> String {
+    "text".to_owned()
 }
 
 #[derive(Serialize, Deserialize)]
@@ -60,14 +100,22 @@ struct WireImage {
     detail: Option<ImageDetail>,
 }
 
-/// A tool call as the API writes it: `{"id", "type", "function": {"name", "arguments"}}`.
+/// A tool call as the API writes it: `{"id", "type": "function", "function":
+/// {"name", "arguments"}}`, or for a free-form tool `{"id", "type":
+/// "custom", "custom": {"name", "input"}}`; with whatever else the server
+/// put on it (Gemini's `extra_content`), kept as it came.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct WireToolCall {
     #[serde(default)]
     id: String,
     #[serde(rename = "type", default = "function_kind")]
     kind: String,
-    function: WireFunction,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    function: Option<WireFunction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    custom: Option<WireCustom>,
+    #[serde(flatten)]
+    extra: Map<String, Value>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -76,6 +124,27 @@ struct WireFunction {
     name: String,
     #[serde(default, deserialize_with = "arguments_text")]
     arguments: String,
+}
+
+/// A free-form tool's call: its name and the text the model wrote.
+#[derive(Debug, Serialize, Deserialize)]
+struct WireCustom {
+    #[serde(default)]
+    name: String,
+    #[serde(default, deserialize_with = "arguments_text")]
+    input: String,
+}
+
+/// The fields [`WireToolCall`] names, never written from a call's `extra`.
+const TOOL_CALL_FIELDS: [&str; 4] = ["id", "type", "function", "custom"];
+
+/// `extra` without the fields the wire form writes itself.
+fn unknown_only(extra: &Map<String, Value>, known: &[&str]) -> Map<String, Value> {
+    extra
+        .iter()
+        .filter(|(key, _)| !known.contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect()
 }
 
 fn function_kind() -> String {
@@ -116,39 +185,53 @@ pub(crate) fn made_up_call_id() -> String {
 
 impl From<&ToolCall> for WireToolCall {
     fn from(call: &ToolCall) -> WireToolCall {
+        let (function, custom) = if call.kind == CUSTOM {
+            let custom = WireCustom {
+                name: call.name.clone(),
+                input: call.arguments.clone(),
+            };
+            (None, Some(custom))
+        } else {
+            let function = WireFunction {
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            };
+            (Some(function), None)
+        };
         WireToolCall {
             id: call.id.clone(),
             kind: call.kind.clone(),
-            function: WireFunction {
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            },
-        }
-    }
-}
-
-impl From<ToolCall> for WireToolCall {
-    fn from(call: ToolCall) -> WireToolCall {
-        WireToolCall {
-            id: call.id,
-            kind: call.kind,
-            function: WireFunction {
-                name: call.name,
-                arguments: call.arguments,
-            },
+            function,
+            custom,
+            extra: unknown_only(&call.extra, &TOOL_CALL_FIELDS),
         }
     }
 }
 
 impl From<WireToolCall> for ToolCall {
     fn from(wire: WireToolCall) -> ToolCall {
+        let (name, arguments) = match (wire.function, wire.custom) {
+            (Some(function), _) => (function.name, function.arguments),
+            (None, Some(custom)) => (custom.name, custom.input),
+            (None, None) => Default::default(),
+        };
         ToolCall {
             id: wire.id,
             kind: wire.kind,
-            name: wire.function.name,
-            arguments: wire.function.arguments,
+            name,
+            arguments,
+            extra: without_nulls(wire.extra),
         }
     }
+}
+
+/// Unknown fields without those that are `null`: a null says nothing, and
+/// sending it back would only risk a strict server's refusal.
+pub(crate) fn without_nulls(extra: Map<String, Value>) -> Map<String, Value> {
+    extra
+        .into_iter()
+        .filter(|(_, value)| !value.is_null())
+        .collect()
 }
 
 /// Tool calls from JSON text in the API's form, a non-empty array of
@@ -173,31 +256,52 @@ impl Serialize for Message {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         MessageOut {
             message: self,
-            with_reasoning: true,
+            reasoning: Replay::With,
         }
         .serialize(serializer)
     }
 }
 
-/// A message as written on the wire, with or without its reasoning: a
-/// request sends reasoning only on the assistant messages of the current
-/// tool loop (see `wire::request`).
+/// Whether a message goes out with its reasoning (see `wire::request` for
+/// which messages do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Replay {
+    /// Without it.
+    Without,
+    /// With it, when it has any.
+    With,
+    /// With it, or an empty `reasoning_content` when it has none: Kimi
+    /// refuses a tool-call message without the field.
+    WithOrEmpty,
+}
+
+/// A message as written on the wire, with or without its reasoning.
 pub(crate) struct MessageOut<'a> {
     pub(crate) message: &'a Message,
-    pub(crate) with_reasoning: bool,
+    pub(crate) reasoning: Replay,
 }
 
 impl Serialize for MessageOut<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let message = self.message;
-        let reasoning = message.reasoning.as_ref().filter(|_| self.with_reasoning);
+        let reasoning = message
+            .reasoning
+            .as_ref()
+            .filter(|_| self.reasoning != Replay::Without);
+        let field = reasoning.map(|reasoning| reasoning.field);
         let text = match reasoning {
             Some(reasoning) if reasoning.field == ReasoningField::ThinkTags => {
                 reasoning::with_think_block(&reasoning.text, &message.content)
             }
             _ => message.content.clone(),
         };
-        let content = if !message.images.is_empty() || !message.files.is_empty() {
+        let content = if !message.images.is_empty()
+            || !message.files.is_empty()
+            || field == Some(ReasoningField::ContentChunks)
+        {
+            let thinking = reasoning
+                .filter(|reasoning| reasoning.field == ReasoningField::ContentChunks)
+                .map(thinking_part);
             let text = (!text.is_empty()).then_some(WirePart::Text { text });
             let images = message.images.iter().map(|image| WirePart::ImageUrl {
                 image_url: WireImage {
@@ -206,9 +310,8 @@ impl Serialize for MessageOut<'_> {
                 },
             });
             let files = message.files.iter().map(WirePart::from);
-            Some(WireContent::Parts(
-                text.into_iter().chain(images).chain(files).collect(),
-            ))
+            let parts = thinking.into_iter().chain(text).chain(images).chain(files);
+            Some(WireContent::Parts(parts.collect()))
         } else {
             Some(WireContent::Text(text))
         };
@@ -220,6 +323,7 @@ impl Serialize for MessageOut<'_> {
             reasoning_content: None,
             reasoning: None,
             reasoning_details: None,
+            extra: unknown_only(&message.extra, &MESSAGE_FIELDS),
         };
         for (name, value) in reasoning.map(reasoning::wire_fields).unwrap_or_default() {
             match name {
@@ -228,7 +332,20 @@ impl Serialize for MessageOut<'_> {
                 _ => wire.reasoning_details = Some(value),
             }
         }
+        if self.reasoning == Replay::WithOrEmpty && reasoning.is_none() {
+            wire.reasoning_content = Some(String::new());
+        }
         wire.serialize(serializer)
+    }
+}
+
+/// Reasoning as Mistral sent it: one thinking chunk.
+fn thinking_part(reasoning: &Reasoning) -> WirePart {
+    WirePart::Thinking {
+        thinking: vec![ThinkingText {
+            kind: text_kind(),
+            text: reasoning.text.clone(),
+        }],
     }
 }
 
@@ -236,6 +353,7 @@ impl<'de> Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Message, D::Error> {
         let wire = WireMessage::deserialize(deserializer)?;
         let mut message = Message::new(wire.role, "");
+        let mut thinking: Option<String> = None;
         match wire.content {
             // As appending refuses text that is missing: only an assistant
             // message that calls tools may come without content.
@@ -263,18 +381,24 @@ impl<'de> Deserialize<'de> for Message {
                                 .into_attachment()
                                 .map_err(serde::de::Error::custom)?,
                         ),
+                        WirePart::Thinking { thinking: texts } => {
+                            let kept = thinking.get_or_insert_with(String::new);
+                            texts.iter().for_each(|part| kept.push_str(&part.text));
+                        }
                     }
                 }
             }
         }
         message.tool_calls = wire.tool_calls.into_iter().map(ToolCall::from).collect();
         message.tool_call_id = wire.tool_call_id;
+        message.extra = without_nulls(wire.extra);
         // Reasoning is read as from a reply: only an assistant writes it.
         if message.role == Role::Assistant {
             let fields = ReasoningFields {
                 reasoning_content: wire.reasoning_content,
                 reasoning: wire.reasoning,
                 reasoning_details: wire.reasoning_details,
+                thinking,
             };
             let (reasoning, content) = fields.read(Some(std::mem::take(&mut message.content)));
             message.content = content.unwrap_or_default();
@@ -288,7 +412,10 @@ impl<'de> Deserialize<'de> for Message {
 struct WireTool {
     #[serde(rename = "type")]
     kind: String,
-    function: WireFunctionDefinition,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    function: Option<WireFunctionDefinition>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    custom: Option<WireCustomDefinition>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -300,30 +427,63 @@ struct WireFunctionDefinition {
     parameters: Value,
 }
 
+/// A free-form tool: `{"name", "description", "format"}`.
+#[derive(Serialize, Deserialize)]
+struct WireCustomDefinition {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    format: Option<Value>,
+}
+
 impl Serialize for Tool {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        WireTool {
-            kind: function_kind(),
-            function: WireFunctionDefinition {
-                name: self.name.clone(),
-                description: self.description.clone(),
-                parameters: self.parameters.clone(),
-            },
-        }
-        .serialize(serializer)
+        let wire = if self.custom {
+            WireTool {
+                kind: CUSTOM.to_owned(),
+                function: None,
+                custom: Some(WireCustomDefinition {
+                    name: self.name.clone(),
+                    description: self.description.clone(),
+                    format: self.format.clone(),
+                }),
+            }
+        } else {
+            WireTool {
+                kind: function_kind(),
+                function: Some(WireFunctionDefinition {
+                    name: self.name.clone(),
+                    description: self.description.clone(),
+                    parameters: self.parameters.clone(),
+                }),
+                custom: None,
+            }
+        };
+        wire.serialize(serializer)
     }
 }
 
 impl<'de> Deserialize<'de> for Tool {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Tool, D::Error> {
         let wire = WireTool::deserialize(deserializer)?;
-        let parameters = Some(wire.function.parameters).filter(|p| !p.is_null());
-        Tool::new(
-            &wire.function.name,
-            wire.function.description.as_deref(),
-            parameters,
-        )
-        .map_err(serde::de::Error::custom)
+        let tool = match (wire.kind.as_str(), wire.function, wire.custom) {
+            (CUSTOM, _, Some(custom)) => Tool::custom(
+                &custom.name,
+                custom.description.as_deref(),
+                custom.format.filter(|format| !format.is_null()),
+            ),
+            (_, Some(function), _) => {
+                let parameters = Some(function.parameters).filter(|p| !p.is_null());
+                Tool::new(&function.name, function.description.as_deref(), parameters)
+            }
+            (kind, ..) => {
+                return Err(serde::de::Error::custom(format!(
+                    "a tool of type {kind:?} needs its \"{kind}\" object"
+                )))
+            }
+        };
+        tool.map_err(serde::de::Error::custom)
     }
 }
 
@@ -416,12 +576,11 @@ mod tests {
     #[test]
     fn assistant_tool_calls_and_tool_results_round_trip() {
         let mut call = Message::new(Role::Assistant, "");
-        call.tool_calls.push(ToolCall {
-            id: "call_1".into(),
-            kind: "function".into(),
-            name: "get_weather".into(),
-            arguments: r#"{"city":"Paris"}"#.into(),
-        });
+        call.tool_calls.push(ToolCall::new(
+            "call_1",
+            "get_weather",
+            r#"{"city":"Paris"}"#,
+        ));
         let mut wire = serde_json::to_value(&call).unwrap();
         // "", which every server accepts; null is read too.
         assert_eq!(wire["content"], "");
@@ -462,7 +621,7 @@ mod tests {
         assert_eq!(serde_json::from_value::<Message>(wire).unwrap(), tags);
         let without = MessageOut {
             message: &tags,
-            with_reasoning: false,
+            reasoning: Replay::Without,
         };
         assert_eq!(
             serde_json::to_value(&without).unwrap(),
@@ -479,5 +638,85 @@ mod tests {
         assert_eq!(wire["type"], "function");
         assert_eq!(wire["function"]["parameters"]["type"], "object");
         assert_eq!(serde_json::from_value::<Tool>(wire).unwrap(), tool);
+    }
+
+    #[test]
+    fn unknown_fields_of_a_message_and_its_calls_round_trip_and_go_out() {
+        // Gemini 3 through its OpenAI-compatible endpoint:
+        // https://ai.google.dev/gemini-api/docs/thought-signatures
+        let wire = json!({"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"},
+             "extra_content": {"google": {"thought_signature": "sig=="}}}],
+            "provider_state": {"k": [1, 2]}, "dropped": null});
+        let message: Message = serde_json::from_value(wire).unwrap();
+        assert_eq!(message.extra["provider_state"], json!({"k": [1, 2]}));
+        assert!(!message.extra.contains_key("dropped"));
+        let call = &message.tool_calls[0];
+        assert_eq!(
+            call.extra["extra_content"]["google"]["thought_signature"],
+            "sig=="
+        );
+        let out = serde_json::to_value(&message).unwrap();
+        assert_eq!(
+            out["tool_calls"][0]["extra_content"]["google"]["thought_signature"],
+            "sig=="
+        );
+        assert_eq!(out["provider_state"]["k"], json!([1, 2]));
+        assert_eq!(serde_json::from_value::<Message>(out).unwrap(), message);
+        // A known name in `extra` never writes its field twice.
+        let mut odd = Message::new(Role::User, "hi");
+        odd.extra.insert("content".into(), json!("other"));
+        let text = serde_json::to_string(&odd).unwrap();
+        assert_eq!(text.matches("\"content\"").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn custom_calls_and_tools_use_their_own_shape() {
+        let mut message = Message::new(Role::Assistant, "");
+        message
+            .tool_calls
+            .push(ToolCall::custom("c1", "sql", "SELECT 1"));
+        let wire = serde_json::to_value(&message).unwrap();
+        assert_eq!(
+            wire["tool_calls"][0],
+            json!({"id": "c1", "type": "custom", "custom": {"name": "sql", "input": "SELECT 1"}})
+        );
+        let back: Message = serde_json::from_value(wire).unwrap();
+        assert!(back.tool_calls[0].is_custom());
+        assert_eq!(back, message);
+        let format =
+            json!({"type": "grammar", "grammar": {"syntax": "lark", "definition": "start: \"x\""}});
+        let tool = Tool::custom("sql", Some("Runs SQL"), Some(format.clone())).unwrap();
+        let wire = serde_json::to_value(&tool).unwrap();
+        assert_eq!(
+            wire,
+            json!({"type": "custom", "custom": {"name": "sql", "description": "Runs SQL", "format": format}})
+        );
+        assert_eq!(serde_json::from_value::<Tool>(wire).unwrap(), tool);
+        let free = serde_json::to_value(Tool::custom("note", None, None).unwrap()).unwrap();
+        assert_eq!(free, json!({"type": "custom", "custom": {"name": "note"}}));
+    }
+
+    #[test]
+    fn mistral_thinking_chunks_round_trip_as_chunks() {
+        let wire = json!({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": [{"type": "text", "text": "2+2"}]},
+            {"type": "text", "text": "4"}]});
+        let message: Message = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!(message.content, "4");
+        let reasoning = message.reasoning.clone().unwrap();
+        assert_eq!(
+            (reasoning.text.as_str(), reasoning.field),
+            ("2+2", ReasoningField::ContentChunks)
+        );
+        assert_eq!(serde_json::to_value(&message).unwrap(), wire);
+        let without = MessageOut {
+            message: &message,
+            reasoning: Replay::Without,
+        };
+        assert_eq!(
+            serde_json::to_value(&without).unwrap(),
+            json!({"role": "assistant", "content": "4"})
+        );
     }
 }

@@ -1,9 +1,10 @@
 //! Reasoning ("thinking") as servers send it, both ways: read from
 //! `reasoning_content` (DeepSeek, llama.cpp, older vLLM), `reasoning` (vLLM
 //! 0.9 and later, Ollama, OpenRouter, Groq), the text parts of
-//! `reasoning_details` (OpenRouter), or a leading `<think>…</think>` block
-//! in `content` (a server without a reasoning parser); and written back in
-//! the field it came in.
+//! `reasoning_details` (OpenRouter), Mistral's `thinking` chunks in a
+//! `content` list, or a leading `<think>…</think>` block in `content` (a
+//! server without a reasoning parser); and written back in the field it
+//! came in.
 
 use serde_json::Value;
 
@@ -20,6 +21,8 @@ pub(crate) struct ReasoningFields {
     pub(crate) reasoning_content: Option<String>,
     pub(crate) reasoning: Option<String>,
     pub(crate) reasoning_details: Option<Value>,
+    /// The text of the `thinking` chunks of a `content` list (Mistral).
+    pub(crate) thinking: Option<String>,
 }
 
 impl ReasoningFields {
@@ -37,6 +40,7 @@ impl ReasoningFields {
             (self.reasoning_content, ReasoningField::ReasoningContent),
             (self.reasoning, ReasoningField::Reasoning),
             (details_text, ReasoningField::ReasoningDetails),
+            (self.thinking, ReasoningField::ContentChunks),
         ]
         .into_iter()
         .find_map(|(text, field)| {
@@ -56,6 +60,16 @@ impl ReasoningFields {
                 Some(Reasoning::new(thinking, ReasoningField::ThinkTags)),
                 Some(rest),
             ),
+            // Details without text (only encrypted or summarised parts) are
+            // still the server's, to send back: a reasoning with no text.
+            None if details.as_deref().is_some_and(|details| details != "[]") => {
+                let reasoning = Reasoning {
+                    text: String::new(),
+                    field: ReasoningField::ReasoningDetails,
+                    details,
+                };
+                (Some(reasoning), content)
+            }
             None => (None, content),
         }
     }
@@ -84,6 +98,41 @@ pub(crate) fn details_text(details: &Value) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
+/// Adds streamed `reasoning_details` parts to those kept so far, as
+/// OpenRouter streams them: a part with the same `type` and `index` as the
+/// last one kept continues it (its `text`, `summary` and `data` are
+/// appended; other fields, such as a closing `signature`, are taken); any
+/// other part is a part of its own. Parts without an `index` are never
+/// joined.
+pub(crate) fn merge_details(kept: &mut Vec<Value>, more: Vec<Value>) {
+    for part in more {
+        let index = part.get("index").filter(|index| !index.is_null());
+        let continues = index.is_some()
+            && kept.last().is_some_and(|last| {
+                last.get("index") == index && last.get("type") == part.get("type")
+            });
+        if let (true, Some(Value::Object(last)), Value::Object(fields)) =
+            (continues, kept.last_mut(), &part)
+        {
+            for (key, value) in fields {
+                match (last.get_mut(key), value) {
+                    (Some(Value::String(text)), Value::String(piece))
+                        if matches!(key.as_str(), "text" | "summary" | "data") =>
+                    {
+                        text.push_str(piece)
+                    }
+                    (_, Value::Null) => {}
+                    (_, value) => {
+                        last.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+            continue;
+        }
+        kept.push(part);
+    }
+}
+
 /// `reasoning_details` for a reasoning whose details were not kept (a
 /// streamed reply's): one text part.
 pub(crate) fn details_of_text(text: &str) -> Value {
@@ -108,7 +157,7 @@ pub(crate) fn wire_fields(reasoning: &Reasoning) -> Vec<(&'static str, Value)> {
             fields.push(("reasoning", Value::from(reasoning.text.as_str())))
         }
         ReasoningField::ReasoningDetails => {}
-        ReasoningField::ThinkTags => return fields,
+        ReasoningField::ThinkTags | ReasoningField::ContentChunks => return fields,
     }
     match details() {
         Some(details) => fields.push(("reasoning_details", details)),
@@ -165,5 +214,51 @@ mod tests {
         };
         let (reasoning, _) = details.read(None);
         assert_eq!(reasoning.unwrap().text, "d1d2");
+        // Encrypted parts alone are kept, to go back.
+        let encrypted = ReasoningFields {
+            reasoning_details: Some(json!([{"type": "reasoning.encrypted", "data": "x"}])),
+            ..ReasoningFields::default()
+        };
+        let reasoning = encrypted.read(None).0.unwrap();
+        assert_eq!(reasoning.text, "");
+        assert_eq!(wire_fields(&reasoning)[0].1[0]["data"], "x");
+    }
+
+    #[test]
+    fn streamed_details_merge_by_type_and_index() {
+        // https://openrouter.ai/docs/guides/best-practices/reasoning-tokens
+        let mut kept = Vec::new();
+        merge_details(
+            &mut kept,
+            vec![json!({"type": "reasoning.text", "text": "Two ", "index": 0, "format": "f"})],
+        );
+        merge_details(
+            &mut kept,
+            vec![
+                json!({"type": "reasoning.text", "text": "and two.", "index": 0, "signature": null}),
+            ],
+        );
+        merge_details(
+            &mut kept,
+            vec![json!({"type": "reasoning.text", "text": "", "index": 0, "signature": "sig"})],
+        );
+        merge_details(
+            &mut kept,
+            vec![
+                json!({"type": "reasoning.encrypted", "data": "ab", "index": 1}),
+                json!({"type": "reasoning.encrypted", "data": "cd", "index": 1}),
+                json!({"type": "reasoning.summary", "summary": "s"}),
+                json!({"type": "reasoning.summary", "summary": "t"}),
+            ],
+        );
+        assert_eq!(
+            Value::Array(kept),
+            json!([
+                {"type": "reasoning.text", "text": "Two and two.", "index": 0, "format": "f", "signature": "sig"},
+                {"type": "reasoning.encrypted", "data": "abcd", "index": 1},
+                {"type": "reasoning.summary", "summary": "s"},
+                {"type": "reasoning.summary", "summary": "t"}
+            ])
+        );
     }
 }

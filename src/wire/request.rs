@@ -4,9 +4,9 @@
 use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
 
-use crate::conversation::message::{Message, Role, Tool};
+use crate::conversation::message::{Message, ReasoningReplay, Role, Tool};
 use crate::conversation::Conversation;
-use crate::wire::message::MessageOut;
+use crate::wire::message::{MessageOut, Replay};
 
 /// The JSON body of `POST /v1/chat/completions`.
 #[derive(Serialize)]
@@ -29,26 +29,36 @@ struct StreamOptions {
     include_usage: bool,
 }
 
-/// The messages of a request: reasoning goes back only on the assistant
+/// The messages of a request. Reasoning goes back on the assistant
 /// messages after the last user message (the tool loop under way), which
 /// DeepSeek's thinking mode requires ("Missing `reasoning_content` field in
 /// the assistant message" otherwise) and every reasoning server accepts;
-/// earlier turns go without it, as the providers' own docs ask.
-struct Messages<'a>(&'a [Message]);
+/// earlier turns go without it, as the providers' own docs ask, except
+/// under [`ReasoningReplay::ToolCallTurns`] (Kimi), where every assistant
+/// message that called tools carries it ("thinking is enabled but
+/// reasoning_content is missing in assistant tool call message" otherwise).
+struct Messages<'a> {
+    messages: &'a [Message],
+    replay: ReasoningReplay,
+}
 
 impl Serialize for Messages<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let loop_starts = self
-            .0
+            .messages
             .iter()
             .rposition(|message| message.role == Role::User)
             .map_or(0, |last_user| last_user + 1);
-        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-        for (index, message) in self.0.iter().enumerate() {
-            seq.serialize_element(&MessageOut {
-                message,
-                with_reasoning: index >= loop_starts,
-            })?;
+        let every_call = self.replay == ReasoningReplay::ToolCallTurns;
+        let mut seq = serializer.serialize_seq(Some(self.messages.len()))?;
+        for (index, message) in self.messages.iter().enumerate() {
+            let calls = message.role == Role::Assistant && !message.tool_calls.is_empty();
+            let reasoning = match (every_call && calls, index >= loop_starts) {
+                (true, _) => Replay::WithOrEmpty,
+                (false, true) => Replay::With,
+                (false, false) => Replay::Without,
+            };
+            seq.serialize_element(&MessageOut { message, reasoning })?;
         }
         seq.end()
     }
@@ -72,7 +82,10 @@ pub(crate) fn encode(conversation: &Conversation, delivery: Delivery) -> Vec<u8>
     };
     let request = ChatRequest {
         model: conversation.model(),
-        messages: Messages(conversation.messages()),
+        messages: Messages {
+            messages: conversation.messages(),
+            replay: conversation.reasoning_replay(),
+        },
         stream,
         stream_options: usage.then_some(StreamOptions {
             include_usage: true,
@@ -146,5 +159,47 @@ mod tests {
         assert_eq!(messages[3]["reasoning_content"], "new");
         // The conversation's own JSON keeps every turn's reasoning.
         assert!(c.to_json().contains("\"old\""));
+    }
+
+    #[test]
+    fn kimi_gets_reasoning_on_every_tool_call_turn() {
+        use crate::conversation::message::{Reasoning, ReasoningField, ToolCall};
+        let mut c = Conversation::new("kimi-k2.5");
+        c.user("first").unwrap();
+        let mut earlier = Message::new(Role::Assistant, "");
+        earlier.tool_calls.push(ToolCall::new("call_1", "f", "{}"));
+        earlier.reasoning = Some(Reasoning::new("old", ReasoningField::ReasoningContent));
+        c.push_message(earlier).unwrap();
+        c.tool_result("call_1", "42").unwrap();
+        let mut answer = Message::new(Role::Assistant, "done");
+        answer.reasoning = Some(Reasoning::new("plain", ReasoningField::ReasoningContent));
+        c.push_message(answer).unwrap();
+        c.user("second").unwrap();
+        c.assistant_tool_calls("", vec![ToolCall::new("call_2", "f", "{}")])
+            .unwrap();
+        c.tool_result("call_2", "43").unwrap();
+        let messages = |c: &Conversation| {
+            let body: serde_json::Value =
+                serde_json::from_slice(&encode(c, Delivery::Whole)).unwrap();
+            body["messages"].clone()
+        };
+        let sent = messages(&c);
+        assert_eq!(sent[1]["reasoning_content"], "old");
+        // An answer without tool calls from an earlier turn stays home.
+        assert!(sent[3].get("reasoning_content").is_none(), "{sent}");
+        // A calling turn without reasoning goes with an empty one.
+        assert_eq!(sent[5]["reasoning_content"], "");
+        c.set_reasoning_replay(ReasoningReplay::CurrentLoop);
+        let sent = messages(&c);
+        assert!(sent[1].get("reasoning_content").is_none(), "{sent}");
+        assert!(sent[5].get("reasoning_content").is_none(), "{sent}");
+        assert_eq!(
+            ReasoningReplay::Auto.resolved("moonshotai/Kimi-K2-Thinking"),
+            ReasoningReplay::ToolCallTurns
+        );
+        assert_eq!(
+            ReasoningReplay::Auto.resolved("deepseek-reasoner"),
+            ReasoningReplay::CurrentLoop
+        );
     }
 }

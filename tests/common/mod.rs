@@ -150,6 +150,7 @@ pub mod log_lines;
 pub mod model_output;
 pub mod paced;
 pub mod providers;
+pub mod providers_2026;
 pub mod slow;
 pub mod sockets;
 pub mod stuck;

@@ -149,12 +149,16 @@ fn answer(request: &Request, stream: &mut TcpStream) {
             true,
         ),
         model if recent::MODELS.contains(&model) => recent::answer(model, request, &body, stream),
-        _ => respond(
-            stream,
-            "404 Not Found",
-            &[],
-            b"{\"error\":{\"message\":\"no such model\"}}",
-        ),
+        other => {
+            if !super::providers_2026::answer(other, &body, streamed, stream) {
+                respond(
+                    stream,
+                    "404 Not Found",
+                    &[],
+                    b"{\"error\":{\"message\":\"no such model\"}}",
+                )
+            }
+        }
     }
 }
 
@@ -308,29 +312,29 @@ fn n2(streamed: bool, stream: &mut TcpStream) {
     );
 }
 
-fn delta(delta: Value) -> Value {
+pub fn delta(delta: Value) -> Value {
     json!({"id": "chatcmpl-p", "object": "chat.completion.chunk", "model": "m",
            "choices": [{"index": 0, "delta": delta, "finish_reason": null}]})
 }
 
-fn finish(reason: &str) -> Value {
+pub fn finish(reason: &str) -> Value {
     json!({"id": "chatcmpl-p", "object": "chat.completion.chunk", "model": "m",
            "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
 }
 
-fn completion(message: Value, reason: &str) -> Value {
+pub fn completion(message: Value, reason: &str) -> Value {
     json!({"id": "chatcmpl-p", "object": "chat.completion", "model": "m",
            "choices": [{"index": 0, "message": message, "finish_reason": reason}],
            "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}})
 }
 
-fn json_reply(stream: &mut TcpStream, reply: &Value, headers: &[(&str, &str)]) {
+pub fn json_reply(stream: &mut TcpStream, reply: &Value, headers: &[(&str, &str)]) {
     let mut all = vec![("content-type", "application/json")];
     all.extend_from_slice(headers);
     respond(stream, "200 OK", &all, reply.to_string().as_bytes());
 }
 
-fn sse(stream: &mut TcpStream, events: &[Value], done: bool) {
+pub fn sse(stream: &mut TcpStream, events: &[Value], done: bool) {
     let mut body: String = events
         .iter()
         .map(|event| format!("data: {event}\n\n"))

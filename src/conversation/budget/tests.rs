@@ -229,3 +229,20 @@ fn choosing_is_linear_in_the_history() {
     // busy the machine. The release figure is in benches/speed.rs.
     assert!(took < std::time::Duration::from_secs(5), "{took:?}");
 }
+
+#[test]
+fn fields_kept_from_the_server_count_in_the_estimate() {
+    let mut c = Conversation::new("m");
+    c.user("q").unwrap();
+    c.assistant_tool_calls("", vec![ToolCall::new("c1", "f", "{}")])
+        .unwrap();
+    c.tool_result("c1", "r").unwrap();
+    let before = c.estimated_tokens();
+    // A Gemini thought signature of 4,000 bytes goes back with the call.
+    let mut signed = c.clone();
+    signed.messages[1].tool_calls[0].extra.insert(
+        "extra_content".into(),
+        serde_json::json!({"google": {"thought_signature": "s".repeat(4000)}}),
+    );
+    assert!(signed.estimated_tokens() >= before + 1000, "{before}");
+}

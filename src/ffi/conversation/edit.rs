@@ -245,6 +245,9 @@ pub unsafe extern "system" fn chatwire_conversation_remove(
 /// calls as the API writes them and chatwire_conversation_to_json() keeps
 /// them, e.g.
 /// [{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}].
+/// A call of a free-form tool is {"id","type":"custom","custom":{"name","input"}};
+/// any other field of a call (Gemini's "extra_content") is kept and sent
+/// back with it.
 /// Each call needs an id, unique in the message; append one result per
 /// call with chatwire_conversation_append_tool_result(). Text that is not
 /// such an array, or an empty one: CHATWIRE_ERR_INVALID_ARGUMENT; where an

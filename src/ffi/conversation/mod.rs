@@ -211,7 +211,8 @@ impl Held {
     fn reasoning_view(&mut self, index: usize) -> Result<*const c_char, FfiError> {
         self.follow_drops();
         let message = handle::item(self.conversation.messages(), index, "message")?;
-        let Some(reasoning) = &message.reasoning else {
+        // Details without text (encrypted reasoning) have nothing to read.
+        let Some(reasoning) = message.reasoning.as_ref().filter(|r| !r.text.is_empty()) else {
             return Ok(std::ptr::null());
         };
         let view = lent(&mut self.reasoning_views, index, || {

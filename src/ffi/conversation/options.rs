@@ -1,4 +1,5 @@
-//! A conversation's request options and the tools it offers.
+//! A conversation's request options and the tools it offers (functions and
+//! free-form tools).
 
 use std::ffi::c_char;
 
@@ -121,6 +122,43 @@ pub unsafe extern "system" fn chatwire_conversation_add_tool(
         };
         let tool =
             crate::conversation::message::Tool::from_schema_text(name, description, parameters)?;
+        handle.conversation.add_tool(tool);
+        Ok(())
+    })
+}
+
+/// Offers a free-form tool ({"type": "custom"}) to the model with every
+/// request of this conversation (a tool of the same name is replaced): the
+/// model calls it with free text instead of JSON arguments, and the call
+/// comes back with chatwire_reply_tool_call_type() "custom", its input
+/// handed out by chatwire_reply_tool_call() as the arguments; its result
+/// goes back with chatwire_conversation_append_tool_result(), as for a
+/// function. `name`: 1 to 64 letters, digits, '_' or '-'. `description`
+/// may be NULL. `format_json`: NULL for unconstrained text, or the tool's
+/// format object: {"type":"text"}, or a grammar,
+/// {"type":"grammar","grammar":{"syntax":"lark","definition":"..."}}
+/// (syntax "lark" or "regex"). A bad name, or a format that is not JSON or
+/// not one of these: CHATWIRE_ERR_INVALID_ARGUMENT, nothing changed.
+///
+/// # Safety
+/// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_add_custom_tool(
+    conversation: *mut chatwire_conversation,
+    name: *const c_char,
+    description: *const c_char,
+    format_json: *const c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        let (mut handle, name, description, format) = unsafe {
+            (
+                chatwire_conversation::hold(conversation)?,
+                text::str_in(name, "name")?,
+                text::opt_str_in(description, "description")?,
+                text::opt_str_in(format_json, "format_json")?,
+            )
+        };
+        let tool = crate::conversation::message::Tool::custom_from_text(name, description, format)?;
         handle.conversation.add_tool(tool);
         Ok(())
     })

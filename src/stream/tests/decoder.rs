@@ -30,12 +30,7 @@ fn tool(fragment: &str) -> String {
 }
 
 fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
-    ToolCall {
-        id: id.to_owned(),
-        kind: "function".to_owned(),
-        name: name.to_owned(),
-        arguments: arguments.to_owned(),
-    }
+    ToolCall::new(id, name, arguments)
 }
 
 /// Decodes the whole body once, keeping the error itself.
