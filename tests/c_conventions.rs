@@ -265,6 +265,10 @@ const NO_LEN: &[(&str, &str)] = &[
         "chatwire_reply_header",
         "an HTTP header value cannot hold U+0000",
     ),
+    (
+        "chatwire_reply_tool_call_type",
+        "an identifier of the API (function, custom), not text a model writes",
+    ),
 ];
 
 /// Functions handing out an owned text (`char **`) without a `_len` form,
