@@ -180,7 +180,10 @@ typedef enum {
    * The TLS handshake failed: the server's certificate was refused
    * (chatwire_last_error() says why: unknown issuer, expired, name
    * mismatch) or no TLS could be agreed. Not retried. Trust a company CA
-   * with chatwire_client_set_ca_file(), SSL_CERT_FILE or SSL_CERT_DIR.
+   * with chatwire_client_set_ca_file(), SSL_CERT_FILE or SSL_CERT_DIR. A
+   * server that requires a client certificate and got none, or refused
+   * the one given (chatwire_client_set_client_certificate()), fails here
+   * too, and chatwire_last_error() says so.
    */
   CHATWIRE_ERR_TLS = 21,
   /**
@@ -608,6 +611,34 @@ chatwire_status CHATWIRE_CALL chatwire_client_new_azure(const char *endpoint,
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_ca_file(chatwire_client *client,
                                                           const char *pem_path);
+
+/**
+ * Shows the certificate chain in the PEM file `cert_pem_file` (the
+ * client's own certificate first, then any intermediates) and its private
+ * key in the PEM file `key_pem_file` (PKCS#8, RSA or EC, not encrypted) to
+ * servers that ask for a client certificate (mutual TLS), for the sends
+ * that start afterwards. Both files are read now; the paths are copied.
+ * Servers that do not ask never see the certificate.
+ *
+ * A server that requires a certificate and gets none, or refuses the one
+ * given, makes a send fail with CHATWIRE_ERR_TLS, whose
+ * chatwire_last_error() says so. The key's text never appears in
+ * chatwire_last_error() or in log lines, which name the files only.
+ *
+ * Errors: CHATWIRE_ERR_CONFIG (a file cannot be read or is larger than
+ * 16 MiB, `cert_pem_file` holds no PEM certificate, `key_pem_file` holds
+ * not exactly one PEM private key, or the key is not the first
+ * certificate's; chatwire_last_error() names the file; the client is
+ * unchanged), CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `cert_pem_file` and `key_pem_file`
+ * are NULL or NUL-terminated.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_client_set_client_certificate(chatwire_client *client,
+                                                                     const char *cert_pem_file,
+                                                                     const char *key_pem_file);
 
 /**
  * Sends the requests that start afterwards through the proxy at

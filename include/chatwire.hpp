@@ -677,6 +677,14 @@ public:
         detail::check(chatwire_client_set_ca_file(live(), detail::c_text(pem_path)));
         return *this;
     }
+    /// Shows this PEM certificate chain and its PEM private key to servers
+    /// that ask for a client certificate (mutual TLS); both files are read now.
+    Client &set_client_certificate(const std::string &cert_pem_file,
+                                   const std::string &key_pem_file) {
+        detail::check(chatwire_client_set_client_certificate(
+            live(), detail::c_text(cert_pem_file), detail::c_text(key_pem_file)));
+        return *this;
+    }
     /// Sends through this proxy; "" means no proxy, whatever the environment says.
     Client &set_proxy(const std::string &proxy_url) {
         detail::check(chatwire_client_set_proxy(live(), detail::c_text(proxy_url)));

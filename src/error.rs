@@ -201,7 +201,10 @@ pub enum Error {
     /// no TLS could be agreed. Not retried: trying again gives the same
     /// answer. A company CA is trusted with a CA file
     /// ([`ClientBuilder::ca_file`](crate::ClientBuilder::ca_file)) or with
-    /// `SSL_CERT_FILE` / `SSL_CERT_DIR`.
+    /// `SSL_CERT_FILE` / `SSL_CERT_DIR`. A server that requires a client
+    /// certificate and got none, or refused the one given
+    /// ([`ClientBuilder::client_certificate`](crate::ClientBuilder::client_certificate)),
+    /// fails here too, and the message says so.
     Tls {
         /// What failed, and the server's address.
         message: String,

@@ -87,6 +87,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Sub chatwire_client_free Lib "chatwire.dll" (ByVal client As LongPtr)
     Public Declare PtrSafe Function chatwire_client_new_azure Lib "chatwire.dll" (ByVal endpoint As LongPtr, ByVal deployment As LongPtr, ByVal apiVersion As LongPtr, ByVal apiKey As LongPtr, ByRef clientOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_client_set_ca_file Lib "chatwire.dll" (ByVal client As LongPtr, ByVal pemPath As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_client_set_client_certificate Lib "chatwire.dll" (ByVal client As LongPtr, ByVal certPemFile As LongPtr, ByVal keyPemFile As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_client_set_proxy Lib "chatwire.dll" (ByVal client As LongPtr, ByVal proxyUrl As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_client_set_endpoint_url Lib "chatwire.dll" (ByVal client As LongPtr, ByVal url As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_client_set_auth Lib "chatwire.dll" (ByVal client As LongPtr, ByVal auth As Long) As Long
@@ -188,6 +189,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Sub chatwire_client_free Lib "chatwire.dll" (ByVal client As Long)
     Public Declare Function chatwire_client_new_azure Lib "chatwire.dll" (ByVal endpoint As Long, ByVal deployment As Long, ByVal apiVersion As Long, ByVal apiKey As Long, ByRef clientOut As Long) As Long
     Public Declare Function chatwire_client_set_ca_file Lib "chatwire.dll" (ByVal client As Long, ByVal pemPath As Long) As Long
+    Public Declare Function chatwire_client_set_client_certificate Lib "chatwire.dll" (ByVal client As Long, ByVal certPemFile As Long, ByVal keyPemFile As Long) As Long
     Public Declare Function chatwire_client_set_proxy Lib "chatwire.dll" (ByVal client As Long, ByVal proxyUrl As Long) As Long
     Public Declare Function chatwire_client_set_endpoint_url Lib "chatwire.dll" (ByVal client As Long, ByVal url As Long) As Long
     Public Declare Function chatwire_client_set_auth Lib "chatwire.dll" (ByVal client As Long, ByVal auth As Long) As Long

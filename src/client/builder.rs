@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::{self, Auth, CredentialChoice, Provider, Target};
-use crate::config::{Limit, Limits, Network, ProxySetting, Settings};
+use crate::config::{ClientCertFiles, Limit, Limits, Network, ProxySetting, Settings};
 use crate::error::Result;
 use crate::http::pool::{Pool, Tuning};
 use crate::structured::{JsonSettings, SchemaDelivery};
@@ -70,6 +70,7 @@ impl fmt::Debug for ClientBuilder {
             )
             .field("proxy", &self.network.proxy)
             .field("ca_file", &self.network.ca_file)
+            .field("client_cert", &self.network.client_cert)
             .finish()
     }
 }
@@ -362,6 +363,43 @@ impl ClientBuilder {
     /// client refuses gives [`Error::Tls`](crate::Error::Tls), which says why.
     pub fn ca_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.network.ca_file = Some(path.into());
+        self
+    }
+
+    /// Shows the certificate chain in the PEM file `cert_path` (the
+    /// client's own certificate first, then any intermediates) and its
+    /// private key in the PEM file `key_path` (PKCS#8, RSA or EC, not
+    /// encrypted) to servers that ask for a client certificate: mutual TLS.
+    /// Servers that do not ask never see it.
+    ///
+    /// [`build`](Self::build) reads both files and fails with
+    /// [`Error::Config`](crate::Error::Config), naming the file, when one
+    /// cannot be read, is larger than
+    /// [`MAX_CA_FILE_BYTES`](crate::MAX_CA_FILE_BYTES), holds no
+    /// certificate (`cert_path`) or not exactly one key (`key_path`), or
+    /// when the key is not the first certificate's. The key's text never
+    /// appears in an error, a log line, or `Debug` output, which show the
+    /// paths only. A server that requires a certificate and gets none, or
+    /// refuses the one given, gives [`Error::Tls`](crate::Error::Tls),
+    /// which says so.
+    ///
+    /// ```no_run
+    /// let client = chatwire::Client::builder()
+    ///     .base_url("https://llm.internal.example")
+    ///     .api_key("sk-internal")
+    ///     .client_certificate("/etc/chatwire/client.pem", "/etc/chatwire/client.key")
+    ///     .build()?;
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn client_certificate(
+        mut self,
+        cert_path: impl Into<PathBuf>,
+        key_path: impl Into<PathBuf>,
+    ) -> Self {
+        self.network.client_cert = Some(ClientCertFiles {
+            cert: cert_path.into(),
+            key: key_path.into(),
+        });
         self
     }
 

@@ -80,6 +80,7 @@ impl fmt::Debug for Client {
             .field("schema_delivery", &self.json.delivery)
             .field("proxy", &self.pool.network().proxy)
             .field("ca_file", &self.pool.network().ca_file)
+            .field("client_cert", &self.pool.network().client_cert)
             .finish()
     }
 }

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::{checked_pool_size, checked_retries, checked_timeout, exact_endpoint_url};
-use crate::config::{Auth, Credential, Limit, Network, ProxySetting, Settings, Source};
+use crate::config::{
+    Auth, ClientCertFiles, Credential, Limit, Network, ProxySetting, Settings, Source,
+};
 use crate::error::Result;
 use crate::http::pool::Tuning;
 
@@ -231,6 +233,28 @@ impl Client {
     pub fn set_ca_file(&mut self, path: impl AsRef<Path>) -> Result<()> {
         let network = Network {
             ca_file: Some(path.as_ref().to_path_buf()),
+            ..self.pool.network().clone()
+        };
+        self.replace_network(network)
+    }
+
+    /// Shows the certificate chain in the PEM file `cert_path` and its
+    /// private key in the PEM file `key_path` to servers that ask for a
+    /// client certificate, for this client (not its other clones); see
+    /// [`ClientBuilder::client_certificate`](crate::ClientBuilder::client_certificate).
+    /// Both files are read now: [`Error::Config`](crate::Error::Config)
+    /// names the file that is wrong. The client gets a connection pool of
+    /// its own. On error nothing changes.
+    pub fn set_client_certificate(
+        &mut self,
+        cert_path: impl AsRef<Path>,
+        key_path: impl AsRef<Path>,
+    ) -> Result<()> {
+        let network = Network {
+            client_cert: Some(ClientCertFiles {
+                cert: cert_path.as_ref().to_path_buf(),
+                key: key_path.as_ref().to_path_buf(),
+            }),
             ..self.pool.network().clone()
         };
         self.replace_network(network)

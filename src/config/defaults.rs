@@ -140,7 +140,8 @@ pub const MAX_LIMIT: u64 = 4 * 1024 * 1024 * 1024;
 // Files chatwire reads.
 
 /// A CA file larger than this is not a CA file (the whole Mozilla bundle is
-/// about 220 KiB).
+/// about 220 KiB); the same limit holds for a client certificate's chain
+/// and key files.
 pub const MAX_CA_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// The largest image file read: the limit the OpenAI API sets per image.
 pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;

@@ -46,7 +46,7 @@ pub(crate) use self::{
     endpoint::exact_endpoint_url,
     headers::resolve_headers,
     limits::Limits,
-    network::{Network, ProxySetting},
+    network::{ClientCertFiles, Network, ProxySetting},
     settings::Settings,
     target::{resolve_target, CredentialChoice, Target},
 };

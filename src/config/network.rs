@@ -1,5 +1,5 @@
 //! Where a client's requests go through, and whom it trusts: the proxy and
-//! the CA file.
+//! the CA file, and the client certificate.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -11,6 +11,20 @@ pub(crate) struct Network {
     pub(crate) proxy: ProxySetting,
     /// A PEM bundle trusted besides the system's roots.
     pub(crate) ca_file: Option<PathBuf>,
+    /// A certificate chain and its key, shown to servers that ask for one
+    /// (mutual TLS). Only the paths are kept here: the key is read when a
+    /// connection pool is made, and never shown.
+    pub(crate) client_cert: Option<ClientCertFiles>,
+}
+
+/// The two PEM files of a client certificate: `Debug` shows their paths,
+/// never what they hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ClientCertFiles {
+    /// The certificate chain, the client's own first.
+    pub(crate) cert: PathBuf,
+    /// The private key of the first certificate.
+    pub(crate) key: PathBuf,
 }
 
 /// Which proxy to use.

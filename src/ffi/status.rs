@@ -67,7 +67,10 @@ pub enum chatwire_status {
     /// The TLS handshake failed: the server's certificate was refused
     /// (chatwire_last_error() says why: unknown issuer, expired, name
     /// mismatch) or no TLS could be agreed. Not retried. Trust a company CA
-    /// with chatwire_client_set_ca_file(), SSL_CERT_FILE or SSL_CERT_DIR.
+    /// with chatwire_client_set_ca_file(), SSL_CERT_FILE or SSL_CERT_DIR. A
+    /// server that requires a client certificate and got none, or refused
+    /// the one given (chatwire_client_set_client_certificate()), fails here
+    /// too, and chatwire_last_error() says so.
     CHATWIRE_ERR_TLS = 21,
     /// The conversation is longer than the model's context window, as the
     /// server said (in any server's wording), or its last exchange alone is

@@ -89,7 +89,7 @@ impl Pool {
         let speaks_tls = endpoint
             .get(..6)
             .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:"));
-        let tls = tls::config(network.ca_file.as_deref(), speaks_tls)?;
+        let tls = tls::config(&network, speaks_tls)?;
         let pool = PoolParts {
             network,
             route,

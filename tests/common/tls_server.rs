@@ -29,6 +29,16 @@ impl TestCa {
         }
     }
 
+    /// A client certificate signed by this CA, named `name`: its PEM and
+    /// its private key's PEM (PKCS#8).
+    pub fn client_cert(&self, name: &str) -> (String, String) {
+        let key = KeyPair::generate().unwrap();
+        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.distinguished_name.push(DnType::CommonName, name);
+        let cert = params.signed_by(&key, &self.issuer).unwrap();
+        (cert.pem(), key.serialize_pem())
+    }
+
     /// Writes the CA's PEM to `dir/name` and returns the path.
     pub fn write(&self, dir: &Path, name: &str) -> PathBuf {
         std::fs::create_dir_all(dir).unwrap();
@@ -58,6 +68,16 @@ pub struct TlsServer {
 impl TlsServer {
     /// Starts a server that answers every request with `body`.
     pub fn start(ca: &TestCa, leaf: Leaf, body: String) -> TlsServer {
+        TlsServer::start_with(ca, leaf, body, None)
+    }
+
+    /// Starts a server that requires a client certificate signed by
+    /// `clients` (mutual TLS) and answers every request with `body`.
+    pub fn start_requiring_client_cert(ca: &TestCa, clients: &TestCa, body: String) -> TlsServer {
+        TlsServer::start_with(ca, Leaf::Good, body, Some(clients))
+    }
+
+    fn start_with(ca: &TestCa, leaf: Leaf, body: String, clients: Option<&TestCa>) -> TlsServer {
         let key = KeyPair::generate().unwrap();
         let names = match leaf {
             Leaf::OtherName => vec!["other.example".to_owned()],
@@ -76,10 +96,21 @@ impl TlsServer {
         let cert = params.signed_by(&key, &ca.issuer).unwrap();
         let chain = vec![CertificateDer::from(cert.der().to_vec())];
         let private = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
-        let config = rustls::ServerConfig::builder()
-            .with_no_client_auth()
-            .with_single_cert(chain, private)
-            .unwrap();
+        let builder = rustls::ServerConfig::builder();
+        let builder = match clients {
+            None => builder.with_no_client_auth(),
+            Some(clients) => {
+                let mut roots = rustls::RootCertStore::empty();
+                let der = rustls::pki_types::pem::PemObject::from_pem_slice(clients.pem.as_bytes())
+                    .unwrap();
+                roots.add(der).unwrap();
+                let verifier = rustls::server::WebPkiClientVerifier::builder(Arc::new(roots))
+                    .build()
+                    .unwrap();
+                builder.with_client_cert_verifier(verifier)
+            }
+        };
+        let config = builder.with_single_cert(chain, private).unwrap();
         let config = Arc::new(config);
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("https://{}", listener.local_addr().unwrap());

@@ -155,6 +155,8 @@ void client_settings_are_checked() {
     CHECK_ERROR(client.set_schema_delivery(static_cast<chatwire_schema_delivery>(7)),
                 CHATWIRE_ERR_INVALID_ARGUMENT, 0);
     CHECK_ERROR(client.set_ca_file("no-such-ca.pem"), CHATWIRE_ERR_CONFIG, 0);
+    CHECK_ERROR(client.set_client_certificate("no-such-cert.pem", "no-such-key.pem"),
+                CHATWIRE_ERR_CONFIG, 0);
     CHECK_ERROR(client.set_proxy("http://[::1"), CHATWIRE_ERR_CONFIG, 0);
 
     // Nothing is sent for a conversation that cannot be sent.

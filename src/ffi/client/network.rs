@@ -43,6 +43,47 @@ pub unsafe extern "system" fn chatwire_client_set_ca_file(
     })
 }
 
+/// Shows the certificate chain in the PEM file `cert_pem_file` (the
+/// client's own certificate first, then any intermediates) and its private
+/// key in the PEM file `key_pem_file` (PKCS#8, RSA or EC, not encrypted) to
+/// servers that ask for a client certificate (mutual TLS), for the sends
+/// that start afterwards. Both files are read now; the paths are copied.
+/// Servers that do not ask never see the certificate.
+///
+/// A server that requires a certificate and gets none, or refuses the one
+/// given, makes a send fail with CHATWIRE_ERR_TLS, whose
+/// chatwire_last_error() says so. The key's text never appears in
+/// chatwire_last_error() or in log lines, which name the files only.
+///
+/// Errors: CHATWIRE_ERR_CONFIG (a file cannot be read or is larger than
+/// 16 MiB, `cert_pem_file` holds no PEM certificate, `key_pem_file` holds
+/// not exactly one PEM private key, or the key is not the first
+/// certificate's; chatwire_last_error() names the file; the client is
+/// unchanged), CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
+///
+/// # Safety
+/// `client` is NULL or a live client; `cert_pem_file` and `key_pem_file`
+/// are NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_client_set_client_certificate(
+    client: *mut chatwire_client,
+    cert_pem_file: *const c_char,
+    key_pem_file: *const c_char,
+) -> chatwire_status {
+    boundary::status(|| {
+        // SAFETY: the caller passes NULL or a live client and NULL or
+        // NUL-terminated paths; each helper checks for NULL.
+        let (client, cert, key) = unsafe {
+            (
+                handle::borrow(client, "client")?,
+                text::str_in(cert_pem_file, "cert_pem_file")?,
+                text::str_in(key_pem_file, "key_pem_file")?,
+            )
+        };
+        client.update(|client| client.set_client_certificate(cert, key))
+    })
+}
+
 /// Sends the requests that start afterwards through the proxy at
 /// `proxy_url` ("http://proxy:3128", "http://user:password@proxy:3128",
 /// "socks5://..."; without a scheme, http:// is meant), or through none when
