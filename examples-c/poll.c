@@ -110,13 +110,16 @@ static void cancel(struct chat *chat) {
 /* The descriptor is readable: print what arrived, and collect the reply
  * once it is done. */
 static void on_reply(struct chat *chat) {
+    /* Done is read before the take: text that arrives between the two is
+     * then taken at the next wake-up, not left behind. */
+    int done = chatwire_request_done(chat->request);
     char *text = NULL;
     if (chatwire_request_take_text(chat->request, &text) == CHATWIRE_OK) {
         fputs(text, stdout);
         fflush(stdout);
     }
     chatwire_string_free(text);
-    if (!chatwire_request_done(chat->request)) {
+    if (done != 1) {
         return;
     }
     /* Done: the wait returns at once, and appends the reply on success. */

@@ -50,6 +50,9 @@ static void run_loop(chatwire_request *request, int fd, struct loop_log *log, in
         if (!readable(fd, 5000)) {
             continue;
         }
+        /* Done is read before the take: text that arrives between a take
+         * and the check would otherwise be left behind. */
+        int done = chatwire_request_done(request);
         char *piece = NULL;
         CHECK_STATUS(chatwire_request_take_text(request, &piece), CHATWIRE_OK);
         if (piece != NULL && piece[0] != '\0') {
@@ -64,7 +67,7 @@ static void run_loop(chatwire_request *request, int fd, struct loop_log *log, in
             log->empty_wakes++;
         }
         chatwire_string_free(piece);
-        if (chatwire_request_done(request)) {
+        if (done) {
             break;
         }
     }
