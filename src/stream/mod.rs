@@ -25,15 +25,16 @@
 mod accumulate;
 mod decoder;
 pub(crate) mod reply_stream;
+mod result;
 mod sse;
 #[cfg(test)]
 mod tests;
 mod think;
 mod tool_calls;
 
-pub(crate) use crate::wire::chunk::{Chunk, ChunkChoice, ToolCallDelta};
 #[cfg(test)]
-pub(crate) use accumulate::ToolCall;
+pub(crate) use crate::conversation::message::ToolCall;
+pub(crate) use crate::wire::chunk::{Chunk, ChunkChoice, ToolCallDelta};
 pub(crate) use accumulate::{Accumulator, StreamResult};
 pub(crate) use decoder::{StreamDecoder, StreamEvent};
 pub(crate) use sse::{SseEvent, SseItem, SseParser};

@@ -1,0 +1,125 @@
+//! What a stream adds up to: every choice with its text, reasoning, tool
+//! calls and log probabilities, made into the completion a whole body gives.
+
+use serde_json::{Map, Value};
+
+use crate::conversation::message::ReasoningField;
+use crate::conversation::message::ToolCall;
+use crate::reply::Usage;
+use crate::wire::completion::{AssistantMessage, Choice, Completion, ReplyContent};
+use crate::wire::message::WireToolCall;
+use crate::wire::reasoning::{details_of_text, with_think_block};
+
+/// The reply a complete stream adds up to.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StreamResult {
+    /// The completion's id, from the first chunk that had one.
+    pub id: Option<String>,
+    /// The model that answered, from the first chunk that named one.
+    pub model: Option<String>,
+    /// Token counts, if the server sent them.
+    pub usage: Option<Usage>,
+    /// The usage as the server sent it, details included.
+    pub usage_json: Option<Value>,
+    /// Every choice, in order of index; choice 0 is always there.
+    pub choices: Vec<StreamChoice>,
+}
+
+/// One choice of a stream, added up.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StreamChoice {
+    /// The choice's index.
+    pub index: u32,
+    /// The reply's role; `assistant` unless the server said otherwise.
+    pub role: String,
+    /// The reply text: all content deltas, in order, without a think block.
+    pub content: String,
+    /// The refusal text, if the model refused.
+    pub refusal: Option<String>,
+    /// The reasoning text and the field it came in, if any.
+    pub reasoning: Option<(String, ReasoningField)>,
+    /// Why generation stopped (`stop`, `length`, `tool_calls`, ...).
+    pub finish_reason: Option<String>,
+    /// The tool calls the model made, in the order they began.
+    pub tool_calls: Vec<ToolCall>,
+    /// The log probabilities, each list of the chunks' joined.
+    pub logprobs: Option<Value>,
+    /// The `reasoning_details` parts as the server sent them, fragments of
+    /// one part joined (see OpenRouter's streaming of them).
+    pub reasoning_details: Vec<Value>,
+    /// The deltas' fields that chatwire does not know; a field sent on
+    /// several deltas keeps its last value.
+    pub extra: Map<String, Value>,
+}
+
+#[cfg(any(test, feature = "fuzzing"))]
+impl std::ops::Deref for StreamResult {
+    type Target = StreamChoice;
+
+    /// Choice 0, which tests and the fuzz target look at.
+    fn deref(&self) -> &StreamChoice {
+        &self.choices[0]
+    }
+}
+
+impl StreamResult {
+    /// The completion this stream adds up to, as a whole body would carry
+    /// it: the same types, so that both paths make the same reply.
+    pub(crate) fn into_completion(self) -> Completion {
+        let choices = self
+            .choices
+            .into_iter()
+            .map(StreamChoice::into_choice)
+            .collect();
+        Completion::streamed(self.id, self.model, choices, self.usage_json)
+    }
+}
+
+impl StreamChoice {
+    fn into_choice(self) -> Choice {
+        let tool_calls = (!self.tool_calls.is_empty())
+            .then(|| self.tool_calls.iter().map(WireToolCall::from).collect());
+        let details =
+            (!self.reasoning_details.is_empty()).then_some(Value::Array(self.reasoning_details));
+        let mut message = AssistantMessage {
+            role: Some(self.role),
+            content: None,
+            refusal: self.refusal,
+            tool_calls,
+            reasoning_details: details,
+            extra: self.extra,
+            ..AssistantMessage::default()
+        };
+        let mut content = self.content;
+        match self.reasoning {
+            Some((text, ReasoningField::ReasoningContent)) => {
+                message.reasoning_content = Some(text)
+            }
+            Some((text, ReasoningField::Reasoning)) => message.reasoning = Some(text),
+            Some((text, ReasoningField::ReasoningDetails))
+                if message.reasoning_details.is_none() =>
+            {
+                message.reasoning_details = Some(details_of_text(&text));
+            }
+            // The details the server sent hold the text already.
+            Some((_, ReasoningField::ReasoningDetails)) => {}
+            // As the server sent it: thinking chunks before the text.
+            Some((text, ReasoningField::ContentChunks)) => {
+                message.content = Some(ReplyContent::with_thinking(&text, content));
+                content = String::new();
+            }
+            // As the server sent it: the block in front of the content.
+            Some((text, _)) => content = with_think_block(&text, &content),
+            None => {}
+        }
+        if message.content.is_none() {
+            message.content = Some(ReplyContent::Text(content));
+        }
+        Choice {
+            index: self.index,
+            message: Some(message),
+            finish_reason: self.finish_reason,
+            logprobs: self.logprobs,
+        }
+    }
+}
