@@ -29,7 +29,7 @@ fn decode(pieces: &[&[u8]]) -> Result<(String, String), String> {
     }
     take(decoder.finish().map_err(|err| err.to_string())?);
     let result = decoder.into_result().map_err(|err| err.to_string())?;
-    Ok((deltas, result.content))
+    Ok((deltas, result.content.clone()))
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -36,7 +36,7 @@ mod tool_calls;
 pub(crate) use crate::conversation::message::ToolCall;
 pub(crate) use crate::wire::chunk::{Chunk, ChunkChoice, ToolCallDelta};
 pub(crate) use accumulate::{Accumulator, StreamResult};
-pub(crate) use decoder::{StreamDecoder, StreamEvent};
+pub use decoder::{StreamDecoder, StreamEvent};
 pub(crate) use sse::{SseEvent, SseItem, SseParser};
 
 use crate::error::{excerpt, Error, Keep, EXCERPT_BYTES};
