@@ -61,6 +61,45 @@ pub(crate) fn stack_low() -> Option<usize> {
     None
 }
 
+/// The bytes glibc takes from a new thread's stack for itself: the
+/// process's static TLS (which a host program or its libraries can make
+/// large), a guard page and its minimum; read once through glibc's
+/// `__pthread_get_minstack`. Zero where the C library takes nothing
+/// (musl, other systems) or does not say.
+pub(crate) fn thread_stack_reserve() -> usize {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static RESERVE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        *RESERVE.get_or_init(|| {
+            type MinStack = unsafe extern "C" fn(*const libc::pthread_attr_t) -> libc::size_t;
+            // SAFETY: a look-up by a NUL-terminated name in the loaded
+            // objects; a null answer is handled below.
+            let symbol =
+                unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__pthread_get_minstack".as_ptr()) };
+            if symbol.is_null() {
+                return 0;
+            }
+            // SAFETY: glibc defines __pthread_get_minstack with this
+            // signature (nptl/nptl-stack.c) for as long as it has exported it.
+            let minstack: MinStack =
+                unsafe { std::mem::transmute::<*mut libc::c_void, MinStack>(symbol) };
+            // SAFETY: an all-zero pthread_attr_t is only storage; it is
+            // initialised, read by glibc and destroyed here.
+            unsafe {
+                let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+                if libc::pthread_attr_init(&mut attr) != 0 {
+                    return 0;
+                }
+                let bytes = minstack(&attr);
+                libc::pthread_attr_destroy(&mut attr);
+                bytes
+            }
+        })
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    0
+}
+
 /// Below this function's local variable, room for the rest of its frame
 /// and for the system call's wrapper (a return address and a few
 /// registers): nothing in use lies lower.

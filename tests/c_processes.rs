@@ -1,7 +1,8 @@
 //! Living inside someone else's process, from C: a client used across
-//! `fork()`, and callbacks that call back into chatwire. The programs under
-//! tests/c/ are built as C and C++ and run as in tests/c_api.rs, and once
-//! more under AddressSanitizer.
+//! `fork()`, callbacks that call back into chatwire, and a host whose
+//! thread-local storage glibc takes from every thread's stack. The programs
+//! under tests/c/ are built as C and C++ and run as in tests/c_api.rs, and
+//! once more under AddressSanitizer.
 
 mod common;
 
@@ -88,4 +89,14 @@ fn c_callbacks_that_call_back_cannot_corrupt_the_conversation() {
         assert!(out.contains(", 0 failed"), "{out}");
     });
     run(&compile_sanitized("reentrant"), &[&url]);
+}
+
+#[test]
+fn c_a_host_with_much_static_tls_leaves_workers_their_stack() {
+    let server = KeepAliveServer::start(3);
+    let url = format!("{}/v1", server.url);
+    for_each_build("static_tls", |exe| {
+        let out = run(exe, &[&url]);
+        assert!(out.contains(", 0 failed"), "{out}");
+    });
 }

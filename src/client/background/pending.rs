@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::http::cancel::CancelToken;
 use crate::http::stack;
 use crate::reply::Reply;
+use crate::sys;
 
 /// A reply being fetched on a worker thread.
 ///
@@ -82,7 +83,9 @@ impl PendingReply {
         });
         let worker = std::thread::Builder::new()
             .name("chatwire-send".into())
-            .stack_size(stack)
+            // glibc carves the process's static TLS out of the stack it is
+            // asked for: a host with much TLS would leave the worker short.
+            .stack_size(stack.saturating_add(sys::thread_stack_reserve()))
             .spawn(body)
             .map_err(|source| Error::System {
                 message: format!("could not start a worker thread: {source}"),
