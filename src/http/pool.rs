@@ -1,13 +1,11 @@
 //! The connection pool a client's clones share, with the endpoint and the
-//! credential it serves: how it is built, rebuilt when a setting that ureq's
-//! agent holds changes, and built anew in a forked child.
+//! credential it serves: how it is built, and built anew in a forked child.
 
 use std::fmt;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use ureq::config::Config;
-use ureq::tls::TlsConfig;
 use ureq::RequestBuilder;
 
 use crate::config::{self, Credential, Network, Settings};
@@ -30,28 +28,13 @@ pub(crate) struct Pool {
     pub(super) credential: Credential,
     network: Network,
     pub(super) route: Route,
-    /// Whose certificates the pool trusts, as read from `network`.
-    tls: TlsConfig,
-    max_idle_connections: usize,
-    /// The settings the agent was built with.
-    tuning: Tuning,
 }
 
-/// What a pool is built from besides the endpoint and the key.
-struct PoolParts {
-    network: Network,
-    route: Route,
-    tls: TlsConfig,
-    max_idle_connections: usize,
-    tuning: Tuning,
-}
-
-/// The settings ureq keeps in its agent. A client whose settings change
-/// them gets a new agent ([`Transport::retuned`]), so every request runs
-/// with its client's settings and none carries a config of its own (which
-/// ureq would copy per request, and keep off the pool when its input
-/// buffer differs from the agent's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The settings ureq keeps in its agent. A pool is built for them, so
+/// that every request runs with its client's settings and none carries a
+/// config of its own (which ureq would copy per request, and keep off the
+/// pool when its input buffer differs from the agent's).
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Tuning {
     timeout: Duration,
     connect_timeout: Duration,
@@ -75,9 +58,10 @@ impl Tuning {
 }
 
 impl Pool {
-    /// A pool for `endpoint` that trusts and routes as `network` says and
-    /// keeps up to `max_idle_connections` idle connections. Fails with
-    /// [`Error::Config`](crate::Error::Config) for an unusable proxy or CA file.
+    /// The one way a pool is made: for `endpoint`, trusting and routing as
+    /// `network` says, keeping up to `max_idle_connections` idle
+    /// connections. Fails with [`Error::Config`](crate::Error::Config) for
+    /// an unusable proxy or CA file.
     pub(crate) fn new(
         endpoint: String,
         credential: Credential,
@@ -90,25 +74,6 @@ impl Pool {
             .get(..6)
             .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:"));
         let tls = tls::config(&network, speaks_tls)?;
-        let pool = PoolParts {
-            network,
-            route,
-            tls,
-            max_idle_connections,
-            tuning,
-        };
-        Pool::build(endpoint, credential, pool)
-    }
-
-    /// A pool from what [`new`](Self::new) has read and checked.
-    fn build(endpoint: String, credential: Credential, pool: PoolParts) -> Result<Pool> {
-        let PoolParts {
-            network,
-            route,
-            tls,
-            max_idle_connections,
-            tuning,
-        } = pool;
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(tuning.timeout))
             .timeout_connect(Some(tuning.connect_timeout))
@@ -121,7 +86,7 @@ impl Pool {
             .user_agent(concat!("chatwire/", env!("CARGO_PKG_VERSION")))
             .max_idle_connections(max_idle_connections)
             .max_idle_connections_per_host(max_idle_connections)
-            .tls_config(tls.clone())
+            .tls_config(tls)
             // chatwire chooses the proxy itself (ureq's own choice would
             // tunnel plain http and send http_proxy's to https).
             .proxy(route.tunnel())
@@ -132,61 +97,7 @@ impl Pool {
             credential,
             network,
             route,
-            tls,
-            max_idle_connections,
-            tuning,
         })
-    }
-
-    /// The same endpoint, key, route and trust over a new pool: nothing is
-    /// read again, so only what changes can fail.
-    fn rebuilt(&self, max_idle_connections: usize, tuning: Tuning) -> Result<Pool> {
-        let pool = PoolParts {
-            network: self.network.clone(),
-            route: self.route.clone(),
-            tls: self.tls.clone(),
-            max_idle_connections,
-            tuning,
-        };
-        Pool::build(self.endpoint.clone(), self.credential.clone(), pool)
-    }
-
-    /// The same endpoint and key with other network settings, in a new pool.
-    pub(crate) fn with_network(&self, network: Network) -> Result<Pool> {
-        self.with_target(self.endpoint.clone(), self.credential.clone(), network)
-    }
-
-    /// Another endpoint or credential (or both) with this network, in a new
-    /// pool: the route and the trust depend on the endpoint.
-    pub(crate) fn with_target(
-        &self,
-        endpoint: String,
-        credential: Credential,
-        network: Network,
-    ) -> Result<Pool> {
-        Pool::new(
-            endpoint,
-            credential,
-            network,
-            self.max_idle_connections,
-            self.tuning,
-        )
-    }
-
-    /// The credential requests carry.
-    pub(crate) fn credential(&self) -> &Credential {
-        &self.credential
-    }
-
-    /// The same endpoint, key and network over a new pool of another size.
-    pub(crate) fn resized(&self, max_idle_connections: usize) -> Result<Pool> {
-        self.rebuilt(max_idle_connections, self.tuning)
-    }
-
-    /// The same endpoint, key and network over a new pool built for
-    /// `settings`.
-    pub(crate) fn retuned(&self, settings: &Settings) -> Result<Pool> {
-        self.rebuilt(self.max_idle_connections, Tuning::of(settings))
     }
 
     pub(crate) fn network(&self) -> &Network {
@@ -195,11 +106,6 @@ impl Pool {
 
     pub(crate) fn endpoint(&self) -> &str {
         &self.endpoint
-    }
-
-    /// The settings this pool's agent was built with.
-    pub(crate) fn tuning(&self) -> Tuning {
-        self.tuning
     }
 
     /// Every secret a request with these settings carries.

@@ -1,0 +1,190 @@
+//! A client's settings once resolved and checked: what
+//! [`ClientBuilder::build`](super::ClientBuilder::build) makes a [`Client`]
+//! from. A Rust program configures with the builder alone, and a built
+//! client never changes; the C API's handle keeps these settings so that
+//! its setters, which the C API fixes, make the handle's next client the
+//! same way (the environment was read once, when the handle was made).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::config::{self, Auth, ClientCertFiles, Credential, Limit, Network, ProxySetting};
+use crate::config::{Provider, Settings, Source};
+use crate::error::Result;
+use crate::http::pool::{Pool, Tuning};
+use crate::structured::{JsonSettings, SchemaDelivery};
+
+use super::super::in_flight::Gate;
+use super::super::stream::StreamUsage;
+use super::super::Client;
+
+/// Every setting of a client, resolved (the environment read) and checked.
+#[derive(Clone)]
+pub(crate) struct Resolved {
+    pub(super) endpoint: String,
+    pub(super) credential: Credential,
+    pub(super) network: Network,
+    pub(super) settings: Settings,
+    pub(super) json: JsonSettings,
+    pub(super) max_idle_connections: usize,
+    pub(super) stream_usage: bool,
+    pub(super) max_in_flight: usize,
+    pub(super) worker_stack: usize,
+    /// The pool made from the settings above, kept until a change that
+    /// ureq's agent holds (endpoint, credential, network, pool size, the
+    /// timeouts, the header limit) sets it to `None`.
+    pub(super) pool: Option<Arc<Pool>>,
+}
+
+impl Resolved {
+    /// The client these settings make. `previous`, the client it replaces
+    /// (the C handle's), lends what its clones share and running requests
+    /// hold: the cap on requests in flight (set to the new value, so that
+    /// raising it lets waiting requests go on at once) and a server's
+    /// refusal of `stream_options`. Fails, changing nothing, when the pool
+    /// cannot be made (an unusable proxy, CA file or client certificate).
+    pub(crate) fn client(&mut self, previous: Option<&Client>) -> Result<Client> {
+        let pool = match &self.pool {
+            Some(pool) => Arc::clone(pool),
+            None => Arc::new(Pool::new(
+                self.endpoint.clone(),
+                self.credential.clone(),
+                self.network.clone(),
+                self.max_idle_connections,
+                Tuning::of(&self.settings),
+            )?),
+        };
+        self.pool = Some(Arc::clone(&pool));
+        let (in_flight, stream_usage) = match previous {
+            Some(previous) => {
+                previous.in_flight.set_limit(self.max_in_flight);
+                let mut stream_usage = previous.stream_usage.clone();
+                stream_usage.asked = self.stream_usage;
+                (Arc::clone(&previous.in_flight), stream_usage)
+            }
+            None => (
+                Gate::new(self.max_in_flight),
+                StreamUsage::new(self.stream_usage),
+            ),
+        };
+        Ok(Client {
+            pool,
+            settings: self.settings.clone(),
+            json: self.json,
+            max_idle_connections: self.max_idle_connections,
+            stream_usage,
+            in_flight,
+            worker_stack: self.worker_stack,
+        })
+    }
+
+    /// The whole-request timeout; zero and more than
+    /// [`MAX_TIMEOUT`](crate::MAX_TIMEOUT) are refused.
+    pub(crate) fn set_timeout(&mut self, timeout: Duration) -> Result<()> {
+        self.settings.timeout = config::checked_timeout(timeout, "timeout")?;
+        self.pool = None;
+        Ok(())
+    }
+
+    /// The idle timeout of streams, checked as the timeout is.
+    pub(crate) fn set_idle_timeout(&mut self, timeout: Duration) -> Result<()> {
+        self.settings.idle_timeout = config::checked_timeout(timeout, "idle timeout")?;
+        Ok(())
+    }
+
+    pub(crate) fn set_max_retries(&mut self, max_retries: u32) -> Result<()> {
+        self.settings.max_retries = config::checked_retries(max_retries)?;
+        Ok(())
+    }
+
+    /// One of the limits on what is kept of an answer; the header limit is
+    /// ureq's agent's.
+    pub(crate) fn set_limit(&mut self, limit: Limit, bytes: u64) -> Result<()> {
+        self.settings.limits.set(limit, bytes)?;
+        if limit == Limit::Headers {
+            self.pool = None;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn set_max_idle_connections(&mut self, max_idle_connections: usize) -> Result<()> {
+        self.max_idle_connections = config::checked_pool_size(max_idle_connections)?;
+        self.pool = None;
+        Ok(())
+    }
+
+    pub(crate) fn set_max_in_flight(&mut self, max_in_flight: usize) -> Result<()> {
+        self.max_in_flight = config::checked_in_flight(max_in_flight)?;
+        Ok(())
+    }
+
+    pub(crate) fn set_worker_stack_size(&mut self, bytes: usize) -> Result<()> {
+        self.worker_stack = config::checked_stack_size(bytes)?;
+        Ok(())
+    }
+
+    /// Sets (replaces) or, with `None`, removes an extra header.
+    pub(crate) fn set_header(&mut self, name: &str, value: Option<&str>) -> Result<()> {
+        self.settings.headers.set(name, value)
+    }
+
+    pub(crate) fn set_json_corrections(&mut self, corrections: u32) -> Result<()> {
+        self.json.corrections = config::checked_corrections(corrections)?;
+        Ok(())
+    }
+
+    pub(crate) fn set_schema_delivery(&mut self, delivery: SchemaDelivery) {
+        self.json.delivery = delivery;
+    }
+
+    pub(crate) fn set_stream_usage(&mut self, enabled: bool) {
+        self.stream_usage = enabled;
+    }
+
+    /// A CA file trusted besides the system's roots, read when the pool is
+    /// made.
+    pub(crate) fn set_ca_file(&mut self, path: &Path) {
+        self.network.ca_file = Some(path.to_path_buf());
+        self.pool = None;
+    }
+
+    /// A client certificate and its key, read when the pool is made.
+    pub(crate) fn set_client_certificate(&mut self, cert: &Path, key: &Path) {
+        self.network.client_cert = Some(ClientCertFiles {
+            cert: cert.to_path_buf(),
+            key: key.to_path_buf(),
+        });
+        self.pool = None;
+    }
+
+    /// The proxy at `url`, or none for `""`.
+    pub(crate) fn set_proxy(&mut self, url: &str) {
+        self.network.proxy = ProxySetting::from_text(url);
+        self.pool = None;
+    }
+
+    /// The whole URL requests go to. The credential stays: an argument now
+    /// names the endpoint, so any credential may go there.
+    pub(crate) fn set_endpoint_url(&mut self, url: &str) -> Result<()> {
+        self.endpoint = config::exact_endpoint_url(url)?;
+        self.credential = self.credential.to(Source::Explicit);
+        self.pool = None;
+        Ok(())
+    }
+
+    /// Where the key and a callback's tokens go.
+    pub(crate) fn set_auth(&mut self, auth: Auth) -> Result<()> {
+        self.credential = self.credential.with_auth(auth)?;
+        self.pool = None;
+        Ok(())
+    }
+
+    /// A callback asked for the credential before every attempt, or
+    /// (`None`) the key again; refused for an endpoint `./.env` named.
+    pub(crate) fn set_credential_provider(&mut self, provider: Option<Provider>) -> Result<()> {
+        self.credential = self.credential.with_provider(provider)?;
+        self.pool = None;
+        Ok(())
+    }
+}
