@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use ureq::config::Config;
+use ureq::tls::TlsConfig;
 use ureq::RequestBuilder;
 
 use crate::config::{self, Credential, Network, Settings};
@@ -57,23 +58,68 @@ impl Tuning {
     }
 }
 
-impl Pool {
-    /// The one way a pool is made: for `endpoint`, trusting and routing as
-    /// `network` says, keeping up to `max_idle_connections` idle
-    /// connections. Fails with [`Error::Config`](crate::Error::Config) for
-    /// an unusable proxy or CA file.
-    pub(crate) fn new(
+/// Where a pool's requests go and how: the endpoint and the credential,
+/// and the route and trust read for them. The proxy variables and the CA
+/// and client-certificate files are read here, once, so that a pool built
+/// again for other settings trusts and routes as before, even when a file
+/// has gone since.
+#[derive(Debug, Clone)]
+pub(crate) struct Destination {
+    endpoint: String,
+    credential: Credential,
+    network: Network,
+    route: Route,
+    tls: TlsConfig,
+}
+
+impl Destination {
+    /// Reads the route and the trust for `endpoint` as `network` says.
+    /// Fails with [`Error::Config`](crate::Error::Config) for an unusable
+    /// proxy, CA file or client certificate.
+    pub(crate) fn read(
         endpoint: String,
         credential: Credential,
         network: Network,
-        max_idle_connections: usize,
-        tuning: Tuning,
-    ) -> Result<Pool> {
+    ) -> Result<Destination> {
         let route = proxy::route(&endpoint, &network.proxy)?;
         let speaks_tls = endpoint
             .get(..6)
             .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:"));
         let tls = tls::config(&network, speaks_tls)?;
+        Ok(Destination {
+            endpoint,
+            credential,
+            network,
+            route,
+            tls,
+        })
+    }
+
+    pub(crate) fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    pub(crate) fn credential(&self) -> &Credential {
+        &self.credential
+    }
+
+    pub(crate) fn network(&self) -> &Network {
+        &self.network
+    }
+}
+
+impl Pool {
+    /// The one way a pool is made: to `destination`, keeping up to
+    /// `max_idle_connections` idle connections, its agent built for
+    /// `tuning`.
+    pub(crate) fn new(destination: Destination, max_idle_connections: usize, tuning: Tuning) -> Pool {
+        let Destination {
+            endpoint,
+            credential,
+            network,
+            route,
+            tls,
+        } = destination;
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(tuning.timeout))
             .timeout_connect(Some(tuning.connect_timeout))
@@ -91,13 +137,13 @@ impl Pool {
             // tunnel plain http and send http_proxy's to https).
             .proxy(route.tunnel())
             .build();
-        Ok(Pool {
+        Pool {
             agent: ProcessAgent::new(config, &route),
             endpoint,
             credential,
             network,
             route,
-        })
+        }
     }
 
     pub(crate) fn network(&self) -> &Network {
@@ -212,14 +258,10 @@ mod tests {
             connect_timeout: Duration::from_secs(5),
             header_limit: 64 * 1024,
         };
-        Pool::new(
-            "http://127.0.0.1:9/v1".into(),
-            Credential::none(),
-            network,
-            4,
-            tuning,
-        )
-        .unwrap()
+        let destination =
+            Destination::read("http://127.0.0.1:9/v1".into(), Credential::none(), network)
+                .unwrap();
+        Pool::new(destination, 4, tuning)
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::config::{self, Auth, CredentialChoice, Provider, Target};
 use crate::config::{Limit, Limits, Network, Settings};
 use crate::error::Result;
+use crate::http::pool::Destination;
 use crate::structured::{JsonSettings, SchemaDelivery};
 
 use super::Client;
@@ -396,7 +397,7 @@ impl ClientBuilder {
     /// [`header`](Self::header), limit or number of retries, or an empty
     /// Azure deployment.
     pub fn build(self) -> Result<Client> {
-        self.resolve()?.client(None)
+        Ok(self.resolve()?.client(None))
     }
 
     /// Everything [`build`](Self::build) reads and checks, before the
@@ -447,9 +448,7 @@ impl ClientBuilder {
             delivery: self.schema_delivery,
         };
         Ok(Resolved {
-            endpoint,
-            credential,
-            network: self.network,
+            destination: Destination::read(endpoint, credential, self.network)?,
             settings,
             json,
             max_idle_connections: checked_pool_size(

@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::config::{self, Auth, ClientCertFiles, Credential, Limit, Network, ProxySetting};
 use crate::config::{Provider, Settings, Source};
 use crate::error::Result;
-use crate::http::pool::{Pool, Tuning};
+use crate::http::pool::{Destination, Pool, Tuning};
 use crate::structured::{JsonSettings, SchemaDelivery};
 
 use super::super::in_flight::Gate;
@@ -22,18 +22,17 @@ use super::super::Client;
 /// Every setting of a client, resolved (the environment read) and checked.
 #[derive(Clone)]
 pub(crate) struct Resolved {
-    pub(super) endpoint: String,
-    pub(super) credential: Credential,
-    pub(super) network: Network,
+    /// Where requests go, with the route and trust read for it.
+    pub(super) destination: Destination,
     pub(super) settings: Settings,
     pub(super) json: JsonSettings,
     pub(super) max_idle_connections: usize,
     pub(super) stream_usage: bool,
     pub(super) max_in_flight: usize,
     pub(super) worker_stack: usize,
-    /// The pool made from the settings above, kept until a change that
-    /// ureq's agent holds (endpoint, credential, network, pool size, the
-    /// timeouts, the header limit) sets it to `None`.
+    /// The pool made from the settings above, kept until a change of what
+    /// it is built from (the destination, its size, the timeouts, the
+    /// header limit) sets it to `None`.
     pub(super) pool: Option<Arc<Pool>>,
 }
 
@@ -42,18 +41,15 @@ impl Resolved {
     /// (the C handle's), lends what its clones share and running requests
     /// hold: the cap on requests in flight (set to the new value, so that
     /// raising it lets waiting requests go on at once) and a server's
-    /// refusal of `stream_options`. Fails, changing nothing, when the pool
-    /// cannot be made (an unusable proxy, CA file or client certificate).
-    pub(crate) fn client(&mut self, previous: Option<&Client>) -> Result<Client> {
+    /// refusal of `stream_options`.
+    pub(crate) fn client(&mut self, previous: Option<&Client>) -> Client {
         let pool = match &self.pool {
             Some(pool) => Arc::clone(pool),
             None => Arc::new(Pool::new(
-                self.endpoint.clone(),
-                self.credential.clone(),
-                self.network.clone(),
+                self.destination.clone(),
                 self.max_idle_connections,
                 Tuning::of(&self.settings),
-            )?),
+            )),
         };
         self.pool = Some(Arc::clone(&pool));
         let (in_flight, stream_usage) = match previous {
@@ -68,7 +64,7 @@ impl Resolved {
                 StreamUsage::new(self.stream_usage),
             ),
         };
-        Ok(Client {
+        Client {
             pool,
             settings: self.settings.clone(),
             json: self.json,
@@ -76,7 +72,7 @@ impl Resolved {
             stream_usage,
             in_flight,
             worker_stack: self.worker_stack,
-        })
+        }
     }
 
     /// The whole-request timeout; zero and more than
@@ -142,48 +138,73 @@ impl Resolved {
         self.stream_usage = enabled;
     }
 
-    /// A CA file trusted besides the system's roots, read when the pool is
-    /// made.
-    pub(crate) fn set_ca_file(&mut self, path: &Path) {
-        self.network.ca_file = Some(path.to_path_buf());
-        self.pool = None;
+    /// A CA file trusted besides the system's roots, read now.
+    pub(crate) fn set_ca_file(&mut self, path: &Path) -> Result<()> {
+        let mut network = self.destination.network().clone();
+        network.ca_file = Some(path.to_path_buf());
+        self.set_network(network)
     }
 
-    /// A client certificate and its key, read when the pool is made.
-    pub(crate) fn set_client_certificate(&mut self, cert: &Path, key: &Path) {
-        self.network.client_cert = Some(ClientCertFiles {
+    /// A client certificate and its key, both read now.
+    pub(crate) fn set_client_certificate(&mut self, cert: &Path, key: &Path) -> Result<()> {
+        let mut network = self.destination.network().clone();
+        network.client_cert = Some(ClientCertFiles {
             cert: cert.to_path_buf(),
             key: key.to_path_buf(),
         });
-        self.pool = None;
+        self.set_network(network)
     }
 
     /// The proxy at `url`, or none for `""`.
-    pub(crate) fn set_proxy(&mut self, url: &str) {
-        self.network.proxy = ProxySetting::from_text(url);
-        self.pool = None;
+    pub(crate) fn set_proxy(&mut self, url: &str) -> Result<()> {
+        let mut network = self.destination.network().clone();
+        network.proxy = ProxySetting::from_text(url);
+        self.set_network(network)
+    }
+
+    fn set_network(&mut self, network: Network) -> Result<()> {
+        let endpoint = self.destination.endpoint().to_owned();
+        let credential = self.destination.credential().clone();
+        self.set_destination(endpoint, credential, network)
     }
 
     /// The whole URL requests go to. The credential stays: an argument now
     /// names the endpoint, so any credential may go there.
     pub(crate) fn set_endpoint_url(&mut self, url: &str) -> Result<()> {
-        self.endpoint = config::exact_endpoint_url(url)?;
-        self.credential = self.credential.to(Source::Explicit);
-        self.pool = None;
-        Ok(())
+        let endpoint = config::exact_endpoint_url(url)?;
+        let credential = self.destination.credential().to(Source::Explicit);
+        let network = self.destination.network().clone();
+        self.set_destination(endpoint, credential, network)
     }
 
     /// Where the key and a callback's tokens go.
     pub(crate) fn set_auth(&mut self, auth: Auth) -> Result<()> {
-        self.credential = self.credential.with_auth(auth)?;
-        self.pool = None;
-        Ok(())
+        let credential = self.destination.credential().with_auth(auth)?;
+        self.set_credential(credential)
     }
 
     /// A callback asked for the credential before every attempt, or
     /// (`None`) the key again; refused for an endpoint `./.env` named.
     pub(crate) fn set_credential_provider(&mut self, provider: Option<Provider>) -> Result<()> {
-        self.credential = self.credential.with_provider(provider)?;
+        let credential = self.destination.credential().with_provider(provider)?;
+        self.set_credential(credential)
+    }
+
+    fn set_credential(&mut self, credential: Credential) -> Result<()> {
+        let endpoint = self.destination.endpoint().to_owned();
+        let network = self.destination.network().clone();
+        self.set_destination(endpoint, credential, network)
+    }
+
+    /// Reads the route and trust for the new destination; on error nothing
+    /// changes.
+    fn set_destination(
+        &mut self,
+        endpoint: String,
+        credential: Credential,
+        network: Network,
+    ) -> Result<()> {
+        self.destination = Destination::read(endpoint, credential, network)?;
         self.pool = None;
         Ok(())
     }

@@ -34,12 +34,12 @@ pub struct chatwire_client {
 }
 
 impl chatwire_client {
-    fn new(mut settings: Resolved) -> crate::error::Result<chatwire_client> {
-        let client = settings.client(None)?;
-        Ok(chatwire_client {
+    fn new(mut settings: Resolved) -> chatwire_client {
+        let client = settings.client(None);
+        chatwire_client {
             settings: Mutex::new(settings),
             client: RwLock::new(Arc::new(client)),
-        })
+        }
     }
 
     /// The client as it is now, for one send.
@@ -56,7 +56,7 @@ impl chatwire_client {
         let mut settings = self.settings.lock().unwrap_or_else(PoisonError::into_inner);
         let mut next = settings.clone();
         change(&mut next)?;
-        let client = next.client(Some(&self.snapshot()))?;
+        let client = next.client(Some(&self.snapshot()));
         *settings = next;
         *self.client.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(client);
         Ok(())
@@ -126,7 +126,7 @@ fn build_into(
     if let Some(api_key) = api_key {
         builder = builder.api_key(api_key);
     }
-    let client = chatwire_client::new(builder.resolve()?)?;
+    let client = chatwire_client::new(builder.resolve()?);
     out.write(handle::into_c(client));
     Ok(())
 }

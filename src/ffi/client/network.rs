@@ -39,10 +39,7 @@ pub unsafe extern "system" fn chatwire_client_set_ca_file(
                 text::str_in(pem_path, "pem_path")?,
             )
         };
-        client.update(|settings| {
-            settings.set_ca_file(path.as_ref());
-            Ok(())
-        })
+        client.update(|settings| settings.set_ca_file(path.as_ref()))
     })
 }
 
@@ -83,10 +80,7 @@ pub unsafe extern "system" fn chatwire_client_set_client_certificate(
                 text::str_in(key_pem_file, "key_pem_file")?,
             )
         };
-        client.update(|settings| {
-            settings.set_client_certificate(cert.as_ref(), key.as_ref());
-            Ok(())
-        })
+        client.update(|settings| settings.set_client_certificate(cert.as_ref(), key.as_ref()))
     })
 }
 
@@ -123,10 +117,7 @@ pub unsafe extern "system" fn chatwire_client_set_proxy(
                 text::str_in(proxy_url, "proxy_url")?,
             )
         };
-        client.update(|settings| {
-            settings.set_proxy(url);
-            Ok(())
-        })
+        client.update(|settings| settings.set_proxy(url))
     })
 }
 
