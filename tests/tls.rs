@@ -87,4 +87,3 @@ fn an_unusable_ca_file_is_a_config_error_and_changes_nothing() {
         assert!(err.to_string().contains("CA file"), "{err}");
     }
 }
-

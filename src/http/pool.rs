@@ -112,7 +112,11 @@ impl Pool {
     /// The one way a pool is made: to `destination`, keeping up to
     /// `max_idle_connections` idle connections, its agent built for
     /// `tuning`.
-    pub(crate) fn new(destination: Destination, max_idle_connections: usize, tuning: Tuning) -> Pool {
+    pub(crate) fn new(
+        destination: Destination,
+        max_idle_connections: usize,
+        tuning: Tuning,
+    ) -> Pool {
         let Destination {
             endpoint,
             credential,
@@ -259,8 +263,7 @@ mod tests {
             header_limit: 64 * 1024,
         };
         let destination =
-            Destination::read("http://127.0.0.1:9/v1".into(), Credential::none(), network)
-                .unwrap();
+            Destination::read("http://127.0.0.1:9/v1".into(), Credential::none(), network).unwrap();
         Pool::new(destination, 4, tuning)
     }
 

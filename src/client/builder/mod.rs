@@ -16,11 +16,11 @@ use super::Client;
 mod network;
 mod resolved;
 
-pub(crate) use resolved::Resolved;
 use crate::config::{
     checked_pool_size, checked_retries, checked_timeout, DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT,
 };
+pub(crate) use resolved::Resolved;
 
 /// Configures a [`Client`]; every setting is optional.
 #[derive(Default)]
