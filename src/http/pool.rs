@@ -65,9 +65,9 @@ impl Tuning {
 /// has gone since.
 #[derive(Debug, Clone)]
 pub(crate) struct Destination {
-    endpoint: String,
-    credential: Credential,
-    network: Network,
+    pub(crate) endpoint: String,
+    pub(crate) credential: Credential,
+    pub(crate) network: Network,
     route: Route,
     tls: TlsConfig,
 }
@@ -93,18 +93,6 @@ impl Destination {
             route,
             tls,
         })
-    }
-
-    pub(crate) fn endpoint(&self) -> &str {
-        &self.endpoint
-    }
-
-    pub(crate) fn credential(&self) -> &Credential {
-        &self.credential
-    }
-
-    pub(crate) fn network(&self) -> &Network {
-        &self.network
     }
 }
 

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::config::{self, Auth, ClientCertFiles, Credential, Limit, Network, ProxySetting};
+use crate::config::{self, Auth, ClientCertFiles, Limit, ProxySetting};
 use crate::config::{Provider, Settings, Source};
 use crate::error::Result;
 use crate::http::pool::{Destination, Pool, Tuning};
@@ -140,71 +140,52 @@ impl Resolved {
 
     /// A CA file trusted besides the system's roots, read now.
     pub(crate) fn set_ca_file(&mut self, path: &Path) -> Result<()> {
-        let mut network = self.destination.network().clone();
-        network.ca_file = Some(path.to_path_buf());
-        self.set_network(network)
+        self.change_destination(|to| to.network.ca_file = Some(path.to_path_buf()))
     }
 
     /// A client certificate and its key, both read now.
     pub(crate) fn set_client_certificate(&mut self, cert: &Path, key: &Path) -> Result<()> {
-        let mut network = self.destination.network().clone();
-        network.client_cert = Some(ClientCertFiles {
+        let files = ClientCertFiles {
             cert: cert.to_path_buf(),
             key: key.to_path_buf(),
-        });
-        self.set_network(network)
+        };
+        self.change_destination(|to| to.network.client_cert = Some(files))
     }
 
     /// The proxy at `url`, or none for `""`.
     pub(crate) fn set_proxy(&mut self, url: &str) -> Result<()> {
-        let mut network = self.destination.network().clone();
-        network.proxy = ProxySetting::from_text(url);
-        self.set_network(network)
-    }
-
-    fn set_network(&mut self, network: Network) -> Result<()> {
-        let endpoint = self.destination.endpoint().to_owned();
-        let credential = self.destination.credential().clone();
-        self.set_destination(endpoint, credential, network)
+        self.change_destination(|to| to.network.proxy = ProxySetting::from_text(url))
     }
 
     /// The whole URL requests go to. The credential stays: an argument now
     /// names the endpoint, so any credential may go there.
     pub(crate) fn set_endpoint_url(&mut self, url: &str) -> Result<()> {
         let endpoint = config::exact_endpoint_url(url)?;
-        let credential = self.destination.credential().to(Source::Explicit);
-        let network = self.destination.network().clone();
-        self.set_destination(endpoint, credential, network)
+        self.change_destination(|to| {
+            to.endpoint = endpoint;
+            to.credential = to.credential.to(Source::Explicit);
+        })
     }
 
     /// Where the key and a callback's tokens go.
     pub(crate) fn set_auth(&mut self, auth: Auth) -> Result<()> {
-        let credential = self.destination.credential().with_auth(auth)?;
-        self.set_credential(credential)
+        let credential = self.destination.credential.with_auth(auth)?;
+        self.change_destination(|to| to.credential = credential)
     }
 
     /// A callback asked for the credential before every attempt, or
     /// (`None`) the key again; refused for an endpoint `./.env` named.
     pub(crate) fn set_credential_provider(&mut self, provider: Option<Provider>) -> Result<()> {
-        let credential = self.destination.credential().with_provider(provider)?;
-        self.set_credential(credential)
+        let credential = self.destination.credential.with_provider(provider)?;
+        self.change_destination(|to| to.credential = credential)
     }
 
-    fn set_credential(&mut self, credential: Credential) -> Result<()> {
-        let endpoint = self.destination.endpoint().to_owned();
-        let network = self.destination.network().clone();
-        self.set_destination(endpoint, credential, network)
-    }
-
-    /// Reads the route and trust for the new destination; on error nothing
-    /// changes.
-    fn set_destination(
-        &mut self,
-        endpoint: String,
-        credential: Credential,
-        network: Network,
-    ) -> Result<()> {
-        self.destination = Destination::read(endpoint, credential, network)?;
+    /// Changes where requests go and reads the route and trust for it
+    /// again; on error nothing changes.
+    fn change_destination(&mut self, change: impl FnOnce(&mut Destination)) -> Result<()> {
+        let mut to = self.destination.clone();
+        change(&mut to);
+        self.destination = Destination::read(to.endpoint, to.credential, to.network)?;
         self.pool = None;
         Ok(())
     }
