@@ -190,3 +190,59 @@ impl Resolved {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ClientBuilder;
+
+    fn resolved() -> Resolved {
+        ClientBuilder::default()
+            .base_url("http://127.0.0.1:9")
+            .api_key("")
+            .resolve()
+            .unwrap()
+    }
+
+    #[test]
+    fn the_next_client_keeps_the_pool_unless_it_is_built_from_what_changed() {
+        let mut settings = resolved();
+        let first = settings.client(None);
+        settings.set_max_retries(1).unwrap();
+        settings.set_limit(Limit::Body, 4096).unwrap();
+        let second = settings.client(Some(&first));
+        assert!(Arc::ptr_eq(&first.pool, &second.pool));
+        assert_eq!(second.max_retries(), 1);
+        settings.set_timeout(Duration::from_secs(5)).unwrap();
+        let third = settings.client(Some(&second));
+        assert!(!Arc::ptr_eq(&second.pool, &third.pool));
+        assert_eq!(third.timeout(), Duration::from_secs(5));
+        assert_eq!(third.limit(Limit::Body), 4096);
+        // The clients already made keep what they were made with.
+        assert_eq!(first.max_retries(), crate::DEFAULT_MAX_RETRIES);
+    }
+
+    #[test]
+    fn the_next_client_shares_the_cap_on_requests_in_flight() {
+        let mut settings = resolved();
+        let first = settings.client(None);
+        settings.set_max_in_flight(3).unwrap();
+        let second = settings.client(Some(&first));
+        assert!(Arc::ptr_eq(&first.in_flight, &second.in_flight));
+        // Requests of the first, waiting for their turn, see the new cap.
+        assert_eq!(first.max_in_flight(), 3);
+    }
+
+    #[test]
+    fn a_refused_setting_changes_nothing() {
+        let mut settings = resolved();
+        let first = settings.client(None);
+        let missing = Path::new("/nonexistent/chatwire-ca.pem");
+        assert!(settings.set_ca_file(missing).is_err());
+        assert!(settings.set_endpoint_url("http://host/chat#part").is_err());
+        assert!(settings.destination.network.ca_file.is_none());
+        assert_eq!(settings.destination.endpoint, first.endpoint());
+        let second = settings.client(Some(&first));
+        assert!(Arc::ptr_eq(&first.pool, &second.pool));
+    }
+}
