@@ -38,7 +38,7 @@
 //! | send a PDF or a recording (WAV, MP3) | [`Attachment`], [`Conversation::user_file`] |
 //! | get data matching a JSON Schema, with correction turns | [`Client::send_json`] (into your type), [`SchemaDelivery`], [`INGREDIENTS_SCHEMA`] |
 //! | get JSON out of a model's almost-JSON reply | [`extract_json`], [`extract()`], [`extract_ingredients`], [`json_prompt`], [`ingredients_prompt`]; the rest of [`mod@extract`] |
-//! | bound what is kept of an answer | [`Limit`], [`ClientBuilder::limit`], [`Client::set_limit`]; [`Error::TooLarge`] past a limit |
+//! | bound what is kept of an answer | [`Limit`], [`ClientBuilder::limit`], [`Client::limit`]; [`Error::TooLarge`] past a limit |
 //! | go through a company network: trust a CA, show a client certificate (mutual TLS), use a proxy, see log lines | [`ClientBuilder::ca_file`], [`ClientBuilder::client_certificate`], [`ClientBuilder::proxy`] (by default the system's CAs, `SSL_CERT_FILE` / `SSL_CERT_DIR`, and the proxy variables as curl reads them); lines through the `log` facade (target `chatwire`), or `CHATWIRE_LOG=debug` on stderr |
 //! | tell failures apart | [`Error`] (one variant per thing a caller can act on), [`ApiError`], [`TimeoutKind`], [`Error::http_status`] |
 //!

@@ -47,13 +47,15 @@ fn server(test: &str) -> Option<Server> {
 
 impl Server {
     fn client(&self, api_key: &str) -> Client {
+        self.builder(api_key).build().unwrap()
+    }
+
+    fn builder(&self, api_key: &str) -> chatwire::ClientBuilder {
         Client::builder()
             .base_url(&self.base_url)
             .api_key(api_key)
             .timeout(Duration::from_secs(120))
             .max_retries(1)
-            .build()
-            .unwrap()
     }
 
     fn conversation(&self) -> Conversation {
@@ -195,8 +197,11 @@ fn e2e_send_json_gives_schema_valid_data() {
     let Some(server) = server("send_json") else {
         return;
     };
-    let mut client = server.client(&server.api_key);
-    client.set_schema_delivery(SchemaDelivery::ResponseFormat);
+    let client = server
+        .builder(&server.api_key)
+        .schema_delivery(SchemaDelivery::ResponseFormat)
+        .build()
+        .unwrap();
     let mut conversation = Conversation::new(&server.model);
     conversation
         .set_option("max_tokens", Some(json!(200)))

@@ -108,22 +108,26 @@ fn an_endpoint_url_is_used_as_given_with_its_path_and_query() {
         .with_body(completion("from the gateway"))
         .create();
     let url = format!("{}/v1beta/openai/chat/completions", server.url());
-    let mut client = fast(Client::builder().endpoint_url(&url).api_key("gemini-key"));
-    assert_eq!(client.endpoint(), url);
-    assert_eq!(send(&client).unwrap(), "from gemini");
-
-    let before = client.clone();
-    client
-        .set_endpoint_url(&format!(
-            "{}/tenant/7/chat?route=fast&team=a%20b",
-            server.url()
-        ))
-        .unwrap();
-    assert_eq!(send(&client).unwrap(), "from the gateway");
-    // The clone keeps its endpoint; a refused URL changes nothing.
+    let before = fast(Client::builder().endpoint_url(&url).api_key("gemini-key"));
     assert_eq!(before.endpoint(), url);
-    let err = client
-        .set_endpoint_url("http://host/chat#part")
+    assert_eq!(send(&before).unwrap(), "from gemini");
+
+    let client = fast(
+        Client::builder()
+            .endpoint_url(&url)
+            .endpoint_url(format!(
+                "{}/tenant/7/chat?route=fast&team=a%20b",
+                server.url()
+            ))
+            .api_key("gemini-key"),
+    );
+    assert_eq!(send(&client).unwrap(), "from the gateway");
+    // The first client keeps its endpoint; a refused URL builds nothing.
+    assert_eq!(before.endpoint(), url);
+    let err = Client::builder()
+        .endpoint_url("http://host/chat#part")
+        .api_key("gemini-key")
+        .build()
         .unwrap_err();
     assert!(matches!(err, Error::Config(_)), "{err}");
     assert!(client
@@ -154,11 +158,12 @@ fn each_auth_mode_puts_the_key_where_it_says() {
         .match_header("authorization", Matcher::Missing)
         .with_body(completion("none"))
         .create();
-    let mut client = fast(Client::builder().base_url(server.url()).api_key("key-abcd"));
+    let keyed = || Client::builder().base_url(server.url()).api_key("key-abcd");
+    let client = fast(keyed());
     assert_eq!(send(&client).unwrap(), "bearer");
-    client.set_auth(Auth::ApiKey).unwrap();
+    let client = fast(keyed().auth(Auth::ApiKey));
     assert_eq!(send(&client).unwrap(), "api-key");
-    client.set_auth(Auth::None).unwrap();
+    let client = fast(keyed().auth(Auth::ApiKey).auth(Auth::None));
     assert_eq!(send(&client).unwrap(), "none");
     let built = fast(
         Client::builder()
@@ -263,18 +268,19 @@ fn a_failing_provider_fails_the_send_at_once_without_sending() {
     let never = server.mock("POST", PATH).expect(0).create();
     let calls = Arc::new(AtomicUsize::new(0));
     let counter = calls.clone();
-    let client = Client::builder()
-        .base_url(server.url())
-        .api_key("sk-unused-key")
-        .max_retries(3)
-        .build()
-        .unwrap();
-    let mut client = client;
-    client
-        .set_credential_provider(move || {
+    let url = server.url();
+    let keyed = || {
+        Client::builder()
+            .base_url(&url)
+            .api_key("sk-unused-key")
+            .max_retries(3)
+    };
+    let client = keyed()
+        .credential_provider(move || {
             counter.fetch_add(1, Ordering::SeqCst);
             Err("not logged in: run az login")
         })
+        .build()
         .unwrap();
     match send(&client).unwrap_err() {
         Error::Auth(api) => {
@@ -287,15 +293,15 @@ fn a_failing_provider_fails_the_send_at_once_without_sending() {
     assert_eq!(calls.load(Ordering::SeqCst), 1);
     never.assert();
 
-    // Clearing the provider sends the key again.
-    let keyed = server
+    // Without the provider the key is sent again.
+    let key_again = server
         .mock("POST", PATH)
         .match_header("authorization", "Bearer sk-unused-key")
         .with_body(completion("key again"))
         .create();
-    client.clear_credential_provider().unwrap();
+    let client = keyed().build().unwrap();
     assert_eq!(send(&client).unwrap(), "key again");
-    keyed.assert();
+    key_again.assert();
 }
 
 #[test]

@@ -96,23 +96,27 @@ fn trust_matrix_and_azure_settings_from_environment_and_dotenv() {
         "the argument",
         "OPENAI_BASE_URL in ./.env",
     );
-    // ... nor a credential callback, given at build or later.
+    // ... nor a credential callback, with a key or without one.
     let provider = || Ok::<_, String>("sk-callback-token".to_owned());
     assert_refused(
         Client::builder().credential_provider(provider).build(),
         "the credential callback",
         "./.env",
     );
-    let mut keyless = with_key("").build().unwrap();
-    let err = keyless.set_credential_provider(provider).unwrap_err();
+    let err = with_key("")
+        .credential_provider(provider)
+        .build()
+        .unwrap_err();
     assert!(matches!(err, Error::Config(_)), "{err}");
     // "" sends nothing, so nothing is at stake: allowed.
+    let keyless = with_key("").build().unwrap();
     assert!(keyless.endpoint().starts_with(&url));
     // Once an argument names the endpoint, the callback may go there.
-    keyless
-        .set_endpoint_url(&format!("{url}/v1/chat/completions"))
+    with_key("")
+        .endpoint_url(format!("{url}/v1/chat/completions"))
+        .credential_provider(provider)
+        .build()
         .unwrap();
-    keyless.set_credential_provider(provider).unwrap();
 
     // A key from ./.env may go with a URL from ./.env, or anywhere the user points it.
     std::env::remove_var("OPENAI_API_KEY");

@@ -1,4 +1,4 @@
-//! Extra request headers: set on the builder or the client, sent with every
+//! Extra request headers: set on the builder, sent with every
 //! kind of request, replaced and removed; the headers chatwire sets itself
 //! refused; values never printed. `OpenAI-Organization` and `OpenAI-Project`
 //! come from the environment or `./.env`: the environment and the current
@@ -81,22 +81,37 @@ fn builder_headers_go_with_every_kind_of_request() {
 }
 
 #[test]
-fn set_header_adds_replaces_and_removes() {
+fn builder_header_adds_replaces_and_removes() {
     let _environment = environment();
     let mut server = Server::new();
     answer_when(&mut server, "x-trace-id", Some("a"), "a");
     answer_when(&mut server, "x-trace-id", Some("b"), "b");
     answer_when(&mut server, "x-trace-id", None, "none");
-    let mut client = builder(&server.url()).build().unwrap();
+    let client = builder(&server.url()).build().unwrap();
     assert_eq!(send(&client), "none");
-    client.set_header("X-Trace-Id", Some("a")).unwrap();
+    let client = builder(&server.url())
+        .header("X-Trace-Id", "a")
+        .build()
+        .unwrap();
     assert_eq!(send(&client), "a");
-    client.set_header("x-trace-id", Some("b")).unwrap();
+    let client = builder(&server.url())
+        .header("X-Trace-Id", "a")
+        .header("x-trace-id", "b")
+        .build()
+        .unwrap();
     assert_eq!(send(&client), "b");
-    client.set_header("X-TRACE-ID", None).unwrap();
+    let client = builder(&server.url())
+        .header("X-Trace-Id", "a")
+        .header("x-trace-id", "b")
+        .remove_header("X-TRACE-ID")
+        .build()
+        .unwrap();
     assert_eq!(send(&client), "none");
     // Removing what is not set is not an error.
-    client.set_header("X-Trace-Id", None).unwrap();
+    let client = builder(&server.url())
+        .remove_header("X-Trace-Id")
+        .build()
+        .unwrap();
     assert_eq!(send(&client), "none");
 }
 
@@ -107,24 +122,30 @@ fn user_agent_is_chatwire_unless_replaced() {
     let version = concat!("chatwire/", env!("CARGO_PKG_VERSION"));
     answer_when(&mut server, "user-agent", Some(version), "default");
     answer_when(&mut server, "user-agent", Some("my-app/1.0"), "replaced");
-    let mut client = builder(&server.url()).build().unwrap();
+    let client = builder(&server.url()).build().unwrap();
     assert_eq!(send(&client), "default");
-    client.set_header("User-Agent", Some("my-app/1.0")).unwrap();
+    let client = builder(&server.url())
+        .header("User-Agent", "my-app/1.0")
+        .build()
+        .unwrap();
     assert_eq!(send(&client), "replaced");
 }
 
 #[test]
-fn clones_keep_their_own_headers() {
+fn clients_of_one_builder_keep_their_own_headers() {
     let _environment = environment();
     let mut server = Server::new();
     answer_when(&mut server, "x-tenant", Some("one"), "one");
     answer_when(&mut server, "x-tenant", Some("two"), "two");
-    let mut first = builder(&server.url())
-        .header("X-Tenant", "one")
-        .build()
-        .unwrap();
-    let second = first.clone();
-    first.set_header("X-Tenant", Some("two")).unwrap();
+    let tenant = |name: &str| {
+        builder(&server.url())
+            .header("X-Tenant", "one")
+            .header("X-Tenant", name)
+            .build()
+            .unwrap()
+    };
+    let second = tenant("one");
+    let first = tenant("two");
     assert_eq!(send(&first), "two");
     assert_eq!(send(&second), "one");
 }
@@ -134,7 +155,7 @@ fn headers_chatwire_sets_are_refused() {
     let _environment = environment();
     let mut server = Server::new();
     answer_when(&mut server, "content-type", Some("application/json"), "ok");
-    let mut client = builder(&server.url()).build().unwrap();
+    let client = builder(&server.url()).build().unwrap();
     for name in [
         "Authorization",
         "authorization",
@@ -144,18 +165,18 @@ fn headers_chatwire_sets_are_refused() {
         "Host",
         "Connection",
     ] {
-        let err = client.set_header(name, Some("x")).unwrap_err();
-        assert!(matches!(err, Error::InvalidArgument(_)), "{name}: {err:?}");
-        assert!(err.to_string().contains(name), "{err}");
-        assert!(client.set_header(name, None).is_err(), "{name}");
         let err = builder(&server.url())
             .header(name, "x")
             .build()
             .unwrap_err();
         assert!(matches!(err, Error::InvalidArgument(_)), "{name}: {err:?}");
+        assert!(err.to_string().contains(name), "{err}");
+        let removed = builder(&server.url()).remove_header(name).build();
+        assert!(removed.is_err(), "{name}");
     }
-    let err = client
-        .set_header("Authorization", Some("Bearer other"))
+    let err = builder(&server.url())
+        .header("Authorization", "Bearer other")
+        .build()
         .unwrap_err();
     assert!(err.to_string().contains("API key"), "{err}");
     // The request is still the one chatwire makes, with the client's key.
@@ -165,9 +186,12 @@ fn headers_chatwire_sets_are_refused() {
 #[test]
 fn bad_names_and_values_are_refused_without_quoting_the_value() {
     let _environment = environment();
-    let mut client = builder("http://127.0.0.1:9").build().unwrap();
+    let client = builder("http://127.0.0.1:9").build().unwrap();
     for name in ["", "bad name", "x:y", "caf\u{e9}", "a\nb"] {
-        let err = client.set_header(name, Some("v")).unwrap_err();
+        let err = builder("http://127.0.0.1:9")
+            .header(name, "v")
+            .build()
+            .unwrap_err();
         assert!(
             matches!(err, Error::InvalidArgument(_)),
             "{name:?}: {err:?}"
@@ -180,21 +204,22 @@ fn bad_names_and_values_are_refused_without_quoting_the_value() {
         "secret\0",
         "secret\u{7f}",
     ] {
-        let err = client.set_header("X-Key", Some(value)).unwrap_err();
-        assert!(matches!(err, Error::InvalidArgument(_)), "{err:?}");
-        let message = err.to_string();
-        assert!(message.contains("X-Key"), "{message}");
-        assert!(!message.contains("secret"), "{message}");
         let err = builder("http://127.0.0.1:9")
             .header("X-Key", value)
             .build()
             .unwrap_err();
-        assert!(!err.to_string().contains("secret"), "{err}");
+        assert!(matches!(err, Error::InvalidArgument(_)), "{err:?}");
+        let message = err.to_string();
+        assert!(message.contains("X-Key"), "{message}");
+        assert!(!message.contains("secret"), "{message}");
     }
-    // Nothing was kept from the refused calls.
+    // Nothing was kept from the refused builds.
     assert!(!format!("{client:?}").contains("x-key"));
     // Visible text, spaces and tabs are fine.
-    client.set_header("X-Key", Some("a b\tc")).unwrap();
+    builder("http://127.0.0.1:9")
+        .header("X-Key", "a b\tc")
+        .build()
+        .unwrap();
 }
 
 #[test]
@@ -204,9 +229,9 @@ fn debug_shows_header_names_but_never_values() {
     let shown = format!("{builder:?}");
     assert!(shown.contains("X-Gateway-Key"), "{shown}");
     assert!(!shown.contains("gw-secret-77"), "{shown}");
-    let mut client = builder.build().unwrap();
-    client
-        .set_header("X-Other", Some("other-secret-88"))
+    let client = builder
+        .header("X-Other", "other-secret-88")
+        .build()
         .unwrap();
     let shown = format!("{client:?}");
     assert!(shown.contains("x-gateway-key"), "{shown}");
@@ -272,9 +297,11 @@ fn organization_and_project_come_from_argument_then_environment_then_dotenv() {
         .unwrap();
     assert_eq!(send(&client), "explicit org");
 
-    // Set at build, the headers can be removed afterwards.
-    let mut client = builder(&url).build().unwrap();
-    client.set_header("OpenAI-Organization", None).unwrap();
+    // Taken from the environment unless the builder removes them.
+    let client = builder(&url)
+        .remove_header("OpenAI-Organization")
+        .build()
+        .unwrap();
     assert_eq!(send(&client), "org removed");
 
     // .env, when the environment has nothing (empty counts as nothing).

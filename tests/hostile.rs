@@ -164,19 +164,27 @@ fn resets_are_transport_errors() {
 
 #[test]
 fn limits_out_of_range_are_refused() {
-    let mut client = client_for("http://127.0.0.1:9", &[]);
+    let client = client_for("http://127.0.0.1:9", &[]);
     for (limit, bytes) in [
         (Limit::Body, 0),
         (Limit::Event, 1023),
         (Limit::Stream, u64::MAX),
         (Limit::Headers, 2 << 20),
     ] {
-        let error = client.set_limit(limit, bytes).unwrap_err();
+        let built = Client::builder()
+            .base_url("http://127.0.0.1:9")
+            .api_key(KEY)
+            .limit(limit, bytes)
+            .build();
+        let error = built.unwrap_err();
         assert!(matches!(error, Error::InvalidArgument(_)), "{error}");
     }
     assert_eq!(client.limit(Limit::Body), chatwire::DEFAULT_MAX_BODY_BYTES);
-    assert!(client
-        .set_max_retries(chatwire::MAX_RETRIES_CEILING + 1)
+    assert!(Client::builder()
+        .base_url("http://127.0.0.1:9")
+        .api_key(KEY)
+        .max_retries(chatwire::MAX_RETRIES_CEILING + 1)
+        .build()
         .is_err());
     let built = Client::builder()
         .base_url("http://127.0.0.1:9")

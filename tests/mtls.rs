@@ -78,7 +78,7 @@ fn config_error(result: chatwire::Result<impl std::fmt::Debug>) -> String {
 }
 
 #[test]
-fn a_client_certificate_is_shown_from_the_builder_and_the_setter() {
+fn a_client_certificate_is_shown_by_the_client_built_with_it() {
     let setup = setup("accepted");
     let client = client_for(&setup)
         .client_certificate(&setup.cert, &setup.key)
@@ -89,13 +89,13 @@ fn a_client_certificate_is_shown_from_the_builder_and_the_setter() {
     assert!(shown.contains("client.key"), "{shown}");
     assert_no_key(&shown, &setup.key_pem);
 
-    let mut client = client_for(&setup).build().unwrap();
-    let before = client.clone();
-    client
-        .set_client_certificate(&setup.cert, &setup.key)
+    // A client built without one shows none, and the server refuses it.
+    let before = client_for(&setup).build().unwrap();
+    let client = client_for(&setup)
+        .client_certificate(&setup.cert, &setup.key)
+        .build()
         .unwrap();
     assert_eq!(client.send(&mut conversation()).unwrap(), "mutual");
-    // Another clone shows none, and the server refuses it.
     assert!(matches!(
         before.send(&mut conversation()),
         Err(Error::Tls { .. })
@@ -176,11 +176,11 @@ fn wrong_files_are_refused_where_they_are_set_naming_the_file_never_the_key() {
         assert!(message.contains(why), "{message}");
         assert_no_key(&message, key_pem);
 
-        let mut client = client_for(&setup).build().unwrap();
-        let message = config_error(client.set_client_certificate(cert, key));
+        let client = client_for(&setup).build().unwrap();
+        let message = config_error(client_for(&setup).client_certificate(cert, key).build());
         assert!(message.contains(file), "{message}");
         assert_no_key(&message, key_pem);
-        // On error nothing changed: still no certificate to show.
+        // A refused build leaves other clients as they were: no certificate to show.
         assert!(!format!("{client:?}").contains(file));
     }
     let builder = client_for(&setup).client_certificate(&setup.cert, &setup.key);

@@ -119,8 +119,11 @@ fn proxy_credentials_are_sent_and_never_shown() {
             serde_json::Value::Null,
         ))
         .create();
-    let mut echoed = client.clone();
-    echoed.set_header("X-Echo", Some("1")).unwrap();
+    let echoed = builder(&server.url())
+        .proxy(&with)
+        .header("X-Echo", "1")
+        .build()
+        .unwrap();
     let err = echoed.send(&mut conversation()).unwrap_err();
     assert!(err.to_string().contains("you sent [redacted]"), "{err}");
 
@@ -186,8 +189,8 @@ fn the_environment_chooses_and_no_proxy_and_empty_go_around() {
         .unwrap();
     assert_eq!(through_proxy(), 2);
 
-    // "" means no proxy whatever the environment says, from the builder
-    // and from the setter.
+    // "" means no proxy whatever the environment says, also when it
+    // replaces a proxy given before.
     std::env::remove_var("NO_PROXY");
     builder(&server.url())
         .proxy("")
@@ -195,12 +198,19 @@ fn the_environment_chooses_and_no_proxy_and_empty_go_around() {
         .unwrap()
         .send(&mut conversation())
         .unwrap();
-    let mut client = builder(&server.url()).build().unwrap();
-    client.set_proxy("").unwrap();
+    let client = builder(&server.url())
+        .proxy(&proxy.url)
+        .proxy("")
+        .build()
+        .unwrap();
     client.send(&mut conversation()).unwrap();
     assert_eq!(through_proxy(), 2);
-    // And the setter can send it through a proxy again.
-    client.set_proxy(&proxy.url).unwrap();
+    // And a later proxy sends it through a proxy again.
+    let client = builder(&server.url())
+        .proxy("")
+        .proxy(&proxy.url)
+        .build()
+        .unwrap();
     client.send(&mut conversation()).unwrap();
     assert_eq!(through_proxy(), 3);
 }

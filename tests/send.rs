@@ -303,8 +303,7 @@ fn rate_limit_is_retried_after_retry_after() {
         .with_body(completion("after the pause"))
         .expect(1)
         .create();
-    let mut client = client(&server.url());
-    client.set_max_retries(2).unwrap();
+    let client = builder(&server.url()).max_retries(2).build().unwrap();
     let mut conversation = conversation();
     log_lines::record();
     let started = Instant::now();
@@ -337,8 +336,7 @@ fn retry_after_ms_wins_over_retry_after() {
         .mock("POST", PATH)
         .with_body(completion("ok"))
         .create();
-    let mut client = client(&server.url());
-    client.set_max_retries(1).unwrap();
+    let client = builder(&server.url()).max_retries(1).build().unwrap();
     log_lines::record();
     assert_eq!(client.send(&mut conversation()).unwrap(), "ok");
     // The pause the attempt's line names is the milliseconds', not 100 s.
@@ -361,8 +359,7 @@ fn retry_after_beyond_the_limit_fails_at_once() {
         .with_header("retry-after", "3600")
         .expect(1)
         .create();
-    let mut client = client(&server.url());
-    client.set_max_retries(2).unwrap();
+    let client = builder(&server.url()).max_retries(2).build().unwrap();
     let err = client.send(&mut conversation()).unwrap_err();
     assert!(matches!(err, Error::RateLimited(_)), "{err}");
     limited.assert();
@@ -381,8 +378,7 @@ fn insufficient_quota_is_not_retried() {
         ))
         .expect(1)
         .create();
-    let mut client = client(&server.url());
-    client.set_max_retries(2).unwrap();
+    let client = builder(&server.url()).max_retries(2).build().unwrap();
     let mut conversation = conversation();
     let err = client.send(&mut conversation).unwrap_err();
     assert!(matches!(err, Error::RateLimited(_)), "{err}");
@@ -402,8 +398,7 @@ fn server_errors_are_retried_then_fail_with_server() {
             mock = mock.with_header("retry-after-ms", ms);
         }
         let mock = mock.expect(3).create();
-        let mut client = client(&server.url());
-        client.set_max_retries(2).unwrap();
+        let client = builder(&server.url()).max_retries(2).build().unwrap();
         let mut conversation = conversation();
         let err = client.send(&mut conversation).unwrap_err();
         assert!(matches!(err, Error::Server(_)), "{status}: {err}");
@@ -421,8 +416,7 @@ fn bad_request_is_not_retried() {
         .with_status(400)
         .expect(1)
         .create();
-    let mut client = client(&server.url());
-    client.set_max_retries(3).unwrap();
+    let client = builder(&server.url()).max_retries(3).build().unwrap();
     let err = client.send(&mut conversation()).unwrap_err();
     assert_eq!(err.api_error().unwrap().message, "Bad Request");
     mock.assert();

@@ -126,7 +126,7 @@ fn used_up_corrections_leave_the_conversation_unchanged_with_the_errors() {
     let wrong = r#"{"name": "Paris"}"#;
     let again = answer(&mut server, &bodies, true, &completion(wrong)).expect(2);
 
-    let mut client = client(&server.url());
+    let client = client(&server.url());
     assert_eq!(
         client.json_corrections(),
         chatwire::DEFAULT_JSON_CORRECTIONS
@@ -162,13 +162,13 @@ fn used_up_corrections_leave_the_conversation_unchanged_with_the_errors() {
         .contains("no JSON found"));
 
     // No correction turn at all: one request, then the error.
-    client.set_json_corrections(0).unwrap();
+    let client = builder(&server.url()).json_corrections(0).build().unwrap();
     let error = client
         .send_json::<City>(&mut conversation, &city_schema())
         .unwrap_err();
     assert!(matches!(error, Error::InvalidReply { .. }), "{error}");
     assert_eq!(bodies.all().len(), 4);
-    assert!(client.set_json_corrections(11).is_err());
+    assert!(builder(&server.url()).json_corrections(11).build().is_err());
     assert_eq!(client.json_corrections(), 0);
 }
 
@@ -184,8 +184,7 @@ fn a_reply_cut_by_the_token_limit_says_so_first() {
     let mock = answer(&mut server, &bodies, false, &body.to_string()).expect(1);
     let again = answer(&mut server, &bodies, true, &body.to_string()).expect(1);
 
-    let mut client = client(&server.url());
-    client.set_json_corrections(1).unwrap();
+    let client = builder(&server.url()).json_corrections(1).build().unwrap();
     let schema: Value = serde_json::from_str(chatwire::INGREDIENTS_SCHEMA).unwrap();
     let mut conversation = question();
     let before = conversation.clone();
@@ -251,8 +250,10 @@ fn check_only_sends_the_conversation_as_it_is() {
     let reply = completion(r#"[{"ingredient": "flour", "quantity": ½, "unit": "cup"}]"#);
     answer(&mut server, &bodies, false, &reply).expect(1);
 
-    let mut client = client(&server.url());
-    client.set_schema_delivery(SchemaDelivery::CheckOnly);
+    let client = builder(&server.url())
+        .schema_delivery(SchemaDelivery::CheckOnly)
+        .build()
+        .unwrap();
     let mut conversation = chatwire::Conversation::new("m");
     conversation
         .user(chatwire::ingredients_prompt("Half a cup of flour."))

@@ -40,7 +40,7 @@ fn an_unknown_issuer_is_refused_once_and_says_so() {
 }
 
 #[test]
-fn a_ca_file_makes_the_server_trusted_from_the_builder_and_the_setter() {
+fn a_ca_file_makes_the_server_trusted_by_the_client_built_with_it() {
     let ca = TestCa::new("chatwire test CA");
     let server = TlsServer::start(&ca, Leaf::Good, completion("trusted"));
     let path = ca.write(&temp_dir("file"), "ca.pem");
@@ -48,11 +48,8 @@ fn a_ca_file_makes_the_server_trusted_from_the_builder_and_the_setter() {
     let client = client_for(&server.url).ca_file(&path).build().unwrap();
     assert_eq!(client.send(&mut conversation()).unwrap(), "trusted");
 
-    let mut client = client_for(&server.url).build().unwrap();
-    let before = client.clone();
-    client.set_ca_file(&path).unwrap();
-    assert_eq!(client.send(&mut conversation()).unwrap(), "trusted");
-    // Another clone keeps its own trust.
+    // A client built without it keeps the system's trust alone.
+    let before = client_for(&server.url).build().unwrap();
     assert!(matches!(
         before.send(&mut conversation()),
         Err(Error::Tls { .. })
@@ -88,26 +85,5 @@ fn an_unusable_ca_file_is_a_config_error_and_changes_nothing() {
             .unwrap_err();
         assert!(matches!(err, Error::Config(_)), "{err}");
         assert!(err.to_string().contains("CA file"), "{err}");
-        let mut client = client_for("https://127.0.0.1:9").build().unwrap();
-        assert!(matches!(client.set_ca_file(&path), Err(Error::Config(_))));
     }
-}
-
-/// Settings that rebuild the client's pool (a timeout, the pool's size)
-/// keep the trust read when the CA file was set: the file may be gone by
-/// then, and the server stays trusted.
-#[test]
-fn a_rebuilt_pool_keeps_the_trust_already_read() {
-    let ca = TestCa::new("chatwire test CA");
-    let server = TlsServer::start(&ca, Leaf::Good, completion("still trusted"));
-    let dir = temp_dir("rebuilt");
-    let path = ca.write(&dir, "ca.pem");
-    let mut client = client_for(&server.url).ca_file(&path).build().unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
-    client
-        .set_timeout(std::time::Duration::from_secs(30))
-        .unwrap();
-    client.set_max_idle_connections(4).unwrap();
-    assert_eq!(client.timeout(), std::time::Duration::from_secs(30));
-    assert_eq!(client.send(&mut conversation()).unwrap(), "still trusted");
 }

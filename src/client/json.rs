@@ -117,22 +117,8 @@ impl Client {
         self.json.corrections
     }
 
-    /// Sets how many correction turns [`send_json`](Self::send_json)
-    /// allows (0: none); more than
-    /// [`MAX_JSON_CORRECTIONS`](crate::MAX_JSON_CORRECTIONS) is refused.
-    pub fn set_json_corrections(&mut self, corrections: u32) -> Result<()> {
-        self.json.corrections = crate::config::checked_corrections(corrections)?;
-        Ok(())
-    }
-
     /// How [`send_json`](Self::send_json) tells the model about the schema.
     pub fn schema_delivery(&self) -> SchemaDelivery {
         self.json.delivery
-    }
-
-    /// Sets how [`send_json`](Self::send_json) tells the model about the
-    /// schema; see [`SchemaDelivery`].
-    pub fn set_schema_delivery(&mut self, delivery: SchemaDelivery) {
-        self.json.delivery = delivery;
     }
 }

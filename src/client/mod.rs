@@ -1,7 +1,8 @@
 //! The client: the calls users make. `mod.rs` holds [`Client`] and the
 //! plain send; the other ways to send, each in a file named after it
-//! ([`stream`], [`background`], [`json`]), the settings of a built client
-//! ([`settings`]) and the builder ([`builder`]).
+//! ([`stream`], [`background`], [`json`]), what a built client can be
+//! asked ([`settings`]) and the builder ([`builder`]), the one way to
+//! configure a client: a built client never changes.
 
 mod background;
 mod budget;
@@ -28,6 +29,7 @@ pub use background::PendingReply;
 pub(crate) use background::{BackgroundSend, Signal};
 use budget::Outgoing;
 pub use builder::ClientBuilder;
+pub(crate) use builder::{provider_of, Resolved};
 
 /// A connection to one chat completions endpoint with one key.
 ///

@@ -93,17 +93,20 @@ impl fmt::Debug for Headers {
     }
 }
 
-/// The extra headers: those given (checked, later ones replacing earlier
-/// ones of the same name), then each of [`ENV_HEADERS`] not given whose
-/// variable is set. A variable that cannot be a header value is a
-/// [`Error::Config`] error that does not quote it.
-pub(crate) fn resolve_headers(explicit: Vec<(String, String)>) -> Result<Headers> {
+/// The extra headers: those given (checked, later ones replacing or, with
+/// `None`, removing earlier ones of the same name), then each of
+/// [`ENV_HEADERS`] not named whose variable is set. A variable that cannot
+/// be a header value is a [`Error::Config`] error that does not quote it.
+pub(crate) fn resolve_headers(explicit: Vec<(String, Option<String>)>) -> Result<Headers> {
     let mut headers = Headers::default();
     for (name, value) in &explicit {
-        headers.set(name, Some(value))?;
+        headers.set(name, value.as_deref())?;
     }
     for (name, variable) in ENV_HEADERS {
-        if headers.contains(name) {
+        let named = explicit
+            .iter()
+            .any(|(given, _)| given.eq_ignore_ascii_case(name));
+        if named {
             continue;
         }
         if let Some(value) = lookup(variable) {

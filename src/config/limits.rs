@@ -7,7 +7,7 @@ use super::defaults::{
 use crate::error::{Error, Result};
 
 /// One of the limits on what chatwire keeps of a server's answer; see
-/// [`Client::set_limit`](crate::Client::set_limit). Every limit counts bytes
+/// [`ClientBuilder::limit`](crate::ClientBuilder::limit). Every limit counts bytes
 /// as chatwire holds them, after decompression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]

@@ -1,6 +1,5 @@
 //! The connection pool a client's clones share, with the endpoint and the
-//! credential it serves: how it is built, rebuilt when a setting that ureq's
-//! agent holds changes, and built anew in a forked child.
+//! credential it serves: how it is built, and built anew in a forked child.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -30,28 +29,13 @@ pub(crate) struct Pool {
     pub(super) credential: Credential,
     network: Network,
     pub(super) route: Route,
-    /// Whose certificates the pool trusts, as read from `network`.
-    tls: TlsConfig,
-    max_idle_connections: usize,
-    /// The settings the agent was built with.
-    tuning: Tuning,
 }
 
-/// What a pool is built from besides the endpoint and the key.
-struct PoolParts {
-    network: Network,
-    route: Route,
-    tls: TlsConfig,
-    max_idle_connections: usize,
-    tuning: Tuning,
-}
-
-/// The settings ureq keeps in its agent. A client whose settings change
-/// them gets a new agent ([`Transport::retuned`]), so every request runs
-/// with its client's settings and none carries a config of its own (which
-/// ureq would copy per request, and keep off the pool when its input
-/// buffer differs from the agent's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The settings ureq keeps in its agent. A pool is built for them, so
+/// that every request runs with its client's settings and none carries a
+/// config of its own (which ureq would copy per request, and keep off the
+/// pool when its input buffer differs from the agent's).
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Tuning {
     timeout: Duration,
     connect_timeout: Duration,
@@ -74,41 +58,60 @@ impl Tuning {
     }
 }
 
-impl Pool {
-    /// A pool for `endpoint` that trusts and routes as `network` says and
-    /// keeps up to `max_idle_connections` idle connections. Fails with
-    /// [`Error::Config`](crate::Error::Config) for an unusable proxy or CA file.
-    pub(crate) fn new(
+/// Where a pool's requests go and how: the endpoint and the credential,
+/// and the route and trust read for them. The proxy variables and the CA
+/// and client-certificate files are read here, once, so that a pool built
+/// again for other settings trusts and routes as before, even when a file
+/// has gone since.
+#[derive(Debug, Clone)]
+pub(crate) struct Destination {
+    pub(crate) endpoint: String,
+    pub(crate) credential: Credential,
+    pub(crate) network: Network,
+    route: Route,
+    tls: TlsConfig,
+}
+
+impl Destination {
+    /// Reads the route and the trust for `endpoint` as `network` says.
+    /// Fails with [`Error::Config`](crate::Error::Config) for an unusable
+    /// proxy, CA file or client certificate.
+    pub(crate) fn read(
         endpoint: String,
         credential: Credential,
         network: Network,
-        max_idle_connections: usize,
-        tuning: Tuning,
-    ) -> Result<Pool> {
+    ) -> Result<Destination> {
         let route = proxy::route(&endpoint, &network.proxy)?;
         let speaks_tls = endpoint
             .get(..6)
             .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:"));
         let tls = tls::config(&network, speaks_tls)?;
-        let pool = PoolParts {
+        Ok(Destination {
+            endpoint,
+            credential,
             network,
             route,
             tls,
-            max_idle_connections,
-            tuning,
-        };
-        Pool::build(endpoint, credential, pool)
+        })
     }
+}
 
-    /// A pool from what [`new`](Self::new) has read and checked.
-    fn build(endpoint: String, credential: Credential, pool: PoolParts) -> Result<Pool> {
-        let PoolParts {
+impl Pool {
+    /// The one way a pool is made: to `destination`, keeping up to
+    /// `max_idle_connections` idle connections, its agent built for
+    /// `tuning`.
+    pub(crate) fn new(
+        destination: Destination,
+        max_idle_connections: usize,
+        tuning: Tuning,
+    ) -> Pool {
+        let Destination {
+            endpoint,
+            credential,
             network,
             route,
             tls,
-            max_idle_connections,
-            tuning,
-        } = pool;
+        } = destination;
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(tuning.timeout))
             .timeout_connect(Some(tuning.connect_timeout))
@@ -121,72 +124,18 @@ impl Pool {
             .user_agent(concat!("chatwire/", env!("CARGO_PKG_VERSION")))
             .max_idle_connections(max_idle_connections)
             .max_idle_connections_per_host(max_idle_connections)
-            .tls_config(tls.clone())
+            .tls_config(tls)
             // chatwire chooses the proxy itself (ureq's own choice would
             // tunnel plain http and send http_proxy's to https).
             .proxy(route.tunnel())
             .build();
-        Ok(Pool {
+        Pool {
             agent: ProcessAgent::new(config, &route),
             endpoint,
             credential,
             network,
             route,
-            tls,
-            max_idle_connections,
-            tuning,
-        })
-    }
-
-    /// The same endpoint, key, route and trust over a new pool: nothing is
-    /// read again, so only what changes can fail.
-    fn rebuilt(&self, max_idle_connections: usize, tuning: Tuning) -> Result<Pool> {
-        let pool = PoolParts {
-            network: self.network.clone(),
-            route: self.route.clone(),
-            tls: self.tls.clone(),
-            max_idle_connections,
-            tuning,
-        };
-        Pool::build(self.endpoint.clone(), self.credential.clone(), pool)
-    }
-
-    /// The same endpoint and key with other network settings, in a new pool.
-    pub(crate) fn with_network(&self, network: Network) -> Result<Pool> {
-        self.with_target(self.endpoint.clone(), self.credential.clone(), network)
-    }
-
-    /// Another endpoint or credential (or both) with this network, in a new
-    /// pool: the route and the trust depend on the endpoint.
-    pub(crate) fn with_target(
-        &self,
-        endpoint: String,
-        credential: Credential,
-        network: Network,
-    ) -> Result<Pool> {
-        Pool::new(
-            endpoint,
-            credential,
-            network,
-            self.max_idle_connections,
-            self.tuning,
-        )
-    }
-
-    /// The credential requests carry.
-    pub(crate) fn credential(&self) -> &Credential {
-        &self.credential
-    }
-
-    /// The same endpoint, key and network over a new pool of another size.
-    pub(crate) fn resized(&self, max_idle_connections: usize) -> Result<Pool> {
-        self.rebuilt(max_idle_connections, self.tuning)
-    }
-
-    /// The same endpoint, key and network over a new pool built for
-    /// `settings`.
-    pub(crate) fn retuned(&self, settings: &Settings) -> Result<Pool> {
-        self.rebuilt(self.max_idle_connections, Tuning::of(settings))
+        }
     }
 
     pub(crate) fn network(&self) -> &Network {
@@ -195,11 +144,6 @@ impl Pool {
 
     pub(crate) fn endpoint(&self) -> &str {
         &self.endpoint
-    }
-
-    /// The settings this pool's agent was built with.
-    pub(crate) fn tuning(&self) -> Tuning {
-        self.tuning
     }
 
     /// Every secret a request with these settings carries.
@@ -306,14 +250,9 @@ mod tests {
             connect_timeout: Duration::from_secs(5),
             header_limit: 64 * 1024,
         };
-        Pool::new(
-            "http://127.0.0.1:9/v1".into(),
-            Credential::none(),
-            network,
-            4,
-            tuning,
-        )
-        .unwrap()
+        let destination =
+            Destination::read("http://127.0.0.1:9/v1".into(), Credential::none(), network).unwrap();
+        Pool::new(destination, 4, tuning)
     }
 
     #[test]

@@ -1,7 +1,8 @@
 /* Mutual TLS from C: a server that requires a client certificate accepts
  * one set with chatwire_client_set_client_certificate(), refuses a client
  * without one with CHATWIRE_ERR_TLS in words that say so, and wrong files
- * are refused where they are set, naming the file and never the key.
+ * are refused where they are set, naming the file and never the key;
+ * setters that rebuild the connection pool keep the trust already read.
  * argv: SERVER_URL KEY CA_FILE CERT_FILE KEY_FILE KEY_LINE, where KEY_LINE
  * is a line of the key's PEM text that must never show. */
 #include <stdlib.h>
@@ -17,6 +18,28 @@ static void send_once(chatwire_client *client, chatwire_status expected, const c
     }
     chatwire_string_free(reply);
     chatwire_conversation_free(conversation);
+}
+
+/* Copies the file `from` to `to`; 0 on success. */
+static int copy_file(const char *from, const char *to) {
+    char buffer[4096];
+    size_t got;
+    int failed = 0;
+    FILE *in = fopen(from, "rb");
+    FILE *out = in != NULL ? fopen(to, "wb") : NULL;
+    if (out == NULL) {
+        if (in != NULL) {
+            fclose(in);
+        }
+        return -1;
+    }
+    while ((got = fread(buffer, 1, sizeof buffer, in)) > 0) {
+        if (fwrite(buffer, 1, got, out) != got) {
+            failed = 1;
+        }
+    }
+    fclose(in);
+    return fclose(out) != 0 || failed ? -1 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -54,6 +77,19 @@ int main(int argc, char **argv) {
     /* The certificate and its key: the server answers. */
     CHECK_STATUS(chatwire_client_set_client_certificate(client, cert, key), CHATWIRE_OK);
     send_once(client, CHATWIRE_OK, "mutual");
+
+    /* Setters that rebuild the pool (a timeout, its size) keep the trust
+     * read when the CA file was set: the file may be gone by then. */
+    {
+        char copy[1024];
+        sprintf(copy, "%.1000s.copy", argv[3]);
+        CHECK(copy_file(argv[3], copy) == 0);
+        CHECK_STATUS(chatwire_client_set_ca_file(client, copy), CHATWIRE_OK);
+        CHECK(remove(copy) == 0);
+        CHECK_STATUS(chatwire_client_set_timeout_ms(client, 30000), CHATWIRE_OK);
+        CHECK_STATUS(chatwire_client_set_max_idle_connections(client, 4), CHATWIRE_OK);
+        send_once(client, CHATWIRE_OK, "mutual");
+    }
     chatwire_client_free(client);
     return report("mtls");
 }

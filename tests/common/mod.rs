@@ -41,13 +41,16 @@ pub fn error_body(message: &str, kind: &str, code: Value) -> String {
 
 /// A client for a mock server, failing fast by default.
 pub fn client(url: &str) -> chatwire::Client {
+    builder(url).build().expect("client")
+}
+
+/// The builder of [`client`], for a test that sets more.
+pub fn builder(url: &str) -> chatwire::ClientBuilder {
     chatwire::Client::builder()
         .base_url(url)
         .api_key(KEY)
         .timeout(Duration::from_secs(10))
         .max_retries(0)
-        .build()
-        .expect("client")
 }
 
 /// A conversation ready to send.

@@ -8,16 +8,19 @@ use std::time::Duration;
 use crate::config::{self, Auth, CredentialChoice, Provider, Target};
 use crate::config::{Limit, Limits, Network, Settings};
 use crate::error::Result;
-use crate::http::pool::{Pool, Tuning};
+use crate::http::pool::Destination;
 use crate::structured::{JsonSettings, SchemaDelivery};
 
 use super::Client;
 
 mod network;
+mod resolved;
+
 use crate::config::{
     checked_pool_size, checked_retries, checked_timeout, DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT,
 };
+pub(crate) use resolved::Resolved;
 
 /// Configures a [`Client`]; every setting is optional.
 #[derive(Default)]
@@ -34,7 +37,8 @@ pub struct ClientBuilder {
     max_idle_connections: Option<usize>,
     max_in_flight: Option<usize>,
     worker_stack_size: Option<usize>,
-    headers: Vec<(String, String)>,
+    /// Each header given, in order; `None` removes it.
+    headers: Vec<(String, Option<String>)>,
     limits: Vec<(Limit, u64)>,
     json_corrections: Option<u32>,
     schema_delivery: SchemaDelivery,
@@ -301,8 +305,12 @@ impl ClientBuilder {
         self
     }
 
-    /// One of the limits on what chatwire keeps of an answer, in bytes; see
-    /// [`Client::set_limit`]. A value out of range makes
+    /// One of the limits on what chatwire keeps of an answer, in bytes
+    /// (after decompression). An answer past a limit stops the request with
+    /// [`Error::TooLarge`](crate::Error::TooLarge) and leaves the
+    /// conversation unchanged. Less than [`MIN_LIMIT`](crate::MIN_LIMIT) or
+    /// more than [`MAX_LIMIT`](crate::MAX_LIMIT)
+    /// ([`MAX_HEADER_LIMIT`](crate::MAX_HEADER_LIMIT) for headers) makes
     /// [`build`](Self::build) fail with [`Error::InvalidArgument`](crate::Error::InvalidArgument).
     pub fn limit(mut self, limit: Limit, bytes: u64) -> Self {
         self.limits.push((limit, bytes));
@@ -319,7 +327,10 @@ impl ClientBuilder {
     }
 
     /// Whether streamed requests ask for the token usage with
-    /// `stream_options` (default: yes). See [`Client::set_stream_usage`].
+    /// `stream_options` (default: yes). Servers that refuse the field
+    /// (Mistral answers 422, Databricks and Bedrock 400) are asked again
+    /// without it anyway, once, and the client and its clones remember;
+    /// turning it off saves that first refusal.
     pub fn stream_usage(mut self, enabled: bool) -> Self {
         self.stream_usage = Some(enabled);
         self
@@ -347,7 +358,30 @@ impl ClientBuilder {
     /// chatwire or the HTTP layer sets. Values may be secrets: they never
     /// appear in `Debug` output or in errors.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into(), value.into()));
+        self.headers.push((name.into(), Some(value.into())));
+        self
+    }
+
+    /// Sends no header of this name (in any case): removes one given
+    /// before with [`header`](Self::header), or one chatwire would add
+    /// from the environment (`OpenAI-Organization`, `OpenAI-Project`).
+    /// Removing a header that is not there is not an error;
+    /// [`build`](Self::build) refuses the same names as for
+    /// [`header`](Self::header).
+    ///
+    /// ```
+    /// let client = chatwire::Client::builder()
+    ///     .base_url("http://127.0.0.1:8080")
+    ///     .api_key("sk-local")
+    ///     .header("X-Trace-Id", "run-42")
+    ///     .remove_header("x-trace-id")
+    ///     .remove_header("OpenAI-Organization")
+    ///     .build()?;
+    /// assert!(!format!("{client:?}").contains("x-trace-id"));
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn remove_header(mut self, name: impl Into<String>) -> Self {
+        self.headers.push((name.into(), None));
         self
     }
 
@@ -363,6 +397,12 @@ impl ClientBuilder {
     /// [`header`](Self::header), limit or number of retries, or an empty
     /// Azure deployment.
     pub fn build(self) -> Result<Client> {
+        Ok(self.resolve()?.client(None))
+    }
+
+    /// Everything [`build`](Self::build) reads and checks, before the
+    /// client is made: what the C API's handle keeps for its setters.
+    pub(crate) fn resolve(self) -> Result<Resolved> {
         let target = match self.target {
             Target::Azure {
                 endpoint,
@@ -407,36 +447,30 @@ impl ClientBuilder {
             )?,
             delivery: self.schema_delivery,
         };
-        let max_idle_connections = checked_pool_size(
-            self.max_idle_connections
-                .unwrap_or(DEFAULT_MAX_IDLE_CONNECTIONS),
-        )?;
-        Ok(Client {
-            pool: Arc::new(Pool::new(
-                endpoint,
-                credential,
-                self.network,
-                max_idle_connections,
-                Tuning::of(&settings),
-            )?),
+        Ok(Resolved {
+            destination: Destination::read(endpoint, credential, self.network)?,
             settings,
             json,
-            max_idle_connections,
-            stream_usage: super::stream::StreamUsage::new(self.stream_usage.unwrap_or(true)),
-            in_flight: super::in_flight::Gate::new(config::checked_in_flight(
+            max_idle_connections: checked_pool_size(
+                self.max_idle_connections
+                    .unwrap_or(DEFAULT_MAX_IDLE_CONNECTIONS),
+            )?,
+            stream_usage: self.stream_usage.unwrap_or(true),
+            max_in_flight: config::checked_in_flight(
                 self.max_in_flight.unwrap_or(config::DEFAULT_MAX_IN_FLIGHT),
-            )?),
+            )?,
             worker_stack: config::checked_stack_size(
                 self.worker_stack_size
                     .unwrap_or(config::DEFAULT_WORKER_STACK_BYTES),
             )?,
+            pool: None,
         })
     }
 }
 
 /// A credential provider as chatwire keeps it: the caller's error turned
 /// into its text.
-pub(super) fn provider_of<F, E>(provider: F) -> Provider
+pub(crate) fn provider_of<F, E>(provider: F) -> Provider
 where
     F: Fn() -> std::result::Result<String, E> + Send + Sync + 'static,
     E: std::fmt::Display,

@@ -6,9 +6,9 @@ mod network;
 pub(super) mod settings;
 
 use std::ffi::c_char;
-use std::sync::{PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use crate::client::{Client, ClientBuilder};
+use crate::client::{Client, ClientBuilder, Resolved};
 use crate::ffi::boundary;
 use crate::ffi::error::FfiError;
 use crate::ffi::handle;
@@ -23,26 +23,43 @@ use crate::ffi::text;
 /// affect the sends that start after them. Free it only when no call that
 /// uses it is running.
 pub struct chatwire_client {
-    // The lock lets C change settings on a client that other threads are
-    // sending with: a send copies the settings, and holds no lock while it waits.
-    client: RwLock<Client>,
+    /// The settings the setters change, resolved once when the handle was
+    /// made; held while a setter makes the next client, so that two setters
+    /// never lose each other's change.
+    settings: Mutex<Resolved>,
+    /// The client sends use. A send takes a copy of the `Arc` and holds no
+    /// lock while it runs; a setter puts a new client here, which the sends
+    /// that start afterwards take.
+    client: RwLock<Arc<Client>>,
 }
 
 impl chatwire_client {
-    /// The client as it is now, for one send.
-    pub(crate) fn snapshot(&self) -> Client {
-        self.client
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+    fn new(mut settings: Resolved) -> chatwire_client {
+        let client = settings.client(None);
+        chatwire_client {
+            settings: Mutex::new(settings),
+            client: RwLock::new(Arc::new(client)),
+        }
     }
 
+    /// The client as it is now, for one send.
+    pub(crate) fn snapshot(&self) -> Arc<Client> {
+        Arc::clone(&self.client.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Changes the settings and makes the client that sends starting
+    /// afterwards use; on failure nothing changes.
     fn update(
         &self,
-        change: impl FnOnce(&mut Client) -> crate::error::Result<()>,
+        change: impl FnOnce(&mut Resolved) -> crate::error::Result<()>,
     ) -> Result<(), FfiError> {
-        let mut client = self.client.write().unwrap_or_else(PoisonError::into_inner);
-        Ok(change(&mut client)?)
+        let mut settings = self.settings.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut next = settings.clone();
+        change(&mut next)?;
+        let client = next.client(Some(&self.snapshot()));
+        *settings = next;
+        *self.client.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(client);
+        Ok(())
     }
 }
 
@@ -109,10 +126,8 @@ fn build_into(
     if let Some(api_key) = api_key {
         builder = builder.api_key(api_key);
     }
-    let client = builder.build()?;
-    out.write(handle::into_c(chatwire_client {
-        client: RwLock::new(client),
-    }));
+    let client = chatwire_client::new(builder.resolve()?);
+    out.write(handle::into_c(client));
     Ok(())
 }
 

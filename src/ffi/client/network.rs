@@ -5,7 +5,7 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use super::chatwire_client;
-use crate::client::Client;
+use crate::client::provider_of;
 use crate::ffi::boundary;
 use crate::ffi::callback::{chatwire_credential_callback, CredentialSource};
 use crate::ffi::handle;
@@ -39,7 +39,7 @@ pub unsafe extern "system" fn chatwire_client_set_ca_file(
                 text::str_in(pem_path, "pem_path")?,
             )
         };
-        client.update(|client| client.set_ca_file(path))
+        client.update(|settings| settings.set_ca_file(path.as_ref()))
     })
 }
 
@@ -80,7 +80,7 @@ pub unsafe extern "system" fn chatwire_client_set_client_certificate(
                 text::str_in(key_pem_file, "key_pem_file")?,
             )
         };
-        client.update(|client| client.set_client_certificate(cert, key))
+        client.update(|settings| settings.set_client_certificate(cert.as_ref(), key.as_ref()))
     })
 }
 
@@ -117,7 +117,7 @@ pub unsafe extern "system" fn chatwire_client_set_proxy(
                 text::str_in(proxy_url, "proxy_url")?,
             )
         };
-        client.update(|client| client.set_proxy(url))
+        client.update(|settings| settings.set_proxy(url))
     })
 }
 
@@ -143,7 +143,7 @@ pub unsafe extern "system" fn chatwire_client_set_endpoint_url(
     boundary::status(|| {
         let (client, url) =
             unsafe { (handle::borrow(client, "client")?, text::str_in(url, "url")?) };
-        client.update(|client| client.set_endpoint_url(url))
+        client.update(|settings| settings.set_endpoint_url(url))
     })
 }
 
@@ -165,7 +165,7 @@ pub unsafe extern "system" fn chatwire_client_set_auth(
     boundary::status(|| {
         let client = unsafe { handle::borrow(client, "client")? };
         let auth = auth_from_c(auth)?;
-        client.update(|client| client.set_auth(auth))
+        client.update(|settings| settings.set_auth(auth))
     })
 }
 
@@ -203,9 +203,11 @@ pub unsafe extern "system" fn chatwire_client_set_credential_callback(
         match callback {
             Some(callback) => {
                 let source = CredentialSource::new(callback, userdata);
-                client.update(|client| client.set_credential_provider(move || source.token()))
+                client.update(|settings| {
+                    settings.set_credential_provider(Some(provider_of(move || source.token())))
+                })
             }
-            None => client.update(Client::clear_credential_provider),
+            None => client.update(|settings| settings.set_credential_provider(None)),
         }
     })
 }

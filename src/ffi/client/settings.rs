@@ -24,7 +24,7 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms(
 ) -> chatwire_status {
     boundary::status(|| {
         let client = unsafe { handle::borrow(client, "client")? };
-        client.update(|client| client.set_timeout(Duration::from_millis(timeout_ms)))
+        client.update(|settings| settings.set_timeout(Duration::from_millis(timeout_ms)))
     })
 }
 
@@ -42,7 +42,7 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms(
 ) -> chatwire_status {
     boundary::status(|| {
         let client = unsafe { handle::borrow(client, "client")? };
-        client.update(|client| client.set_idle_timeout(Duration::from_millis(timeout_ms)))
+        client.update(|settings| settings.set_idle_timeout(Duration::from_millis(timeout_ms)))
     })
 }
 
@@ -59,7 +59,7 @@ pub unsafe extern "system" fn chatwire_client_set_max_retries(
 ) -> chatwire_status {
     boundary::status(|| {
         let client = unsafe { handle::borrow(client, "client")? };
-        client.update(|client| client.set_max_retries(max_retries))
+        client.update(|settings| settings.set_max_retries(max_retries))
     })
 }
 
@@ -90,7 +90,7 @@ pub unsafe extern "system" fn chatwire_client_set_limit(
     boundary::status(|| {
         let client = unsafe { handle::borrow(client, "client")? };
         let limit = limit_from_c(which)?;
-        client.update(|client| client.set_limit(limit, bytes))
+        client.update(|settings| settings.set_limit(limit, bytes))
     })
 }
 
@@ -114,7 +114,7 @@ pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
     boundary::status(|| {
         let client = unsafe { handle::borrow(client, "client")? };
         let max_idle_connections = usize::try_from(max_idle_connections).unwrap_or(usize::MAX);
-        client.update(|client| client.set_max_idle_connections(max_idle_connections))
+        client.update(|settings| settings.set_max_idle_connections(max_idle_connections))
     })
 }
 
@@ -136,7 +136,7 @@ pub unsafe extern "system" fn chatwire_client_set_max_in_flight(
     boundary::status(|| {
         let client = unsafe { handle::borrow(client, "client")? };
         let max_in_flight = usize::try_from(max_in_flight).unwrap_or(usize::MAX);
-        client.update(|client| client.set_max_in_flight(max_in_flight))
+        client.update(|settings| settings.set_max_in_flight(max_in_flight))
     })
 }
 
@@ -162,7 +162,7 @@ pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
 ) -> chatwire_status {
     boundary::status(|| {
         let client = unsafe { handle::borrow(client, "client")? };
-        client.update(|client| client.set_worker_stack_size(bytes))
+        client.update(|settings| settings.set_worker_stack_size(bytes))
     })
 }
 
@@ -202,7 +202,7 @@ pub unsafe extern "system" fn chatwire_client_set_header(
                 text::opt_str_in(value, "value")?,
             )
         };
-        client.update(|client| client.set_header(name, value))
+        client.update(|settings| settings.set_header(name, value))
     })
 }
 
@@ -220,7 +220,7 @@ pub unsafe extern "system" fn chatwire_client_set_json_corrections(
 ) -> chatwire_status {
     boundary::status(|| {
         let client = unsafe { handle::borrow(client, "client")? };
-        client.update(|client| client.set_json_corrections(corrections))
+        client.update(|settings| settings.set_json_corrections(corrections))
     })
 }
 
@@ -274,8 +274,8 @@ pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
                 .into())
             }
         };
-        client.update(|client| {
-            client.set_schema_delivery(delivery);
+        client.update(|settings| {
+            settings.set_schema_delivery(delivery);
             Ok(())
         })
     })
@@ -307,8 +307,8 @@ pub unsafe extern "system" fn chatwire_client_set_stream_usage(
                 .into())
             }
         };
-        client.update(|client| {
-            client.set_stream_usage(enabled);
+        client.update(|settings| {
+            settings.set_stream_usage(enabled);
             Ok(())
         })
     })

@@ -1,0 +1,248 @@
+//! A client's settings once resolved and checked: what
+//! [`ClientBuilder::build`](super::ClientBuilder::build) makes a [`Client`]
+//! from. A Rust program configures with the builder alone, and a built
+//! client never changes; the C API's handle keeps these settings so that
+//! its setters, which the C API fixes, make the handle's next client the
+//! same way (the environment was read once, when the handle was made).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::config::{self, Auth, ClientCertFiles, Limit, ProxySetting};
+use crate::config::{Provider, Settings, Source};
+use crate::error::Result;
+use crate::http::pool::{Destination, Pool, Tuning};
+use crate::structured::{JsonSettings, SchemaDelivery};
+
+use super::super::in_flight::Gate;
+use super::super::stream::StreamUsage;
+use super::super::Client;
+
+/// Every setting of a client, resolved (the environment read) and checked.
+#[derive(Clone)]
+pub(crate) struct Resolved {
+    /// Where requests go, with the route and trust read for it.
+    pub(super) destination: Destination,
+    pub(super) settings: Settings,
+    pub(super) json: JsonSettings,
+    pub(super) max_idle_connections: usize,
+    pub(super) stream_usage: bool,
+    pub(super) max_in_flight: usize,
+    pub(super) worker_stack: usize,
+    /// The pool made from the settings above, kept until a change of what
+    /// it is built from (the destination, its size, the timeouts, the
+    /// header limit) sets it to `None`.
+    pub(super) pool: Option<Arc<Pool>>,
+}
+
+impl Resolved {
+    /// The client these settings make. `previous`, the client it replaces
+    /// (the C handle's), lends what its clones share and running requests
+    /// hold: the cap on requests in flight (set to the new value, so that
+    /// raising it lets waiting requests go on at once) and a server's
+    /// refusal of `stream_options`.
+    pub(crate) fn client(&mut self, previous: Option<&Client>) -> Client {
+        let pool = match &self.pool {
+            Some(pool) => Arc::clone(pool),
+            None => Arc::new(Pool::new(
+                self.destination.clone(),
+                self.max_idle_connections,
+                Tuning::of(&self.settings),
+            )),
+        };
+        self.pool = Some(Arc::clone(&pool));
+        let (in_flight, stream_usage) = match previous {
+            Some(previous) => {
+                previous.in_flight.set_limit(self.max_in_flight);
+                let mut stream_usage = previous.stream_usage.clone();
+                stream_usage.asked = self.stream_usage;
+                (Arc::clone(&previous.in_flight), stream_usage)
+            }
+            None => (
+                Gate::new(self.max_in_flight),
+                StreamUsage::new(self.stream_usage),
+            ),
+        };
+        Client {
+            pool,
+            settings: self.settings.clone(),
+            json: self.json,
+            max_idle_connections: self.max_idle_connections,
+            stream_usage,
+            in_flight,
+            worker_stack: self.worker_stack,
+        }
+    }
+
+    /// The whole-request timeout; zero and more than
+    /// [`MAX_TIMEOUT`](crate::MAX_TIMEOUT) are refused.
+    pub(crate) fn set_timeout(&mut self, timeout: Duration) -> Result<()> {
+        self.settings.timeout = config::checked_timeout(timeout, "timeout")?;
+        self.pool = None;
+        Ok(())
+    }
+
+    /// The idle timeout of streams, checked as the timeout is.
+    pub(crate) fn set_idle_timeout(&mut self, timeout: Duration) -> Result<()> {
+        self.settings.idle_timeout = config::checked_timeout(timeout, "idle timeout")?;
+        Ok(())
+    }
+
+    pub(crate) fn set_max_retries(&mut self, max_retries: u32) -> Result<()> {
+        self.settings.max_retries = config::checked_retries(max_retries)?;
+        Ok(())
+    }
+
+    /// One of the limits on what is kept of an answer; the header limit is
+    /// ureq's agent's.
+    pub(crate) fn set_limit(&mut self, limit: Limit, bytes: u64) -> Result<()> {
+        self.settings.limits.set(limit, bytes)?;
+        if limit == Limit::Headers {
+            self.pool = None;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn set_max_idle_connections(&mut self, max_idle_connections: usize) -> Result<()> {
+        self.max_idle_connections = config::checked_pool_size(max_idle_connections)?;
+        self.pool = None;
+        Ok(())
+    }
+
+    pub(crate) fn set_max_in_flight(&mut self, max_in_flight: usize) -> Result<()> {
+        self.max_in_flight = config::checked_in_flight(max_in_flight)?;
+        Ok(())
+    }
+
+    pub(crate) fn set_worker_stack_size(&mut self, bytes: usize) -> Result<()> {
+        self.worker_stack = config::checked_stack_size(bytes)?;
+        Ok(())
+    }
+
+    /// Sets (replaces) or, with `None`, removes an extra header.
+    pub(crate) fn set_header(&mut self, name: &str, value: Option<&str>) -> Result<()> {
+        self.settings.headers.set(name, value)
+    }
+
+    pub(crate) fn set_json_corrections(&mut self, corrections: u32) -> Result<()> {
+        self.json.corrections = config::checked_corrections(corrections)?;
+        Ok(())
+    }
+
+    pub(crate) fn set_schema_delivery(&mut self, delivery: SchemaDelivery) {
+        self.json.delivery = delivery;
+    }
+
+    pub(crate) fn set_stream_usage(&mut self, enabled: bool) {
+        self.stream_usage = enabled;
+    }
+
+    /// A CA file trusted besides the system's roots, read now.
+    pub(crate) fn set_ca_file(&mut self, path: &Path) -> Result<()> {
+        self.change_destination(|to| to.network.ca_file = Some(path.to_path_buf()))
+    }
+
+    /// A client certificate and its key, both read now.
+    pub(crate) fn set_client_certificate(&mut self, cert: &Path, key: &Path) -> Result<()> {
+        let files = ClientCertFiles {
+            cert: cert.to_path_buf(),
+            key: key.to_path_buf(),
+        };
+        self.change_destination(|to| to.network.client_cert = Some(files))
+    }
+
+    /// The proxy at `url`, or none for `""`.
+    pub(crate) fn set_proxy(&mut self, url: &str) -> Result<()> {
+        self.change_destination(|to| to.network.proxy = ProxySetting::from_text(url))
+    }
+
+    /// The whole URL requests go to. The credential stays: an argument now
+    /// names the endpoint, so any credential may go there.
+    pub(crate) fn set_endpoint_url(&mut self, url: &str) -> Result<()> {
+        let endpoint = config::exact_endpoint_url(url)?;
+        self.change_destination(|to| {
+            to.endpoint = endpoint;
+            to.credential = to.credential.to(Source::Explicit);
+        })
+    }
+
+    /// Where the key and a callback's tokens go.
+    pub(crate) fn set_auth(&mut self, auth: Auth) -> Result<()> {
+        let credential = self.destination.credential.with_auth(auth)?;
+        self.change_destination(|to| to.credential = credential)
+    }
+
+    /// A callback asked for the credential before every attempt, or
+    /// (`None`) the key again; refused for an endpoint `./.env` named.
+    pub(crate) fn set_credential_provider(&mut self, provider: Option<Provider>) -> Result<()> {
+        let credential = self.destination.credential.with_provider(provider)?;
+        self.change_destination(|to| to.credential = credential)
+    }
+
+    /// Changes where requests go and reads the route and trust for it
+    /// again; on error nothing changes.
+    fn change_destination(&mut self, change: impl FnOnce(&mut Destination)) -> Result<()> {
+        let mut to = self.destination.clone();
+        change(&mut to);
+        self.destination = Destination::read(to.endpoint, to.credential, to.network)?;
+        self.pool = None;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ClientBuilder;
+
+    fn resolved() -> Resolved {
+        ClientBuilder::default()
+            .base_url("http://127.0.0.1:9")
+            .api_key("")
+            .resolve()
+            .unwrap()
+    }
+
+    #[test]
+    fn the_next_client_keeps_the_pool_unless_it_is_built_from_what_changed() {
+        let mut settings = resolved();
+        let first = settings.client(None);
+        settings.set_max_retries(1).unwrap();
+        settings.set_limit(Limit::Body, 4096).unwrap();
+        let second = settings.client(Some(&first));
+        assert!(Arc::ptr_eq(&first.pool, &second.pool));
+        assert_eq!(second.max_retries(), 1);
+        settings.set_timeout(Duration::from_secs(5)).unwrap();
+        let third = settings.client(Some(&second));
+        assert!(!Arc::ptr_eq(&second.pool, &third.pool));
+        assert_eq!(third.timeout(), Duration::from_secs(5));
+        assert_eq!(third.limit(Limit::Body), 4096);
+        // The clients already made keep what they were made with.
+        assert_eq!(first.max_retries(), crate::DEFAULT_MAX_RETRIES);
+    }
+
+    #[test]
+    fn the_next_client_shares_the_cap_on_requests_in_flight() {
+        let mut settings = resolved();
+        let first = settings.client(None);
+        settings.set_max_in_flight(3).unwrap();
+        let second = settings.client(Some(&first));
+        assert!(Arc::ptr_eq(&first.in_flight, &second.in_flight));
+        // Requests of the first, waiting for their turn, see the new cap.
+        assert_eq!(first.max_in_flight(), 3);
+    }
+
+    #[test]
+    fn a_refused_setting_changes_nothing() {
+        let mut settings = resolved();
+        let first = settings.client(None);
+        let missing = Path::new("/nonexistent/chatwire-ca.pem");
+        assert!(settings.set_ca_file(missing).is_err());
+        assert!(settings.set_endpoint_url("http://host/chat#part").is_err());
+        assert!(settings.destination.network.ca_file.is_none());
+        assert_eq!(settings.destination.endpoint, first.endpoint());
+        let second = settings.client(Some(&first));
+        assert!(Arc::ptr_eq(&first.pool, &second.pool));
+    }
+}
