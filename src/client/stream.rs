@@ -140,18 +140,10 @@ impl Client {
     }
 
     /// Whether streamed requests ask for the token usage
-    /// (`stream_options.include_usage`); see [`set_stream_usage`](Self::set_stream_usage).
+    /// (`stream_options.include_usage`); see
+    /// [`ClientBuilder::stream_usage`](crate::ClientBuilder::stream_usage).
     pub fn stream_usage(&self) -> bool {
         self.stream_usage.asked
-    }
-
-    /// Whether streamed requests of this client (not its other clones) ask
-    /// for the token usage with `stream_options` (the default). Servers
-    /// that refuse the field (Mistral answers 422, Databricks and Bedrock
-    /// 400) are asked again without it anyway, once, and the client and its
-    /// clones remember; turning it off saves that first refusal.
-    pub fn set_stream_usage(&mut self, enabled: bool) {
-        self.stream_usage.asked = enabled;
     }
 
     /// Opens the stream of a conversation, within its token budget; gives
