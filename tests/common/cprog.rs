@@ -189,6 +189,12 @@ pub fn run_with_env(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> (String,
             "--errors-for-leak-kinds=definite,indirect",
             "--show-leak-kinds=definite,indirect",
         ]);
+        valgrind.arg(format!(
+            "--suppressions={}",
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/valgrind.supp")
+                .display()
+        ));
         valgrind.arg(exe);
         valgrind
     } else {
