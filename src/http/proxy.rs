@@ -14,7 +14,6 @@
 //! through [`shown_url`](crate::log::shown_url), and ureq's `Proxy` hides
 //! them in `Debug`.
 
-use std::fmt;
 use std::net::IpAddr;
 
 use base64::Engine;
@@ -63,16 +62,17 @@ impl Route {
     /// The proxy's password and the `Proxy-Authorization` value: secrets
     /// that a proxy or server may echo back.
     pub(crate) fn secrets(&self) -> Vec<String> {
-        match self {
-            Route::Direct => Vec::new(),
-            Route::Tunnel(proxy) => proxy.password().map(str::to_owned).into_iter().collect(),
-            Route::Forward(forward) => forward
-                .authorization
-                .iter()
-                .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
-                .chain(forward.password.clone())
-                .collect(),
-        }
+        let (proxy, authorization) = match self {
+            Route::Direct => return Vec::new(),
+            Route::Tunnel(proxy) => (proxy, None),
+            Route::Forward(forward) => (&forward.proxy, forward.authorization.as_ref()),
+        };
+        let authorization =
+            authorization.map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+        authorization
+            .into_iter()
+            .chain(proxy.password().map(str::to_owned))
+            .collect()
     }
 
     /// An agent that connects as this route says, through chatwire's own
@@ -90,25 +90,15 @@ impl Route {
 /// An HTTP proxy that takes requests in absolute form, and the connector
 /// chain of an agent that sends them to it (ureq would tunnel them with
 /// CONNECT, which most proxies allow to port 443 only).
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub(crate) struct Forward {
-    /// The proxy's own address (no credentials).
-    proxy: Uri,
+    /// The proxy (its `Debug` hides the credentials).
+    proxy: Proxy,
     /// `http://host:port` of the endpoint, put before the path.
     origin: String,
-    /// `Basic ...` for the proxy's user name and password, if any.
+    /// `Basic ...` for the proxy's user name and password, if any
+    /// (sensitive: its `Debug` hides it).
     authorization: Option<HeaderValue>,
-    /// The proxy's password, if any.
-    password: Option<String>,
-}
-
-impl fmt::Debug for Forward {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Forward")
-            .field("proxy", &self.proxy)
-            .field("origin", &self.origin)
-            .finish_non_exhaustive()
-    }
 }
 
 /// Where requests to `endpoint` go, given the client's setting and the
@@ -179,12 +169,10 @@ fn parse_route(text: &str, https: bool, host: &str, port: u16) -> Result<Route, 
             Some(value)
         }
     };
-    let address = format!("http://{}:{}", proxy.host(), proxy.port());
     Ok(Route::Forward(Forward {
-        proxy: address.parse().map_err(|_| "no usable host".to_owned())?,
+        proxy,
         origin: format!("http://{host}:{port}"),
         authorization,
-        password: proxy.password().map(str::to_owned),
     }))
 }
 
@@ -267,9 +255,9 @@ impl Connector<()> for Forward {
     ) -> Result<Option<AbsoluteForm>, ureq::Error> {
         let addrs = details
             .resolver
-            .resolve(&self.proxy, details.config, details.timeout)?;
+            .resolve(self.proxy.uri(), details.config, details.timeout)?;
         let to_proxy = ConnectionDetails {
-            uri: &self.proxy,
+            uri: self.proxy.uri(),
             addrs,
             config: details.config,
             request_level: details.request_level,
