@@ -11,9 +11,9 @@
 //!
 //! Proxy credentials (`http://user:password@proxy:3128`) are sent as
 //! `Proxy-Authorization: Basic` and never shown: URLs in messages pass
-//! through [`shown_url`](crate::log::shown_url), and ureq's `Proxy` hides
-//! them in `Debug`.
+//! through [`shown_url`](crate::log::shown_url).
 
+use std::fmt;
 use std::net::IpAddr;
 
 use base64::Engine;
@@ -31,7 +31,7 @@ use crate::http::resolve::Resolve;
 use crate::log::shown_url;
 
 /// How a client reaches its endpoint.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) enum Route {
     /// Straight to the server.
     Direct,
@@ -90,15 +90,36 @@ impl Route {
 /// An HTTP proxy that takes requests in absolute form, and the connector
 /// chain of an agent that sends them to it (ureq would tunnel them with
 /// CONNECT, which most proxies allow to port 443 only).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Forward {
-    /// The proxy (its `Debug` hides the credentials).
     proxy: Proxy,
     /// `http://host:port` of the endpoint, put before the path.
     origin: String,
-    /// `Basic ...` for the proxy's user name and password, if any
-    /// (sensitive: its `Debug` hides it).
+    /// `Basic ...` for the proxy's user name and password, if any.
     authorization: Option<HeaderValue>,
+}
+
+// Shown without user name or password (ureq's `Debug` of a proxy keeps
+// the user name's first letter).
+impl fmt::Debug for Route {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Route::Direct => f.write_str("Direct"),
+            Route::Tunnel(proxy) => write!(f, "Tunnel({})", shown_proxy(proxy)),
+            Route::Forward(forward) => forward.fmt(f),
+        }
+    }
+}
+
+impl fmt::Debug for Forward {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let proxy = shown_proxy(&self.proxy);
+        write!(f, "Forward({proxy} for {})", self.origin)
+    }
+}
+
+fn shown_proxy(proxy: &Proxy) -> String {
+    shown_url(&proxy.uri().to_string())
 }
 
 /// Where requests to `endpoint` go, given the client's setting and the
