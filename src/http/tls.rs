@@ -1,7 +1,10 @@
-//! Whose certificates are trusted: what the operating system trusts (its
-//! CA bundle, or `SSL_CERT_FILE` / `SSL_CERT_DIR` where set, as curl and
-//! OpenSSL read them), plus a PEM file the caller names; and which
-//! certificate the client shows a server that asks for one (mutual TLS).
+//! Whose certificates are trusted, and which certificate the client shows
+//! a server that asks for one (mutual TLS). ureq's `TlsConfig` carries
+//! both; it lacks the trust store curl users expect: what the operating
+//! system trusts (its CA bundle, or `SSL_CERT_FILE` / `SSL_CERT_DIR` where
+//! set, as curl and OpenSSL read them) plus a PEM file the caller names,
+//! with files checked where they are set and handshake errors in words a
+//! caller can act on.
 //!
 //! The system's roots are read once per process (and again when
 //! `SSL_CERT_FILE` or `SSL_CERT_DIR` change): reading the bundle and the
@@ -20,9 +23,8 @@ use crate::error::{Error, Result};
 /// The environment variables that replace the system's bundle.
 const CERT_VARIABLES: [&str; 2] = ["SSL_CERT_FILE", "SSL_CERT_DIR"];
 
-/// The TLS settings for a client: the system's roots plus those in
-/// its CA file, and its client certificate if it has one. With no system roots at all (a container without a CA
-/// bundle) and no file, the Mozilla roots compiled into chatwire.
+/// The TLS settings for a client: the system's roots plus those in its CA
+/// file, and its client certificate if it has one.
 ///
 /// A client of a plain `http://` endpoint never speaks TLS (redirects stay
 /// on the same origin, and a proxy for it is reached in plain text), so
@@ -30,42 +32,17 @@ const CERT_VARIABLES: [&str; 2] = ["SSL_CERT_FILE", "SSL_CERT_DIR"];
 /// process's first send. A CA file is still read, so that a wrong one is
 /// refused where it is set; so is a client certificate.
 pub(crate) fn config(network: &Network, speaks_tls: bool) -> Result<TlsConfig> {
-    let ca_file = network.ca_file.as_deref();
-    let client_cert = network
-        .client_cert
-        .as_ref()
-        .map(read_client_cert)
-        .transpose()?;
-    if !speaks_tls {
-        if let Some(path) = ca_file {
-            read_ca_file(path)?;
-        }
-        return Ok(TlsConfig::builder()
-            .root_certs(RootCerts::WebPki)
-            .client_cert(client_cert)
-            .build());
-    }
-    let system_roots = system_roots()?;
-    let system = system_roots.len();
-    let roots = match ca_file {
-        Some(path) => {
-            let mut roots = Vec::clone(&system_roots);
-            roots.extend(read_ca_file(path)?);
-            Arc::new(roots)
-        }
-        None => system_roots,
-    };
-    let root_certs = if roots.is_empty() {
-        crate::log::debug(format_args!(
-            "trust: no system CA bundle found; using the Mozilla roots built into chatwire"
-        ));
-        RootCerts::WebPki
+    let client_cert = network.client_cert.as_ref();
+    let client_cert = client_cert.map(read_client_cert).transpose()?;
+    let ca_file = network
+        .ca_file
+        .as_deref()
+        .map(|path| read_certs("CA file", path));
+    let ca_file = ca_file.transpose()?.unwrap_or_default();
+    let root_certs = if speaks_tls {
+        root_certs(ca_file)?
     } else {
-        crate::log::debug(format_args!(
-            "trust: {system} system roots, {} from the CA file",
-            roots.len() - system
-        ));
-        RootCerts::Specific(roots)
+        RootCerts::WebPki
     };
     Ok(TlsConfig::builder()
         .root_certs(root_certs)
@@ -73,23 +50,44 @@ pub(crate) fn config(network: &Network, speaks_tls: bool) -> Result<TlsConfig> {
         .build())
 }
 
+/// The system's roots plus `extra`; with none at all (a container without
+/// a CA bundle, and no CA file), the Mozilla roots compiled into chatwire.
+fn root_certs(extra: Vec<Certificate<'static>>) -> Result<RootCerts> {
+    let system = system_roots()?;
+    if system.is_empty() && extra.is_empty() {
+        crate::log::debug(format_args!(
+            "trust: no system CA bundle found; using the Mozilla roots built into chatwire"
+        ));
+        return Ok(RootCerts::WebPki);
+    }
+    crate::log::debug(format_args!(
+        "trust: {} system roots, {} from the CA file",
+        system.len(),
+        extra.len()
+    ));
+    if extra.is_empty() {
+        return Ok(RootCerts::Specific(system));
+    }
+    Ok(system.iter().cloned().chain(extra).into())
+}
+
 /// The system's roots as last read, and the variables they were read under.
-type Cached = (Vec<Option<OsString>>, Arc<Vec<Certificate<'static>>>);
+type Cached = ([Option<OsString>; 2], Arc<Vec<Certificate<'static>>>);
 
 /// The system's roots, read once per process and again when the
 /// variables change.
 fn system_roots() -> Result<Arc<Vec<Certificate<'static>>>> {
     static CACHE: Mutex<Option<Cached>> = Mutex::new(None);
-    let variables: Vec<Option<OsString>> = CERT_VARIABLES.iter().map(std::env::var_os).collect();
+    let variables = CERT_VARIABLES.map(std::env::var_os);
     let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((read_under, roots)) = cache.as_ref() {
-        if *read_under == variables {
-            return Ok(roots.clone());
+    match cache.as_ref() {
+        Some((read_under, roots)) if *read_under == variables => Ok(roots.clone()),
+        _ => {
+            let roots = Arc::new(read_system_roots()?);
+            *cache = Some((variables, roots.clone()));
+            Ok(roots)
         }
     }
-    let roots = Arc::new(read_system_roots()?);
-    *cache = Some((variables, roots.clone()));
-    Ok(roots)
 }
 
 /// Reads the operating system's roots, or those named by `SSL_CERT_FILE` /
@@ -123,16 +121,14 @@ fn read_system_roots() -> Result<Vec<Certificate<'static>>> {
         .collect())
 }
 
-/// The certificates in a PEM file; a file without one is an error, so that
-/// a wrong path or a key file is noticed when it is set.
-fn read_ca_file(path: &Path) -> Result<Vec<Certificate<'static>>> {
-    let (certs, _) = read_pem("CA file", path)?;
+/// The certificates in the PEM file `path`, named as `what`; a file
+/// without one is an error, so that a wrong path or a key file is noticed
+/// when it is set.
+fn read_certs(what: &str, path: &Path) -> Result<Vec<Certificate<'static>>> {
+    let (certs, _) = read_pem(what, path)?;
     if certs.is_empty() {
-        return Err(pem_error(
-            "CA file",
-            path,
-            "holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
-        ));
+        let why = "holds no PEM certificate (-----BEGIN CERTIFICATE-----)";
+        return Err(pem_error(what, path, why));
     }
     Ok(certs)
 }
@@ -140,26 +136,17 @@ fn read_ca_file(path: &Path) -> Result<Vec<Certificate<'static>>> {
 /// The certificate chain and key of a client certificate, checked as the
 /// TLS library will use them (a key of a kind it cannot sign with, or one
 /// that is not the first certificate's, is refused here rather than when
-/// the first connection is made).
+/// the first connection is made, which is where ureq would).
 fn read_client_cert(files: &ClientCertFiles) -> Result<ClientCert> {
-    const CERT: &str = "client certificate file";
-    const KEY: &str = "client key file";
-    let (chain, _) = read_pem(CERT, &files.cert)?;
-    if chain.is_empty() {
-        return Err(pem_error(
-            CERT,
-            &files.cert,
-            "holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
-        ));
-    }
-    let (_, mut keys) = read_pem(KEY, &files.key)?;
+    let chain = read_certs("client certificate file", &files.cert)?;
+    let (_, mut keys) = read_pem("client key file", &files.key)?;
     if keys.len() != 1 {
         let why = if keys.is_empty() {
             "holds no PEM private key (-----BEGIN PRIVATE KEY-----, RSA or EC)"
         } else {
             "holds more than one private key"
         };
-        return Err(pem_error(KEY, &files.key, why));
+        return Err(pem_error("client key file", &files.key, why));
     }
     let key = keys.remove(0);
     check_pair(&chain, &key).map_err(|why| {
@@ -173,8 +160,8 @@ fn read_client_cert(files: &ClientCertFiles) -> Result<ClientCert> {
 }
 
 /// Whether the TLS library accepts this chain and key together: the check
-/// its client configuration makes, which would otherwise fail at the first
-/// connection. The words say what is wrong, never what the key holds.
+/// its client configuration makes. The words say what is wrong, never what
+/// the key holds.
 fn check_pair(
     chain: &[Certificate<'static>],
     key: &PrivateKey<'static>,
@@ -192,11 +179,7 @@ fn check_pair(
         .iter()
         .map(|cert| CertificateDer::from(cert.der()).into_owned())
         .collect();
-    let builder = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|err| err.to_string())?
-        .with_root_certificates(rustls::RootCertStore::empty());
-    match builder.with_client_auth_cert(chain, der) {
+    match rustls::sign::CertifiedKey::from_der(chain, der, &provider) {
         Ok(_) => Ok(()),
         Err(rustls::Error::InconsistentKeys(_)) => {
             Err("the key is not the first certificate's".into())
@@ -224,36 +207,46 @@ fn read_pem(what: &str, path: &Path) -> Result<PemItems> {
     if pem.len() as u64 > MAX_CA_FILE_BYTES {
         return Err(unreadable(format!("larger than {MAX_CA_FILE_BYTES} bytes")));
     }
-    let mut certs = Vec::new();
-    let mut keys = Vec::new();
+    let mut items: PemItems = (Vec::new(), Vec::new());
     for item in ureq::tls::parse_pem(&pem) {
         match item {
-            Ok(PemItem::Certificate(cert)) => certs.push(cert),
-            Ok(PemItem::PrivateKey(key)) => keys.push(key),
+            Ok(PemItem::Certificate(cert)) => items.0.push(cert),
+            Ok(PemItem::PrivateKey(key)) => items.1.push(key),
             Ok(_) => {}
             Err(err) => return Err(unreadable(format!("not valid PEM ({err})"))),
         }
     }
-    Ok((certs, keys))
+    Ok(items)
 }
 
 /// What a failed TLS handshake says about the certificate, in words a
 /// caller can act on; `None` when the error is not about TLS.
 pub(crate) fn certificate_failure(error: &ureq::Error) -> Option<String> {
-    let rustls = find_rustls_error(error)?;
-    let detail = match rustls {
-        rustls::Error::InvalidCertificate(cert) => describe(cert),
-        rustls::Error::AlertReceived(alert) => refused_alert(*alert),
-        other => format!("the TLS handshake failed: {other}"),
+    // ureq reports a handshake failure as its own rustls variant, or as an
+    // I/O error that wraps one.
+    let error = match error {
+        ureq::Error::Rustls(inner) => inner,
+        ureq::Error::Io(io) => io.get_ref()?.downcast_ref::<rustls::Error>()?,
+        _ => return None,
     };
-    Some(detail)
+    Some(match error {
+        rustls::Error::InvalidCertificate(cert) => match certificate_problem(cert) {
+            Some(what) => format!("the server's certificate was refused: {what} ({cert})"),
+            None => format!("the server's certificate was refused: {cert}"),
+        },
+        rustls::Error::AlertReceived(alert) => match alert_meaning(*alert) {
+            Some(what) => format!("the TLS handshake failed: {what} (alert {alert:?})"),
+            None => format!("the TLS handshake failed: the server sent the alert {alert:?}"),
+        },
+        other => format!("the TLS handshake failed: {other}"),
+    })
 }
 
 /// What a server's alert says: most ask for, or refuse, the client's own
 /// certificate.
-fn refused_alert(alert: rustls::AlertDescription) -> String {
+fn alert_meaning(alert: rustls::AlertDescription) -> Option<&'static str> {
     use rustls::AlertDescription as A;
-    let what = match alert {
+    Some(match alert {
         A::CertificateRequired => {
             "the server requires a client certificate and none was given (set one with a client certificate and key)"
         }
@@ -266,18 +259,14 @@ fn refused_alert(alert: rustls::AlertDescription) -> String {
         A::HandshakeFailure => {
             "the server ended the handshake (it may require a client certificate)"
         }
-        _ => "",
-    };
-    if what.is_empty() {
-        format!("the TLS handshake failed: the server sent the alert {alert:?}")
-    } else {
-        format!("the TLS handshake failed: {what} (alert {alert:?})")
-    }
+        _ => return None,
+    })
 }
 
-fn describe(error: &rustls::CertificateError) -> String {
+/// Why the server's certificate was refused.
+fn certificate_problem(error: &rustls::CertificateError) -> Option<&'static str> {
     use rustls::CertificateError as E;
-    let what = match error {
+    Some(match error {
         E::UnknownIssuer => "its issuer is unknown: no trusted CA signed it (set a CA file, SSL_CERT_FILE or SSL_CERT_DIR to trust a company CA)",
         E::Expired | E::ExpiredContext { .. } => "it has expired",
         E::NotValidYet | E::NotValidYetContext { .. } => "it is not valid yet (check the clock)",
@@ -286,21 +275,6 @@ fn describe(error: &rustls::CertificateError) -> String {
         }
         E::Revoked => "it has been revoked",
         E::BadSignature => "its signature is bad",
-        _ => "",
-    };
-    if what.is_empty() {
-        format!("the server's certificate was refused: {error}")
-    } else {
-        format!("the server's certificate was refused: {what} ({error})")
-    }
-}
-
-/// ureq reports a handshake failure as its own rustls variant, or as an
-/// I/O error that wraps one.
-fn find_rustls_error(error: &ureq::Error) -> Option<&rustls::Error> {
-    match error {
-        ureq::Error::Rustls(inner) => Some(inner),
-        ureq::Error::Io(io) => io.get_ref()?.downcast_ref::<rustls::Error>(),
-        _ => None,
-    }
+        _ => return None,
+    })
 }
