@@ -21,9 +21,7 @@ use ureq::unversioned::transport::{
 
 use crate::http::buffers::GrowingBuffers;
 use crate::http::cancel::{self, Interrupt};
-use crate::http::fork;
 use crate::http::stack;
-use crate::http::wake;
 
 /// The connector chain: a CONNECT proxy when one is configured (the
 /// connection to the proxy itself is made by this same chain), else a
@@ -168,7 +166,7 @@ fn connect_one(addr: SocketAddr, budget: Option<Duration>) -> io::Result<Arc<Sha
     let socket = Arc::new(SharedSocket {
         socket,
         owner: Mutex::new(0),
-        born: fork::generation(),
+        pid: std::process::id(),
     });
     let target: Arc<dyn Interrupt> = socket.clone();
     cancel::hold(&target)?;
@@ -188,8 +186,8 @@ pub(crate) struct SharedSocket {
     /// [`Interrupt::claim`]. A lock, not an atomic, so that no claim can
     /// come between a cancel's check and its shutdown.
     owner: Mutex<u64>,
-    /// The fork generation of the process that opened it.
-    born: u64,
+    /// The id of the process that opened it.
+    pid: u32,
 }
 
 impl SharedSocket {
@@ -201,16 +199,19 @@ impl SharedSocket {
     /// of the one that opened it: a shutdown acts on the connection, which
     /// the parent still uses, not on the child's copy of the descriptor
     /// (closing the copy, as dropping it does, leaves the parent alone).
+    /// A shutdown ends a call blocked on the socket on Linux and the BSDs,
+    /// not on Windows, where its pending I/O is cancelled after it.
     fn wake(&self) {
-        if fork::generation() == self.born {
-            wake::wake(&self.socket);
+        if std::process::id() == self.pid {
+            // An error means the socket is closed or shut down already.
+            let _ = self.socket.shutdown(std::net::Shutdown::Both);
+            crate::sys::cancel_pending_io(&self.socket);
         }
     }
 }
 
 impl Interrupt for SharedSocket {
-    /// Wakes the blocked call and fails every later one, as each platform
-    /// allows (see `http::wake`).
+    /// Wakes the blocked call and fails every later one.
     fn interrupt(&self) {
         self.wake();
     }
@@ -514,11 +515,11 @@ mod tests {
     fn a_cancel_spares_a_socket_of_another_process() {
         let (mut socket, mut server) = connected();
         // As a forked child sees a socket its parent opened.
-        Arc::get_mut(&mut socket).unwrap().born = fork::generation() + 1;
+        Arc::get_mut(&mut socket).unwrap().pid = std::process::id().wrapping_add(1);
         socket.interrupt();
         socket.interrupt_for(0);
         assert!(still_works(&socket, &mut server));
-        Arc::get_mut(&mut socket).unwrap().born = fork::generation();
+        Arc::get_mut(&mut socket).unwrap().pid = std::process::id();
         socket.interrupt();
         assert!(!still_works(&socket, &mut server));
     }

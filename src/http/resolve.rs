@@ -37,8 +37,7 @@ const MAX_ADDRS: usize = 16;
 ///
 /// One per pool, made with its agent: a forked child's pool gets a new one
 /// (`http::pool::ProcessAgent`), so the child never waits on a cache lock
-/// that a thread of its parent held at the fork. Dropping the parent's
-/// answers costs the child one lookup per name.
+/// that a thread of its parent held at the fork.
 #[derive(Default)]
 pub(crate) struct Resolve {
     cache: Mutex<HashMap<String, (Vec<SocketAddr>, Instant)>>,
