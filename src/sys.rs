@@ -4,17 +4,6 @@
 //! platform lacks the call.
 #![allow(unsafe_code)]
 
-/// Registers `handler` to run in the child of every `fork()`, before
-/// `fork()` returns there. False when it could not be registered (only
-/// ENOMEM is possible). Windows has no fork.
-#[cfg(unix)]
-pub(crate) fn on_fork_in_child(handler: extern "C" fn()) -> bool {
-    // SAFETY: `handler` is a plain function without arguments that lives as
-    // long as the process (the library stays mapped while handlers may run:
-    // see docs/processes.md on dlclose); NULL is allowed for the other two.
-    unsafe { libc::pthread_atfork(None, None, Some(handler)) == 0 }
-}
-
 /// Cancels every read and write pending on `socket`, in any thread: on
 /// Windows a shutdown does not end a `recv` that is blocked already
 /// (`CancelIoEx` ends it with "operation aborted"). Elsewhere nothing to do.

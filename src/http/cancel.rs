@@ -1,24 +1,22 @@
-//! Stopping a request from another thread.
+//! Stopping one request from another thread, in every phase.
 //!
-//! A blocking read cannot be interrupted by a flag. So while a thread works
-//! for a token ([`CancelToken::enter`]), whatever it blocks on (the socket
-//! of the pooled connection it uses, or the wait for a name lookup) hands
-//! itself to the token first ([`hold`]); [`CancelToken::cancel`] interrupts
-//! it: the socket is shut down, the blocked call fails at once, and the
-//! server sees the connection close and stops generating. Requests that can
-//! be stopped thus share the client's pool with all the others.
+//! What ureq lacks: its `ShutdownHandle` stops every connection of an agent,
+//! only once connected, and nothing ends its wait for a name lookup.
 //!
-//! Across `fork()`: a token copied into a child may still hold a socket of
-//! a request its parent was running; a cancel there does not shut that
-//! socket down (`http::connect` shuts down only sockets of the process that
-//! opened them), so the child cannot break its parent's request.
+//! While a thread works for a token ([`CancelToken::enter`]), whatever it
+//! blocks on (the socket of the pooled connection it uses, or the wait for a
+//! name lookup) hands itself to the token first ([`hold`]);
+//! [`CancelToken::cancel`] interrupts it: the socket is shut down, the
+//! blocked call fails at once, and the server sees the connection close.
+//! Across `fork()`, a cancel in a child never shuts down a socket its
+//! parent opened (`http::connect`).
 
 use std::cell::RefCell;
 use std::io;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::error::{Error, Result};
 
@@ -101,20 +99,12 @@ impl CancelToken {
 
     /// Sleeps for `pause` (between retries), waking early to fail when cancelled.
     pub(crate) fn sleep(&self, pause: Duration) -> Result<()> {
-        let deadline = Instant::now() + pause;
-        let mut state = self.lock();
-        while !state.cancelled && Instant::now() < deadline {
-            let left = deadline.saturating_duration_since(Instant::now());
-            state = self
-                .0
-                .changed
-                .wait_timeout(state, left)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
-        let cancelled = state.cancelled;
-        drop(state);
-        if cancelled {
+        let (state, _) = self
+            .0
+            .changed
+            .wait_timeout_while(self.lock(), pause, |state| !state.cancelled)
+            .unwrap_or_else(PoisonError::into_inner);
+        if state.cancelled {
             return Err(Error::Cancelled);
         }
         Ok(())
@@ -221,6 +211,7 @@ impl Drop for Entered {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     #[test]
     fn sleep_wakes_on_cancel() {

@@ -1,10 +1,10 @@
-//! Opening connections: ureq's connector chain with a TCP step of our own,
-//! whose sockets a cancel can reach at every stage, the handshake included.
+//! Opening connections: ureq's connector chain with a TCP step of our own.
 //!
-//! ureq keeps the connections in its pool and reuses them across requests
-//! and threads; which request a socket serves right now is known only while
-//! that request does I/O on it, so every read and write first hands the
-//! socket to the request's cancel token ([`cancel::hold`]).
+//! What ureq's TCP step lacks: a cancel of one request, in every phase (its
+//! `ShutdownHandle` is agent-wide and registered only once connected); a
+//! read's patience changed mid-body; a worker that waits holding no output.
+//! A pooled socket serves whichever request does I/O on it, so every read
+//! and write first hands the socket to that request's token ([`cancel::hold`]).
 
 use std::cell::Cell;
 use std::fmt;
@@ -21,9 +21,7 @@ use ureq::unversioned::transport::{
 
 use crate::http::buffers::GrowingBuffers;
 use crate::http::cancel::{self, Interrupt};
-use crate::http::fork;
 use crate::http::stack;
-use crate::http::wake;
 
 /// The connector chain: a CONNECT proxy when one is configured (the
 /// connection to the proxy itself is made by this same chain), else a
@@ -43,7 +41,8 @@ thread_local! {
 /// Runs `work` with every read on the calling thread waiting no longer than
 /// `patience` (besides the request's own timeouts): a stream's idle timeout,
 /// or, for what is left of a body, only what is there already. A read that
-/// waits that long fails with a timeout that [`is_silence`] recognises.
+/// waits that long fails with ureq's per-read timeout ([`is_silence`]).
+/// (ureq's `timeout_per_read` is fixed when the request is sent.)
 pub(crate) fn with_patience<T>(patience: Duration, work: impl FnOnce() -> T) -> T {
     /// Puts the patience back also when `work` unwinds (a panic the C
     /// boundary catches must not leave its thread impatient for good).
@@ -57,23 +56,18 @@ pub(crate) fn with_patience<T>(patience: Duration, work: impl FnOnce() -> T) -> 
     work()
 }
 
-/// The error inside the timeout of a read that ran out of patience.
-#[derive(Debug)]
-struct Silence;
-
-impl fmt::Display for Silence {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("nothing arrived within the patience of the read")
+/// True when `error` is a read that ran out of patience ([`with_patience`]):
+/// chatwire sets ureq's own per-read timeout nowhere else. ureq hands it on
+/// as it is from a request, and inside an I/O error from a body's reader.
+pub(crate) fn is_silence(error: &(dyn std::error::Error + 'static)) -> bool {
+    match error.downcast_ref::<ureq::Error>() {
+        Some(ureq::Error::Timeout(ureq::Timeout::PerRead)) => true,
+        Some(ureq::Error::Io(io)) => is_silence(io),
+        _ => error
+            .downcast_ref::<io::Error>()
+            .and_then(io::Error::get_ref)
+            .is_some_and(|inner| is_silence(inner)),
     }
-}
-
-impl std::error::Error for Silence {}
-
-/// True when `error` is a read that ran out of patience ([`with_patience`]).
-/// ureq hands a transport's I/O error on as it is, from a request and from
-/// a body's reader alike.
-pub(crate) fn is_silence(error: &io::Error) -> bool {
-    error.get_ref().is_some_and(|inner| inner.is::<Silence>())
 }
 
 /// Each address of a host gets at least this much of the connect timeout.
@@ -112,38 +106,27 @@ fn connect_any(
     timeout: NextTimeout,
 ) -> Result<Arc<SharedSocket>, ureq::Error> {
     let deadline = (!timeout.after.is_not_happening()).then(|| Instant::now() + *timeout.after);
-    let mut last = None;
+    let mut last = ureq::Error::HostNotFound;
     for (index, addr) in addrs.iter().enumerate() {
-        let budget = match deadline {
-            None => None,
-            Some(deadline) => {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    return Err(ureq::Error::Timeout(timeout.reason));
-                }
-                let share = if index + 1 == addrs.len() {
-                    left
-                } else {
-                    left / 2
-                };
-                Some(share.max(MIN_ATTEMPT))
-            }
-        };
+        let left = deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
+        if left.is_some_and(|left| left.is_zero()) {
+            return Err(ureq::Error::Timeout(timeout.reason));
+        }
+        let last_one = index + 1 == addrs.len();
+        let budget = left.map(|left| if last_one { left } else { left / 2 }.max(MIN_ATTEMPT));
         match connect_one(*addr, budget) {
             Ok(socket) => return Ok(socket),
             Err(error) if error.kind() == io::ErrorKind::TimedOut => {
-                last = Some(ureq::Error::Timeout(ureq::Timeout::Connect));
+                last = ureq::Error::Timeout(ureq::Timeout::Connect);
             }
-            Err(error) if tries_next_address(&error) => last = Some(error.into()),
+            Err(error) if tries_next_address(&error) => last = error.into(),
             Err(error) => return Err(error.into()),
         }
     }
-    match (last, deadline) {
-        (Some(ureq::Error::Timeout(_)), Some(deadline)) if Instant::now() >= deadline => {
-            Err(ureq::Error::Timeout(timeout.reason))
-        }
-        (Some(error), _) => Err(error),
-        (None, _) => Err(ureq::Error::HostNotFound),
+    let over = deadline.is_some_and(|deadline| Instant::now() >= deadline);
+    match last {
+        ureq::Error::Timeout(_) if over => Err(ureq::Error::Timeout(timeout.reason)),
+        error => Err(error),
     }
 }
 
@@ -168,7 +151,7 @@ fn connect_one(addr: SocketAddr, budget: Option<Duration>) -> io::Result<Arc<Sha
     let socket = Arc::new(SharedSocket {
         socket,
         owner: Mutex::new(0),
-        born: fork::generation(),
+        pid: std::process::id(),
     });
     let target: Arc<dyn Interrupt> = socket.clone();
     cancel::hold(&target)?;
@@ -188,8 +171,8 @@ pub(crate) struct SharedSocket {
     /// [`Interrupt::claim`]. A lock, not an atomic, so that no claim can
     /// come between a cancel's check and its shutdown.
     owner: Mutex<u64>,
-    /// The fork generation of the process that opened it.
-    born: u64,
+    /// The id of the process that opened it.
+    pid: u32,
 }
 
 impl SharedSocket {
@@ -201,16 +184,19 @@ impl SharedSocket {
     /// of the one that opened it: a shutdown acts on the connection, which
     /// the parent still uses, not on the child's copy of the descriptor
     /// (closing the copy, as dropping it does, leaves the parent alone).
+    /// A shutdown ends a call blocked on the socket on Linux and the BSDs,
+    /// not on Windows, where its pending I/O is cancelled after it.
     fn wake(&self) {
-        if fork::generation() == self.born {
-            wake::wake(&self.socket);
+        if std::process::id() == self.pid {
+            // An error means the socket is closed or shut down already.
+            let _ = self.socket.shutdown(std::net::Shutdown::Both);
+            crate::sys::cancel_pending_io(&self.socket);
         }
     }
 }
 
 impl Interrupt for SharedSocket {
-    /// Wakes the blocked call and fails every later one, as each platform
-    /// allows (see `http::wake`).
+    /// Wakes the blocked call and fails every later one.
     fn interrupt(&self) {
         self.wake();
     }
@@ -289,46 +275,23 @@ impl Interruptible {
 struct Deadline {
     at: Option<Instant>,
     reason: ureq::Timeout,
-    /// The read's patience, not one of the request's timeouts, sets `at`.
-    patience: bool,
 }
 
 impl Deadline {
     fn new(timeout: NextTimeout) -> Result<Deadline, ureq::Error> {
-        Deadline::with_patience(timeout, None)
-    }
-
-    /// A deadline that is the sooner of `timeout` and `patience`.
-    fn with_patience(
-        timeout: NextTimeout,
-        patience: Option<Duration>,
-    ) -> Result<Deadline, ureq::Error> {
-        let patient = patience
-            .filter(|patience| timeout.after.is_not_happening() || *patience < *timeout.after);
-        let mut deadline = Deadline {
-            at: None,
-            reason: timeout.reason,
-            patience: patient.is_some(),
-        };
-        let after = match patient {
-            Some(patience) => patience,
-            None if timeout.after.is_not_happening() => return Ok(deadline),
-            None => *timeout.after,
-        };
-        if after.is_zero() {
-            return Err(deadline.expired());
+        if timeout.after.is_zero() {
+            return Err(ureq::Error::Timeout(timeout.reason));
         }
-        deadline.at = Some(Instant::now() + after);
-        Ok(deadline)
+        let at = (!timeout.after.is_not_happening()).then(|| Instant::now() + *timeout.after);
+        Ok(Deadline {
+            at,
+            reason: timeout.reason,
+        })
     }
 
     /// The error of a call that reached the deadline.
     fn expired(&self) -> ureq::Error {
-        if self.patience {
-            ureq::Error::Io(io::Error::new(io::ErrorKind::TimedOut, Silence))
-        } else {
-            ureq::Error::Timeout(self.reason)
-        }
+        ureq::Error::Timeout(self.reason)
     }
 
     /// Sets the socket's timeout so that a blocked call ends by the deadline.
@@ -404,7 +367,14 @@ impl Transport for Interruptible {
             self.held = Vec::new();
             self.buffers.release_output();
         }
-        let deadline = Deadline::with_patience(timeout.for_read(), PATIENCE.get())?;
+        let patience = PATIENCE.get().map(Into::into);
+        let deadline = Deadline::new(
+            NextTimeout {
+                per_read: patience,
+                ..timeout
+            }
+            .for_read(),
+        )?;
         let socket = &self.socket.socket;
         let read = loop {
             deadline.fit(socket, &mut self.read_timeout, Socket::set_read_timeout)?;
@@ -471,15 +441,7 @@ fn is_idle(socket: &Socket) -> bool {
 
 impl fmt::Debug for Interruptible {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let peer = self
-            .socket
-            .socket
-            .peer_addr()
-            .ok()
-            .and_then(|addr| addr.as_socket());
-        f.debug_struct("Interruptible")
-            .field("peer", &peer)
-            .finish()
+        f.debug_struct("Interruptible").finish_non_exhaustive()
     }
 }
 
@@ -514,11 +476,11 @@ mod tests {
     fn a_cancel_spares_a_socket_of_another_process() {
         let (mut socket, mut server) = connected();
         // As a forked child sees a socket its parent opened.
-        Arc::get_mut(&mut socket).unwrap().born = fork::generation() + 1;
+        Arc::get_mut(&mut socket).unwrap().pid = std::process::id().wrapping_add(1);
         socket.interrupt();
         socket.interrupt_for(0);
         assert!(still_works(&socket, &mut server));
-        Arc::get_mut(&mut socket).unwrap().born = fork::generation();
+        Arc::get_mut(&mut socket).unwrap().pid = std::process::id();
         socket.interrupt();
         assert!(!still_works(&socket, &mut server));
     }

@@ -25,7 +25,7 @@ pub(crate) fn of_transport<T>(
         });
     }
     match error {
-        ureq::Error::Io(ref io) if connect::is_silence(io) => {
+        ref error if connect::is_silence(error) => {
             Attempt::Failed(silent(endpoint, settings.idle_timeout))
         }
         ureq::Error::Timeout(which) => Attempt::retryable(timed_out(endpoint, settings, which)),

@@ -7,10 +7,9 @@
 //! words ([`failure`]).
 //! Connections are opened by [`connect`] to the addresses [`resolve`]
 //! finds, through a route ([`proxy`]) and with a trust store ([`tls`]);
-//! requests that can be stopped carry a [`cancel`] token (which reaches a
-//! blocked socket through [`wake`]); a background worker waits with no more
-//! stack than waiting takes ([`stack`]). A forked child gets pools of its own
-//! ([`fork`]).
+//! requests that can be stopped carry a [`cancel`] token; a background
+//! worker waits with no more stack than waiting takes ([`stack`]). A forked
+//! child gets pools of its own ([`pool`]).
 //!
 //! This stage moves bytes and nothing else: it names no conversation, no
 //! stream event, no client; the request body comes in as bytes, and the
@@ -25,7 +24,6 @@ pub(crate) mod cancel;
 pub(crate) mod connect;
 pub(crate) mod decompress;
 pub(crate) mod failure;
-pub(crate) mod fork;
 pub(crate) mod outcome;
 pub(crate) mod pool;
 pub(crate) mod post;
@@ -36,4 +34,3 @@ pub(crate) mod resolve;
 pub(crate) mod retry;
 pub(crate) mod stack;
 pub(crate) mod tls;
-pub(crate) mod wake;

@@ -2,7 +2,7 @@
 //! credential it serves: how it is built, and built anew in a forked child.
 
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Mutex, TryLockError};
 use std::time::Duration;
 
 use ureq::config::Config;
@@ -11,7 +11,6 @@ use ureq::RequestBuilder;
 
 use crate::config::{self, Credential, Network, Settings};
 use crate::error::Result;
-use crate::http::fork;
 use crate::http::proxy::{self, Route};
 use crate::http::tls;
 use crate::secrets::Secrets;
@@ -156,69 +155,55 @@ impl Pool {
     }
 }
 
-/// How many forks deep a pool is built anew once per process and kept; a
-/// process forked deeper from the one that built the client gets a new
-/// pool for every request (correct, without reuse).
-const KEPT_FORKS: usize = 4;
-
 /// ureq's agent (which holds the pool) of the process a request runs in:
 /// the one built with the pool, or, in a forked child, the child's own.
-///
-/// The pool is shared by the clones of a client and cannot be swapped
-/// under them, so the child's agent sits beside the first: one slot per
-/// fork depth. A process touches only the slot of its own depth, which no
-/// ancestor touched, so no lock or half-made value can have been copied
-/// into it by the fork (a lock held by a thread the child does not have
-/// would never be released there).
+/// (ureq lacks fork safety: a child would read answers meant for its parent.)
 pub(crate) struct ProcessAgent {
     built: ureq::Agent,
-    /// The fork generation ([`fork::generation`]) `built` belongs to.
-    born: u64,
+    /// The id of the process `built` belongs to.
+    pid: u32,
     /// What a child's agent is built from.
     config: Config,
     route: Route,
-    /// The agent of the process `n + 1` forks below `born`.
-    forked: [OnceLock<ureq::Agent>; KEPT_FORKS],
+    /// The agent of the forked child that built it last, with that child's id.
+    child: Mutex<Option<(u32, ureq::Agent)>>,
 }
 
 impl ProcessAgent {
     fn new(config: Config, route: &Route) -> ProcessAgent {
-        // Watch before reading the generation, so that every fork after
-        // this is counted.
-        fork::watch();
         ProcessAgent {
             built: route.agent(config.clone()),
-            born: fork::generation(),
+            pid: std::process::id(),
             config,
             route: route.clone(),
-            forked: Default::default(),
+            child: Mutex::new(None),
         }
     }
 
     /// A POST to `url` over this process's pool. In the process that built
-    /// the pool this costs one atomic load more than ureq's own call.
+    /// the pool this costs one `getpid` more than ureq's own call.
     pub(super) fn post(&self, url: &str) -> RequestBuilder<ureq::typestate::WithBody> {
-        let generation = fork::generation();
-        if generation == self.born {
+        let pid = std::process::id();
+        if pid == self.pid {
             return self.built.post(url);
         }
-        self.post_in_child(generation, url)
+        self.post_in_child(pid, url)
     }
 
     /// A POST from a forked child: never over the parent's connections.
+    /// Only `try_lock`: a lock held by a thread of the parent at the fork
+    /// is never released in the child, which then gets a new pool per
+    /// request (correct, without reuse).
     #[cold]
-    fn post_in_child(
-        &self,
-        generation: u64,
-        url: &str,
-    ) -> RequestBuilder<ureq::typestate::WithBody> {
-        let depth = generation.saturating_sub(self.born).saturating_sub(1);
-        let slot = usize::try_from(depth)
-            .ok()
-            .and_then(|depth| self.forked.get(depth));
-        match slot {
-            Some(slot) => slot.get_or_init(|| self.fresh()).post(url),
-            None => self.fresh().post(url),
+    fn post_in_child(&self, pid: u32, url: &str) -> RequestBuilder<ureq::typestate::WithBody> {
+        let mut child = match self.child.try_lock() {
+            Ok(child) => child,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return self.fresh().post(url),
+        };
+        match &*child {
+            Some((owner, agent)) if *owner == pid => agent.post(url),
+            _ => child.insert((pid, self.fresh())).1.post(url),
         }
     }
 
@@ -232,7 +217,7 @@ impl ProcessAgent {
 impl fmt::Debug for ProcessAgent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ProcessAgent")
-            .field("born", &self.born)
+            .field("pid", &self.pid)
             .finish_non_exhaustive()
     }
 }
@@ -258,14 +243,10 @@ mod tests {
     #[test]
     fn the_process_that_built_the_pool_uses_it() {
         let transport = pool();
-        assert_eq!(transport.agent.born, fork::generation());
+        assert_eq!(transport.agent.pid, std::process::id());
         // Nothing is built for a child until one asks.
         let _ = transport.agent.post("http://127.0.0.1:9/v1");
-        assert!(transport
-            .agent
-            .forked
-            .iter()
-            .all(|slot| slot.get().is_none()));
+        assert!(transport.agent.child.lock().unwrap().is_none());
     }
 
     /// The fork check's share of a request's start: run with
@@ -289,7 +270,7 @@ mod tests {
             let checked = started.elapsed() / ROUNDS;
             let started = Instant::now();
             for _ in 0..ROUNDS {
-                black_box(fork::generation() == black_box(transport.agent.born));
+                black_box(std::process::id() == black_box(transport.agent.pid));
             }
             let check = started.elapsed() / ROUNDS;
             println!("round {round}: ureq's post {plain:?}, with the fork check {checked:?}, the check alone {check:?}");

@@ -1,24 +1,19 @@
 //! Turning a URL's host into addresses: IP literals and `localhost` at
-//! once, names through the system's resolver at most every
-//! [`CACHE_FOR`] per name.
+//! once, names through the system's resolver at most every [`CACHE_FOR`].
 //!
-//! ureq resolves the host before every request, also when a pooled
-//! connection will carry it, and its own resolver starts a thread per
-//! lookup when a timeout is set (the system's lookup cannot be given one).
-//! Here a lookup runs on a helper thread only when the name is not cached,
-//! and the caller waits for it with its timeout and its cancel token.
+//! What ureq's resolver lacks: a cancel cannot end its wait for a lookup,
+//! and it looks the host up before every request, pooled connection or not.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::io;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use ureq::config::Config;
 use ureq::http::Uri;
-use ureq::unversioned::resolver::{ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::NextTimeout;
 
 use crate::http::cancel::{self, Interrupt};
@@ -37,17 +32,10 @@ const MAX_ADDRS: usize = 16;
 ///
 /// One per pool, made with its agent: a forked child's pool gets a new one
 /// (`http::pool::ProcessAgent`), so the child never waits on a cache lock
-/// that a thread of its parent held at the fork. Dropping the parent's
-/// answers costs the child one lookup per name.
-#[derive(Default)]
+/// that a thread of its parent held at the fork.
+#[derive(Debug, Default)]
 pub(crate) struct Resolve {
     cache: Mutex<HashMap<String, (Vec<SocketAddr>, Instant)>>,
-}
-
-impl fmt::Debug for Resolve {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Resolve").finish_non_exhaustive()
-    }
 }
 
 impl Resolver for Resolve {
@@ -57,10 +45,10 @@ impl Resolver for Resolve {
         config: &Config,
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
-        let (host, port) = host_and_port(uri)?;
-        let found = match without_lookup(host, port) {
+        let key = key(uri)?;
+        let found = match without_lookup(&key) {
             Some(addrs) => addrs,
-            None => self.lookup(host, port, timeout)?,
+            None => self.lookup(key, timeout)?,
         };
         let mut addrs = self.empty();
         let family = config.ip_family();
@@ -75,73 +63,52 @@ impl Resolver for Resolve {
 }
 
 impl Resolve {
-    fn lookup(
-        &self,
-        host: &str,
-        port: u16,
-        timeout: NextTimeout,
-    ) -> Result<Vec<SocketAddr>, ureq::Error> {
-        let key = format!("{host}:{port}");
-        if let Some((addrs, at)) = self.lock().get(&key) {
-            if at.elapsed() < CACHE_FOR {
-                return Ok(addrs.clone());
-            }
+    fn lookup(&self, key: String, timeout: NextTimeout) -> Result<Vec<SocketAddr>, ureq::Error> {
+        let cached = (self.cache.lock().unwrap_or_else(PoisonError::into_inner))
+            .get(&key)
+            .filter(|(_, at)| at.elapsed() < CACHE_FOR)
+            .map(|(addrs, _)| addrs.clone());
+        if let Some(addrs) = cached {
+            return Ok(addrs);
         }
         let target = key.clone();
         let addrs = wait_for_lookup(
             move || target.to_socket_addrs().map(Iterator::collect),
             timeout,
         )?;
-        let mut cache = self.lock();
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
         if cache.len() >= MAX_CACHED {
             cache.clear();
         }
         cache.insert(key, (addrs.clone(), Instant::now()));
         Ok(addrs)
     }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Vec<SocketAddr>, Instant)>> {
-        self.cache.lock().unwrap_or_else(PoisonError::into_inner)
-    }
 }
 
-/// The host (without an IPv6 literal's brackets) and the port, explicit or
-/// the scheme's (proxies are resolved here too).
-fn host_and_port(uri: &Uri) -> Result<(&str, u16), ureq::Error> {
-    let host = uri
-        .host()
-        .ok_or_else(|| ureq::Error::BadUri(format!("{uri}: no host")))?;
-    let host = host
-        .strip_prefix('[')
-        .and_then(|host| host.strip_suffix(']'))
-        .unwrap_or(host);
-    let default_port = match uri.scheme_str() {
-        Some("http") => Some(80),
-        Some("https") => Some(443),
-        Some("socks4" | "socks4a" | "socks5" | "socks5h") => Some(1080),
-        _ => None,
-    };
-    let port = uri
-        .port_u16()
-        .or(default_port)
-        .ok_or_else(|| ureq::Error::BadUri(format!("{uri}: no port and an unknown scheme")))?;
-    Ok((host, port))
+/// `host:port`, the port explicit or the scheme's, as ureq's own resolver
+/// spells it (proxies are resolved here too).
+fn key(uri: &Uri) -> Result<String, ureq::Error> {
+    uri.scheme()
+        .zip(uri.authority())
+        .and_then(|(scheme, authority)| DefaultResolver::host_and_port(scheme, authority))
+        .ok_or_else(|| ureq::Error::BadUri(format!("{uri}: no host or no port")))
 }
 
-/// The addresses of an IP literal, or of `localhost` (which names the
+/// The address of an IP literal, or those of `localhost` (which names the
 /// loopback addresses on every system, IPv4 first as most local servers
 /// listen there); `None` for a name that needs a lookup.
-fn without_lookup(host: &str, port: u16) -> Option<Vec<SocketAddr>> {
-    if let Ok(ip) = host.parse::<IpAddr>() {
-        return Some(vec![SocketAddr::new(ip, port)]);
+fn without_lookup(key: &str) -> Option<Vec<SocketAddr>> {
+    if let Ok(addr) = key.parse() {
+        return Some(vec![addr]);
     }
-    if host.eq_ignore_ascii_case("localhost") {
-        return Some(vec![
+    let (host, port) = key.rsplit_once(':')?;
+    let port = port.parse().ok()?;
+    host.eq_ignore_ascii_case("localhost").then(|| {
+        vec![
             SocketAddr::new(Ipv4Addr::LOCALHOST.into(), port),
             SocketAddr::new(Ipv6Addr::LOCALHOST.into(), port),
-        ]);
-    }
-    None
+        ]
+    })
 }
 
 /// What the helper thread sends: the lookup's outcome, or `None` from a
@@ -193,26 +160,25 @@ mod tests {
 
     #[test]
     fn literals_and_localhost_need_no_lookup() {
-        let v4 = without_lookup("127.0.0.1", 80).unwrap();
+        let v4 = without_lookup("127.0.0.1:80").unwrap();
         assert_eq!(v4, vec!["127.0.0.1:80".parse().unwrap()]);
         let uri: Uri = "http://[::1]:8080/v1".parse().unwrap();
-        let (host, port) = host_and_port(&uri).unwrap();
         assert_eq!(
-            without_lookup(host, port).unwrap(),
+            without_lookup(&key(&uri).unwrap()).unwrap(),
             vec!["[::1]:8080".parse().unwrap()]
         );
-        let local = without_lookup("LocalHost", 443).unwrap();
+        let local = without_lookup("LocalHost:443").unwrap();
         assert_eq!(local[0], "127.0.0.1:443".parse().unwrap());
         assert_eq!(local[1], "[::1]:443".parse().unwrap());
-        assert!(without_lookup("example.com", 443).is_none());
+        assert!(without_lookup("example.com:443").is_none());
     }
 
     #[test]
     fn ports_default_by_scheme() {
         let https: Uri = "https://api.example.com/v1".parse().unwrap();
-        assert_eq!(host_and_port(&https).unwrap(), ("api.example.com", 443));
+        assert_eq!(key(&https).unwrap(), "api.example.com:443");
         let proxy: Uri = "http://proxy.internal".parse().unwrap();
-        assert_eq!(host_and_port(&proxy).unwrap(), ("proxy.internal", 80));
+        assert_eq!(key(&proxy).unwrap(), "proxy.internal:80");
     }
 
     /// A lookup that hangs until the test lets it go (drops the sender);
