@@ -967,8 +967,8 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_from_json(const char *json,
 CHATWIRE_API void CHATWIRE_CALL chatwire_conversation_free(chatwire_conversation *conversation);
 
 /**
- * Puts the system message (copied) at the start, or replaces the one there.
- * Pointers from chatwire_conversation_content() become invalid.
+ * Puts the system message (copied) at the start, or replaces the one there
+ * (whose borrowed texts then become invalid).
  *
  * # Safety
  * `conversation` is NULL or live; `text` is NULL or NUL-terminated.
@@ -998,8 +998,8 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append(chatwire_conversation
  * Keeps the first `len` messages and drops the rest, e.g. to take back a
  * question whose send failed: save chatwire_conversation_len() before
  * appending, truncate to it after the failure. `len` beyond the length gives
- * CHATWIRE_ERR_INVALID_ARGUMENT. Pointers from chatwire_conversation_content()
- * for the dropped messages become invalid; the others stay valid.
+ * CHATWIRE_ERR_INVALID_ARGUMENT. Borrowed texts of the dropped messages
+ * become invalid; the others stay valid.
  *
  * # Safety
  * `conversation` is NULL or live.
@@ -1077,8 +1077,8 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_file(chatwire_co
  * count in the last reply (its usage) and learns the bytes per token from
  * it; 4 bytes per token until the first reply. 0: no budget (the
  * default). The budget is not part of chatwire_conversation_to_json().
- * Texts from chatwire_conversation_content() of messages left out become
- * invalid; the others stay valid.
+ * Borrowed texts of messages left out become invalid; the others stay
+ * valid.
  *
  * # Safety
  * `conversation` is NULL or live.
@@ -1102,8 +1102,8 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_conversation_last_dropped(const chatw
  * when what is left would break the ordering rules or part a tool call
  * from its results (remove an assistant message that calls tools together
  * with all its results); `index + count` past the end gives
- * CHATWIRE_ERR_INVALID_ARGUMENT. Texts from chatwire_conversation_content()
- * of the removed messages become invalid; the others stay valid.
+ * CHATWIRE_ERR_INVALID_ARGUMENT. Borrowed texts of the removed messages
+ * become invalid; the others stay valid.
  *
  * # Safety
  * `conversation` is NULL or live.
@@ -1244,9 +1244,12 @@ int CHATWIRE_CALL chatwire_conversation_role(const chatwire_conversation *conver
 
 /**
  * The text of message `index`, or NULL when `index` is out of range or
- * `conversation` is NULL (with a last error). Borrowed: valid until the conversation is freed or
- * chatwire_conversation_set_system() is called (appending keeps it valid);
- * do not free. A text holding U+0000 (a reply can) goes on past it:
+ * `conversation` is NULL (with a last error). Borrowed, do not free: valid
+ * as long as its message is in the conversation, until the message goes
+ * (chatwire_conversation_truncate(), chatwire_conversation_remove(), a
+ * send leaving it out under the token budget, a system message replaced
+ * by chatwire_conversation_set_system()) or the conversation is freed;
+ * other changes keep it valid. A text holding U+0000 (a reply can) goes on past it:
  * chatwire_conversation_content_len() gives its whole length.
  *
  * # Safety

@@ -1,6 +1,5 @@
 //! What came back from a successful request, besides the text.
 
-use crate::conversation::budget::Trim;
 use crate::conversation::message::{Message, Reasoning, Role, ToolCall};
 use crate::conversation::Conversation;
 use crate::error::Result;
@@ -90,22 +89,13 @@ pub struct Reply {
     /// of a reply, it is what the server sent, never edited (see
     /// `docs/security.md`).
     pub json: String,
-    /// What the request left out of the conversation to keep within its
-    /// token budget, taken on when the reply is appended.
-    pub(crate) trim: Option<Trim>,
 }
 
 impl Reply {
     /// The server's count of the request and the reply together.
-    fn tokens(&self) -> Option<u64> {
+    pub(crate) fn tokens(&self) -> Option<u64> {
         self.usage
             .map(|usage| usage.prompt_tokens.saturating_add(usage.completion_tokens))
-    }
-
-    /// The same reply, answering a request that left out what `trim` says.
-    pub(crate) fn answering(mut self, trim: Option<Trim>) -> Reply {
-        self.trim = trim;
-        self
     }
 
     /// The value of the response header `name` (case-insensitive), such as
@@ -143,17 +133,14 @@ impl Reply {
 impl Conversation {
     /// Appends a reply fetched with [`Client::send_async`](crate::Client::send_async)
     /// or [`Client::complete`](crate::Client::complete) as the assistant
-    /// message, with its tool calls; it must fit the ordering rules. When
-    /// the request left out old messages to keep within the token budget,
-    /// they are dropped now, if the conversation is still the one sent.
+    /// message, with its tool calls; it must fit the ordering rules. Under a
+    /// token budget, the old exchanges a send of this conversation leaves
+    /// out are dropped now: the ones the request left out, when the
+    /// conversation is still the one sent (more left out after the server
+    /// said [`Error::ContextLength`](crate::Error::ContextLength) stay, and
+    /// the next send leaves them out again).
     pub fn append_reply(&mut self, reply: &Reply) -> Result<()> {
-        self.append_answer(reply.to_message(), reply.trim, reply.tokens())
-    }
-
-    /// Appends the model's reply after a successful request, which
-    /// `check_ready_to_send` has checked, so it fits the ordering rules.
-    pub(crate) fn push_reply(&mut self, reply: &Reply) {
-        debug_assert!(self.check_ready_to_send().is_ok());
-        self.record_answer(reply.to_message(), reply.trim, reply.tokens());
+        let trim = self.plan_trim().unwrap_or(None);
+        self.append_answer(reply.to_message(), trim, reply.tokens())
     }
 }

@@ -1,11 +1,11 @@
 //! The hook every send runs through: the conversation's token budget.
 //!
-//! Before a request, [`Outgoing::plan`] checks the conversation and works
-//! out what the budget leaves out; the request is made from a copy without
-//! it, so the caller's conversation is untouched until the reply is
-//! appended (a reply carries its trim, and the conversation takes it on
-//! then). When the server still says the conversation is too long,
-//! [`Outgoing::send`] leaves out more and makes the request once more.
+//! Before a request, [`Outgoing::plan`] checks the conversation and has it
+//! plan what the budget leaves out; the request is made from a copy without
+//! it, so the caller's conversation is untouched until a send succeeds and
+//! hands the trim to `Conversation::append_answer` with the reply. When the
+//! server still says the conversation is too long, [`Outgoing::send`]
+//! leaves out more and makes the request once more.
 //! Structured output, whose answer is not a reply, goes through
 //! [`keep_within_budget`].
 
@@ -55,8 +55,8 @@ impl<'c> Outgoing<'c> {
     /// Makes the request with `post`, which gets the conversation to send.
     /// When the server answers [`Error::ContextLength`] and the
     /// conversation has a budget, more old exchanges are left out and
-    /// `post` runs once more. Gives what `post` gave, and the trim the
-    /// reply must carry.
+    /// `post` runs once more. Gives what `post` gave, and all that the
+    /// request left out, for the append.
     pub(crate) fn send<R>(
         self,
         mut post: impl FnMut(&Conversation) -> Result<R>,

@@ -111,8 +111,9 @@ impl Client {
     /// Like [`send`](Self::send), returning the whole [`Reply`] (finish
     /// reason, usage, request id, the body as received).
     pub fn send_reply(&self, conversation: &mut Conversation) -> Result<Reply> {
-        let reply = self.complete(conversation)?;
-        conversation.push_reply(&reply);
+        let (reply, trim) = Outgoing::plan(conversation)?
+            .send(|sent| self.fetch(&wire::request::encode(sent, Delivery::Whole), None))?;
+        conversation.append_answer(reply.to_message(), trim, reply.tokens())?;
         Ok(reply)
     }
 
@@ -133,12 +134,12 @@ impl Client {
 
     /// Sends the conversation and returns the reply without appending it.
     /// Under a token budget the request leaves out old exchanges (see
-    /// [`Conversation::set_token_budget`]); the reply remembers which, and
+    /// [`Conversation::set_token_budget`]), and
     /// [`Conversation::append_reply`] drops them when it appends the reply.
     pub fn complete(&self, conversation: &Conversation) -> Result<Reply> {
-        let (reply, trim) = Outgoing::plan(conversation)?
-            .send(|sent| self.fetch(&wire::request::encode(sent, Delivery::Whole), None))?;
-        Ok(reply.answering(trim))
+        Outgoing::plan(conversation)?
+            .send(|sent| self.fetch(&wire::request::encode(sent, Delivery::Whole), None))
+            .map(|(reply, _)| reply)
     }
 }
 

@@ -114,8 +114,8 @@ impl Client {
     ) -> Result<Reply> {
         let token = CancelToken::new();
         let (deltas, trim) = self.start_stream(conversation, &token)?;
-        let reply = run(deltas, &token, |delta| on_event(delta).is_continue())?.answering(trim);
-        conversation.push_reply(&reply);
+        let reply = run(deltas, &token, |delta| on_event(delta).is_continue())?;
+        conversation.append_answer(reply.to_message(), trim, reply.tokens())?;
         Ok(reply)
     }
 
@@ -147,7 +147,7 @@ impl Client {
     }
 
     /// Opens the stream of a conversation, within its token budget; gives
-    /// the trim the reply must carry.
+    /// what the request left out, for the append.
     fn start_stream(
         &self,
         conversation: &Conversation,

@@ -98,11 +98,10 @@ impl Budget {
 
 /// The oldest exchanges a send leaves out: messages `start..end` of a
 /// conversation of `len` messages (`start` is 1 after a system message,
-/// else 0). A reply carries the trim of the request it answered, and the
-/// conversation takes it on when the reply is appended.
+/// else 0). Planned on the conversation before a send; the conversation
+/// takes it on when it appends the answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Trim {
-    len: usize,
     start: usize,
     end: usize,
     /// The estimate of the whole conversation, and of what is sent.
@@ -122,7 +121,6 @@ impl Trim {
         match first {
             None => more,
             Some(first) => Trim {
-                len: first.len,
                 start: first.start,
                 end: more.end + first.dropped(),
                 tokens_before: first.tokens_before,
@@ -312,7 +310,6 @@ impl Conversation {
                 .map(message_bytes)
                 .sum::<u64>();
         Trim {
-            len: self.messages.len(),
             start,
             end,
             tokens_before,
@@ -349,7 +346,6 @@ impl Conversation {
             let after = tokens(fixed + rest, ratio);
             if index > start && message.role == Role::User && after <= target {
                 return Ok(Some(Trim {
-                    len: self.messages.len(),
                     start,
                     end: index,
                     tokens_before: before,
@@ -385,62 +381,33 @@ impl Conversation {
         }
     }
 
-    /// [`record_answer`](Self::record_answer), checking the ordering first;
-    /// on refusal nothing changes.
+    /// The one way an answer enters the conversation (a reply of any kind
+    /// of send, or a structured answer): leaves out what `trim` says (what
+    /// the request left out, planned on this conversation before the send),
+    /// appends `message`, and learns the bytes per token from `tokens`, the
+    /// server's count of the request and the answer. An answer that breaks
+    /// the ordering rules is refused and nothing changes.
     pub(crate) fn append_answer(
         &mut self,
         message: Message,
         trim: Option<Trim>,
         tokens: Option<u64>,
     ) -> Result<()> {
+        // A trim keeps everything from a user message on, so the answer
+        // fits after it exactly when it fits now.
         crate::conversation::ordering::check_next(&self.messages, &message)?;
-        self.record_answer(message, trim, tokens);
-        Ok(())
-    }
-
-    /// Appends the model's answer to a request that left out what `trim`
-    /// says (taking that trim on, when it still fits this conversation),
-    /// and learns the bytes per token from `tokens`, the server's count of
-    /// the request and the answer. Ordering is the caller's to check.
-    pub(crate) fn record_answer(
-        &mut self,
-        message: Message,
-        trim: Option<Trim>,
-        tokens: Option<u64>,
-    ) {
-        let as_sent = match trim {
-            None => {
-                self.budget.last_dropped = 0;
-                true
-            }
-            Some(trim) => self.apply_trim(&trim),
-        };
+        let dropped = trim.map_or(0, |trim| {
+            self.messages.drain(trim.start..trim.end);
+            trim.dropped()
+        });
+        self.budget.last_dropped = dropped;
+        self.budget.dropped_total += dropped as u64;
         self.messages.push(message);
-        if let Some(tokens) = tokens.filter(|tokens| *tokens > 0 && as_sent) {
+        if let Some(tokens) = tokens.filter(|tokens| *tokens > 0) {
             let bytes = self.tools_bytes() + self.messages.iter().map(message_bytes).sum::<u64>();
             self.budget.learned = Some(Learned { bytes, tokens });
         }
-    }
-
-    /// Leaves out what `trim` says, if it was planned on this very
-    /// conversation (a reply appended elsewhere, or after the history
-    /// changed, takes no trim); whether it did.
-    fn apply_trim(&mut self, trim: &Trim) -> bool {
-        let fits = self.messages.len() == trim.len
-            && trim.start == self.first_droppable()
-            && trim.start < trim.end
-            && self
-                .messages
-                .get(trim.end)
-                .is_some_and(|m| m.role == Role::User);
-        if !fits {
-            self.budget.last_dropped = 0;
-            return false;
-        }
-        self.messages.drain(trim.start..trim.end);
-        self.budget.last_dropped = trim.dropped();
-        self.budget.dropped_total += trim.dropped() as u64;
-        true
+        Ok(())
     }
 }
 

@@ -265,8 +265,9 @@ impl<'c> ReplyStream<'c> {
     }
 
     fn complete(&mut self, deltas: DeltaStream) -> Result<()> {
-        let reply = deltas.into_reply()?.answering(self.trim);
-        self.conversation.push_reply(&reply);
+        let reply = deltas.into_reply()?;
+        self.conversation
+            .append_answer(reply.to_message(), self.trim, reply.tokens())?;
         self.reply = Some(reply);
         Ok(())
     }

@@ -288,7 +288,6 @@ impl Completion {
             headers: Vec::new(),
             choices,
             json,
-            trim: None,
         })
     }
 }

@@ -136,18 +136,24 @@ static void test_roles_and_ordering(void) {
     CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, "u3 again"), CHATWIRE_OK);
     CHECK(strcmp(chatwire_conversation_content(conversation, 3), "u3 again") == 0);
 
-    /* set_system replaces the one system message in place. */
+    /* set_system replaces the one system message in place; the other
+     * messages' borrowed texts stay valid. */
     CHECK_STATUS(chatwire_conversation_set_system(conversation, "new system"), CHATWIRE_OK);
     CHECK(chatwire_conversation_len(conversation) == 4);
     CHECK(strcmp(chatwire_conversation_content(conversation, 0), "new system") == 0);
+    CHECK(chatwire_conversation_content(conversation, 1) == first_user);
+    CHECK(strcmp(first_user, "u1") == 0);
     chatwire_conversation_free(conversation);
 
     /* ... and inserts one at the start when there is none. */
     CHECK_STATUS(chatwire_conversation_new("m", &conversation), CHATWIRE_OK);
     CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, "u"), CHATWIRE_OK);
+    first_user = chatwire_conversation_content(conversation, 0);
     CHECK_STATUS(chatwire_conversation_set_system(conversation, "s"), CHATWIRE_OK);
     CHECK(chatwire_conversation_role(conversation, 0) == CHATWIRE_ROLE_SYSTEM);
     CHECK(chatwire_conversation_role(conversation, 1) == CHATWIRE_ROLE_USER);
+    CHECK(chatwire_conversation_content(conversation, 1) == first_user);
+    CHECK(strcmp(first_user, "u") == 0);
     CHECK_STATUS(chatwire_conversation_new("", &conversation), CHATWIRE_ERR_INVALID_ARGUMENT);
     chatwire_conversation_free(conversation);
 }

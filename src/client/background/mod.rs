@@ -89,11 +89,11 @@ impl Client {
         let mut on_delta = on_delta;
         let work = move |token: &CancelToken| {
             let _place = client.in_flight.enter(token)?;
-            let (reply, trim) = outgoing.send(|sent| {
+            let (reply, _) = outgoing.send(|sent| {
                 let body = wire::request::encode(sent, delivery);
                 client.run_background(&body, token, on_delta.as_mut())
             })?;
-            Ok(reply.answering(trim))
+            Ok(reply)
         };
         PendingReply::spawn(CancelToken::new(), stack, work, on_finish)
     }

@@ -160,7 +160,8 @@ fn the_ratio_is_learned_from_the_server_count() {
     // The server counted half as many bytes per token as the default.
     let bytes = c.messages().iter().map(message_bytes).sum::<u64>()
         + message_bytes(&Message::new(Role::Assistant, "ok"));
-    c.record_answer(Message::new(Role::Assistant, "ok"), None, Some(bytes / 2));
+    c.append_answer(Message::new(Role::Assistant, "ok"), None, Some(bytes / 2))
+        .unwrap();
     c.user("y".repeat(800)).unwrap();
     let learned = c.estimated_tokens();
     // Both questions at 2 bytes a token, not 4.
@@ -195,22 +196,33 @@ fn two_trims_compose_into_one_of_the_original() {
 }
 
 #[test]
-fn an_appended_reply_takes_its_trim_on_once() {
+fn an_appended_answer_takes_its_trim_on_once() {
     let mut c = chat(4);
     c.user("last").unwrap();
     c.set_token_budget(c.estimated_tokens() - 300);
     let trim = c.plan_trim().unwrap().unwrap();
     let mut elsewhere = c.clone();
-    c.record_answer(Message::new(Role::Assistant, "a"), Some(trim), Some(10));
+    c.append_answer(Message::new(Role::Assistant, "a"), Some(trim), Some(10))
+        .unwrap();
     assert_eq!(c.last_dropped(), trim.dropped());
     assert_eq!(c.dropped_total(), trim.dropped() as u64);
     assert_eq!(c.messages()[0].role, Role::System);
-    // A conversation that changed since takes no trim.
-    let before = elsewhere.len();
+    // A conversation that changed since plans its own trim when a reply is
+    // appended to it.
     elsewhere.remove(1, 2).unwrap();
-    elsewhere.record_answer(Message::new(Role::Assistant, "a"), Some(trim), None);
-    assert_eq!(elsewhere.len(), before - 2 + 1);
-    assert_eq!(elsewhere.last_dropped(), 0);
+    let own = elsewhere
+        .plan_trim()
+        .unwrap()
+        .map_or(0, |trim| trim.dropped());
+    let before = elsewhere.len();
+    let reply = crate::wire::completion::decode(
+        r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"a"}}]}"#.into(),
+        None,
+    )
+    .unwrap();
+    elsewhere.append_reply(&reply).unwrap();
+    assert_eq!(elsewhere.len(), before - own + 1);
+    assert_eq!(elsewhere.last_dropped(), own);
 }
 
 #[test]

@@ -4,13 +4,14 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::chatwire_conversation;
+use super::{chatwire_conversation, forget, Lent};
 use crate::ffi::boundary;
 use crate::ffi::status::{chatwire_status, role_from_c};
 use crate::ffi::text;
+use crate::Role;
 
-/// Puts the system message (copied) at the start, or replaces the one there.
-/// Pointers from chatwire_conversation_content() become invalid.
+/// Puts the system message (copied) at the start, or replaces the one there
+/// (whose borrowed texts then become invalid).
 ///
 /// # Safety
 /// `conversation` is NULL or live; `text` is NULL or NUL-terminated.
@@ -26,9 +27,13 @@ pub unsafe extern "system" fn chatwire_conversation_set_system(
                 text::str_in(text, "text")?,
             )
         };
-        handle.views.clear();
-        handle.reasoning_views.clear();
-        handle.conversation.set_system(text);
+        let (conversation, lent) = handle.parts();
+        let replaces = conversation.messages().first().map(|m| m.role) == Some(Role::System);
+        conversation.set_system(text);
+        forget(lent, 0, usize::from(replaces));
+        if !lent.is_empty() {
+            lent.insert(0, Lent::default());
+        }
         Ok(())
     })
 }
@@ -63,8 +68,8 @@ pub unsafe extern "system" fn chatwire_conversation_append(
 /// Keeps the first `len` messages and drops the rest, e.g. to take back a
 /// question whose send failed: save chatwire_conversation_len() before
 /// appending, truncate to it after the failure. `len` beyond the length gives
-/// CHATWIRE_ERR_INVALID_ARGUMENT. Pointers from chatwire_conversation_content()
-/// for the dropped messages become invalid; the others stay valid.
+/// CHATWIRE_ERR_INVALID_ARGUMENT. Borrowed texts of the dropped messages
+/// become invalid; the others stay valid.
 ///
 /// # Safety
 /// `conversation` is NULL or live.
@@ -75,9 +80,9 @@ pub unsafe extern "system" fn chatwire_conversation_truncate(
 ) -> chatwire_status {
     boundary::status(|| {
         let mut handle = unsafe { chatwire_conversation::hold(conversation)? };
-        handle.conversation.truncate(len)?;
-        handle.views.truncate(len);
-        handle.reasoning_views.truncate(len);
+        let (conversation, lent) = handle.parts();
+        conversation.truncate(len)?;
+        lent.truncate(len);
         Ok(())
     })
 }
@@ -183,8 +188,8 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_file(
 /// count in the last reply (its usage) and learns the bytes per token from
 /// it; 4 bytes per token until the first reply. 0: no budget (the
 /// default). The budget is not part of chatwire_conversation_to_json().
-/// Texts from chatwire_conversation_content() of messages left out become
-/// invalid; the others stay valid.
+/// Borrowed texts of messages left out become invalid; the others stay
+/// valid.
 ///
 /// # Safety
 /// `conversation` is NULL or live.
@@ -220,8 +225,8 @@ pub unsafe extern "system" fn chatwire_conversation_last_dropped(
 /// when what is left would break the ordering rules or part a tool call
 /// from its results (remove an assistant message that calls tools together
 /// with all its results); `index + count` past the end gives
-/// CHATWIRE_ERR_INVALID_ARGUMENT. Texts from chatwire_conversation_content()
-/// of the removed messages become invalid; the others stay valid.
+/// CHATWIRE_ERR_INVALID_ARGUMENT. Borrowed texts of the removed messages
+/// become invalid; the others stay valid.
 ///
 /// # Safety
 /// `conversation` is NULL or live.
@@ -233,9 +238,9 @@ pub unsafe extern "system" fn chatwire_conversation_remove(
 ) -> chatwire_status {
     boundary::status(|| {
         let mut held = unsafe { chatwire_conversation::hold(conversation)? };
-        held.follow_drops();
-        held.conversation.remove(index, count)?;
-        held.forget_views(index, count);
+        let (conversation, lent) = held.parts();
+        conversation.remove(index, count)?;
+        forget(lent, index, count);
         Ok(())
     })
 }

@@ -48,25 +48,34 @@ pub struct chatwire_conversation {
 /// What a call holding a conversation works on.
 pub(crate) struct Held {
     pub(crate) conversation: Conversation,
-    /// NUL-terminated copies handed out by chatwire_conversation_content(),
-    /// made on first request. They live until set_system() shifts the
-    /// indexes or the conversation is freed; appending leaves them valid.
-    views: Vec<Option<text::CText>>,
-    /// The same for chatwire_conversation_reasoning().
-    reasoning_views: Vec<Option<text::CText>>,
+    /// The texts lent out, one entry per message from the first (see
+    /// [`Lent`]); reach them through [`Held::parts`].
+    lent: Vec<Lent>,
     /// How many messages sends had left out under the token budget when
-    /// the views last followed them (see `Held::follow_drops`).
-    views_dropped: u64,
+    /// `lent` last followed them.
+    lent_dropped: u64,
+}
+
+/// The NUL-terminated copies of one message's texts that
+/// chatwire_conversation_content() and chatwire_conversation_reasoning()
+/// lend, made on first request. The one rule for C: a text lent lives as
+/// long as its message is in the conversation. An entry goes when its
+/// message goes (removed, truncated, replaced by set_system(), left out by
+/// a send under the token budget) and moves with its message otherwise; a
+/// copy's buffer does not move with the entry, so its pointer stays valid.
+#[derive(Default)]
+struct Lent {
+    content: Option<text::CText>,
+    reasoning: Option<text::CText>,
 }
 
 impl chatwire_conversation {
     fn new(conversation: Conversation) -> chatwire_conversation {
         chatwire_conversation {
             held: Mutex::new(Held {
-                views_dropped: conversation.dropped_total(),
+                lent_dropped: conversation.dropped_total(),
                 conversation,
-                views: Vec::new(),
-                reasoning_views: Vec::new(),
+                lent: Vec::new(),
             }),
             running: Arc::default(),
         }
@@ -198,38 +207,62 @@ impl Held {
         handle::item(self.conversation.messages(), index, "message")
     }
 
+    /// The conversation and the texts lent from it, which have followed
+    /// the messages sends left out since the last look: those are the
+    /// oldest after the system message, so all of them are one range.
+    fn parts(&mut self) -> (&mut Conversation, &mut Vec<Lent>) {
+        let total = self.conversation.dropped_total();
+        let new = usize::try_from(total.saturating_sub(self.lent_dropped)).unwrap_or(usize::MAX);
+        self.lent_dropped = total;
+        let start = usize::from(
+            self.conversation
+                .messages()
+                .first()
+                .is_some_and(|m| m.role == crate::Role::System),
+        );
+        forget(&mut self.lent, start, new);
+        (&mut self.conversation, &mut self.lent)
+    }
+
+    /// The text of message `index`, lent.
     fn content_view(&mut self, index: usize) -> Result<*const c_char, FfiError> {
-        self.follow_drops();
-        let message = handle::item(self.conversation.messages(), index, "message")?;
-        let view = lent(&mut self.views, index, || {
-            text::CText::new(&message.content)
-        });
+        let (conversation, lent) = self.parts();
+        let message = handle::item(conversation.messages(), index, "message")?;
+        let view = entry(lent, index)
+            .content
+            .get_or_insert_with(|| text::CText::new(&message.content));
         Ok(view.as_ptr())
     }
 
-    /// The reasoning of message `index`, NULL when it has none.
+    /// The reasoning of message `index`, lent; NULL when it has none.
     fn reasoning_view(&mut self, index: usize) -> Result<*const c_char, FfiError> {
-        self.follow_drops();
-        let message = handle::item(self.conversation.messages(), index, "message")?;
+        let (conversation, lent) = self.parts();
+        let message = handle::item(conversation.messages(), index, "message")?;
         // Details without text (encrypted reasoning) have nothing to read.
         let Some(reasoning) = message.reasoning.as_ref().filter(|r| !r.text.is_empty()) else {
             return Ok(std::ptr::null());
         };
-        let view = lent(&mut self.reasoning_views, index, || {
-            text::CText::new(&reasoning.text)
-        });
+        let view = entry(lent, index)
+            .reasoning
+            .get_or_insert_with(|| text::CText::new(&reasoning.text));
         Ok(view.as_ptr())
     }
 }
 
-/// The C copy lent for message `index`, made on first request. A copy's
-/// buffer does not move when `views` grows, so a pointer into it stays
-/// valid until its entry is dropped.
-fn lent<T>(views: &mut Vec<Option<T>>, index: usize, make: impl FnOnce() -> T) -> &T {
-    if views.len() <= index {
-        views.resize_with(index + 1, || None);
+/// The entry of message `index`, made when it has none yet.
+fn entry(lent: &mut Vec<Lent>, index: usize) -> &mut Lent {
+    if lent.len() <= index {
+        lent.resize_with(index + 1, Lent::default);
     }
-    views[index].get_or_insert_with(make)
+    &mut lent[index]
+}
+
+/// Forgets what was lent from `count` messages from `index` on, which have
+/// left the conversation; the entries after them move down with their
+/// messages.
+fn forget(lent: &mut Vec<Lent>, index: usize, count: usize) {
+    let len = lent.len();
+    lent.drain(index.min(len)..index.saturating_add(count).min(len));
 }
 
 /// Creates an empty conversation for `model` (copied), e.g. "gpt-4o-mini".
@@ -320,38 +353,4 @@ pub unsafe extern "system" fn chatwire_conversation_from_json(
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_free(conversation: *mut chatwire_conversation) {
     boundary::release(|| unsafe { handle::release_shared(conversation) })
-}
-
-impl Held {
-    /// Keeps the texts borrowed from chatwire_conversation_content() and
-    /// chatwire_conversation_reasoning() on their messages after sends left
-    /// out old ones under the token budget: the texts of the messages left
-    /// out go, the others move down with their messages and stay valid.
-    /// Sends leave out only the oldest messages after the system message,
-    /// so all the drops since the last look are one range.
-    fn follow_drops(&mut self) {
-        let total = self.conversation.dropped_total();
-        let new = usize::try_from(total.saturating_sub(self.views_dropped)).unwrap_or(usize::MAX);
-        self.views_dropped = total;
-        let start = usize::from(
-            self.conversation
-                .messages()
-                .first()
-                .is_some_and(|m| m.role == crate::Role::System),
-        );
-        self.forget_views(start, new);
-    }
-
-    /// Drops the views of `count` messages from `index` on; those after
-    /// move down.
-    fn forget_views(&mut self, index: usize, count: usize) {
-        let end = index.saturating_add(count);
-        if index < self.views.len() {
-            self.views.drain(index..end.min(self.views.len()));
-        }
-        if index < self.reasoning_views.len() {
-            let len = self.reasoning_views.len();
-            self.reasoning_views.drain(index..end.min(len));
-        }
-    }
 }

@@ -38,9 +38,12 @@ pub unsafe extern "system" fn chatwire_conversation_role(
 }
 
 /// The text of message `index`, or NULL when `index` is out of range or
-/// `conversation` is NULL (with a last error). Borrowed: valid until the conversation is freed or
-/// chatwire_conversation_set_system() is called (appending keeps it valid);
-/// do not free. A text holding U+0000 (a reply can) goes on past it:
+/// `conversation` is NULL (with a last error). Borrowed, do not free: valid
+/// as long as its message is in the conversation, until the message goes
+/// (chatwire_conversation_truncate(), chatwire_conversation_remove(), a
+/// send leaving it out under the token budget, a system message replaced
+/// by chatwire_conversation_set_system()) or the conversation is freed;
+/// other changes keep it valid. A text holding U+0000 (a reply can) goes on past it:
 /// chatwire_conversation_content_len() gives its whole length.
 ///
 /// # Safety
