@@ -1593,9 +1593,7 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage_details_u32(const chatwire_re
  * that callback (the request would wait for itself); from `on_done` it
  * returns at once. It blocks the calling thread: cancel from another
  * thread (chatwire_request_cancel()), or set a timeout on the client.
- * Errors: CHATWIRE_ERR_NULL_ARGUMENT, and CHATWIRE_ERR_SYSTEM when the
- * system refuses what the wait needs (the request's descriptor or event,
- * as chatwire_request_fd() and chatwire_request_event() make).
+ * Errors: CHATWIRE_ERR_NULL_ARGUMENT.
  *
  * # Safety
  * `request` is NULL or live and not freed during the wait; `text_out` is

@@ -14,7 +14,7 @@
 //!
 //! Each is a forward to the original function, which does the checks and
 //! records the last error; nothing here has logic of its own beyond
-//! widening, narrowing and waiting.
+//! widening and narrowing; the wait is the core's.
 
 use std::ffi::{c_char, c_int};
 
@@ -28,8 +28,9 @@ use super::conversation::edit::chatwire_conversation_set_token_budget;
 use super::error::FfiError;
 use super::handle;
 use super::reply::{chatwire_reply, chatwire_reply_usage, chatwire_reply_usage_details};
-use super::request::{chatwire_request, chatwire_request_done, chatwire_request_take_text_len};
+use super::request::chatwire_request;
 use super::status::chatwire_status;
+use super::text;
 
 /// chatwire_client_set_timeout_ms() with a 32-bit count, for languages
 /// without a 64-bit integer (VB6, 32-bit VBA: a `Long`). The same checks
@@ -190,9 +191,7 @@ unsafe fn write_narrowed<const N: usize>(outs: [*mut u32; N], counts: [u64; N]) 
 /// that callback (the request would wait for itself); from `on_done` it
 /// returns at once. It blocks the calling thread: cancel from another
 /// thread (chatwire_request_cancel()), or set a timeout on the client.
-/// Errors: CHATWIRE_ERR_NULL_ARGUMENT, and CHATWIRE_ERR_SYSTEM when the
-/// system refuses what the wait needs (the request's descriptor or event,
-/// as chatwire_request_fd() and chatwire_request_event() make).
+/// Errors: CHATWIRE_ERR_NULL_ARGUMENT.
 ///
 /// # Safety
 /// `request` is NULL or live and not freed during the wait; `text_out` is
@@ -204,12 +203,13 @@ pub unsafe extern "system" fn chatwire_request_wait_text(
 ) -> chatwire_status {
     boundary::status(|| {
         // SAFETY: as the caller promised.
-        let out = unsafe {
-            handle::borrow(request, "request")?;
-            handle::out(text_out, "text_out")?
+        let (request, out) = unsafe {
+            (
+                handle::borrow(request, "request")?,
+                handle::out(text_out, "text_out")?,
+            )
         };
-        // SAFETY: `request` is live.
-        out.write(unsafe { wait_text(request)? }.0);
+        out.write(text::string_out(&request.send.wait_text()));
         Ok(())
     })
 }
@@ -229,43 +229,22 @@ pub unsafe extern "system" fn chatwire_request_wait_text_len(
 ) -> chatwire_status {
     boundary::status(|| {
         // SAFETY: as the caller promised.
-        let (out, len) = unsafe {
-            handle::borrow(request, "request")?;
+        let (request, out, len) = unsafe {
             (
+                handle::borrow(request, "request")?,
                 handle::out(text_out, "text_out")?,
                 handle::out(len_out, "len_out")?,
             )
         };
-        // SAFETY: `request` is live.
-        let (text, taken) = unsafe { wait_text(request)? };
-        out.write(text);
-        len.write(taken);
+        let text = request.send.wait_text();
+        out.write(text::string_out(&text));
+        len.write(text.len());
         Ok(())
     })
 }
 
-/// The text a live `request` has not handed out yet, once there is some or
-/// the request is done, and its length.
-unsafe fn wait_text(request: *mut chatwire_request) -> Result<(*mut c_char, usize), FfiError> {
-    loop {
-        // Done before taking: all the text of a done request has arrived,
-        // so an empty take after it means the end.
-        // SAFETY: `request` is live.
-        let done = unsafe { chatwire_request_done(request) } == 1;
-        let mut text: *mut c_char = std::ptr::null_mut();
-        let mut len = 0;
-        // SAFETY: `request` is live; `text` and `len` are locals.
-        forwarded(unsafe { chatwire_request_take_text_len(request, &mut text, &mut len) })?;
-        if done || len != 0 {
-            return Ok((text, len));
-        }
-        // SAFETY: a string from take_text, freed once.
-        unsafe { super::string::chatwire_string_free(text) };
-        // SAFETY: `request` is live for the wait, as the caller promised.
-        unsafe { wait_for_signal(request)? };
-    }
-}
-
+/// The status of a forwarded call, as this call's outcome: its error again,
+/// with the message and HTTP status it recorded.
 fn forwarded(status: chatwire_status) -> Result<(), FfiError> {
     if status == chatwire_status::CHATWIRE_OK {
         return Ok(());
@@ -278,65 +257,4 @@ fn forwarded(status: chatwire_status) -> Result<(), FfiError> {
         message: message.to_string_lossy().into_owned(),
         http_status: boundary::chatwire_last_http_status(),
     })
-}
-
-/// Blocks until the request's descriptor polls readable: text to take, or
-/// the request done.
-///
-/// # Safety
-/// `request` is live.
-#[cfg(unix)]
-unsafe fn wait_for_signal(request: *mut chatwire_request) -> Result<(), FfiError> {
-    // SAFETY: `request` is live.
-    let fd = unsafe { super::request::chatwire_request_fd(request) };
-    if fd < 0 {
-        return forwarded(chatwire_status::CHATWIRE_ERR_SYSTEM);
-    }
-    let mut poll = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    loop {
-        // SAFETY: one live pollfd; the descriptor is the request's own,
-        // open until the request is freed.
-        if unsafe { libc::poll(&mut poll, 1, -1) } >= 0 {
-            return Ok(());
-        }
-        let error = std::io::Error::last_os_error();
-        if error.kind() != std::io::ErrorKind::Interrupted {
-            return Err(FfiError::Core(crate::error::Error::System {
-                message: format!("could not wait on the request's descriptor: {error}"),
-                source: error,
-            }));
-        }
-    }
-}
-
-/// Blocks until the request's event is signalled: text to take, or the
-/// request done.
-///
-/// # Safety
-/// `request` is live.
-#[cfg(windows)]
-unsafe fn wait_for_signal(request: *mut chatwire_request) -> Result<(), FfiError> {
-    extern "system" {
-        fn WaitForSingleObject(handle: *mut std::ffi::c_void, milliseconds: u32) -> u32;
-    }
-    const INFINITE: u32 = u32::MAX;
-    const WAIT_FAILED: u32 = u32::MAX;
-    // SAFETY: `request` is live.
-    let event = unsafe { super::request::chatwire_request_event(request) };
-    if event.is_null() {
-        return forwarded(chatwire_status::CHATWIRE_ERR_SYSTEM);
-    }
-    // SAFETY: the event is the request's own, open until it is freed.
-    if unsafe { WaitForSingleObject(event, INFINITE) } == WAIT_FAILED {
-        let error = std::io::Error::last_os_error();
-        return Err(FfiError::Core(crate::error::Error::System {
-            message: format!("could not wait on the request's event: {error}"),
-            source: error,
-        }));
-    }
-    Ok(())
 }

@@ -25,7 +25,7 @@ use crate::reply::Reply;
 /// request holds it, so it may be freed meanwhile
 /// (chatwire_conversation_free()).
 pub struct chatwire_request {
-    send: BackgroundSend,
+    pub(super) send: BackgroundSend,
     /// Holds the conversation that the reply is appended to, also after C
     /// freed it.
     conversation: Arc<chatwire_conversation>,

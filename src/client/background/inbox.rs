@@ -1,7 +1,7 @@
 //! The text of a background request that its caller has not taken yet, and
 //! the signal that tells an event loop so.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::error::Result;
 
@@ -29,6 +29,8 @@ pub(crate) trait Signal: Send + Sync {
 #[derive(Default)]
 pub(crate) struct Inbox {
     state: Mutex<InboxState>,
+    /// Woken when text arrives or the request is done, for [`wait_text`](Self::wait_text).
+    changed: Condvar,
 }
 
 #[derive(Default)]
@@ -62,6 +64,7 @@ impl Inbox {
         let mut state = self.lock();
         state.text.push_str(delta);
         state.update();
+        self.changed.notify_all();
     }
 
     /// Marks the request done: the signal stays up from now on.
@@ -69,11 +72,28 @@ impl Inbox {
         let mut state = self.lock();
         state.done = true;
         state.update();
+        self.changed.notify_all();
     }
 
     /// The text that arrived since the last call ("" when none).
     pub(crate) fn take_text(&self) -> String {
         let mut state = self.lock();
+        let text = std::mem::take(&mut state.text);
+        state.update();
+        text
+    }
+
+    /// Waits until there is text to take or the request is done, and takes
+    /// the text: "" only once the request is done and all of it was taken.
+    /// For callers that can neither wait on the signal nor take a callback.
+    pub(crate) fn wait_text(&self) -> String {
+        let mut state = self.lock();
+        while state.text.is_empty() && !state.done {
+            state = self
+                .changed
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
         let text = std::mem::take(&mut state.text);
         state.update();
         text
@@ -198,5 +218,35 @@ mod tests {
         assert_eq!(again.waitable(), 7);
         assert_eq!(inbox.take_text(), "early");
         assert!(!is_up(&signal));
+    }
+
+    #[test]
+    fn wait_text_hands_out_every_piece_and_then_the_end() {
+        let inbox = Arc::new(Inbox::default());
+        let writer = inbox.clone();
+        let (go, told) = std::sync::mpsc::channel::<()>();
+        let worker = std::thread::spawn(move || {
+            for piece in ["Hel", "lo"] {
+                told.recv().unwrap();
+                writer.push(piece);
+            }
+            told.recv().unwrap();
+            writer.finish();
+        });
+        let mut text = String::new();
+        loop {
+            // Each piece is written only once the reader waits for it.
+            go.send(()).unwrap();
+            let piece = inbox.wait_text();
+            if piece.is_empty() {
+                break;
+            }
+            text.push_str(&piece);
+        }
+        // A reader that stopped early ends the writer instead of hanging it.
+        drop(go);
+        worker.join().unwrap();
+        assert_eq!(text, "Hello");
+        assert_eq!(inbox.wait_text(), "");
     }
 }

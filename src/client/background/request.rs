@@ -86,6 +86,11 @@ impl BackgroundSend {
         self.inbox.take_text()
     }
 
+    /// Waits for text or the end, and takes the text; see [`Inbox::wait_text`].
+    pub(crate) fn wait_text(&self) -> String {
+        self.inbox.wait_text()
+    }
+
     /// The request's signal for event loops, made by `make` the first time.
     pub(crate) fn signal(
         &self,
