@@ -54,8 +54,8 @@ pub(crate) struct Choice {
     pub(crate) logprobs: Option<Value>,
 }
 
-/// The message of a choice.
-#[derive(Debug, Default, Serialize, Deserialize)]
+/// The message of a choice. Read by hand ([`AssistantMessage::deserialize`]).
+#[derive(Debug, Default, Serialize)]
 pub(crate) struct AssistantMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) role: Option<String>,
@@ -74,6 +74,84 @@ pub(crate) struct AssistantMessage {
     /// Every other field, as the server sent it.
     #[serde(flatten)]
     pub(crate) extra: Map<String, Value>,
+}
+
+/// The name of a field of a reply's message; an unknown one is kept.
+enum MessageField {
+    Role,
+    Content,
+    Refusal,
+    ToolCalls,
+    ReasoningContent,
+    Reasoning,
+    ReasoningDetails,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for MessageField {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = MessageField;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<MessageField, E> {
+                Ok(match name {
+                    "role" => MessageField::Role,
+                    "content" => MessageField::Content,
+                    "refusal" => MessageField::Refusal,
+                    "tool_calls" => MessageField::ToolCalls,
+                    "reasoning_content" => MessageField::ReasoningContent,
+                    "reasoning" => MessageField::Reasoning,
+                    "reasoning_details" => MessageField::ReasoningDetails,
+                    other => MessageField::Other(other.to_owned()),
+                })
+            }
+        }
+        deserializer.deserialize_identifier(Name)
+    }
+}
+
+impl<'de> Deserialize<'de> for AssistantMessage {
+    /// Read by hand, in one pass: a flattened map of the other fields would
+    /// make serde buffer the whole message before reading it, on every send.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = AssistantMessage;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a chat completion message")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<AssistantMessage, A::Error> {
+                let mut message = AssistantMessage::default();
+                while let Some(field) = map.next_key::<MessageField>()? {
+                    match field {
+                        MessageField::Role => message.role = map.next_value()?,
+                        MessageField::Content => message.content = map.next_value()?,
+                        MessageField::Refusal => message.refusal = map.next_value()?,
+                        MessageField::ToolCalls => message.tool_calls = map.next_value()?,
+                        MessageField::ReasoningContent => {
+                            message.reasoning_content = map.next_value()?
+                        }
+                        MessageField::Reasoning => message.reasoning = map.next_value()?,
+                        MessageField::ReasoningDetails => {
+                            message.reasoning_details = map.next_value()?
+                        }
+                        MessageField::Other(name) => {
+                            let value: Value = map.next_value()?;
+                            message.extra.insert(name, value);
+                        }
+                    }
+                }
+                Ok(message)
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
 }
 
 /// A reply's content: text, or (Mistral's reasoning models) a list of
