@@ -119,7 +119,7 @@ impl Payload {
 struct Plain<'a> {
     id: Option<String>,
     model: Option<String>,
-    #[serde(deserialize_with = "null_as_default")]
+    #[serde(deserialize_with = "crate::wire::choices_or_null")]
     choices: Vec<ChunkChoice>,
     usage: Option<IgnoredAny>,
     x_groq: Option<IgnoredAny>,
@@ -165,7 +165,7 @@ pub struct Chunk {
     /// The model that answered.
     pub model: Option<String>,
     /// Per-choice deltas; empty on the usage chunk.
-    #[serde(deserialize_with = "null_as_default")]
+    #[serde(deserialize_with = "crate::wire::choices_or_null")]
     pub choices: Vec<ChunkChoice>,
     /// Token counts, on the last chunk when usage was asked for.
     pub usage: Option<Usage>,

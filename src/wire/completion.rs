@@ -10,7 +10,6 @@
 //! server's error, not a body that failed to decode.
 
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
@@ -18,6 +17,7 @@ use crate::reply::{Reply, ReplyChoice, Usage};
 use crate::wire::error::ErrorReport;
 use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
+use crate::wire::usage::LenientUsage;
 
 /// The `object` of a completion built from a stream.
 const COMPLETION_OBJECT: &str = "chat.completion";
@@ -30,15 +30,50 @@ const NO_MESSAGE: &str = "the server answered with an error";
 pub(crate) struct Completion {
     #[serde(default)]
     pub(crate) id: Option<String>,
-    #[serde(default)]
+    /// Written for a streamed reply's JSON; never needed from a body.
+    #[serde(default, skip_deserializing)]
     pub(crate) object: Option<String>,
     #[serde(default)]
     pub(crate) model: Option<String>,
+    #[serde(deserialize_with = "crate::wire::choices")]
     pub(crate) choices: Vec<Choice>,
-    /// As the server sent it, details included, kept as its text (no JSON
-    /// tree is built for it on every send); read into [`Usage`].
+    /// Read into [`Usage`] from a body; as a stream sent it, details
+    /// included, for a streamed reply's JSON.
     #[serde(default)]
-    pub(crate) usage: Option<Box<RawValue>>,
+    pub(crate) usage: CompletionUsage,
+}
+
+/// A completion's `usage`. A body's is read straight into [`Usage`] (no
+/// JSON tree or copy of its text is made on every send: the reply's JSON is
+/// the body itself); a stream's is kept as sent, for the JSON of the
+/// completion it adds up to.
+#[derive(Debug)]
+pub(crate) enum CompletionUsage {
+    /// Read from a body.
+    Read(Option<Usage>),
+    /// As a stream sent it.
+    Sent(Option<Value>),
+}
+
+impl Default for CompletionUsage {
+    fn default() -> Self {
+        CompletionUsage::Read(None)
+    }
+}
+
+impl Serialize for CompletionUsage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            CompletionUsage::Read(usage) => usage.serialize(serializer),
+            CompletionUsage::Sent(usage) => usage.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CompletionUsage {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        LenientUsage::deserialize(deserializer).map(|LenientUsage(usage)| Self::Read(usage))
+    }
 }
 
 /// One choice of a completion.
@@ -315,14 +350,12 @@ impl Completion {
         choices: Vec<Choice>,
         usage: Option<Value>,
     ) -> Completion {
-        // A map of numbers always serializes.
-        let usage = usage.and_then(|usage| serde_json::value::to_raw_value(&usage).ok());
         Completion {
             id,
             object: Some(COMPLETION_OBJECT.to_owned()),
             model,
             choices,
-            usage,
+            usage: CompletionUsage::Sent(usage),
         }
     }
 
@@ -354,9 +387,12 @@ impl Completion {
         Ok(Reply {
             content: first.content.clone(),
             finish_reason: first.finish_reason.clone(),
-            usage: self
-                .usage
-                .and_then(|usage| serde_json::from_str::<Usage>(usage.get()).ok()),
+            usage: match self.usage {
+                CompletionUsage::Read(usage) => usage,
+                CompletionUsage::Sent(usage) => {
+                    usage.and_then(|usage| Usage::deserialize(usage).ok())
+                }
+            },
             id: self.id,
             model: self.model,
             request_id,
