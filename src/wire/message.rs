@@ -230,6 +230,10 @@ impl From<WireToolCall> for ToolCall {
 /// Unknown fields without those that are `null`: a null says nothing, and
 /// sending it back would only risk a strict server's refusal.
 pub(crate) fn without_nulls(extra: Map<String, Value>) -> Map<String, Value> {
+    // Nearly always empty: not taken apart and built again then.
+    if extra.is_empty() {
+        return extra;
+    }
     extra
         .into_iter()
         .filter(|(_, value)| !value.is_null())
