@@ -82,23 +82,15 @@ impl Accumulator {
         }
     }
 
-    /// Adds a chunk; returns what it adds to choice 0, in order (never an
-    /// empty text). Other choices (`n` > 1) are added up without a word.
+    /// Adds a chunk; adds what it gives choice 0 to `pieces`, in order
+    /// (never an empty text): the stream's decoder keeps one list for every
+    /// chunk rather than a new one per delta. Other choices (`n` > 1) are
+    /// added up without a word.
     ///
     /// # Errors
     ///
     /// [`Error::TooLarge`](crate::Error::TooLarge) once the reply adds up
     /// to more than the limit.
-    #[cfg(test)]
-    pub fn push_chunk(&mut self, chunk: Chunk) -> Result<Vec<Piece>> {
-        let mut pieces = Vec::new();
-        self.push_chunk_into(chunk, &mut pieces)?;
-        Ok(pieces)
-    }
-
-    /// [`push_chunk`](Self::push_chunk), adding choice 0's pieces to
-    /// `pieces`: a stream's decoder keeps one list for them all, rather
-    /// than a new one for every delta.
     pub fn push_chunk_into(&mut self, chunk: Chunk, pieces: &mut Vec<Piece>) -> Result<()> {
         let Chunk {
             id,
