@@ -92,6 +92,7 @@ pub(crate) struct Choice {
 /// The message of a choice. Read by hand ([`AssistantMessage::deserialize`]).
 #[derive(Debug, Default, Serialize)]
 pub(crate) struct AssistantMessage {
+    /// Written for a streamed reply's JSON; a body's is checked, not kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) role: Option<String>,
     #[serde(default)]
@@ -148,6 +149,25 @@ impl<'de> Deserialize<'de> for MessageField {
     }
 }
 
+/// A JSON string, read and not kept.
+struct Text;
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Any;
+        impl serde::de::Visitor<'_> for Any {
+            type Value = Text;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Text, E> {
+                Ok(Text)
+            }
+        }
+        deserializer.deserialize_str(Any)
+    }
+}
+
 impl<'de> Deserialize<'de> for AssistantMessage {
     /// Read by hand, in one pass: a flattened map of the other fields would
     /// make serde buffer the whole message before reading it, on every send.
@@ -165,7 +185,11 @@ impl<'de> Deserialize<'de> for AssistantMessage {
                 let mut message = AssistantMessage::default();
                 while let Some(field) = map.next_key::<MessageField>()? {
                     match field {
-                        MessageField::Role => message.role = map.next_value()?,
+                        // Nothing reads a body's role: checked to be
+                        // text, not copied.
+                        MessageField::Role => {
+                            map.next_value::<Option<Text>>()?;
+                        }
                         MessageField::Content => message.content = map.next_value()?,
                         MessageField::Refusal => message.refusal = map.next_value()?,
                         MessageField::ToolCalls => message.tool_calls = map.next_value()?,
