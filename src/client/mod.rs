@@ -120,16 +120,16 @@ impl Client {
     /// Posts a body and reads the whole reply as the server sent it; an
     /// error, which chatwire composes, is cleaned of the secrets.
     fn fetch(&self, body: &[u8], token: Option<&CancelToken>) -> Result<Reply> {
-        let posted = self.pool.post(body, &self.settings, token);
-        // Read after the post: a credential callback's tokens are among them.
-        let secrets = self.pool.secrets(&self.settings);
-        posted
+        self.pool
+            .post(body, &self.settings, token)
             .and_then(|received| {
                 let mut reply = wire::completion::decode(received.body, received.request_id)?;
                 reply.headers = received.headers;
                 Ok(reply)
             })
-            .map_err(|error| error.redact(&secrets))
+            // Read after the post, since a credential callback's tokens are
+            // among them; and only for an error, which a reply is not.
+            .map_err(|error| error.redact(&self.pool.secrets(&self.settings)))
     }
 
     /// Sends the conversation and returns the reply without appending it.

@@ -264,7 +264,13 @@ impl ReasoningReplay {
     /// The rule for `model`: `Auto` resolved, the others as they are.
     pub fn resolved(self, model: &str) -> ReasoningReplay {
         match self {
-            ReasoningReplay::Auto if model.to_ascii_lowercase().contains("kimi") => {
+            // Without lowering a copy of the name on every send.
+            ReasoningReplay::Auto
+                if model
+                    .as_bytes()
+                    .windows(4)
+                    .any(|window| window.eq_ignore_ascii_case(b"kimi")) =>
+            {
                 ReasoningReplay::ToolCallTurns
             }
             ReasoningReplay::Auto => ReasoningReplay::CurrentLoop,

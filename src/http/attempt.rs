@@ -133,7 +133,11 @@ pub(crate) fn headers_of(response: &Response<Body>) -> Vec<(String, String)> {
         .headers()
         .iter()
         .map(|(name, value)| {
-            let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+            // Nearly every value is plain ASCII: copied without the lossy scan.
+            let value = match value.to_str() {
+                Ok(text) => text.to_owned(),
+                Err(_) => String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            };
             (name.as_str().to_owned(), value)
         })
         .collect()

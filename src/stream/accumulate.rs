@@ -82,14 +82,16 @@ impl Accumulator {
         }
     }
 
-    /// Adds a chunk; returns what it adds to choice 0, in order (never an
-    /// empty text). Other choices (`n` > 1) are added up without a word.
+    /// Adds a chunk; adds what it gives choice 0 to `pieces`, in order
+    /// (never an empty text): the stream's decoder keeps one list for every
+    /// chunk rather than a new one per delta. Other choices (`n` > 1) are
+    /// added up without a word.
     ///
     /// # Errors
     ///
     /// [`Error::TooLarge`](crate::Error::TooLarge) once the reply adds up
     /// to more than the limit.
-    pub fn push_chunk(&mut self, chunk: Chunk) -> Result<Vec<Piece>> {
+    pub fn push_chunk_into(&mut self, chunk: Chunk, pieces: &mut Vec<Piece>) -> Result<()> {
         let Chunk {
             id,
             model,
@@ -105,18 +107,18 @@ impl Accumulator {
             self.usage = usage;
             self.usage_json = usage_json;
         }
-        let mut pieces = Vec::new();
         for choice in choices {
             self.count(choice_bytes(&choice))?;
             let index = choice.index;
             let state = self.choices.entry(index).or_default();
             state.result.index = index;
-            let added = state.push(choice);
             if index == 0 {
-                pieces.extend(added);
+                state.push(choice, pieces);
+            } else {
+                state.push(choice, &mut Vec::new());
             }
         }
-        Ok(pieces)
+        Ok(())
     }
 
     /// Adds bytes about to be kept, failing past the limit.
@@ -205,7 +207,7 @@ impl Accumulator {
 
 impl ChoiceState {
     /// Adds one choice's part of a chunk; returns what it adds, in order.
-    fn push(&mut self, choice: ChunkChoice) -> Vec<Piece> {
+    fn push(&mut self, choice: ChunkChoice, pieces: &mut Vec<Piece>) {
         let ChunkChoice {
             delta,
             finish_reason,
@@ -234,11 +236,18 @@ impl ChoiceState {
         if let Some(role) = role.filter(|role| !role.is_empty()) {
             result.role = role;
         }
-        result.extra.extend(extra);
-        let mut pieces = Vec::new();
+        if !extra.is_empty() {
+            result.extra.extend(extra);
+        }
         // One field per delta: a server that fills two fills them alike.
-        let details = details_text(&Value::Array(reasoning_details.clone()));
-        merge_details(&mut result.reasoning_details, reasoning_details);
+        // Nearly every delta has no details: nothing to copy or merge then.
+        let details = if reasoning_details.is_empty() {
+            None
+        } else {
+            let details = details_text(&Value::Array(reasoning_details.clone()));
+            merge_details(&mut result.reasoning_details, reasoning_details);
+            details
+        };
         let reasoning = [
             (reasoning_content, ReasoningField::ReasoningContent),
             (reasoning, ReasoningField::Reasoning),
@@ -251,7 +260,7 @@ impl ChoiceState {
                 .map(|text| (text, field))
         });
         if let Some((text, field)) = reasoning {
-            self.add_reasoning(text, field, &mut pieces);
+            self.add_reasoning(text, field, pieces);
         }
         if let Some(refusal) = refusal.filter(|refusal| !refusal.is_empty()) {
             let text = self.result.refusal.get_or_insert_with(String::new);
@@ -262,9 +271,8 @@ impl ChoiceState {
             self.tool_calls.push(fragment);
         }
         if let Some(content) = content.filter(|content| !content.is_empty()) {
-            self.add_content(content, &mut pieces);
+            self.add_content(content, pieces);
         }
-        pieces
     }
 
     fn add_reasoning(&mut self, text: String, field: ReasoningField, pieces: &mut Vec<Piece>) {

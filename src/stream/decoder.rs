@@ -41,6 +41,9 @@ pub enum StreamEvent {
 pub struct StreamDecoder {
     parser: SseParser,
     accumulator: Accumulator,
+    /// What the last chunk gave choice 0; kept for the next chunk's, so
+    /// that a delta costs no list of its own.
+    pieces: Vec<Piece>,
     done: bool,
     closed: bool,
 }
@@ -155,7 +158,7 @@ impl StreamDecoder {
                 Err(err) if at_end => return self.cut_off(err).map_or(Ok(events), Err),
                 Err(err) => return Err(err),
             };
-            events.extend(self.apply(payload)?);
+            self.apply(payload, &mut events)?;
         }
         Ok(events)
     }
@@ -175,20 +178,21 @@ impl StreamDecoder {
         Ok(None)
     }
 
-    /// Acts on one payload; returns the events it gives the caller.
-    fn apply(&mut self, payload: Payload) -> Result<Vec<StreamEvent>> {
+    /// Acts on one payload; adds the events it gives the caller to `events`.
+    fn apply(&mut self, payload: Payload, events: &mut Vec<StreamEvent>) -> Result<()> {
         match payload {
             Payload::Chunk(chunk) => {
-                let pieces = self.accumulator.push_chunk(chunk)?;
-                Ok(pieces.into_iter().map(event_of).collect())
+                self.pieces.clear();
+                self.accumulator.push_chunk_into(chunk, &mut self.pieces)?;
+                events.extend(self.pieces.drain(..).map(event_of));
+                Ok(())
             }
             Payload::Done => {
                 self.done = true;
-                let mut events: Vec<StreamEvent> =
-                    self.accumulator.flush().into_iter().map(event_of).collect();
+                events.extend(self.accumulator.flush().into_iter().map(event_of));
                 self.accumulator.mark_done();
                 events.push(StreamEvent::Done);
-                Ok(events)
+                Ok(())
             }
             Payload::Error(error) => Err(crate::wire::error::in_band(error)),
         }

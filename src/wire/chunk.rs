@@ -119,7 +119,7 @@ impl Payload {
 struct Plain<'a> {
     id: Option<String>,
     model: Option<String>,
-    #[serde(deserialize_with = "null_as_default")]
+    #[serde(deserialize_with = "crate::wire::choices_or_null")]
     choices: Vec<ChunkChoice>,
     usage: Option<IgnoredAny>,
     x_groq: Option<IgnoredAny>,
@@ -165,7 +165,7 @@ pub struct Chunk {
     /// The model that answered.
     pub model: Option<String>,
     /// Per-choice deltas; empty on the usage chunk.
-    #[serde(deserialize_with = "null_as_default")]
+    #[serde(deserialize_with = "crate::wire::choices_or_null")]
     pub choices: Vec<ChunkChoice>,
     /// Token counts, on the last chunk when usage was asked for.
     pub usage: Option<Usage>,
@@ -190,9 +190,8 @@ pub struct ChunkChoice {
     pub logprobs: Option<Value>,
 }
 
-/// What a chunk adds to the message.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(from = "WireDelta")]
+/// What a chunk adds to the message. Read by hand ([`Delta::deserialize`]).
+#[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct Delta {
     /// The author's role, usually on the first chunk only.
@@ -215,22 +214,6 @@ pub struct Delta {
     /// The delta's other fields, not `null` (Gemini puts `extra_content`
     /// here on a text reply).
     pub extra: Map<String, Value>,
-}
-
-/// A delta as it comes: content may be text or a list of chunks; fields
-/// chatwire does not know are gathered as they are. Read by hand, in one
-/// pass: a flattened map would make serde buffer every delta first, and
-/// nearly every event of a stream is one.
-#[derive(Default)]
-struct WireDelta {
-    role: Option<String>,
-    content: Option<ReplyContent>,
-    refusal: Option<String>,
-    reasoning_content: Option<String>,
-    reasoning: Option<String>,
-    reasoning_details: Vec<Value>,
-    tool_calls: Vec<ToolCallDelta>,
-    extra: Map<String, Value>,
 }
 
 /// The name of a field of a delta; an unknown one is kept.
@@ -270,23 +253,28 @@ impl<'de> Deserialize<'de> for DeltaField {
     }
 }
 
-impl<'de> Deserialize<'de> for WireDelta {
+impl<'de> Deserialize<'de> for Delta {
+    /// Read by hand, in one pass, straight into the delta: content may be
+    /// text or a list of chunks, and fields chatwire does not know are
+    /// gathered as they are; a flattened map would make serde buffer every
+    /// delta first, and nearly every event of a stream is one.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Fields;
         impl<'de> serde::de::Visitor<'de> for Fields {
-            type Value = WireDelta;
+            type Value = Delta;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("a chat completion delta")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> Result<WireDelta, A::Error> {
-                let mut delta = WireDelta::default();
+            ) -> Result<Delta, A::Error> {
+                let mut delta = Delta::default();
+                let mut content: Option<ReplyContent> = None;
                 while let Some(field) = map.next_key::<DeltaField>()? {
                     match field {
                         DeltaField::Role => delta.role = map.next_value()?,
-                        DeltaField::Content => delta.content = map.next_value()?,
+                        DeltaField::Content => content = map.next_value()?,
                         DeltaField::Refusal => delta.refusal = map.next_value()?,
                         DeltaField::ReasoningContent => {
                             delta.reasoning_content = map.next_value()?
@@ -305,33 +293,16 @@ impl<'de> Deserialize<'de> for WireDelta {
                         }
                     }
                 }
+                if let Some(content) = content {
+                    let (text, thinking) = content.split();
+                    delta.content = Some(text);
+                    delta.thinking = thinking;
+                }
+                delta.extra = without_nulls(std::mem::take(&mut delta.extra));
                 Ok(delta)
             }
         }
         deserializer.deserialize_map(Fields)
-    }
-}
-
-impl From<WireDelta> for Delta {
-    fn from(wire: WireDelta) -> Delta {
-        let (content, thinking) = match wire.content {
-            Some(content) => {
-                let (text, thinking) = content.split();
-                (Some(text), thinking)
-            }
-            None => (None, None),
-        };
-        Delta {
-            role: wire.role,
-            content,
-            thinking,
-            refusal: wire.refusal,
-            reasoning_content: wire.reasoning_content,
-            reasoning: wire.reasoning,
-            reasoning_details: wire.reasoning_details,
-            tool_calls: wire.tool_calls,
-            extra: without_nulls(wire.extra),
-        }
     }
 }
 

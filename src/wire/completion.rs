@@ -10,7 +10,6 @@
 //! server's error, not a body that failed to decode.
 
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
@@ -18,6 +17,7 @@ use crate::reply::{Reply, ReplyChoice, Usage};
 use crate::wire::error::ErrorReport;
 use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
+use crate::wire::usage::LenientUsage;
 
 /// The `object` of a completion built from a stream.
 const COMPLETION_OBJECT: &str = "chat.completion";
@@ -30,15 +30,50 @@ const NO_MESSAGE: &str = "the server answered with an error";
 pub(crate) struct Completion {
     #[serde(default)]
     pub(crate) id: Option<String>,
-    #[serde(default)]
+    /// Written for a streamed reply's JSON; never needed from a body.
+    #[serde(default, skip_deserializing)]
     pub(crate) object: Option<String>,
     #[serde(default)]
     pub(crate) model: Option<String>,
+    #[serde(deserialize_with = "crate::wire::choices")]
     pub(crate) choices: Vec<Choice>,
-    /// As the server sent it, details included, kept as its text (no JSON
-    /// tree is built for it on every send); read into [`Usage`].
+    /// Read into [`Usage`] from a body; as a stream sent it, details
+    /// included, for a streamed reply's JSON.
     #[serde(default)]
-    pub(crate) usage: Option<Box<RawValue>>,
+    pub(crate) usage: CompletionUsage,
+}
+
+/// A completion's `usage`. A body's is read straight into [`Usage`] (no
+/// JSON tree or copy of its text is made on every send: the reply's JSON is
+/// the body itself); a stream's is kept as sent, for the JSON of the
+/// completion it adds up to.
+#[derive(Debug)]
+pub(crate) enum CompletionUsage {
+    /// Read from a body.
+    Read(Option<Usage>),
+    /// As a stream sent it.
+    Sent(Option<Value>),
+}
+
+impl Default for CompletionUsage {
+    fn default() -> Self {
+        CompletionUsage::Read(None)
+    }
+}
+
+impl Serialize for CompletionUsage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            CompletionUsage::Read(usage) => usage.serialize(serializer),
+            CompletionUsage::Sent(usage) => usage.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CompletionUsage {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        LenientUsage::deserialize(deserializer).map(|LenientUsage(usage)| Self::Read(usage))
+    }
 }
 
 /// One choice of a completion.
@@ -54,9 +89,10 @@ pub(crate) struct Choice {
     pub(crate) logprobs: Option<Value>,
 }
 
-/// The message of a choice.
-#[derive(Debug, Default, Serialize, Deserialize)]
+/// The message of a choice. Read by hand ([`AssistantMessage::deserialize`]).
+#[derive(Debug, Default, Serialize)]
 pub(crate) struct AssistantMessage {
+    /// Written for a streamed reply's JSON; a body's is checked, not kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) role: Option<String>,
     #[serde(default)]
@@ -74,6 +110,107 @@ pub(crate) struct AssistantMessage {
     /// Every other field, as the server sent it.
     #[serde(flatten)]
     pub(crate) extra: Map<String, Value>,
+}
+
+/// The name of a field of a reply's message; an unknown one is kept.
+enum MessageField {
+    Role,
+    Content,
+    Refusal,
+    ToolCalls,
+    ReasoningContent,
+    Reasoning,
+    ReasoningDetails,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for MessageField {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = MessageField;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<MessageField, E> {
+                Ok(match name {
+                    "role" => MessageField::Role,
+                    "content" => MessageField::Content,
+                    "refusal" => MessageField::Refusal,
+                    "tool_calls" => MessageField::ToolCalls,
+                    "reasoning_content" => MessageField::ReasoningContent,
+                    "reasoning" => MessageField::Reasoning,
+                    "reasoning_details" => MessageField::ReasoningDetails,
+                    other => MessageField::Other(other.to_owned()),
+                })
+            }
+        }
+        deserializer.deserialize_identifier(Name)
+    }
+}
+
+/// A JSON string, read and not kept.
+struct Text;
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Any;
+        impl serde::de::Visitor<'_> for Any {
+            type Value = Text;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Text, E> {
+                Ok(Text)
+            }
+        }
+        deserializer.deserialize_str(Any)
+    }
+}
+
+impl<'de> Deserialize<'de> for AssistantMessage {
+    /// Read by hand, in one pass: a flattened map of the other fields would
+    /// make serde buffer the whole message before reading it, on every send.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = AssistantMessage;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a chat completion message")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<AssistantMessage, A::Error> {
+                let mut message = AssistantMessage::default();
+                while let Some(field) = map.next_key::<MessageField>()? {
+                    match field {
+                        // Nothing reads a body's role: checked to be
+                        // text, not copied.
+                        MessageField::Role => {
+                            map.next_value::<Option<Text>>()?;
+                        }
+                        MessageField::Content => message.content = map.next_value()?,
+                        MessageField::Refusal => message.refusal = map.next_value()?,
+                        MessageField::ToolCalls => message.tool_calls = map.next_value()?,
+                        MessageField::ReasoningContent => {
+                            message.reasoning_content = map.next_value()?
+                        }
+                        MessageField::Reasoning => message.reasoning = map.next_value()?,
+                        MessageField::ReasoningDetails => {
+                            message.reasoning_details = map.next_value()?
+                        }
+                        MessageField::Other(name) => {
+                            let value: Value = map.next_value()?;
+                            message.extra.insert(name, value);
+                        }
+                    }
+                }
+                Ok(message)
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
 }
 
 /// A reply's content: text, or (Mistral's reasoning models) a list of
@@ -237,14 +374,12 @@ impl Completion {
         choices: Vec<Choice>,
         usage: Option<Value>,
     ) -> Completion {
-        // A map of numbers always serializes.
-        let usage = usage.and_then(|usage| serde_json::value::to_raw_value(&usage).ok());
         Completion {
             id,
             object: Some(COMPLETION_OBJECT.to_owned()),
             model,
             choices,
-            usage,
+            usage: CompletionUsage::Sent(usage),
         }
     }
 
@@ -276,9 +411,12 @@ impl Completion {
         Ok(Reply {
             content: first.content.clone(),
             finish_reason: first.finish_reason.clone(),
-            usage: self
-                .usage
-                .and_then(|usage| serde_json::from_str::<Usage>(usage.get()).ok()),
+            usage: match self.usage {
+                CompletionUsage::Read(usage) => usage,
+                CompletionUsage::Sent(usage) => {
+                    usage.and_then(|usage| Usage::deserialize(usage).ok())
+                }
+            },
             id: self.id,
             model: self.model,
             request_id,

@@ -13,6 +13,8 @@ use crate::wire::reasoning::{self, ReasoningFields};
 
 mod attachment;
 use attachment::{WireAudio, WireFile};
+mod out;
+pub(crate) use out::{MessageOut, Replay};
 
 // The wire shapes. Content is a string, or for a message with images or
 // files an array of parts. An assistant message that only calls tools is
@@ -228,6 +230,10 @@ impl From<WireToolCall> for ToolCall {
 /// Unknown fields without those that are `null`: a null says nothing, and
 /// sending it back would only risk a strict server's refusal.
 pub(crate) fn without_nulls(extra: Map<String, Value>) -> Map<String, Value> {
+    // Nearly always empty: not taken apart and built again then.
+    if extra.is_empty() {
+        return extra;
+    }
     extra
         .into_iter()
         .filter(|(_, value)| !value.is_null())
@@ -259,93 +265,6 @@ impl Serialize for Message {
             reasoning: Replay::With,
         }
         .serialize(serializer)
-    }
-}
-
-/// Whether a message goes out with its reasoning (see `wire::request` for
-/// which messages do).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Replay {
-    /// Without it.
-    Without,
-    /// With it, when it has any.
-    With,
-    /// With it, or an empty `reasoning_content` when it has none: Kimi
-    /// refuses a tool-call message without the field.
-    WithOrEmpty,
-}
-
-/// A message as written on the wire, with or without its reasoning.
-pub(crate) struct MessageOut<'a> {
-    pub(crate) message: &'a Message,
-    pub(crate) reasoning: Replay,
-}
-
-impl Serialize for MessageOut<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let message = self.message;
-        let reasoning = message
-            .reasoning
-            .as_ref()
-            .filter(|_| self.reasoning != Replay::Without);
-        let field = reasoning.map(|reasoning| reasoning.field);
-        let text = match reasoning {
-            Some(reasoning) if reasoning.field == ReasoningField::ThinkTags => {
-                reasoning::with_think_block(&reasoning.text, &message.content)
-            }
-            _ => message.content.clone(),
-        };
-        let content = if !message.images.is_empty()
-            || !message.files.is_empty()
-            || field == Some(ReasoningField::ContentChunks)
-        {
-            let thinking = reasoning
-                .filter(|reasoning| reasoning.field == ReasoningField::ContentChunks)
-                .map(thinking_part);
-            let text = (!text.is_empty()).then_some(WirePart::Text { text });
-            let images = message.images.iter().map(|image| WirePart::ImageUrl {
-                image_url: WireImage {
-                    url: image.url.clone(),
-                    detail: image.detail,
-                },
-            });
-            let files = message.files.iter().map(WirePart::from);
-            let parts = thinking.into_iter().chain(text).chain(images).chain(files);
-            Some(WireContent::Parts(parts.collect()))
-        } else {
-            Some(WireContent::Text(text))
-        };
-        let mut wire = WireMessage {
-            role: message.role,
-            content,
-            tool_calls: message.tool_calls.iter().map(WireToolCall::from).collect(),
-            tool_call_id: message.tool_call_id.clone(),
-            reasoning_content: None,
-            reasoning: None,
-            reasoning_details: None,
-            extra: unknown_only(&message.extra, &MESSAGE_FIELDS),
-        };
-        for (name, value) in reasoning.map(reasoning::wire_fields).unwrap_or_default() {
-            match name {
-                "reasoning_content" => wire.reasoning_content = value.as_str().map(str::to_owned),
-                "reasoning" => wire.reasoning = value.as_str().map(str::to_owned),
-                _ => wire.reasoning_details = Some(value),
-            }
-        }
-        if self.reasoning == Replay::WithOrEmpty && reasoning.is_none() {
-            wire.reasoning_content = Some(String::new());
-        }
-        wire.serialize(serializer)
-    }
-}
-
-/// Reasoning as Mistral sent it: one thinking chunk.
-fn thinking_part(reasoning: &Reasoning) -> WirePart {
-    WirePart::Thinking {
-        thinking: vec![ThinkingText {
-            kind: text_kind(),
-            text: reasoning.text.clone(),
-        }],
     }
 }
 

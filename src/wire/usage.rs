@@ -3,11 +3,13 @@
 //! reasoning tokens) are read from `prompt_tokens_details` and
 //! `completion_tokens_details`.
 
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
 
 use crate::reply::Usage;
 
-#[derive(Serialize, Deserialize)]
+#[derive(Default, Serialize, Deserialize)]
 struct WireUsage {
     #[serde(default)]
     prompt_tokens: Option<u64>,
@@ -74,6 +76,146 @@ impl<'de> Deserialize<'de> for Usage {
     }
 }
 
+/// A body's `usage` read straight into [`Usage`], as leniently as from its
+/// own text: a value that is not a usage object (the wrong shape, a count
+/// that is not a count, a field twice) is no usage, never a failed body.
+pub(crate) struct LenientUsage(pub(crate) Option<Usage>);
+
+/// The fields of a usage object; the others are skipped.
+#[derive(Clone, Copy)]
+enum UsageField {
+    Prompt,
+    Completion,
+    Total,
+    PromptDetails,
+    CompletionDetails,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for UsageField {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl Visitor<'_> for Name {
+            type Value = UsageField;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<UsageField, E> {
+                Ok(match name {
+                    "prompt_tokens" => UsageField::Prompt,
+                    "completion_tokens" => UsageField::Completion,
+                    "total_tokens" => UsageField::Total,
+                    "prompt_tokens_details" => UsageField::PromptDetails,
+                    "completion_tokens_details" => UsageField::CompletionDetails,
+                    _ => UsageField::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(Name)
+    }
+}
+
+/// A count as [`WireUsage`] reads it (a number of tokens, or `null`);
+/// `Err` for anything else.
+fn count_of(value: &Value) -> Result<Option<u64>, ()> {
+    match value {
+        Value::Null => Ok(None),
+        value => value.as_u64().map(Some).ok_or(()),
+    }
+}
+
+/// The fields of [`WireUsage`] in the order it declares them.
+const IN_ORDER: [UsageField; 5] = [
+    UsageField::Prompt,
+    UsageField::Completion,
+    UsageField::Total,
+    UsageField::PromptDetails,
+    UsageField::CompletionDetails,
+];
+
+impl WireUsage {
+    /// Sets a field from its value; `false` when the value is not of its
+    /// shape.
+    fn set(&mut self, field: UsageField, value: Value) -> bool {
+        let read = match field {
+            UsageField::Prompt => count_of(&value).map(|n| self.prompt_tokens = n),
+            UsageField::Completion => count_of(&value).map(|n| self.completion_tokens = n),
+            UsageField::Total => count_of(&value).map(|n| self.total_tokens = n),
+            UsageField::PromptDetails => Option::deserialize(value)
+                .map(|details| self.prompt_tokens_details = details)
+                .map_err(drop),
+            UsageField::CompletionDetails => Option::deserialize(value)
+                .map(|details| self.completion_tokens_details = details)
+                .map_err(drop),
+            UsageField::Other => Ok(()),
+        };
+        read.is_ok()
+    }
+}
+
+impl<'de> Deserialize<'de> for LenientUsage {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Any;
+        impl<'de> Visitor<'de> for Any {
+            type Value = Option<Usage>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Usage>, A::Error> {
+                let mut wire = WireUsage::default();
+                // Known fields seen, by bit: a second one spoils the usage.
+                let (mut seen, mut good) = (0u8, true);
+                while let Some(field) = map.next_key::<UsageField>()? {
+                    let bit = 1u8 << field as u8;
+                    if matches!(field, UsageField::Other) {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                    good &= seen & bit == 0;
+                    seen |= bit;
+                    good &= wire.set(field, map.next_value()?);
+                }
+                Ok(good.then(|| Usage::from(wire)))
+            }
+            /// As a derived struct reads it: the fields in order.
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Usage>, A::Error> {
+                let mut wire = WireUsage::default();
+                let mut good = true;
+                for field in IN_ORDER {
+                    match seq.next_element::<Value>()? {
+                        Some(value) => good &= wire.set(field, value),
+                        None => return Ok(good.then(|| Usage::from(wire))),
+                    }
+                }
+                // More elements than fields.
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    good = false;
+                }
+                Ok(good.then(|| Usage::from(wire)))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Option<Usage>, E> {
+                Ok(None)
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Option<Usage>, E> {
+                Ok(None)
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Option<Usage>, E> {
+                Ok(None)
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Option<Usage>, E> {
+                Ok(None)
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Option<Usage>, E> {
+                Ok(None)
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Option<Usage>, E> {
+                Ok(None)
+            }
+        }
+        deserializer.deserialize_any(Any).map(LenientUsage)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +246,33 @@ mod tests {
             (usage.cached_tokens, usage.reasoning_tokens),
             (Some(4), Some(3))
         );
+    }
+
+    #[test]
+    fn a_usage_read_in_one_pass_is_the_same_as_from_its_text() {
+        for text in [
+            r#"{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}"#,
+            r#"{"prompt_tokens":9,"completion_tokens":null,"x":[1,{"y":2}],
+                "prompt_tokens_details":{"cached_tokens":4},"completion_tokens_details":null}"#,
+            r#"{"prompt_tokens":"3"}"#,
+            r#"{"prompt_tokens":-1}"#,
+            r#"{"prompt_tokens":1.5}"#,
+            r#"{"prompt_tokens":1,"prompt_tokens":2}"#,
+            r#"{"prompt_tokens_details":{"cached_tokens":"a"}}"#,
+            r#"{"completion_tokens_details":[1]}"#,
+            r#"null"#,
+            r#"[1,2]"#,
+            r#"[1,null,3,{"cached_tokens":2}]"#,
+            r#"[1,2,3,null,null,6]"#,
+            r#"["a"]"#,
+            r#"[]"#,
+            r#""text""#,
+            r#"7"#,
+            r#"true"#,
+        ] {
+            let whole = serde_json::from_str::<Usage>(text).ok();
+            let LenientUsage(lenient) = serde_json::from_str(text).unwrap();
+            assert_eq!(lenient, whole, "{text}");
+        }
     }
 }

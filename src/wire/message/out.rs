@@ -1,0 +1,208 @@
+//! A message as a request writes it: borrowed from the conversation,
+//! with or without its reasoning, nothing copied on a send.
+
+use std::borrow::Cow;
+
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use super::{
+    reasoning, text_kind, Message, Reasoning, ReasoningField, ThinkingText, ToolCall, WireImage,
+    WirePart, CUSTOM, MESSAGE_FIELDS, TOOL_CALL_FIELDS,
+};
+use crate::conversation::message::Role;
+
+/// Whether a message goes out with its reasoning (see `wire::request` for
+/// which messages do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Replay {
+    /// Without it.
+    Without,
+    /// With it, when it has any.
+    With,
+    /// With it, or an empty `reasoning_content` when it has none: Kimi
+    /// refuses a tool-call message without the field.
+    WithOrEmpty,
+}
+
+/// A message as written on the wire, with or without its reasoning.
+pub(crate) struct MessageOut<'a> {
+    pub(crate) message: &'a Message,
+    pub(crate) reasoning: Replay,
+}
+
+impl Serialize for MessageOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let message = self.message;
+        let reasoning = message
+            .reasoning
+            .as_ref()
+            .filter(|_| self.reasoning != Replay::Without);
+        let field = reasoning.map(|reasoning| reasoning.field);
+        let text = match reasoning {
+            Some(reasoning) if reasoning.field == ReasoningField::ThinkTags => Cow::Owned(
+                reasoning::with_think_block(&reasoning.text, &message.content),
+            ),
+            _ => Cow::Borrowed(message.content.as_str()),
+        };
+        let content = if !message.images.is_empty()
+            || !message.files.is_empty()
+            || field == Some(ReasoningField::ContentChunks)
+        {
+            let thinking = reasoning
+                .filter(|reasoning| reasoning.field == ReasoningField::ContentChunks)
+                .map(thinking_part);
+            let text = (!text.is_empty()).then(|| WirePart::Text {
+                text: text.into_owned(),
+            });
+            let images = message.images.iter().map(|image| WirePart::ImageUrl {
+                image_url: WireImage {
+                    url: image.url.clone(),
+                    detail: image.detail,
+                },
+            });
+            let files = message.files.iter().map(WirePart::from);
+            let parts = thinking.into_iter().chain(text).chain(images).chain(files);
+            ContentOut::Parts(parts.collect())
+        } else {
+            ContentOut::Text(text)
+        };
+        let mut wire = WireMessageOut {
+            role: message.role,
+            content,
+            tool_calls: ToolCallsOut(&message.tool_calls),
+            tool_call_id: message.tool_call_id.as_deref(),
+            reasoning_content: None,
+            reasoning: None,
+            reasoning_details: None,
+            extra: ExtraOut {
+                extra: &message.extra,
+                known: &MESSAGE_FIELDS,
+            },
+        };
+        for (name, value) in reasoning.map(reasoning::wire_fields).unwrap_or_default() {
+            match name {
+                "reasoning_content" => wire.reasoning_content = value.as_str().map(str::to_owned),
+                "reasoning" => wire.reasoning = value.as_str().map(str::to_owned),
+                _ => wire.reasoning_details = Some(value),
+            }
+        }
+        if self.reasoning == Replay::WithOrEmpty && reasoning.is_none() {
+            wire.reasoning_content = Some(String::new());
+        }
+        wire.serialize(serializer)
+    }
+}
+
+/// A message as [`WireMessage`] writes it, borrowing its texts from the
+/// message: a send copies none of them.
+#[derive(Serialize)]
+struct WireMessageOut<'a> {
+    role: Role,
+    content: ContentOut<'a>,
+    #[serde(skip_serializing_if = "ToolCallsOut::is_empty")]
+    tool_calls: ToolCallsOut<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_details: Option<Value>,
+    #[serde(flatten)]
+    extra: ExtraOut<'a>,
+}
+
+/// [`WireContent`], its text borrowed.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ContentOut<'a> {
+    Text(Cow<'a, str>),
+    Parts(Vec<WirePart>),
+}
+
+/// A message's tool calls as [`WireToolCall`]s, borrowed.
+struct ToolCallsOut<'a>(&'a [ToolCall]);
+
+impl ToolCallsOut<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for ToolCallsOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|call| {
+            let custom = call.kind == CUSTOM;
+            ToolCallOut {
+                id: &call.id,
+                kind: &call.kind,
+                function: (!custom).then_some(FunctionOut {
+                    name: &call.name,
+                    arguments: &call.arguments,
+                }),
+                custom: custom.then_some(CustomOut {
+                    name: &call.name,
+                    input: &call.arguments,
+                }),
+                extra: ExtraOut {
+                    extra: &call.extra,
+                    known: &TOOL_CALL_FIELDS,
+                },
+            }
+        }))
+    }
+}
+
+/// A tool call as [`WireToolCall`] writes it, borrowed.
+#[derive(Serialize)]
+struct ToolCallOut<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    function: Option<FunctionOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    custom: Option<CustomOut<'a>>,
+    #[serde(flatten)]
+    extra: ExtraOut<'a>,
+}
+
+#[derive(Serialize)]
+struct FunctionOut<'a> {
+    name: &'a str,
+    arguments: &'a str,
+}
+
+#[derive(Serialize)]
+struct CustomOut<'a> {
+    name: &'a str,
+    input: &'a str,
+}
+
+/// Unknown fields, without those the wire form writes itself.
+struct ExtraOut<'a> {
+    extra: &'a Map<String, Value>,
+    known: &'static [&'static str],
+}
+
+impl Serialize for ExtraOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(
+            self.extra
+                .iter()
+                .filter(|(key, _)| !self.known.contains(&key.as_str())),
+        )
+    }
+}
+
+/// Reasoning as Mistral sent it: one thinking chunk.
+fn thinking_part(reasoning: &Reasoning) -> WirePart {
+    WirePart::Thinking {
+        thinking: vec![ThinkingText {
+            kind: text_kind(),
+            text: reasoning.text.clone(),
+        }],
+    }
+}
