@@ -81,7 +81,9 @@ pub(crate) fn thread_stack_reserve() -> usize {
                 }
                 let bytes = minstack(&attr);
                 libc::pthread_attr_destroy(&mut attr);
-                bytes
+                // Whole pages: a stack size off a page boundary moves the
+                // thread's descriptor across one, a page more per thread.
+                bytes.next_multiple_of(page_size())
             }
         })
     }
