@@ -6,14 +6,14 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use ureq::config::Config;
 use ureq::http::Uri;
-use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::resolver::{ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::NextTimeout;
 
 use crate::http::cancel::{self, Interrupt};
@@ -45,10 +45,10 @@ impl Resolver for Resolve {
         config: &Config,
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
-        let key = key(uri)?;
-        let found = match without_lookup(&key) {
+        let (host, port) = host_and_port(uri)?;
+        let found = match without_lookup(host, port) {
             Some(addrs) => addrs,
-            None => self.lookup(key, timeout)?,
+            None => self.lookup(format!("{host}:{port}"), timeout)?,
         };
         let mut addrs = self.empty();
         let family = config.ip_family();
@@ -85,24 +85,36 @@ impl Resolve {
     }
 }
 
-/// `host:port`, the port explicit or the scheme's, as ureq's own resolver
-/// spells it (proxies are resolved here too).
-fn key(uri: &Uri) -> Result<String, ureq::Error> {
-    uri.scheme()
-        .zip(uri.authority())
-        .and_then(|(scheme, authority)| DefaultResolver::host_and_port(scheme, authority))
-        .ok_or_else(|| ureq::Error::BadUri(format!("{uri}: no host or no port")))
+/// The host (without an IPv6 literal's brackets) and the port, explicit
+/// or the scheme's (proxies are resolved here too); read from the URI
+/// without a copy, since every send comes here.
+fn host_and_port(uri: &Uri) -> Result<(&str, u16), ureq::Error> {
+    let no_host = || ureq::Error::BadUri(format!("{uri}: no host or no port"));
+    let authority = uri.authority().ok_or_else(no_host)?;
+    let port = match authority.port_u16() {
+        Some(port) => port,
+        None => match uri.scheme_str() {
+            Some("http") => 80,
+            Some("https") => 443,
+            Some(socks) if socks.starts_with("socks") => 1080,
+            _ => return Err(no_host()),
+        },
+    };
+    let host = authority.host();
+    let host = host
+        .strip_prefix('[')
+        .and_then(|host| host.strip_suffix(']'))
+        .unwrap_or(host);
+    Ok((host, port))
 }
 
 /// The address of an IP literal, or those of `localhost` (which names the
 /// loopback addresses on every system, IPv4 first as most local servers
 /// listen there); `None` for a name that needs a lookup.
-fn without_lookup(key: &str) -> Option<Vec<SocketAddr>> {
-    if let Ok(addr) = key.parse() {
-        return Some(vec![addr]);
+fn without_lookup(host: &str, port: u16) -> Option<Vec<SocketAddr>> {
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return Some(vec![SocketAddr::new(ip, port)]);
     }
-    let (host, port) = key.rsplit_once(':')?;
-    let port = port.parse().ok()?;
     host.eq_ignore_ascii_case("localhost").then(|| {
         vec![
             SocketAddr::new(Ipv4Addr::LOCALHOST.into(), port),
@@ -160,25 +172,28 @@ mod tests {
 
     #[test]
     fn literals_and_localhost_need_no_lookup() {
-        let v4 = without_lookup("127.0.0.1:80").unwrap();
+        let v4 = without_lookup("127.0.0.1", 80).unwrap();
         assert_eq!(v4, vec!["127.0.0.1:80".parse().unwrap()]);
         let uri: Uri = "http://[::1]:8080/v1".parse().unwrap();
+        let (host, port) = host_and_port(&uri).unwrap();
         assert_eq!(
-            without_lookup(&key(&uri).unwrap()).unwrap(),
+            without_lookup(host, port).unwrap(),
             vec!["[::1]:8080".parse().unwrap()]
         );
-        let local = without_lookup("LocalHost:443").unwrap();
+        let local = without_lookup("LocalHost", 443).unwrap();
         assert_eq!(local[0], "127.0.0.1:443".parse().unwrap());
         assert_eq!(local[1], "[::1]:443".parse().unwrap());
-        assert!(without_lookup("example.com:443").is_none());
+        assert!(without_lookup("example.com", 443).is_none());
     }
 
     #[test]
     fn ports_default_by_scheme() {
         let https: Uri = "https://api.example.com/v1".parse().unwrap();
-        assert_eq!(key(&https).unwrap(), "api.example.com:443");
+        assert_eq!(host_and_port(&https).unwrap(), ("api.example.com", 443));
         let proxy: Uri = "http://proxy.internal".parse().unwrap();
-        assert_eq!(key(&proxy).unwrap(), "proxy.internal:80");
+        assert_eq!(host_and_port(&proxy).unwrap(), ("proxy.internal", 80));
+        let socks: Uri = "socks5://proxy.internal".parse().unwrap();
+        assert_eq!(host_and_port(&socks).unwrap(), ("proxy.internal", 1080));
     }
 
     /// A lookup that hangs until the test lets it go (drops the sender);
