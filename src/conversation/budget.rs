@@ -164,6 +164,10 @@ fn file_bytes(file: &Attachment) -> u64 {
 /// The bytes of the fields a server put on a message that go back with it
 /// (Gemini's thought signatures run to kilobytes, and count as input).
 fn extra_bytes(extra: &serde_json::Map<String, serde_json::Value>) -> usize {
+    if extra.is_empty() {
+        // Nearly every message: no iterator set up over an empty map.
+        return 0;
+    }
     extra
         .iter()
         .map(|(name, value)| name.len() + value.to_string().len())
@@ -267,14 +271,11 @@ impl Conversation {
         let Some(max) = self.token_budget() else {
             return Ok(None);
         };
-        if self.estimated_tokens() <= max {
-            return Ok(None);
-        }
         // Down to the low-water mark, so that the next turns grow on the
         // same prefix; when only the last exchange is that small, as much
         // as fits the budget itself.
         let low = (max as f64 * LOW_WATER) as u64;
-        self.trim_to(low).or_else(|_| self.trim_to(max))
+        self.trim_to(low, max).or_else(|_| self.trim_to(max, max))
     }
 
     /// What to leave out, beyond what was already left out, after the
@@ -285,7 +286,7 @@ impl Conversation {
         let estimate = self.estimated_tokens();
         let aim = self.token_budget().unwrap_or(estimate).min(estimate);
         let target = (aim as f64 * RETRY_SHARE) as u64;
-        match self.trim_to(target) {
+        match self.trim_to(target, target) {
             Ok(Some(trim)) => Some(trim),
             // The estimate was too low to cut by a quarter: keep only the
             // last exchange, which is all a retry can still do.
@@ -317,10 +318,11 @@ impl Conversation {
         }
     }
 
-    /// The smallest trim that brings the estimate to `target` tokens: one
-    /// pass from the oldest message, stopping at the first user message
-    /// (the start of an exchange) from which on everything fits.
-    fn trim_to(&self, target: u64) -> Result<Option<Trim>> {
+    /// The smallest trim that brings the estimate to `target` tokens, or
+    /// `None` when the estimate is `within` tokens already: one pass from
+    /// the oldest message, stopping at the first user message (the start
+    /// of an exchange) from which on everything fits.
+    fn trim_to(&self, target: u64, within: u64) -> Result<Option<Trim>> {
         let ratio = self.budget.bytes_per_token();
         let start = self.first_droppable();
         let fixed = self.tools_bytes()
@@ -330,7 +332,7 @@ impl Conversation {
                 .sum::<u64>();
         let mut rest: u64 = self.messages[start..].iter().map(message_bytes).sum();
         let before = tokens(fixed + rest, ratio);
-        if before <= target {
+        if before <= within {
             return Ok(None);
         }
         let Some(last_user) = self.last_user().filter(|last| *last >= start) else {
