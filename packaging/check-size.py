@@ -4,8 +4,10 @@ rules of ARCHITECTURE.md: no file over 500 lines, and `unsafe` only in
 src/ffi/ and src/sys.rs.
 
 Tests are left out: `#[cfg(test)]` modules, files named tests.rs and
-folders named tests. A line is counted when it is not blank; "lines"
-counts comments too, "code" does not. The 500-line rule reads "lines".
+folders named tests. "all" counts every line, blank ones too (the
+measure of the size goals), "lines" the lines that are not blank,
+"code" those that are not comments either. The 500-line rule reads
+"lines".
 
     python3 packaging/check-size.py [src]
 """
@@ -23,8 +25,8 @@ def is_comment(stripped):
 
 
 def count(path):
-    """(lines, code, unsafe line numbers) of one file, tests left out."""
-    lines = code = 0
+    """(all, lines, code, unsafe line numbers) of one file, tests left out."""
+    every = lines = code = 0
     unsafe = []
     depth = 0
     skip_until = None  # the depth a test module's closing brace returns to
@@ -51,6 +53,7 @@ def count(path):
                 if depth > before:
                     skip_until = before
                 continue
+            every += 1
             if not stripped:
                 continue
             depth += braces(stripped)
@@ -60,7 +63,7 @@ def count(path):
             code += 1
             if re.search(r"\bunsafe\b", stripped.split("//")[0]):
                 unsafe.append(number)
-    return lines, code, unsafe
+    return every, lines, code, unsafe
 
 
 def braces(stripped):
@@ -77,7 +80,7 @@ def is_test_path(relative):
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "src"
-    per_folder = collections.defaultdict(lambda: [0, 0])
+    per_folder = collections.defaultdict(lambda: [0, 0, 0])
     problems = []
     for folder, _, files in os.walk(root):
         for name in sorted(files):
@@ -87,19 +90,19 @@ def main():
             relative = os.path.relpath(path, root)
             if is_test_path(relative):
                 continue
-            lines, code, unsafe = count(path)
+            every, lines, code, unsafe = count(path)
             top = relative.split(os.sep)[0] if os.sep in relative else "(src/)"
-            per_folder[top][0] += lines
-            per_folder[top][1] += code
+            for column, value in enumerate((every, lines, code)):
+                per_folder[top][column] += value
             if lines > MAX_FILE_LINES:
                 problems.append(f"{relative}: {lines} lines (at most {MAX_FILE_LINES})")
             if unsafe and not relative.replace(os.sep, "/").startswith(UNSAFE_ALLOWED):
                 problems.append(f"{relative}: unsafe on lines {unsafe} (only ffi/ and sys.rs)")
-    print(f"{'folder':14}{'lines':>8}{'code':>8}")
-    for top, (lines, code) in sorted(per_folder.items()):
-        print(f"{top:14}{lines:>8}{code:>8}")
-    total = [sum(values[i] for values in per_folder.values()) for i in (0, 1)]
-    print(f"{'total':14}{total[0]:>8}{total[1]:>8}")
+    print(f"{'folder':14}{'all':>8}{'lines':>8}{'code':>8}")
+    for top, values in sorted(per_folder.items()):
+        print(f"{top:14}" + "".join(f"{value:>8}" for value in values))
+    total = [sum(values[i] for values in per_folder.values()) for i in range(3)]
+    print(f"{'total':14}" + "".join(f"{value:>8}" for value in total))
     for problem in problems:
         print("size rule broken:", problem)
     return 1 if problems else 0
