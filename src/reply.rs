@@ -3,6 +3,7 @@
 use crate::conversation::message::{Message, Reasoning, Role, ToolCall};
 use crate::conversation::Conversation;
 use crate::error::Result;
+use crate::headers::Headers;
 
 /// Token counts the server reported for one request; a missing count is 0,
 /// a missing total is the sum of the others.
@@ -83,7 +84,7 @@ pub struct Reply {
     pub choices: Vec<ReplyChoice>,
     /// Every response header, names in lower case, values as the server
     /// sent them; see [`header`](Self::header).
-    pub headers: Vec<(String, String)>,
+    pub headers: Headers,
     /// The response body exactly as received; for a streamed reply, the
     /// equivalent non-streamed body, built from the chunks. Like every field
     /// of a reply, it is what the server sent, never edited (see
@@ -109,15 +110,7 @@ impl Reply {
     /// # }
     /// ```
     pub fn header(&self, name: &str) -> Option<&str> {
-        let position = self.header_position(name)?;
-        Some(self.headers[position].1.as_str())
-    }
-
-    /// Where the header `name` (case-insensitive) is in [`headers`](Self::headers).
-    pub(crate) fn header_position(&self, name: &str) -> Option<usize> {
-        self.headers
-            .iter()
-            .position(|(key, _)| key.eq_ignore_ascii_case(name))
+        self.headers.get(name)
     }
 
     /// The assistant message this reply amounts to, with its reasoning.

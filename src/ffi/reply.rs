@@ -1,7 +1,7 @@
 //! `chatwire_reply`: a reply with what came with it (finish reason, token
 //! usage, request id, tool calls, the body as received).
 
-use std::ffi::{c_char, CString};
+use std::ffi::{c_char, CStr, CString};
 
 use super::boundary;
 use super::error::FfiError;
@@ -30,8 +30,6 @@ pub struct chatwire_reply {
     // `_len` accessor.
     request_id: Option<CText>,
     json: CString,
-    /// Every header's value, in the order of the reply's headers.
-    headers: Vec<CString>,
 }
 
 impl chatwire_reply {
@@ -63,11 +61,6 @@ impl chatwire_reply {
                 .choices
                 .iter()
                 .map(|choice| CText::new(&choice.content))
-                .collect(),
-            headers: reply
-                .headers
-                .iter()
-                .map(|(_, value)| text::c_string(value.as_str()))
                 .collect(),
             reply,
         }
@@ -453,10 +446,8 @@ pub unsafe extern "system" fn chatwire_reply_header(
     boundary::value(std::ptr::null(), || {
         let (reply, name) =
             unsafe { (handle::borrow(reply, "reply")?, text::str_in(name, "name")?) };
-        let position = reply.reply.header_position(name);
-        Ok(position
-            .and_then(|position| reply.headers.get(position))
-            .map_or(std::ptr::null(), |value| value.as_ptr()))
+        let value = reply.reply.headers.get_c(name);
+        Ok(value.map_or(std::ptr::null(), CStr::as_ptr))
     })
 }
 

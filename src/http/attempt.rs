@@ -5,11 +5,12 @@ use std::io::Read;
 use std::time::SystemTime;
 
 use ureq::http::header::{ACCEPT_ENCODING, CONTENT_TYPE};
-use ureq::http::{HeaderValue, Response};
+use ureq::http::{HeaderValue, Response, Uri};
 use ureq::Body;
 
 use crate::config::{CredentialHeader, Settings};
 use crate::error::Error;
+use crate::headers::Headers;
 use crate::http::decompress::{self, Coding};
 use crate::http::failure;
 use crate::http::outcome::{Attempt, Seen};
@@ -34,13 +35,14 @@ impl Pool {
             Ok(header) => header,
             Err(error) => return Attempt::Failed(error),
         };
-        let mut url = self.endpoint.clone();
+        let mut url = self.uri.clone();
         let mut hops = 0;
         loop {
-            let response = match self.open_once(&url, body, credential.as_ref(), settings, seen) {
-                Attempt::Done(response) => response,
-                other => return other,
-            };
+            let response =
+                match self.open_once(url.clone(), body, credential.as_ref(), settings, seen) {
+                    Attempt::Done(response) => response,
+                    other => return other,
+                };
             let status = response.status().as_u16();
             if !(300..400).contains(&status) {
                 return Attempt::Done(response);
@@ -61,7 +63,7 @@ impl Pool {
     /// any other status is read and turned into an error.
     fn open_once(
         &self,
-        url: &str,
+        url: Uri,
         body: &[u8],
         credential: Option<&CredentialHeader>,
         settings: &Settings,
@@ -126,21 +128,24 @@ fn refused<T>(
     }
 }
 
-/// Every header of a response, as `(name, value)` with names in lower
-/// case; a value that is not text is read leniently. For the reply.
-pub(crate) fn headers_of(response: &Response<Body>) -> Vec<(String, String)> {
-    response
-        .headers()
+/// Every header of a response, for the reply.
+pub(crate) fn headers_of(response: &Response<Body>) -> Headers {
+    let all = response.headers();
+    let bytes = all
         .iter()
-        .map(|(name, value)| {
-            // Nearly every value is plain ASCII: copied without the lossy scan.
-            let value = match value.to_str() {
-                Ok(text) => text.to_owned(),
-                Err(_) => String::from_utf8_lossy(value.as_bytes()).into_owned(),
-            };
-            (name.as_str().to_owned(), value)
-        })
-        .collect()
+        .map(|(name, value)| name.as_str().len() + value.len() + 2);
+    let mut headers = Headers::with_capacity(bytes.sum());
+    for (name, value) in all {
+        // Nearly every value is visible ASCII: taken without the lossy scan.
+        match value.to_str() {
+            Ok(text) => headers.push_without_nul(name.as_str(), text),
+            Err(_) => {
+                let text = String::from_utf8_lossy(value.as_bytes());
+                headers.push_without_nul(name.as_str(), &text);
+            }
+        }
+    }
+    headers
 }
 
 /// Response headers that carry a request id, in order of preference:

@@ -6,13 +6,15 @@ use std::sync::{Mutex, TryLockError};
 use std::time::Duration;
 
 use ureq::config::Config;
+use ureq::http::Uri;
 use ureq::tls::TlsConfig;
 use ureq::RequestBuilder;
 
 use crate::config::{self, Credential, Network, Settings};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::http::proxy::{self, Route};
 use crate::http::tls;
+use crate::log::shown_url;
 use crate::secrets::Secrets;
 
 /// Room in the input buffer past the header limit: a response's head of
@@ -24,6 +26,8 @@ const INPUT_SLACK: usize = 16 * 1024;
 pub(crate) struct Pool {
     pub(super) agent: ProcessAgent,
     pub(super) endpoint: String,
+    /// The endpoint, parsed once rather than by every send.
+    pub(super) uri: Uri,
     /// The key's header, made once, or the callback asked per attempt.
     pub(super) credential: Credential,
     network: Network,
@@ -67,6 +71,7 @@ pub(crate) struct Destination {
     pub(crate) endpoint: String,
     pub(crate) credential: Credential,
     pub(crate) network: Network,
+    uri: Uri,
     route: Route,
     tls: TlsConfig,
 }
@@ -80,7 +85,10 @@ impl Destination {
         credential: Credential,
         network: Network,
     ) -> Result<Destination> {
-        let route = proxy::route(&endpoint, &network.proxy)?;
+        let uri: Uri = endpoint
+            .parse()
+            .map_err(|_| Error::Config(format!("bad URL {}", shown_url(&endpoint))))?;
+        let route = proxy::route(&uri, &network.proxy)?;
         let speaks_tls = endpoint
             .get(..6)
             .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:"));
@@ -89,6 +97,7 @@ impl Destination {
             endpoint,
             credential,
             network,
+            uri,
             route,
             tls,
         })
@@ -108,6 +117,7 @@ impl Pool {
             endpoint,
             credential,
             network,
+            uri,
             route,
             tls,
         } = destination;
@@ -131,6 +141,7 @@ impl Pool {
         Pool {
             agent: ProcessAgent::new(config, &route),
             endpoint,
+            uri,
             credential,
             network,
             route,
@@ -182,7 +193,7 @@ impl ProcessAgent {
 
     /// A POST to `url` over this process's pool. In the process that built
     /// the pool this costs one `getpid` more than ureq's own call.
-    pub(super) fn post(&self, url: &str) -> RequestBuilder<ureq::typestate::WithBody> {
+    pub(super) fn post(&self, url: Uri) -> RequestBuilder<ureq::typestate::WithBody> {
         let pid = std::process::id();
         if pid == self.pid {
             return self.built.post(url);
@@ -195,7 +206,7 @@ impl ProcessAgent {
     /// is never released in the child, which then gets a new pool per
     /// request (correct, without reuse).
     #[cold]
-    fn post_in_child(&self, pid: u32, url: &str) -> RequestBuilder<ureq::typestate::WithBody> {
+    fn post_in_child(&self, pid: u32, url: Uri) -> RequestBuilder<ureq::typestate::WithBody> {
         let mut child = match self.child.try_lock() {
             Ok(child) => child,
             Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
@@ -245,7 +256,7 @@ mod tests {
         let transport = pool();
         assert_eq!(transport.agent.pid, std::process::id());
         // Nothing is built for a child until one asks.
-        let _ = transport.agent.post("http://127.0.0.1:9/v1");
+        let _ = transport.agent.post(transport.uri.clone());
         assert!(transport.agent.child.lock().unwrap().is_none());
     }
 
@@ -255,17 +266,17 @@ mod tests {
     #[ignore = "a measurement, not a check"]
     fn fork_check_cost() {
         let transport = pool();
-        let url = "http://127.0.0.1:9/v1";
+        let url = transport.uri.clone();
         const ROUNDS: u32 = 2_000_000;
         for round in 0..3 {
             let started = Instant::now();
             for _ in 0..ROUNDS {
-                black_box(transport.agent.built.post(black_box(url)));
+                black_box(transport.agent.built.post(black_box(url.clone())));
             }
             let plain = started.elapsed() / ROUNDS;
             let started = Instant::now();
             for _ in 0..ROUNDS {
-                black_box(transport.agent.post(black_box(url)));
+                black_box(transport.agent.post(black_box(url.clone())));
             }
             let checked = started.elapsed() / ROUNDS;
             let started = Instant::now();

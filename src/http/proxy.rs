@@ -122,12 +122,9 @@ fn shown_proxy(proxy: &Proxy) -> String {
     shown_url(&proxy.uri().to_string())
 }
 
-/// Where requests to `endpoint` go, given the client's setting and the
+/// Where requests to `target` go, given the client's setting and the
 /// environment.
-pub(crate) fn route(endpoint: &str, setting: &ProxySetting) -> Result<Route> {
-    let target: Uri = endpoint
-        .parse()
-        .map_err(|_| Error::Config(format!("bad URL {}", shown_url(endpoint))))?;
+pub(crate) fn route(target: &Uri, setting: &ProxySetting) -> Result<Route> {
     let https = target.scheme_str() == Some("https");
     let host = target.host().unwrap_or_default();
     let port = target.port_u16().unwrap_or(if https { 443 } else { 80 });
@@ -162,7 +159,7 @@ pub(crate) fn route(endpoint: &str, setting: &ProxySetting) -> Result<Route> {
     })?;
     crate::log::debug(format_args!(
         "proxy: {} goes through {} (from {source})",
-        shown_url(endpoint),
+        shown_url(&target.to_string()),
         shown_url(&text)
     ));
     Ok(route)
@@ -406,7 +403,7 @@ mod tests {
     fn routes_by_scheme_and_setting() {
         let url = |text: &str| ProxySetting::Url(text.into());
         let http = route(
-            "http://h:8080/v1/chat/completions",
+            &"http://h:8080/v1/chat/completions".parse().unwrap(),
             &url("http://u:p@proxy:3128"),
         )
         .unwrap();
@@ -417,13 +414,17 @@ mod tests {
         assert_eq!(forward.authorization.as_ref().unwrap(), "Basic dTpw");
         assert!(!format!("{forward:?}").contains("u:p"));
         assert_eq!(Route::Forward(forward).secrets(), ["Basic dTpw", "p"]);
-        let https = route("https://h/v1/chat/completions", &url("proxy:3128")).unwrap();
+        let https = route(
+            &"https://h/v1/chat/completions".parse().unwrap(),
+            &url("proxy:3128"),
+        )
+        .unwrap();
         assert!(matches!(https, Route::Tunnel(_)), "{https:?}");
         assert!(matches!(
-            route("https://h/x", &ProxySetting::Off).unwrap(),
+            route(&"https://h/x".parse().unwrap(), &ProxySetting::Off).unwrap(),
             Route::Direct
         ));
-        let bad = route("http://h/x", &url("ftp://u:secret@proxy")).unwrap_err();
+        let bad = route(&"http://h/x".parse().unwrap(), &url("ftp://u:secret@proxy")).unwrap_err();
         assert!(!bad.to_string().contains("secret"), "{bad}");
     }
 }

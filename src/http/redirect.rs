@@ -15,12 +15,12 @@ use crate::error::{excerpt, ApiError, Error, Keep, EXCERPT_BYTES};
 /// Where a redirect leads, if the policy allows following it; `hops` is
 /// how many were followed before this one.
 pub(crate) fn follow(
-    from: &str,
+    from: &Uri,
     status: u16,
     location: Option<&str>,
     hops: u32,
     request_id: Option<String>,
-) -> Result<String, Error> {
+) -> Result<Uri, Error> {
     let target = location.unwrap_or("");
     let refuse = |why: &str| {
         Error::from_api(ApiError {
@@ -53,19 +53,18 @@ pub(crate) fn follow(
 
 /// `target` as an absolute URL, if it is on the origin of `from`: an
 /// absolute path, or an absolute URL with the same scheme, host and port.
-fn same_origin_target(from: &str, target: &str) -> Option<String> {
-    let from: Uri = from.parse().ok()?;
+fn same_origin_target(from: &Uri, target: &str) -> Option<Uri> {
     let scheme = from.scheme_str()?;
     let authority = from.authority()?;
     if target.starts_with('/') && !target.starts_with("//") {
-        return Some(format!("{scheme}://{authority}{target}"));
+        return format!("{scheme}://{authority}{target}").parse().ok();
     }
     let to: Uri = target.parse().ok()?;
     let same = to.scheme_str()?.eq_ignore_ascii_case(scheme)
         && to.host()?.eq_ignore_ascii_case(from.host()?)
-        && port(&to)? == port(&from)?
+        && port(&to)? == port(from)?
         && to.authority()?.as_str().find('@').is_none();
-    same.then(|| target.to_owned())
+    same.then_some(to)
 }
 
 fn port(uri: &Uri) -> Option<u16> {
@@ -83,7 +82,10 @@ mod tests {
     const FROM: &str = "https://host:8443/v1/chat/completions";
 
     fn follows(status: u16, to: &str, hops: u32) -> Option<String> {
-        follow(FROM, status, Some(to), hops, None).ok()
+        let from = FROM.parse().unwrap();
+        follow(&from, status, Some(to), hops, None)
+            .ok()
+            .map(|to| to.to_string())
     }
 
     #[test]
@@ -115,7 +117,14 @@ mod tests {
 
     #[test]
     fn a_refused_redirect_is_an_http_error_naming_the_target() {
-        let error = follow(FROM, 302, Some("https://evil/steal"), 0, None).unwrap_err();
+        let error = follow(
+            &FROM.parse().unwrap(),
+            302,
+            Some("https://evil/steal"),
+            0,
+            None,
+        )
+        .unwrap_err();
         assert_eq!(error.http_status(), Some(302));
         assert!(matches!(error, Error::Http(_)), "{error}");
         assert!(error.to_string().contains("https://evil/steal"), "{error}");

@@ -7,6 +7,7 @@ use crate::config::{Limits, STREAM_END_GRACE};
 use crate::conversation::budget::Trim;
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
+use crate::headers::Headers;
 use crate::reply::Reply;
 use crate::secrets::Secrets;
 use crate::stream::{StreamDecoder, StreamEvent};
@@ -72,7 +73,7 @@ pub(crate) struct DeltaStream {
     /// The request id the answer came with.
     request_id: Option<String>,
     /// The response headers.
-    headers: Vec<(String, String)>,
+    headers: Headers,
     /// The reply of a server that answered with one JSON body instead of a stream.
     whole: Option<Reply>,
     /// Taken out of every error and of the reply (deltas pass as they come).
@@ -84,7 +85,7 @@ impl DeltaStream {
     pub(crate) fn new(
         source: Box<dyn ByteSource>,
         request_id: Option<String>,
-        headers: Vec<(String, String)>,
+        headers: Headers,
         limits: &Limits,
         secrets: Secrets,
     ) -> DeltaStream {
@@ -118,7 +119,7 @@ impl DeltaStream {
             pending,
             buffer: Box::default(),
             request_id: reply.request_id.clone(),
-            headers: Vec::new(),
+            headers: Headers::default(),
             whole: Some(reply),
             secrets,
         }

@@ -1,0 +1,120 @@
+//! A response's headers, as a reply keeps them.
+
+use std::ffi::CStr;
+use std::fmt;
+
+/// Every header of a response, in the order the server sent them: names in
+/// lower case, values as sent (a value that is not UTF-8 is read leniently).
+///
+/// They are kept in one buffer, each name and value followed by a NUL
+/// (which no header can hold): one allocation per reply instead of two per
+/// header, and a value the C API hands out without a copy.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Headers {
+    text: String,
+}
+
+impl Headers {
+    /// Room for headers whose names and values total `bytes`.
+    pub(crate) fn with_capacity(bytes: usize) -> Headers {
+        Headers {
+            text: String::with_capacity(bytes),
+        }
+    }
+
+    /// Adds a header; a NUL in either text ends it there.
+    pub fn push(&mut self, name: &str, value: &str) {
+        let before_nul = |text: &str| text.split('\0').next().unwrap_or_default().len();
+        let (name, value) = (&name[..before_nul(name)], &value[..before_nul(value)]);
+        self.push_without_nul(name, value);
+    }
+
+    /// Adds a header whose texts hold no NUL (as an HTTP header's cannot).
+    pub(crate) fn push_without_nul(&mut self, name: &str, value: &str) {
+        self.text.push_str(name);
+        self.text.push('\0');
+        self.text.push_str(value);
+        self.text.push('\0');
+    }
+
+    /// Every header as `(name, value)`, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        let mut parts = self.text.split_terminator('\0');
+        std::iter::from_fn(move || Some((parts.next()?, parts.next()?)))
+    }
+
+    /// The value of the header `name` (case-insensitive); the first one
+    /// when it came twice.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value)
+    }
+
+    /// [`get`](Self::get)'s value with the NUL that follows it, for C.
+    pub(crate) fn get_c(&self, name: &str) -> Option<&CStr> {
+        let value = self.get(name)?;
+        let start = value.as_ptr() as usize - self.text.as_ptr() as usize;
+        let with_nul = &self.text.as_bytes()[start..=start + value.len()];
+        CStr::from_bytes_with_nul(with_nul).ok()
+    }
+
+    /// How many headers there are.
+    pub fn len(&self) -> usize {
+        self.text.bytes().filter(|&byte| byte == 0).count() / 2
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+impl fmt::Debug for Headers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<'a> FromIterator<(&'a str, &'a str)> for Headers {
+    fn from_iter<I: IntoIterator<Item = (&'a str, &'a str)>>(headers: I) -> Headers {
+        let mut all = Headers::default();
+        for (name, value) in headers {
+            all.push(name, value);
+        }
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_are_found_by_name_in_any_case_and_given_to_c_in_place() {
+        let headers: Headers = [("x-a", "1"), ("empty", ""), ("x-a", "2"), ("b", "ü")]
+            .into_iter()
+            .collect();
+        assert_eq!(headers.len(), 4);
+        assert_eq!(headers.get("X-A"), Some("1"));
+        assert_eq!(headers.get("empty"), Some(""));
+        assert_eq!(headers.get("missing"), None);
+        assert_eq!(headers.get_c("b").unwrap().to_str().unwrap(), "ü");
+        assert_eq!(headers.get_c("empty").unwrap().to_bytes(), b"");
+        let all: Vec<_> = headers.iter().collect();
+        assert_eq!(all[2], ("x-a", "2"));
+        assert_eq!(
+            format!("{headers:?}"),
+            r#"{"x-a": "1", "empty": "", "x-a": "2", "b": "ü"}"#
+        );
+    }
+
+    #[test]
+    fn a_nul_ends_a_text_and_nothing_is_empty() {
+        let mut headers = Headers::default();
+        assert!(headers.is_empty());
+        headers.push("a\0b", "c\0d");
+        assert_eq!(headers.iter().collect::<Vec<_>>(), [("a", "c")]);
+        assert!(!headers.is_empty());
+    }
+}
