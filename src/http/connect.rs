@@ -23,10 +23,8 @@ use crate::http::buffers::GrowingBuffers;
 use crate::http::cancel::{self, Interrupt};
 use crate::http::stack;
 
-/// The connector chain: a CONNECT proxy when one is configured (the
-/// connection to the proxy itself is made by this same chain), else a
-/// direct TCP connection; then TLS for `https`. It is ureq's default chain
-/// with [`TcpConnect`] in place of ureq's TCP step.
+/// ureq's default chain (CONNECT proxy, TCP, TLS) with [`TcpConnect`] in
+/// place of ureq's TCP step.
 pub(crate) fn chain() -> impl Connector {
     ().chain(ConnectProxyConnector::default())
         .chain(TcpConnect)
@@ -38,14 +36,13 @@ thread_local! {
     static PATIENCE: Cell<Option<Duration>> = const { Cell::new(None) };
 }
 
-/// Runs `work` with every read on the calling thread waiting no longer than
-/// `patience` (besides the request's own timeouts): a stream's idle timeout,
-/// or, for what is left of a body, only what is there already. A read that
-/// waits that long fails with ureq's per-read timeout ([`is_silence`]).
-/// (ureq's `timeout_per_read` is fixed when the request is sent.)
+/// Runs `work` with every read on the calling thread waiting at most
+/// `patience` (a stream's idle timeout, or a short wait for a body's rest),
+/// then failing with ureq's per-read timeout ([`is_silence`]). ureq's own
+/// `timeout_per_read` is fixed when the request is sent.
 pub(crate) fn with_patience<T>(patience: Duration, work: impl FnOnce() -> T) -> T {
     /// Puts the patience back also when `work` unwinds (a panic the C
-    /// boundary catches must not leave its thread impatient for good).
+    /// boundary catches).
     struct Restore(Option<Duration>);
     impl Drop for Restore {
         fn drop(&mut self) {
@@ -56,9 +53,8 @@ pub(crate) fn with_patience<T>(patience: Duration, work: impl FnOnce() -> T) -> 
     work()
 }
 
-/// True when `error` is a read that ran out of patience ([`with_patience`]):
-/// chatwire sets ureq's own per-read timeout nowhere else. ureq hands it on
-/// as it is from a request, and inside an I/O error from a body's reader.
+/// True when `error` is a read that ran out of patience ([`with_patience`]),
+/// as a request returns it or wrapped in a body reader's I/O error.
 pub(crate) fn is_silence(error: &(dyn std::error::Error + 'static)) -> bool {
     match error.downcast_ref::<ureq::Error>() {
         Some(ureq::Error::Timeout(ureq::Timeout::PerRead)) => true,
@@ -73,8 +69,8 @@ pub(crate) fn is_silence(error: &(dyn std::error::Error + 'static)) -> bool {
 /// Each address of a host gets at least this much of the connect timeout.
 const MIN_ATTEMPT: Duration = Duration::from_millis(10);
 
-/// Opens TCP connections that a cancel token can interrupt; passes on a
-/// connection an earlier step (a proxy) already made.
+/// Opens TCP connections that a cancel token can interrupt; passes on one
+/// an earlier step (a proxy) made.
 #[derive(Debug)]
 pub(crate) struct TcpConnect;
 
@@ -143,7 +139,7 @@ fn tries_next_address(error: &io::Error) -> bool {
 }
 
 /// Connects one socket, handed to the cancel token before the handshake
-/// starts, so that a cancel ends the wait for a server that never answers.
+/// so that a cancel ends the wait for a server that never answers.
 fn connect_one(addr: SocketAddr, budget: Option<Duration>) -> io::Result<Arc<SharedSocket>> {
     let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
     #[cfg(target_vendor = "apple")]
@@ -180,12 +176,9 @@ impl SharedSocket {
         self.owner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Shuts the socket down, unless the calling process is a forked child
-    /// of the one that opened it: a shutdown acts on the connection, which
-    /// the parent still uses, not on the child's copy of the descriptor
-    /// (closing the copy, as dropping it does, leaves the parent alone).
-    /// A shutdown ends a call blocked on the socket on Linux and the BSDs,
-    /// not on Windows, where its pending I/O is cancelled after it.
+    /// Shuts the socket down (ending a blocked call; Windows needs its
+    /// pending I/O cancelled too), but not in a forked child: a shutdown
+    /// acts on the connection its parent still uses.
     fn wake(&self) {
         if std::process::id() == self.pid {
             // An error means the socket is closed or shut down already.
@@ -214,12 +207,9 @@ impl Interrupt for SharedSocket {
 }
 
 /// A TCP transport for ureq that hands its socket to the request's cancel
-/// token before each read and write.
-///
-/// Two costs of a send are cut here: the request's head and body leave in
-/// one write (held back until ureq waits for the answer, or until enough
-/// is held), and the socket's timeouts are set only when the time left
-/// falls below them, not before every read.
+/// token before each read and write. A request's head and body leave in
+/// one write (held until ureq waits for the answer), and the socket's
+/// timeouts are set only when the time left falls below them.
 pub(crate) struct Interruptible {
     socket: Arc<SharedSocket>,
     /// The same socket, as the token holds it.
@@ -294,10 +284,9 @@ impl Deadline {
         ureq::Error::Timeout(self.reason)
     }
 
-    /// Sets the socket's timeout so that a blocked call ends by the deadline.
-    /// A timeout between half the time left and all of it is kept (a call
-    /// it ends early is retried); else it becomes nine tenths of the time
-    /// left, so the next calls, with a little less time left, need not set it.
+    /// Sets the socket's timeout so that a blocked call ends by the deadline:
+    /// one between half the time left and all of it is kept (a call it ends
+    /// early is retried), else it becomes nine tenths of the time left.
     fn fit(
         &self,
         socket: &Socket,
@@ -391,13 +380,8 @@ impl Transport for Interruptible {
     }
 
     /// A pooled connection is fit for another request when nothing can be
-    /// read from it: the server has neither closed it nor sent anything
-    /// unasked.
-    ///
-    /// ureq asks twice per request: when the answer is read and the
-    /// connection goes back to the pool, and when a request takes it out.
-    /// Only the second asks the socket (one system call less per send):
-    /// whatever the server sends or does in between, that peek sees.
+    /// read from it. ureq asks when the connection goes back to the pool
+    /// and when a request takes it out: only the second asks the socket.
     fn is_open(&mut self) -> bool {
         if !self.held.is_empty() {
             return false;
@@ -409,9 +393,8 @@ impl Transport for Interruptible {
     }
 }
 
-/// Sends without raising SIGPIPE when the server has gone (a C program
-/// would die of it): a flag where the system has one; on macOS the socket
-/// is made without SIGPIPE instead, and Windows has none.
+/// Sends without raising SIGPIPE, which would kill a C host (macOS: the
+/// socket is made without it; Windows has none).
 fn send(socket: &Socket, bytes: &[u8]) -> io::Result<usize> {
     #[cfg(not(any(windows, target_vendor = "apple")))]
     const FLAGS: std::ffi::c_int = libc::MSG_NOSIGNAL;
