@@ -62,7 +62,7 @@ mod error;
 pub mod extract;
 #[allow(unsafe_code)]
 mod ffi;
-mod headers;
+mod response_headers;
 mod http;
 mod log;
 mod reply;
@@ -104,7 +104,7 @@ pub use error::{ApiError, Error, Result, TimeoutKind};
 pub use extract::{
     extract, extract_ingredients, extract_json, ingredients_prompt, json_prompt, Ingredient,
 };
-pub use headers::Headers;
+pub use response_headers::ResponseHeaders;
 pub use http::cancel::CancelToken;
 pub use reply::{Reply, ReplyChoice, Usage};
 pub use stream::reply_stream::{DeltaKind, ReplyStream, StreamDelta};

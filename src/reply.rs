@@ -3,7 +3,7 @@
 use crate::conversation::message::{Message, Reasoning, Role, ToolCall};
 use crate::conversation::Conversation;
 use crate::error::Result;
-use crate::headers::Headers;
+use crate::response_headers::ResponseHeaders;
 
 /// Token counts the server reported for one request; a missing count is 0,
 /// a missing total is the sum of the others.
@@ -84,7 +84,7 @@ pub struct Reply {
     pub choices: Vec<ReplyChoice>,
     /// Every response header, names in lower case, values as the server
     /// sent them; see [`header`](Self::header).
-    pub headers: Headers,
+    pub headers: ResponseHeaders,
     /// The response body exactly as received; for a streamed reply, the
     /// equivalent non-streamed body, built from the chunks. Like every field
     /// of a reply, it is what the server sent, never edited (see

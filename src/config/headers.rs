@@ -60,13 +60,6 @@ impl Headers {
         Ok(())
     }
 
-    /// True when a header of that name (in any case) is set.
-    pub(crate) fn contains(&self, name: &str) -> bool {
-        self.0
-            .iter()
-            .any(|(set, _)| set.as_str().eq_ignore_ascii_case(name))
-    }
-
     /// Every header set, in the order set.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &(HeaderName, HeaderValue)> {
         self.0.iter()

@@ -4,14 +4,14 @@
 use std::io::Read;
 use std::time::SystemTime;
 
-use ureq::http::header::{ACCEPT_ENCODING, CONTENT_TYPE};
+use ureq::http::header::CONTENT_TYPE;
 use ureq::http::{HeaderValue, Response, Uri};
 use ureq::Body;
 
 use crate::config::{CredentialHeader, Settings};
 use crate::error::Error;
-use crate::headers::Headers;
-use crate::http::decompress::{self, Coding};
+use crate::response_headers::ResponseHeaders;
+use crate::http::decompress::Coding;
 use crate::http::failure;
 use crate::http::outcome::{Attempt, Seen};
 use crate::http::pool::Pool;
@@ -75,12 +75,6 @@ impl Pool {
         }
         let mut request =
             request.header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if !settings.headers.contains("accept-encoding") {
-            request = request.header(
-                ACCEPT_ENCODING,
-                HeaderValue::from_static(decompress::ACCEPTED),
-            );
-        }
         for (name, value) in settings.headers.iter() {
             request = request.header(name, value);
         }
@@ -129,12 +123,12 @@ fn refused<T>(
 }
 
 /// Every header of a response, for the reply.
-pub(crate) fn headers_of(response: &Response<Body>) -> Headers {
+pub(crate) fn headers_of(response: &Response<Body>) -> ResponseHeaders {
     let all = response.headers();
     let bytes = all
         .iter()
         .map(|(name, value)| name.as_str().len() + value.len() + 2);
-    let mut headers = Headers::with_capacity(bytes.sum());
+    let mut headers = ResponseHeaders::with_capacity(bytes.sum());
     for (name, value) in all {
         // Nearly every value is visible ASCII: taken without the lossy scan.
         match value.to_str() {

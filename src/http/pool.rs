@@ -13,7 +13,7 @@ use ureq::RequestBuilder;
 use crate::config::{self, Credential, Network, Settings};
 use crate::error::{Error, Result};
 use crate::http::proxy::{self, Route};
-use crate::http::tls;
+use crate::http::{decompress, tls};
 use crate::log::shown_url;
 use crate::secrets::Secrets;
 
@@ -131,6 +131,8 @@ impl Pool {
             // Redirects are judged by chatwire's own policy (http::redirect).
             .max_redirects(0)
             .user_agent(concat!("chatwire/", env!("CARGO_PKG_VERSION")))
+            // Unless the client's own headers name one.
+            .accept_encoding(decompress::ACCEPTED)
             .max_idle_connections(max_idle_connections)
             .max_idle_connections_per_host(max_idle_connections)
             .tls_config(tls)

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use crate::config::Settings;
 use crate::error::Result;
-use crate::headers::Headers;
+use crate::response_headers::ResponseHeaders;
 use crate::http::attempt::{headers_of, request_id};
 use crate::http::body::{self, BodyError};
 use crate::http::cancel::CancelToken;
@@ -20,7 +20,7 @@ use crate::http::reader::StreamReader;
 pub(crate) struct Received {
     pub(crate) body: String,
     pub(crate) request_id: Option<String>,
-    pub(crate) headers: Headers,
+    pub(crate) headers: ResponseHeaders,
 }
 
 impl Pool {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::Settings;
 use crate::error::{Error, Result};
-use crate::headers::Headers;
+use crate::response_headers::ResponseHeaders;
 use crate::http::body::{self, BodyError};
 use crate::http::cancel::CancelToken;
 use crate::http::connect;
@@ -22,7 +22,7 @@ const LEFTOVER_BYTES: usize = 16 * 1024;
 pub(crate) struct StreamReader {
     pub(crate) request_id: Option<String>,
     /// Every response header, for the reply.
-    pub(crate) headers: Headers,
+    pub(crate) headers: ResponseHeaders,
     /// The server answered with one JSON body instead of a stream.
     pub(crate) is_json: bool,
     pub(super) reader: Box<dyn Read + Send>,

@@ -4,7 +4,6 @@
 //! What ureq's resolver lacks: a cancel cannot end its wait for a lookup,
 //! and it looks the host up before every request, pooled connection or not.
 
-use std::collections::HashMap;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
@@ -21,21 +20,33 @@ use crate::http::cancel::{self, Interrupt};
 /// How long a looked-up name's addresses are used before asking again.
 pub(crate) const CACHE_FOR: Duration = Duration::from_secs(30);
 
-/// The most names remembered; the cache starts over when it is full.
+/// The most places remembered; the cache starts over when it is full.
 const MAX_CACHED: usize = 64;
 
 /// The most addresses ureq takes from a resolver.
 const MAX_ADDRS: usize = 16;
 
 /// A resolver for ureq that starts no thread for IP literals, `localhost`
-/// and recently looked-up names.
+/// and recently looked-up names, and parses a URL's host once: ureq asks
+/// before every request, and nearly every one goes where the last went.
 ///
 /// One per pool, made with its agent: a forked child's pool gets a new one
 /// (`http::pool::ProcessAgent`), so the child never waits on a cache lock
 /// that a thread of its parent held at the fork.
 #[derive(Debug, Default)]
 pub(crate) struct Resolve {
-    cache: Mutex<HashMap<String, (Vec<SocketAddr>, Instant)>>,
+    cache: Mutex<Vec<Found>>,
+}
+
+/// The addresses of a URL's scheme and authority.
+#[derive(Debug)]
+struct Found {
+    scheme: String,
+    authority: String,
+    addrs: Vec<SocketAddr>,
+    /// When a looked-up name must be looked up again; never for an IP
+    /// literal or `localhost`.
+    until: Option<Instant>,
 }
 
 impl Resolver for Resolve {
@@ -45,15 +56,35 @@ impl Resolver for Resolve {
         config: &Config,
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
-        let (host, port) = host_and_port(uri)?;
-        let found = match without_lookup(host, port) {
-            Some(addrs) => addrs,
-            None => self.lookup(format!("{host}:{port}"), timeout)?,
-        };
+        let scheme = uri.scheme_str().unwrap_or_default();
+        let authority = uri.authority().map_or("", |authority| authority.as_str());
         let mut addrs = self.empty();
         let family = config.ip_family();
-        for addr in family.keep_wanted(found.into_iter()).take(MAX_ADDRS) {
-            addrs.push(addr);
+        let mut keep = |found: &[SocketAddr]| {
+            for addr in family.keep_wanted(found.iter().copied()).take(MAX_ADDRS) {
+                addrs.push(addr);
+            }
+        };
+        if !self.cached(scheme, authority, &mut keep) {
+            let (host, port) = host_and_port(uri)?;
+            let (found, until) = match without_lookup(host, port) {
+                Some(found) => (found, None),
+                None => {
+                    let target = format!("{host}:{port}");
+                    let lookup = move || target.to_socket_addrs().map(Iterator::collect);
+                    (
+                        wait_for_lookup(lookup, timeout)?,
+                        Some(Instant::now() + CACHE_FOR),
+                    )
+                }
+            };
+            keep(&found);
+            self.remember(Found {
+                scheme: scheme.to_owned(),
+                authority: authority.to_owned(),
+                addrs: found,
+                until,
+            });
         }
         if addrs.is_empty() {
             return Err(ureq::Error::HostNotFound);
@@ -63,25 +94,27 @@ impl Resolver for Resolve {
 }
 
 impl Resolve {
-    fn lookup(&self, key: String, timeout: NextTimeout) -> Result<Vec<SocketAddr>, ureq::Error> {
-        let cached = (self.cache.lock().unwrap_or_else(PoisonError::into_inner))
-            .get(&key)
-            .filter(|(_, at)| at.elapsed() < CACHE_FOR)
-            .map(|(addrs, _)| addrs.clone());
-        if let Some(addrs) = cached {
-            return Ok(addrs);
-        }
-        let target = key.clone();
-        let addrs = wait_for_lookup(
-            move || target.to_socket_addrs().map(Iterator::collect),
-            timeout,
-        )?;
+    /// Hands the cached addresses of `scheme://authority` to `keep`, if
+    /// they are there and still good.
+    fn cached(&self, scheme: &str, authority: &str, keep: impl FnOnce(&[SocketAddr])) -> bool {
+        let cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        let found = cache.iter().find(|found| {
+            found.authority == authority
+                && found.scheme == scheme
+                && found.until.is_none_or(|until| Instant::now() < until)
+        });
+        found.map(|found| keep(&found.addrs)).is_some()
+    }
+
+    fn remember(&self, found: Found) {
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        let same =
+            |other: &Found| other.authority == found.authority && other.scheme == found.scheme;
+        cache.retain(|other| !same(other));
         if cache.len() >= MAX_CACHED {
             cache.clear();
         }
-        cache.insert(key, (addrs.clone(), Instant::now()));
-        Ok(addrs)
+        cache.push(found);
     }
 }
 

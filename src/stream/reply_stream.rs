@@ -7,7 +7,7 @@ use crate::config::{Limits, STREAM_END_GRACE};
 use crate::conversation::budget::Trim;
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
-use crate::headers::Headers;
+use crate::response_headers::ResponseHeaders;
 use crate::reply::Reply;
 use crate::secrets::Secrets;
 use crate::stream::{StreamDecoder, StreamEvent};
@@ -73,7 +73,7 @@ pub(crate) struct DeltaStream {
     /// The request id the answer came with.
     request_id: Option<String>,
     /// The response headers.
-    headers: Headers,
+    headers: ResponseHeaders,
     /// The reply of a server that answered with one JSON body instead of a stream.
     whole: Option<Reply>,
     /// Taken out of every error and of the reply (deltas pass as they come).
@@ -85,7 +85,7 @@ impl DeltaStream {
     pub(crate) fn new(
         source: Box<dyn ByteSource>,
         request_id: Option<String>,
-        headers: Headers,
+        headers: ResponseHeaders,
         limits: &Limits,
         secrets: Secrets,
     ) -> DeltaStream {
@@ -119,7 +119,7 @@ impl DeltaStream {
             pending,
             buffer: Box::default(),
             request_id: reply.request_id.clone(),
-            headers: Headers::default(),
+            headers: ResponseHeaders::default(),
             whole: Some(reply),
             secrets,
         }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::headers::Headers;
+use crate::response_headers::ResponseHeaders;
 use crate::reply::{Reply, ReplyChoice, Usage};
 use crate::wire::error::ErrorReport;
 use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
@@ -424,7 +424,7 @@ impl Completion {
             tool_calls: first.tool_calls.clone(),
             reasoning: first.reasoning.clone(),
             extra: first.extra.clone(),
-            headers: Headers::default(),
+            headers: ResponseHeaders::default(),
             choices,
             json,
         })

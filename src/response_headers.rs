@@ -10,14 +10,14 @@ use std::fmt;
 /// (which no header can hold): one allocation per reply instead of two per
 /// header, and a value the C API hands out without a copy.
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct Headers {
+pub struct ResponseHeaders {
     text: String,
 }
 
-impl Headers {
+impl ResponseHeaders {
     /// Room for headers whose names and values total `bytes`.
-    pub(crate) fn with_capacity(bytes: usize) -> Headers {
-        Headers {
+    pub(crate) fn with_capacity(bytes: usize) -> ResponseHeaders {
+        ResponseHeaders {
             text: String::with_capacity(bytes),
         }
     }
@@ -70,15 +70,15 @@ impl Headers {
     }
 }
 
-impl fmt::Debug for Headers {
+impl fmt::Debug for ResponseHeaders {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
     }
 }
 
-impl<'a> FromIterator<(&'a str, &'a str)> for Headers {
-    fn from_iter<I: IntoIterator<Item = (&'a str, &'a str)>>(headers: I) -> Headers {
-        let mut all = Headers::default();
+impl<'a> FromIterator<(&'a str, &'a str)> for ResponseHeaders {
+    fn from_iter<I: IntoIterator<Item = (&'a str, &'a str)>>(headers: I) -> ResponseHeaders {
+        let mut all = ResponseHeaders::default();
         for (name, value) in headers {
             all.push(name, value);
         }
@@ -92,7 +92,7 @@ mod tests {
 
     #[test]
     fn headers_are_found_by_name_in_any_case_and_given_to_c_in_place() {
-        let headers: Headers = [("x-a", "1"), ("empty", ""), ("x-a", "2"), ("b", "ü")]
+        let headers: ResponseHeaders = [("x-a", "1"), ("empty", ""), ("x-a", "2"), ("b", "ü")]
             .into_iter()
             .collect();
         assert_eq!(headers.len(), 4);
@@ -111,7 +111,7 @@ mod tests {
 
     #[test]
     fn a_nul_ends_a_text_and_nothing_is_empty() {
-        let mut headers = Headers::default();
+        let mut headers = ResponseHeaders::default();
         assert!(headers.is_empty());
         headers.push("a\0b", "c\0d");
         assert_eq!(headers.iter().collect::<Vec<_>>(), [("a", "c")]);
