@@ -62,10 +62,10 @@ mod error;
 pub mod extract;
 #[allow(unsafe_code)]
 mod ffi;
-mod response_headers;
 mod http;
 mod log;
 mod reply;
+mod response_headers;
 mod schema;
 mod secrets;
 mod stream;
@@ -104,8 +104,8 @@ pub use error::{ApiError, Error, Result, TimeoutKind};
 pub use extract::{
     extract, extract_ingredients, extract_json, ingredients_prompt, json_prompt, Ingredient,
 };
-pub use response_headers::ResponseHeaders;
 pub use http::cancel::CancelToken;
 pub use reply::{Reply, ReplyChoice, Usage};
+pub use response_headers::ResponseHeaders;
 pub use stream::reply_stream::{DeltaKind, ReplyStream, StreamDelta};
 pub use structured::{SchemaDelivery, INGREDIENTS_SCHEMA};

@@ -10,13 +10,13 @@ use ureq::Body;
 
 use crate::config::{CredentialHeader, Settings};
 use crate::error::Error;
-use crate::response_headers::ResponseHeaders;
 use crate::http::decompress::Coding;
 use crate::http::failure;
 use crate::http::outcome::{Attempt, Seen};
 use crate::http::pool::Pool;
 use crate::http::redirect;
 use crate::http::retry;
+use crate::response_headers::ResponseHeaders;
 use crate::wire;
 
 impl Pool {
@@ -35,7 +35,8 @@ impl Pool {
             Ok(header) => header,
             Err(error) => return Attempt::Failed(error),
         };
-        let mut url = self.uri.clone();
+        let mut url = &self.uri;
+        let mut redirected;
         let mut hops = 0;
         loop {
             let response =
@@ -51,8 +52,11 @@ impl Pool {
                 .headers()
                 .get("location")
                 .and_then(|value| value.to_str().ok());
-            match redirect::follow(&url, status, location, hops, request_id(&response)) {
-                Ok(next) => url = next,
+            match redirect::follow(url, status, location, hops, request_id(&response)) {
+                Ok(next) => {
+                    redirected = next;
+                    url = &redirected;
+                }
                 Err(error) => return Attempt::Failed(error),
             }
             hops += 1;
@@ -122,13 +126,20 @@ fn refused<T>(
     }
 }
 
-/// Every header of a response, for the reply.
-pub(crate) fn headers_of(response: &Response<Body>) -> ResponseHeaders {
+/// What chatwire keeps of a 2xx response's head.
+pub(crate) struct Head {
+    /// Every header, for the reply.
+    pub(crate) headers: ResponseHeaders,
+    pub(crate) request_id: Option<String>,
+    /// How the body is coded.
+    pub(crate) coding: Coding,
+}
+
+/// The head of `response`, from one pass over its headers (the request id
+/// and the coding are then read from chatwire's own copy).
+pub(crate) fn head_of(response: &Response<Body>) -> Head {
     let all = response.headers();
-    let bytes = all
-        .iter()
-        .map(|(name, value)| name.as_str().len() + value.len() + 2);
-    let mut headers = ResponseHeaders::with_capacity(bytes.sum());
+    let mut headers = ResponseHeaders::with_capacity(all.len() * 48);
     for (name, value) in all {
         // Nearly every value is visible ASCII: taken without the lossy scan.
         match value.to_str() {
@@ -139,7 +150,11 @@ pub(crate) fn headers_of(response: &Response<Body>) -> ResponseHeaders {
             }
         }
     }
-    headers
+    Head {
+        request_id: best_request_id(headers.iter()),
+        coding: Coding::named(headers.get("content-encoding")),
+        headers,
+    }
 }
 
 /// Response headers that carry a request id, in order of preference:
@@ -158,21 +173,22 @@ pub(crate) const REQUEST_ID_HEADERS: [&str; 8] = [
     "cf-ray",
 ];
 
-/// The request id, by [`REQUEST_ID_HEADERS`]' preference. One pass over
-/// the response's few headers: a lookup of each name would hash it eight
-/// times per send.
+/// The request id of a response that is not kept, by
+/// [`REQUEST_ID_HEADERS`]' preference.
 pub(crate) fn request_id(response: &Response<Body>) -> Option<String> {
+    let headers = response.headers().iter();
+    best_request_id(headers.filter_map(|(name, value)| Some((name.as_str(), value.to_str().ok()?))))
+}
+
+/// The request id among `headers`, by [`REQUEST_ID_HEADERS`]' preference,
+/// in one pass.
+fn best_request_id<'a>(headers: impl Iterator<Item = (&'a str, &'a str)>) -> Option<String> {
     let mut best: Option<(usize, &str)> = None;
-    for (name, value) in response.headers() {
-        let Some(rank) = REQUEST_ID_HEADERS
-            .iter()
-            .position(|id| *id == name.as_str())
-        else {
+    for (name, value) in headers {
+        let Some(rank) = REQUEST_ID_HEADERS.iter().position(|id| *id == name) else {
             continue;
         };
-        let Some(value) = value.to_str().ok().map(str::trim) else {
-            continue;
-        };
+        let value = value.trim();
         if !value.is_empty() && best.is_none_or(|(best, _)| rank < best) {
             best = Some((rank, value));
         }

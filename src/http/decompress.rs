@@ -35,13 +35,16 @@ pub(crate) enum Coding {
 impl Coding {
     /// The coding `headers` name.
     pub(crate) fn of(headers: &HeaderMap) -> Coding {
-        let gzip = headers
-            .get("content-encoding")
-            .and_then(|value| value.to_str().ok())
-            .is_some_and(|coding| {
-                let coding = coding.trim();
-                coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip")
-            });
+        let named = headers.get("content-encoding");
+        Coding::named(named.and_then(|value| value.to_str().ok()))
+    }
+
+    /// The coding a `content-encoding` header's value names.
+    pub(crate) fn named(value: Option<&str>) -> Coding {
+        let gzip = value.is_some_and(|coding| {
+            let coding = coding.trim();
+            coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip")
+        });
         if gzip {
             Coding::Gzip
         } else {

@@ -5,16 +5,15 @@ use std::time::Instant;
 
 use crate::config::Settings;
 use crate::error::Result;
-use crate::response_headers::ResponseHeaders;
-use crate::http::attempt::{headers_of, request_id};
+use crate::http::attempt::{head_of, Head};
 use crate::http::body::{self, BodyError};
 use crate::http::cancel::CancelToken;
 use crate::http::connect;
-use crate::http::decompress::Coding;
 use crate::http::failure;
 use crate::http::outcome::Attempt;
 use crate::http::pool::Pool;
 use crate::http::reader::StreamReader;
+use crate::response_headers::ResponseHeaders;
 
 /// A 2xx body and the request id and headers that came with it.
 pub(crate) struct Received {
@@ -34,10 +33,12 @@ impl Pool {
     ) -> Result<Received> {
         self.with_retries(settings, token, body.len(), |seen| {
             self.open(body, settings, seen).and_then(|mut response| {
-                let request_id = request_id(&response);
-                let headers = headers_of(&response);
+                let Head {
+                    headers,
+                    request_id,
+                    coding,
+                } = head_of(&response);
                 let announced = response.body().content_length();
-                let coding = Coding::of(response.headers());
                 let reader = coding.decode(response.body_mut().as_reader());
                 match body::read_text(reader, announced, settings.limits.body) {
                     Ok(body) => {
@@ -75,17 +76,16 @@ impl Pool {
                 self.open(body, settings, seen)
             })
         })?;
-        let is_json = response
-            .headers()
+        let head = head_of(&response);
+        let is_json = head
+            .headers
             .get("content-type")
-            .and_then(|value| value.to_str().ok())
             .is_some_and(|value| value.trim_start().starts_with("application/json"));
-        let coding = Coding::of(response.headers());
         Ok(StreamReader {
-            request_id: request_id(&response),
-            headers: headers_of(&response),
+            request_id: head.request_id,
+            headers: head.headers,
             is_json,
-            reader: Box::new(coding.decode(response.into_body().into_reader())),
+            reader: Box::new(head.coding.decode(response.into_body().into_reader())),
             token: token.clone(),
             settings: settings.clone(),
             endpoint: self.endpoint.clone(),

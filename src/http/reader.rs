@@ -6,12 +6,12 @@ use std::time::{Duration, Instant};
 
 use crate::config::Settings;
 use crate::error::{Error, Result};
-use crate::response_headers::ResponseHeaders;
 use crate::http::body::{self, BodyError};
 use crate::http::cancel::CancelToken;
 use crate::http::connect;
 use crate::http::failure;
 use crate::log;
+use crate::response_headers::ResponseHeaders;
 
 /// How long a streamed body's end may take to arrive after the reply's end
 /// for the connection to be kept, and how much may come.

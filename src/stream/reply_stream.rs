@@ -7,8 +7,8 @@ use crate::config::{Limits, STREAM_END_GRACE};
 use crate::conversation::budget::Trim;
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
-use crate::response_headers::ResponseHeaders;
 use crate::reply::Reply;
+use crate::response_headers::ResponseHeaders;
 use crate::secrets::Secrets;
 use crate::stream::{StreamDecoder, StreamEvent};
 
