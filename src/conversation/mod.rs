@@ -161,58 +161,18 @@ impl Conversation {
 
     /// Sets a top-level request field sent with every request of this
     /// conversation, such as `max_tokens`, `temperature`, `seed` or a
-    /// server's own extension; `None` removes it. The value is sent as it is.
-    /// `model`, `messages`, `stream`, `stream_options` and `tools` are refused
-    /// with [`Error::InvalidArgument`]: the conversation and the send call own them.
+    /// server's own extension; `None` removes it. `model`, `messages`,
+    /// `stream`, `stream_options` and `tools` are refused: the conversation
+    /// and the send call own them.
     ///
     /// A field the official `CreateChatCompletionRequest` schema defines is
-    /// checked as that schema checks it (type, range, enum values, required
-    /// keys): a value the schema rejects, such as `temperature` 5 or a
-    /// `response_format` of an unknown type, is refused with
-    /// [`Error::InvalidArgument`] naming the field, the value and what is
-    /// allowed, and the conversation is unchanged. `null` passes only where
-    /// the schema accepts it (`temperature`, `top_p`, ...); elsewhere remove
-    /// the field instead. A field the schema does not define (llama.cpp's
-    /// `top_k`, `min_p`, `n_predict`, ...) passes as it is, and so do keys
-    /// the schema does not name inside a checked object. Typed setters such
-    /// as [`set_temperature`](Self::set_temperature) cover the common fields;
+    /// checked as that schema checks it, and a value it rejects (such as
+    /// `temperature` 5) is refused with [`Error::InvalidArgument`] naming the
+    /// field, the value and what is allowed; the conversation is unchanged.
+    /// Other fields (llama.cpp's `top_k`, ...) pass as they are. The fields
+    /// and their rules are listed in `docs/c-api.md` ("Request options");
     /// [`set_option_unchecked`](Self::set_option_unchecked) sends a server's
     /// own form of a checked field.
-    ///
-    /// One rule goes beyond the schema, which states it only in words: a
-    /// `json_schema` response format's `name` must be 1 to 64 ASCII letters,
-    /// digits, `_` or `-`. As in JSON Schema, an integer may be written `16.0`.
-    ///
-    /// | field | accepted |
-    /// |---|---|
-    /// | `temperature` | a number from 0 to 2, or null |
-    /// | `top_p` | a number from 0 to 1, or null |
-    /// | `frequency_penalty`, `presence_penalty` | a number from -2 to 2 |
-    /// | `max_tokens`, `max_completion_tokens` | an integer |
-    /// | `n` | an integer from 1 to 128 |
-    /// | `seed` | an integer from -2^63 to 9223372036854776000 |
-    /// | `top_logprobs` | an integer from 0 to 20 |
-    /// | `stop` | a string, or an array of 1 to 4 strings |
-    /// | `logit_bias` | an object of integers (token id to bias) |
-    /// | `logprobs`, `store`, `parallel_tool_calls` | a boolean |
-    /// | `user` | a string |
-    /// | `safety_identifier` | a string of at most 64 characters, or null |
-    /// | `prompt_cache_key` | a string, or null |
-    /// | `prompt_cache_retention` | `"in_memory"`, `"24h"`, or null |
-    /// | `prompt_cache_options` | an object; `ttl` `"30m"`, `mode` `"implicit"` or `"explicit"` |
-    /// | `metadata` | an object of strings, or null |
-    /// | `service_tier` | `"auto"`, `"default"`, `"flex"`, `"scale"`, `"priority"`, `"fast"`, or null |
-    /// | `reasoning_effort` | `"none"`, `"minimal"`, `"low"`, `"medium"`, `"high"`, `"xhigh"`, `"max"`, or null |
-    /// | `verbosity` | `"low"`, `"medium"`, `"high"`, or null |
-    /// | `modalities` | an array of `"text"` and `"audio"`, or null |
-    /// | `response_format` | `{"type": "text"}`, `{"type": "json_object"}`, or `{"type": "json_schema", "json_schema": {"name", "description"?, "schema"? (an object), "strict"? (a boolean or null)}}` |
-    /// | `tool_choice` | `"none"`, `"auto"`, `"required"`, `{"type": "function", "function": {"name"}}`, `{"type": "custom", "custom": {"name"}}`, or `{"type": "allowed_tools", "allowed_tools": {"mode": "auto" or "required", "tools": [objects]}}` |
-    /// | `audio` | `{"voice": a string or {"id": a string}, "format": "wav", "aac", "mp3", "flac", "opus" or "pcm16"}` |
-    /// | `prediction` | `{"type": "content", "content": a string or 1 or more {"type": "text", "text"} parts}` |
-    /// | `web_search_options` | an object; `user_location` `{"type": "approximate", "approximate": {country, region, city, timezone: strings}}`, `search_context_size` `"low"`, `"medium"` or `"high"` |
-    /// | `moderation` | `{"model": a string, "policy"?: {"input"?, "output"?: {"mode": "score" or "block"} or null} or null}`, or null |
-    /// | `function_call` (deprecated) | `"none"`, `"auto"`, or `{"name": a string}` |
-    /// | `functions` (deprecated) | an array of 1 to 128 `{"name": a string, "parameters"?: an object}` |
     ///
     /// ```
     /// use serde_json::json;

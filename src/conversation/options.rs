@@ -2,53 +2,17 @@
 //! [`Conversation`](crate::Conversation) stores it; the typed setters for the
 //! common fields are in `setters.rs`.
 //!
-//! # The check
-//!
-//! A field that the official `CreateChatCompletionRequest` schema defines
-//! (OpenAI's OpenAPI description, validated as JSON Schema draft 2020-12) is
-//! checked against that schema's own rule for it, by chatwire's JSON Schema
+//! A field that the official `CreateChatCompletionRequest` schema defines is
+//! checked against that schema's own rule for it by chatwire's JSON Schema
 //! checker (`crate::schema`, the one behind `Client::send_json`). The rules
-//! are `options.schema.json` beside this file: the schema's definition of
-//! each field (the definitions of a field that several parts of the schema
-//! define, together under `allOf`, the request's own first), with the
-//! definitions they refer to, and without annotations (descriptions,
-//! examples, OpenAPI's `nullable`, ...). `tests/options.rs` writes it from
-//! the official schema and fails when the two drift apart.
-//!
-//! A value the schema rejects is refused with [`Error::InvalidArgument`]
-//! naming the field, the value and what is allowed (`temperature must be a
-//! number from 0 to 2, or null, not 5`), and the conversation is left as it
-//! was. A value the schema accepts is stored and sent exactly as given. So
-//! a request body built from options always validates against the schema.
-//!
-//! A field the schema does not define passes untouched: it is a server's
-//! own extension, such as llama.cpp's `top_k`, `min_p`, `n_predict` and
-//! `cache_prompt`, or vLLM's `min_tokens`. Keys the schema does not name
-//! inside a checked object pass too, as the schema allows them.
-//!
-//! Details that follow from "as the schema checks it":
-//! - `null` is accepted only where the schema accepts it. The OpenAPI
-//!   `nullable` marks on `max_tokens`, `seed`, `stop` and others are not
-//!   JSON Schema, and the schema rejects `null` there: remove the option
-//!   instead (`None`; `NULL` from C) to get the server's default.
-//! - An integer may be written `16.0`, as in JSON Schema; it is sent as written.
-//! - `max_tokens` and `max_completion_tokens` take any integer: the schema
-//!   sets no minimum, and llama.cpp reads `-1` as "no limit".
-//! - The check is about the form of a value, not about what a model or a
-//!   server supports: `top_logprobs` without `logprobs`, or `n: 2` on a
-//!   server that makes one choice, pass here and the server answers.
-//!
-//! One rule goes beyond the schema, which states it only in words: a
-//! `json_schema` response format's `name` must be 1 to 64 ASCII letters,
-//! digits, `_` or `-`; OpenAI refuses any other name.
-//!
-//! The fields and their rules are listed in the documentation of
-//! [`Conversation::set_option`](crate::Conversation::set_option), where
-//! users read them; `tests/options.rs` checks each row of that table
-//! against the official schema, value by value.
-//!
-//! `model`, `messages`, `stream`, `stream_options` and `tools` are not
-//! options: the conversation and the send call provide them.
+//! are `options.schema.json` beside this file: the schema's definitions of
+//! the fields (the request's own first, under `allOf` where several parts
+//! define one), with what they refer to, without annotations;
+//! `tests/options.rs` writes it from the official schema and fails when the
+//! two drift apart. OpenAPI's `nullable` is not JSON Schema, so `null` passes
+//! only where the schema itself allows it. A field without a rule is a
+//! server's own extension and passes as it is. What users read of this is
+//! in `docs/c-api.md` ("Request options").
 
 use std::sync::OnceLock;
 
