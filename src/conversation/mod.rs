@@ -108,9 +108,7 @@ fn check_option_name(name: &str) -> Result<()> {
 
 /// An option's value from JSON text (`None` removes the option).
 fn option_json(name: &str, json: Option<&str>) -> Result<Option<Value>> {
-    json.map(serde_json::from_str)
-        .transpose()
-        .map_err(|err| Error::InvalidArgument(format!("the value of {name:?} is not JSON: {err}")))
+    message::json_text(json, || format!("the value of {name:?} is"))
 }
 
 /// A model name must name something: an empty one is refused before any
