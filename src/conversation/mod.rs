@@ -18,19 +18,13 @@ use message::{Attachment, Image, Message, ReasoningReplay, Role, Tool};
 
 /// A model name and the messages exchanged so far.
 ///
-/// The service keeps no state, so the whole conversation travels with every
-/// request. Ordering rules, checked on every change:
-/// at most one system message, and only first; then user and assistant
-/// messages alternate, starting with a user message; an assistant message
-/// that calls tools is followed by one tool result per call, and then by
-/// the next user message or the next reply.
-///
-/// It serializes to (and deserializes from, checking the rules) the request
-/// shape `{"model": ..., "messages": [{"role": ..., "content": ...}, ...],
-/// "tools": [...], ...options}`, so that nothing is lost in a round trip.
-/// The token budget ([`set_token_budget`](Self::set_token_budget)) and what
-/// it remembers of the server's counts are not part of that form, nor of
-/// equality: two conversations are equal when they would send the same.
+/// The whole conversation travels with every request. Ordering rules,
+/// checked on every change: at most one system message, and only first;
+/// then user and assistant messages alternate, starting with a user
+/// message; an assistant message that calls tools is followed by one tool
+/// result per call. It serializes to the request shape (`{"model",
+/// "messages", "tools", ...options}`) and back, checking the rules; the
+/// token budget is not part of that form, nor of equality.
 ///
 /// ```
 /// let mut conversation = chatwire::Conversation::new("gpt-4o-mini");
@@ -121,9 +115,8 @@ fn check_model(model: &str) -> Result<()> {
 }
 
 impl Conversation {
-    /// An empty conversation with the given model. An empty model name is
-    /// refused when the conversation is sent; [`with_model`](Self::with_model)
-    /// refuses it at once.
+    /// An empty conversation with the given model; an empty name is refused
+    /// when it is sent ([`with_model`](Self::with_model) refuses it at once).
     pub fn new(model: impl Into<String>) -> Conversation {
         Conversation {
             model: model.into(),
@@ -188,16 +181,11 @@ impl Conversation {
         self.set_option_unchecked(name, value)
     }
 
-    /// Sets a top-level request field without checking its value: for a
-    /// server's own form of a field the official schema defines, which
-    /// [`set_option`](Self::set_option) refuses, such as llama.cpp's array
-    /// form of `logit_bias` (`[[15043, -1]]`) or vLLM's `stop` list of more
-    /// than four strings. The value is sent exactly as given, and the
-    /// request body may then break the official schema: a server that
-    /// follows it strictly answers with an error. `None` removes the field.
-    /// Only the names the conversation and the send call provide (`model`,
-    /// `messages`, `stream`, `stream_options`, `tools`) and an empty name
-    /// are refused, with [`Error::InvalidArgument`].
+    /// Sets a top-level request field without checking its value, for a
+    /// server's own form of a field that [`set_option`](Self::set_option)
+    /// refuses (llama.cpp's array form of `logit_bias`); the request may
+    /// then break the official schema. Only the reserved names and an empty
+    /// name are refused, with [`Error::InvalidArgument`].
     ///
     /// ```
     /// use serde_json::json;
@@ -222,16 +210,14 @@ impl Conversation {
     /// value as JSON text; text that is not JSON is refused with
     /// [`Error::InvalidArgument`].
     pub fn set_option_unchecked_json(&mut self, name: &str, json: Option<&str>) -> Result<()> {
-        let value = option_json(name, json)?;
-        self.set_option_unchecked(name, value)
+        self.set_option_unchecked(name, option_json(name, json)?)
     }
 
     /// Like [`set_option`](Self::set_option), with the value as JSON text
     /// (`"64"`, `"0.2"`, `"{\"type\":\"json_object\"}"`), checked the same
     /// way; text that is not JSON is refused with [`Error::InvalidArgument`].
     pub fn set_option_json(&mut self, name: &str, json: Option<&str>) -> Result<()> {
-        let value = option_json(name, json)?;
-        self.set_option(name, value)
+        self.set_option(name, option_json(name, json)?)
     }
 
     /// The request fields set with [`set_option`](Self::set_option).
@@ -286,12 +272,8 @@ impl Conversation {
         self.push_message(message)
     }
 
-    /// Appends a user message with text (may be empty) and one local file:
-    /// a PDF (sent as a `file` content part, with the file's name) or a WAV
-    /// or MP3 recording (sent as an `input_audio` part), told by its bytes;
-    /// at most [`MAX_FILE_BYTES`](crate::MAX_FILE_BYTES), a regular file
-    /// only; see [`Attachment::from_file`]. Anything else is
-    /// [`Error::InvalidArgument`] and leaves the conversation unchanged.
+    /// Appends a user message with text (may be empty) and one local PDF,
+    /// WAV or MP3 file; see [`Attachment::from_file`].
     pub fn user_file(
         &mut self,
         text: impl Into<String>,
@@ -319,10 +301,8 @@ impl Conversation {
         &self.tools
     }
 
-    /// Chooses which assistant messages of the history carry their
-    /// reasoning back to the server (see [`ReasoningReplay`]); the default,
-    /// [`ReasoningReplay::Auto`], follows the model's name. Not part of the
-    /// JSON form: a conversation read back is `Auto` again.
+    /// Chooses which assistant messages carry their reasoning back (default
+    /// [`ReasoningReplay::Auto`]); not part of the JSON form.
     pub fn set_reasoning_replay(&mut self, replay: ReasoningReplay) {
         self.reasoning_replay = replay;
     }
@@ -359,8 +339,7 @@ impl Conversation {
     }
 
     /// Keeps the first `len` messages and drops the rest, to undo the last
-    /// turns; a prefix of a valid conversation is always valid. A `len` at or
-    /// beyond the length changes nothing.
+    /// turns; a `len` beyond the length is [`Error::InvalidArgument`].
     pub fn truncate(&mut self, len: usize) -> Result<()> {
         if len > self.messages.len() {
             return Err(Error::InvalidArgument(format!(
@@ -377,11 +356,10 @@ impl Conversation {
         self.messages.retain(|message| message.role == Role::System);
     }
 
-    /// Reads a conversation from its JSON form (see [`Conversation`]), checking
-    /// the ordering rules: [`Error::InvalidArgument`] for text that is not a
-    /// conversation, [`Error::InvalidConversation`] for broken ordering.
-    /// Options are taken as [`set_option_unchecked`](Self::set_option_unchecked)
-    /// takes them, since the JSON form cannot say which were set that way.
+    /// Reads a conversation from its JSON form: [`Error::InvalidArgument`]
+    /// for text that is not a conversation, [`Error::InvalidConversation`]
+    /// for broken ordering. Options are taken unchecked, since the JSON form
+    /// cannot say which were set that way.
     pub fn from_json(json: &str) -> Result<Conversation> {
         let raw: Unchecked = serde_json::from_str(json)
             .map_err(|err| Error::InvalidArgument(format!("not a conversation in JSON: {err}")))?;
