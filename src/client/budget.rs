@@ -6,15 +6,12 @@
 //! hands the trim to `Conversation::append_answer` with the reply. When the
 //! server still says the conversation is too long, [`Outgoing::send`]
 //! leaves out more and makes the request once more.
-//! Structured output, whose answer is not a reply, goes through
-//! [`keep_within_budget`].
 
 use std::borrow::Cow;
 
 use ::log::Level;
 
 use crate::conversation::budget::Trim;
-use crate::conversation::message::Message;
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::log;
@@ -23,8 +20,8 @@ use crate::log;
 pub(crate) struct Outgoing<'c> {
     /// What is sent: the conversation itself, or a copy without what the
     /// budget leaves out.
-    sent: Cow<'c, Conversation>,
-    trim: Option<Trim>,
+    pub(super) sent: Cow<'c, Conversation>,
+    pub(super) trim: Option<Trim>,
 }
 
 impl<'c> Outgoing<'c> {
@@ -83,20 +80,6 @@ impl<'c> Outgoing<'c> {
             outcome => outcome.map(|outcome| (outcome, self.trim)),
         }
     }
-}
-
-/// Runs a structured exchange within the conversation's budget: on the
-/// conversation as [`Outgoing::plan`] leaves it (borrowed, or a copy
-/// without what the budget leaves out), then appends the answer, taking
-/// the trim on, as a reply is appended. A failure changes nothing.
-pub(crate) fn keep_within_budget<T>(
-    conversation: &mut Conversation,
-    exchange: impl FnOnce(Cow<'_, Conversation>) -> Result<(T, Message)>,
-) -> Result<T> {
-    let Outgoing { sent, trim } = Outgoing::plan(conversation)?;
-    let (answer, message) = exchange(sent)?;
-    conversation.append_answer(message, trim, None)?;
-    Ok(answer)
 }
 
 /// The line that says what a send leaves out, and why.

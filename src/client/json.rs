@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::error::Result;
 use crate::structured::{self, Schema, SchemaDelivery};
 
-use super::Client;
+use super::{Client, Outgoing};
 
 impl Client {
     /// Asks for JSON that matches a JSON Schema and returns it as a `T`
@@ -62,9 +62,13 @@ impl Client {
         schema: &Value,
     ) -> Result<T> {
         let schema = Schema::new(schema.clone())?;
-        super::budget::keep_within_budget(conversation, |sent| {
-            structured::exchange(sent, &schema, self.json, |work| self.complete(work))
-        })
+        // On the conversation as the budget leaves it; the answer is then
+        // appended as a reply is, taking the trim on.
+        let Outgoing { sent, trim } = Outgoing::plan(conversation)?;
+        let work = |work: &Conversation| self.complete(work);
+        let (answer, message) = structured::exchange(sent, &schema, self.json, work)?;
+        conversation.append_answer(message, trim, None)?;
+        Ok(answer)
     }
 
     /// Like [`send_json`](Self::send_json), with the schema derived from `T`

@@ -1,7 +1,4 @@
-//! What a built client can be asked: its endpoint, timeouts, retries,
-//! limits, pool size and the cap on background requests. A client never
-//! changes once built: a different configuration is a different client,
-//! made by a [`ClientBuilder`](crate::ClientBuilder).
+//! What a built client can be asked; a client never changes once built.
 
 use std::time::Duration;
 

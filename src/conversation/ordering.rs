@@ -106,20 +106,15 @@ fn check_result(next: &Message, missing: &[&str]) -> Result<()> {
 /// What each role may carry.
 fn check_shape(message: &Message) -> Result<()> {
     let role = message.role;
+    let only = |what: &str| Err(invalid(format!("only {what}, not {role} messages")));
     if role != Role::User && !message.images.is_empty() {
-        return Err(invalid(format!(
-            "only user messages carry images, not {role} messages"
-        )));
+        return only("user messages carry images");
     }
     if role != Role::User && !message.files.is_empty() {
-        return Err(invalid(format!(
-            "only user messages carry files, not {role} messages"
-        )));
+        return only("user messages carry files");
     }
     if role != Role::Assistant && !message.tool_calls.is_empty() {
-        return Err(invalid(format!(
-            "only assistant messages call tools, not {role} messages"
-        )));
+        return only("assistant messages call tools");
     }
     match (role, message.tool_call_id.as_deref()) {
         (Role::Tool, None | Some("")) => {

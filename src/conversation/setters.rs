@@ -1,6 +1,4 @@
-//! Typed setters for the common request fields, over
-//! [`Conversation::set_option`], which checks them as [`super::options`]
-//! describes.
+//! Typed setters for the common request fields.
 
 use serde_json::{json, Value};
 
@@ -8,10 +6,8 @@ use crate::conversation::options::{finite, ResponseFormat};
 use crate::conversation::Conversation;
 use crate::error::Result;
 
-/// Typed setters for the common request fields. Each goes through
-/// [`set_option`](Conversation::set_option), so each is checked as described
-/// in its documentation, and a refused value leaves the conversation as it
-/// was. Remove a field with `set_option(name, None)`.
+/// Each goes through [`set_option`](Conversation::set_option), checked as
+/// it checks; remove a field with `set_option(name, None)`.
 impl Conversation {
     /// Sets `temperature`, the sampling temperature: from 0 to 2 (lower is
     /// more deterministic).
@@ -32,9 +28,8 @@ impl Conversation {
         self.set_option("top_p", Some(finite("top_p", top_p)?))
     }
 
-    /// Sets `max_tokens`, the most tokens the reply may have. OpenAI
-    /// deprecates it for `max_completion_tokens`, which its reasoning models
-    /// need; compatible servers (llama.cpp, Ollama, vLLM) read `max_tokens`.
+    /// Sets `max_tokens`, the most tokens the reply may have (OpenAI's
+    /// reasoning models need `max_completion_tokens` instead).
     pub fn set_max_tokens(&mut self, max_tokens: u32) -> Result<()> {
         self.set_option("max_tokens", Some(json!(max_tokens)))
     }
@@ -45,9 +40,8 @@ impl Conversation {
         self.set_option("max_completion_tokens", Some(json!(max_tokens)))
     }
 
-    /// Sets `stop`, up to 4 sequences that end the reply (not included in
-    /// it). Always sent as an array; an empty list removes the field, and
-    /// more than 4 are refused.
+    /// Sets `stop`, up to 4 sequences that end the reply, as an array; an
+    /// empty list removes the field.
     ///
     /// ```
     /// let mut conversation = chatwire::Conversation::new("m");
@@ -79,16 +73,12 @@ impl Conversation {
         self.set_option("frequency_penalty", Some(value))
     }
 
-    /// Sets `response_format`: plain text, JSON mode, or a JSON Schema. A
-    /// schema that is not a JSON object, or a name that is not 1 to 64 ASCII
-    /// letters, digits, `_` or `-`, is refused.
+    /// Sets `response_format`: plain text, JSON mode, or a JSON Schema.
     pub fn set_response_format(&mut self, format: ResponseFormat) -> Result<()> {
         self.set_option("response_format", Some(format.to_value()))
     }
 
-    /// Sets `user`, a stable identifier of the end user (OpenAI now prefers
-    /// `safety_identifier` and `prompt_cache_key`, settable with
-    /// [`set_option`](Conversation::set_option)).
+    /// Sets `user`, a stable identifier of the end user.
     pub fn set_user(&mut self, user: impl Into<String>) -> Result<()> {
         self.set_option("user", Some(Value::String(user.into())))
     }

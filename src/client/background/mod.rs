@@ -26,8 +26,7 @@ pub(crate) use request::BackgroundSend;
 
 impl Client {
     /// Sends the conversation on a worker thread and returns at once; see
-    /// [`PendingReply`]. The conversation is read now and not touched later:
-    /// append the reply with [`Conversation::append_reply`].
+    /// [`PendingReply`]. Append the reply with [`Conversation::append_reply`].
     ///
     /// ```no_run
     /// # let client = chatwire::Client::from_env()?;
