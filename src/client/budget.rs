@@ -1,11 +1,6 @@
-//! The hook every send runs through: the conversation's token budget.
-//!
-//! Before a request, [`Outgoing::plan`] checks the conversation and has it
-//! plan what the budget leaves out; the request is made from a copy without
-//! it, so the caller's conversation is untouched until a send succeeds and
-//! hands the trim to `Conversation::append_answer` with the reply. When the
-//! server still says the conversation is too long, [`Outgoing::send`]
-//! leaves out more and makes the request once more.
+//! The hook every send runs through: the conversation's token budget. The
+//! request is made from a copy without what the budget leaves out, so the
+//! caller's conversation is untouched until the answer is appended.
 
 use std::borrow::Cow;
 
@@ -18,8 +13,6 @@ use crate::log;
 
 /// A conversation on its way out, and what its budget left out of it.
 pub(crate) struct Outgoing<'c> {
-    /// What is sent: the conversation itself, or a copy without what the
-    /// budget leaves out.
     pub(super) sent: Cow<'c, Conversation>,
     pub(super) trim: Option<Trim>,
 }
@@ -49,11 +42,10 @@ impl<'c> Outgoing<'c> {
         }
     }
 
-    /// Makes the request with `post`, which gets the conversation to send.
-    /// When the server answers [`Error::ContextLength`] and the
-    /// conversation has a budget, more old exchanges are left out and
-    /// `post` runs once more. Gives what `post` gave, and all that the
-    /// request left out, for the append.
+    /// Makes the request with `post`; when the server answers
+    /// [`Error::ContextLength`] under a budget, more old exchanges are left
+    /// out and `post` runs once more. Gives what `post` gave, and all that
+    /// the request left out, for the append.
     pub(crate) fn send<R>(
         self,
         mut post: impl FnMut(&Conversation) -> Result<R>,

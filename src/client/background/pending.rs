@@ -50,12 +50,12 @@ impl PendingReply {
     /// request counts as done (so [`is_done`](Self::is_done) is already true
     /// inside it) and before the outcome is handed to a waiter.
     pub(crate) fn spawn(
-        token: CancelToken,
         stack: usize,
         work: impl FnOnce(&CancelToken) -> Result<Reply> + Send + 'static,
         on_finish: impl FnOnce(&Result<Reply>) + Send + 'static,
     ) -> Result<PendingReply> {
         let shared = Arc::new(Shared::default());
+        let token = CancelToken::new();
         let worker_shared = shared.clone();
         let worker_token = token.clone();
         // Boxed, so that std's frames around it on the worker's stack hold
@@ -180,7 +180,6 @@ mod tests {
         let (ended, ended_seen) = std::sync::mpsc::channel();
         let in_callback = slot.clone();
         let pending = PendingReply::spawn(
-            CancelToken::new(),
             crate::DEFAULT_WORKER_STACK_BYTES,
             |_| Err(Error::Cancelled),
             move |_| {
