@@ -1,6 +1,5 @@
-//! One message of a conversation: its role, its text, and what some roles
-//! carry besides (images and files from the user, tool calls from the assistant, the
-//! call a tool result answers).
+//! One message of a conversation, and what it carries: images, files,
+//! tool calls, reasoning.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

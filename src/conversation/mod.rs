@@ -1,5 +1,4 @@
-//! The conversation: the history the client resends on every call, and the
-//! ordering rules that keep it acceptable to every compatible server.
+//! The conversation: the history the client resends on every call.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -100,13 +99,7 @@ fn check_option_name(name: &str) -> Result<()> {
     Ok(())
 }
 
-/// An option's value from JSON text (`None` removes the option).
-fn option_json(name: &str, json: Option<&str>) -> Result<Option<Value>> {
-    message::json_text(json, || format!("the value of {name:?} is"))
-}
-
-/// A model name must name something: an empty one is refused before any
-/// request is made, with an error that says so.
+/// An empty model name is refused before any request is made.
 fn check_model(model: &str) -> Result<()> {
     if model.trim().is_empty() {
         return Err(Error::InvalidArgument("the model name is empty".into()));
@@ -210,14 +203,16 @@ impl Conversation {
     /// value as JSON text; text that is not JSON is refused with
     /// [`Error::InvalidArgument`].
     pub fn set_option_unchecked_json(&mut self, name: &str, json: Option<&str>) -> Result<()> {
-        self.set_option_unchecked(name, option_json(name, json)?)
+        let value = message::json_text(json, || format!("the value of {name:?} is"))?;
+        self.set_option_unchecked(name, value)
     }
 
     /// Like [`set_option`](Self::set_option), with the value as JSON text
     /// (`"64"`, `"0.2"`, `"{\"type\":\"json_object\"}"`), checked the same
     /// way; text that is not JSON is refused with [`Error::InvalidArgument`].
     pub fn set_option_json(&mut self, name: &str, json: Option<&str>) -> Result<()> {
-        self.set_option(name, option_json(name, json)?)
+        let value = message::json_text(json, || format!("the value of {name:?} is"))?;
+        self.set_option(name, value)
     }
 
     /// The request fields set with [`set_option`](Self::set_option).

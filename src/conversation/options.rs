@@ -25,8 +25,7 @@ use crate::schema::{quote, Schema};
 /// The rules: the official schema's definitions of the request's fields.
 const RULES: &str = include_str!("options.schema.json");
 
-/// Checks a top-level request field before it is stored; see the module
-/// documentation. Fields without a rule (server extensions) pass as they are.
+/// Checks a top-level request field before it is stored.
 pub(crate) fn check(name: &str, value: &Value) -> Result<()> {
     let Some(problems) = rules()?.problems_under(&["properties", name], value) else {
         return Ok(());
@@ -52,9 +51,8 @@ fn rules() -> Result<&'static Schema> {
         .map_err(|why| Error::Internal(format!("the rules of request options: {why}")))
 }
 
-/// The name of a JSON Schema response format: the one rule that goes beyond
-/// the schema, which states it only in its description. Runs after the
-/// schema's check, so the format is an object of a known type.
+/// The name of a JSON Schema response format: a rule the schema states only
+/// in words. Runs after the schema's check, so the format is well formed.
 fn check_schema_name(format: &Value) -> Result<()> {
     if format["type"] != "json_schema" {
         return Ok(());
@@ -87,12 +85,10 @@ fn check_schema_name(format: &Value) -> Result<()> {
 pub enum ResponseFormat {
     /// Plain text, the default: `{"type": "text"}`.
     Text,
-    /// JSON mode, `{"type": "json_object"}`: the reply is a JSON object. The
-    /// messages must still ask for JSON.
+    /// JSON mode, `{"type": "json_object"}` (the messages must still ask for JSON).
     JsonObject,
     /// Structured outputs, `{"type": "json_schema", "json_schema": {...}}`:
-    /// the reply follows `schema`. llama.cpp's server turns the schema into
-    /// a grammar; OpenAI needs `strict: Some(true)` to guarantee it.
+    /// the reply follows `schema` (OpenAI guarantees it with `strict`).
     JsonSchema {
         /// 1 to 64 ASCII letters, digits, `_` or `-`.
         name: String,
