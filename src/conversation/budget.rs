@@ -19,6 +19,9 @@ use crate::conversation::message::{Attachment, AttachmentKind, Message, Role};
 use crate::conversation::Conversation;
 use crate::error::{ApiError, Error, Result};
 
+/// An image, counted as the tokens it typically costs at the default ratio.
+const IMAGE_BYTES: u64 = (IMAGE_TOKENS as f64 * DEFAULT_BYTES_PER_TOKEN) as u64;
+
 /// Bytes counted for each message besides its text: the role and the chat
 /// template's markers take a few tokens in every template.
 const MESSAGE_BYTES: u64 = 16;
@@ -118,7 +121,7 @@ fn message_bytes(message: &Message) -> u64 {
         })
         .sum();
     let answered = message.tool_call_id.as_ref().map_or(0, String::len);
-    let images = message.images.len() as u64 * image_bytes();
+    let images = message.images.len() as u64 * IMAGE_BYTES;
     let files: u64 = message.files.iter().map(file_bytes).sum();
     MESSAGE_BYTES * (1 + message.tool_calls.len() as u64)
         + (message.content.len() + calls + answered + extra_bytes(&message.extra)) as u64
@@ -150,11 +153,6 @@ fn extra_bytes(extra: &serde_json::Map<String, serde_json::Value>) -> usize {
         .iter()
         .map(|(name, value)| name.len() + value.to_string().len())
         .sum()
-}
-
-/// An image, counted as the tokens it typically costs at the default ratio.
-fn image_bytes() -> u64 {
-    (IMAGE_TOKENS as f64 * DEFAULT_BYTES_PER_TOKEN) as u64
 }
 
 fn tokens(bytes: u64, bytes_per_token: f64) -> u64 {
