@@ -10,7 +10,6 @@ pub(crate) mod image;
 pub(crate) mod message;
 pub(crate) mod options;
 pub(crate) mod ordering;
-mod setters;
 
 use crate::error::{Error, Result};
 use message::{Attachment, Image, Message, ReasoningReplay, Role, Tool};
