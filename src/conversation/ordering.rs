@@ -29,27 +29,23 @@ fn state(messages: &[Message]) -> State<'_> {
         return State::After(last.role);
     }
     // The assistant message whose calls the trailing tool messages answer.
-    let results = messages
+    let Some(at) = messages
         .iter()
-        .rev()
-        .take_while(|message| message.role == Role::Tool)
-        .count();
-    let Some(caller) = messages
-        .len()
-        .checked_sub(results + 1)
-        .map(|i| &messages[i])
+        .rposition(|message| message.role != Role::Tool)
     else {
         return State::After(Role::Tool);
     };
-    let answered: Vec<&str> = messages[messages.len() - results..]
-        .iter()
-        .filter_map(|message| message.tool_call_id.as_deref())
-        .collect();
-    let missing: Vec<&str> = caller
+    let results = &messages[at + 1..];
+    let answered = |id: &str| {
+        results
+            .iter()
+            .any(|m| m.tool_call_id.as_deref() == Some(id))
+    };
+    let missing: Vec<&str> = messages[at]
         .tool_calls
         .iter()
         .map(|call| call.id.as_str())
-        .filter(|id| !answered.contains(id))
+        .filter(|id| !answered(id))
         .collect();
     if missing.is_empty() {
         State::ResultsComplete
