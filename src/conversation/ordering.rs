@@ -114,9 +114,7 @@ fn check_shape(message: &Message) -> Result<()> {
     }
     match (role, message.tool_call_id.as_deref()) {
         (Role::Tool, None | Some("")) => {
-            return Err(invalid(
-                "a tool result needs the id of the call it answers".into(),
-            ))
+            return Err(invalid("a tool result needs the id of the call it answers"))
         }
         (Role::Tool, Some(_)) | (_, None) => {}
         (_, Some(_)) => return Err(invalid(format!("{} message answers no tool call", a(role)))),
@@ -144,7 +142,7 @@ pub(crate) fn check_ready(messages: &[Message]) -> Result<()> {
     match state(messages) {
         State::After(Role::User) | State::ResultsComplete => Ok(()),
         State::Start => Err(invalid(
-            "the conversation is empty: append a user message before sending".into(),
+            "the conversation is empty: append a user message before sending",
         )),
         State::AwaitingResults(missing) => Err(invalid(format!(
             "missing a tool result for call {} (missing: {})",
@@ -168,8 +166,8 @@ fn a(role: Role) -> &'static str {
     }
 }
 
-fn invalid(message: String) -> Error {
-    Error::InvalidConversation(message)
+fn invalid(message: impl Into<String>) -> Error {
+    Error::InvalidConversation(message.into())
 }
 
 #[cfg(test)]
