@@ -326,11 +326,7 @@ impl Conversation {
     /// The conversation as a send under `trim` sends it: the same model,
     /// options and tools, the messages `trim` keeps.
     pub(crate) fn selection(&self, trim: &Trim) -> Conversation {
-        let messages = self.messages[..trim.start]
-            .iter()
-            .chain(&self.messages[trim.end..])
-            .cloned()
-            .collect();
+        let messages = [&self.messages[..trim.start], &self.messages[trim.end..]].concat();
         Conversation {
             model: self.model.clone(),
             messages,

@@ -3,16 +3,11 @@
 //! for the common fields.
 //!
 //! A field that the official `CreateChatCompletionRequest` schema defines is
-//! checked against that schema's own rule for it by chatwire's JSON Schema
-//! checker (`crate::schema`, the one behind `Client::send_json`). The rules
-//! are `options.schema.json` beside this file: the schema's definitions of
-//! the fields (the request's own first, under `allOf` where several parts
-//! define one), with what they refer to, without annotations;
-//! `tests/options.rs` writes it from the official schema and fails when the
-//! two drift apart. OpenAPI's `nullable` is not JSON Schema, so `null` passes
-//! only where the schema itself allows it. A field without a rule is a
-//! server's own extension and passes as it is. What users read of this is
-//! in `docs/c-api.md` ("Request options").
+//! checked by `crate::schema` against the rules in `options.schema.json`:
+//! the schema's definitions of the fields without annotations, which
+//! `tests/options.rs` writes from the official schema and keeps in step.
+//! OpenAPI's `nullable` is not JSON Schema, so `null` passes only where the
+//! schema allows it. Users read the rules in `docs/c-api.md`.
 
 use std::sync::OnceLock;
 

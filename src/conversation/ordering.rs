@@ -1,12 +1,6 @@
-//! The ordering rules of a conversation.
-//!
-//! At most one system message, and only first. Then user and assistant
-//! messages alternate, starting with a user message. An assistant message
-//! that calls tools is followed by one tool message per call (in any
-//! order), each naming the call it answers; after the last of them comes
-//! the next user message or the assistant's next reply. A request can be
-//! made when the last message is a user message or the last missing tool
-//! result.
+//! The ordering rules of a conversation (see [`Conversation`](crate::Conversation)):
+//! tool results come in any order, and after the last of them comes the next
+//! user message or the assistant's next reply.
 
 use crate::conversation::message::{Message, Role};
 use crate::error::{Error, Result};
