@@ -229,11 +229,7 @@ impl Conversation {
 
     /// 1 after a system message, else 0: where droppable messages start.
     fn first_droppable(&self) -> usize {
-        usize::from(
-            self.messages
-                .first()
-                .is_some_and(|m| m.role == Role::System),
-        )
+        usize::from(matches!(self.messages.first(), Some(m) if m.role == Role::System))
     }
 
     /// What a send must leave out to keep within the budget: `None` when
