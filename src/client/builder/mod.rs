@@ -82,7 +82,10 @@ impl fmt::Debug for ClientBuilder {
 
 /// Setters that store their argument (`.into()` where marked) as `Some`.
 macro_rules! setters {
-    ($($(#[$doc:meta])* $name:ident($arg:ident: $ty:ty) => $field:ident $(.$into:ident())?;)*) => {$(
+    ($(
+        $(#[$doc:meta])*
+        $name:ident($arg:ident: $ty:ty) => $field:ident $(.$into:ident())?;
+    )*) => {$(
         $(#[$doc])*
         pub fn $name(mut self, $arg: $ty) -> Self {
             self.$field = Some($arg$(.$into())?);

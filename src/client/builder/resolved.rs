@@ -22,7 +22,10 @@ use super::super::Client;
 /// Setters of a checked value; those marked `new pool` change what the
 /// pool is built from.
 macro_rules! checked_setters {
-    ($($(#[$doc:meta])* $name:ident($arg:ident: $ty:ty) => $($field:ident).+ = $check:expr $(, new $pool:ident)?;)*) => {$(
+    ($(
+        $(#[$doc:meta])*
+        $name:ident($arg:ident: $ty:ty) => $($field:ident).+ = $check:expr $(, new $pool:ident)?;
+    )*) => {$(
         $(#[$doc])*
         pub(crate) fn $name(&mut self, $arg: $ty) -> Result<()> {
             self.$($field).+ = $check?;
