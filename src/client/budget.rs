@@ -1,30 +1,20 @@
-//! The hook every send runs through: the conversation's token budget.
-//!
-//! Before a request, [`Outgoing::plan`] checks the conversation and has it
-//! plan what the budget leaves out; the request is made from a copy without
-//! it, so the caller's conversation is untouched until a send succeeds and
-//! hands the trim to `Conversation::append_answer` with the reply. When the
-//! server still says the conversation is too long, [`Outgoing::send`]
-//! leaves out more and makes the request once more.
-//! Structured output, whose answer is not a reply, goes through
-//! [`keep_within_budget`].
+//! The hook every send runs through: the conversation's token budget. The
+//! request is made from a copy without what the budget leaves out, so the
+//! caller's conversation is untouched until the answer is appended.
 
 use std::borrow::Cow;
 
 use ::log::Level;
 
 use crate::conversation::budget::Trim;
-use crate::conversation::message::Message;
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::log;
 
 /// A conversation on its way out, and what its budget left out of it.
 pub(crate) struct Outgoing<'c> {
-    /// What is sent: the conversation itself, or a copy without what the
-    /// budget leaves out.
-    sent: Cow<'c, Conversation>,
-    trim: Option<Trim>,
+    pub(super) sent: Cow<'c, Conversation>,
+    pub(super) trim: Option<Trim>,
 }
 
 impl<'c> Outgoing<'c> {
@@ -52,11 +42,10 @@ impl<'c> Outgoing<'c> {
         }
     }
 
-    /// Makes the request with `post`, which gets the conversation to send.
-    /// When the server answers [`Error::ContextLength`] and the
-    /// conversation has a budget, more old exchanges are left out and
-    /// `post` runs once more. Gives what `post` gave, and all that the
-    /// request left out, for the append.
+    /// Makes the request with `post`; when the server answers
+    /// [`Error::ContextLength`] under a budget, more old exchanges are left
+    /// out and `post` runs once more. Gives what `post` gave, and all that
+    /// the request left out, for the append.
     pub(crate) fn send<R>(
         self,
         mut post: impl FnMut(&Conversation) -> Result<R>,
@@ -83,20 +72,6 @@ impl<'c> Outgoing<'c> {
             outcome => outcome.map(|outcome| (outcome, self.trim)),
         }
     }
-}
-
-/// Runs a structured exchange within the conversation's budget: on the
-/// conversation as [`Outgoing::plan`] leaves it (borrowed, or a copy
-/// without what the budget leaves out), then appends the answer, taking
-/// the trim on, as a reply is appended. A failure changes nothing.
-pub(crate) fn keep_within_budget<T>(
-    conversation: &mut Conversation,
-    exchange: impl FnOnce(Cow<'_, Conversation>) -> Result<(T, Message)>,
-) -> Result<T> {
-    let Outgoing { sent, trim } = Outgoing::plan(conversation)?;
-    let (answer, message) = exchange(sent)?;
-    conversation.append_answer(message, trim, None)?;
-    Ok(answer)
 }
 
 /// The line that says what a send leaves out, and why.

@@ -9,51 +9,25 @@ use crate::error::Error;
 use crate::error::Result;
 use crate::structured::{self, Schema, SchemaDelivery};
 
-use super::Client;
+use super::{Client, Outgoing};
 
 impl Client {
-    /// Asks for JSON that matches a JSON Schema and returns it as a `T`:
-    /// the reply is read with the tolerant extraction ([`extract_json`]),
-    /// checked against `schema`, and when it does not match, the model gets
-    /// a short correction turn naming each problem, up to
-    /// [`json_corrections`](Self::json_corrections) times (default
-    /// [`DEFAULT_JSON_CORRECTIONS`](crate::DEFAULT_JSON_CORRECTIONS)).
-    /// How the model learns the schema is the client's
-    /// [`schema_delivery`](Self::schema_delivery): in the prompt (default),
-    /// as `response_format`, or not at all. A reply the token limit cut
-    /// (`finish_reason` `"length"`) is named as such, first among the
-    /// problems.
+    /// Asks for JSON that matches a JSON Schema and returns it as a `T`
+    /// (which can be [`serde_json::Value`]). The reply is read with the
+    /// tolerant extraction ([`extract_json`]) and checked against `schema`;
+    /// when it does not match (or does not fit `T`), the model gets a
+    /// correction turn naming each problem, up to
+    /// [`json_corrections`](Self::json_corrections) times. How the model
+    /// learns the schema is the client's [`schema_delivery`](Self::schema_delivery).
     ///
     /// The last message must be a user message (or the last tool result).
-    /// On success the conversation holds the question as asked and the
-    /// valid JSON (compact) as the assistant's answer, without the
-    /// correction turns. On any failure it is unchanged.
-    ///
-    /// `T` can be [`serde_json::Value`] to take whatever the schema allows;
-    /// JSON that matches the schema but does not fit `T` counts as a problem
-    /// too, and is corrected the same way.
-    ///
-    /// # The schema check
-    ///
-    /// chatwire checks a subset of JSON Schema (draft 2020-12) with its own
-    /// code, the same that checks request options (why not a validator
-    /// crate: `docs/structured-output.md`). Checked: `type` (one or
-    /// several; `2.0` is an integer), `enum`, `const` (numbers compared by
-    /// value), `properties`, `required`, `additionalProperties`,
-    /// `propertyNames`, `dependentRequired`, `minProperties`/`maxProperties`,
-    /// `items`, `prefixItems`, `minItems`/`maxItems`, `uniqueItems`,
-    /// `contains` (with `minContains`/`maxContains`), `minLength`/`maxLength`
-    /// (in characters), `minimum`, `maximum`, `exclusiveMinimum`,
-    /// `exclusiveMaximum`, `multipleOf`, `allOf`, `anyOf`, `oneOf`, `not`,
-    /// `if`/`then`/`else`, boolean schemas, and `$ref` to `#` or a JSON
-    /// Pointer inside the schema (`#/$defs/name`, `#/definitions/name`).
-    /// Annotations (`title`, `description`, `default`, `examples`,
-    /// `format`, ...) are not checked, as JSON Schema itself does not check
-    /// them by default. A schema that uses `pattern`, `patternProperties`,
-    /// `unevaluatedProperties`, `unevaluatedItems`, `dependentSchemas`,
-    /// `dependencies`, `$dynamicRef` or a `$ref` outside itself is refused
-    /// with [`Error::InvalidArgument`](crate::Error::InvalidArgument) before anything is sent, so that no
-    /// check is silently skipped. At most 8 problems are reported per reply.
+    /// On success the conversation holds the question and the valid JSON
+    /// (compact) as the answer, without the correction turns; on any failure
+    /// it is unchanged. chatwire checks a subset of JSON Schema (draft
+    /// 2020-12) with its own code, and refuses a schema that needs more
+    /// (`pattern`, a remote `$ref`, ...) before sending, so that no check is
+    /// silently skipped; the keywords are listed in
+    /// `docs/structured-output.md`.
     ///
     /// # Errors
     ///
@@ -88,9 +62,13 @@ impl Client {
         schema: &Value,
     ) -> Result<T> {
         let schema = Schema::new(schema.clone())?;
-        super::budget::keep_within_budget(conversation, |sent| {
-            structured::exchange(sent, &schema, self.json, |work| self.complete(work))
-        })
+        // On the conversation as the budget leaves it; the answer is then
+        // appended as a reply is, taking the trim on.
+        let Outgoing { sent, trim } = Outgoing::plan(conversation)?;
+        let work = |work: &Conversation| self.complete(work);
+        let (answer, message) = structured::exchange(sent, &schema, self.json, work)?;
+        conversation.append_answer(message, trim, None)?;
+        Ok(answer)
     }
 
     /// Like [`send_json`](Self::send_json), with the schema derived from `T`

@@ -1,21 +1,22 @@
-//! The client: the calls users make. `mod.rs` holds [`Client`] and the
-//! plain send; the other ways to send, each in a file named after it
-//! ([`stream`], [`background`], [`json`]), what a built client can be
-//! asked ([`settings`]) and the builder ([`builder`]), the one way to
-//! configure a client: a built client never changes.
+//! The client: the calls users make. `mod.rs` holds [`Client`], the plain
+//! send and what a built client can be asked; the other ways to send, each
+//! in a file named after it ([`stream`], [`background`], [`json`]), and the
+//! builder ([`builder`]), the one way to configure a client: a built client
+//! never changes.
 
 mod background;
 mod budget;
 mod builder;
 mod in_flight;
 mod json;
-mod settings;
 mod stream;
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
-use crate::config::Settings;
+use crate::config::{Limit, Settings};
+use crate::conversation::budget::Trim;
 use crate::conversation::Conversation;
 use crate::error::Result;
 use crate::http::cancel::CancelToken;
@@ -33,23 +34,14 @@ pub(crate) use builder::{provider_of, Resolved};
 
 /// A connection to one chat completions endpoint with one key.
 ///
-/// Cheap to clone; clones share the connection pool, so connections are
-/// reused across sends and threads, streamed and background sends included.
-/// `Send + Sync`: one client can serve many threads at once, each with its
-/// own [`Conversation`]; the pool keeps up to
-/// [`max_idle_connections`](ClientBuilder::max_idle_connections) connections
-/// between sends, one for each thread that was sending at the same time.
-///
-/// A request is retried (up to [`max_retries`](ClientBuilder::max_retries)
-/// times) after a connection failure, a timeout, or HTTP 408, 409, 429 and
-/// 5xx, waiting 0.5 s doubling up to 8 s with jitter, or as long as the
-/// server's `retry-after-ms` / `retry-after` header asks, up to 120 s; a
-/// longer requested pause, and a 429 for `insufficient_quota`, fail at once.
-///
-/// Only redirects that keep the request (307, 308) are followed, only
-/// within the endpoint's origin, at most 3 in a row; any other is an
-/// [`Error::Http`](crate::Error::Http) naming the target. What is kept of an answer is bounded
-/// by the [`Limit`](crate::Limit)s.
+/// Cheap to clone: clones share the connection pool, across sends and
+/// threads. `Send + Sync`: one client can serve many threads at once, each
+/// with its own [`Conversation`]. A request is retried (up to
+/// [`max_retries`](ClientBuilder::max_retries) times) after a connection
+/// failure, a timeout, or HTTP 408, 409, 429 and 5xx; only redirects that
+/// keep the request (307, 308) within the endpoint's origin are followed.
+/// `docs/configuration.md` and `docs/security.md` say how long it waits and
+/// what else it refuses.
 #[derive(Clone)]
 pub struct Client {
     pool: Arc<Pool>,
@@ -111,14 +103,20 @@ impl Client {
     /// Like [`send`](Self::send), returning the whole [`Reply`] (finish
     /// reason, usage, request id, the body as received).
     pub fn send_reply(&self, conversation: &mut Conversation) -> Result<Reply> {
-        let (reply, trim) = Outgoing::plan(conversation)?
-            .send(|sent| self.fetch(&wire::request::encode(sent, Delivery::Whole), None))?;
+        let (reply, trim) = self.fetch_planned(conversation)?;
         conversation.append_answer(reply.to_message(), trim, reply.tokens())?;
         Ok(reply)
     }
 
-    /// Posts a body and reads the whole reply as the server sent it; an
-    /// error, which chatwire composes, is cleaned of the secrets.
+    /// Fetches the reply to a conversation within its token budget, and
+    /// what the request left out.
+    fn fetch_planned(&self, conversation: &Conversation) -> Result<(Reply, Option<Trim>)> {
+        Outgoing::plan(conversation)?
+            .send(|sent| self.fetch(&wire::request::encode(sent, Delivery::Whole), None))
+    }
+
+    /// Posts a body and reads the whole reply; an error is cleaned of the
+    /// secrets.
     fn fetch(&self, body: &[u8], token: Option<&CancelToken>) -> Result<Reply> {
         self.pool
             .post(body, &self.settings, token)
@@ -132,14 +130,66 @@ impl Client {
             .map_err(|error| error.redact(&self.pool.secrets(&self.settings)))
     }
 
-    /// Sends the conversation and returns the reply without appending it.
-    /// Under a token budget the request leaves out old exchanges (see
-    /// [`Conversation::set_token_budget`]), and
-    /// [`Conversation::append_reply`] drops them when it appends the reply.
+    /// Sends the conversation and returns the reply without appending it;
+    /// [`Conversation::append_reply`] appends it (and drops what a token
+    /// budget left out of the request).
     pub fn complete(&self, conversation: &Conversation) -> Result<Reply> {
-        Outgoing::plan(conversation)?
-            .send(|sent| self.fetch(&wire::request::encode(sent, Delivery::Whole), None))
-            .map(|(reply, _)| reply)
+        self.fetch_planned(conversation).map(|(reply, _)| reply)
+    }
+}
+
+/// What a built client can be asked.
+impl Client {
+    /// The URL requests go to.
+    pub fn endpoint(&self) -> &str {
+        self.pool.endpoint()
+    }
+
+    /// The whole-request timeout (connecting, sending, and reading the reply).
+    pub fn timeout(&self) -> Duration {
+        self.settings.timeout
+    }
+
+    /// How long a stream may stay silent before it fails with [`Error::Timeout`](crate::Error::Timeout).
+    pub fn idle_timeout(&self) -> Duration {
+        self.settings.idle_timeout
+    }
+
+    /// How many times a failed request is retried.
+    pub fn max_retries(&self) -> u32 {
+        self.settings.max_retries
+    }
+
+    /// The value of one of the limits on what chatwire keeps of an answer.
+    ///
+    /// ```
+    /// use chatwire::Limit;
+    /// let client = chatwire::Client::builder()
+    ///     .base_url("http://127.0.0.1:8080")
+    ///     .api_key("sk-local")
+    ///     .limit(Limit::Stream, 1024 * 1024)
+    ///     .build()?;
+    /// assert_eq!(client.limit(Limit::Stream), 1024 * 1024);
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn limit(&self, limit: Limit) -> u64 {
+        self.settings.limits.get(limit)
+    }
+
+    /// How many idle connections this client keeps open for reuse.
+    pub fn max_idle_connections(&self) -> usize {
+        self.max_idle_connections
+    }
+
+    /// How many background requests of this client and its clones run at
+    /// once; see [`ClientBuilder::max_in_flight`](crate::ClientBuilder::max_in_flight).
+    pub fn max_in_flight(&self) -> usize {
+        self.in_flight.limit()
+    }
+
+    /// The stack size of a background request's worker thread.
+    pub fn worker_stack_size(&self) -> usize {
+        self.worker_stack
     }
 }
 

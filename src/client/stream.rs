@@ -1,7 +1,5 @@
 //! Streamed sends: the reply's text as it arrives, through a callback or
-//! an iterator. The transport's reader is the stream's source. A server
-//! that refuses `stream_options` is asked again without it, and its client
-//! remembers.
+//! an iterator.
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,7 +28,6 @@ pub(super) struct StreamUsage {
 }
 
 impl StreamUsage {
-    /// Usage asked for as `asked` says, nothing refused yet.
     pub(super) fn new(asked: bool) -> StreamUsage {
         StreamUsage {
             asked,
@@ -53,14 +50,11 @@ impl StreamUsage {
 
 impl Client {
     /// Streams the reply: `on_delta` gets each piece of text as it arrives
-    /// (whole UTF-8 characters), on the calling thread. When the reply is
-    /// complete it is appended to the conversation and returned.
-    ///
-    /// `on_delta` returning [`ControlFlow::Break`] stops the request: the
-    /// connection is closed and the call fails with [`Error::Cancelled`]. On
-    /// any failure the conversation is unchanged. A stream silent for longer
-    /// than the idle timeout fails with [`Error::Timeout`]. Reasoning is not
-    /// passed to `on_delta` (see [`send_stream_events`](Self::send_stream_events)).
+    /// (whole UTF-8 characters), on the calling thread; the complete reply is
+    /// appended and returned. [`ControlFlow::Break`] stops the request with
+    /// [`Error::Cancelled`]; a stream silent for longer than the idle timeout
+    /// fails with [`Error::Timeout`]. A failure leaves the conversation
+    /// unchanged.
     ///
     /// ```no_run
     /// use std::io::Write;
@@ -86,10 +80,8 @@ impl Client {
         })
     }
 
-    /// Streams the reply with content, reasoning and refusal apart:
-    /// `on_event` gets each piece as it arrives with its [`DeltaKind`], on
-    /// the calling thread, so a program can show the model thinking instead
-    /// of seconds of silence. Otherwise as [`send_stream`](Self::send_stream).
+    /// Like [`send_stream`](Self::send_stream), with content, reasoning and
+    /// refusal apart: each piece comes with its [`DeltaKind`].
     ///
     /// ```no_run
     /// use std::ops::ControlFlow;
@@ -119,9 +111,8 @@ impl Client {
         Ok(reply)
     }
 
-    /// Streams the reply as an iterator over its pieces of text; when the
-    /// iterator ends, the reply has been appended to the conversation. See
-    /// [`ReplyStream`].
+    /// Streams the reply as an iterator over its pieces of text ([`ReplyStream`]);
+    /// when it ends, the reply has been appended.
     ///
     /// ```no_run
     /// # let client = chatwire::Client::from_env()?;
@@ -139,15 +130,13 @@ impl Client {
         Ok(ReplyStream::new(conversation, deltas, trim))
     }
 
-    /// Whether streamed requests ask for the token usage
-    /// (`stream_options.include_usage`); see
+    /// Whether streamed requests ask for the token usage; see
     /// [`ClientBuilder::stream_usage`](crate::ClientBuilder::stream_usage).
     pub fn stream_usage(&self) -> bool {
         self.stream_usage.asked
     }
 
-    /// Opens the stream of a conversation, within its token budget; gives
-    /// what the request left out, for the append.
+    /// Opens the stream of a conversation, within its token budget.
     fn start_stream(
         &self,
         conversation: &Conversation,
@@ -162,7 +151,7 @@ impl Client {
     }
 
     /// Posts a body for a streamed reply and returns its deltas; a server
-    /// that answers with one JSON body instead is read whole. A server that
+    /// that answers with one JSON body instead is read whole, one that
     /// refuses `stream_options` gets the body again without it.
     pub(super) fn open_stream(&self, body: &[u8], token: &CancelToken) -> Result<DeltaStream> {
         let posted = match self.pool.post_stream(body, &self.settings, token) {
@@ -189,21 +178,21 @@ impl Client {
         // Read after the post: a credential callback's tokens are among them.
         let secrets = self.pool.secrets(&self.settings);
         let opened = posted.and_then(|mut reader| {
+            let request_id = reader.request_id.clone();
+            let headers = std::mem::take(&mut reader.headers);
             if !reader.is_json {
-                let request_id = reader.request_id.clone();
-                let headers = std::mem::take(&mut reader.headers);
                 let limits = &self.settings.limits;
+                let source = Box::new(reader);
                 return Ok(DeltaStream::new(
-                    Box::new(reader),
+                    source,
                     request_id,
                     headers,
                     limits,
                     secrets.clone(),
                 ));
             }
-            let body = reader.read_all()?;
-            let mut reply = wire::completion::decode(body, reader.request_id.clone())?;
-            reply.headers = std::mem::take(&mut reader.headers);
+            let mut reply = wire::completion::decode(reader.read_all()?, request_id)?;
+            reply.headers = headers;
             Ok(DeltaStream::whole(reply, secrets.clone()))
         });
         opened.map_err(|error| error.redact(&secrets))
@@ -211,8 +200,7 @@ impl Client {
 }
 
 /// Whether an error is a server refusing `stream_options`: a 400 or 422
-/// whose error names the field (Mistral's 422 lists it as an extra input;
-/// Databricks and Bedrock answer 400).
+/// (Mistral) whose error names the field.
 fn refuses_stream_options(error: &Error) -> bool {
     let Some(api) = error.api_error() else {
         return false;

@@ -1,30 +1,15 @@
 //! A conversation's token budget: before each send, the oldest exchanges are
-//! left out until the conversation is estimated to fit.
+//! left out until the conversation is estimated to fit (see
+//! `docs/long-conversations.md`).
 //!
-//! The estimate needs no tokenizer. Every reply carries the server's own
-//! count of the history it answered (`usage.prompt_tokens` plus
-//! `completion_tokens`, the reply included); set against the bytes of that
-//! history it gives the bytes per token of this model on this text. The
-//! next estimate is the server's count for what it saw plus the bytes added
-//! since at that ratio, which comes to all the bytes at that ratio: that is
-//! how it is computed, so that any selection of messages is estimated the
-//! same way. Until the first reply the ratio is
+//! The estimate needs no tokenizer: the bytes of the history (text, tool
+//! calls, a few bytes of template markers per message, images and files
+//! at a typical cost, the tool definitions) at the bytes per token learned
+//! from the server's last count (`usage` of the last reply) set against the
+//! bytes it covered; until then at
 //! [`DEFAULT_BYTES_PER_TOKEN`](crate::config::DEFAULT_BYTES_PER_TOKEN).
-//! What counts: each message's text, its tool calls (id, name, arguments)
-//! or the id of the call it answers, a few bytes for the chat template's
-//! markers, each image as [`IMAGE_TOKENS`](crate::config::IMAGE_TOKENS)
-//! tokens at the default ratio, each file (PDF, WAV, MP3) as tokens by its
-//! size at a rate per kind ([`PDF_BYTES_PER_TOKEN`](crate::config::PDF_BYTES_PER_TOKEN)
-//! and the like, at the default ratio), and the tool definitions, sent with
-//! every request.
-//!
-//! What is left out is whole exchanges from the oldest on: an exchange is a
-//! user message and everything after it up to the next user message (the
-//! reply, tool calls and their results), so a tool call always goes with its
-//! results. The system message and the exchange of the last user message
-//! always stay. Once over the budget, a conversation is cut to three
-//! quarters of it, so that the next turns keep the same prefix, which
-//! servers cache. Choosing is one pass over the history.
+//! An exchange, the unit left out, is a user message and everything after
+//! it up to the next one, so a tool call always goes with its results.
 
 use crate::config::{
     DEFAULT_BYTES_PER_TOKEN, IMAGE_TOKENS, MP3_BYTES_PER_TOKEN, PDF_BYTES_PER_TOKEN,
@@ -33,6 +18,9 @@ use crate::config::{
 use crate::conversation::message::{Attachment, AttachmentKind, Message, Role};
 use crate::conversation::Conversation;
 use crate::error::{ApiError, Error, Result};
+
+/// An image, counted as the tokens it typically costs at the default ratio.
+const IMAGE_BYTES: u64 = (IMAGE_TOKENS as f64 * DEFAULT_BYTES_PER_TOKEN) as u64;
 
 /// Bytes counted for each message besides its text: the role and the chat
 /// template's markers take a few tokens in every template.
@@ -44,12 +32,8 @@ const MESSAGE_BYTES: u64 = 16;
 const RATIO_RANGE: (f64, f64) = (1.0, 16.0);
 
 /// The share of the budget a conversation is cut down to once it is over
-/// it. Cutting to just under the budget would change the start of the
-/// history on every turn, and servers cache a prompt's start (llama.cpp
-/// reuses its computed state for the common prefix; OpenAI, Anthropic and
-/// Gemini bill a cached prefix for less): from three quarters, the next
-/// turns grow on the same prefix until the budget is reached again. The
-/// prompt stays above three quarters of the budget less one exchange.
+/// it: cutting to just under the budget would change the start of the
+/// history on every turn, and servers cache a prompt's start.
 const LOW_WATER: f64 = 0.75;
 
 /// The share of its estimate a conversation is cut down to when the server
@@ -118,14 +102,11 @@ impl Trim {
     /// This trim followed by `more`, a trim of what this one left: the two
     /// as one trim of the original conversation.
     pub(crate) fn then(first: Option<Trim>, more: Trim) -> Trim {
-        match first {
-            None => more,
-            Some(first) => Trim {
-                start: first.start,
-                end: more.end + first.dropped(),
-                tokens_before: first.tokens_before,
-                tokens_after: more.tokens_after,
-            },
+        let Some(first) = first else { return more };
+        Trim {
+            end: more.end + first.dropped(),
+            tokens_after: more.tokens_after,
+            ..first
         }
     }
 }
@@ -140,7 +121,7 @@ fn message_bytes(message: &Message) -> u64 {
         })
         .sum();
     let answered = message.tool_call_id.as_ref().map_or(0, String::len);
-    let images = message.images.len() as u64 * image_bytes();
+    let images = message.images.len() as u64 * IMAGE_BYTES;
     let files: u64 = message.files.iter().map(file_bytes).sum();
     MESSAGE_BYTES * (1 + message.tool_calls.len() as u64)
         + (message.content.len() + calls + answered + extra_bytes(&message.extra)) as u64
@@ -174,11 +155,6 @@ fn extra_bytes(extra: &serde_json::Map<String, serde_json::Value>) -> usize {
         .sum()
 }
 
-/// An image, counted as the tokens it typically costs at the default ratio.
-fn image_bytes() -> u64 {
-    (IMAGE_TOKENS as f64 * DEFAULT_BYTES_PER_TOKEN) as u64
-}
-
 fn tokens(bytes: u64, bytes_per_token: f64) -> u64 {
     (bytes as f64 / bytes_per_token).ceil() as u64
 }
@@ -187,22 +163,16 @@ impl Conversation {
     /// Sets the most prompt tokens a send of this conversation may be
     /// estimated at; 0 removes the budget (the default).
     ///
-    /// Before each send (plain, streamed, background, structured), when the
-    /// conversation is estimated over the budget, the oldest exchanges are
-    /// left out until it is down to three quarters of it (so that the next
-    /// turns keep the same start, which servers cache): never the system message, never the last
-    /// user message and what follows it, a tool call always with its
-    /// results, whole exchanges only. When the reply is appended, so is the
-    /// trim: [`to_json`](Self::to_json) then shows what was sent, and
-    /// [`last_dropped`](Self::last_dropped) how many messages were left out.
+    /// Before each send, when the conversation is estimated over the
+    /// budget, the oldest whole exchanges are left out until it is down to
+    /// three quarters of it (never the system message, nor the last user
+    /// message and what follows). When the reply is appended, so is the
+    /// trim ([`last_dropped`](Self::last_dropped) says how many messages).
     /// If the server still answers [`Error::ContextLength`], more is left
-    /// out and the request is made once more, within the same send. A last
-    /// exchange estimated over the budget by itself fails the send with
-    /// [`Error::ContextLength`], and the conversation is unchanged.
-    ///
-    /// The estimate starts from the server's own count in the last reply's
-    /// usage and learns the model's bytes per token from it; see
-    /// `docs/long-conversations.md` for how, and for its limits.
+    /// out and the request is made once more. A last exchange over the
+    /// budget by itself fails the send with [`Error::ContextLength`],
+    /// changing nothing. How the estimate works and its limits:
+    /// `docs/long-conversations.md`.
     ///
     /// ```
     /// let mut conversation = chatwire::Conversation::new("m");
@@ -229,8 +199,7 @@ impl Conversation {
     /// The estimated prompt tokens of sending the conversation as it is
     /// now, by the rules of [`set_token_budget`](Self::set_token_budget).
     pub fn estimated_tokens(&self) -> u64 {
-        let bytes = self.tools_bytes() + self.messages.iter().map(message_bytes).sum::<u64>();
-        tokens(bytes, self.budget.bytes_per_token())
+        tokens(self.bytes(), self.budget.bytes_per_token())
     }
 
     /// How many messages sends have left out in all, for views that follow
@@ -239,8 +208,10 @@ impl Conversation {
         self.budget.dropped_total
     }
 
-    fn tools_bytes(&self) -> u64 {
-        self.tools
+    /// The bytes the whole conversation is counted as.
+    fn bytes(&self) -> u64 {
+        let tools: u64 = self
+            .tools
             .iter()
             .map(|tool| {
                 let description = tool.description.as_ref().map_or(0, String::len);
@@ -252,16 +223,13 @@ impl Conversation {
                     + (tool.name.len() + description + tool.parameters.to_string().len() + format)
                         as u64
             })
-            .sum()
+            .sum();
+        tools + self.messages.iter().map(message_bytes).sum::<u64>()
     }
 
     /// 1 after a system message, else 0: where droppable messages start.
     fn first_droppable(&self) -> usize {
-        usize::from(
-            self.messages
-                .first()
-                .is_some_and(|m| m.role == Role::System),
-        )
+        usize::from(matches!(self.messages.first(), Some(m) if m.role == Role::System))
     }
 
     /// What a send must leave out to keep within the budget: `None` when
@@ -303,18 +271,12 @@ impl Conversation {
 
     fn trim_at(&self, end: usize, tokens_before: u64) -> Trim {
         let start = self.first_droppable();
-        let ratio = self.budget.bytes_per_token();
-        let bytes = self.tools_bytes()
-            + self.messages[..start]
-                .iter()
-                .chain(&self.messages[end..])
-                .map(message_bytes)
-                .sum::<u64>();
+        let dropped: u64 = self.messages[start..end].iter().map(message_bytes).sum();
         Trim {
             start,
             end,
             tokens_before,
-            tokens_after: tokens(bytes, ratio),
+            tokens_after: tokens(self.bytes() - dropped, self.budget.bytes_per_token()),
         }
     }
 
@@ -325,13 +287,8 @@ impl Conversation {
     fn trim_to(&self, target: u64, within: u64) -> Result<Option<Trim>> {
         let ratio = self.budget.bytes_per_token();
         let start = self.first_droppable();
-        let fixed = self.tools_bytes()
-            + self.messages[..start]
-                .iter()
-                .map(message_bytes)
-                .sum::<u64>();
-        let mut rest: u64 = self.messages[start..].iter().map(message_bytes).sum();
-        let before = tokens(fixed + rest, ratio);
+        let mut bytes = self.bytes();
+        let before = tokens(bytes, ratio);
         if before <= within {
             return Ok(None);
         }
@@ -345,7 +302,7 @@ impl Conversation {
             .take(last_user + 1)
             .skip(start)
         {
-            let after = tokens(fixed + rest, ratio);
+            let after = tokens(bytes, ratio);
             if index > start && message.role == Role::User && after <= target {
                 return Ok(Some(Trim {
                     start,
@@ -355,24 +312,17 @@ impl Conversation {
                 }));
             }
             if index < last_user {
-                rest -= message_bytes(message);
+                bytes -= message_bytes(message);
             }
         }
-        Err(too_large(
-            tokens(fixed + rest, ratio),
-            target,
-            self.messages.len() - last_user,
-        ))
+        let messages = self.messages.len() - last_user;
+        Err(too_large(tokens(bytes, ratio), target, messages))
     }
 
     /// The conversation as a send under `trim` sends it: the same model,
     /// options and tools, the messages `trim` keeps.
     pub(crate) fn selection(&self, trim: &Trim) -> Conversation {
-        let messages = self.messages[..trim.start]
-            .iter()
-            .chain(&self.messages[trim.end..])
-            .cloned()
-            .collect();
+        let messages = [&self.messages[..trim.start], &self.messages[trim.end..]].concat();
         Conversation {
             model: self.model.clone(),
             messages,
@@ -406,7 +356,7 @@ impl Conversation {
         self.budget.dropped_total += dropped as u64;
         self.messages.push(message);
         if let Some(tokens) = tokens.filter(|tokens| *tokens > 0) {
-            let bytes = self.tools_bytes() + self.messages.iter().map(message_bytes).sum::<u64>();
+            let bytes = self.bytes();
             self.budget.learned = Some(Learned { bytes, tokens });
         }
         Ok(())

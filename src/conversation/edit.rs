@@ -1,6 +1,5 @@
 //! Editing a history by hand: removing messages anywhere, and appending an
-//! assistant message that calls tools, so that a conversation can be
-//! rebuilt or pruned outside the token budget's rules.
+//! assistant message that calls tools.
 
 use crate::conversation::message::{Message, Role, ToolCall};
 use crate::conversation::ordering;
@@ -10,10 +9,8 @@ use crate::error::{Error, Result};
 impl Conversation {
     /// Removes `count` messages from `index` on. Refused with
     /// [`Error::InvalidConversation`], and nothing removed, when what is
-    /// left would break the ordering rules (two user messages in a row, an
-    /// assistant message first, ...) or part a tool call from its results:
-    /// a tool call and its results go together. `index + count` past the
-    /// end is [`Error::InvalidArgument`]; a `count` of 0 changes nothing.
+    /// left would break the ordering rules or part a tool call from its
+    /// results; `index + count` past the end is [`Error::InvalidArgument`].
     ///
     /// ```
     /// let mut conversation = chatwire::Conversation::new("m");
@@ -50,12 +47,10 @@ impl Conversation {
         Ok(())
     }
 
-    /// Appends an assistant message that calls tools, with its text (often
-    /// empty), as a reply with tool calls is appended: for rebuilding a
-    /// history by hand. Each call needs an id, unique in the message; the
-    /// results follow with [`tool_result`](Self::tool_result). Refused with
-    /// [`Error::InvalidConversation`] where an assistant message may not
-    /// come, or with no calls (use [`assistant`](Self::assistant)).
+    /// Appends an assistant message that calls tools (each with an id,
+    /// unique in the message), with its text (often empty); the results
+    /// follow with [`tool_result`](Self::tool_result). Refused with
+    /// [`Error::InvalidConversation`] out of order or with no calls.
     pub fn assistant_tool_calls(
         &mut self,
         content: impl Into<String>,
@@ -72,9 +67,8 @@ impl Conversation {
     }
 }
 
-/// A removal may not cut through a tool call's results: neither start on
-/// a result (its call stays before) nor end right before one (its call
-/// goes, or some of its fellow results do).
+/// A removal may neither start on a tool result (its call stays before)
+/// nor end right before one (its call goes, or some of its fellow results).
 fn check_not_parting(messages: &[Message], index: usize, end: usize) -> Result<()> {
     let is_result = |at: usize| messages.get(at).is_some_and(|m| m.role == Role::Tool);
     if is_result(index) || is_result(end) {

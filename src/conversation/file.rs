@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::config::MAX_FILE_BYTES;
-use crate::conversation::image::{base64, read_regular_file};
+use crate::conversation::image::{base64, read_file};
 use crate::conversation::message::{Attachment, AttachmentKind};
 use crate::error::{Error, Result};
 
@@ -59,25 +59,17 @@ fn is_mp3_frame(bytes: &[u8]) -> bool {
 
 impl Attachment {
     /// Reads a PDF, WAV or MP3 file (at most [`MAX_FILE_BYTES`]) to send
-    /// with a user message; the kind comes from the file's bytes, not its
-    /// name, and a PDF is sent with the last part of `path` as its name.
-    ///
-    /// Only a regular file is read (a FIFO, a device such as `/dev/zero` or
-    /// a directory is refused without reading it: opening never waits for a
-    /// writer), its size is checked before reading, and the read stops at the
-    /// limit even if the file grows meanwhile. Errors
-    /// ([`Error::InvalidArgument`]) name the path and why.
+    /// with a user message, as [`Image::from_file`](crate::Image::from_file)
+    /// reads an image; a PDF is sent with the last part of `path` as its
+    /// name.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Attachment> {
         let path = path.as_ref();
-        let bad = |why: String| Error::InvalidArgument(format!("file {}: {why}", path.display()));
-        let bytes = read_regular_file(path, MAX_FILE_BYTES).map_err(&bad)?;
         let name = path
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
-        Attachment::from_bytes(&name, &bytes).map_err(|err| match err {
-            Error::InvalidArgument(why) => bad(why),
-            other => other,
+        read_file(path, "file", MAX_FILE_BYTES, |bytes| {
+            Attachment::from_bytes(&name, bytes)
         })
     }
 

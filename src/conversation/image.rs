@@ -37,20 +37,12 @@ impl Image {
     }
 
     /// Reads a PNG, JPEG, GIF or WebP file (at most [`MAX_IMAGE_BYTES`]) into
-    /// a base64 `data:` URL; the type comes from the file's bytes, not its name.
-    ///
-    /// Only a regular file is read (a FIFO, a device such as `/dev/zero` or
-    /// a directory is refused without reading it: opening never waits for a
-    /// writer), its size is checked before reading, and the read stops at the
-    /// limit even if the file grows meanwhile. Errors name the path and why.
+    /// a base64 `data:` URL; the type comes from the file's bytes, not its
+    /// name. Only a regular file is read (a FIFO, a device or a directory is
+    /// refused without waiting), and never more than the limit. Errors
+    /// ([`Error::InvalidArgument`]) name the path and why.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Image> {
-        let path = path.as_ref();
-        let bad = |why: String| Error::InvalidArgument(format!("image {}: {why}", path.display()));
-        let bytes = read_regular_file(path, MAX_IMAGE_BYTES).map_err(&bad)?;
-        Image::from_bytes(&bytes).map_err(|err| match err {
-            Error::InvalidArgument(why) => bad(why),
-            other => other,
-        })
+        read_file(path.as_ref(), "image", MAX_IMAGE_BYTES, Image::from_bytes)
     }
 
     /// An image from its bytes (PNG, JPEG, GIF or WebP), as a base64 `data:` URL.
@@ -65,9 +57,27 @@ impl Image {
     }
 }
 
+/// Reads a regular file of at most `limit` bytes (an image or a
+/// [`crate::Attachment`], as `what` says) and makes it into a `T`; an
+/// error names the path and why.
+pub(crate) fn read_file<T>(
+    path: &Path,
+    what: &str,
+    limit: u64,
+    make: impl FnOnce(&[u8]) -> Result<T>,
+) -> Result<T> {
+    let bad = |why: String| Error::InvalidArgument(format!("{what} {}: {why}", path.display()));
+    let bytes = read_regular_file(path, limit).map_err(&bad)?;
+    make(&bytes).map_err(|err| match err {
+        Error::InvalidArgument(why) => bad(why),
+        other => other,
+    })
+}
+
 /// Reads a regular file of at most `limit` bytes; the error says why not.
-/// Images and files ([`crate::Attachment`]) are read this way.
-pub(crate) fn read_regular_file(path: &Path, limit: u64) -> std::result::Result<Vec<u8>, String> {
+/// The size is checked before reading, and the read stops at the limit
+/// even if the file grows meanwhile.
+fn read_regular_file(path: &Path, limit: u64) -> std::result::Result<Vec<u8>, String> {
     let cannot = |err: std::io::Error| format!("cannot read it: {err}");
     let mut options = std::fs::OpenOptions::new();
     options.read(true);

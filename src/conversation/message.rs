@@ -1,6 +1,5 @@
-//! One message of a conversation: its role, its text, and what some roles
-//! carry besides (images and files from the user, tool calls from the assistant, the
-//! call a tool result answers).
+//! One message of a conversation, and what it carries: images, files,
+//! tool calls, reasoning.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -55,9 +54,8 @@ pub struct ToolCall {
     /// because models do not always write valid JSON. For a `custom` call,
     /// its `input`, the free text the model wrote.
     pub arguments: String,
-    /// Fields of the call that chatwire does not know, as the server sent
-    /// them (Gemini 3's `extra_content` with its `thought_signature`): kept
-    /// with the call and sent back with it, unchanged.
+    /// Fields of the call that chatwire does not know (Gemini 3's
+    /// `extra_content`), sent back with it unchanged.
     pub extra: Map<String, Value>,
 }
 
@@ -151,14 +149,9 @@ pub enum AttachmentKind {
     Mp3,
 }
 
-/// A file attached to a user message: a PDF document or a recording (WAV or
-/// MP3). [`Attachment::from_file`] reads one; [`Conversation::user_file`](crate::Conversation::user_file)
-/// appends a message with one.
-///
-/// On the wire a PDF is a `file` content part (`{"type": "file", "file":
-/// {"filename", "file_data": "data:application/pdf;base64,..."}}`) and audio
-/// an `input_audio` part (`{"type": "input_audio", "input_audio": {"data",
-/// "format": "wav"|"mp3"}}`), as the official schema has them.
+/// A file attached to a user message: a PDF document (sent as a `file`
+/// content part) or a WAV or MP3 recording (an `input_audio` part).
+/// [`Attachment::from_file`] reads one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Attachment {
@@ -186,8 +179,7 @@ pub enum ReasoningField {
     /// reasoning parser).
     ThinkTags,
     /// `thinking` chunks in a `content` that is a list of chunks (Mistral's
-    /// reasoning models: `{"type": "thinking", "thinking": [{"type": "text",
-    /// "text": ...}]}` before `{"type": "text", "text": ...}`).
+    /// reasoning models).
     ContentChunks,
 }
 
@@ -203,16 +195,9 @@ impl ReasoningField {
     }
 }
 
-/// The thinking a reasoning model wrote before its answer, and where its
-/// server put it.
-///
-/// Never part of [`Message::content`]: a `<think>` block a server left in the
-/// content is taken out of it. It is kept on the assistant message and sent
-/// back in the field (and shape) it came in: on the assistant messages of
-/// the current tool loop (after the last user message), as DeepSeek's
-/// thinking mode requires, while earlier turns go without it; for Kimi
-/// models also on every earlier assistant message that called tools, as
-/// Moonshot requires (see [`ReasoningReplay`](crate::ReasoningReplay)).
+/// The thinking a reasoning model wrote before its answer (never part of
+/// [`Message::content`]), and where its server put it: it is sent back in
+/// the same field and shape, on the messages [`ReasoningReplay`] names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Reasoning {
@@ -237,11 +222,7 @@ impl Reasoning {
 }
 
 /// Which assistant messages of a history carry their reasoning back to the
-/// server. Providers disagree: DeepSeek's thinking mode wants it on the
-/// messages of the tool loop under way (after the last user message) and
-/// its older reasoner refused it on earlier turns, while Moonshot's Kimi
-/// refuses a request in which any assistant message that called tools,
-/// however old, lacks its `reasoning_content`.
+/// server, on which providers disagree (see `docs/providers.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum ReasoningReplay {
@@ -253,10 +234,8 @@ pub enum ReasoningReplay {
     /// Only the assistant messages after the last user message (what
     /// DeepSeek requires, and every reasoning server accepts).
     CurrentLoop,
-    /// Those, and every earlier assistant message that called tools; one
-    /// that has no reasoning (thinking was off, or the history was built by
-    /// hand) goes with an empty `reasoning_content`, which Kimi accepts
-    /// where it refuses a missing one.
+    /// Those, and every earlier assistant message that called tools, with
+    /// an empty `reasoning_content` where it has none (what Kimi requires).
     ToolCallTurns,
 }
 
@@ -279,12 +258,8 @@ impl ReasoningReplay {
     }
 }
 
-/// One message, as sent on the wire.
-///
-/// `content` is the text. A user message may also carry `images` and `files`, an
-/// assistant message `tool_calls` (its text is then often empty), and a tool
-/// message the `tool_call_id` of the call it answers. Build messages with
-/// [`Message::new`] or the [`Conversation`](crate::Conversation) methods.
+/// One message, as sent on the wire. Build messages with [`Message::new`]
+/// or the [`Conversation`](crate::Conversation) methods.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Message {
@@ -303,15 +278,10 @@ pub struct Message {
     /// For an assistant message: the model's reasoning, when its server sent
     /// any (see [`Reasoning`] for when it is sent back).
     pub reasoning: Option<Reasoning>,
-    /// Fields of the message that chatwire does not know, as the server
-    /// sent them (a provider's own keys, such as Gemini's `extra_content`):
-    /// kept with the message, written by
-    /// [`Conversation::to_json`](crate::Conversation::to_json), read back by
-    /// [`Conversation::from_json`](crate::Conversation::from_json), and sent
-    /// back to the server unchanged with the history. Fields that only
-    /// describe a reply (`annotations`, which the official schema defines
-    /// for replies only; `audio` beyond its `id`; Groq's `executed_tools`)
-    /// are not kept, since a strict server refuses them in a request.
+    /// Fields of the message that chatwire does not know (a provider's own
+    /// keys, such as Gemini's `extra_content`): kept in the JSON form and
+    /// sent back unchanged. Fields that only describe a reply are not kept
+    /// (see `docs/providers.md`).
     pub extra: Map<String, Value>,
 }
 
@@ -351,9 +321,8 @@ pub struct Tool {
     /// A JSON Schema object describing a function's arguments (unused for a
     /// free-form tool).
     pub parameters: Value,
-    /// For a free-form tool (type `custom`): its input format, `None` for
-    /// unconstrained text, or e.g. `{"type": "grammar", "grammar":
-    /// {"syntax": "lark", "definition": ...}}`. Always `None` for a function.
+    /// A free-form tool's input format (see [`Tool::custom`]); always
+    /// `None` for a function.
     pub format: Option<Value>,
     /// Whether this is a free-form tool (`{"type": "custom"}`), whose calls
     /// come as [`ToolCall`]s of type `custom` with free text for arguments.
@@ -364,11 +333,7 @@ impl Tool {
     /// A tool, checked: a valid name and parameters that are a JSON object
     /// (`None` gives a function without arguments).
     pub fn new(name: &str, description: Option<&str>, parameters: Option<Value>) -> Result<Tool> {
-        if !is_function_name(name) {
-            return Err(Error::InvalidArgument(format!(
-                "tool name {name:?} must be 1 to 64 letters, digits, '_' or '-'"
-            )));
-        }
+        check_tool_name(name)?;
         let parameters =
             parameters.unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
         if !parameters.is_object() {
@@ -385,12 +350,11 @@ impl Tool {
         })
     }
 
-    /// A free-form tool (`{"type": "custom"}`): the model calls it with free
-    /// text (a [`ToolCall`] of type `custom`, its input as the arguments)
+    /// A free-form tool (`{"type": "custom"}`), called with free text
     /// instead of JSON arguments. `format` is `None` for unconstrained text,
-    /// `{"type": "text"}`, or a grammar: `{"type": "grammar", "grammar":
-    /// {"syntax": "lark" or "regex", "definition": "..."}}`. A bad name or
-    /// format gives [`Error::InvalidArgument`].
+    /// `{"type": "text"}`, or `{"type": "grammar", "grammar": {"syntax":
+    /// "lark" or "regex", "definition": "..."}}`; a bad name or format gives
+    /// [`Error::InvalidArgument`].
     ///
     /// ```
     /// let grammar = serde_json::json!({"type": "grammar",
@@ -400,11 +364,7 @@ impl Tool {
     /// # Ok::<(), chatwire::Error>(())
     /// ```
     pub fn custom(name: &str, description: Option<&str>, format: Option<Value>) -> Result<Tool> {
-        if !is_function_name(name) {
-            return Err(Error::InvalidArgument(format!(
-                "tool name {name:?} must be 1 to 64 letters, digits, '_' or '-'"
-            )));
-        }
+        check_tool_name(name)?;
         if let Some(format) = &format {
             check_custom_format(name, format)?;
         }
@@ -423,12 +383,7 @@ impl Tool {
         description: Option<&str>,
         format: Option<&str>,
     ) -> Result<Tool> {
-        let format = format
-            .map(serde_json::from_str)
-            .transpose()
-            .map_err(|err| {
-                Error::InvalidArgument(format!("the format of tool {name:?} is not JSON: {err}"))
-            })?;
+        let format = json_text(format, || format!("the format of tool {name:?} is"))?;
         Tool::custom(name, description, format)
     }
 
@@ -438,16 +393,31 @@ impl Tool {
         description: Option<&str>,
         parameters: Option<&str>,
     ) -> Result<Tool> {
-        let parameters = parameters
-            .map(serde_json::from_str)
-            .transpose()
-            .map_err(|err| {
-                Error::InvalidArgument(format!(
-                    "the parameters of tool {name:?} are not JSON: {err}"
-                ))
-            })?;
+        let parameters = json_text(parameters, || {
+            format!("the parameters of tool {name:?} are")
+        })?;
         Tool::new(name, description, parameters)
     }
+}
+
+fn check_tool_name(name: &str) -> Result<()> {
+    if is_function_name(name) {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "tool name {name:?} must be 1 to 64 letters, digits, '_' or '-'"
+    )))
+}
+
+/// JSON text as a value (`None` stays `None`); what is not JSON is refused,
+/// `what` ("the value of \"x\" is") saying what it was.
+pub(crate) fn json_text(
+    text: Option<&str>,
+    what: impl FnOnce() -> String,
+) -> Result<Option<Value>> {
+    text.map(serde_json::from_str)
+        .transpose()
+        .map_err(|err| Error::InvalidArgument(format!("{} not JSON: {err}", what())))
 }
 
 /// A custom tool's format as the official schema allows it: `{"type":

@@ -1,5 +1,4 @@
-//! The conversation: the history the client resends on every call, and the
-//! ordering rules that keep it acceptable to every compatible server.
+//! The conversation: the history the client resends on every call.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -11,26 +10,19 @@ pub(crate) mod image;
 pub(crate) mod message;
 pub(crate) mod options;
 pub(crate) mod ordering;
-mod setters;
 
 use crate::error::{Error, Result};
 use message::{Attachment, Image, Message, ReasoningReplay, Role, Tool};
 
 /// A model name and the messages exchanged so far.
 ///
-/// The service keeps no state, so the whole conversation travels with every
-/// request. Ordering rules, checked on every change:
-/// at most one system message, and only first; then user and assistant
-/// messages alternate, starting with a user message; an assistant message
-/// that calls tools is followed by one tool result per call, and then by
-/// the next user message or the next reply.
-///
-/// It serializes to (and deserializes from, checking the rules) the request
-/// shape `{"model": ..., "messages": [{"role": ..., "content": ...}, ...],
-/// "tools": [...], ...options}`, so that nothing is lost in a round trip.
-/// The token budget ([`set_token_budget`](Self::set_token_budget)) and what
-/// it remembers of the server's counts are not part of that form, nor of
-/// equality: two conversations are equal when they would send the same.
+/// The whole conversation travels with every request. Ordering rules,
+/// checked on every change: at most one system message, and only first;
+/// then user and assistant messages alternate, starting with a user
+/// message; an assistant message that calls tools is followed by one tool
+/// result per call. It serializes to the request shape (`{"model",
+/// "messages", "tools", ...options}`) and back, checking the rules; the
+/// token budget is not part of that form, nor of equality.
 ///
 /// ```
 /// let mut conversation = chatwire::Conversation::new("gpt-4o-mini");
@@ -106,15 +98,7 @@ fn check_option_name(name: &str) -> Result<()> {
     Ok(())
 }
 
-/// An option's value from JSON text (`None` removes the option).
-fn option_json(name: &str, json: Option<&str>) -> Result<Option<Value>> {
-    json.map(serde_json::from_str)
-        .transpose()
-        .map_err(|err| Error::InvalidArgument(format!("the value of {name:?} is not JSON: {err}")))
-}
-
-/// A model name must name something: an empty one is refused before any
-/// request is made, with an error that says so.
+/// An empty model name is refused before any request is made.
 fn check_model(model: &str) -> Result<()> {
     if model.trim().is_empty() {
         return Err(Error::InvalidArgument("the model name is empty".into()));
@@ -123,9 +107,8 @@ fn check_model(model: &str) -> Result<()> {
 }
 
 impl Conversation {
-    /// An empty conversation with the given model. An empty model name is
-    /// refused when the conversation is sent; [`with_model`](Self::with_model)
-    /// refuses it at once.
+    /// An empty conversation with the given model; an empty name is refused
+    /// when it is sent ([`with_model`](Self::with_model) refuses it at once).
     pub fn new(model: impl Into<String>) -> Conversation {
         Conversation {
             model: model.into(),
@@ -161,58 +144,18 @@ impl Conversation {
 
     /// Sets a top-level request field sent with every request of this
     /// conversation, such as `max_tokens`, `temperature`, `seed` or a
-    /// server's own extension; `None` removes it. The value is sent as it is.
-    /// `model`, `messages`, `stream`, `stream_options` and `tools` are refused
-    /// with [`Error::InvalidArgument`]: the conversation and the send call own them.
+    /// server's own extension; `None` removes it. `model`, `messages`,
+    /// `stream`, `stream_options` and `tools` are refused: the conversation
+    /// and the send call own them.
     ///
     /// A field the official `CreateChatCompletionRequest` schema defines is
-    /// checked as that schema checks it (type, range, enum values, required
-    /// keys): a value the schema rejects, such as `temperature` 5 or a
-    /// `response_format` of an unknown type, is refused with
-    /// [`Error::InvalidArgument`] naming the field, the value and what is
-    /// allowed, and the conversation is unchanged. `null` passes only where
-    /// the schema accepts it (`temperature`, `top_p`, ...); elsewhere remove
-    /// the field instead. A field the schema does not define (llama.cpp's
-    /// `top_k`, `min_p`, `n_predict`, ...) passes as it is, and so do keys
-    /// the schema does not name inside a checked object. Typed setters such
-    /// as [`set_temperature`](Self::set_temperature) cover the common fields;
+    /// checked as that schema checks it, and a value it rejects (such as
+    /// `temperature` 5) is refused with [`Error::InvalidArgument`] naming the
+    /// field, the value and what is allowed; the conversation is unchanged.
+    /// Other fields (llama.cpp's `top_k`, ...) pass as they are. The fields
+    /// and their rules are listed in `docs/c-api.md` ("Request options");
     /// [`set_option_unchecked`](Self::set_option_unchecked) sends a server's
     /// own form of a checked field.
-    ///
-    /// One rule goes beyond the schema, which states it only in words: a
-    /// `json_schema` response format's `name` must be 1 to 64 ASCII letters,
-    /// digits, `_` or `-`. As in JSON Schema, an integer may be written `16.0`.
-    ///
-    /// | field | accepted |
-    /// |---|---|
-    /// | `temperature` | a number from 0 to 2, or null |
-    /// | `top_p` | a number from 0 to 1, or null |
-    /// | `frequency_penalty`, `presence_penalty` | a number from -2 to 2 |
-    /// | `max_tokens`, `max_completion_tokens` | an integer |
-    /// | `n` | an integer from 1 to 128 |
-    /// | `seed` | an integer from -2^63 to 9223372036854776000 |
-    /// | `top_logprobs` | an integer from 0 to 20 |
-    /// | `stop` | a string, or an array of 1 to 4 strings |
-    /// | `logit_bias` | an object of integers (token id to bias) |
-    /// | `logprobs`, `store`, `parallel_tool_calls` | a boolean |
-    /// | `user` | a string |
-    /// | `safety_identifier` | a string of at most 64 characters, or null |
-    /// | `prompt_cache_key` | a string, or null |
-    /// | `prompt_cache_retention` | `"in_memory"`, `"24h"`, or null |
-    /// | `prompt_cache_options` | an object; `ttl` `"30m"`, `mode` `"implicit"` or `"explicit"` |
-    /// | `metadata` | an object of strings, or null |
-    /// | `service_tier` | `"auto"`, `"default"`, `"flex"`, `"scale"`, `"priority"`, `"fast"`, or null |
-    /// | `reasoning_effort` | `"none"`, `"minimal"`, `"low"`, `"medium"`, `"high"`, `"xhigh"`, `"max"`, or null |
-    /// | `verbosity` | `"low"`, `"medium"`, `"high"`, or null |
-    /// | `modalities` | an array of `"text"` and `"audio"`, or null |
-    /// | `response_format` | `{"type": "text"}`, `{"type": "json_object"}`, or `{"type": "json_schema", "json_schema": {"name", "description"?, "schema"? (an object), "strict"? (a boolean or null)}}` |
-    /// | `tool_choice` | `"none"`, `"auto"`, `"required"`, `{"type": "function", "function": {"name"}}`, `{"type": "custom", "custom": {"name"}}`, or `{"type": "allowed_tools", "allowed_tools": {"mode": "auto" or "required", "tools": [objects]}}` |
-    /// | `audio` | `{"voice": a string or {"id": a string}, "format": "wav", "aac", "mp3", "flac", "opus" or "pcm16"}` |
-    /// | `prediction` | `{"type": "content", "content": a string or 1 or more {"type": "text", "text"} parts}` |
-    /// | `web_search_options` | an object; `user_location` `{"type": "approximate", "approximate": {country, region, city, timezone: strings}}`, `search_context_size` `"low"`, `"medium"` or `"high"` |
-    /// | `moderation` | `{"model": a string, "policy"?: {"input"?, "output"?: {"mode": "score" or "block"} or null} or null}`, or null |
-    /// | `function_call` (deprecated) | `"none"`, `"auto"`, or `{"name": a string}` |
-    /// | `functions` (deprecated) | an array of 1 to 128 `{"name": a string, "parameters"?: an object}` |
     ///
     /// ```
     /// use serde_json::json;
@@ -230,16 +173,11 @@ impl Conversation {
         self.set_option_unchecked(name, value)
     }
 
-    /// Sets a top-level request field without checking its value: for a
-    /// server's own form of a field the official schema defines, which
-    /// [`set_option`](Self::set_option) refuses, such as llama.cpp's array
-    /// form of `logit_bias` (`[[15043, -1]]`) or vLLM's `stop` list of more
-    /// than four strings. The value is sent exactly as given, and the
-    /// request body may then break the official schema: a server that
-    /// follows it strictly answers with an error. `None` removes the field.
-    /// Only the names the conversation and the send call provide (`model`,
-    /// `messages`, `stream`, `stream_options`, `tools`) and an empty name
-    /// are refused, with [`Error::InvalidArgument`].
+    /// Sets a top-level request field without checking its value, for a
+    /// server's own form of a field that [`set_option`](Self::set_option)
+    /// refuses (llama.cpp's array form of `logit_bias`); the request may
+    /// then break the official schema. Only the reserved names and an empty
+    /// name are refused, with [`Error::InvalidArgument`].
     ///
     /// ```
     /// use serde_json::json;
@@ -264,7 +202,7 @@ impl Conversation {
     /// value as JSON text; text that is not JSON is refused with
     /// [`Error::InvalidArgument`].
     pub fn set_option_unchecked_json(&mut self, name: &str, json: Option<&str>) -> Result<()> {
-        let value = option_json(name, json)?;
+        let value = message::json_text(json, || format!("the value of {name:?} is"))?;
         self.set_option_unchecked(name, value)
     }
 
@@ -272,7 +210,7 @@ impl Conversation {
     /// (`"64"`, `"0.2"`, `"{\"type\":\"json_object\"}"`), checked the same
     /// way; text that is not JSON is refused with [`Error::InvalidArgument`].
     pub fn set_option_json(&mut self, name: &str, json: Option<&str>) -> Result<()> {
-        let value = option_json(name, json)?;
+        let value = message::json_text(json, || format!("the value of {name:?} is"))?;
         self.set_option(name, value)
     }
 
@@ -328,12 +266,8 @@ impl Conversation {
         self.push_message(message)
     }
 
-    /// Appends a user message with text (may be empty) and one local file:
-    /// a PDF (sent as a `file` content part, with the file's name) or a WAV
-    /// or MP3 recording (sent as an `input_audio` part), told by its bytes;
-    /// at most [`MAX_FILE_BYTES`](crate::MAX_FILE_BYTES), a regular file
-    /// only; see [`Attachment::from_file`]. Anything else is
-    /// [`Error::InvalidArgument`] and leaves the conversation unchanged.
+    /// Appends a user message with text (may be empty) and one local PDF,
+    /// WAV or MP3 file; see [`Attachment::from_file`].
     pub fn user_file(
         &mut self,
         text: impl Into<String>,
@@ -361,10 +295,8 @@ impl Conversation {
         &self.tools
     }
 
-    /// Chooses which assistant messages of the history carry their
-    /// reasoning back to the server (see [`ReasoningReplay`]); the default,
-    /// [`ReasoningReplay::Auto`], follows the model's name. Not part of the
-    /// JSON form: a conversation read back is `Auto` again.
+    /// Chooses which assistant messages carry their reasoning back (default
+    /// [`ReasoningReplay::Auto`]); not part of the JSON form.
     pub fn set_reasoning_replay(&mut self, replay: ReasoningReplay) {
         self.reasoning_replay = replay;
     }
@@ -401,8 +333,7 @@ impl Conversation {
     }
 
     /// Keeps the first `len` messages and drops the rest, to undo the last
-    /// turns; a prefix of a valid conversation is always valid. A `len` at or
-    /// beyond the length changes nothing.
+    /// turns; a `len` beyond the length is [`Error::InvalidArgument`].
     pub fn truncate(&mut self, len: usize) -> Result<()> {
         if len > self.messages.len() {
             return Err(Error::InvalidArgument(format!(
@@ -419,11 +350,10 @@ impl Conversation {
         self.messages.retain(|message| message.role == Role::System);
     }
 
-    /// Reads a conversation from its JSON form (see [`Conversation`]), checking
-    /// the ordering rules: [`Error::InvalidArgument`] for text that is not a
-    /// conversation, [`Error::InvalidConversation`] for broken ordering.
-    /// Options are taken as [`set_option_unchecked`](Self::set_option_unchecked)
-    /// takes them, since the JSON form cannot say which were set that way.
+    /// Reads a conversation from its JSON form: [`Error::InvalidArgument`]
+    /// for text that is not a conversation, [`Error::InvalidConversation`]
+    /// for broken ordering. Options are taken unchecked, since the JSON form
+    /// cannot say which were set that way.
     pub fn from_json(json: &str) -> Result<Conversation> {
         let raw: Unchecked = serde_json::from_str(json)
             .map_err(|err| Error::InvalidArgument(format!("not a conversation in JSON: {err}")))?;

@@ -1,68 +1,27 @@
 //! Request options: the check every top-level request field passes before a
-//! [`Conversation`](crate::Conversation) stores it; the typed setters for the
-//! common fields are in `setters.rs`.
+//! [`Conversation`](crate::Conversation) stores it, and the typed setters
+//! for the common fields.
 //!
-//! # The check
-//!
-//! A field that the official `CreateChatCompletionRequest` schema defines
-//! (OpenAI's OpenAPI description, validated as JSON Schema draft 2020-12) is
-//! checked against that schema's own rule for it, by chatwire's JSON Schema
-//! checker (`crate::schema`, the one behind `Client::send_json`). The rules
-//! are `options.schema.json` beside this file: the schema's definition of
-//! each field (the definitions of a field that several parts of the schema
-//! define, together under `allOf`, the request's own first), with the
-//! definitions they refer to, and without annotations (descriptions,
-//! examples, OpenAPI's `nullable`, ...). `tests/options.rs` writes it from
-//! the official schema and fails when the two drift apart.
-//!
-//! A value the schema rejects is refused with [`Error::InvalidArgument`]
-//! naming the field, the value and what is allowed (`temperature must be a
-//! number from 0 to 2, or null, not 5`), and the conversation is left as it
-//! was. A value the schema accepts is stored and sent exactly as given. So
-//! a request body built from options always validates against the schema.
-//!
-//! A field the schema does not define passes untouched: it is a server's
-//! own extension, such as llama.cpp's `top_k`, `min_p`, `n_predict` and
-//! `cache_prompt`, or vLLM's `min_tokens`. Keys the schema does not name
-//! inside a checked object pass too, as the schema allows them.
-//!
-//! Details that follow from "as the schema checks it":
-//! - `null` is accepted only where the schema accepts it. The OpenAPI
-//!   `nullable` marks on `max_tokens`, `seed`, `stop` and others are not
-//!   JSON Schema, and the schema rejects `null` there: remove the option
-//!   instead (`None`; `NULL` from C) to get the server's default.
-//! - An integer may be written `16.0`, as in JSON Schema; it is sent as written.
-//! - `max_tokens` and `max_completion_tokens` take any integer: the schema
-//!   sets no minimum, and llama.cpp reads `-1` as "no limit".
-//! - The check is about the form of a value, not about what a model or a
-//!   server supports: `top_logprobs` without `logprobs`, or `n: 2` on a
-//!   server that makes one choice, pass here and the server answers.
-//!
-//! One rule goes beyond the schema, which states it only in words: a
-//! `json_schema` response format's `name` must be 1 to 64 ASCII letters,
-//! digits, `_` or `-`; OpenAI refuses any other name.
-//!
-//! The fields and their rules are listed in the documentation of
-//! [`Conversation::set_option`](crate::Conversation::set_option), where
-//! users read them; `tests/options.rs` checks each row of that table
-//! against the official schema, value by value.
-//!
-//! `model`, `messages`, `stream`, `stream_options` and `tools` are not
-//! options: the conversation and the send call provide them.
+//! A field that the official `CreateChatCompletionRequest` schema defines is
+//! checked by `crate::schema` against the rules in `options.schema.json`:
+//! the schema's definitions of the fields without annotations, which
+//! `tests/options.rs` writes from the official schema and keeps in step.
+//! OpenAPI's `nullable` is not JSON Schema, so `null` passes only where the
+//! schema allows it. Users read the rules in `docs/c-api.md`.
 
 use std::sync::OnceLock;
 
 use serde_json::{json, Number, Value};
 
 use crate::conversation::message::is_function_name;
+use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::schema::{quote, Schema};
 
 /// The rules: the official schema's definitions of the request's fields.
 const RULES: &str = include_str!("options.schema.json");
 
-/// Checks a top-level request field before it is stored; see the module
-/// documentation. Fields without a rule (server extensions) pass as they are.
+/// Checks a top-level request field before it is stored.
 pub(crate) fn check(name: &str, value: &Value) -> Result<()> {
     let Some(problems) = rules()?.problems_under(&["properties", name], value) else {
         return Ok(());
@@ -88,9 +47,8 @@ fn rules() -> Result<&'static Schema> {
         .map_err(|why| Error::Internal(format!("the rules of request options: {why}")))
 }
 
-/// The name of a JSON Schema response format: the one rule that goes beyond
-/// the schema, which states it only in its description. Runs after the
-/// schema's check, so the format is an object of a known type.
+/// The name of a JSON Schema response format: a rule the schema states only
+/// in words. Runs after the schema's check, so the format is well formed.
 fn check_schema_name(format: &Value) -> Result<()> {
     if format["type"] != "json_schema" {
         return Ok(());
@@ -123,12 +81,10 @@ fn check_schema_name(format: &Value) -> Result<()> {
 pub enum ResponseFormat {
     /// Plain text, the default: `{"type": "text"}`.
     Text,
-    /// JSON mode, `{"type": "json_object"}`: the reply is a JSON object. The
-    /// messages must still ask for JSON.
+    /// JSON mode, `{"type": "json_object"}` (the messages must still ask for JSON).
     JsonObject,
     /// Structured outputs, `{"type": "json_schema", "json_schema": {...}}`:
-    /// the reply follows `schema`. llama.cpp's server turns the schema into
-    /// a grammar; OpenAI needs `strict: Some(true)` to guarantee it.
+    /// the reply follows `schema` (OpenAI guarantees it with `strict`).
     JsonSchema {
         /// 1 to 64 ASCII letters, digits, `_` or `-`.
         name: String,
@@ -177,15 +133,107 @@ impl ResponseFormat {
 }
 
 /// A finite number as JSON; NaN and infinities have no JSON form.
-pub(crate) fn finite(name: &str, value: f64) -> Result<Value> {
+fn finite(name: &str, value: f64) -> Result<Value> {
     Number::from_f64(value).map(Value::Number).ok_or_else(|| {
         Error::InvalidArgument(format!("{name} must be a finite number, not {value}"))
     })
 }
 
+/// Each goes through [`set_option`](Conversation::set_option), checked as
+/// it checks; remove a field with `set_option(name, None)`.
+impl Conversation {
+    /// Sets `temperature`, the sampling temperature: from 0 to 2 (lower is
+    /// more deterministic).
+    ///
+    /// ```
+    /// let mut conversation = chatwire::Conversation::new("m");
+    /// conversation.set_temperature(0.2)?;
+    /// assert!(conversation.set_temperature(5.0).is_err());
+    /// assert_eq!(conversation.options()["temperature"], 0.2);
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn set_temperature(&mut self, temperature: f64) -> Result<()> {
+        self.set_option("temperature", Some(finite("temperature", temperature)?))
+    }
+
+    /// Sets `top_p`, nucleus sampling: from 0 to 1.
+    pub fn set_top_p(&mut self, top_p: f64) -> Result<()> {
+        self.set_option("top_p", Some(finite("top_p", top_p)?))
+    }
+
+    /// Sets `max_tokens`, the most tokens the reply may have (OpenAI's
+    /// reasoning models need `max_completion_tokens` instead).
+    pub fn set_max_tokens(&mut self, max_tokens: u32) -> Result<()> {
+        self.set_option("max_tokens", Some(json!(max_tokens)))
+    }
+
+    /// Sets `max_completion_tokens`, the most tokens the reply may have,
+    /// reasoning tokens included.
+    pub fn set_max_completion_tokens(&mut self, max_tokens: u32) -> Result<()> {
+        self.set_option("max_completion_tokens", Some(json!(max_tokens)))
+    }
+
+    /// Sets `stop`, up to 4 sequences that end the reply, as an array; an
+    /// empty list removes the field.
+    ///
+    /// ```
+    /// let mut conversation = chatwire::Conversation::new("m");
+    /// conversation.set_stop(["\n\n", "END"])?;
+    /// assert_eq!(conversation.options()["stop"], serde_json::json!(["\n\n", "END"]));
+    /// assert!(conversation.set_stop(["1", "2", "3", "4", "5"]).is_err());
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
+    pub fn set_stop(&mut self, stop: impl IntoIterator<Item = impl Into<String>>) -> Result<()> {
+        let stop: Vec<String> = stop.into_iter().map(Into::into).collect();
+        let value = (!stop.is_empty()).then(|| json!(stop));
+        self.set_option("stop", value)
+    }
+
+    /// Sets `seed`, for sampling that repeats itself as far as the server can.
+    pub fn set_seed(&mut self, seed: i64) -> Result<()> {
+        self.set_option("seed", Some(json!(seed)))
+    }
+
+    /// Sets `presence_penalty`: from -2 to 2; positive values favour new topics.
+    pub fn set_presence_penalty(&mut self, penalty: f64) -> Result<()> {
+        let value = finite("presence_penalty", penalty)?;
+        self.set_option("presence_penalty", Some(value))
+    }
+
+    /// Sets `frequency_penalty`: from -2 to 2; positive values discourage repetition.
+    pub fn set_frequency_penalty(&mut self, penalty: f64) -> Result<()> {
+        let value = finite("frequency_penalty", penalty)?;
+        self.set_option("frequency_penalty", Some(value))
+    }
+
+    /// Sets `response_format`: plain text, JSON mode, or a JSON Schema.
+    pub fn set_response_format(&mut self, format: ResponseFormat) -> Result<()> {
+        self.set_option("response_format", Some(format.to_value()))
+    }
+
+    /// Sets `user`, a stable identifier of the end user.
+    pub fn set_user(&mut self, user: impl Into<String>) -> Result<()> {
+        self.set_option("user", Some(Value::String(user.into())))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_setters_refuse_what_the_check_refuses() {
+        let mut conversation = Conversation::new("m");
+        assert!(conversation.set_temperature(f64::NAN).is_err());
+        assert!(conversation.set_top_p(1.5).is_err());
+        assert!(conversation
+            .set_response_format(ResponseFormat::json_schema("x", json!(true)))
+            .is_err());
+        assert!(conversation.options().is_empty());
+        conversation.set_stop(["a"]).unwrap();
+        conversation.set_stop(Vec::<String>::new()).unwrap();
+        assert!(conversation.options().is_empty());
+    }
 
     fn refusal(name: &str, value: Value) -> String {
         match check(name, &value) {

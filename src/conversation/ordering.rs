@@ -1,12 +1,6 @@
-//! The ordering rules of a conversation.
-//!
-//! At most one system message, and only first. Then user and assistant
-//! messages alternate, starting with a user message. An assistant message
-//! that calls tools is followed by one tool message per call (in any
-//! order), each naming the call it answers; after the last of them comes
-//! the next user message or the assistant's next reply. A request can be
-//! made when the last message is a user message or the last missing tool
-//! result.
+//! The ordering rules of a conversation (see [`Conversation`](crate::Conversation)):
+//! tool results come in any order, and after the last of them comes the next
+//! user message or the assistant's next reply.
 
 use crate::conversation::message::{Message, Role};
 use crate::error::{Error, Result};
@@ -29,27 +23,23 @@ fn state(messages: &[Message]) -> State<'_> {
         return State::After(last.role);
     }
     // The assistant message whose calls the trailing tool messages answer.
-    let results = messages
+    let Some(at) = messages
         .iter()
-        .rev()
-        .take_while(|message| message.role == Role::Tool)
-        .count();
-    let Some(caller) = messages
-        .len()
-        .checked_sub(results + 1)
-        .map(|i| &messages[i])
+        .rposition(|message| message.role != Role::Tool)
     else {
         return State::After(Role::Tool);
     };
-    let answered: Vec<&str> = messages[messages.len() - results..]
-        .iter()
-        .filter_map(|message| message.tool_call_id.as_deref())
-        .collect();
-    let missing: Vec<&str> = caller
+    let results = &messages[at + 1..];
+    let answered = |id: &str| {
+        results
+            .iter()
+            .any(|m| m.tool_call_id.as_deref() == Some(id))
+    };
+    let missing: Vec<&str> = messages[at]
         .tool_calls
         .iter()
         .map(|call| call.id.as_str())
-        .filter(|id| !answered.contains(id))
+        .filter(|id| !answered(id))
         .collect();
     if missing.is_empty() {
         State::ResultsComplete
@@ -106,26 +96,19 @@ fn check_result(next: &Message, missing: &[&str]) -> Result<()> {
 /// What each role may carry.
 fn check_shape(message: &Message) -> Result<()> {
     let role = message.role;
+    let only = |what: &str| Err(invalid(format!("only {what}, not {role} messages")));
     if role != Role::User && !message.images.is_empty() {
-        return Err(invalid(format!(
-            "only user messages carry images, not {role} messages"
-        )));
+        return only("user messages carry images");
     }
     if role != Role::User && !message.files.is_empty() {
-        return Err(invalid(format!(
-            "only user messages carry files, not {role} messages"
-        )));
+        return only("user messages carry files");
     }
     if role != Role::Assistant && !message.tool_calls.is_empty() {
-        return Err(invalid(format!(
-            "only assistant messages call tools, not {role} messages"
-        )));
+        return only("assistant messages call tools");
     }
     match (role, message.tool_call_id.as_deref()) {
         (Role::Tool, None | Some("")) => {
-            return Err(invalid(
-                "a tool result needs the id of the call it answers".into(),
-            ))
+            return Err(invalid("a tool result needs the id of the call it answers"))
         }
         (Role::Tool, Some(_)) | (_, None) => {}
         (_, Some(_)) => return Err(invalid(format!("{} message answers no tool call", a(role)))),
@@ -153,7 +136,7 @@ pub(crate) fn check_ready(messages: &[Message]) -> Result<()> {
     match state(messages) {
         State::After(Role::User) | State::ResultsComplete => Ok(()),
         State::Start => Err(invalid(
-            "the conversation is empty: append a user message before sending".into(),
+            "the conversation is empty: append a user message before sending",
         )),
         State::AwaitingResults(missing) => Err(invalid(format!(
             "missing a tool result for call {} (missing: {})",
@@ -177,8 +160,8 @@ fn a(role: Role) -> &'static str {
     }
 }
 
-fn invalid(message: String) -> Error {
-    Error::InvalidConversation(message)
+fn invalid(message: impl Into<String>) -> Error {
+    Error::InvalidConversation(message.into())
 }
 
 #[cfg(test)]

@@ -18,14 +18,9 @@ pub(crate) trait Signal: Send + Sync {
     fn waitable(&self) -> isize;
 }
 
-/// The text of a background request that its caller has not taken yet,
-/// and the [`Signal`] that says so to an event loop.
-///
-/// The buffer holds at most what the stream limit lets through (every
-/// delta counts towards [`Limit::Stream`](crate::Limit::Stream) before it
-/// gets here), and is emptied by every [`take_text`](Self::take_text).
-/// Reasoning text, when requests carry it, gets a second buffer of the same
-/// shape beside this one and its own `take_`.
+/// The text of a background request that its caller has not taken yet
+/// (at most what [`Limit::Stream`](crate::Limit::Stream) lets through), and
+/// the [`Signal`] that says so to an event loop.
 #[derive(Default)]
 pub(crate) struct Inbox {
     state: Mutex<InboxState>,
@@ -59,28 +54,27 @@ impl Inbox {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Adds text that arrived.
-    pub(crate) fn push(&self, delta: &str) {
+    /// Changes the state, brings the signal in line and wakes a waiter.
+    fn change(&self, change: impl FnOnce(&mut InboxState)) {
         let mut state = self.lock();
-        state.text.push_str(delta);
+        change(&mut state);
         state.update();
         self.changed.notify_all();
+    }
+
+    /// Adds text that arrived.
+    pub(crate) fn push(&self, delta: &str) {
+        self.change(|state| state.text.push_str(delta));
     }
 
     /// Marks the request done: the signal stays up from now on.
     pub(crate) fn finish(&self) {
-        let mut state = self.lock();
-        state.done = true;
-        state.update();
-        self.changed.notify_all();
+        self.change(|state| state.done = true);
     }
 
     /// The text that arrived since the last call ("" when none).
     pub(crate) fn take_text(&self) -> String {
-        let mut state = self.lock();
-        let text = std::mem::take(&mut state.text);
-        state.update();
-        text
+        self.lock().take()
     }
 
     /// Waits until there is text to take or the request is done, and takes
@@ -94,9 +88,7 @@ impl Inbox {
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-        let text = std::mem::take(&mut state.text);
-        state.update();
-        text
+        state.take()
     }
 
     /// The signal of this inbox: the one made before, or the one `make`
@@ -117,6 +109,13 @@ impl Inbox {
 }
 
 impl InboxState {
+    /// Takes the text, lowering the signal unless the request is done.
+    fn take(&mut self) -> String {
+        let text = std::mem::take(&mut self.text);
+        self.update();
+        text
+    }
+
     /// Brings the signal in line with the state: up exactly while there is
     /// text to take or the request is done. Called with the lock held, so
     /// raising and lowering never cross.

@@ -1,8 +1,6 @@
-//! Sends that run in the background: the calls that start them
-//! ([`Client::send_async`] and its kin); the handle to wait on, poll, cancel
-//! or await ([`pending`]); the text a request has not handed out yet and the
-//! signal that tells an event loop ([`inbox`]); and the manners of the C
-//! API's request: wait any number of times, append once ([`request`]).
+//! Sends that run in the background: the calls that start them, the handle
+//! ([`pending`]), the text not handed out yet with the signal for event
+//! loops ([`inbox`]), and the C API's request ([`request`]).
 
 use std::ops::ControlFlow;
 
@@ -26,8 +24,7 @@ pub(crate) use request::BackgroundSend;
 
 impl Client {
     /// Sends the conversation on a worker thread and returns at once; see
-    /// [`PendingReply`]. The conversation is read now and not touched later:
-    /// append the reply with [`Conversation::append_reply`].
+    /// [`PendingReply`]. Append the reply with [`Conversation::append_reply`].
     ///
     /// ```no_run
     /// # let client = chatwire::Client::from_env()?;
@@ -76,7 +73,7 @@ impl Client {
     pub(crate) fn spawn(
         &self,
         conversation: &Conversation,
-        on_delta: Option<DeltaHandler>,
+        mut on_delta: Option<DeltaHandler>,
         on_finish: impl FnOnce(&Result<Reply>) + Send + 'static,
     ) -> Result<PendingReply> {
         let outgoing = Outgoing::plan(conversation)?.into_owned();
@@ -85,8 +82,6 @@ impl Client {
             None => Delivery::Whole,
         };
         let client = self.clone();
-        let stack = self.worker_stack;
-        let mut on_delta = on_delta;
         let work = move |token: &CancelToken| {
             let _place = client.in_flight.enter(token)?;
             let (reply, _) = outgoing.send(|sent| {
@@ -95,7 +90,7 @@ impl Client {
             })?;
             Ok(reply)
         };
-        PendingReply::spawn(CancelToken::new(), stack, work, on_finish)
+        PendingReply::spawn(self.worker_stack, work, on_finish)
     }
 
     /// The work of a background send, once it has its place.

@@ -13,20 +13,15 @@ use crate::http::stack;
 use crate::reply::Reply;
 use crate::sys;
 
-/// A reply being fetched on a worker thread.
-///
-/// Made by [`Client::send_async`](crate::Client::send_async) and
-/// [`Client::stream_async`](crate::Client::stream_async). The request runs
-/// on its own thread (which also runs the delta callback, if any), over the
-/// client's pooled connections like any other send. The conversation it was
-/// made from is not touched: append the reply with
+/// A reply being fetched on a worker thread (which also runs the delta
+/// callback, if any), made by [`Client::send_async`](crate::Client::send_async)
+/// and its kin; append it with
 /// [`Conversation::append_reply`](crate::Conversation::append_reply).
 ///
 /// Wait with [`wait`](Self::wait), poll with [`is_done`](Self::is_done),
-/// stop with [`cancel`](Self::cancel) (within milliseconds, also while the
-/// server is silent), or `.await` it in any executor: the worker wakes the
-/// task, no runtime is needed. Dropping the handle cancels the request and
-/// waits for the worker to end.
+/// stop with [`cancel`](Self::cancel) (within milliseconds), or `.await` it
+/// in any executor: the worker wakes the task, no runtime is needed.
+/// Dropping the handle cancels the request and waits for the worker.
 #[derive(Debug)]
 pub struct PendingReply {
     shared: Arc<Shared>,
@@ -35,9 +30,7 @@ pub struct PendingReply {
 }
 
 #[derive(Default, Debug)]
-struct Shared {
-    state: Mutex<State>,
-}
+struct Shared(Mutex<State>);
 
 #[derive(Default, Debug)]
 struct State {
@@ -48,7 +41,7 @@ struct State {
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -57,12 +50,12 @@ impl PendingReply {
     /// request counts as done (so [`is_done`](Self::is_done) is already true
     /// inside it) and before the outcome is handed to a waiter.
     pub(crate) fn spawn(
-        token: CancelToken,
         stack: usize,
         work: impl FnOnce(&CancelToken) -> Result<Reply> + Send + 'static,
         on_finish: impl FnOnce(&Result<Reply>) + Send + 'static,
     ) -> Result<PendingReply> {
         let shared = Arc::new(Shared::default());
+        let token = CancelToken::new();
         let worker_shared = shared.clone();
         let worker_token = token.clone();
         // Boxed, so that std's frames around it on the worker's stack hold
@@ -120,10 +113,6 @@ impl PendingReply {
         self.take_outcome()
     }
 
-    /// Waits for the worker thread to end. Called on the worker itself
-    /// (a callback that drops its own request), it lets the thread go
-    /// instead: it ends by itself once the callback returns, and a thread
-    /// cannot wait for itself.
     /// True when called on this request's own worker thread (from one of
     /// its callbacks).
     pub(super) fn on_own_worker(&self) -> bool {
@@ -132,11 +121,12 @@ impl PendingReply {
             .is_some_and(|worker| worker.thread().id() == std::thread::current().id())
     }
 
+    /// Waits for the worker thread to end; on the worker itself (a callback
+    /// that drops its own request) it lets the thread go instead, as a
+    /// thread cannot wait for itself.
     fn join(&mut self) {
-        if let Some(worker) = self.worker.take() {
-            if worker.thread().id() == std::thread::current().id() {
-                return;
-            }
+        let own = self.on_own_worker();
+        if let Some(worker) = self.worker.take().filter(|_| !own) {
             // The worker catches nothing; a panic in it surfaces as a missing outcome.
             let _ = worker.join();
         }
@@ -190,7 +180,6 @@ mod tests {
         let (ended, ended_seen) = std::sync::mpsc::channel();
         let in_callback = slot.clone();
         let pending = PendingReply::spawn(
-            CancelToken::new(),
             crate::DEFAULT_WORKER_STACK_BYTES,
             |_| Err(Error::Cancelled),
             move |_| {

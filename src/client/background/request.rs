@@ -1,7 +1,5 @@
 //! The C API's background request, kept in the core so that every caller
-//! gets the same manners: started streamed, its text handed to a callback or
-//! to its [`Inbox`], its outcome collected by the first wait, its reply
-//! appended once.
+//! gets the same manners.
 
 use std::sync::Arc;
 
@@ -36,11 +34,10 @@ impl Client {
             })
         });
         let finished = inbox.clone();
-        let on_finish = move |outcome: &Result<Reply>| {
+        let pending = self.spawn(conversation, Some(on_delta), move |outcome| {
             finished.finish();
             on_finish(outcome);
-        };
-        let pending = self.spawn(conversation, Some(on_delta), on_finish)?;
+        })?;
         Ok(BackgroundSend {
             pending: Some(pending),
             outcome: None,
@@ -50,18 +47,15 @@ impl Client {
     }
 }
 
-/// A background send as the C API's request behaves, kept in the core so
-/// that every caller gets the same: its outcome is collected by the first
-/// wait and kept, later waits report it again, and a successful reply is
-/// appended to the conversation once, however often it is waited for. Its
-/// text can also be taken piece by piece as it arrives ([`Inbox`]).
+/// A background send as the C API's request behaves: its outcome is
+/// collected by the first wait and kept for later ones, a successful reply
+/// is appended once, and its text can be taken as it arrives ([`Inbox`]).
 #[derive(Debug)]
 pub(crate) struct BackgroundSend {
     /// The send, while nobody has waited for it.
     pending: Option<PendingReply>,
     /// What the first wait collected.
     outcome: Option<Result<Reply>>,
-    /// The text not yet taken, and the signal for event loops.
     inbox: Arc<Inbox>,
     /// The error of a wait from the request's own callback, kept to be
     /// handed out by reference like an outcome.
@@ -100,10 +94,8 @@ impl BackgroundSend {
     }
 
     /// Waits for the send (the first time), appends a successful reply to
-    /// `conversation` (once; a reply that no longer fits the conversation's
-    /// order is an error instead), and gives the outcome. Called from the
-    /// request's own callback, on its worker thread, it refuses: the thread
-    /// cannot wait for itself.
+    /// `conversation` (once), and gives the outcome. From the request's own
+    /// callback it refuses: the worker thread cannot wait for itself.
     pub(crate) fn finish(&mut self, conversation: &mut Conversation) -> Result<&Reply, &Error> {
         if self
             .pending

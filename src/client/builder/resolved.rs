@@ -19,6 +19,22 @@ use super::super::in_flight::Gate;
 use super::super::stream::StreamUsage;
 use super::super::Client;
 
+/// Setters of a checked value; those marked `new pool` change what the
+/// pool is built from.
+macro_rules! checked_setters {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident($arg:ident: $ty:ty) => $($field:ident).+ = $check:expr $(, new $pool:ident)?;
+    )*) => {$(
+        $(#[$doc])*
+        pub(crate) fn $name(&mut self, $arg: $ty) -> Result<()> {
+            self.$($field).+ = $check?;
+            $(self.$pool = None;)?
+            Ok(())
+        }
+    )*};
+}
+
 /// Every setting of a client, resolved (the environment read) and checked.
 #[derive(Clone)]
 pub(crate) struct Resolved {
@@ -43,15 +59,12 @@ impl Resolved {
     /// raising it lets waiting requests go on at once) and a server's
     /// refusal of `stream_options`.
     pub(crate) fn client(&mut self, previous: Option<&Client>) -> Client {
-        let pool = match &self.pool {
-            Some(pool) => Arc::clone(pool),
-            None => Arc::new(Pool::new(
-                self.destination.clone(),
-                self.max_idle_connections,
-                Tuning::of(&self.settings),
-            )),
-        };
-        self.pool = Some(Arc::clone(&pool));
+        let (destination, size) = (&self.destination, self.max_idle_connections);
+        let tuning = Tuning::of(&self.settings);
+        let pool = Arc::clone(
+            self.pool
+                .get_or_insert_with(|| Arc::new(Pool::new(destination.clone(), size, tuning))),
+        );
         let (in_flight, stream_usage) = match previous {
             Some(previous) => {
                 previous.in_flight.set_limit(self.max_in_flight);
@@ -75,23 +88,23 @@ impl Resolved {
         }
     }
 
-    /// The whole-request timeout; zero and more than
-    /// [`MAX_TIMEOUT`](crate::MAX_TIMEOUT) are refused.
-    pub(crate) fn set_timeout(&mut self, timeout: Duration) -> Result<()> {
-        self.settings.timeout = config::checked_timeout(timeout, "timeout")?;
-        self.pool = None;
-        Ok(())
-    }
-
-    /// The idle timeout of streams, checked as the timeout is.
-    pub(crate) fn set_idle_timeout(&mut self, timeout: Duration) -> Result<()> {
-        self.settings.idle_timeout = config::checked_timeout(timeout, "idle timeout")?;
-        Ok(())
-    }
-
-    pub(crate) fn set_max_retries(&mut self, max_retries: u32) -> Result<()> {
-        self.settings.max_retries = config::checked_retries(max_retries)?;
-        Ok(())
+    checked_setters! {
+        /// The whole-request timeout; zero and more than
+        /// [`MAX_TIMEOUT`](crate::MAX_TIMEOUT) are refused.
+        set_timeout(timeout: Duration) =>
+            settings.timeout = config::checked_timeout(timeout, "timeout"), new pool;
+        /// The idle timeout of streams, checked as the timeout is.
+        set_idle_timeout(timeout: Duration) =>
+            settings.idle_timeout = config::checked_timeout(timeout, "idle timeout");
+        set_max_retries(max_retries: u32) =>
+            settings.max_retries = config::checked_retries(max_retries);
+        set_max_idle_connections(count: usize) =>
+            max_idle_connections = config::checked_pool_size(count), new pool;
+        set_max_in_flight(max_in_flight: usize) =>
+            max_in_flight = config::checked_in_flight(max_in_flight);
+        set_worker_stack_size(bytes: usize) => worker_stack = config::checked_stack_size(bytes);
+        set_json_corrections(corrections: u32) =>
+            json.corrections = config::checked_corrections(corrections);
     }
 
     /// One of the limits on what is kept of an answer; the header limit is
@@ -104,30 +117,9 @@ impl Resolved {
         Ok(())
     }
 
-    pub(crate) fn set_max_idle_connections(&mut self, max_idle_connections: usize) -> Result<()> {
-        self.max_idle_connections = config::checked_pool_size(max_idle_connections)?;
-        self.pool = None;
-        Ok(())
-    }
-
-    pub(crate) fn set_max_in_flight(&mut self, max_in_flight: usize) -> Result<()> {
-        self.max_in_flight = config::checked_in_flight(max_in_flight)?;
-        Ok(())
-    }
-
-    pub(crate) fn set_worker_stack_size(&mut self, bytes: usize) -> Result<()> {
-        self.worker_stack = config::checked_stack_size(bytes)?;
-        Ok(())
-    }
-
     /// Sets (replaces) or, with `None`, removes an extra header.
     pub(crate) fn set_header(&mut self, name: &str, value: Option<&str>) -> Result<()> {
         self.settings.headers.set(name, value)
-    }
-
-    pub(crate) fn set_json_corrections(&mut self, corrections: u32) -> Result<()> {
-        self.json.corrections = config::checked_corrections(corrections)?;
-        Ok(())
     }
 
     pub(crate) fn set_schema_delivery(&mut self, delivery: SchemaDelivery) {
