@@ -1,6 +1,8 @@
 //! Finding where the JSON might be: fenced code blocks first, then every
 //! `{` or `[` in the text.
 
+use super::cursor::unescaped;
+
 /// A fenced code block (three or more backticks or tildes) whose content
 /// may hold JSON.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,14 +76,12 @@ struct Opener<'a> {
 fn opener(line: &str) -> Option<Opener<'_>> {
     let trimmed = line.trim_start_matches([' ', '\t']);
     let mark = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'))?;
-    let len = trimmed
-        .bytes()
-        .take_while(|b| char::from(*b) == mark)
-        .count();
+    let info = trimmed.trim_start_matches(mark);
+    let len = trimmed.len() - info.len();
     if len < 3 {
         return None;
     }
-    let info = trimmed.get(len..)?.trim();
+    let info = info.trim();
     if mark == '`' && info.contains('`') {
         return None;
     }
@@ -98,32 +98,7 @@ fn opener(line: &str) -> Option<Opener<'_>> {
 /// least as many of them, and nothing else.
 fn is_closer(line: &str, open: &Opener<'_>) -> bool {
     let trimmed = line.trim_matches([' ', '\t']);
-    let len = trimmed
-        .bytes()
-        .take_while(|b| char::from(*b) == open.mark)
-        .count();
-    len >= open.len && len == trimmed.len()
-}
-
-/// Tracks whether a JSON string is open at the end of each content line, so
-/// that a fence line inside a multi-line string does not end the block.
-#[derive(Debug, Default)]
-struct StringState {
-    open: bool,
-}
-
-impl StringState {
-    fn feed(&mut self, line: &str) {
-        let mut escaped = false;
-        for c in line.chars() {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => self.open = !self.open,
-                _ => {}
-            }
-        }
-    }
+    trimmed.len() >= open.len && trimmed.trim_start_matches(open.mark).is_empty()
 }
 
 /// All fenced blocks in text order. An unclosed block runs to the end of the
@@ -169,11 +144,13 @@ fn find_close(
     budget: &mut usize,
 ) -> (usize, usize) {
     let tail = text.get(content_start..).unwrap_or("");
-    let mut strings = StringState::default();
+    // Whether a JSON string is open after a line: a fence line inside a
+    // multi-line string does not end the block.
+    let mut in_string = false;
     let mut first_close: Option<Line<'_>> = None;
     for line in lines(tail) {
         if is_closer(line.text, open) {
-            if !json_like || !strings.open {
+            if !json_like || !in_string {
                 return (content_start + line.start, content_start + line.end);
             }
             first_close.get_or_insert(line);
@@ -184,7 +161,7 @@ fn find_close(
                 break;
             }
         }
-        strings.feed(line.text);
+        in_string ^= unescaped(line.text).filter(|&(_, c)| c == '"').count() % 2 == 1;
     }
     match first_close {
         Some(line) => (content_start + line.start, content_start + line.end),

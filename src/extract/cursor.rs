@@ -43,3 +43,14 @@ pub(super) fn leading(text: &str, keep: impl Fn(char) -> bool) -> &str {
         .map_or(text.len(), |(i, _)| i);
     text.get(..len).unwrap_or("")
 }
+
+/// The chars of `text` and their offsets, without each backslash and the
+/// char it escapes.
+pub(super) fn unescaped(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let mut escaped = false;
+    text.char_indices().filter(move |&(_, c)| {
+        let keep = !escaped && c != '\\';
+        escaped = !escaped && c == '\\';
+        keep
+    })
+}
