@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::numbers;
-use super::prompt::json_prompt;
 
 /// One item of an ingredient list, as the convention asks a model to write
 /// it: `{"ingredient": "flour", "quantity": 2, "unit": "cup"}`.
@@ -203,7 +202,7 @@ fn kind(value: &Value) -> &'static str {
 }
 
 /// The instruction of [`ingredients_prompt`](super::ingredients_prompt).
-const INSTRUCTION: &str = "Extract every ingredient from the text below. \
+pub(super) const INSTRUCTION: &str = "Extract every ingredient from the text below. \
 Reply with a JSON array that has one object per line. \
 Each object has exactly three keys: \
 \"ingredient\" (the name of the ingredient, a string), \
@@ -211,15 +210,11 @@ Each object has exactly three keys: \
 \"unit\" (a string such as \"cup\", \"g\" or \"tbsp\", or null when there is no unit).";
 
 /// The example of [`ingredients_prompt`](super::ingredients_prompt).
-const EXAMPLE: &str = "[\n\
+pub(super) const EXAMPLE: &str = "[\n\
 {\"ingredient\": \"flour\", \"quantity\": 2, \"unit\": \"cup\"},\n\
 {\"ingredient\": \"egg\", \"quantity\": 3, \"unit\": null},\n\
 {\"ingredient\": \"sugar\", \"quantity\": 0.5, \"unit\": \"cup\"}\n\
 ]";
-
-pub(crate) fn ingredients_prompt(text: &str) -> String {
-    json_prompt(INSTRUCTION, EXAMPLE, text)
-}
 
 #[cfg(test)]
 mod tests {

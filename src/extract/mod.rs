@@ -182,5 +182,5 @@ pub fn extract_ingredients(text: &str) -> Result<Vec<Ingredient>> {
 /// ```
 #[must_use]
 pub fn ingredients_prompt(text: &str) -> String {
-    ingredients::ingredients_prompt(text)
+    json_prompt(ingredients::INSTRUCTION, ingredients::EXAMPLE, text)
 }
