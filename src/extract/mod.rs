@@ -38,8 +38,8 @@ pub use prompt::json_prompt;
 pub(crate) use search::search as find_json;
 
 /// Finds the JSON object or array in a model's reply, repairs it, and parses
-/// it (the [module docs](mod@crate::extract) say where it looks). A reply that is one JSON
-/// string holding an object or array is unwrapped once.
+/// it (the [module docs](mod@crate::extract) say where it looks). A reply
+/// that is one JSON string holding an object or array is unwrapped once.
 ///
 /// # Errors
 ///
@@ -113,31 +113,25 @@ pub fn extract<T: DeserializeOwned>(text: &str) -> Result<T> {
 /// Reads an ingredient list (the convention of [`ingredients_prompt`]) from
 /// a model's reply.
 ///
-/// Lenient, because small models are; each rule below has a test:
+/// Lenient, because small models are (each rule has a test):
 ///
-/// - **Shape**: an array of items; a single item object; an object with an
-///   `"ingredients"` array (or object); or an object whose only array holds
-///   the items (`{"recipe": "...", "items": [...]}`). An empty array gives an
-///   empty list.
-/// - **Keys** are matched ignoring case; `name` or `item` stand in for a
-///   missing `ingredient`, `amount` or `qty` for `quantity`, `units` for
-///   `unit`. Other keys are ignored.
-/// - **Items that are not usable are skipped**: not an object, no
-///   `ingredient`, or one that is not a non-empty string. When items were
-///   given but none is usable, that is an error (naming the first problem);
-///   strict callers can use `extract::<Vec<Ingredient>>` instead.
-/// - **`ingredient`** is trimmed.
-/// - **`quantity`**: a number is taken as is. Missing, `null`, or not a
-///   number or string (`true`, `[]`): `0.0`, never NaN (NaN would leak into
-///   C and compare unequal to itself). A string is read like a number in the
-///   JSON: `"2"`, `"1/2"`, `"1 1/2"`, `"½"`. A string with words after the
-///   number (`"2 cups"`) gives the number, and the words become the unit if
-///   the item has none. A range (`"2-3"`, `"2 to 3"`) gives its first
-///   number. Words without a number (`"a pinch"`, `"to taste"`) give `0.0`,
-///   and the words become the unit if the item has none, so nothing the
-///   model said is lost.
-/// - **`unit`**: trimmed; empty, `"null"`, `"none"`, `"n/a"`, `"na"`, `"-"`
-///   or a non-string give `None`.
+/// - **Shape**: an array of items, one item object, an object with an
+///   `"ingredients"` array (or object), or an object whose only array holds
+///   the items (`{"recipe": "...", "items": [...]}`). An empty array gives
+///   an empty list.
+/// - **Keys** match ignoring case; `name` or `item` stand in for
+///   `ingredient`, `amount` or `qty` for `quantity`, `units` for `unit`.
+/// - **Unusable items are skipped** (not an object, or no non-empty string
+///   `ingredient`); when none is usable, that is an error naming the first
+///   problem. Strict callers can use `extract::<Vec<Ingredient>>` instead.
+/// - **`quantity`**: a number as it is; missing, `null`, or not a number or
+///   string: `0.0`, never NaN (NaN would leak into C and compare unequal to
+///   itself). A string is read like a number in the JSON (`"1 1/2"`, `"½"`);
+///   words after the number (`"2 cups"`) or instead of one (`"a pinch"`,
+///   then `0.0`) become the unit if the item has none, so nothing the model
+///   said is lost; a range (`"2-3"`, `"2 to 3"`) gives its first number.
+/// - **`ingredient`** and **`unit`** are trimmed; a unit that is empty,
+///   `"null"`, `"none"`, `"n/a"`, `"na"`, `"-"` or not a string is `None`.
 ///
 /// A candidate that holds no usable ingredient is passed over.
 ///

@@ -44,7 +44,7 @@ impl Scanner<'_> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(self.error_here(&format!("nesting deeper than {MAX_DEPTH} levels")));
         }
-        let Some(kind) = self.cursor.peek().and_then(Kind::of_opener) else {
+        let Some(kind) = self.cursor.peek().and_then(Kind::of) else {
             return Err(self.error_here("expected '{' or '['"));
         };
         self.cursor.bump();
@@ -53,7 +53,7 @@ impl Scanner<'_> {
             .last()
             .map_or(self.out.len(), |parent| parent.item_start);
         let open_at = self.out.len();
-        self.out.push(kind.json_opener());
+        self.out.push(kind.json().0);
         self.stack.push(Frame {
             kind,
             expect: Expect::Key,
@@ -86,15 +86,11 @@ impl Scanner<'_> {
         true
     }
 
-    pub(super) fn top(&mut self) -> Option<&mut Frame> {
-        self.stack.last_mut()
-    }
-
     /// Starts a member or element: remembers where it starts and writes the
     /// comma that separates it from the previous one.
     pub(super) fn begin_item(&mut self) {
         let out_len = self.out.len();
-        let needs_comma = match self.top() {
+        let needs_comma = match self.stack.last_mut() {
             Some(frame) => {
                 frame.item_start = out_len;
                 frame.count += 1;
@@ -108,7 +104,7 @@ impl Scanner<'_> {
     }
 
     pub(super) fn set_expect(&mut self, expect: Expect) {
-        if let Some(frame) = self.top() {
+        if let Some(frame) = self.stack.last_mut() {
             frame.expect = expect;
         }
     }
@@ -139,7 +135,7 @@ impl Scanner<'_> {
             self.set_expect(Expect::Value);
         } else {
             self.out.truncate(item_start);
-            if let Some(frame) = self.top() {
+            if let Some(frame) = self.stack.last_mut() {
                 frame.count = frame.count.saturating_sub(1);
             }
         }
@@ -164,12 +160,10 @@ impl Scanner<'_> {
 
     /// Trivia and commas between top-level values.
     pub(super) fn skip_separators(&mut self) {
-        loop {
-            self.skip_trivia();
-            if self.cursor.peek() != Some(',') {
-                return;
-            }
+        self.skip_trivia();
+        while self.cursor.peek() == Some(',') {
             self.cursor.bump();
+            self.skip_trivia();
         }
     }
 }

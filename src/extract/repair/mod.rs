@@ -3,12 +3,8 @@
 //!
 //! One pass, one explicit stack (no recursion, so deep nesting cannot
 //! overflow the thread's stack), no regular expressions: every repair
-//! happens at the token where it is needed, so the inside of a string is
-//! never rewritten. The repairs are listed in the module docs of
-//! `extract`; each one is marked `Repair:` where it is made, in the file of
-//! its kind: [`containers`] (walking objects and arrays), [`objects`] (keys
-//! and colons), [`arrays`] (items), [`scalars`] (numbers, literals, unquoted
-//! words) and [`closing`] (closers, and cut-off output).
+//! happens at the token where it is needed (marked `Repair:` there), so the
+//! inside of a string is never rewritten.
 
 use super::cursor::{leading, Cursor};
 use super::numbers::{self, NumberError};
@@ -106,7 +102,20 @@ pub(crate) fn repair_at(
     candidate: Candidate<'_>,
     lines: &mut LineCache,
 ) -> Result<Repaired, RepairError> {
-    let mut scanner = Scanner::new(candidate, std::mem::take(lines));
+    let mut scanner = Scanner {
+        cursor: Cursor {
+            text: candidate.text,
+            pos: candidate.start,
+        },
+        out: String::new(),
+        stack: Vec::new(),
+        content: false,
+        keyed: false,
+        placement: candidate.placement,
+        guessed: false,
+        last_closed: None,
+        lines: std::mem::take(lines),
+    };
     let result = scanner.values();
     *lines = scanner.lines;
     result
@@ -122,37 +131,22 @@ enum Kind {
 }
 
 impl Kind {
-    fn of_opener(c: char) -> Option<Kind> {
+    /// The kind an opening or closing bracket belongs to.
+    fn of(c: char) -> Option<Kind> {
         match c {
-            '{' => Some(Kind::Object),
-            '[' => Some(Kind::Array),
-            '(' => Some(Kind::Group),
+            '{' | '}' => Some(Kind::Object),
+            '[' | ']' => Some(Kind::Array),
+            '(' | ')' => Some(Kind::Group),
             _ => None,
         }
     }
 
-    fn of_closer(c: char) -> Option<Kind> {
-        match c {
-            '}' => Some(Kind::Object),
-            ']' => Some(Kind::Array),
-            ')' => Some(Kind::Group),
-            _ => None,
-        }
-    }
-
-    fn json_opener(self) -> char {
+    /// The opening and closing brackets it is written with.
+    fn json(self) -> (char, char) {
         if self == Kind::Object {
-            '{'
+            ('{', '}')
         } else {
-            '['
-        }
-    }
-
-    fn json_closer(self) -> char {
-        if self == Kind::Object {
-            '}'
-        } else {
-            ']'
+            ('[', ']')
         }
     }
 }
@@ -200,25 +194,7 @@ struct Scanner<'a> {
     lines: LineCache,
 }
 
-impl<'a> Scanner<'a> {
-    fn new(candidate: Candidate<'a>, lines: LineCache) -> Self {
-        let placement = candidate.placement;
-        Scanner {
-            cursor: Cursor {
-                text: candidate.text,
-                pos: candidate.start,
-            },
-            out: String::new(),
-            stack: Vec::new(),
-            content: false,
-            keyed: false,
-            placement,
-            guessed: false,
-            last_closed: None,
-            lines,
-        }
-    }
-
+impl Scanner<'_> {
     /// One top-level value, or several in a row (made into an array).
     fn values(&mut self) -> Result<Repaired, RepairError> {
         self.skip_trivia();
@@ -268,11 +244,18 @@ impl<'a> Scanner<'a> {
     }
 
     fn error_here(&self, expected: &str) -> RepairError {
-        let message = match self.cursor.peek() {
-            Some(c) => format!("{expected}, found {}", describe(c)),
-            None => format!("{expected}, found the end of the text"),
+        let found = match self.cursor.peek() {
+            Some(c) if c.is_control() => format!("U+{:04X}", u32::from(c)),
+            Some(c) => format!("'{c}'"),
+            None => "the end of the text".to_owned(),
         };
-        RepairError::at(self.cursor.pos, message)
+        RepairError::at(self.cursor.pos, format!("{expected}, found {found}"))
+    }
+
+    /// The kind of the container around the innermost one.
+    fn parent_kind(&self) -> Option<Kind> {
+        let parent = self.stack.len().checked_sub(2)?;
+        self.stack.get(parent).map(|frame| frame.kind)
     }
 }
 
@@ -291,15 +274,6 @@ pub(super) fn is_space(c: char) -> bool {
 
 pub(super) fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
-}
-
-/// A char for an error message: quoted if printable, else its code point.
-pub(super) fn describe(c: char) -> String {
-    if c.is_control() {
-        format!("U+{:04X}", u32::from(c))
-    } else {
-        format!("'{c}'")
-    }
 }
 
 /// At most 40 chars of a word, for error messages.

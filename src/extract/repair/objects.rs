@@ -22,20 +22,14 @@ impl Scanner<'_> {
             }
             // Repair: an object in an array that is missing its closer
             // (`[{"i": 1 {"i": 2}]`) ends where the next object begins.
-            '{' if frame.count > 0 && self.parent_is_array() => {
-                self.close_innermost();
+            '{' if frame.count > 0 && self.parent_kind() == Some(Kind::Array) => {
+                // Only in key position, where closing cannot fail.
+                let _ = self.close_one();
                 Ok(())
             }
             _ if is_word_char(c) => self.bare_key(frame),
             _ => Err(self.error_here("expected a key or '}'")),
         }
-    }
-
-    pub(super) fn parent_is_array(&self) -> bool {
-        let parent = self.stack.len().checked_sub(2);
-        parent
-            .and_then(|i| self.stack.get(i))
-            .is_some_and(|frame| frame.kind == Kind::Array)
     }
 
     /// Repair: an unquoted key (`{name: "x"}`, also Python's `{1: "x"}`) is
@@ -93,14 +87,11 @@ impl Scanner<'_> {
     }
 
     pub(super) fn object_to_array(&mut self, frame: Frame) {
-        if let Some(top) = self.top() {
+        if let Some(top) = self.stack.last_mut() {
             top.kind = Kind::Array;
             top.expect = Expect::Key;
         }
-        self.out.replace_range(
-            frame.open_at..=frame.open_at,
-            &Kind::Array.json_opener().to_string(),
-        );
+        self.out.replace_range(frame.open_at..=frame.open_at, "[");
     }
 
     pub(super) fn object_value(&mut self, c: char) -> Result<(), RepairError> {
