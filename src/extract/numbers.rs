@@ -85,8 +85,7 @@ fn is_fraction_slash(c: char) -> bool {
 fn vulgar_value(c: char) -> Option<f64> {
     VULGAR
         .iter()
-        .find(|(symbol, _, _)| *symbol == c)
-        .map(|(_, numerator, denominator)| numerator / denominator)
+        .find_map(|&(symbol, n, d)| (symbol == c).then_some(n / d))
 }
 
 /// The value of a run of superscript or subscript `digits` (0 when empty).
@@ -99,16 +98,12 @@ fn small_digits_value(digits: &str, set: &[char; 10]) -> f64 {
 
 /// True when `c` (followed by `next`) starts a number this module can read.
 pub(crate) fn starts_number(c: char, next: Option<char>) -> bool {
-    let starts_unsigned = |c: char, next: Option<char>| {
-        c.is_ascii_digit()
-            || (c == '.' && next.is_some_and(|n| n.is_ascii_digit()))
-            || starts_unicode_fraction(c)
-    };
     match c {
         '-' | '+' => {
             next.is_some_and(|n| n.is_ascii_digit() || n == '.' || starts_unicode_fraction(n))
         }
-        _ => starts_unsigned(c, next),
+        '.' => next.is_some_and(|n| n.is_ascii_digit()),
+        _ => c.is_ascii_digit() || starts_unicode_fraction(c),
     }
 }
 
@@ -117,10 +112,8 @@ fn starts_unicode_fraction(c: char) -> bool {
 }
 
 /// Reads the number at the start of `text` and returns it with the number
-/// of bytes it took.
-///
-/// The number ends where this grammar ends; what follows is the caller's
-/// business (`1/2/3` reads `1/2` and leaves `/3`).
+/// of bytes it took; what follows is the caller's business (`1/2/3` reads
+/// `1/2` and leaves `/3`).
 pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
     let mut cursor = Cursor { text, pos: 0 };
     let negative = text.starts_with('-');
