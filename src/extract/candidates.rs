@@ -15,19 +15,19 @@ pub(crate) struct Fence<'a> {
     pub offset: usize,
 }
 
-/// Info words that mark a block as JSON (compared ignoring case).
-const JSON_INFO: [&str; 5] = ["json", "jsonc", "json5", "jsonl", "ndjson"];
+/// Whether an info word marks a block as JSON.
+fn is_json_info(info: &str) -> bool {
+    ["json", "jsonc", "json5", "jsonl", "ndjson"]
+        .iter()
+        .any(|json| info.eq_ignore_ascii_case(json))
+}
 
 /// The fenced blocks worth trying, in the order to try them: blocks marked
 /// as JSON, then unmarked blocks, each group in text order. Blocks marked
 /// with another language are skipped (the bare scan still sees them).
 pub(crate) fn json_fences(text: &str) -> Vec<Fence<'_>> {
     let fences = fenced_blocks(text);
-    let marked = fences.iter().filter(|fence| {
-        JSON_INFO
-            .iter()
-            .any(|info| fence.info.eq_ignore_ascii_case(info))
-    });
+    let marked = fences.iter().filter(|fence| is_json_info(fence.info));
     let unmarked = fences.iter().filter(|fence| fence.info.is_empty());
     marked.chain(unmarked).cloned().collect()
 }
@@ -48,17 +48,20 @@ struct Line<'a> {
     end: usize,
 }
 
-fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
-    let mut start = 0;
-    text.split_inclusive('\n').map(move |raw| {
-        let line = Line {
-            text: raw.trim_end_matches(['\n', '\r']),
-            start,
-            end: start + raw.len(),
-        };
-        start += raw.len();
-        line
-    })
+/// The lines of `text` from byte `start` on.
+fn lines(text: &str, mut start: usize) -> impl Iterator<Item = Line<'_>> {
+    text.get(start..)
+        .unwrap_or("")
+        .split_inclusive('\n')
+        .map(move |raw| {
+            let line = Line {
+                text: raw.trim_end_matches(['\n', '\r']),
+                start,
+                end: start + raw.len(),
+            };
+            start += raw.len();
+            line
+        })
 }
 
 /// An opening fence: its character, its length and its info word.
@@ -105,7 +108,7 @@ fn is_closer(line: &str, open: &Opener<'_>) -> bool {
 /// text (output cut off by a token limit).
 fn fenced_blocks(text: &str) -> Vec<Fence<'_>> {
     let mut fences = Vec::new();
-    let mut all = lines(text).peekable();
+    let mut all = lines(text, 0).peekable();
     // Looking past a fence line that sits inside a string costs a scan; the
     // budget keeps the total linear in the text length.
     let mut budget = text.len().saturating_mul(2);
@@ -113,8 +116,7 @@ fn fenced_blocks(text: &str) -> Vec<Fence<'_>> {
         let Some(open) = opener(line.text) else {
             continue;
         };
-        let json_like =
-            open.info.is_empty() || JSON_INFO.iter().any(|i| open.info.eq_ignore_ascii_case(i));
+        let json_like = open.info.is_empty() || is_json_info(open.info);
         let (content_end, resume) = find_close(text, line.end, &open, json_like, &mut budget);
         let content = text.get(line.end..content_end).unwrap_or("");
         fences.push(Fence {
@@ -143,15 +145,14 @@ fn find_close(
     json_like: bool,
     budget: &mut usize,
 ) -> (usize, usize) {
-    let tail = text.get(content_start..).unwrap_or("");
     // Whether a JSON string is open after a line: a fence line inside a
     // multi-line string does not end the block.
     let mut in_string = false;
     let mut first_close: Option<Line<'_>> = None;
-    for line in lines(tail) {
+    for line in lines(text, content_start) {
         if is_closer(line.text, open) {
             if !json_like || !in_string {
-                return (content_start + line.start, content_start + line.end);
+                return (line.start, line.end);
             }
             first_close.get_or_insert(line);
         }
@@ -164,7 +165,7 @@ fn find_close(
         in_string ^= unescaped(line.text).filter(|&(_, c)| c == '"').count() % 2 == 1;
     }
     match first_close {
-        Some(line) => (content_start + line.start, content_start + line.end),
+        Some(line) => (line.start, line.end),
         None => (text.len(), text.len()),
     }
 }

@@ -23,7 +23,6 @@ mod candidates;
 mod cursor;
 mod ingredients;
 mod numbers;
-mod prompt;
 mod repair;
 mod search;
 mod strings;
@@ -34,7 +33,6 @@ use serde_json::Value;
 use crate::error::Result;
 
 pub use ingredients::Ingredient;
-pub use prompt::json_prompt;
 pub(crate) use search::search as find_json;
 
 /// Finds the JSON object or array in a model's reply, repairs it, and parses
@@ -177,4 +175,35 @@ pub fn extract_ingredients(text: &str) -> Result<Vec<Ingredient>> {
 #[must_use]
 pub fn ingredients_prompt(text: &str) -> String {
     json_prompt(ingredients::INSTRUCTION, ingredients::EXAMPLE, text)
+}
+
+/// Builds a prompt asking for JSON shaped like `example_json`: the
+/// instruction, a request for a fenced `json` block, the example in such a
+/// block, and then the text to work on.
+///
+/// The text comes last and after a `Text:` line, so an instruction hidden in
+/// it reads as part of the text rather than as the end of the prompt's own.
+///
+/// ```
+/// let prompt = chatwire::extract::json_prompt(
+///     "List the people named in the text below.",
+///     r#"[{"name": "Ada"}]"#,
+///     "Ada met Grace.",
+/// );
+/// assert!(prompt.starts_with("List the people"));
+/// assert!(prompt.contains("```json\n[{\"name\": \"Ada\"}]\n```"));
+/// assert!(prompt.ends_with("Text:\nAda met Grace.\n"));
+/// ```
+#[must_use]
+pub fn json_prompt(instruction: &str, example_json: &str, text: &str) -> String {
+    format!(
+        "{instruction}\n\n\
+         Reply with the JSON only, in a fenced ```json code block, \
+         in the same form as this example:\n\n\
+         ```json\n{example}\n```\n\n\
+         Text:\n{text}\n",
+        instruction = instruction.trim(),
+        example = example_json.trim(),
+        text = text.trim(),
+    )
 }
