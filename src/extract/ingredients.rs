@@ -73,10 +73,8 @@ fn item_list(value: Value) -> Result<Vec<Value>, String> {
         match map.remove(&key) {
             Some(Value::Array(items)) => return Ok(items),
             Some(item @ Value::Object(_)) => return Ok(vec![item]),
-            Some(other) => {
-                map.insert(key, other);
-            }
-            None => {}
+            // Anything else is neither an item's name nor an array.
+            _ => {}
         }
     }
     if find_key(&map, &NAME_KEYS).is_some() {
@@ -169,16 +167,11 @@ fn leading_number(text: &str) -> Option<(f64, &str)> {
 /// rest of the range.
 fn skip_range_end(rest: &str) -> &str {
     let trimmed = rest.trim_start();
-    let after_dash = trimmed
+    trimmed
         .strip_prefix(['-', '–', '—'])
-        .or_else(|| trimmed.strip_prefix("to "));
-    let Some(after_dash) = after_dash else {
-        return rest;
-    };
-    match leading_number(after_dash.trim_start()) {
-        Some((_, after_range)) => after_range,
-        None => rest,
-    }
+        .or_else(|| trimmed.strip_prefix("to "))
+        .and_then(|after_dash| leading_number(after_dash.trim_start()))
+        .map_or(rest, |(_, after_range)| after_range)
 }
 
 fn clean_unit(unit: &str) -> Option<String> {

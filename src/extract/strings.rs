@@ -77,7 +77,9 @@ impl Reader<'_, '_, '_> {
             self.cursor.bump();
             if c == '\\' {
                 self.escape();
-            } else if family.closes(c) && self.quote_ends_string(family) {
+            } else if family.closes(c)
+                && (ends_string_at(self.cursor.rest()) || !self.later_closer_on_line(family))
+            {
                 break;
             } else {
                 push_escaped_char(self.out, c);
@@ -111,11 +113,6 @@ impl Reader<'_, '_, '_> {
             }
         }
         None
-    }
-
-    /// Called just after a quote that can close the string.
-    fn quote_ends_string(&mut self, family: QuoteFamily) -> bool {
-        ends_string_at(self.cursor.rest()) || !self.later_closer_on_line(family)
     }
 
     /// Whether a quote later on the current line could close the string. The
@@ -265,17 +262,12 @@ fn ends_token(after: &str) -> bool {
 /// taken off `text`, on the same line; `"x"` when there is none, which
 /// `ends_token` refuses.
 fn skip_quoted(text: &str) -> &str {
-    let end = text
-        .char_indices()
-        .find(|&(_, c)| c == '\n' || is_closing_quote(c));
+    let closes = |c| FAMILIES.iter().any(|family| family.closes(c));
+    let end = text.char_indices().find(|&(_, c)| c == '\n' || closes(c));
     match end {
         Some((end, quote)) if quote != '\n' => text.get(end + quote.len_utf8()..).unwrap_or(""),
         _ => "x",
     }
-}
-
-fn is_closing_quote(c: char) -> bool {
-    FAMILIES.iter().any(|family| family.closes(c))
 }
 
 /// Whether `text` (after a comma) is `"key":`: a string on one line and a
