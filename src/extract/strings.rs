@@ -242,7 +242,8 @@ pub(crate) fn ends_string_at(after: &str) -> bool {
     let mut chars = after.chars();
     match chars.next() {
         Some(c) if is_quote(c) => {
-            let rest = skip_quoted(chars.as_str()).trim_start_matches([' ', '\t']);
+            let rest = skip_quoted(chars.as_str(), is_closing_quote);
+            let rest = rest.trim_start_matches([' ', '\t']);
             ends_token(rest) || rest.starts_with(is_quote)
         }
         _ => ends_token(after),
@@ -259,10 +260,9 @@ fn ends_token(after: &str) -> bool {
 }
 
 /// What follows the closing quote of a string whose opening quote has been
-/// taken off `text`, on the same line; `"x"` when there is none, which
-/// `ends_token` refuses.
-fn skip_quoted(text: &str) -> &str {
-    let closes = |c| FAMILIES.iter().any(|family| family.closes(c));
+/// taken off `text`, on the same line, the closing quote being the first
+/// char that `closes`; `"x"` when there is none, which no caller accepts.
+pub(crate) fn skip_quoted(text: &str, closes: impl Fn(char) -> bool) -> &str {
     let end = text.char_indices().find(|&(_, c)| c == '\n' || closes(c));
     match end {
         Some((end, quote)) if quote != '\n' => text.get(end + quote.len_utf8()..).unwrap_or(""),
@@ -270,12 +270,16 @@ fn skip_quoted(text: &str) -> &str {
     }
 }
 
+fn is_closing_quote(c: char) -> bool {
+    FAMILIES.iter().any(|family| family.closes(c))
+}
+
 /// Whether `text` (after a comma) is `"key":`: a string on one line and a
 /// colon.
 pub(crate) fn key_follows(text: &str) -> bool {
     let text = text.trim_start_matches([' ', '\t']);
     text.strip_prefix('"')
-        .map(skip_quoted)
+        .map(|rest| skip_quoted(rest, is_closing_quote))
         .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
 }
 

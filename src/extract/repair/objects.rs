@@ -154,21 +154,10 @@ impl Scanner<'_> {
 /// `"b",`): what may follow a key whose colon is missing.
 pub(super) fn string_member_follows(text: &str) -> bool {
     let mut chars = text.chars();
-    if !chars.next().is_some_and(strings::is_quote) {
-        return false;
-    }
-    let rest = chars.as_str();
-    let Some(end) = rest.find(|c: char| strings::is_quote(c) || c == '\n') else {
-        return false;
-    };
-    let tail = rest.get(end..).unwrap_or("");
-    let Some(quote) = tail.chars().next().filter(|c| *c != '\n') else {
-        return false;
-    };
-    let after = tail.get(quote.len_utf8()..).unwrap_or("");
-    after
-        .trim_start_matches([' ', '\t'])
-        .starts_with([',', '}'])
+    chars.next().is_some_and(strings::is_quote)
+        && strings::skip_quoted(chars.as_str(), strings::is_quote)
+            .trim_start_matches([' ', '\t'])
+            .starts_with([',', '}'])
 }
 
 /// The length of an unquoted string missing only its opening quote: up to
