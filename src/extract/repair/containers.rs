@@ -25,10 +25,8 @@ impl Scanner<'_> {
         self.skip_trivia();
         // Repair: a closing fence glued to the JSON ends it, as the end of
         // the text would.
-        if self.cursor.rest().starts_with("```") {
-            return self.close_truncated();
-        }
-        let Some(c) = self.cursor.peek() else {
+        let fence = self.cursor.rest().starts_with("```");
+        let Some(c) = self.cursor.peek().filter(|_| !fence) else {
             return self.close_truncated();
         };
         match (frame.kind, frame.expect) {
@@ -89,17 +87,12 @@ impl Scanner<'_> {
     /// Starts a member or element: remembers where it starts and writes the
     /// comma that separates it from the previous one.
     pub(super) fn begin_item(&mut self) {
-        let out_len = self.out.len();
-        let needs_comma = match self.stack.last_mut() {
-            Some(frame) => {
-                frame.item_start = out_len;
-                frame.count += 1;
-                frame.count > 1
+        if let Some(frame) = self.stack.last_mut() {
+            frame.item_start = self.out.len();
+            frame.count += 1;
+            if frame.count > 1 {
+                self.out.push(',');
             }
-            None => false,
-        };
-        if needs_comma {
-            self.out.push(',');
         }
     }
 
@@ -127,17 +120,14 @@ impl Scanner<'_> {
 
     /// Undoes `begin_item` for an element that turned out to be nothing.
     pub(super) fn unbegin_item(&mut self) {
-        let (kind, item_start) = match self.stack.last() {
-            Some(frame) => (frame.kind, frame.item_start),
-            None => return,
+        let Some(frame) = self.stack.last_mut() else {
+            return;
         };
-        if kind == Kind::Object {
-            self.set_expect(Expect::Value);
+        if frame.kind == Kind::Object {
+            frame.expect = Expect::Value;
         } else {
-            self.out.truncate(item_start);
-            if let Some(frame) = self.stack.last_mut() {
-                frame.count = frame.count.saturating_sub(1);
-            }
+            self.out.truncate(frame.item_start);
+            frame.count = frame.count.saturating_sub(1);
         }
     }
 

@@ -73,7 +73,11 @@ impl Scanner<'_> {
     /// commas with no values (`{'a', 'b'}`, a Python set) are an array.
     pub(super) fn object_colon(&mut self, c: char, frame: Frame) -> Result<(), RepairError> {
         if c == ',' && frame.count == 1 {
-            self.object_to_array(frame);
+            if let Some(top) = self.stack.last_mut() {
+                top.kind = Kind::Array;
+                top.expect = Expect::Key;
+            }
+            self.out.replace_range(frame.open_at..=frame.open_at, "[");
             return Ok(());
         }
         if c == ':' {
@@ -86,26 +90,15 @@ impl Scanner<'_> {
         Ok(())
     }
 
-    pub(super) fn object_to_array(&mut self, frame: Frame) {
-        if let Some(top) = self.stack.last_mut() {
-            top.kind = Kind::Array;
-            top.expect = Expect::Key;
-        }
-        self.out.replace_range(frame.open_at..=frame.open_at, "[");
-    }
-
     pub(super) fn object_value(&mut self, c: char) -> Result<(), RepairError> {
+        self.set_expect(Expect::Key);
         match c {
             // Repair: a missing value (`{"a": }`, `{"a":, "b": 1}`) is null.
             '}' | ']' | ')' | ',' => {
                 self.out.push_str("null");
-                self.set_expect(Expect::Key);
                 Ok(())
             }
-            _ => {
-                self.set_expect(Expect::Key);
-                self.value(c)
-            }
+            _ => self.value(c),
         }
     }
 
