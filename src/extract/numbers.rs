@@ -197,20 +197,15 @@ fn json_literal(
     fraction: Option<&str>,
     exponent: Option<&str>,
 ) -> String {
-    let mut out = String::new();
-    if negative {
-        out.push('-');
-    }
-    let trimmed = integer.trim_start_matches('0');
-    out.push_str(if trimmed.is_empty() { "0" } else { trimmed });
-    if let Some(fraction) = fraction {
-        out.push('.');
-        out.push_str(if fraction.is_empty() { "0" } else { fraction });
-    }
-    if let Some(exponent) = exponent {
-        out.push_str(exponent);
-    }
-    out
+    let sign = if negative { "-" } else { "" };
+    let integer = integer.trim_start_matches('0');
+    let integer = if integer.is_empty() { "0" } else { integer };
+    let fraction = match fraction {
+        Some("") => ".0".to_owned(),
+        Some(digits) => format!(".{digits}"),
+        None => String::new(),
+    };
+    format!("{sign}{integer}{fraction}{}", exponent.unwrap_or(""))
 }
 
 /// After an integer, looks for what turns it into a fraction: `/2` (a simple

@@ -344,8 +344,7 @@ impl Log {
 fn position(text: &str, offset: usize) -> String {
     let before = text.get(..offset).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before.get(line_start..).unwrap_or("").chars().count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
     format!("line {line} column {column}")
 }
 

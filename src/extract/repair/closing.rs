@@ -3,13 +3,11 @@
 use super::*;
 
 impl Scanner<'_> {
-    /// Consumes a closer. Repair: mismatched, missing and stray closers
-    /// (`{"a": [1, 2}`, `[{"a": 1]`, `[{"a": 1}}, 2]`). A closer that
-    /// matches an outer container closes up to it, unless a comma follows
-    /// (`{"a": [1, 2}, "b": 3}`): then it was a typo for the innermost one,
-    /// unless a member follows that only the outer one can hold.
-    /// A closer that matches nothing is dropped when a comma follows, and
-    /// closes the innermost container otherwise.
+    /// Consumes a closer. Repair: a closer that matches an outer container
+    /// closes up to it, unless a comma follows (`{"a": [1, 2}, "b": 3}`):
+    /// then it was a typo for the innermost one, unless a member follows
+    /// that only the outer one can hold. A closer that matches nothing is
+    /// dropped when a comma follows, and closes the innermost one otherwise.
     pub(super) fn close(&mut self, c: char) -> Result<(), RepairError> {
         let wanted = Kind::of(c);
         let depth = self
@@ -63,8 +61,7 @@ impl Scanner<'_> {
 
     /// Repair: output cut off by a token limit. Unfinished members (a key
     /// without a value) and containers opened just before the cut are
-    /// dropped, then every open container is closed. Strings cut off are
-    /// closed where they stop (see `string`).
+    /// dropped, then every open container is closed.
     pub(super) fn close_truncated(&mut self) -> Result<(), RepairError> {
         self.drop_unfinished_tail();
         if !self.content {

@@ -29,10 +29,8 @@ pub(crate) const MAX_DEPTH: usize = 120;
 pub(crate) struct Repaired {
     pub json: String,
     pub end: usize,
-    /// Whether the value needed an unquoted string guessed where prose is
-    /// likely (in a candidate inside prose, or in an array or tuple outside
-    /// any object: `[Note] The answer is ...`): the search then prefers a
-    /// later candidate that needs no such guess.
+    /// Whether an unquoted string was guessed where prose is likely (inside
+    /// prose, or in an array outside any object: `[Note] The answer is`).
     pub guessed: bool,
 }
 
@@ -59,8 +57,7 @@ impl RepairError {
     }
 }
 
-/// Where a candidate sits in the reply, which decides how bold a repair may
-/// be.
+/// Where a candidate sits in the reply, which decides how bold a repair may be.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Placement {
     /// The candidate starts the reply or its fenced block: an array of bare
@@ -70,9 +67,8 @@ pub(crate) enum Placement {
     InProse,
 }
 
-/// A place where the JSON might be: it starts at byte `start` of `text`,
-/// and the end of `text` is the end of the candidate (that is where cut-off
-/// output gets closed).
+/// A place where the JSON might be: from byte `start` to the end of `text`
+/// (where cut-off output gets closed).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Candidate<'a> {
     pub text: &'a str,
@@ -94,10 +90,9 @@ pub(crate) fn repair(text: &str) -> Result<Repaired, RepairError> {
 /// Repairs the value(s) of `candidate`, which must begin (after whitespace
 /// and comments) with `{` or `[` (or `(` when it leads the reply).
 ///
-/// Repair: several top-level objects or arrays separated by whitespace or
-/// commas (one object per line) become one array. A later one that cannot be
-/// repaired ends the sequence instead of spoiling it, and text after the
-/// last value is ignored.
+/// Repair: several top-level objects or arrays in a row (one per line)
+/// become one array; one that cannot be repaired ends the sequence instead
+/// of spoiling it.
 pub(crate) fn repair_at(
     candidate: Candidate<'_>,
     lines: &mut LineCache,
@@ -233,9 +228,8 @@ impl Scanner<'_> {
     }
 
     /// A failure inside a value that was already JSON (it held a key or a
-    /// complete item) or that nests too deep: the search must not look
-    /// inside it, so it resumes after the value's end, found by counting
-    /// brackets outside strings (or at the end of the text).
+    /// complete item) or nests too deep: the search must not look inside
+    /// it, so it resumes after the value's end.
     fn past_failed_value(&self, mut error: RepairError) -> RepairError {
         if self.content || self.keyed || self.stack.len() >= MAX_DEPTH {
             error.resume = skip_to_close(self.cursor.text, error.offset, self.stack.len());
