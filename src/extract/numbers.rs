@@ -1,9 +1,7 @@
 //! Reading numbers the way models write them: JSON numbers, plus `+1`, `.5`,
 //! `1.`, `007`, fractions (`1/2`), mixed numbers (`1 1/2`, `1-1/2`) and the
-//! Unicode fraction characters (`½`, `1½`, `⅟8`, `¹⁄₂`).
-//!
-//! Shared by the repairing scanner (numbers in JSON values) and by the
-//! ingredient reader (quantities given as strings such as `"1 1/2"`).
+//! Unicode fraction characters (`½`, `1½`, `⅟8`, `¹⁄₂`); for the repairing
+//! scanner and for quantities given as strings (`"1 1/2"`).
 
 use super::cursor::{leading, Cursor};
 

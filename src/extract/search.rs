@@ -7,14 +7,11 @@ use super::repair::{self, Candidate, Placement, RepairError};
 use super::strings::LineCache;
 use crate::error::{Error, Result};
 
-/// Tries every candidate in order (fenced blocks, then each `{` or `[` of the
-/// text) and returns the first whose repaired JSON `accept` takes.
-///
-/// `accept` turns the JSON into the caller's type, or says why it does not
-/// fit; a candidate that does not fit is passed over like one that does not
-/// parse, so an example object earlier in a reply does not hide the answer.
-/// A reply that is one JSON string is searched only when it holds an object
-/// or array (JSON encoded twice): what is inside a string is text.
+/// Tries every candidate in order and returns the first whose repaired JSON
+/// `accept` turns into the caller's type; one it refuses (saying why) is
+/// passed over like one that does not parse, so an example object earlier in
+/// a reply does not hide the answer. A reply that is one JSON string is
+/// searched only when it holds an object or array (JSON encoded twice).
 pub(crate) fn search<T>(
     text: &str,
     mut accept: impl FnMut(Value) -> Result<T, String>,
@@ -73,9 +70,20 @@ fn search_text<T>(
     // A value that rests on a guessed unquoted string gives way to a later
     // one that does not (`Use {name: value}. Here: {"name": "x"}`).
     let mut guessed = None;
+    // A bare candidate leads when it starts at the first byte that is not
+    // whitespace.
     let leading = text.len() - text.trim_start().len();
+    let bare = |start| Candidate {
+        text,
+        start,
+        placement: if start == leading {
+            Placement::Leading
+        } else {
+            Placement::InProse
+        },
+    };
     if text.trim_start().starts_with('(') {
-        match tries.attempt(bare(text, leading, leading), Origin::Bare(false), accept) {
+        match tries.attempt(bare(leading), Origin::Bare(false), accept) {
             Ok((value, _, false)) => return Ok(value),
             Ok((value, _, true)) => guessed = Some(value),
             Err(_) => {}
@@ -84,7 +92,7 @@ fn search_text<T>(
     let mut from = 0;
     while let Some(start) = candidates::next_opener(text, from) {
         // Openers are ASCII, so `start + 1` is a char boundary.
-        from = match tries.bare_at(bare(text, start, leading), accept) {
+        from = match tries.bare_at(bare(start), accept) {
             Ok((value, _, false)) => return Ok(value),
             Ok((value, end, true)) => {
                 guessed.get_or_insert(value);
@@ -96,23 +104,8 @@ fn search_text<T>(
     guessed.ok_or_else(|| tries.log.summary(text))
 }
 
-/// The bare candidate at byte `start` of `text`: it leads when it starts at
-/// `leading`, the first byte that is not whitespace.
-fn bare(text: &str, start: usize, leading: usize) -> Candidate<'_> {
-    Candidate {
-        text,
-        start,
-        placement: if start == leading {
-            Placement::Leading
-        } else {
-            Placement::InProse
-        },
-    }
-}
-
 /// What `accept` made of a candidate, where the candidate ends, and whether
-/// it rests on a guess (see `Repaired::guessed`); or where the search may go
-/// on.
+/// it rests on a guess; or where the search may go on.
 type Attempt<T> = Result<(T, usize, bool), usize>;
 
 /// The candidates tried so far, and what the string reader learned on the
@@ -124,21 +117,22 @@ struct Tries {
 }
 
 impl Tries {
-    /// Tries a bare candidate (a `{` or `[` of the text). On failure, says
-    /// where the search goes on: where this candidate stopped, or after
-    /// its end when it was already JSON, since starting over at every
-    /// nested `{` would make the scan quadratic (and offer a fragment of it
-    /// as the answer).
+    /// Tries a bare candidate (a `{` or `[` of the text). On failure the
+    /// search goes on where it stopped, or after its end when it was already
+    /// JSON: starting over at every nested `{` would make the scan quadratic
+    /// (and offer a fragment of it as the answer).
     fn bare_at<T>(
         &mut self,
         candidate: Candidate<'_>,
         accept: &mut impl FnMut(Value) -> Result<T, String>,
     ) -> Attempt<T> {
         let Candidate { text, start, .. } = candidate;
-        let is_object = text.get(start..).is_some_and(|rest| rest.starts_with('{'));
-        if let Some(inner) = opener_after_brace(text, start) {
+        let rest = text.get(start..).unwrap_or("");
+        let inner = rest.strip_prefix('{').map(str::trim_start);
+        if let Some(inner) = inner.filter(|inner| inner.starts_with(['{', '['])) {
             // `{{` or `{[` can never be repaired: say so without the cost of a
             // scanner, which a megabyte of braces would pay a million times.
+            let inner = start + rest.len() - inner.len();
             self.log.fail_with(Origin::Bare(true), start, inner, || {
                 RepairError::at(
                     inner,
@@ -147,7 +141,7 @@ impl Tries {
             });
             return Err(start + 1);
         }
-        self.attempt(candidate, Origin::Bare(is_object), accept)
+        self.attempt(candidate, Origin::Bare(inner.is_some()), accept)
     }
 
     /// Tries one candidate and files what became of it.
@@ -179,16 +173,6 @@ impl Tries {
 }
 
 const BARE_VALUE: &str = "the text is a bare JSON value, not an object or array";
-
-/// Where the next `{` or `[` is when the candidate at `start` is a `{`
-/// followed (after whitespace) by one.
-fn opener_after_brace(text: &str, start: usize) -> Option<usize> {
-    let rest = text.get(start..)?.strip_prefix('{')?;
-    let inner = rest.trim_start();
-    inner
-        .starts_with(['{', '['])
-        .then(|| start + 1 + rest.len() - inner.len())
-}
 
 /// The candidate as it is, when it is valid JSON and alone: valid JSON needs
 /// no repair, and no repair heuristic may change it. Not when a comma or

@@ -14,8 +14,7 @@ pub(crate) fn is_quote(c: char) -> bool {
 }
 
 /// What the reader learned about the line it was on, kept between the
-/// candidates of one text so that no line is scanned over and over, and
-/// how much it has read ahead for embedded JSON.
+/// candidates of one text so that no line is scanned over and over.
 #[derive(Debug, Default)]
 pub(crate) struct LineCache {
     closers: Option<Closers>,
@@ -191,9 +190,7 @@ fn hex4(text: &str) -> Option<u32> {
     u32::from_str_radix(digits, 16).ok()
 }
 
-/// Quotes that open strings, by what may close them: `"` closes only `"`,
-/// any double quote closes a smart double quote, any single quote a single,
-/// and a backtick or an acute accent a backtick.
+/// Quotes that open strings, by what may close them (see `closes`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum QuoteFamily {
     Ascii,
