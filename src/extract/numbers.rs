@@ -133,8 +133,7 @@ pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
     let exponent = exponent(&mut cursor);
 
     if fraction.is_none() && exponent.is_none() {
-        let tail_start = cursor.pos;
-        if let Some((value, len)) = fraction_tail(integer, cursor.rest(), tail_start)? {
+        if let Some((value, len)) = fraction_tail(integer, cursor.rest(), cursor.pos)? {
             cursor.pos += len;
             return Ok((Number::Computed(sign * value), cursor.pos));
         }
