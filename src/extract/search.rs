@@ -251,18 +251,13 @@ impl Origin {
     }
 }
 
-struct Failure {
-    origin: Origin,
-    start: usize,
-    error: RepairError,
-}
-
-/// What was tried, kept small: a count, the failure that got furthest, and
-/// the first JSON that was found but refused.
+/// What was tried, kept small: a count, the failure that got furthest (where
+/// its candidate came from and started, and why it failed), and the first
+/// JSON that was found but refused.
 #[derive(Default)]
 struct Log {
     tried: usize,
-    best: Option<Failure>,
+    best: Option<(Origin, usize, RepairError)>,
     rejection: Option<String>,
 }
 
@@ -286,13 +281,9 @@ impl Log {
         let further = self
             .best
             .as_ref()
-            .is_none_or(|best| progress > best.error.offset.saturating_sub(best.start));
+            .is_none_or(|(_, best, failure)| progress > failure.offset.saturating_sub(*best));
         if further {
-            self.best = Some(Failure {
-                origin,
-                start,
-                error: error(),
-            });
+            self.best = Some((origin, start, error()));
         }
     }
 
@@ -305,7 +296,7 @@ impl Log {
         if let Some(why) = self.rejection {
             return why;
         }
-        let Some(best) = self.best else {
+        let Some((origin, start, error)) = self.best else {
             return if serde_json::from_str::<Value>(text.trim()).is_ok() {
                 BARE_VALUE.to_owned()
             } else {
@@ -316,10 +307,10 @@ impl Log {
         format!(
             "tried {} candidate{plural}; the most promising, {} at {}, failed at {}: {}",
             self.tried,
-            best.origin.describe(),
-            position(text, best.start),
-            position(text, best.error.offset),
-            best.error.message
+            origin.describe(),
+            position(text, start),
+            position(text, error.offset),
+            error.message
         )
     }
 }

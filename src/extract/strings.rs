@@ -155,31 +155,21 @@ impl Reader<'_, '_, '_> {
             return;
         };
         self.cursor.pos += 5;
-        if is_low_surrogate(code) {
-            self.out.push_str("\\ufffd");
-            return;
-        }
-        if !is_high_surrogate(code) {
-            push_unicode_escape(self.out, code);
-            return;
-        }
-        match self.cursor.rest().strip_prefix("\\u").and_then(hex4) {
-            Some(low) if is_low_surrogate(low) => {
+        let high = (0xD800..=0xDBFF).contains(&code);
+        let low = high
+            .then(|| self.cursor.rest().strip_prefix("\\u").and_then(hex4))
+            .flatten()
+            .filter(|low| (0xDC00..=0xDFFF).contains(low));
+        match low {
+            Some(low) => {
                 self.cursor.pos += 6;
                 push_unicode_escape(self.out, code);
                 push_unicode_escape(self.out, low);
             }
-            _ => self.out.push_str("\\ufffd"),
+            None if (0xD800..=0xDFFF).contains(&code) => self.out.push_str("\\ufffd"),
+            None => push_unicode_escape(self.out, code),
         }
     }
-}
-
-fn is_high_surrogate(code: u32) -> bool {
-    (0xD800..=0xDBFF).contains(&code)
-}
-
-fn is_low_surrogate(code: u32) -> bool {
-    (0xDC00..=0xDFFF).contains(&code)
 }
 
 /// Four hex digits at the start of `text` (`from_str_radix` alone would take a `+`).
