@@ -108,26 +108,21 @@ fn is_closer(line: &str, open: &Opener<'_>) -> bool {
 /// text (output cut off by a token limit).
 fn fenced_blocks(text: &str) -> Vec<Fence<'_>> {
     let mut fences = Vec::new();
-    let mut all = lines(text, 0).peekable();
     // Looking past a fence line that sits inside a string costs a scan; the
     // budget keeps the total linear in the text length.
     let mut budget = text.len().saturating_mul(2);
-    while let Some(line) = all.next() {
-        let Some(open) = opener(line.text) else {
-            continue;
-        };
+    let mut from = 0;
+    while let Some((offset, open)) =
+        lines(text, from).find_map(|line| opener(line.text).map(|open| (line.end, open)))
+    {
         let json_like = open.info.is_empty() || is_json_info(open.info);
-        let (content_end, resume) = find_close(text, line.end, &open, json_like, &mut budget);
-        let content = text.get(line.end..content_end).unwrap_or("");
+        let (content_end, resume) = find_close(text, offset, &open, json_like, &mut budget);
         fences.push(Fence {
             info: open.info,
-            content,
-            offset: line.end,
+            content: text.get(offset..content_end).unwrap_or(""),
+            offset,
         });
-        // Skip the lines consumed by this block.
-        while all.peek().is_some_and(|next| next.start < resume) {
-            all.next();
-        }
+        from = resume;
     }
     fences
 }
