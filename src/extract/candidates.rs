@@ -1,6 +1,8 @@
 //! Finding where the JSON might be: fenced code blocks first, then every
 //! `{` or `[` in the text.
 
+use super::cursor::unescaped;
+
 /// A fenced code block (three or more backticks or tildes) whose content
 /// may hold JSON.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,19 +15,19 @@ pub(crate) struct Fence<'a> {
     pub offset: usize,
 }
 
-/// Info words that mark a block as JSON (compared ignoring case).
-const JSON_INFO: [&str; 5] = ["json", "jsonc", "json5", "jsonl", "ndjson"];
+/// Whether an info word marks a block as JSON.
+fn is_json_info(info: &str) -> bool {
+    ["json", "jsonc", "json5", "jsonl", "ndjson"]
+        .iter()
+        .any(|json| info.eq_ignore_ascii_case(json))
+}
 
 /// The fenced blocks worth trying, in the order to try them: blocks marked
 /// as JSON, then unmarked blocks, each group in text order. Blocks marked
 /// with another language are skipped (the bare scan still sees them).
 pub(crate) fn json_fences(text: &str) -> Vec<Fence<'_>> {
     let fences = fenced_blocks(text);
-    let marked = fences.iter().filter(|fence| {
-        JSON_INFO
-            .iter()
-            .any(|info| fence.info.eq_ignore_ascii_case(info))
-    });
+    let marked = fences.iter().filter(|fence| is_json_info(fence.info));
     let unmarked = fences.iter().filter(|fence| fence.info.is_empty());
     marked.chain(unmarked).cloned().collect()
 }
@@ -46,17 +48,20 @@ struct Line<'a> {
     end: usize,
 }
 
-fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
-    let mut start = 0;
-    text.split_inclusive('\n').map(move |raw| {
-        let line = Line {
-            text: raw.trim_end_matches(['\n', '\r']),
-            start,
-            end: start + raw.len(),
-        };
-        start += raw.len();
-        line
-    })
+/// The lines of `text` from byte `start` on.
+fn lines(text: &str, mut start: usize) -> impl Iterator<Item = Line<'_>> {
+    text.get(start..)
+        .unwrap_or("")
+        .split_inclusive('\n')
+        .map(move |raw| {
+            let line = Line {
+                text: raw.trim_end_matches(['\n', '\r']),
+                start,
+                end: start + raw.len(),
+            };
+            start += raw.len();
+            line
+        })
 }
 
 /// An opening fence: its character, its length and its info word.
@@ -74,14 +79,12 @@ struct Opener<'a> {
 fn opener(line: &str) -> Option<Opener<'_>> {
     let trimmed = line.trim_start_matches([' ', '\t']);
     let mark = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'))?;
-    let len = trimmed
-        .bytes()
-        .take_while(|b| char::from(*b) == mark)
-        .count();
+    let info = trimmed.trim_start_matches(mark);
+    let len = trimmed.len() - info.len();
     if len < 3 {
         return None;
     }
-    let info = trimmed.get(len..)?.trim();
+    let info = info.trim();
     if mark == '`' && info.contains('`') {
         return None;
     }
@@ -98,59 +101,28 @@ fn opener(line: &str) -> Option<Opener<'_>> {
 /// least as many of them, and nothing else.
 fn is_closer(line: &str, open: &Opener<'_>) -> bool {
     let trimmed = line.trim_matches([' ', '\t']);
-    let len = trimmed
-        .bytes()
-        .take_while(|b| char::from(*b) == open.mark)
-        .count();
-    len >= open.len && len == trimmed.len()
-}
-
-/// Tracks whether a JSON string is open at the end of each content line, so
-/// that a fence line inside a multi-line string does not end the block.
-#[derive(Debug, Default)]
-struct StringState {
-    open: bool,
-}
-
-impl StringState {
-    fn feed(&mut self, line: &str) {
-        let mut escaped = false;
-        for c in line.chars() {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => self.open = !self.open,
-                _ => {}
-            }
-        }
-    }
+    trimmed.len() >= open.len && trimmed.trim_start_matches(open.mark).is_empty()
 }
 
 /// All fenced blocks in text order. An unclosed block runs to the end of the
 /// text (output cut off by a token limit).
 fn fenced_blocks(text: &str) -> Vec<Fence<'_>> {
     let mut fences = Vec::new();
-    let mut all = lines(text).peekable();
     // Looking past a fence line that sits inside a string costs a scan; the
     // budget keeps the total linear in the text length.
     let mut budget = text.len().saturating_mul(2);
-    while let Some(line) = all.next() {
-        let Some(open) = opener(line.text) else {
-            continue;
-        };
-        let json_like =
-            open.info.is_empty() || JSON_INFO.iter().any(|i| open.info.eq_ignore_ascii_case(i));
-        let (content_end, resume) = find_close(text, line.end, &open, json_like, &mut budget);
-        let content = text.get(line.end..content_end).unwrap_or("");
+    let mut from = 0;
+    while let Some((offset, open)) =
+        lines(text, from).find_map(|line| opener(line.text).map(|open| (line.end, open)))
+    {
+        let json_like = open.info.is_empty() || is_json_info(open.info);
+        let (content_end, resume) = find_close(text, offset, &open, json_like, &mut budget);
         fences.push(Fence {
             info: open.info,
-            content,
-            offset: line.end,
+            content: text.get(offset..content_end).unwrap_or(""),
+            offset,
         });
-        // Skip the lines consumed by this block.
-        while all.peek().is_some_and(|next| next.start < resume) {
-            all.next();
-        }
+        from = resume;
     }
     fences
 }
@@ -168,13 +140,14 @@ fn find_close(
     json_like: bool,
     budget: &mut usize,
 ) -> (usize, usize) {
-    let tail = text.get(content_start..).unwrap_or("");
-    let mut strings = StringState::default();
+    // Whether a JSON string is open after a line: a fence line inside a
+    // multi-line string does not end the block.
+    let mut in_string = false;
     let mut first_close: Option<Line<'_>> = None;
-    for line in lines(tail) {
+    for line in lines(text, content_start) {
         if is_closer(line.text, open) {
-            if !json_like || !strings.open {
-                return (content_start + line.start, content_start + line.end);
+            if !json_like || !in_string {
+                return (line.start, line.end);
             }
             first_close.get_or_insert(line);
         }
@@ -184,10 +157,10 @@ fn find_close(
                 break;
             }
         }
-        strings.feed(line.text);
+        in_string ^= unescaped(line.text).filter(|&(_, c)| c == '"').count() % 2 == 1;
     }
     match first_close {
-        Some(line) => (content_start + line.start, content_start + line.end),
+        Some(line) => (line.start, line.end),
         None => (text.len(), text.len()),
     }
 }

@@ -1,6 +1,5 @@
-//! A position in the text, moved a character at a time, and the one way of
-//! measuring a run of characters; shared by the repairing scanner, the
-//! string reader and the number reader.
+//! A position in the text, moved a char at a time, and the runs of chars
+//! that the scanners, the string reader and the number reader share.
 
 /// A tiny cursor over a `&str` that only ever stops on char boundaries.
 pub(super) struct Cursor<'a> {
@@ -37,9 +36,17 @@ impl<'a> Cursor<'a> {
 
 /// The start of `text` whose chars all satisfy `keep` (possibly empty).
 pub(super) fn leading(text: &str, keep: impl Fn(char) -> bool) -> &str {
-    let len = text
-        .char_indices()
-        .find(|&(_, c)| !keep(c))
-        .map_or(text.len(), |(i, _)| i);
+    let len = text.find(|c| !keep(c)).unwrap_or(text.len());
     text.get(..len).unwrap_or("")
+}
+
+/// The chars of `text` and their offsets, without each backslash and the
+/// char it escapes.
+pub(super) fn unescaped(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let mut escaped = false;
+    text.char_indices().filter(move |&(_, c)| {
+        let keep = !escaped && c != '\\';
+        escaped = !escaped && c == '\\';
+        keep
+    })
 }

@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::numbers;
-use super::prompt::json_prompt;
 
 /// One item of an ingredient list, as the convention asks a model to write
 /// it: `{"ingredient": "flour", "quantity": 2, "unit": "cup"}`.
@@ -74,10 +73,8 @@ fn item_list(value: Value) -> Result<Vec<Value>, String> {
         match map.remove(&key) {
             Some(Value::Array(items)) => return Ok(items),
             Some(item @ Value::Object(_)) => return Ok(vec![item]),
-            Some(other) => {
-                map.insert(key, other);
-            }
-            None => {}
+            // Anything else is neither an item's name nor an array.
+            _ => {}
         }
     }
     if find_key(&map, &NAME_KEYS).is_some() {
@@ -170,16 +167,11 @@ fn leading_number(text: &str) -> Option<(f64, &str)> {
 /// rest of the range.
 fn skip_range_end(rest: &str) -> &str {
     let trimmed = rest.trim_start();
-    let after_dash = trimmed
+    trimmed
         .strip_prefix(['-', '–', '—'])
-        .or_else(|| trimmed.strip_prefix("to "));
-    let Some(after_dash) = after_dash else {
-        return rest;
-    };
-    match leading_number(after_dash.trim_start()) {
-        Some((_, after_range)) => after_range,
-        None => rest,
-    }
+        .or_else(|| trimmed.strip_prefix("to "))
+        .and_then(|after_dash| leading_number(after_dash.trim_start()))
+        .map_or(rest, |(_, after_range)| after_range)
 }
 
 fn clean_unit(unit: &str) -> Option<String> {
@@ -203,7 +195,7 @@ fn kind(value: &Value) -> &'static str {
 }
 
 /// The instruction of [`ingredients_prompt`](super::ingredients_prompt).
-const INSTRUCTION: &str = "Extract every ingredient from the text below. \
+pub(super) const INSTRUCTION: &str = "Extract every ingredient from the text below. \
 Reply with a JSON array that has one object per line. \
 Each object has exactly three keys: \
 \"ingredient\" (the name of the ingredient, a string), \
@@ -211,15 +203,11 @@ Each object has exactly three keys: \
 \"unit\" (a string such as \"cup\", \"g\" or \"tbsp\", or null when there is no unit).";
 
 /// The example of [`ingredients_prompt`](super::ingredients_prompt).
-const EXAMPLE: &str = "[\n\
+pub(super) const EXAMPLE: &str = "[\n\
 {\"ingredient\": \"flour\", \"quantity\": 2, \"unit\": \"cup\"},\n\
 {\"ingredient\": \"egg\", \"quantity\": 3, \"unit\": null},\n\
 {\"ingredient\": \"sugar\", \"quantity\": 0.5, \"unit\": \"cup\"}\n\
 ]";
-
-pub(crate) fn ingredients_prompt(text: &str) -> String {
-    json_prompt(INSTRUCTION, EXAMPLE, text)
-}
 
 #[cfg(test)]
 mod tests {

@@ -1,9 +1,7 @@
 //! Reading numbers the way models write them: JSON numbers, plus `+1`, `.5`,
 //! `1.`, `007`, fractions (`1/2`), mixed numbers (`1 1/2`, `1-1/2`) and the
-//! Unicode fraction characters (`½`, `1½`, `⅟8`, `¹⁄₂`).
-//!
-//! Shared by the repairing scanner (numbers in JSON values) and by the
-//! ingredient reader (quantities given as strings such as `"1 1/2"`).
+//! Unicode fraction characters (`½`, `1½`, `⅟8`, `¹⁄₂`); for the repairing
+//! scanner and for quantities given as strings (`"1 1/2"`).
 
 use super::cursor::{leading, Cursor};
 
@@ -22,7 +20,7 @@ impl Number {
     /// a fraction with a huge numerator) has no JSON form and becomes `null`.
     pub(crate) fn to_json(&self) -> String {
         match self {
-            Number::Literal(text) if is_finite_literal(text) => text.clone(),
+            Number::Literal(text) if self.as_f64().is_some() => text.clone(),
             Number::Literal(_) => "null".to_owned(),
             Number::Computed(value) => serde_json::Number::from_f64(*value)
                 .map_or_else(|| "null".to_owned(), |number| number.to_string()),
@@ -37,10 +35,6 @@ impl Number {
         };
         value.is_finite().then_some(value)
     }
-}
-
-fn is_finite_literal(text: &str) -> bool {
-    text.parse::<f64>().is_ok_and(f64::is_finite)
 }
 
 /// Why no number could be read.
@@ -89,61 +83,41 @@ fn is_fraction_slash(c: char) -> bool {
 fn vulgar_value(c: char) -> Option<f64> {
     VULGAR
         .iter()
-        .find(|(symbol, _, _)| *symbol == c)
-        .map(|(_, numerator, denominator)| numerator / denominator)
+        .find_map(|&(symbol, n, d)| (symbol == c).then_some(n / d))
 }
 
-fn superscript_digit(c: char) -> Option<u32> {
-    SUPERSCRIPT_DIGITS
-        .iter()
-        .position(|&d| d == c)
-        .and_then(|i| u32::try_from(i).ok())
-}
-
-fn subscript_digit(c: char) -> Option<u32> {
-    SUBSCRIPT_DIGITS
-        .iter()
-        .position(|&d| d == c)
-        .and_then(|i| u32::try_from(i).ok())
+/// The value of a run of superscript or subscript `digits` (0 when empty).
+fn small_digits_value(digits: &str, set: &[char; 10]) -> f64 {
+    digits.chars().fold(0.0, |value, c| {
+        let digit = set.iter().position(|&d| d == c).unwrap_or(0) as f64;
+        value * 10.0 + digit
+    })
 }
 
 /// True when `c` (followed by `next`) starts a number this module can read.
 pub(crate) fn starts_number(c: char, next: Option<char>) -> bool {
-    let starts_unsigned = |c: char, next: Option<char>| {
-        c.is_ascii_digit()
-            || (c == '.' && next.is_some_and(|n| n.is_ascii_digit()))
-            || starts_unicode_fraction(c)
-    };
     match c {
         '-' | '+' => {
             next.is_some_and(|n| n.is_ascii_digit() || n == '.' || starts_unicode_fraction(n))
         }
-        _ => starts_unsigned(c, next),
+        '.' => next.is_some_and(|n| n.is_ascii_digit()),
+        _ => c.is_ascii_digit() || starts_unicode_fraction(c),
     }
 }
 
 fn starts_unicode_fraction(c: char) -> bool {
-    vulgar_value(c).is_some() || c == NUMERATOR_ONE || superscript_digit(c).is_some()
+    vulgar_value(c).is_some() || c == NUMERATOR_ONE || SUPERSCRIPT_DIGITS.contains(&c)
 }
 
 /// Reads the number at the start of `text` and returns it with the number
-/// of bytes it took.
-///
-/// The number ends where this grammar ends; what follows is the caller's
-/// business (`1/2/3` reads `1/2` and leaves `/3`).
+/// of bytes it took; what follows is the caller's business (`1/2/3` reads
+/// `1/2` and leaves `/3`).
 pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
     let mut cursor = Cursor { text, pos: 0 };
-    let negative = match cursor.peek() {
-        Some('-') => {
-            cursor.bump();
-            true
-        }
-        Some('+') => {
-            cursor.bump();
-            false
-        }
-        _ => false,
-    };
+    let negative = text.starts_with('-');
+    if text.starts_with(['-', '+']) {
+        cursor.bump();
+    }
     let sign = if negative { -1.0 } else { 1.0 };
 
     if let Some((value, len)) = unicode_fraction(cursor.rest()) {
@@ -159,8 +133,7 @@ pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
     let exponent = exponent(&mut cursor);
 
     if fraction.is_none() && exponent.is_none() {
-        let tail_start = cursor.pos;
-        if let Some((value, len)) = fraction_tail(integer, cursor.rest(), tail_start)? {
+        if let Some((value, len)) = fraction_tail(integer, cursor.rest(), cursor.pos)? {
             cursor.pos += len;
             return Ok((Number::Computed(sign * value), cursor.pos));
         }
@@ -194,27 +167,17 @@ fn decimal_fraction<'a>(cursor: &mut Cursor<'a>, no_integer: bool) -> Option<&'a
 /// off or mistyped) is dropped when no letter or digit follows it, and not
 /// taken otherwise (`1eggs` is not a number).
 fn exponent<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
-    if !matches!(cursor.peek(), Some('e' | 'E')) {
-        return None;
-    }
     let rest = cursor.rest();
-    let sign_len = usize::from(matches!(
-        rest.get(1..).and_then(|r| r.chars().next()),
-        Some('+' | '-')
-    ));
-    let digits = rest
-        .get(1 + sign_len..)
-        .unwrap_or("")
-        .bytes()
-        .take_while(u8::is_ascii_digit)
-        .count();
-    let len = 1 + sign_len + digits;
-    if digits == 0 {
-        let dangling = !rest
-            .get(len..)
-            .and_then(|r| r.chars().next())
-            .is_some_and(char::is_alphanumeric);
-        if dangling {
+    let after_e = rest.strip_prefix(['e', 'E'])?;
+    let unsigned = after_e.strip_prefix(['+', '-']).unwrap_or(after_e);
+    let digits = leading_digits(unsigned);
+    let len = rest.len() - unsigned.len() + digits.len();
+    let word_follows = || {
+        rest.get(len..)
+            .is_some_and(|r| r.starts_with(char::is_alphanumeric))
+    };
+    if digits.is_empty() {
+        if !word_follows() {
             cursor.pos += len;
         }
         return None;
@@ -231,20 +194,15 @@ fn json_literal(
     fraction: Option<&str>,
     exponent: Option<&str>,
 ) -> String {
-    let mut out = String::new();
-    if negative {
-        out.push('-');
-    }
-    let trimmed = integer.trim_start_matches('0');
-    out.push_str(if trimmed.is_empty() { "0" } else { trimmed });
-    if let Some(fraction) = fraction {
-        out.push('.');
-        out.push_str(if fraction.is_empty() { "0" } else { fraction });
-    }
-    if let Some(exponent) = exponent {
-        out.push_str(exponent);
-    }
-    out
+    let sign = if negative { "-" } else { "" };
+    let integer = integer.trim_start_matches('0');
+    let integer = if integer.is_empty() { "0" } else { integer };
+    let fraction = match fraction {
+        Some("") => ".0".to_owned(),
+        Some(digits) => format!(".{digits}"),
+        None => String::new(),
+    };
+    format!("{sign}{integer}{fraction}{}", exponent.unwrap_or(""))
 }
 
 /// After an integer, looks for what turns it into a fraction: `/2` (a simple
@@ -256,14 +214,10 @@ fn fraction_tail(
     offset: usize,
 ) -> Result<Option<(f64, usize)>, NumberError> {
     let whole = digits_value(integer);
-    let mut chars = rest.chars();
-    match chars.next() {
+    match rest.chars().next() {
         Some(c) if is_fraction_slash(c) => {
             let at = offset.saturating_sub(integer.len());
-            let Some((denominator, text)) = denominator(chars.as_str(), at)? else {
-                return Ok(None);
-            };
-            Ok(Some((whole / denominator, c.len_utf8() + text.len())))
+            Ok(over(rest, at)?.map(|(denominator, len)| (whole / denominator, len)))
         }
         Some(c) if starts_unicode_fraction(c) => {
             Ok(unicode_fraction(rest).map(|(part, len)| (whole + part, len)))
@@ -273,10 +227,14 @@ fn fraction_tail(
     }
 }
 
-/// The digits after a fraction slash and their value; no digits is no
-/// fraction, and a zero denominator fails the number (at `offset`).
-fn denominator(text: &str, offset: usize) -> Result<Option<(f64, &str)>, NumberError> {
-    let digits = leading_digits(text);
+/// A fraction slash and the digits after it: the denominator and the bytes
+/// taken. No slash or no digits is no fraction, and a zero denominator fails
+/// the number (at `offset`).
+fn over(text: &str, offset: usize) -> Result<Option<(f64, usize)>, NumberError> {
+    let Some(slash) = text.chars().next().filter(|&c| is_fraction_slash(c)) else {
+        return Ok(None);
+    };
+    let digits = leading_digits(text.get(slash.len_utf8()..).unwrap_or(""));
     if digits.is_empty() {
         return Ok(None);
     }
@@ -284,7 +242,7 @@ fn denominator(text: &str, offset: usize) -> Result<Option<(f64, &str)>, NumberE
     if value == 0.0 {
         return Err(NumberError::DivisionByZero { offset });
     }
-    Ok(Some((value, digits)))
+    Ok(Some((value, slash.len_utf8() + digits.len())))
 }
 
 /// The ` 1/2` or `-1/2` of a mixed number; anything else is not taken, so
@@ -293,28 +251,21 @@ fn mixed_tail(whole: f64, rest: &str, offset: usize) -> Result<Option<(f64, usiz
     let gap = if rest.starts_with('-') {
         1
     } else {
-        rest.bytes()
-            .take_while(|b| *b == b' ' || *b == b'\t')
-            .count()
+        rest.len() - rest.trim_start_matches([' ', '\t']).len()
     };
     let after = rest.get(gap..).unwrap_or("");
     if let Some((part, len)) = unicode_fraction(after) {
         return Ok(Some((whole + part, gap + len)));
     }
-    let numerator_text = leading_digits(after);
-    let mut chars = after.get(numerator_text.len()..).unwrap_or("").chars();
-    let slash = match chars.next() {
-        Some(c) if !numerator_text.is_empty() && is_fraction_slash(c) => c,
-        _ => return Ok(None),
-    };
-    let Some((denominator, denominator_text)) = denominator(chars.as_str(), offset + gap)? else {
+    let numerator = leading_digits(after);
+    if numerator.is_empty() {
         return Ok(None);
-    };
-    let len = gap + numerator_text.len() + slash.len_utf8() + denominator_text.len();
-    Ok(Some((
-        whole + digits_value(numerator_text) / denominator,
-        len,
-    )))
+    }
+    let tail = over(after.get(numerator.len()..).unwrap_or(""), offset + gap)?;
+    Ok(tail.map(|(denominator, len)| {
+        let value = whole + digits_value(numerator) / denominator;
+        (value, gap + numerator.len() + len)
+    }))
 }
 
 fn leading_digits(text: &str) -> &str {
@@ -346,28 +297,20 @@ fn unicode_fraction(text: &str) -> Option<(f64, usize)> {
 
 /// `¹⁄₂`, `³⁄₁₆`: superscript numerator, slash, subscript denominator.
 fn superscript_fraction(text: &str) -> Option<(f64, usize)> {
-    let mut numerator = 0.0_f64;
-    let mut denominator = 0.0_f64;
-    let mut seen_numerator = false;
-    let mut seen_slash = false;
-    let mut seen_denominator = false;
-    let mut len = 0;
-    for c in text.chars() {
-        match (seen_slash, superscript_digit(c), subscript_digit(c)) {
-            (false, Some(d), _) => {
-                numerator = numerator * 10.0 + f64::from(d);
-                seen_numerator = true;
-            }
-            (false, None, _) if seen_numerator && is_fraction_slash(c) => seen_slash = true,
-            (true, _, Some(d)) => {
-                denominator = denominator * 10.0 + f64::from(d);
-                seen_denominator = true;
-            }
-            _ => break,
-        }
-        len += c.len_utf8();
-    }
-    (seen_denominator && denominator != 0.0).then(|| (numerator / denominator, len))
+    let numerator = leading(text, |c| SUPERSCRIPT_DIGITS.contains(&c));
+    let rest = text.get(numerator.len()..)?;
+    let slash = rest.chars().next().filter(|&c| is_fraction_slash(c))?;
+    let denominator = leading(rest.get(slash.len_utf8()..)?, |c| {
+        SUBSCRIPT_DIGITS.contains(&c)
+    });
+    let over = small_digits_value(denominator, &SUBSCRIPT_DIGITS);
+    let len = numerator.len() + slash.len_utf8() + denominator.len();
+    (!numerator.is_empty() && over != 0.0).then(|| {
+        (
+            small_digits_value(numerator, &SUPERSCRIPT_DIGITS) / over,
+            len,
+        )
+    })
 }
 
 #[cfg(test)]

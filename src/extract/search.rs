@@ -7,111 +7,73 @@ use super::repair::{self, Candidate, Placement, RepairError};
 use super::strings::LineCache;
 use crate::error::{Error, Result};
 
-/// Tries every candidate in order (fenced blocks, then each `{` or `[` of the
-/// text) and returns the first whose repaired JSON `accept` takes.
-///
-/// `accept` turns the JSON into the caller's type, or says why it does not
-/// fit; a candidate that does not fit is passed over like one that does not
-/// parse, so an example object earlier in a reply does not hide the answer.
-///
-/// A reply that is one JSON string is unwrapped once when the string holds
-/// an object or array (JSON encoded twice), and is not searched otherwise:
-/// what is inside a string is text, not the answer.
+/// Tries every candidate in order and returns the first whose repaired JSON
+/// `accept` turns into the caller's type; one it refuses (saying why) is
+/// passed over like one that does not parse, so an example object earlier in
+/// a reply does not hide the answer. A reply that is one JSON string is
+/// searched only when it holds an object or array (JSON encoded twice).
 pub(crate) fn search<T>(
     text: &str,
     mut accept: impl FnMut(Value) -> Result<T, String>,
 ) -> Result<T> {
-    if text.is_empty() {
-        return Err(no_json("the text is empty".to_owned()));
-    }
-    if text.trim().is_empty() {
-        return Err(no_json("the text is only whitespace".to_owned()));
-    }
-    match whole_string(text) {
-        Some(inner) if starts_container(&inner) => {
-            search_text(&inner, &mut accept).map_err(|error| match error {
-                Error::NoJson(why) => {
-                    no_json(format!("in the JSON string that is the whole text: {why}"))
-                }
-                other => other,
-            })
+    let trimmed = text.trim();
+    let whole_string = trimmed
+        .starts_with('"')
+        .then(|| serde_json::from_str::<String>(trimmed).ok())
+        .flatten();
+    let found = match whole_string {
+        _ if text.is_empty() => Err("the text is empty".to_owned()),
+        _ if trimmed.is_empty() => Err("the text is only whitespace".to_owned()),
+        Some(inner) if inner.trim_start().starts_with(['{', '[']) => {
+            search_text(&inner, &mut accept)
+                .map_err(|why| format!("in the JSON string that is the whole text: {why}"))
         }
-        Some(_) => Err(no_json(BARE_VALUE.to_owned())),
-        None => match escaped_json(text) {
-            Some(unescaped) => search_text(&unescaped, &mut accept),
-            None => search_text(text, &mut accept),
-        },
-    }
+        Some(_) => Err(BARE_VALUE.to_owned()),
+        None => search_text(
+            escaped_json(trimmed).as_deref().unwrap_or(text),
+            &mut accept,
+        ),
+    };
+    found.map_err(Error::NoJson)
 }
 
 /// Repair: a reply that is JSON with its quotes escaped (`{\"a\": 1}`, the
 /// inside of a JSON string without the string's own quotes) is read as
 /// the JSON it escapes.
-fn escaped_json(text: &str) -> Option<String> {
-    let trimmed = text.trim();
+fn escaped_json(trimmed: &str) -> Option<String> {
     if !(trimmed.starts_with("{\\\"") || trimmed.starts_with("[\\\"")) {
         return None;
     }
     serde_json::from_str::<String>(&format!("\"{trimmed}\"")).ok()
 }
 
-/// The content of `text` when all of it (but surrounding whitespace) is one
-/// JSON string.
-fn whole_string(text: &str) -> Option<String> {
-    let trimmed = text.trim();
-    if !trimmed.starts_with('"') {
-        return None;
-    }
-    match serde_json::from_str::<Value>(trimmed) {
-        Ok(Value::String(inner)) => Some(inner),
-        _ => None,
-    }
-}
-
-fn starts_container(text: &str) -> bool {
-    text.trim_start().starts_with(['{', '['])
-}
-
 /// Searches `text` (see `search`): fenced blocks, a leading tuple, then the
-/// bare candidates.
-fn search_text<T>(text: &str, accept: &mut impl FnMut(Value) -> Result<T, String>) -> Result<T> {
+/// bare candidates; the error says why none was taken.
+fn search_text<T>(
+    text: &str,
+    accept: &mut impl FnMut(Value) -> Result<T, String>,
+) -> Result<T, String> {
     let mut tries = Tries::default();
-    if let Some(found) = tries.fences(text, accept) {
-        return Ok(found);
+    for fence in candidates::json_fences(text) {
+        let candidate = Candidate {
+            text: text
+                .get(..fence.offset + fence.content.len())
+                .unwrap_or(text),
+            start: fence.offset,
+            placement: Placement::Leading,
+        };
+        let origin = Origin::Fence(fence.info.to_owned());
+        if let Ok((value, ..)) = tries.attempt(candidate, origin, accept) {
+            return Ok(value);
+        }
     }
     // A value that rests on a guessed unquoted string gives way to a later
     // one that does not (`Use {name: value}. Here: {"name": "x"}`).
     let mut guessed = None;
+    // A bare candidate leads when it starts at the first byte that is not
+    // whitespace.
     let leading = text.len() - text.trim_start().len();
-    if text
-        .get(leading..)
-        .is_some_and(|rest| rest.starts_with('('))
-    {
-        match tries.attempt(bare(text, leading, leading), Origin::Bare(false), accept) {
-            Ok(found) if !found.guessed => return Ok(found.value),
-            Ok(found) => guessed = Some(found.value),
-            Err(_) => {}
-        }
-    }
-    let mut from = 0;
-    while let Some(start) = candidates::next_opener(text, from) {
-        // Openers are ASCII, so `start + 1` is a char boundary.
-        from = match tries.bare_at(bare(text, start, leading), accept) {
-            Ok(found) if !found.guessed => return Ok(found.value),
-            Ok(found) => {
-                guessed.get_or_insert(found.value);
-                found.end.max(start + 1)
-            }
-            Err(resume) => resume.max(start + 1),
-        };
-    }
-    guessed.ok_or_else(|| no_json(tries.log.summary(text)))
-}
-
-/// The bare candidate at byte `start` of `text`: it leads when it starts at
-/// `leading`, the first byte that is not whitespace.
-fn bare(text: &str, start: usize, leading: usize) -> Candidate<'_> {
-    Candidate {
+    let bare = |start| Candidate {
         text,
         start,
         placement: if start == leading {
@@ -119,16 +81,32 @@ fn bare(text: &str, start: usize, leading: usize) -> Candidate<'_> {
         } else {
             Placement::InProse
         },
+    };
+    if text.trim_start().starts_with('(') {
+        match tries.attempt(bare(leading), Origin::Bare(false), accept) {
+            Ok((value, _, false)) => return Ok(value),
+            Ok((value, _, true)) => guessed = Some(value),
+            Err(_) => {}
+        }
     }
+    let mut from = 0;
+    while let Some(start) = candidates::next_opener(text, from) {
+        // Openers are ASCII, so `start + 1` is a char boundary.
+        from = match tries.bare_at(bare(start), accept) {
+            Ok((value, _, false)) => return Ok(value),
+            Ok((value, end, true)) => {
+                guessed.get_or_insert(value);
+                end.max(start + 1)
+            }
+            Err(resume) => resume.max(start + 1),
+        };
+    }
+    guessed.ok_or_else(|| tries.log.summary(text))
 }
 
 /// What `accept` made of a candidate, where the candidate ends, and whether
-/// it rests on a guess (see `Repaired::guessed`).
-struct Found<T> {
-    value: T,
-    end: usize,
-    guessed: bool,
-}
+/// it rests on a guess; or where the search may go on.
+type Attempt<T> = Result<(T, usize, bool), usize>;
 
 /// The candidates tried so far, and what the string reader learned on the
 /// way (see `LineCache`).
@@ -139,43 +117,22 @@ struct Tries {
 }
 
 impl Tries {
-    /// Tries the fenced blocks, in the order `json_fences` gives.
-    fn fences<T>(
-        &mut self,
-        text: &str,
-        accept: &mut impl FnMut(Value) -> Result<T, String>,
-    ) -> Option<T> {
-        for fence in candidates::json_fences(text) {
-            let content_end = fence.offset + fence.content.len();
-            let candidate = Candidate {
-                text: text.get(..content_end).unwrap_or(text),
-                start: fence.offset,
-                placement: Placement::Leading,
-            };
-            let origin = Origin::Fence(fence.info.to_owned());
-            if let Ok(found) = self.attempt(candidate, origin, accept) {
-                return Some(found.value);
-            }
-        }
-        None
-    }
-
-    /// Tries a bare candidate (a `{` or `[` of the text). On failure, says
-    /// where the search goes on: where this candidate stopped, or after
-    /// its end when it was already JSON, since starting over at every
-    /// nested `{` would make the scan quadratic (and offer a fragment of it
-    /// as the answer).
+    /// Tries a bare candidate (a `{` or `[` of the text). On failure the
+    /// search goes on where it stopped, or after its end when it was already
+    /// JSON: starting over at every nested `{` would make the scan quadratic
+    /// (and offer a fragment of it as the answer).
     fn bare_at<T>(
         &mut self,
         candidate: Candidate<'_>,
         accept: &mut impl FnMut(Value) -> Result<T, String>,
-    ) -> Result<Found<T>, usize> {
+    ) -> Attempt<T> {
         let Candidate { text, start, .. } = candidate;
-        let is_object = text.get(start..).is_some_and(|rest| rest.starts_with('{'));
-        if let Some(inner) = opener_after_brace(text, start) {
-            // `{{` or `{[` can never be repaired: say so without the cost
-            // of a scanner, which a megabyte of braces would pay a million
-            // times.
+        let rest = text.get(start..).unwrap_or("");
+        let inner = rest.strip_prefix('{').map(str::trim_start);
+        if let Some(inner) = inner.filter(|inner| inner.starts_with(['{', '['])) {
+            // `{{` or `{[` can never be repaired: say so without the cost of a
+            // scanner, which a megabyte of braces would pay a million times.
+            let inner = start + rest.len() - inner.len();
             self.log.fail_with(Origin::Bare(true), start, inner, || {
                 RepairError::at(
                     inner,
@@ -184,17 +141,16 @@ impl Tries {
             });
             return Err(start + 1);
         }
-        self.attempt(candidate, Origin::Bare(is_object), accept)
+        self.attempt(candidate, Origin::Bare(inner.is_some()), accept)
     }
 
-    /// Tries one candidate and files what became of it: the value `accept`
-    /// made of it, or where the search may go on.
+    /// Tries one candidate and files what became of it.
     fn attempt<T>(
         &mut self,
         candidate: Candidate<'_>,
         origin: Origin,
         accept: &mut impl FnMut(Value) -> Result<T, String>,
-    ) -> Result<Found<T>, usize> {
+    ) -> Attempt<T> {
         let (value, end, guessed) = match strict(candidate) {
             Some((value, end)) => (value, end, false),
             None => match repaired(candidate, &mut self.lines) {
@@ -207,11 +163,7 @@ impl Tries {
             },
         };
         match accept(value) {
-            Ok(value) => Ok(Found {
-                value,
-                end,
-                guessed,
-            }),
+            Ok(value) => Ok((value, end, guessed)),
             Err(why) => {
                 self.log.reject(why);
                 Err(end)
@@ -222,48 +174,28 @@ impl Tries {
 
 const BARE_VALUE: &str = "the text is a bare JSON value, not an object or array";
 
-fn no_json(message: String) -> Error {
-    Error::NoJson(message)
-}
-
-/// Where the next `{` or `[` is when the candidate at `start` is a `{`
-/// followed (after whitespace) by one.
-fn opener_after_brace(text: &str, start: usize) -> Option<usize> {
-    let rest = text.get(start..)?.strip_prefix('{')?;
-    let inner = rest.trim_start();
-    inner
-        .starts_with(['{', '['])
-        .then(|| start + 1 + rest.len() - inner.len())
-}
-
-/// Whether the candidate can be valid JSON at all, judged by the character
-/// after its opener; parsing prose as strict JSON would be wasted work.
-fn may_be_valid(candidate: Candidate<'_>) -> bool {
-    let Some(rest) = candidate.text.get(candidate.start..) else {
-        return false;
-    };
-    let mut chars = rest.chars();
-    let opener = chars.next();
-    let first = chars.as_str().trim_start().chars().next();
-    match (opener, first) {
-        (Some('{'), Some(c)) => matches!(c, '"' | '}'),
-        (Some('['), Some(c)) => {
-            matches!(c, '"' | '{' | '[' | ']' | '-' | 't' | 'f' | 'n') || c.is_ascii_digit()
-        }
-        _ => false,
-    }
-}
-
 /// The candidate as it is, when it is valid JSON and alone: valid JSON needs
 /// no repair, and no repair heuristic may change it. Not when a comma or
 /// another value follows (those are the scanner's sequence repairs), nor
 /// when it nests deeper than the scanner allows.
 fn strict(candidate: Candidate<'_>) -> Option<(Value, usize)> {
-    if !may_be_valid(candidate) {
-        return None;
-    }
     let Candidate { text, start, .. } = candidate;
     let rest = text.get(start..)?;
+    // Parsing prose as strict JSON would be wasted work: the character after
+    // the opener tells whether the candidate can be valid JSON at all.
+    let mut chars = rest.chars();
+    let opener = chars.next();
+    let first = chars.as_str().trim_start().chars().next()?;
+    let may_be_valid = match opener {
+        Some('{') => matches!(first, '"' | '}'),
+        Some('[') => {
+            matches!(first, '"' | '{' | '[' | ']' | '-' | 't' | 'f' | 'n') || first.is_ascii_digit()
+        }
+        _ => false,
+    };
+    if !may_be_valid {
+        return None;
+    }
     let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
     let value = values.next()?.ok()?;
     let end = start + values.byte_offset();
@@ -319,18 +251,13 @@ impl Origin {
     }
 }
 
-struct Failure {
-    origin: Origin,
-    start: usize,
-    error: RepairError,
-}
-
-/// What was tried, kept small: a count, the failure that got furthest, and
-/// the first JSON that was found but refused.
+/// What was tried, kept small: a count, the failure that got furthest (where
+/// its candidate came from and started, and why it failed), and the first
+/// JSON that was found but refused.
 #[derive(Default)]
 struct Log {
     tried: usize,
-    best: Option<Failure>,
+    best: Option<(Origin, usize, RepairError)>,
     rejection: Option<String>,
 }
 
@@ -354,13 +281,9 @@ impl Log {
         let further = self
             .best
             .as_ref()
-            .is_none_or(|best| progress > best.error.offset.saturating_sub(best.start));
+            .is_none_or(|(_, best, failure)| progress > failure.offset.saturating_sub(*best));
         if further {
-            self.best = Some(Failure {
-                origin,
-                start,
-                error: error(),
-            });
+            self.best = Some((origin, start, error()));
         }
     }
 
@@ -373,7 +296,7 @@ impl Log {
         if let Some(why) = self.rejection {
             return why;
         }
-        let Some(best) = self.best else {
+        let Some((origin, start, error)) = self.best else {
             return if serde_json::from_str::<Value>(text.trim()).is_ok() {
                 BARE_VALUE.to_owned()
             } else {
@@ -384,10 +307,10 @@ impl Log {
         format!(
             "tried {} candidate{plural}; the most promising, {} at {}, failed at {}: {}",
             self.tried,
-            best.origin.describe(),
-            position(text, best.start),
-            position(text, best.error.offset),
-            best.error.message
+            origin.describe(),
+            position(text, start),
+            position(text, error.offset),
+            error.message
         )
     }
 }
@@ -396,8 +319,7 @@ impl Log {
 fn position(text: &str, offset: usize) -> String {
     let before = text.get(..offset).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before.get(line_start..).unwrap_or("").chars().count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
     format!("line {line} column {column}")
 }
 

@@ -1,21 +1,12 @@
 //! Reading the strings models write (any quote style, unescaped quotes and
-//! newlines, broken escapes) and writing them as JSON strings.
-//!
-//! Repair: strings may be delimited by `'...'`, `“...”`, `‘...’` or
-//! `` `...` `` (closed by a backtick or `´`) as well as `"..."`. A quote
-//! followed by something other than `,` `:` `}` `]`, a comment, the end of
-//! the line, or another string that one of these follows does not close the
-//! string when a later quote on the same line could, so the apostrophe in
-//! `'Ben's pie'` and the inner quotes of `"a "b" c"` stay in the string. In
-//! an object's value, a comma followed by `"key":` ends a string missing its
-//! closing quote, and JSON written inside the string without escapes stays
-//! in it when its braces pair up on the line. Raw control characters (a
-//! newline inside a string) are escaped, `\'` becomes `'`, an unknown
-//! escape keeps its backslash as a character, and a lone UTF-16 surrogate
-//! escape becomes U+FFFD (`serde_json` would refuse it). A string cut off by
-//! the end of the text is closed there.
+//! newlines, broken escapes) and writing them as JSON strings. A quote that
+//! cannot end the string (see `ends_string_at`) stays in it when a later
+//! quote on the same line could, so `'Ben's pie'` is one string. A lone
+//! surrogate escape becomes U+FFFD, which `serde_json` would refuse.
 
-use super::cursor::Cursor;
+use std::fmt::Write as _;
+
+use super::cursor::{unescaped, Cursor};
 
 /// Whether `c` opens a string.
 pub(crate) fn is_quote(c: char) -> bool {
@@ -23,8 +14,7 @@ pub(crate) fn is_quote(c: char) -> bool {
 }
 
 /// What the reader learned about the line it was on, kept between the
-/// candidates of one text so that no line is scanned over and over, and
-/// how much it has read ahead for embedded JSON.
+/// candidates of one text so that no line is scanned over and over.
 #[derive(Debug, Default)]
 pub(crate) struct LineCache {
     closers: Option<Closers>,
@@ -42,13 +32,13 @@ pub(crate) fn read_string(
     lines: &mut LineCache,
     member: bool,
 ) {
-    let mut reader = Reader {
+    Reader {
         cursor,
         out,
         lines,
         member,
-    };
-    reader.string();
+    }
+    .string();
 }
 
 /// Writes `text` as the inside of a JSON string.
@@ -86,7 +76,9 @@ impl Reader<'_, '_, '_> {
             self.cursor.bump();
             if c == '\\' {
                 self.escape();
-            } else if family.closes(c) && self.quote_ends_string(family) {
+            } else if family.closes(c)
+                && (ends_string_at(self.cursor.rest()) || !self.later_closer_on_line(family))
+            {
                 break;
             } else {
                 push_escaped_char(self.out, c);
@@ -95,11 +87,10 @@ impl Reader<'_, '_, '_> {
         self.out.push('"');
     }
 
-    /// Repair: JSON quoted inside a string without escaping (`{"x": "the
-    /// answer is {"a": 1}, as asked"}`) stays in the string when its braces
-    /// pair up on the line: the length of that embedded JSON from the `{`
-    /// at the cursor. The read-ahead is bounded by twice the text's length
-    /// over a whole search, which keeps it linear.
+    /// Repair: the length of JSON written unescaped inside a string, from
+    /// the `{` at the cursor, when its braces pair up on the line. The
+    /// read-ahead is bounded by twice the text's length over a whole search,
+    /// which keeps it linear.
     fn embedded_len(&mut self) -> Option<usize> {
         let rest = self.cursor.rest();
         if self.lines.lookahead > self.cursor.text.len().saturating_mul(2) {
@@ -121,11 +112,6 @@ impl Reader<'_, '_, '_> {
             }
         }
         None
-    }
-
-    /// Called just after a quote that can close the string.
-    fn quote_ends_string(&mut self, family: QuoteFamily) -> bool {
-        ends_string_at(self.cursor.rest()) || !self.later_closer_on_line(family)
     }
 
     /// Whether a quote later on the current line could close the string. The
@@ -169,45 +155,32 @@ impl Reader<'_, '_, '_> {
             return;
         };
         self.cursor.pos += 5;
-        if is_low_surrogate(code) {
-            self.out.push_str("\\ufffd");
-            return;
-        }
-        if !is_high_surrogate(code) {
-            push_unicode_escape(self.out, code);
-            return;
-        }
-        match self.cursor.rest().strip_prefix("\\u").and_then(hex4) {
-            Some(low) if is_low_surrogate(low) => {
+        let high = (0xD800..=0xDBFF).contains(&code);
+        let low = high
+            .then(|| self.cursor.rest().strip_prefix("\\u").and_then(hex4))
+            .flatten()
+            .filter(|low| (0xDC00..=0xDFFF).contains(low));
+        match low {
+            Some(low) => {
                 self.cursor.pos += 6;
                 push_unicode_escape(self.out, code);
                 push_unicode_escape(self.out, low);
             }
-            _ => self.out.push_str("\\ufffd"),
+            None if (0xD800..=0xDFFF).contains(&code) => self.out.push_str("\\ufffd"),
+            None => push_unicode_escape(self.out, code),
         }
     }
 }
 
-fn is_high_surrogate(code: u32) -> bool {
-    (0xD800..=0xDBFF).contains(&code)
-}
-
-fn is_low_surrogate(code: u32) -> bool {
-    (0xDC00..=0xDFFF).contains(&code)
-}
-
-/// Four hex digits at the start of `text`.
+/// Four hex digits at the start of `text` (`from_str_radix` alone would take a `+`).
 fn hex4(text: &str) -> Option<u32> {
-    let digits = text.get(..4)?;
-    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
+    let digits = text
+        .get(..4)
+        .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))?;
     u32::from_str_radix(digits, 16).ok()
 }
 
-/// Quotes that open strings, by what may close them: `"` closes only `"`,
-/// any double quote closes a smart double quote, any single quote a single,
-/// and a backtick or an acute accent a backtick.
+/// Quotes that open strings, by what may close them (see `closes`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum QuoteFamily {
     Ascii,
@@ -216,7 +189,7 @@ enum QuoteFamily {
     Backtick,
 }
 
-/// In the order of `Closers::last`.
+/// In the order of their discriminants (`Closers::last`).
 const FAMILIES: [QuoteFamily; 4] = [
     QuoteFamily::Ascii,
     QuoteFamily::Double,
@@ -256,7 +229,8 @@ pub(crate) fn ends_string_at(after: &str) -> bool {
     let mut chars = after.chars();
     match chars.next() {
         Some(c) if is_quote(c) => {
-            let rest = skip_quoted(chars.as_str()).trim_start_matches([' ', '\t']);
+            let rest = skip_quoted(chars.as_str(), is_closing_quote);
+            let rest = rest.trim_start_matches([' ', '\t']);
             ends_token(rest) || rest.starts_with(is_quote)
         }
         _ => ends_token(after),
@@ -266,7 +240,6 @@ pub(crate) fn ends_string_at(after: &str) -> bool {
 /// Whether `after` (spaces trimmed) starts with `,` `:` `}` `]`, a line
 /// break, a comment, or is empty.
 fn ends_token(after: &str) -> bool {
-    let after = after.trim_start_matches([' ', '\t']);
     matches!(
         after.chars().next(),
         None | Some(',' | ':' | '}' | ']' | '\n' | '\r' | '/')
@@ -274,15 +247,12 @@ fn ends_token(after: &str) -> bool {
 }
 
 /// What follows the closing quote of a string whose opening quote has been
-/// taken off `text`, on the same line; `"x"` when there is none, which
-/// `ends_token` refuses.
-fn skip_quoted(text: &str) -> &str {
-    match text.find(|c: char| c == '\n' || is_closing_quote(c)) {
-        Some(end) if !text.get(end..).is_some_and(|rest| rest.starts_with('\n')) => {
-            let rest = text.get(end..).unwrap_or("");
-            let quote_len = rest.chars().next().map_or(0, char::len_utf8);
-            rest.get(quote_len..).unwrap_or("")
-        }
+/// taken off `text`, on the same line, the closing quote being the first
+/// char that `closes`; `"x"` when there is none, which no caller accepts.
+pub(crate) fn skip_quoted(text: &str, closes: impl Fn(char) -> bool) -> &str {
+    let end = text.char_indices().find(|&(_, c)| c == '\n' || closes(c));
+    match end {
+        Some((end, quote)) if quote != '\n' => text.get(end + quote.len_utf8()..).unwrap_or(""),
         _ => "x",
     }
 }
@@ -296,7 +266,7 @@ fn is_closing_quote(c: char) -> bool {
 pub(crate) fn key_follows(text: &str) -> bool {
     let text = text.trim_start_matches([' ', '\t']);
     text.strip_prefix('"')
-        .map(skip_quoted)
+        .map(|rest| skip_quoted(rest, is_closing_quote))
         .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
 }
 
@@ -320,16 +290,7 @@ impl Closers {
             .find('\n')
             .map_or(rest, |end| rest.get(..end).unwrap_or(rest));
         let mut last = [None; 4];
-        let mut escaped = false;
-        for (i, c) in line.char_indices() {
-            if escaped {
-                escaped = false;
-                continue;
-            }
-            if c == '\\' {
-                escaped = true;
-                continue;
-            }
+        for (i, c) in unescaped(line) {
             let after = line.get(i + c.len_utf8()..).unwrap_or("");
             for (family, slot) in FAMILIES.into_iter().zip(last.iter_mut()) {
                 if family.closes(c) && ends_string_at(after) {
@@ -356,8 +317,7 @@ impl Closers {
     }
 
     fn last(&self, family: QuoteFamily) -> Option<usize> {
-        let slot = FAMILIES.iter().position(|f| *f == family)?;
-        self.last.get(slot).copied().flatten()
+        self.last.get(family as usize).copied().flatten()
     }
 }
 
@@ -378,106 +338,8 @@ fn push_escaped_char(out: &mut String, c: char) {
 
 /// Writes `\uXXXX` for a UTF-16 code unit.
 fn push_unicode_escape(out: &mut String, code: u32) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push_str("\\u");
-    for shift in [12, 8, 4, 0] {
-        let digit = HEX
-            .get(((code >> shift) & 0xF) as usize)
-            .copied()
-            .unwrap_or(b'0');
-        out.push(char::from(digit));
-    }
+    let _ = write!(out, "\\u{code:04x}");
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The JSON string read from the start of `text`, and where it ended.
-    fn read(text: &str) -> (String, usize) {
-        let mut out = String::new();
-        let mut cursor = Cursor { text, pos: 0 };
-        read_string(&mut cursor, &mut out, &mut LineCache::default(), false);
-        (out, cursor.pos)
-    }
-
-    #[test]
-    fn plain_string_ends_at_its_quote() {
-        assert_eq!(read(r#""abc", 1"#), (r#""abc""#.to_owned(), 5));
-    }
-
-    #[test]
-    fn every_quote_style_opens_a_string() {
-        assert_eq!(read("'a'}").0, r#""a""#);
-        assert_eq!(read("“a”:").0, r#""a""#);
-        assert_eq!(read("“a\":").0, r#""a""#);
-        assert_eq!(read("‘a’]").0, r#""a""#);
-        assert_eq!(read("„a“,").0, r#""a""#);
-    }
-
-    #[test]
-    fn double_quote_is_kept_inside_single_quotes() {
-        assert_eq!(read(r#"'say "hi"'}"#).0, r#""say \"hi\"""#);
-    }
-
-    #[test]
-    fn apostrophe_stays_when_a_later_quote_can_close() {
-        assert_eq!(read("'Ben's pie', 1").0, r#""Ben's pie""#);
-        assert_eq!(read("'it’s'}").0, r#""it’s""#);
-    }
-
-    #[test]
-    fn unescaped_inner_quotes_stay_when_a_later_quote_can_close() {
-        assert_eq!(read(r#""a "b" c"}"#).0, r#""a \"b\" c""#);
-    }
-
-    #[test]
-    fn without_a_later_closer_the_first_quote_closes() {
-        assert_eq!(read(r#""a" 1}"#), (r#""a""#.to_owned(), 3));
-        assert_eq!(read("\"a\" b\n\"c\":").0, r#""a""#);
-    }
-
-    #[test]
-    fn control_characters_are_escaped() {
-        assert_eq!(
-            read("\"a\nb\tc\u{1}\u{8}\u{c}\r\"").0,
-            r#""a\nb\tc\u0001\b\f\r""#
-        );
-    }
-
-    #[test]
-    fn escapes_are_kept_fixed_or_made_literal() {
-        assert_eq!(read(r#""\" \\ \/ \n""#).0, r#""\" \\ \/ \n""#);
-        assert_eq!(read(r#""it\'s""#).0, r#""it's""#);
-        assert_eq!(read(r#""a\qb""#).0, r#""a\\qb""#);
-        assert_eq!(read(r#""\u12""#).0, r#""\\u12""#);
-        assert_eq!(read("\"a\\").0, r#""a\\""#);
-    }
-
-    #[test]
-    fn surrogates_are_paired_or_replaced() {
-        assert_eq!(read(r#""\u00E9""#).0, r#""\u00e9""#);
-        assert_eq!(read(r#""\ud83d\ude00""#).0, r#""\ud83d\ude00""#);
-        assert_eq!(read(r#""\ud83d x""#).0, r#""\ufffd x""#);
-        assert_eq!(read(r#""\ud83d\u0041""#).0, r#""\ufffd\u0041""#);
-        assert_eq!(read(r#""\ude00""#).0, r#""\ufffd""#);
-    }
-
-    #[test]
-    fn cut_off_string_is_closed_at_the_end() {
-        assert_eq!(read("\"abc"), (r#""abc""#.to_owned(), 4));
-    }
-
-    #[test]
-    fn line_cache_is_reused_only_where_it_holds() {
-        let text = "\"a\" x \"b\",\n\"c\" y \"d\",";
-        let closers = Closers::scan(text, 1);
-        assert_eq!(closers.last(QuoteFamily::Ascii), Some(8));
-        assert!(closers.answers(5, text.len()));
-        assert!(!closers.answers(0, text.len()));
-        assert!(!closers.answers(12, text.len()));
-        assert!(closers.answers(5, 11));
-        let cut = Closers::scan(&text[..6], 1);
-        assert!(!cut.answers(5, text.len()));
-    }
-}
+mod tests;

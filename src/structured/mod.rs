@@ -1,17 +1,11 @@
 //! Structured output: a question whose answer must be JSON matching a JSON
 //! Schema, checked, and corrected by the model until it matches.
 //!
-//! The exchange, in order: the schema reaches the model (in the prompt, as
-//! `response_format`, or not at all: [`SchemaDelivery`]); the reply is read
-//! with the tolerant extraction ([`crate::extract`]), the first JSON in it
-//! that matches the schema wins; when none does, the model gets one short
-//! correction turn naming the problems, up to the number of corrections
-//! allowed. Only the question and the valid answer reach the caller's
-//! conversation; the turns in between live in a working copy.
-//!
-//! The client's `send_json` is the public face; this module names no client
-//! (it gets a function that completes a conversation), so it sits below
-//! `client.rs` in the one-way flow.
+//! The reply is read with the tolerant extraction ([`crate::extract`]); the
+//! first JSON in it that matches the schema wins. The correction turns live
+//! in a working copy: only the question and the valid answer reach the
+//! caller's conversation. This module names no client (it gets a function
+//! that completes a conversation), so it sits below `client/`.
 
 mod turns;
 
@@ -20,8 +14,7 @@ use std::borrow::Cow;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::config::DEFAULT_JSON_CORRECTIONS;
-use crate::conversation::message::Message;
+use crate::conversation::message::{Message, Role};
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
@@ -60,21 +53,11 @@ pub(crate) struct JsonSettings {
     pub(crate) delivery: SchemaDelivery,
 }
 
-impl Default for JsonSettings {
-    fn default() -> Self {
-        JsonSettings {
-            corrections: DEFAULT_JSON_CORRECTIONS,
-            delivery: SchemaDelivery::default(),
-        }
-    }
-}
-
-/// Runs the exchange on `sent`, the conversation as it goes out (checked by
-/// the caller; borrowed, or already a copy, which the requests are then
-/// made from without another): `complete` sends a conversation and returns
-/// the reply without appending it. On success gives the answer as a `T`
-/// and the assistant message that records it (the valid JSON, compact),
-/// for the caller to append; nothing is appended here.
+/// Runs the exchange on `sent`, the conversation as it goes out (borrowed,
+/// or already a copy, which is then not copied again); `complete` sends a
+/// conversation and returns the reply without appending it. Gives the
+/// answer and the assistant message that records it (the valid JSON,
+/// compact), for the caller to append.
 pub(crate) fn exchange<T: DeserializeOwned>(
     sent: Cow<'_, Conversation>,
     schema: &Schema,
@@ -86,10 +69,13 @@ pub(crate) fn exchange<T: DeserializeOwned>(
     loop {
         let reply = complete(&work)?;
         let mut errors = match read_answer::<T>(&reply.content, schema) {
-            Ok((value, answer)) => return Ok((answer, turns::answer_message(&value))),
+            // The conversation keeps the valid JSON, compact.
+            Ok((value, answer)) => {
+                return Ok((answer, Message::new(Role::Assistant, value.to_string())))
+            }
             Err(errors) => errors,
         };
-        if was_cut_short(&reply) {
+        if reply.finish_reason.as_deref() == Some("length") {
             errors.insert(0, CUT_SHORT.to_owned());
         }
         if turn == settings.corrections {
@@ -109,11 +95,6 @@ pub(crate) fn exchange<T: DeserializeOwned>(
 const CUT_SHORT: &str = "the reply was cut short by the token limit \
      (finish_reason \"length\"), so its JSON is incomplete: \
      raise max_tokens or ask for less";
-
-/// Whether the server stopped the reply at the token limit.
-fn was_cut_short(reply: &Reply) -> bool {
-    reply.finish_reason.as_deref() == Some("length")
-}
 
 /// The first JSON in a reply that matches the schema and fits `T`; else
 /// what is wrong with the first JSON found, or why none was found.
@@ -136,18 +117,11 @@ fn read_answer<T: DeserializeOwned>(
         first_problems.get_or_insert(problems);
         Err(summary)
     });
-    match found {
-        Ok(found) => Ok(found),
-        Err(error) => Err(first_problems.unwrap_or_else(|| vec![no_json(error)])),
-    }
-}
-
-/// The problem when no JSON was found: the search's own explanation.
-fn no_json(error: Error) -> String {
-    match error {
-        Error::NoJson(why) => format!("no JSON found: {why}"),
-        other => other.to_string(),
-    }
+    found.map_err(|error| match (first_problems, error) {
+        (Some(problems), _) => problems,
+        (None, Error::NoJson(why)) => vec![format!("no JSON found: {why}")],
+        (None, other) => vec![other.to_string()],
+    })
 }
 
 /// The text of [`INGREDIENTS_SCHEMA`], as a literal for `concat!`.

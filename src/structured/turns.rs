@@ -1,10 +1,7 @@
 //! The messages of a structured exchange: the question as sent (with the
-//! schema, when it goes in the prompt), the correction turns, and the
-//! answer kept in the conversation.
+//! schema, when it goes in the prompt) and the correction turns.
 
 use std::borrow::Cow;
-
-use serde_json::Value;
 
 use super::SchemaDelivery;
 use crate::conversation::message::{Message, Role};
@@ -91,23 +88,12 @@ pub(super) fn push_correction(
 
 /// The correction turn's text.
 fn correction(errors: &[String], delivery: SchemaDelivery) -> String {
-    let mut text = String::from("That reply is not valid:\n");
-    for error in errors {
-        text.push_str("- ");
-        text.push_str(error);
-        text.push('\n');
-    }
-    text.push_str("Reply again with the corrected JSON only");
-    text.push_str(match delivery {
+    let problems: String = errors.iter().map(|error| format!("- {error}\n")).collect();
+    let end = match delivery {
         SchemaDelivery::ResponseFormat => ".",
         _ => ", in a fenced ```json code block.",
-    });
-    text
-}
-
-/// The answer as the conversation keeps it: the valid JSON, compact.
-pub(super) fn answer_message(value: &Value) -> Message {
-    Message::new(Role::Assistant, value.to_string())
+    };
+    format!("That reply is not valid:\n{problems}Reply again with the corrected JSON only{end}")
 }
 
 #[cfg(test)]

@@ -3,15 +3,13 @@
 use super::*;
 
 impl Scanner<'_> {
-    /// Consumes a closer. Repair: mismatched, missing and stray closers
-    /// (`{"a": [1, 2}`, `[{"a": 1]`, `[{"a": 1}}, 2]`). A closer that
-    /// matches an outer container closes up to it, unless a comma follows
-    /// (`{"a": [1, 2}, "b": 3}`): then it was a typo for the innermost one,
-    /// unless a member follows that only the outer one can hold.
-    /// A closer that matches nothing is dropped when a comma follows, and
-    /// closes the innermost container otherwise.
+    /// Consumes a closer. Repair: a closer that matches an outer container
+    /// closes up to it, unless a comma follows (`{"a": [1, 2}, "b": 3}`):
+    /// then it was a typo for the innermost one, unless a member follows
+    /// that only the outer one can hold. A closer that matches nothing is
+    /// dropped when a comma follows, and closes the innermost one otherwise.
     pub(super) fn close(&mut self, c: char) -> Result<(), RepairError> {
-        let wanted = Kind::of_closer(c);
+        let wanted = Kind::of(c);
         let depth = self
             .stack
             .iter()
@@ -26,7 +24,7 @@ impl Scanner<'_> {
         let depth = match depth {
             None if comma_follows => return Ok(()),
             // A member follows: close as far as leaves an object open.
-            Some(depth) if member_follows && !self.object_below(1) => depth,
+            Some(depth) if member_follows && self.parent_kind() != Some(Kind::Object) => depth,
             Some(_) if comma_follows => 1,
             Some(depth) => depth,
             None => 1,
@@ -36,20 +34,6 @@ impl Scanner<'_> {
         }
         self.content = true;
         Ok(())
-    }
-
-    /// Whether the container `n` levels below the innermost one is an object.
-    pub(super) fn object_below(&self, n: usize) -> bool {
-        let index = self.stack.len().checked_sub(n + 1);
-        index
-            .and_then(|i| self.stack.get(i))
-            .is_some_and(|frame| frame.kind == Kind::Object)
-    }
-
-    /// Closes the innermost container without consuming anything.
-    pub(super) fn close_innermost(&mut self) {
-        // Only called in key position, where closing cannot fail.
-        let _ = self.close_one();
     }
 
     pub(super) fn close_one(&mut self) -> Result<(), RepairError> {
@@ -67,7 +51,7 @@ impl Scanner<'_> {
             // Repair: a group of one (`("x")`, `ObjectId("1")`) is its item.
             self.out.remove(frame.open_at);
         } else {
-            self.out.push(frame.kind.json_closer());
+            self.out.push(frame.kind.json().1);
         }
         if self.stack.is_empty() {
             self.last_closed = Some(frame);
@@ -77,8 +61,7 @@ impl Scanner<'_> {
 
     /// Repair: output cut off by a token limit. Unfinished members (a key
     /// without a value) and containers opened just before the cut are
-    /// dropped, then every open container is closed. Strings cut off are
-    /// closed where they stop (see `string`).
+    /// dropped, then every open container is closed.
     pub(super) fn close_truncated(&mut self) -> Result<(), RepairError> {
         self.drop_unfinished_tail();
         if !self.content {
@@ -95,28 +78,19 @@ impl Scanner<'_> {
         while let Some(frame) = self.stack.last().copied() {
             if frame.kind == Kind::Object && frame.expect != Expect::Key {
                 self.out.truncate(frame.item_start);
-                if let Some(top) = self.top() {
+                if let Some(top) = self.stack.last_mut() {
                     top.count = top.count.saturating_sub(1);
                     top.expect = Expect::Key;
                 }
             } else if frame.count == 0 && self.stack.len() > 1 {
+                // The parent's item is unfinished too: an array element
+                // disappears, an object member loses its value (and is
+                // dropped next round).
                 self.out.truncate(frame.out_start);
                 self.stack.pop();
-                self.unfinish_parent();
+                self.unbegin_item();
             } else {
                 return;
-            }
-        }
-    }
-
-    /// After dropping an empty child container, its parent's item is
-    /// unfinished too: an array element disappears, an object member loses
-    /// its value (and is dropped next round).
-    pub(super) fn unfinish_parent(&mut self) {
-        if let Some(parent) = self.top() {
-            match parent.kind {
-                Kind::Object => parent.expect = Expect::Value,
-                Kind::Array | Kind::Group => parent.count = parent.count.saturating_sub(1),
             }
         }
     }

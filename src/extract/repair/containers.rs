@@ -25,10 +25,8 @@ impl Scanner<'_> {
         self.skip_trivia();
         // Repair: a closing fence glued to the JSON ends it, as the end of
         // the text would.
-        if self.cursor.rest().starts_with("```") {
-            return self.close_truncated();
-        }
-        let Some(c) = self.cursor.peek() else {
+        let fence = self.cursor.rest().starts_with("```");
+        let Some(c) = self.cursor.peek().filter(|_| !fence) else {
             return self.close_truncated();
         };
         match (frame.kind, frame.expect) {
@@ -44,7 +42,7 @@ impl Scanner<'_> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(self.error_here(&format!("nesting deeper than {MAX_DEPTH} levels")));
         }
-        let Some(kind) = self.cursor.peek().and_then(Kind::of_opener) else {
+        let Some(kind) = self.cursor.peek().and_then(Kind::of) else {
             return Err(self.error_here("expected '{' or '['"));
         };
         self.cursor.bump();
@@ -53,7 +51,7 @@ impl Scanner<'_> {
             .last()
             .map_or(self.out.len(), |parent| parent.item_start);
         let open_at = self.out.len();
-        self.out.push(kind.json_opener());
+        self.out.push(kind.json().0);
         self.stack.push(Frame {
             kind,
             expect: Expect::Key,
@@ -86,29 +84,20 @@ impl Scanner<'_> {
         true
     }
 
-    pub(super) fn top(&mut self) -> Option<&mut Frame> {
-        self.stack.last_mut()
-    }
-
     /// Starts a member or element: remembers where it starts and writes the
     /// comma that separates it from the previous one.
     pub(super) fn begin_item(&mut self) {
-        let out_len = self.out.len();
-        let needs_comma = match self.top() {
-            Some(frame) => {
-                frame.item_start = out_len;
-                frame.count += 1;
-                frame.count > 1
+        if let Some(frame) = self.stack.last_mut() {
+            frame.item_start = self.out.len();
+            frame.count += 1;
+            if frame.count > 1 {
+                self.out.push(',');
             }
-            None => false,
-        };
-        if needs_comma {
-            self.out.push(',');
         }
     }
 
     pub(super) fn set_expect(&mut self, expect: Expect) {
-        if let Some(frame) = self.top() {
+        if let Some(frame) = self.stack.last_mut() {
             frame.expect = expect;
         }
     }
@@ -131,17 +120,14 @@ impl Scanner<'_> {
 
     /// Undoes `begin_item` for an element that turned out to be nothing.
     pub(super) fn unbegin_item(&mut self) {
-        let (kind, item_start) = match self.stack.last() {
-            Some(frame) => (frame.kind, frame.item_start),
-            None => return,
+        let Some(frame) = self.stack.last_mut() else {
+            return;
         };
-        if kind == Kind::Object {
-            self.set_expect(Expect::Value);
+        if frame.kind == Kind::Object {
+            frame.expect = Expect::Value;
         } else {
-            self.out.truncate(item_start);
-            if let Some(frame) = self.top() {
-                frame.count = frame.count.saturating_sub(1);
-            }
+            self.out.truncate(frame.item_start);
+            frame.count = frame.count.saturating_sub(1);
         }
     }
 
@@ -164,12 +150,10 @@ impl Scanner<'_> {
 
     /// Trivia and commas between top-level values.
     pub(super) fn skip_separators(&mut self) {
-        loop {
-            self.skip_trivia();
-            if self.cursor.peek() != Some(',') {
-                return;
-            }
+        self.skip_trivia();
+        while self.cursor.peek() == Some(',') {
             self.cursor.bump();
+            self.skip_trivia();
         }
     }
 }

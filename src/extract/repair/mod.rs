@@ -3,12 +3,8 @@
 //!
 //! One pass, one explicit stack (no recursion, so deep nesting cannot
 //! overflow the thread's stack), no regular expressions: every repair
-//! happens at the token where it is needed, so the inside of a string is
-//! never rewritten. The repairs are listed in the module docs of
-//! `extract`; each one is marked `Repair:` where it is made, in the file of
-//! its kind: [`containers`] (walking objects and arrays), [`objects`] (keys
-//! and colons), [`arrays`] (items), [`scalars`] (numbers, literals, unquoted
-//! words) and [`closing`] (closers, and cut-off output).
+//! happens at the token where it is needed (marked `Repair:` there), so the
+//! inside of a string is never rewritten.
 
 use super::cursor::{leading, Cursor};
 use super::numbers::{self, NumberError};
@@ -33,10 +29,8 @@ pub(crate) const MAX_DEPTH: usize = 120;
 pub(crate) struct Repaired {
     pub json: String,
     pub end: usize,
-    /// Whether the value needed an unquoted string guessed where prose is
-    /// likely (in a candidate inside prose, or in an array or tuple outside
-    /// any object: `[Note] The answer is ...`): the search then prefers a
-    /// later candidate that needs no such guess.
+    /// Whether an unquoted string was guessed where prose is likely (inside
+    /// prose, or in an array outside any object: `[Note] The answer is`).
     pub guessed: bool,
 }
 
@@ -63,8 +57,7 @@ impl RepairError {
     }
 }
 
-/// Where a candidate sits in the reply, which decides how bold a repair may
-/// be.
+/// Where a candidate sits in the reply, which decides how bold a repair may be.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Placement {
     /// The candidate starts the reply or its fenced block: an array of bare
@@ -74,9 +67,8 @@ pub(crate) enum Placement {
     InProse,
 }
 
-/// A place where the JSON might be: it starts at byte `start` of `text`,
-/// and the end of `text` is the end of the candidate (that is where cut-off
-/// output gets closed).
+/// A place where the JSON might be: from byte `start` to the end of `text`
+/// (where cut-off output gets closed).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Candidate<'a> {
     pub text: &'a str,
@@ -98,15 +90,27 @@ pub(crate) fn repair(text: &str) -> Result<Repaired, RepairError> {
 /// Repairs the value(s) of `candidate`, which must begin (after whitespace
 /// and comments) with `{` or `[` (or `(` when it leads the reply).
 ///
-/// Repair: several top-level objects or arrays separated by whitespace or
-/// commas (one object per line) become one array. A later one that cannot be
-/// repaired ends the sequence instead of spoiling it, and text after the
-/// last value is ignored.
+/// Repair: several top-level objects or arrays in a row (one per line)
+/// become one array; one that cannot be repaired ends the sequence instead
+/// of spoiling it.
 pub(crate) fn repair_at(
     candidate: Candidate<'_>,
     lines: &mut LineCache,
 ) -> Result<Repaired, RepairError> {
-    let mut scanner = Scanner::new(candidate, std::mem::take(lines));
+    let mut scanner = Scanner {
+        cursor: Cursor {
+            text: candidate.text,
+            pos: candidate.start,
+        },
+        out: String::new(),
+        stack: Vec::new(),
+        content: false,
+        keyed: false,
+        placement: candidate.placement,
+        guessed: false,
+        last_closed: None,
+        lines: std::mem::take(lines),
+    };
     let result = scanner.values();
     *lines = scanner.lines;
     result
@@ -122,37 +126,22 @@ enum Kind {
 }
 
 impl Kind {
-    fn of_opener(c: char) -> Option<Kind> {
+    /// The kind an opening or closing bracket belongs to.
+    fn of(c: char) -> Option<Kind> {
         match c {
-            '{' => Some(Kind::Object),
-            '[' => Some(Kind::Array),
-            '(' => Some(Kind::Group),
+            '{' | '}' => Some(Kind::Object),
+            '[' | ']' => Some(Kind::Array),
+            '(' | ')' => Some(Kind::Group),
             _ => None,
         }
     }
 
-    fn of_closer(c: char) -> Option<Kind> {
-        match c {
-            '}' => Some(Kind::Object),
-            ']' => Some(Kind::Array),
-            ')' => Some(Kind::Group),
-            _ => None,
-        }
-    }
-
-    fn json_opener(self) -> char {
+    /// The opening and closing brackets it is written with.
+    fn json(self) -> (char, char) {
         if self == Kind::Object {
-            '{'
+            ('{', '}')
         } else {
-            '['
-        }
-    }
-
-    fn json_closer(self) -> char {
-        if self == Kind::Object {
-            '}'
-        } else {
-            ']'
+            ('[', ']')
         }
     }
 }
@@ -200,25 +189,7 @@ struct Scanner<'a> {
     lines: LineCache,
 }
 
-impl<'a> Scanner<'a> {
-    fn new(candidate: Candidate<'a>, lines: LineCache) -> Self {
-        let placement = candidate.placement;
-        Scanner {
-            cursor: Cursor {
-                text: candidate.text,
-                pos: candidate.start,
-            },
-            out: String::new(),
-            stack: Vec::new(),
-            content: false,
-            keyed: false,
-            placement,
-            guessed: false,
-            last_closed: None,
-            lines,
-        }
-    }
-
+impl Scanner<'_> {
     /// One top-level value, or several in a row (made into an array).
     fn values(&mut self) -> Result<Repaired, RepairError> {
         self.skip_trivia();
@@ -257,9 +228,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// A failure inside a value that was already JSON (it held a key or a
-    /// complete item) or that nests too deep: the search must not look
-    /// inside it, so it resumes after the value's end, found by counting
-    /// brackets outside strings (or at the end of the text).
+    /// complete item) or nests too deep: the search must not look inside
+    /// it, so it resumes after the value's end.
     fn past_failed_value(&self, mut error: RepairError) -> RepairError {
         if self.content || self.keyed || self.stack.len() >= MAX_DEPTH {
             error.resume = skip_to_close(self.cursor.text, error.offset, self.stack.len());
@@ -268,11 +238,18 @@ impl<'a> Scanner<'a> {
     }
 
     fn error_here(&self, expected: &str) -> RepairError {
-        let message = match self.cursor.peek() {
-            Some(c) => format!("{expected}, found {}", describe(c)),
-            None => format!("{expected}, found the end of the text"),
+        let found = match self.cursor.peek() {
+            Some(c) if c.is_control() => format!("U+{:04X}", u32::from(c)),
+            Some(c) => format!("'{c}'"),
+            None => "the end of the text".to_owned(),
         };
-        RepairError::at(self.cursor.pos, message)
+        RepairError::at(self.cursor.pos, format!("{expected}, found {found}"))
+    }
+
+    /// The kind of the container around the innermost one.
+    fn parent_kind(&self) -> Option<Kind> {
+        let parent = self.stack.len().checked_sub(2)?;
+        self.stack.get(parent).map(|frame| frame.kind)
     }
 }
 
@@ -291,15 +268,6 @@ pub(super) fn is_space(c: char) -> bool {
 
 pub(super) fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
-}
-
-/// A char for an error message: quoted if printable, else its code point.
-pub(super) fn describe(c: char) -> String {
-    if c.is_control() {
-        format!("U+{:04X}", u32::from(c))
-    } else {
-        format!("'{c}'")
-    }
 }
 
 /// At most 40 chars of a word, for error messages.

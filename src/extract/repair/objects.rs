@@ -22,20 +22,14 @@ impl Scanner<'_> {
             }
             // Repair: an object in an array that is missing its closer
             // (`[{"i": 1 {"i": 2}]`) ends where the next object begins.
-            '{' if frame.count > 0 && self.parent_is_array() => {
-                self.close_innermost();
+            '{' if frame.count > 0 && self.parent_kind() == Some(Kind::Array) => {
+                // Only in key position, where closing cannot fail.
+                let _ = self.close_one();
                 Ok(())
             }
             _ if is_word_char(c) => self.bare_key(frame),
             _ => Err(self.error_here("expected a key or '}'")),
         }
-    }
-
-    pub(super) fn parent_is_array(&self) -> bool {
-        let parent = self.stack.len().checked_sub(2);
-        parent
-            .and_then(|i| self.stack.get(i))
-            .is_some_and(|frame| frame.kind == Kind::Array)
     }
 
     /// Repair: an unquoted key (`{name: "x"}`, also Python's `{1: "x"}`) is
@@ -79,7 +73,11 @@ impl Scanner<'_> {
     /// commas with no values (`{'a', 'b'}`, a Python set) are an array.
     pub(super) fn object_colon(&mut self, c: char, frame: Frame) -> Result<(), RepairError> {
         if c == ',' && frame.count == 1 {
-            self.object_to_array(frame);
+            if let Some(top) = self.stack.last_mut() {
+                top.kind = Kind::Array;
+                top.expect = Expect::Key;
+            }
+            self.out.replace_range(frame.open_at..=frame.open_at, "[");
             return Ok(());
         }
         if c == ':' {
@@ -92,29 +90,15 @@ impl Scanner<'_> {
         Ok(())
     }
 
-    pub(super) fn object_to_array(&mut self, frame: Frame) {
-        if let Some(top) = self.top() {
-            top.kind = Kind::Array;
-            top.expect = Expect::Key;
-        }
-        self.out.replace_range(
-            frame.open_at..=frame.open_at,
-            &Kind::Array.json_opener().to_string(),
-        );
-    }
-
     pub(super) fn object_value(&mut self, c: char) -> Result<(), RepairError> {
+        self.set_expect(Expect::Key);
         match c {
             // Repair: a missing value (`{"a": }`, `{"a":, "b": 1}`) is null.
             '}' | ']' | ')' | ',' => {
                 self.out.push_str("null");
-                self.set_expect(Expect::Key);
                 Ok(())
             }
-            _ => {
-                self.set_expect(Expect::Key);
-                self.value(c)
-            }
+            _ => self.value(c),
         }
     }
 
@@ -163,21 +147,10 @@ impl Scanner<'_> {
 /// `"b",`): what may follow a key whose colon is missing.
 pub(super) fn string_member_follows(text: &str) -> bool {
     let mut chars = text.chars();
-    if !chars.next().is_some_and(strings::is_quote) {
-        return false;
-    }
-    let rest = chars.as_str();
-    let Some(end) = rest.find(|c: char| strings::is_quote(c) || c == '\n') else {
-        return false;
-    };
-    let tail = rest.get(end..).unwrap_or("");
-    let Some(quote) = tail.chars().next().filter(|c| *c != '\n') else {
-        return false;
-    };
-    let after = tail.get(quote.len_utf8()..).unwrap_or("");
-    after
-        .trim_start_matches([' ', '\t'])
-        .starts_with([',', '}'])
+    chars.next().is_some_and(strings::is_quote)
+        && strings::skip_quoted(chars.as_str(), strings::is_quote)
+            .trim_start_matches([' ', '\t'])
+            .starts_with([',', '}'])
 }
 
 /// The length of an unquoted string missing only its opening quote: up to

@@ -29,10 +29,9 @@ impl Scanner<'_> {
         }
     }
 
-    /// Repair: fractions, mixed numbers, vulgar fractions, `+1`, `.5`, `1.`,
-    /// leading zeros (see `numbers`). A zero denominator fails the candidate.
-    /// A number that runs on into letters or more digits (`2 cups`,
-    /// `1.1.1`, a date, a UUID) is an unquoted string (see `unquoted`).
+    /// Repair: the numbers models write (see `numbers`). A number that runs
+    /// on into letters or more digits (`2 cups`, `1.1.1`, a date, a UUID) is
+    /// an unquoted string.
     pub(super) fn number(&mut self) -> Result<(), RepairError> {
         match numbers::lex_number(self.cursor.rest()) {
             Ok((number, len)) => {
@@ -53,12 +52,10 @@ impl Scanner<'_> {
         }
     }
 
-    /// Repair: Python and JavaScript literals. `True`/`False`/`None`,
-    /// `undefined`, `NaN`, `Infinity` (any case) become `true`, `false` or
-    /// `null`; JSON has no NaN or infinity. A literal cut off by the end of
-    /// the text (`tru`) is completed. A wrapper call (`ObjectId("1")`) is
-    /// its argument. Any other word starts an unquoted string where one is
-    /// allowed, and fails the candidate elsewhere.
+    /// Repair: Python and JavaScript literals (`None`, `NaN`: JSON has no NaN
+    /// or infinity), also cut off (`tru`); a wrapper call (`ObjectId("1")`)
+    /// is its argument. Any other word starts an unquoted string where one
+    /// is allowed, and fails the candidate elsewhere.
     pub(super) fn word(&mut self) -> Result<(), RepairError> {
         let start = self.cursor.pos;
         let rest = self.cursor.rest();
