@@ -24,9 +24,7 @@ impl ResponseHeaders {
 
     /// Adds a header; a NUL in either text ends it there.
     pub fn push(&mut self, name: &str, value: &str) {
-        let before_nul = |text: &str| text.split('\0').next().unwrap_or_default().len();
-        let (name, value) = (&name[..before_nul(name)], &value[..before_nul(value)]);
-        self.push_without_nul(name, value);
+        self.push_without_nul(before_nul(name), before_nul(value));
     }
 
     /// Adds a header whose texts hold no NUL (as an HTTP header's cannot).
@@ -39,8 +37,13 @@ impl ResponseHeaders {
 
     /// Every header as `(name, value)`, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        let mut parts = self.text.split_terminator('\0');
-        std::iter::from_fn(move || Some((parts.next()?, parts.next()?)))
+        let mut rest = self.text.as_str();
+        std::iter::from_fn(move || {
+            let (name, after) = until_nul(rest)?;
+            let (value, after) = until_nul(after)?;
+            rest = after;
+            Some((name, value))
+        })
     }
 
     /// The value of the header `name` (case-insensitive); the first one
@@ -61,13 +64,24 @@ impl ResponseHeaders {
 
     /// How many headers there are.
     pub fn len(&self) -> usize {
-        self.text.bytes().filter(|&byte| byte == 0).count() / 2
+        memchr::memchr_iter(0, self.text.as_bytes()).count() / 2
     }
 
     /// True when there are none.
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
+}
+
+/// The text before its first NUL, if any.
+fn before_nul(text: &str) -> &str {
+    until_nul(text).map_or(text, |(before, _)| before)
+}
+
+/// The text before the first NUL, and the text after it.
+fn until_nul(text: &str) -> Option<(&str, &str)> {
+    let end = memchr::memchr(0, text.as_bytes())?;
+    Some((text.get(..end)?, text.get(end + 1..)?))
 }
 
 impl fmt::Debug for ResponseHeaders {

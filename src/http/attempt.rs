@@ -135,25 +135,30 @@ pub(crate) struct Head {
     pub(crate) coding: Coding,
 }
 
-/// The head of `response`, from one pass over its headers (the request id
-/// and the coding are then read from chatwire's own copy).
+/// The head of `response`, from one pass over its headers.
 pub(crate) fn head_of(response: &Response<Body>) -> Head {
     let all = response.headers();
     let mut headers = ResponseHeaders::with_capacity(all.len() * 48);
+    let mut request_id = RequestId::default();
+    let mut coding = Coding::AsSent;
     for (name, value) in all {
+        let name = name.as_str();
         // Nearly every value is visible ASCII: taken without the lossy scan.
-        match value.to_str() {
-            Ok(text) => headers.push_without_nul(name.as_str(), text),
-            Err(_) => {
-                let text = String::from_utf8_lossy(value.as_bytes());
-                headers.push_without_nul(name.as_str(), &text);
-            }
+        let Ok(text) = value.to_str() else {
+            let text = String::from_utf8_lossy(value.as_bytes());
+            headers.push_without_nul(name, &text);
+            continue;
+        };
+        headers.push_without_nul(name, text);
+        request_id.consider(name, text);
+        if name == "content-encoding" {
+            coding = Coding::named(Some(text));
         }
     }
     Head {
-        request_id: best_request_id(headers.iter()),
-        coding: Coding::named(headers.get("content-encoding")),
         headers,
+        request_id: request_id.best(),
+        coding,
     }
 }
 
@@ -176,22 +181,32 @@ pub(crate) const REQUEST_ID_HEADERS: [&str; 8] = [
 /// The request id of a response that is not kept, by
 /// [`REQUEST_ID_HEADERS`]' preference.
 pub(crate) fn request_id(response: &Response<Body>) -> Option<String> {
-    let headers = response.headers().iter();
-    best_request_id(headers.filter_map(|(name, value)| Some((name.as_str(), value.to_str().ok()?))))
-}
-
-/// The request id among `headers`, by [`REQUEST_ID_HEADERS`]' preference,
-/// in one pass.
-fn best_request_id<'a>(headers: impl Iterator<Item = (&'a str, &'a str)>) -> Option<String> {
-    let mut best: Option<(usize, &str)> = None;
-    for (name, value) in headers {
-        let Some(rank) = REQUEST_ID_HEADERS.iter().position(|id| *id == name) else {
-            continue;
-        };
-        let value = value.trim();
-        if !value.is_empty() && best.is_none_or(|(best, _)| rank < best) {
-            best = Some((rank, value));
+    let mut request_id = RequestId::default();
+    for (name, value) in response.headers() {
+        if let Ok(text) = value.to_str() {
+            request_id.consider(name.as_str(), text);
         }
     }
-    best.map(|(_, value)| value.to_owned())
+    request_id.best()
+}
+
+/// The best request id among the headers seen so far, by
+/// [`REQUEST_ID_HEADERS`]' preference.
+#[derive(Default)]
+struct RequestId<'a>(Option<(usize, &'a str)>);
+
+impl<'a> RequestId<'a> {
+    fn consider(&mut self, name: &str, value: &'a str) {
+        let Some(rank) = REQUEST_ID_HEADERS.iter().position(|id| *id == name) else {
+            return;
+        };
+        let value = value.trim();
+        if !value.is_empty() && self.0.is_none_or(|(best, _)| rank < best) {
+            self.0 = Some((rank, value));
+        }
+    }
+
+    fn best(self) -> Option<String> {
+        self.0.map(|(_, value)| value.to_owned())
+    }
 }

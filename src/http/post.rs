@@ -77,9 +77,10 @@ impl Pool {
             })
         })?;
         let head = head_of(&response);
-        let is_json = head
-            .headers
+        let is_json = response
+            .headers()
             .get("content-type")
+            .and_then(|value| value.to_str().ok())
             .is_some_and(|value| value.trim_start().starts_with("application/json"));
         Ok(StreamReader {
             request_id: head.request_id,
