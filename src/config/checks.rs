@@ -1,7 +1,6 @@
 //! The checks that hold a setting to its maximum in
-//! [`defaults`](super::defaults): each returns the value it was given, or
-//! an [`Error::InvalidArgument`] that names the setting, the allowed range
-//! and the value refused.
+//! [`defaults`](super::defaults): each returns the value given, or an
+//! [`Error::InvalidArgument`] naming the setting, its range and the value.
 
 use std::time::Duration;
 
@@ -11,66 +10,55 @@ use super::defaults::{
 };
 use crate::error::{Error, Result};
 
+/// `value` when `ok`, else an [`Error::InvalidArgument`] saying `why`.
+fn kept<T>(value: T, ok: bool, why: impl FnOnce() -> String) -> Result<T> {
+    ok.then_some(value)
+        .ok_or_else(|| Error::InvalidArgument(why()))
+}
+
 /// A retry count of at most [`MAX_RETRIES_CEILING`].
-pub(crate) fn checked_retries(max_retries: u32) -> Result<u32> {
-    if max_retries > MAX_RETRIES_CEILING {
-        return Err(Error::InvalidArgument(format!(
-            "max retries must be at most {MAX_RETRIES_CEILING}, not {max_retries}"
-        )));
-    }
-    Ok(max_retries)
+pub(crate) fn checked_retries(n: u32) -> Result<u32> {
+    kept(n, n <= MAX_RETRIES_CEILING, || {
+        format!("max retries must be at most {MAX_RETRIES_CEILING}, not {n}")
+    })
 }
 
 /// A timeout longer than zero (zero would fail every request at once) and
 /// at most [`MAX_TIMEOUT`]; `what` names it in the error ("idle timeout").
-pub(crate) fn checked_timeout(duration: Duration, what: &str) -> Result<Duration> {
-    if duration.is_zero() || duration > MAX_TIMEOUT {
-        return Err(Error::InvalidArgument(format!(
-            "the {what} must be longer than zero and at most 24 hours, not {} ms",
-            duration.as_millis()
-        )));
-    }
-    Ok(duration)
+pub(crate) fn checked_timeout(time: Duration, what: &str) -> Result<Duration> {
+    kept(time, !time.is_zero() && time <= MAX_TIMEOUT, || {
+        let ms = time.as_millis();
+        format!("the {what} must be longer than zero and at most 24 hours, not {ms} ms")
+    })
 }
 
 /// A pool size of at most [`MAX_IDLE_CONNECTIONS`].
-pub(crate) fn checked_pool_size(max_idle_connections: usize) -> Result<usize> {
-    if max_idle_connections > MAX_IDLE_CONNECTIONS {
-        return Err(Error::InvalidArgument(format!(
-            "a client keeps at most {MAX_IDLE_CONNECTIONS} idle connections, not {max_idle_connections}"
-        )));
-    }
-    Ok(max_idle_connections)
+pub(crate) fn checked_pool_size(n: usize) -> Result<usize> {
+    kept(n, n <= MAX_IDLE_CONNECTIONS, || {
+        format!("a client keeps at most {MAX_IDLE_CONNECTIONS} idle connections, not {n}")
+    })
 }
 
 /// A cap on requests in flight, from 1 to [`MAX_IN_FLIGHT`].
-pub(crate) fn checked_in_flight(max_in_flight: usize) -> Result<usize> {
-    if !(1..=MAX_IN_FLIGHT).contains(&max_in_flight) {
-        return Err(Error::InvalidArgument(format!(
-            "the cap on requests in flight is from 1 to {MAX_IN_FLIGHT}, not {max_in_flight}"
-        )));
-    }
-    Ok(max_in_flight)
+pub(crate) fn checked_in_flight(n: usize) -> Result<usize> {
+    kept(n, (1..=MAX_IN_FLIGHT).contains(&n), || {
+        format!("the cap on requests in flight is from 1 to {MAX_IN_FLIGHT}, not {n}")
+    })
 }
 
 /// A worker thread's stack size, from [`MIN_WORKER_STACK_BYTES`] to [`MAX_WORKER_STACK_BYTES`].
-pub(crate) fn checked_stack_size(bytes: usize) -> Result<usize> {
-    if !(MIN_WORKER_STACK_BYTES..=MAX_WORKER_STACK_BYTES).contains(&bytes) {
-        return Err(Error::InvalidArgument(format!(
-            "a worker's stack is from {MIN_WORKER_STACK_BYTES} to {MAX_WORKER_STACK_BYTES} bytes, not {bytes}"
-        )));
-    }
-    Ok(bytes)
+pub(crate) fn checked_stack_size(n: usize) -> Result<usize> {
+    let (min, max) = (MIN_WORKER_STACK_BYTES, MAX_WORKER_STACK_BYTES);
+    kept(n, (min..=max).contains(&n), || {
+        format!("a worker's stack is from {min} to {max} bytes, not {n}")
+    })
 }
 
 /// A number of correction turns of at most [`MAX_JSON_CORRECTIONS`].
-pub(crate) fn checked_corrections(corrections: u32) -> Result<u32> {
-    if corrections > MAX_JSON_CORRECTIONS {
-        return Err(Error::InvalidArgument(format!(
-            "at most {MAX_JSON_CORRECTIONS} correction turns can be set, not {corrections}"
-        )));
-    }
-    Ok(corrections)
+pub(crate) fn checked_corrections(n: u32) -> Result<u32> {
+    kept(n, n <= MAX_JSON_CORRECTIONS, || {
+        format!("at most {MAX_JSON_CORRECTIONS} correction turns can be set, not {n}")
+    })
 }
 
 #[cfg(test)]

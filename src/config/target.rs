@@ -3,11 +3,10 @@
 //! environment, `./.env`), and [`check_trust`] says whether the key may go
 //! there.
 
-use super::credential::{Auth, Credential, Provider};
+use super::credential::{ApiKey, Auth, Credential, Provider};
 use super::defaults::{DEFAULT_AZURE_API_VERSION, DEFAULT_BASE_URL};
 use super::endpoint::{azure_url, endpoint_url, exact_endpoint_url};
 use super::env::{lookup, lookup_with_source, Source};
-use super::key::ApiKey;
 use super::trust::{check_trust, TrustNames};
 use crate::error::{Error, Result};
 
