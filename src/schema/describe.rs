@@ -192,45 +192,19 @@ fn alone(root: &Value, schema: &Value) -> String {
 
 /// The types that a schema without `type` speaks of, by its keywords.
 fn implied_types(object: &Map<String, Value>) -> Vec<&'static str> {
-    let families: [(&str, &[&str]); 4] = [
-        (
-            "number",
-            &[
-                "minimum",
-                "maximum",
-                "exclusiveMinimum",
-                "exclusiveMaximum",
-                "multipleOf",
-            ],
-        ),
-        ("string", &["minLength", "maxLength"]),
-        (
-            "array",
-            &[
-                "items",
-                "prefixItems",
-                "minItems",
-                "maxItems",
-                "uniqueItems",
-                "contains",
-            ],
-        ),
-        (
-            "object",
-            &[
-                "properties",
-                "required",
-                "additionalProperties",
-                "minProperties",
-                "maxProperties",
-                "propertyNames",
-                "dependentRequired",
-            ],
-        ),
+    let families = [
+        ("number", "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf"),
+        ("string", "minLength maxLength"),
+        ("array", "items prefixItems minItems maxItems uniqueItems contains"),
+        ("object", "properties required additionalProperties minProperties maxProperties propertyNames dependentRequired"),
     ];
     families
         .into_iter()
-        .filter(|(_, keywords)| keywords.iter().any(|keyword| object.contains_key(*keyword)))
+        .filter(|(_, keywords)| {
+            keywords
+                .split(' ')
+                .any(|keyword| object.contains_key(keyword))
+        })
         .map(|(name, _)| name)
         .collect()
 }
