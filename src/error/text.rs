@@ -1,6 +1,6 @@
-//! How an error reads: `Display` (one line, each thing said once, a
-//! server's control characters escaped) and `Debug` (the variant, then the
-//! message; with `{:#?}`, the fields the message leaves out).
+//! How an error reads: `Display` (one line, a server's control characters
+//! escaped) and `Debug` (the variant, then the message; with `{:#?}`, the
+//! fields the message leaves out).
 
 use std::fmt;
 
@@ -101,15 +101,10 @@ impl Error {
     fn debug_fields(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = f.debug_struct(self.variant());
         out.field("message", &self.to_string());
+        if let Some(api) = self.api_error() {
+            out.field("api", api);
+        }
         match self {
-            Error::Auth(api)
-            | Error::RateLimited(api)
-            | Error::Server(api)
-            | Error::Http(api)
-            | Error::ContextLength(api)
-            | Error::ContentFiltered(api) => {
-                out.field("api", api);
-            }
             Error::Timeout { kind, .. } => {
                 out.field("kind", kind);
             }

@@ -14,7 +14,7 @@
 use serde_json::Value;
 
 use super::check::{Checker, Here, Walk};
-use super::describe::{describe_choices, may_hold, one_of};
+use super::describe::{describe_choices, fixed_values, may_hold, one_of};
 use super::problem::{Problems, Step, What};
 use super::refs::follow;
 
@@ -73,7 +73,7 @@ impl<'s> Checker<'s> {
     fn no_choice(&self, choices: &'s [Value], value: &Value, walk: &mut Walk, depth: usize) {
         let candidates: Vec<&'s Value> = choices
             .iter()
-            .filter(|choice| may_hold(self.root(), choice, value))
+            .filter(|choice| may_hold(self.root(), choice, value, 0))
             .collect();
         let here = walk.path.len();
         let found = match candidates[..] {
@@ -174,12 +174,4 @@ impl<'s> Checker<'s> {
             .map(|candidate| self.problems(candidate, value, walk, depth))
             .max_by_key(|found| found.first().map_or(0, |first| first.path.len()))
     }
-}
-
-/// The values a schema fixes with `enum` or `const`; empty when it fixes none.
-fn fixed_values(schema: &Value) -> &[Value] {
-    if let Some(Value::Array(values)) = schema.get("enum") {
-        return values;
-    }
-    schema.get("const").map_or(&[], std::slice::from_ref)
 }

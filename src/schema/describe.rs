@@ -46,14 +46,10 @@ pub(super) fn describe_choices(root: &Value, choices: &[Value]) -> String {
 }
 
 /// Whether `schema` could hold a value of `value`'s type: what decides
-/// which of several choices a value was meant for.
-pub(super) fn may_hold(root: &Value, schema: &Value, value: &Value) -> bool {
-    may_hold_within(root, schema, value, 0)
-}
-
-/// Nested choices are looked into one level deep (enough for a choice
-/// that is itself a list of types), so that the look stays cheap.
-fn may_hold_within(root: &Value, schema: &Value, value: &Value, nesting: usize) -> bool {
+/// which of several choices a value was meant for. Nested choices are
+/// looked into one level deep (`nesting` 0 to 1: enough for a choice that
+/// is itself a list of types), so that the look stays cheap.
+pub(super) fn may_hold(root: &Value, schema: &Value, value: &Value, nesting: usize) -> bool {
     let object = match follow(root, schema) {
         Value::Bool(accepts) => return *accepts,
         Value::Object(object) => object,
@@ -70,7 +66,7 @@ fn may_hold_within(root: &Value, schema: &Value, value: &Value, nesting: usize) 
     match choices(object) {
         Some(choices) if nesting < 1 => choices
             .iter()
-            .any(|choice| may_hold_within(root, choice, value, nesting + 1)),
+            .any(|choice| may_hold(root, choice, value, nesting + 1)),
         _ => true,
     }
 }
@@ -138,6 +134,11 @@ fn choices(object: &Map<String, Value>) -> Option<&Vec<Value>> {
         .and_then(Value::as_array)
 }
 
+/// The values a schema fixes with `enum` or `const`; empty when it fixes none.
+pub(super) fn fixed_values(schema: &Value) -> &[Value] {
+    schema.as_object().and_then(fixed).unwrap_or(&[])
+}
+
 fn fixed(object: &Map<String, Value>) -> Option<&[Value]> {
     match (object.get("enum"), object.get("const")) {
         (Some(Value::Array(values)), _) => Some(values),
@@ -158,7 +159,7 @@ fn bare_type(schema: &Value) -> Option<&str> {
 
 /// Whether every value `schema` fixes has one of the `bare` types.
 fn held_by(schema: &Value, bare: &[&str]) -> bool {
-    let values = schema.as_object().and_then(fixed).unwrap_or(&[]);
+    let values = fixed_values(schema);
     !values.is_empty()
         && values
             .iter()
