@@ -132,7 +132,8 @@ pub(crate) fn page_size() -> usize {
 
 /// How many of the `pages` pages from the page-aligned `start` are in
 /// memory: for the tests of what the stack trimming gives back.
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 pub(crate) fn resident_pages(start: usize, pages: usize) -> usize {
     let mut states = vec![0u8; pages];
     // SAFETY: a page-aligned range of mapped memory (the caller's own

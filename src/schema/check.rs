@@ -10,8 +10,7 @@ use serde_json::{Map, Number, Value};
 
 use super::describe::{article, describe, noun};
 use super::problem::{quote, Problems, Step, What};
-use super::refs::resolve;
-use super::types::{compare, has_type, same, show_number, type_names};
+use super::types::{compare, has_type, resolve, same, show_number, type_names};
 
 /// How deep checking may go (subschemas entered, `$ref`s followed and
 /// values descended into, together): a schema that refers to itself without

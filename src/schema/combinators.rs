@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::check::{Checker, Here, Walk};
 use super::describe::{describe_choices, fixed_values, may_hold, one_of};
 use super::problem::{Problems, Step, What};
-use super::refs::follow;
+use super::types::follow;
 
 impl<'s> Checker<'s> {
     pub(super) fn combinations(&self, here: &Here<'s, '_>, walk: &mut Walk) {

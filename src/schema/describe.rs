@@ -7,8 +7,7 @@ use std::mem::discriminant;
 use serde_json::{Map, Value};
 
 use super::keywords::is_annotation;
-use super::refs::follow;
-use super::types::{has_type, show_number, type_names};
+use super::types::{follow, has_type, show_number, type_names};
 
 /// How deep nested choices are read for words; deeper ones are summed up
 /// by their first level.
@@ -118,13 +117,18 @@ fn flatten<'s>(root: &'s Value, schema: &'s Value, into: &mut Vec<&'s Value>, ne
     into.push(schema);
 }
 
-/// The choices of a schema that is nothing but one `anyOf` or `oneOf`.
-fn only_choices(object: &Map<String, Value>) -> Option<&Vec<Value>> {
+/// The one keyword of a schema that checks something, when there is one.
+fn only_check(object: &Map<String, Value>) -> Option<&str> {
     let mut checks = object.keys().filter(|key| !is_annotation(key));
     match (checks.next(), checks.next()) {
-        (Some(_), None) => choices(object),
+        (Some(key), None) => Some(key),
         _ => None,
     }
+}
+
+/// The choices of a schema that is nothing but one `anyOf` or `oneOf`.
+fn only_choices(object: &Map<String, Value>) -> Option<&Vec<Value>> {
+    only_check(object).and(choices(object))
 }
 
 fn choices(object: &Map<String, Value>) -> Option<&Vec<Value>> {
@@ -150,11 +154,8 @@ fn fixed(object: &Map<String, Value>) -> Option<&[Value]> {
 /// The type of a schema that says nothing but its one type.
 fn bare_type(schema: &Value) -> Option<&str> {
     let object = schema.as_object()?;
-    let mut checks = object.keys().filter(|key| !is_annotation(key));
-    match (checks.next(), checks.next()) {
-        (Some(key), None) if key == "type" => object["type"].as_str(),
-        _ => None,
-    }
+    only_check(object).filter(|key| *key == "type")?;
+    object["type"].as_str()
 }
 
 /// Whether every value `schema` fixes has one of the `bare` types.

@@ -19,7 +19,6 @@ mod combinators;
 mod describe;
 mod keywords;
 mod problem;
-mod refs;
 mod refused;
 #[cfg(test)]
 mod tests;

@@ -71,13 +71,13 @@ impl Problem {
             ),
             What::Other(text) => text.clone(),
         };
-        format!("at {}: {text}", place(&pointer(&self.path)))
+        format!("at {}: {text}", place(&written(&self.path, true)))
     }
 
     /// For a value named `name`, such as a request option:
     /// `stop[1] must be a string, not 1`.
     pub(crate) fn of_named(&self, name: &str) -> String {
-        let place = format!("{name}{}", dotted(&self.path));
+        let place = format!("{name}{}", written(&self.path, false));
         match &self.what {
             What::Breaks { whole, .. } => format!("{place} must be {whole}, not {}", self.found),
             What::Missing { name, because } => format!(
@@ -182,22 +182,15 @@ pub(crate) fn quote(value: &Value) -> String {
     }
 }
 
-/// A JSON Pointer: `/0/n`.
-pub(crate) fn pointer(path: &[Step]) -> String {
+/// A path as a JSON Pointer (`/0/n`), or as code writes it after a name
+/// (`.json_schema.name`, `[2]`).
+fn written(path: &[Step], pointer: bool) -> String {
     path.iter()
-        .map(|step| match step {
-            Step::Key(key) => format!("/{}", escape(key)),
-            Step::Index(index) => format!("/{index}"),
-        })
-        .collect()
-}
-
-/// A path as code writes it after a name: `.json_schema.name`, `[2]`.
-fn dotted(path: &[Step]) -> String {
-    path.iter()
-        .map(|step| match step {
-            Step::Key(key) => format!(".{key}"),
-            Step::Index(index) => format!("[{index}]"),
+        .map(|step| match (step, pointer) {
+            (Step::Key(key), true) => format!("/{}", escape(key)),
+            (Step::Index(index), true) => format!("/{index}"),
+            (Step::Key(key), false) => format!(".{key}"),
+            (Step::Index(index), false) => format!("[{index}]"),
         })
         .collect()
 }

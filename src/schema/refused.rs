@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::check::MAX_DEPTH;
 use super::keywords::{COUNTS, NUMBERS, ONE_SCHEMA, REFUSED, SCHEMA_LISTS, SCHEMA_MAPS, TYPES};
 use super::problem::{escape, place, quote};
-use super::refs::resolve;
+use super::types::resolve;
 
 /// Checks a schema and everything in it; the error says what is wrong
 /// and where (a JSON Pointer into the schema).
