@@ -50,6 +50,11 @@ impl Walk {
         self.problems.add(&self.path, value, what);
     }
 
+    /// Adds a problem said in a clause of its own, made only when kept.
+    pub(super) fn other(&mut self, value: &Value, text: impl FnOnce() -> String) {
+        self.add(value, || What::Other(text()));
+    }
+
     /// Runs `check` one `step` further into the value.
     pub(super) fn within(&mut self, step: Step, check: impl FnOnce(&mut Walk)) {
         self.path.push(step);
@@ -86,23 +91,21 @@ impl<'s> Checker<'s> {
     pub(super) fn schema(&self, schema: &'s Value, value: &Value, walk: &mut Walk, depth: usize) {
         self.visits.set(self.visits.get() + 1);
         if self.visits.get() > MAX_VISITS {
-            return walk.add(value, || {
-                What::Other(format!(
+            return walk.other(value, || {
+                format!(
                     "checking stopped: the schema needs more than {MAX_VISITS} steps for this value"
-                ))
+                )
             });
         }
         if depth > MAX_DEPTH {
-            return walk.add(value, || {
-                What::Other(format!(
-                    "the schema nests deeper than {MAX_DEPTH} levels here"
-                ))
+            return walk.other(value, || {
+                format!("the schema nests deeper than {MAX_DEPTH} levels here")
             });
         }
         let object = match schema {
             Value::Bool(true) => return,
             Value::Bool(false) => {
-                return walk.add(value, || What::Other("no value is allowed here".to_owned()))
+                return walk.other(value, || "no value is allowed here".to_owned())
             }
             Value::Object(object) => object,
             // Refused by Schema::new.
@@ -281,8 +284,8 @@ impl<'s> Checker<'s> {
         for (name, member) in members {
             if let Some(names) = object.get("propertyNames") {
                 if !self.matches(names, &Value::String(name.clone()), here.depth) {
-                    walk.add(value, || {
-                        What::Other(format!("the property name {name:?} is not allowed"))
+                    walk.other(value, || {
+                        format!("the property name {name:?} is not allowed")
                     });
                 }
             }
@@ -291,9 +294,9 @@ impl<'s> Checker<'s> {
                 .and_then(Value::as_object)
                 .and_then(|properties| properties.get(name));
             match declared.or_else(|| object.get("additionalProperties")) {
-                Some(Value::Bool(false)) if declared.is_none() => walk.add(value, || {
-                    What::Other(format!("the property {name:?} is not allowed"))
-                }),
+                Some(Value::Bool(false)) if declared.is_none() => {
+                    walk.other(value, || format!("the property {name:?} is not allowed"))
+                }
                 Some(schema) => walk.within(Step::Key(name.clone()), |walk| {
                     self.schema(schema, member, walk, here.depth + 1)
                 }),
@@ -326,18 +329,13 @@ impl<'s> Checker<'s> {
                 .iter()
                 .filter(|item| self.matches(contains, item, here.depth))
                 .count() as u64;
-            let min = object
-                .get("minContains")
-                .and_then(Value::as_u64)
-                .unwrap_or(1);
-            let max = object.get("maxContains").and_then(Value::as_u64);
+            let bound = |keyword| object.get(keyword).and_then(Value::as_u64);
+            let (min, max) = (bound("minContains").unwrap_or(1), bound("maxContains"));
             if count < min || max.is_some_and(|max| count > max) {
-                walk.add(here.value, || {
-                    What::Other(format!(
-                        "{count} items match \"contains\", expected at least {min}{}",
-                        max.map(|max| format!(" and at most {max}"))
-                            .unwrap_or_default()
-                    ))
+                let most = max.map(|max| format!(" and at most {max}"));
+                let most = most.unwrap_or_default();
+                walk.other(here.value, || {
+                    format!("{count} items match \"contains\", expected at least {min}{most}")
                 });
             }
         }
@@ -384,11 +382,8 @@ fn unique(items: &[Value], value: &Value, walk: &mut Walk) {
         .enumerate()
         .find(|(index, item)| items[..*index].iter().any(|earlier| same(earlier, item)));
     if let Some((index, item)) = repeated {
-        walk.add(value, || {
-            What::Other(format!(
-                "item {index} repeats an earlier item, {}",
-                quote(item)
-            ))
+        walk.other(value, || {
+            format!("item {index} repeats an earlier item, {}", quote(item))
         });
     }
 }

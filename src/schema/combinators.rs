@@ -42,18 +42,14 @@ impl<'s> Checker<'s> {
             if matching == 0 {
                 self.no_choice(choices, value, walk, depth);
             } else if keyword == "oneOf" && matching > 1 {
-                walk.add(value, || {
-                    What::Other(format!(
-                        "matches {matching} of the \"oneOf\" choices, expected exactly one"
-                    ))
+                walk.other(value, || {
+                    format!("matches {matching} of the \"oneOf\" choices, expected exactly one")
                 });
             }
         }
         if let Some(not) = object.get("not") {
             if self.matches(not, value, depth) {
-                walk.add(value, || {
-                    What::Other("matches the schema under \"not\"".to_owned())
-                });
+                walk.other(value, || "matches the schema under \"not\"".to_owned());
             }
         }
         if let Some(condition) = object.get("if") {
