@@ -257,21 +257,15 @@ fn range(object: &Map<String, Value>) -> String {
 fn sized(object: &Map<String, Value>, [min, max]: [&str; 2], things: &str) -> String {
     let bound = |keyword| object.get(keyword).and_then(Value::as_u64);
     let (min, max) = (bound(min), bound(max));
-    let Some(count) = count(min, max) else {
-        return String::new();
+    let count = match (min, max) {
+        (Some(min), Some(max)) if min == max => format!("{min}"),
+        (Some(min), Some(max)) => format!("{min} to {max}"),
+        (Some(min), None) => format!("at least {min}"),
+        (None, Some(max)) => format!("at most {max}"),
+        (None, None) => return String::new(),
     };
     let last = max.or(min).unwrap_or(0);
     format!(" of {count} {}", noun(last, things))
-}
-
-fn count(min: Option<u64>, max: Option<u64>) -> Option<String> {
-    match (min, max) {
-        (Some(min), Some(max)) if min == max => Some(format!("{min}")),
-        (Some(min), Some(max)) => Some(format!("{min} to {max}")),
-        (Some(min), None) => Some(format!("at least {min}")),
-        (None, Some(max)) => Some(format!("at most {max}")),
-        (None, None) => None,
-    }
 }
 
 /// "an array of 1 to 4 strings", "an array of objects", "an array".
@@ -315,12 +309,8 @@ fn shape(root: &Value, object: &Map<String, Value>) -> String {
         let named: Vec<String> = required
             .iter()
             .map(|name| {
-                let tag = properties
-                    .and_then(|properties| properties.get(*name))
-                    .map(|schema| follow(root, schema))
-                    .and_then(Value::as_object)
-                    .and_then(fixed);
-                match tag {
+                let tag = properties.and_then(|properties| properties.get(*name));
+                match tag.map(|schema| fixed_values(follow(root, schema))) {
                     Some([one]) => format!("{name:?}: {one}"),
                     _ => format!("{name:?}"),
                 }
