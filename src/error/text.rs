@@ -71,27 +71,15 @@ impl Error {
 
     /// The variant's name, as `Debug` starts with it.
     fn variant(&self) -> &'static str {
-        match self {
-            Error::InvalidArgument(_) => "InvalidArgument",
-            Error::InvalidConversation(_) => "InvalidConversation",
-            Error::MissingApiKey => "MissingApiKey",
-            Error::Config(_) => "Config",
-            Error::Transport { .. } => "Transport",
-            Error::Timeout { .. } => "Timeout",
-            Error::Auth(_) => "Auth",
-            Error::RateLimited(_) => "RateLimited",
-            Error::Server(_) => "Server",
-            Error::Http(_) => "Http",
-            Error::ContextLength(_) => "ContextLength",
-            Error::ContentFiltered(_) => "ContentFiltered",
-            Error::Decode { .. } => "Decode",
-            Error::NoJson(_) => "NoJson",
-            Error::Cancelled => "Cancelled",
-            Error::TooLarge { .. } => "TooLarge",
-            Error::System { .. } => "System",
-            Error::InvalidReply { .. } => "InvalidReply",
-            Error::Tls { .. } => "Tls",
-            Error::Internal(_) => "Internal",
+        macro_rules! names {
+            ($($name:ident)*) => {
+                match self { $(Error::$name { .. } => stringify!($name),)* }
+            };
+        }
+        names! {
+            InvalidArgument InvalidConversation MissingApiKey Config Transport Timeout Auth
+            RateLimited Server Http ContextLength ContentFiltered Decode NoJson Cancelled
+            TooLarge System InvalidReply Tls Internal
         }
     }
 
