@@ -1,5 +1,4 @@
-//! The caller's extra request headers: which may be set, and those taken
-//! from the environment unless given.
+//! The caller's extra request headers, and those from the environment.
 
 use std::fmt;
 use std::sync::Arc;

@@ -1,7 +1,5 @@
-//! Where requests go and with which credential: the endpoint and the key
-//! are each taken from the first place that has them (argument,
-//! environment, `./.env`), and [`check_trust`] says whether the key may go
-//! there.
+//! Where requests go and with which credential; [`check_trust`] says
+//! whether the key may go there.
 
 use super::credential::{ApiKey, Auth, Credential, Provider};
 use super::defaults::{DEFAULT_AZURE_API_VERSION, DEFAULT_BASE_URL};

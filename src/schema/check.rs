@@ -25,7 +25,7 @@ const MAX_VISITS: usize = 200_000;
 /// Checks values against the schemas inside one root (which `$ref`s
 /// point into).
 pub(super) struct Checker<'s> {
-    root: &'s Value,
+    pub(super) root: &'s Value,
     /// Schemas visited so far, against [`MAX_VISITS`].
     visits: Cell<usize>,
 }
@@ -80,11 +80,6 @@ impl<'s> Checker<'s> {
             root,
             visits: Cell::new(0),
         }
-    }
-
-    /// The schema that `$ref`s point into.
-    pub(super) fn root(&self) -> &'s Value {
-        self.root
     }
 
     /// Checks `value` against `schema`, adding what is wrong to `walk`.

@@ -69,7 +69,7 @@ impl<'s> Checker<'s> {
     fn no_choice(&self, choices: &'s [Value], value: &Value, walk: &mut Walk, depth: usize) {
         let candidates: Vec<&'s Value> = choices
             .iter()
-            .filter(|choice| may_hold(self.root(), choice, value, 0))
+            .filter(|choice| may_hold(self.root, choice, value, 0))
             .collect();
         let here = walk.path.len();
         let found = match candidates[..] {
@@ -87,7 +87,7 @@ impl<'s> Checker<'s> {
                 walk.problems.absorb(found)
             }
             _ => walk.add(value, || {
-                What::not(describe_choices(self.root(), choices), value)
+                What::not(describe_choices(self.root, choices), value)
             }),
         }
     }
@@ -135,7 +135,7 @@ impl<'s> Checker<'s> {
     fn discriminator(&self, candidates: &[&'s Value]) -> Option<(&'s str, Vec<&'s Value>)> {
         let shapes: Vec<&Value> = candidates
             .iter()
-            .map(|schema| follow(self.root(), schema))
+            .map(|schema| follow(self.root, schema))
             .collect();
         let first = shapes.first()?.get("required")?.as_array()?;
         first.iter().filter_map(Value::as_str).find_map(|name| {
@@ -146,7 +146,7 @@ impl<'s> Checker<'s> {
                     if !required.iter().any(|r| r == name) {
                         return None;
                     }
-                    let tag = follow(self.root(), shape.get("properties")?.get(name)?);
+                    let tag = follow(self.root, shape.get("properties")?.get(name)?);
                     (!fixed_values(tag).is_empty()).then_some(tag)
                 })
                 .collect();

@@ -114,21 +114,11 @@ fn only_a_reference(schema: &Value) -> bool {
 
 /// Decodes `%XX` escapes, as a URI fragment may hold them.
 fn percent_decode(text: &str) -> Option<String> {
-    if !text.contains('%') {
-        return Some(text.to_owned());
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index] == b'%' {
-            let hex = text.get(index + 1..index + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            index += 3;
-        } else {
-            out.push(bytes[index]);
-            index += 1;
-        }
+    let mut pieces = text.split('%');
+    let mut out = pieces.next()?.as_bytes().to_vec();
+    for piece in pieces {
+        out.push(u8::from_str_radix(piece.get(..2)?, 16).ok()?);
+        out.extend_from_slice(piece[2..].as_bytes());
     }
     String::from_utf8(out).ok()
 }
