@@ -10,9 +10,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use ureq::http::header::{HeaderName, HeaderValue, AUTHORIZATION};
 
 use super::defaults::{MAX_CREDENTIAL_BYTES, REMEMBERED_TOKENS};
-use super::env::Source;
+use super::env::{check_trust, Source, TrustNames};
 use super::headers::Headers;
-use super::trust::{check_trust, TrustNames};
 use crate::error::{ApiError, Error, Result};
 use crate::secrets::Secrets;
 

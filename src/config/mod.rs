@@ -7,7 +7,6 @@
 
 use std::time::Duration;
 
-mod checks;
 mod credential;
 mod defaults;
 mod endpoint;
@@ -16,16 +15,16 @@ mod headers;
 mod limits;
 mod network;
 mod target;
-mod trust;
 
 // The files' tests name their own file by its full path, never by
 // `super`, which the import-circle check takes for this module.
+pub use self::{credential::Auth, defaults::*, limits::Limit};
 pub(crate) use self::{
-    checks::{
+    credential::{secrets, Credential, Header as CredentialHeader, Provider},
+    defaults::{
         checked_corrections, checked_in_flight, checked_pool_size, checked_retries,
         checked_stack_size, checked_timeout,
     },
-    credential::{secrets, Credential, Header as CredentialHeader, Provider},
     endpoint::exact_endpoint_url,
     env::Source,
     headers::resolve_headers,
@@ -33,7 +32,6 @@ pub(crate) use self::{
     network::{ClientCertFiles, Network, ProxySetting},
     target::{resolve_target, CredentialChoice, Target},
 };
-pub use self::{credential::Auth, defaults::*, limits::Limit};
 
 /// Per-request settings that may differ between clones of one client.
 #[derive(Debug, Clone)]

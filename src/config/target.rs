@@ -4,8 +4,7 @@
 use super::credential::{ApiKey, Auth, Credential, Provider};
 use super::defaults::{DEFAULT_AZURE_API_VERSION, DEFAULT_BASE_URL};
 use super::endpoint::{azure_url, endpoint_url, exact_endpoint_url};
-use super::env::{lookup, lookup_with_source, Source};
-use super::trust::{check_trust, TrustNames};
+use super::env::{check_trust, lookup, lookup_with_source, Source, TrustNames};
 use crate::error::{Error, Result};
 
 /// Where requests go, as the caller described it.
