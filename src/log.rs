@@ -117,12 +117,10 @@ fn call_sink(level: Level, text: &str) {
     }
 }
 
-/// A line at warn level.
 pub(crate) fn warn(args: fmt::Arguments<'_>) {
     line(Level::Warn, args);
 }
 
-/// A line at debug level.
 pub(crate) fn debug(args: fmt::Arguments<'_>) {
     line(Level::Debug, args);
 }

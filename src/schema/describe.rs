@@ -228,10 +228,7 @@ fn typed(root: &Value, object: &Map<String, Value>, name: &str) -> String {
 
 /// " from 0 to 2", " at least 1 and a multiple of 5".
 fn range(object: &Map<String, Value>) -> String {
-    let bound = |keyword| match object.get(keyword) {
-        Some(Value::Number(number)) => Some(show_number(number)),
-        _ => None,
-    };
+    let bound = |keyword| Some(show_number(object.get(keyword)?.as_number()?));
     let mut clauses = Vec::new();
     match (bound("minimum"), bound("maximum")) {
         (Some(min), Some(max)) => clauses.push(format!("from {min} to {max}")),

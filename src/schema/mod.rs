@@ -46,7 +46,6 @@ impl Schema {
         Ok(Schema { root })
     }
 
-    /// The schema as given.
     pub(crate) fn value(&self) -> &Value {
         &self.root
     }

@@ -148,12 +148,10 @@ impl Problems {
         self.kept.extend(other.kept.into_iter().take(room));
     }
 
-    /// True when nothing is wrong.
     pub(crate) fn is_empty(&self) -> bool {
         self.total == 0
     }
 
-    /// The first problem found.
     pub(crate) fn first(&self) -> Option<&Problem> {
         self.kept.first()
     }
