@@ -248,18 +248,12 @@ impl Error {
         if api.code.as_deref() == Some("content_filter") {
             return Error::ContentFiltered(api);
         }
+        let (kind, code) = (api.kind.as_deref(), api.code.as_deref());
+        let overflow = || crate::wire::overflow::is_context_length(&api.message, kind, code);
         match api.status {
             Some(401 | 403) => Error::Auth(api),
             Some(429) => Error::RateLimited(api),
-            Some(400..=499)
-                if crate::wire::overflow::is_context_length(
-                    &api.message,
-                    api.kind.as_deref(),
-                    api.code.as_deref(),
-                ) =>
-            {
-                Error::ContextLength(api)
-            }
+            Some(400..=499) if overflow() => Error::ContextLength(api),
             Some(500..=599) => Error::Server(api),
             _ => Error::Http(api),
         }

@@ -181,11 +181,8 @@ impl<'s> Checker<'s> {
         if !matched {
             self.broken(here, walk, || {
                 let expected: Vec<String> = names.iter().map(|name| article(name)).collect();
-                format!(
-                    "expected {}, got {}",
-                    expected.join(" or "),
-                    quote(here.value)
-                )
+                let (expected, found) = (expected.join(" or "), quote(here.value));
+                format!("expected {expected}, got {found}")
             });
         }
         matched
@@ -198,11 +195,8 @@ impl<'s> Checker<'s> {
             if !allowed.iter().any(|option| same(option, value)) {
                 self.broken(here, walk, || {
                     let options: Vec<String> = allowed.iter().map(Value::to_string).collect();
-                    format!(
-                        "expected one of {}, got {}",
-                        options.join(", "),
-                        quote(value)
-                    )
+                    let (options, found) = (options.join(", "), quote(value));
+                    format!("expected one of {options}, got {found}")
                 });
             }
         }

@@ -215,13 +215,10 @@ fn implied_types(object: &Map<String, Value>) -> Vec<&'static str> {
 fn typed(root: &Value, object: &Map<String, Value>, name: &str) -> String {
     let noun = article(name);
     match name {
-        "number" | "integer" => format!("{noun}{}", range(object)),
-        "string" => format!(
-            "{noun}{}",
-            sized(object, ["minLength", "maxLength"], "characters")
-        ),
+        "number" | "integer" => noun + &range(object),
+        "string" => noun + &sized(object, ["minLength", "maxLength"], "characters"),
         "array" => array(root, object),
-        "object" => format!("{noun}{}", shape(root, object)),
+        "object" => noun + &shape(root, object),
         _ => noun,
     }
 }
@@ -268,11 +265,8 @@ fn sized(object: &Map<String, Value>, [min, max]: [&str; 2], things: &str) -> St
 /// "an array of 1 to 4 strings", "an array of objects", "an array".
 fn array(root: &Value, object: &Map<String, Value>) -> String {
     let things = object.get("items").and_then(|items| plural(root, items));
-    let sized = sized(
-        object,
-        ["minItems", "maxItems"],
-        things.as_deref().unwrap_or("items"),
-    );
+    let plural = things.as_deref().unwrap_or("items");
+    let sized = sized(object, ["minItems", "maxItems"], plural);
     match (sized.is_empty(), things) {
         (false, _) => format!("an array{sized}"),
         (true, Some(things)) => format!("an array of {things}"),

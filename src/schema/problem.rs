@@ -62,13 +62,15 @@ impl Problem {
     pub(crate) fn in_reply(&self) -> String {
         let text = match &self.what {
             What::Breaks { said, .. } => said.clone(),
-            What::Missing { name, because } => format!(
-                "the property {name:?} is missing{}",
-                because
+            What::Missing { name, because } => {
+                let with = because
                     .as_ref()
-                    .map(|other| format!(" (required with {other:?})"))
-                    .unwrap_or_default()
-            ),
+                    .map(|other| format!(" (required with {other:?})"));
+                format!(
+                    "the property {name:?} is missing{}",
+                    with.unwrap_or_default()
+                )
+            }
             What::Other(text) => text.clone(),
         };
         format!("at {}: {text}", place(&written(&self.path, true)))
@@ -80,14 +82,13 @@ impl Problem {
         let place = format!("{name}{}", written(&self.path, false));
         match &self.what {
             What::Breaks { whole, .. } => format!("{place} must be {whole}, not {}", self.found),
-            What::Missing { name, because } => format!(
-                "{place} must be an object with {name:?}{}, not {}",
-                because
+            What::Missing { name, because } => {
+                let has = because
                     .as_ref()
-                    .map(|other| format!(" (as it has {other:?})"))
-                    .unwrap_or_default(),
-                self.found
-            ),
+                    .map(|other| format!(" (as it has {other:?})"));
+                let (has, found) = (has.unwrap_or_default(), &self.found);
+                format!("{place} must be an object with {name:?}{has}, not {found}")
+            }
             What::Other(text) => format!("{place}: {text}"),
         }
     }
