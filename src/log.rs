@@ -193,12 +193,8 @@ impl fmt::Display for AttemptLine<'_> {
             (Some(_), None) => f.write_str(", streaming")?,
             (None, None) => {}
         }
-        write!(
-            f,
-            ", {:.3} s, attempt {}",
-            self.elapsed.as_secs_f64(),
-            self.number
-        )?;
+        let seconds = self.elapsed.as_secs_f64();
+        write!(f, ", {seconds:.3} s, attempt {}", self.number)?;
         match &self.outcome {
             Verdict::Done => Ok(()),
             Verdict::Retry { pause, why } => {

@@ -49,15 +49,13 @@ pub(crate) fn azure_url(endpoint: &str, deployment: &str, api_version: &str) -> 
     check_url(trimmed, endpoint, "Azure endpoint")?;
     for (what, value) in [("deployment", deployment), ("API version", api_version)] {
         if value.trim().is_empty() {
-            return Err(Error::InvalidArgument(format!(
-                "the Azure {what} must not be empty"
-            )));
+            let why = format!("the Azure {what} must not be empty");
+            return Err(Error::InvalidArgument(why));
         }
     }
+    let (deployment, version) = (encode(deployment.trim()), encode(api_version.trim()));
     Ok(format!(
-        "{trimmed}/openai/deployments/{}/chat/completions?api-version={}",
-        encode(deployment.trim()),
-        encode(api_version.trim())
+        "{trimmed}/openai/deployments/{deployment}/chat/completions?api-version={version}"
     ))
 }
 

@@ -105,11 +105,8 @@ fn resolve_endpoint(target: Target) -> Result<(String, Source)> {
             let (endpoint, source) = match endpoint {
                 Some(endpoint) => (endpoint, Source::Explicit),
                 None => lookup_with_source("AZURE_OPENAI_ENDPOINT").ok_or_else(|| {
-                    Error::Config(
-                        "no Azure endpoint: pass one (https://RESOURCE.openai.azure.com) \
-                         or set AZURE_OPENAI_ENDPOINT"
-                            .into(),
-                    )
+                    let why = "no Azure endpoint: pass one (https://RESOURCE.openai.azure.com) or set AZURE_OPENAI_ENDPOINT";
+                    Error::Config(why.into())
                 })?,
             };
             let api_version = api_version

@@ -53,12 +53,10 @@ impl Error {
                 write!(out, "too large: {what} is over the limit of {limit} bytes")
             }
             Error::System { message, .. } => write!(out, "system error: {message}"),
-            Error::InvalidReply { errors, last_reply } => write!(
-                out,
-                "invalid reply: {} (last reply: {:?})",
-                errors.join("; "),
-                excerpt(last_reply, EXCERPT_BYTES, Keep::Start)
-            ),
+            Error::InvalidReply { errors, last_reply } => {
+                let last = excerpt(last_reply, EXCERPT_BYTES, Keep::Start);
+                write!(out, "invalid reply: {} (last reply: {last:?})", errors.join("; "))
+            }
             Error::Tls { message } => write!(out, "TLS error: {message}"),
             Error::Internal(text) => write!(out, "internal error: {text}"),
         }

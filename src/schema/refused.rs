@@ -24,17 +24,13 @@ pub(crate) fn check_schema(
         Value::Bool(_) => return Ok(()),
         Value::Object(object) => object,
         other => {
+            let (place, found) = (place(at), quote(other));
             return Err(format!(
-                "at {}: a schema is an object or a boolean, not {}",
-                place(at),
-                quote(other)
-            ))
+                "at {place}: a schema is an object or a boolean, not {found}"
+            ));
         }
     };
-    if let Some(keyword) = REFUSED
-        .iter()
-        .find(|keyword| object.contains_key(**keyword))
-    {
+    if let Some(keyword) = REFUSED.iter().find(|k| object.contains_key(**k)) {
         return Err(format!(
             "at {}: the keyword {keyword:?} is not supported (chatwire checks a subset of JSON Schema; see Client::send_json)",
             place(at)
