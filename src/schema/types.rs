@@ -118,7 +118,7 @@ fn percent_decode(text: &str) -> Option<String> {
     let mut out = pieces.next()?.as_bytes().to_vec();
     for piece in pieces {
         out.push(u8::from_str_radix(piece.get(..2)?, 16).ok()?);
-        out.extend_from_slice(piece[2..].as_bytes());
+        out.extend_from_slice(&piece.as_bytes()[2..]);
     }
     String::from_utf8(out).ok()
 }
