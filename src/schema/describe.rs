@@ -202,11 +202,7 @@ fn implied_types(object: &Map<String, Value>) -> Vec<&'static str> {
     ];
     families
         .into_iter()
-        .filter(|(_, keywords)| {
-            keywords
-                .split(' ')
-                .any(|keyword| object.contains_key(keyword))
-        })
+        .filter(|(_, keywords)| keywords.split(' ').any(|k| object.contains_key(k)))
         .map(|(name, _)| name)
         .collect()
 }
