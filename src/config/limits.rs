@@ -29,7 +29,7 @@ pub enum Limit {
 
 impl Limit {
     /// What the limit bounds, as [`Error::TooLarge`] names it.
-    fn what(self) -> &'static str {
+    pub(crate) fn what(self) -> &'static str {
         match self {
             Limit::Body => "the response body",
             Limit::Event => "one event of the stream",
