@@ -1,8 +1,5 @@
-//! The crate's one error type.
-//!
-//! Each variant is a thing a caller can act on: fix the input, fix the
-//! configuration, retry later, or give up. The C layer maps every variant to
-//! one `chatwire_status` code in a single table (`ffi::status`).
+//! The crate's one error type: each variant is a thing a caller can act
+//! on. The C layer maps each to a `chatwire_status` code (`ffi::status`).
 
 use std::fmt;
 
@@ -30,10 +27,8 @@ pub struct ApiError {
     pub kind: Option<String>,
     /// The error's `code` field; numeric codes are kept as their decimal text.
     pub code: Option<String>,
-    /// The request id the server or gateway sent (`x-request-id`, else
-    /// `request-id`, `apim-request-id`, `x-ms-request-id`,
-    /// `x-amzn-requestid`, `x-litellm-call-id`, `x-kong-request-id` or
-    /// `cf-ray`), to quote when asking the provider for help.
+    /// The request id the server or gateway sent (as [`Reply::request_id`](crate::Reply::request_id)),
+    /// to quote when asking the provider for help.
     pub request_id: Option<String>,
 }
 
@@ -47,6 +42,14 @@ impl fmt::Display for ApiError {
 }
 
 impl ApiError {
+    fn redact(&mut self, secrets: &Secrets) {
+        // The message may be the first line of a body, cut short.
+        secrets.scrub_excerpt(&mut self.message);
+        secrets.scrub_opt(&mut self.kind);
+        secrets.scrub_opt(&mut self.code);
+        secrets.scrub_opt(&mut self.request_id);
+    }
+
     /// The text of `Display`, before escaping.
     fn write_raw(&self, out: &mut impl fmt::Write) -> fmt::Result {
         if let Some(status) = self.status {
@@ -77,20 +80,14 @@ impl ApiError {
 
 /// Everything that can go wrong in chatwire.
 ///
-/// `Display` gives one line that says each thing once: what failed, then
-/// the details (for an error the server reported, the HTTP status, its
-/// message, and the type, code and request id it sent:
-/// `authentication failed: HTTP 401: Invalid API Key (request id req_1)`).
-/// Every text a server put into it is escaped onto that line: line breaks
-/// and tabs as `\n`, `\r`, `\t`, other control characters (ESC, C1),
-/// U+2028, U+2029 and the bidirectional overrides as `\u{1b}`-style
-/// escapes; backslashes are kept. The fields keep the server's raw text.
-///
-/// `Debug` (what a `main` returning [`Result`] prints) is the variant's
-/// name and the same line: `MissingApiKey: no API key: ...`; `{:#?}` adds
-/// the fields. Neither ever contains the API key or a header value of the
-/// client, even in fields a server filled in (an echoing server's text has
-/// them replaced by `[redacted]`).
+/// `Display` gives one line that says each thing once:
+/// `authentication failed: HTTP 401: Invalid API Key (request id req_1)`.
+/// A server's text is escaped onto that line (line breaks as `\n`, other
+/// control characters, U+2028, U+2029 and bidirectional overrides as
+/// `\u{1b}`-style escapes); the fields keep its raw text. `Debug` (what a
+/// `main` returning [`Result`] prints) is `Variant: the same line`; `{:#?}`
+/// adds the fields. Neither ever holds the client's API key or a header
+/// value, even echoed by a server (replaced by `[redacted]`).
 #[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -135,18 +132,15 @@ pub enum Error {
     /// Any other non-2xx answer (400, 404, 422, ...).
     Http(Box<ApiError>),
 
-    /// The conversation is longer than the model's context window: the
-    /// server said so (in any of the wordings servers use, see
-    /// `wire::overflow`), or a conversation's token budget cannot be met
-    /// because its last exchange alone is estimated over it (the error then
-    /// names no HTTP status). Never retried: the same request gets the same
-    /// answer. Drop old messages, or set a token budget
+    /// The conversation is longer than the model's context window, as the
+    /// server said, or a token budget cannot be met because the last
+    /// exchange alone is over it (then with no HTTP status). Not retried.
+    /// Drop old messages, or set a token budget
     /// ([`Conversation::set_token_budget`](crate::Conversation::set_token_budget)).
     ContextLength(Box<ApiError>),
 
-    /// The provider's content filter refused the request (Azure OpenAI's
-    /// error with code `content_filter`). Not retried: the same request is
-    /// refused again. A reply that merely finished with `finish_reason`
+    /// The provider's content filter refused the request (an error with
+    /// code `content_filter`). Not retried. A reply with `finish_reason`
     /// `content_filter` is a reply, not this error.
     ContentFiltered(Box<ApiError>),
 
@@ -154,8 +148,7 @@ pub enum Error {
     Decode {
         /// What was wrong with the body.
         message: String,
-        /// A short excerpt of the body (its start, or for a stream that
-        /// stopped early its end), cut at a character boundary.
+        /// A short excerpt of the body (its start, or a cut stream's end).
         excerpt: String,
     },
 
@@ -174,8 +167,8 @@ pub enum Error {
         limit: u64,
     },
 
-    /// The operating system refused something chatwire needed, such as a
-    /// thread for a background request.
+    /// The operating system refused something, such as a thread for a
+    /// background request.
     System {
         /// What chatwire was trying to do.
         message: String,
@@ -188,23 +181,18 @@ pub enum Error {
     /// ([`Client::send_json`](crate::Client::send_json)), also after the
     /// correction turns allowed.
     InvalidReply {
-        /// What is wrong with the last reply: each problem with its place
-        /// in the JSON (`at /0/quantity: expected a number, got "two"`), or
-        /// why no JSON was found in it.
+        /// Each problem of the last reply with its place
+        /// (`at /0/quantity: expected a number, got "two"`), or why it held no JSON.
         errors: Vec<String>,
         /// The last reply, as the model wrote it.
         last_reply: String,
     },
 
-    /// The TLS handshake failed: the server's certificate was refused
-    /// (unknown issuer, expired, name mismatch: the message says which) or
-    /// no TLS could be agreed. Not retried: trying again gives the same
-    /// answer. A company CA is trusted with a CA file
-    /// ([`ClientBuilder::ca_file`](crate::ClientBuilder::ca_file)) or with
-    /// `SSL_CERT_FILE` / `SSL_CERT_DIR`. A server that requires a client
-    /// certificate and got none, or refused the one given
-    /// ([`ClientBuilder::client_certificate`](crate::ClientBuilder::client_certificate)),
-    /// fails here too, and the message says so.
+    /// The TLS handshake failed: the server's certificate was refused (the
+    /// message says why), no TLS could be agreed, or a server wanted a
+    /// client certificate ([`ClientBuilder::client_certificate`](crate::ClientBuilder::client_certificate))
+    /// and got none or refused it. Not retried. A company CA is trusted with
+    /// [`ClientBuilder::ca_file`](crate::ClientBuilder::ca_file) or `SSL_CERT_FILE` / `SSL_CERT_DIR`.
     Tls {
         /// What failed, and the server's address.
         message: String,
@@ -260,18 +248,12 @@ impl Error {
         if api.code.as_deref() == Some("content_filter") {
             return Error::ContentFiltered(api);
         }
+        let (kind, code) = (api.kind.as_deref(), api.code.as_deref());
+        let overflow = || crate::wire::overflow::is_context_length(&api.message, kind, code);
         match api.status {
             Some(401 | 403) => Error::Auth(api),
             Some(429) => Error::RateLimited(api),
-            Some(400..=499)
-                if crate::wire::overflow::is_context_length(
-                    &api.message,
-                    api.kind.as_deref(),
-                    api.code.as_deref(),
-                ) =>
-            {
-                Error::ContextLength(api)
-            }
+            Some(400..=499) if overflow() => Error::ContextLength(api),
             Some(500..=599) => Error::Server(api),
             _ => Error::Http(api),
         }
@@ -283,16 +265,6 @@ impl Error {
             message: message.into(),
             excerpt: excerpt(body, EXCERPT_BYTES, Keep::Start).to_owned(),
         }
-    }
-}
-
-impl ApiError {
-    fn redact(&mut self, secrets: &Secrets) {
-        // The message may be the first line of a body, cut short.
-        secrets.scrub_excerpt(&mut self.message);
-        secrets.scrub_opt(&mut self.kind);
-        secrets.scrub_opt(&mut self.code);
-        secrets.scrub_opt(&mut self.request_id);
     }
 }
 

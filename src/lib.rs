@@ -22,34 +22,14 @@
 //! # Ok::<(), chatwire::Error>(())
 //! ```
 //!
-//! # The API by task
-//!
-//! | to ... | use |
-//! |---|---|
-//! | configure a client (URL, key, timeouts, retries, headers) | [`Client::builder`], [`ClientBuilder`], [`Client::from_env`] |
-//! | keep a conversation | [`Conversation`]: [`user`](Conversation::user), [`assistant`](Conversation::assistant), [`set_system`](Conversation::set_system), [`push`](Conversation::push), [`truncate`](Conversation::truncate), [`to_json`](Conversation::to_json) / [`from_json`](Conversation::from_json) |
-//! | send and get the text | [`Client::send`] |
-//! | send and get the finish reason, [`Usage`], request id, tool calls, body | [`Client::send_reply`] → [`Reply`]; [`Client::complete`] without appending |
-//! | stream the text as it arrives | [`Client::send_stream`] (a callback), [`Client::stream`] (an iterator, [`ReplyStream`]) |
-//! | send in the background, poll, wait, cancel | [`Client::send_async`], [`Client::stream_async`] → [`PendingReply`] (also a `Future`), [`CancelToken`] |
-//! | set request options | [`Conversation::set_option`] and typed setters such as [`Conversation::set_temperature`], [`ResponseFormat`]; a server's own form: [`Conversation::set_option_unchecked`] |
-//! | offer tools and answer their calls | [`Tool`], [`Conversation::add_tool`], [`ToolCall`], [`Conversation::tool_result`] |
-//! | send images | [`Image`], [`ImageDetail`], [`Conversation::user_image`] |
-//! | send a PDF or a recording (WAV, MP3) | [`Attachment`], [`Conversation::user_file`] |
-//! | get data matching a JSON Schema, with correction turns | [`Client::send_json`] (into your type), [`SchemaDelivery`], [`INGREDIENTS_SCHEMA`] |
-//! | get JSON out of a model's almost-JSON reply | [`extract_json`], [`extract()`], [`extract_ingredients`], [`json_prompt`], [`ingredients_prompt`]; the rest of [`mod@extract`] |
-//! | bound what is kept of an answer | [`Limit`], [`ClientBuilder::limit`], [`Client::limit`]; [`Error::TooLarge`] past a limit |
-//! | go through a company network: trust a CA, show a client certificate (mutual TLS), use a proxy, see log lines | [`ClientBuilder::ca_file`], [`ClientBuilder::client_certificate`], [`ClientBuilder::proxy`] (by default the system's CAs, `SSL_CERT_FILE` / `SSL_CERT_DIR`, and the proxy variables as curl reads them); lines through the `log` facade (target `chatwire`), or `CHATWIRE_LOG=debug` on stderr |
-//! | tell failures apart | [`Error`] (one variant per thing a caller can act on), [`ApiError`], [`TimeoutKind`], [`Error::http_status`] |
-//!
-//! Errors never contain the API key or a header value, even when a server
-//! echoes them; everything kept from an answer has a limit ([`Limit`]);
-//! redirects are followed only when they keep the request and its origin
-//! (`docs/security.md` in the repository has the whole policy). The C API
-//! (`include/chatwire.h`) is the same core behind `extern "C"` functions;
-//! the repository's `docs/` folder is the manual (the C API, installing,
-//! configuration, providers, structured output, performance), and its
-//! `ARCHITECTURE.md` says how the crate is laid out.
+//! The main types: [`Client`] (built with [`Client::builder`] or
+//! [`Client::from_env`]), [`Conversation`], [`Reply`], [`Error`]; JSON
+//! out of a model's text: [`mod@extract`]. The repository's
+//! `docs/rust.md` lists the API by task; its `docs/` folder is the manual
+//! (the C API behind `include/chatwire.h`, configuration, providers,
+//! security, structured output). Errors and log lines never hold the API
+//! key or a header value, and everything kept from an answer has a
+//! [`Limit`].
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -86,13 +66,11 @@ pub use config::{
     Auth, Limit, DEFAULT_AZURE_API_VERSION, DEFAULT_BASE_URL, DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_IDLE_TIMEOUT, DEFAULT_JSON_CORRECTIONS, DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS,
-    DEFAULT_MAX_RETRIES, DEFAULT_MAX_STREAM_BYTES, DEFAULT_TIMEOUT, MAX_CA_FILE_BYTES,
-    MAX_CREDENTIAL_BYTES, MAX_FILE_BYTES, MAX_HEADER_LIMIT, MAX_IDLE_CONNECTIONS, MAX_IMAGE_BYTES,
-    MAX_JSON_CORRECTIONS, MAX_LIMIT, MAX_RETRIES_CEILING, MAX_TIMEOUT, MIN_LIMIT, STREAM_END_GRACE,
-};
-pub use config::{
-    DEFAULT_MAX_IN_FLIGHT, DEFAULT_WORKER_STACK_BYTES, MAX_IN_FLIGHT, MAX_WORKER_STACK_BYTES,
-    MIN_WORKER_STACK_BYTES,
+    DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_RETRIES, DEFAULT_MAX_STREAM_BYTES, DEFAULT_TIMEOUT,
+    DEFAULT_WORKER_STACK_BYTES, MAX_CA_FILE_BYTES, MAX_CREDENTIAL_BYTES, MAX_FILE_BYTES,
+    MAX_HEADER_LIMIT, MAX_IDLE_CONNECTIONS, MAX_IMAGE_BYTES, MAX_IN_FLIGHT, MAX_JSON_CORRECTIONS,
+    MAX_LIMIT, MAX_RETRIES_CEILING, MAX_TIMEOUT, MAX_WORKER_STACK_BYTES, MIN_LIMIT,
+    MIN_WORKER_STACK_BYTES, STREAM_END_GRACE,
 };
 pub use conversation::message::{
     Attachment, AttachmentKind, Image, ImageDetail, Message, Reasoning, ReasoningField,

@@ -2,16 +2,11 @@
 //! `chatwire`) for Rust programs, one callback set from C, and stderr when
 //! `CHATWIRE_LOG` is set.
 //!
-//! Every line is written by chatwire itself from values that hold no
-//! secret: URLs pass through [`shown_url`], and no line quotes the key, a
-//! header value or proxy credentials. The stderr writer and the callback see
-//! only these lines, never those of the HTTP layer (whose trace lines show
-//! raw requests).
-//!
-//! Every line is one line: [`line`] escapes whatever a server put into it
-//! (line breaks, escape sequences, other control characters) the way an
-//! error's `Display` does (see `error::one_line`), so that no server can
-//! forge a line of its own or steer the terminal a log is read on.
+//! Every line is written by chatwire from values that hold no secret (URLs
+//! pass through [`shown_url`]); the stderr writer and the callback never
+//! see the HTTP layer's lines, which show raw requests. [`line`] escapes
+//! whatever a server put into a line (see `error::one_line`), so that no
+//! server can forge a line or steer the terminal a log is read on.
 
 use std::cell::Cell;
 use std::fmt;
@@ -87,22 +82,12 @@ fn parse_level(value: &str) -> Option<LevelFilter> {
     }
 }
 
-fn sink_level() -> LevelFilter {
-    match SINK_MAX.load(Ordering::Acquire) {
-        0 => LevelFilter::Off,
-        1 => LevelFilter::Error,
-        2 => LevelFilter::Warn,
-        3 => LevelFilter::Info,
-        4 => LevelFilter::Debug,
-        _ => LevelFilter::Trace,
-    }
-}
-
 /// Writes one line at `level` wherever it is wanted; formats it only
 /// then, and escapes it onto one line.
 pub(crate) fn line(level: Level, args: fmt::Arguments<'_>) {
     let to_log = log::log_enabled!(target: TARGET, level);
-    let to_sink = level <= sink_level() && !IN_SINK.get();
+    // `log` numbers a Level as the LevelFilter of the same name.
+    let to_sink = level as usize <= SINK_MAX.load(Ordering::Acquire) && !IN_SINK.get();
     let to_stderr = level <= env_level();
     if !(to_log || to_sink || to_stderr) {
         return;
@@ -132,12 +117,10 @@ fn call_sink(level: Level, text: &str) {
     }
 }
 
-/// A line at warn level.
 pub(crate) fn warn(args: fmt::Arguments<'_>) {
     line(Level::Warn, args);
 }
 
-/// A line at debug level.
 pub(crate) fn debug(args: fmt::Arguments<'_>) {
     line(Level::Debug, args);
 }
@@ -210,12 +193,8 @@ impl fmt::Display for AttemptLine<'_> {
             (Some(_), None) => f.write_str(", streaming")?,
             (None, None) => {}
         }
-        write!(
-            f,
-            ", {:.3} s, attempt {}",
-            self.elapsed.as_secs_f64(),
-            self.number
-        )?;
+        let seconds = self.elapsed.as_secs_f64();
+        write!(f, ", {seconds:.3} s, attempt {}", self.number)?;
         match &self.outcome {
             Verdict::Done => Ok(()),
             Verdict::Retry { pause, why } => {

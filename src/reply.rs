@@ -25,8 +25,7 @@ pub struct Usage {
 }
 
 /// One choice of a reply: a server asked for `n` > 1 answers sends several.
-/// Choice 0 is the reply itself (its content, reasoning and tool calls are
-/// the [`Reply`]'s, and it is the one appended to the conversation).
+/// Choice 0 is the [`Reply`] itself, the one appended to the conversation.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ReplyChoice {
@@ -40,8 +39,7 @@ pub struct ReplyChoice {
     pub reasoning: Option<Reasoning>,
     /// The calls it asks for.
     pub tool_calls: Vec<ToolCall>,
-    /// Its message's fields that chatwire does not know (see
-    /// [`Message::extra`]).
+    /// Its message's fields that chatwire does not know ([`Message::extra`]).
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
@@ -59,25 +57,22 @@ pub struct Reply {
     pub id: Option<String>,
     /// The model that answered, as the server names it.
     pub model: Option<String>,
-    /// The request id the server or gateway sent, when it sent one: the
-    /// `x-request-id` header, else the first of `request-id`,
-    /// `apim-request-id`, `x-ms-request-id`, `x-amzn-requestid`,
-    /// `x-litellm-call-id`, `x-kong-request-id` and `cf-ray`.
+    /// The request id the server or gateway sent: the `x-request-id`
+    /// header, else the first of `request-id`, `apim-request-id`,
+    /// `x-ms-request-id`, `x-amzn-requestid`, `x-litellm-call-id`,
+    /// `x-kong-request-id` and `cf-ray`.
     pub request_id: Option<String>,
-    /// The calls the model asked for (`finish_reason` is then `tool_calls`).
-    /// A call the server sent without an id has one made up by chatwire
-    /// (`call_` and 24 hex digits, unique), so that its result can quote it.
+    /// The calls the model asked for (`finish_reason` is then `tool_calls`);
+    /// a call sent without an id gets a unique one (`call_` and 24 hex digits).
     pub tool_calls: Vec<ToolCall>,
     /// The model's reasoning ("thinking"), from whichever field the server
-    /// put it in, or the leading `<think>…</think>` block taken out of the
-    /// content. Never part of [`content`](Self::content); kept on the
-    /// appended message (see [`Reasoning`]).
+    /// used, or the leading `<think>…</think>` block taken out of the
+    /// content; kept on the appended message (see [`Reasoning`]).
     pub reasoning: Option<Reasoning>,
-    /// The fields of the reply's message that chatwire does not know, as
-    /// the server sent them (Gemini's `extra_content`, a provider's own
-    /// keys), without those a request may not carry: kept on the appended
-    /// message and sent back with it (see [`Message::extra`]). Unknown
-    /// fields of a tool call are on the call ([`ToolCall::extra`]).
+    /// The fields of the reply's message that chatwire does not know
+    /// (Gemini's `extra_content`, say), but those a request may not carry:
+    /// kept on the appended message and sent back with it (see
+    /// [`Message::extra`]; a tool call's are in [`ToolCall::extra`]).
     pub extra: serde_json::Map<String, serde_json::Value>,
     /// Every choice, in order of `index`; choice 0 is this reply. One
     /// unless the request asked for `n` > 1.
@@ -85,10 +80,8 @@ pub struct Reply {
     /// Every response header, names in lower case, values as the server
     /// sent them; see [`header`](Self::header).
     pub headers: ResponseHeaders,
-    /// The response body exactly as received; for a streamed reply, the
-    /// equivalent non-streamed body, built from the chunks. Like every field
-    /// of a reply, it is what the server sent, never edited (see
-    /// `docs/security.md`).
+    /// The response body exactly as received (never edited); for a
+    /// streamed reply, the equivalent body built from the chunks.
     pub json: String,
 }
 
@@ -127,11 +120,8 @@ impl Conversation {
     /// Appends a reply fetched with [`Client::send_async`](crate::Client::send_async)
     /// or [`Client::complete`](crate::Client::complete) as the assistant
     /// message, with its tool calls; it must fit the ordering rules. Under a
-    /// token budget, the old exchanges a send of this conversation leaves
-    /// out are dropped now: the ones the request left out, when the
-    /// conversation is still the one sent (more left out after the server
-    /// said [`Error::ContextLength`](crate::Error::ContextLength) stay, and
-    /// the next send leaves them out again).
+    /// token budget, the old exchanges the request left out are dropped now
+    /// (when the conversation is still the one sent).
     pub fn append_reply(&mut self, reply: &Reply) -> Result<()> {
         let trim = self.plan_trim().unwrap_or(None);
         self.append_answer(reply.to_message(), trim, reply.tokens())

@@ -1,11 +1,8 @@
 //! The one place that knows a client's secrets, and takes them out of the
-//! texts chatwire composes.
-//!
-//! A server or a proxy may echo what it was sent: the key, a gateway's
-//! token in a custom header. Every error chatwire composes from a server's
-//! answer, and every log line, passes through [`Secrets::redact`] before a
-//! caller sees it. A reply is never edited: what the model wrote is the
-//! caller's, byte for byte.
+//! texts chatwire composes: a server or a proxy may echo the key or a
+//! gateway's token, so every error composed from a server's answer, and
+//! every log line, passes through [`Secrets::redact`]. A reply is never
+//! edited: what the model wrote is the caller's, byte for byte.
 
 use crate::error::one_line;
 

@@ -1,7 +1,6 @@
-//! The operating-system calls the core needs that neither std nor a
-//! dependency offers: the crate's only `unsafe` outside `ffi/`, each block
-//! with a SAFETY line. Callers see safe functions that do nothing where a
-//! platform lacks the call.
+//! The operating-system calls that neither std nor a dependency offers:
+//! the crate's only `unsafe` outside `ffi/`. Callers see safe functions
+//! that do nothing where a platform lacks the call.
 #![allow(unsafe_code)]
 
 /// Cancels every read and write pending on `socket`, in any thread: on
@@ -50,11 +49,10 @@ pub(crate) fn stack_low() -> Option<usize> {
     None
 }
 
-/// The bytes glibc takes from a new thread's stack for itself: the
-/// process's static TLS (which a host program or its libraries can make
-/// large), a guard page and its minimum; read once through glibc's
-/// `__pthread_get_minstack`. Zero where the C library takes nothing
-/// (musl, other systems) or does not say.
+/// The bytes glibc takes from a new thread's stack for itself (the
+/// process's static TLS, which a host program can make large, a guard page
+/// and its minimum), read once through `__pthread_get_minstack`. Zero where
+/// the C library takes nothing (musl, other systems) or does not say.
 pub(crate) fn thread_stack_reserve() -> usize {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -91,9 +89,8 @@ pub(crate) fn thread_stack_reserve() -> usize {
     0
 }
 
-/// Below this function's local variable, room for the rest of its frame
-/// and for the system call's wrapper (a return address and a few
-/// registers): nothing in use lies lower.
+/// Room below this function's local variable for the rest of its frame
+/// and the system call's wrapper: nothing in use lies lower.
 #[cfg(target_os = "linux")]
 const FRAME_MARGIN: usize = 1024;
 
@@ -135,7 +132,8 @@ pub(crate) fn page_size() -> usize {
 
 /// How many of the `pages` pages from the page-aligned `start` are in
 /// memory: for the tests of what the stack trimming gives back.
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 pub(crate) fn resident_pages(start: usize, pages: usize) -> usize {
     let mut states = vec![0u8; pages];
     // SAFETY: a page-aligned range of mapped memory (the caller's own

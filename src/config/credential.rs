@@ -1,6 +1,7 @@
 //! The credential a client sends: where it goes ([`Auth`]), and where it
-//! comes from: the key, whose header is made once, or a callback asked
-//! before every attempt for a short-lived token.
+//! comes from: the key ([`ApiKey`], which never prints itself), whose
+//! header is made once, or a callback asked before every attempt for a
+//! short-lived token.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -9,12 +10,38 @@ use std::sync::{Arc, Mutex, PoisonError};
 use ureq::http::header::{HeaderName, HeaderValue, AUTHORIZATION};
 
 use super::defaults::{MAX_CREDENTIAL_BYTES, REMEMBERED_TOKENS};
-use super::env::Source;
+use super::env::{check_trust, Source, TrustNames};
 use super::headers::Headers;
-use super::key::ApiKey;
-use super::trust::{check_trust, TrustNames};
 use crate::error::{ApiError, Error, Result};
 use crate::secrets::Secrets;
+
+/// An API key that never prints itself.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct ApiKey(String);
+
+impl ApiKey {
+    /// Checks that the key can travel in an HTTP header without saying what it is.
+    pub(crate) fn new(key: String) -> Result<ApiKey> {
+        if key.bytes().any(|b| b.is_ascii_control() && b != b'\t') {
+            return Err(Error::Config(
+                "the API key contains control characters (a stray newline?)".into(),
+            ));
+        }
+        Ok(ApiKey(key))
+    }
+
+    /// The key itself, for the one header that carries it and the list of
+    /// secrets.
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey([redacted])")
+    }
+}
 
 /// Where a client puts its credential in each request.
 ///
@@ -36,26 +63,15 @@ pub enum Auth {
     None,
 }
 
-/// The header an [`Auth`] puts a credential in, or `None` for [`Auth::None`].
-fn header_name(auth: Auth) -> Option<HeaderName> {
-    match auth {
-        Auth::Bearer => Some(AUTHORIZATION),
-        Auth::ApiKey => Some(HeaderName::from_static("api-key")),
-        Auth::None => None,
-    }
-}
-
-/// The header carrying `secret` as `auth` says, marked sensitive (so that
-/// the http crate's `Debug` does not show it). `Err(())` when the secret
-/// cannot be a header value; the caller words the error, which never
-/// quotes the secret.
+/// The header carrying `secret` as `auth` says (`None` for [`Auth::None`]),
+/// marked sensitive (so that the http crate's `Debug` does not show it).
+/// `Err(())` when the secret cannot be a header value; the caller words the
+/// error, which never quotes the secret.
 fn header_for(auth: Auth, secret: &str) -> std::result::Result<Option<Header>, ()> {
-    let Some(name) = header_name(auth) else {
-        return Ok(None);
-    };
-    let text = match auth {
-        Auth::Bearer => format!("Bearer {secret}"),
-        _ => secret.to_owned(),
+    let (name, text) = match auth {
+        Auth::Bearer => (AUTHORIZATION, format!("Bearer {secret}")),
+        Auth::ApiKey => (HeaderName::from_static("api-key"), secret.to_owned()),
+        Auth::None => return Ok(None),
     };
     let mut value = HeaderValue::from_str(&text).map_err(|_| ())?;
     value.set_sensitive(true);
@@ -433,5 +449,12 @@ mod tests {
             secrets(&credential, &headers).redact(text),
             "[redacted], [redacted] and [redacted]"
         );
+    }
+
+    #[test]
+    fn key_debug_and_redaction_hide_the_key() {
+        let key = ApiKey::new("sk-secret-123".into()).unwrap();
+        assert_eq!(format!("{key:?}"), "ApiKey([redacted])");
+        assert!(ApiKey::new("sk\nx".into()).is_err());
     }
 }

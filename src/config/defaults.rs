@@ -1,11 +1,11 @@
 //! Every default and every maximum of chatwire, each with the reason for
-//! its value: the one place to look up, or change, what a client does
-//! when nobody says otherwise and what it refuses to be told.
-//!
-//! The checks that hold a setting to these maxima live in
-//! [`checks`](super::checks).
+//! its value, and the checks that hold a setting to its maximum: each
+//! returns the value given, or an [`Error::InvalidArgument`] naming the
+//! setting, its range and the value.
 
 use std::time::Duration;
+
+use crate::error::{Error, Result};
 
 // The endpoint.
 
@@ -13,10 +13,8 @@ use std::time::Duration;
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com";
 /// The `api-version` of Azure OpenAI's classic route when neither the
 /// caller nor `$OPENAI_API_VERSION` names one: the latest generally
-/// available version of Azure's dated data-plane inference API, as listed
-/// in Azure OpenAI's REST API reference
-/// (<https://learn.microsoft.com/azure/ai-services/openai/reference>).
-/// Azure's newer `/openai/v1` route needs no version at all.
+/// available one (<https://learn.microsoft.com/azure/ai-services/openai/reference>).
+/// Azure's `/openai/v1` route needs none.
 pub const DEFAULT_AZURE_API_VERSION: &str = "2024-10-21";
 
 // Credentials.
@@ -25,10 +23,9 @@ pub const DEFAULT_AZURE_API_VERSION: &str = "2024-10-21";
 /// token is 1 to 4 KiB, and servers refuse request heads far shorter than
 /// this; the C callback gets a buffer of this many bytes.
 pub const MAX_CREDENTIAL_BYTES: usize = 16 * 1024;
-/// How many of the tokens a credential callback gave a client remembers,
-/// to take them out of what servers echo: a callback usually hands out one
-/// cached token until it expires, so this covers hours of refreshes and
-/// every request running at once.
+/// How many of a credential callback's tokens a client remembers, to take
+/// them out of what servers echo: a callback hands out one cached token
+/// until it expires, so this covers hours of refreshes.
 pub(crate) const REMEMBERED_TOKENS: usize = 64;
 
 // Time.
@@ -37,18 +34,15 @@ pub(crate) const REMEMBERED_TOKENS: usize = 64;
 /// reply from a slow model, short enough that a dead server is noticed.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// The connect timeout unless set otherwise: a server that has not taken
-/// the connection in ten seconds is down or out of reach, and a retry can
-/// try again.
+/// the connection in ten seconds is down or out of reach.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a stream may stay silent (no bytes, not even a keep-alive)
 /// before it counts as stalled, unless set otherwise.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a stream whose every choice has finished may take to send
-/// `[DONE]`, its usage or the body's end. A server that keeps the connection
-/// open without them (TGI, OCI, some gateways) has sent a complete reply:
-/// after this silence it is taken as it is, rather than failing after the
-/// idle timeout. Long enough for a usage chunk that follows the last token,
-/// short enough that the caller hardly waits.
+/// `[DONE]`, its usage or the body's end: some servers (TGI, OCI, gateways)
+/// keep the connection open after a complete reply, which is then taken as
+/// it is. Long enough for a usage chunk after the last token.
 pub const STREAM_END_GRACE: Duration = Duration::from_secs(1);
 /// The longest timeout accepted: a day is more than any reply takes, and
 /// far enough from the clock's limits that deadlines cannot overflow.
@@ -57,20 +51,17 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 // Retries.
 
 /// How many times a failed request is retried unless set otherwise: enough
-/// to ride out a passing failure, few enough that a lasting one is reported
-/// soon (openai-python retries as often).
+/// for a passing failure, few enough that a lasting one is reported soon.
 pub const DEFAULT_MAX_RETRIES: u32 = 2;
 /// The most retries accepted: with the longest pause between them (120 s,
 /// when a server asks for it), ten retries already wait 20 minutes.
 pub const MAX_RETRIES_CEILING: u32 = 10;
 /// A server asking for a longer pause than this gets an immediate error instead.
 pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
-/// The first pause between attempts when the server names none; it doubles
-/// after each one: long enough for a restarting server, short enough that
-/// a passing hiccup costs little.
+/// The first pause between attempts when the server names none; it
+/// doubles after each one.
 pub(crate) const INITIAL_BACKOFF: Duration = Duration::from_millis(500);
-/// The longest pause the doubling reaches: past it, waiting longer rarely
-/// helps and only delays the error.
+/// The longest pause the doubling reaches: waiting longer rarely helps.
 pub(crate) const MAX_BACKOFF: Duration = Duration::from_secs(8);
 /// The most redirects followed for one request: a moved endpoint takes
 /// one or two; more is a loop.
@@ -78,8 +69,8 @@ pub(crate) const MAX_REDIRECTS: u32 = 3;
 
 // The connection pool.
 
-/// How many idle connections a client keeps for reuse unless set otherwise:
-/// enough for as many threads sending at once through one client.
+/// How many idle connections a client keeps for reuse unless set
+/// otherwise: one for each of as many threads sending at once.
 pub const DEFAULT_MAX_IDLE_CONNECTIONS: usize = 16;
 /// The most idle connections a client may be asked to keep: each holds a
 /// socket, and a process has only so many.
@@ -88,30 +79,24 @@ pub const MAX_IDLE_CONNECTIONS: usize = 1024;
 // Background requests.
 
 /// How many background requests of one client (and its clones) run at
-/// once unless set otherwise; more wait their turn. Each one running holds
-/// a thread and a connection (about 60 KiB in all in an optimized build),
-/// so a thousand fit in 64 MiB; past a thousand, a process's default
-/// limit of 1024 descriptors is the first to run out.
+/// once unless set otherwise; more wait their turn. Each holds a thread and
+/// a connection (about 60 KiB when optimized); past a thousand, a
+/// process's default limit of 1024 descriptors runs out first.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
-/// The highest cap on requests in flight that can be set: far more threads
-/// and sockets than a process should hold for one client.
+/// The highest cap on requests in flight that can be set.
 pub const MAX_IN_FLIGHT: usize = 65_536;
 /// The stack of a background request's worker thread unless set otherwise:
-/// what a request takes (in a build with debug checks, which needs the
-/// most) with room to spare for callbacks, which run on it. Only the pages
-/// a request touches take memory: about 32 KiB while it waits in an
-/// optimized build (on Linux, what connecting took deeper is given back
-/// before the wait).
+/// what a debug build's request takes, with room for callbacks. Only the
+/// pages touched take memory: about 32 KiB while it waits when optimized
+/// (on Linux, what connecting took deeper is given back before the wait).
 pub const DEFAULT_WORKER_STACK_BYTES: usize = 256 * 1024;
-/// The smallest worker stack that can be set: a request in an optimized
-/// build touches about 48 KiB of it (a build with debug checks, about
-/// twice that).
+/// The smallest worker stack that can be set: an optimized request
+/// touches about 48 KiB of it (a debug build, twice that).
 pub const MIN_WORKER_STACK_BYTES: usize = 64 * 1024;
 /// The largest worker stack that can be set: the main thread's usual size.
 pub const MAX_WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
 /// The buffer a connection writes requests through: each line of a
-/// request's head must fit in it (servers refuse header lines past 8 KiB),
-/// bodies pass through it in pieces. Only the pages written take memory.
+/// request's head must fit in it (servers refuse header lines past 8 KiB).
 pub(crate) const OUTPUT_BUFFER_BYTES: usize = 8 * 1024;
 
 // What chatwire keeps of a server's answer (see `Limit`).
@@ -139,15 +124,12 @@ pub const MAX_LIMIT: u64 = 4 * 1024 * 1024 * 1024;
 
 // Files chatwire reads.
 
-/// A CA file larger than this is not a CA file (the whole Mozilla bundle is
-/// about 220 KiB); the same limit holds for a client certificate's chain
-/// and key files.
+/// A CA file larger than this is not one (the Mozilla bundle is about
+/// 220 KiB); the same holds for a client certificate's chain and key.
 pub const MAX_CA_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// The largest image file read: the limit the OpenAI API sets per image.
 pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
-/// The largest PDF, WAV or MP3 file read for a user message: the same as
-/// for an image ([`MAX_IMAGE_BYTES`]); base64 makes it a third larger in
-/// the request.
+/// The largest PDF, WAV or MP3 file read for a user message, as for an image.
 pub const MAX_FILE_BYTES: u64 = MAX_IMAGE_BYTES;
 
 // Structured output.
@@ -159,8 +141,7 @@ pub const DEFAULT_JSON_CORRECTIONS: u32 = 2;
 /// and a model that has not corrected itself after ten will not.
 pub const MAX_JSON_CORRECTIONS: u32 = 10;
 
-// Every default within its own range, checked when chatwire is compiled:
-// a change that breaks it does not build.
+// Every default within its own range, checked at compile time.
 const _: () = {
     let max_timeout = MAX_TIMEOUT.as_millis();
     assert!(DEFAULT_TIMEOUT.as_millis() <= max_timeout);
@@ -182,25 +163,132 @@ const _: () = {
 
 // Token budgets.
 
-/// The bytes per token a conversation's token budget assumes until a reply
-/// has given the server's own count: English text runs at about 4 bytes a
-/// token in the tokenizers of GPT, Llama, Qwen and most others (code and
-/// other languages at fewer, so the first estimate may be low; the first
-/// reply corrects it).
+/// The bytes per token a token budget assumes until a reply gives the
+/// server's own count: English runs at about 4 in most tokenizers (code
+/// and other languages at fewer; the first reply corrects it).
 pub(crate) const DEFAULT_BYTES_PER_TOKEN: f64 = 4.0;
-/// The tokens an image is counted as by a token budget: OpenAI bills a
-/// 1024x1024 image at high detail as 765 tokens, Gemini any image as 258,
-/// llama.cpp's vision models take a few hundred; the larger figure errs on
-/// the side of fitting.
+/// The tokens a token budget counts an image as: OpenAI bills a 1024x1024
+/// image at high detail as 765, Gemini any image as 258; the larger errs
+/// on the side of fitting.
 pub(crate) const IMAGE_TOKENS: u64 = 768;
-/// The bytes of a PDF a token budget counts as one token: servers send the
-/// model each page's text and an image of it (OpenAI), well over a thousand
-/// tokens for a page of some tens of KiB.
+/// The bytes of a PDF a token budget counts as one token: servers send
+/// each page's text and an image of it, over a thousand tokens a page.
 pub(crate) const PDF_BYTES_PER_TOKEN: u64 = 64;
 /// The bytes of WAV audio a token budget counts as one token: 16 kHz mono
-/// 16-bit is 32,000 bytes a second, which Gemini counts as 32 tokens (OpenAI
-/// as fewer); higher rates only err on the side of fitting.
+/// 16-bit is 32,000 bytes a second, which Gemini counts as 32 tokens.
 pub(crate) const WAV_BYTES_PER_TOKEN: u64 = 1000;
 /// The bytes of MP3 audio a token budget counts as one token: 64 kbit/s is
 /// 8,000 bytes a second, 32 tokens as for WAV.
 pub(crate) const MP3_BYTES_PER_TOKEN: u64 = 250;
+
+// The checks.
+
+/// `value` when `ok`, else an [`Error::InvalidArgument`] saying `why`.
+fn kept<T>(value: T, ok: bool, why: impl FnOnce() -> String) -> Result<T> {
+    ok.then_some(value)
+        .ok_or_else(|| Error::InvalidArgument(why()))
+}
+
+/// A retry count of at most [`MAX_RETRIES_CEILING`].
+pub(crate) fn checked_retries(n: u32) -> Result<u32> {
+    kept(n, n <= MAX_RETRIES_CEILING, || {
+        format!("max retries must be at most {MAX_RETRIES_CEILING}, not {n}")
+    })
+}
+
+/// A timeout longer than zero (zero would fail every request at once) and
+/// at most [`MAX_TIMEOUT`]; `what` names it in the error ("idle timeout").
+pub(crate) fn checked_timeout(time: Duration, what: &str) -> Result<Duration> {
+    kept(time, !time.is_zero() && time <= MAX_TIMEOUT, || {
+        let ms = time.as_millis();
+        format!("the {what} must be longer than zero and at most 24 hours, not {ms} ms")
+    })
+}
+
+/// A pool size of at most [`MAX_IDLE_CONNECTIONS`].
+pub(crate) fn checked_pool_size(n: usize) -> Result<usize> {
+    kept(n, n <= MAX_IDLE_CONNECTIONS, || {
+        format!("a client keeps at most {MAX_IDLE_CONNECTIONS} idle connections, not {n}")
+    })
+}
+
+/// A cap on requests in flight, from 1 to [`MAX_IN_FLIGHT`].
+pub(crate) fn checked_in_flight(n: usize) -> Result<usize> {
+    kept(n, (1..=MAX_IN_FLIGHT).contains(&n), || {
+        format!("the cap on requests in flight is from 1 to {MAX_IN_FLIGHT}, not {n}")
+    })
+}
+
+/// A worker thread's stack size, from [`MIN_WORKER_STACK_BYTES`] to [`MAX_WORKER_STACK_BYTES`].
+pub(crate) fn checked_stack_size(n: usize) -> Result<usize> {
+    let (min, max) = (MIN_WORKER_STACK_BYTES, MAX_WORKER_STACK_BYTES);
+    kept(n, (min..=max).contains(&n), || {
+        format!("a worker's stack is from {min} to {max} bytes, not {n}")
+    })
+}
+
+/// A number of correction turns of at most [`MAX_JSON_CORRECTIONS`].
+pub(crate) fn checked_corrections(n: u32) -> Result<u32> {
+    kept(n, n <= MAX_JSON_CORRECTIONS, || {
+        format!("at most {MAX_JSON_CORRECTIONS} correction turns can be set, not {n}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::defaults::*;
+
+    fn message<T: std::fmt::Debug>(result: Result<T>) -> String {
+        match result {
+            Err(Error::InvalidArgument(message)) => message,
+            other => panic!("expected an invalid argument, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn retries_up_to_the_ceiling() {
+        assert_eq!(checked_retries(0).unwrap(), 0);
+        assert_eq!(checked_retries(MAX_RETRIES_CEILING).unwrap(), 10);
+        assert_eq!(
+            message(checked_retries(11)),
+            "max retries must be at most 10, not 11"
+        );
+    }
+
+    #[test]
+    fn timeouts_above_zero_and_up_to_a_day() {
+        assert_eq!(
+            checked_timeout(MAX_TIMEOUT, "timeout").unwrap(),
+            MAX_TIMEOUT
+        );
+        let one_ms = Duration::from_millis(1);
+        assert_eq!(checked_timeout(one_ms, "timeout").unwrap(), one_ms);
+        assert_eq!(
+            message(checked_timeout(Duration::ZERO, "idle timeout")),
+            "the idle timeout must be longer than zero and at most 24 hours, not 0 ms"
+        );
+        assert_eq!(
+            message(checked_timeout(MAX_TIMEOUT + one_ms, "connect timeout")),
+            "the connect timeout must be longer than zero and at most 24 hours, not 86400001 ms"
+        );
+    }
+
+    #[test]
+    fn pool_size_up_to_its_maximum() {
+        assert_eq!(checked_pool_size(0).unwrap(), 0);
+        assert_eq!(checked_pool_size(MAX_IDLE_CONNECTIONS).unwrap(), 1024);
+        assert_eq!(
+            message(checked_pool_size(1025)),
+            "a client keeps at most 1024 idle connections, not 1025"
+        );
+    }
+
+    #[test]
+    fn corrections_up_to_their_maximum() {
+        assert_eq!(checked_corrections(MAX_JSON_CORRECTIONS).unwrap(), 10);
+        assert_eq!(
+            message(checked_corrections(11)),
+            "at most 10 correction turns can be set, not 11"
+        );
+    }
+}

@@ -7,6 +7,9 @@ use crate::error::{Error, Result};
 /// The path appended to a base URL.
 const CHAT_PATH: &str = "/v1/chat/completions";
 
+/// A whole endpoint URL, the one kind that may carry a query.
+const ENDPOINT_URL: &str = "endpoint URL";
+
 /// Turns a base URL into the chat completions endpoint.
 ///
 /// `http://host:8080`, `http://host:8080/`, `http://host:8080/v1` and
@@ -16,7 +19,7 @@ const CHAT_PATH: &str = "/v1/chat/completions";
 /// endpoint is used as it is.
 pub(crate) fn endpoint_url(base: &str) -> Result<String> {
     let trimmed = base.trim().trim_end_matches('/');
-    check_url(trimmed, base, Shape::Base)?;
+    check_url(trimmed, base, "base URL")?;
     let url = if trimmed.ends_with(CHAT_PATH) {
         trimmed.to_owned()
     } else if let Some(prefix) = trimmed.strip_suffix("/v1") {
@@ -33,7 +36,7 @@ pub(crate) fn endpoint_url(base: &str) -> Result<String> {
 /// a gateway's own path. A fragment is refused: it is never sent.
 pub(crate) fn exact_endpoint_url(url: &str) -> Result<String> {
     let trimmed = url.trim();
-    check_url(trimmed, url, Shape::Exact)?;
+    check_url(trimmed, url, ENDPOINT_URL)?;
     Ok(trimmed.to_owned())
 }
 
@@ -43,18 +46,16 @@ pub(crate) fn exact_endpoint_url(url: &str) -> Result<String> {
 /// the deployment and the version percent-encoded.
 pub(crate) fn azure_url(endpoint: &str, deployment: &str, api_version: &str) -> Result<String> {
     let trimmed = endpoint.trim().trim_end_matches('/');
-    check_url(trimmed, endpoint, Shape::AzureEndpoint)?;
+    check_url(trimmed, endpoint, "Azure endpoint")?;
     for (what, value) in [("deployment", deployment), ("API version", api_version)] {
         if value.trim().is_empty() {
-            return Err(Error::InvalidArgument(format!(
-                "the Azure {what} must not be empty"
-            )));
+            let why = format!("the Azure {what} must not be empty");
+            return Err(Error::InvalidArgument(why));
         }
     }
+    let (deployment, version) = (encode(deployment.trim()), encode(api_version.trim()));
     Ok(format!(
-        "{trimmed}/openai/deployments/{}/chat/completions?api-version={}",
-        encode(deployment.trim()),
-        encode(api_version.trim())
+        "{trimmed}/openai/deployments/{deployment}/chat/completions?api-version={version}"
     ))
 }
 
@@ -72,33 +73,15 @@ fn encode(value: &str) -> String {
     encoded
 }
 
-/// Which kind of URL is checked: what its errors call it, and whether it
-/// may carry a query.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    Base,
-    Exact,
-    AzureEndpoint,
-}
-
-impl Shape {
-    fn name(self) -> &'static str {
-        match self {
-            Shape::Base => "base URL",
-            Shape::Exact => "endpoint URL",
-            Shape::AzureEndpoint => "Azure endpoint",
-        }
-    }
-}
-
-fn check_url(url: &str, original: &str, shape: Shape) -> Result<()> {
+/// Checks a URL of the kind `name` says ("base URL").
+fn check_url(url: &str, original: &str, name: &str) -> Result<()> {
     // A URL with '@' may carry a password: never quote it.
     let shown = if original.contains('@') {
         "(not shown: it contains '@')".to_owned()
     } else {
         format!("{original:?}")
     };
-    let bad = |why: &str| Error::Config(format!("{} {shown} {why}", shape.name()));
+    let bad = |why: &str| Error::Config(format!("{name} {shown} {why}"));
     let uri: ureq::http::Uri = url.parse().map_err(|_| bad("is not a valid URL"))?;
     match uri.scheme_str() {
         Some("http") | Some("https") => {}
@@ -125,7 +108,7 @@ fn check_url(url: &str, original: &str, shape: Shape) -> Result<()> {
     if url.contains('#') {
         return Err(bad("must not have a fragment: it is never sent"));
     }
-    if uri.query().is_some() && shape != Shape::Exact {
+    if uri.query().is_some() && name != ENDPOINT_URL {
         return Err(bad(
             "must not have a query: give the whole URL as the endpoint URL to keep one",
         ));

@@ -1,5 +1,4 @@
-//! The caller's extra request headers: which may be set, and those taken
-//! from the environment unless given.
+//! The caller's extra request headers, and those from the environment.
 
 use std::fmt;
 use std::sync::Arc;
@@ -49,12 +48,16 @@ impl Headers {
                 "the {text} header cannot be set: {why}"
             )));
         }
-        let value = value
-            .map(|value| sensitive_value(text, value))
-            .transpose()?;
+        // Checked and marked sensitive; the error names the header, never the value.
+        let value = value.map(HeaderValue::from_str).transpose().map_err(|_| {
+            Error::InvalidArgument(format!(
+                "the value of the {text} header is not a valid HTTP header value (a control character, such as a newline?)"
+            ))
+        })?;
         let headers = Arc::make_mut(&mut self.0);
         headers.retain(|(old, _)| *old != name);
-        if let Some(value) = value {
+        if let Some(mut value) = value {
+            value.set_sensitive(true);
             headers.push((name, value));
         }
         Ok(())
@@ -64,18 +67,6 @@ impl Headers {
     pub(crate) fn iter(&self) -> impl Iterator<Item = &(HeaderName, HeaderValue)> {
         self.0.iter()
     }
-}
-
-/// A header value, checked and marked sensitive; the error names the
-/// header, never the value.
-fn sensitive_value(name: &str, value: &str) -> Result<HeaderValue> {
-    let mut value = HeaderValue::from_str(value).map_err(|_| {
-        Error::InvalidArgument(format!(
-            "the value of the {name} header is not a valid HTTP header value (a control character, such as a newline?)"
-        ))
-    })?;
-    value.set_sensitive(true);
-    Ok(value)
 }
 
 impl fmt::Debug for Headers {

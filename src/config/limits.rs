@@ -76,14 +76,9 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// The value of one limit.
+    /// The value of one limit (read from a copy, so that one match serves).
     pub(crate) fn get(&self, limit: Limit) -> u64 {
-        match limit {
-            Limit::Body => self.body,
-            Limit::Event => self.event,
-            Limit::Stream => self.stream,
-            Limit::Headers => self.headers,
-        }
+        *{ *self }.slot(limit)
     }
 
     /// Sets one limit; below [`MIN_LIMIT`] or above its maximum is an

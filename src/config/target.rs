@@ -1,14 +1,10 @@
-//! Where requests go and with which credential: the endpoint and the key
-//! are each taken from the first place that has them (argument,
-//! environment, `./.env`), and [`check_trust`] says whether the key may go
-//! there.
+//! Where requests go and with which credential; [`check_trust`] says
+//! whether the key may go there.
 
-use super::credential::{Auth, Credential, Provider};
+use super::credential::{ApiKey, Auth, Credential, Provider};
 use super::defaults::{DEFAULT_AZURE_API_VERSION, DEFAULT_BASE_URL};
 use super::endpoint::{azure_url, endpoint_url, exact_endpoint_url};
-use super::env::{lookup, lookup_with_source, Source};
-use super::key::ApiKey;
-use super::trust::{check_trust, TrustNames};
+use super::env::{check_trust, lookup, lookup_with_source, Source, TrustNames};
 use crate::error::{Error, Result};
 
 /// Where requests go, as the caller described it.
@@ -109,11 +105,8 @@ fn resolve_endpoint(target: Target) -> Result<(String, Source)> {
             let (endpoint, source) = match endpoint {
                 Some(endpoint) => (endpoint, Source::Explicit),
                 None => lookup_with_source("AZURE_OPENAI_ENDPOINT").ok_or_else(|| {
-                    Error::Config(
-                        "no Azure endpoint: pass one (https://RESOURCE.openai.azure.com) \
-                         or set AZURE_OPENAI_ENDPOINT"
-                            .into(),
-                    )
+                    let why = "no Azure endpoint: pass one (https://RESOURCE.openai.azure.com) or set AZURE_OPENAI_ENDPOINT";
+                    Error::Config(why.into())
                 })?,
             };
             let api_version = api_version

@@ -1,24 +1,16 @@
 //! The one escaping that keeps a server's text on one line: every text
 //! chatwire composes for a person or a log (an error's `Display`,
-//! `chatwire_last_error()`, a log line) passes through here.
+//! `chatwire_last_error()`, a log line) passes through here, so that a
+//! server's line breaks and terminal escapes cannot forge log lines or
+//! recolour a terminal.
 //!
-//! A server's message may hold line breaks, carriage returns and terminal
-//! escape sequences; printed raw, it would forge log lines or recolour a
-//! terminal. Each such character is written as an escape instead:
-//!
-//! - `\n`, `\r` and `\t` for line feed, carriage return and tab;
-//! - `\u{HEX}` (lower-case hex, no leading zeros, as Rust writes it) for
-//!   every other control character (U+0000 to U+001F, U+007F to U+009F,
-//!   so ESC is `\u{1b}` and NEL `\u{85}`), the line and paragraph
-//!   separators U+2028 and U+2029, and the bidirectional overrides and
-//!   isolates (U+202A to U+202E, U+2066 to U+2069), which reorder how the
-//!   rest of a line reads.
-//!
-//! A backslash is kept as it is, so escaping twice changes nothing (a log
-//! line quoting an error's text may pass through here again), at the price
-//! of `\n` in the output meaning either a line break or the two characters
-//! the server sent. The escape is for reading, not for decoding: the raw
-//! text stays in the structured fields (`ApiError::message`, the reply JSON).
+//! Line feed, carriage return and tab are written `\n`, `\r`, `\t`; every
+//! other control character (U+0000 to U+001F, U+007F to U+009F), U+2028,
+//! U+2029 and the bidirectional overrides and isolates (U+202A to U+202E,
+//! U+2066 to U+2069) as Rust writes them (`\u{1b}`). A backslash is kept,
+//! so escaping twice changes nothing (a log line may quote an error's
+//! text), at the price of `\n` meaning either a break or the two
+//! characters. The raw text stays in the structured fields.
 
 use std::borrow::Cow;
 use std::fmt::{self, Write};

@@ -1,6 +1,6 @@
-//! How an error reads: `Display` (one line, each thing said once, a
-//! server's control characters escaped) and `Debug` (the variant, then the
-//! message; with `{:#?}`, the fields the message leaves out).
+//! How an error reads: `Display` (one line, a server's control characters
+//! escaped) and `Debug` (the variant, then the message; with `{:#?}`, the
+//! fields the message leaves out).
 
 use std::fmt;
 
@@ -53,12 +53,10 @@ impl Error {
                 write!(out, "too large: {what} is over the limit of {limit} bytes")
             }
             Error::System { message, .. } => write!(out, "system error: {message}"),
-            Error::InvalidReply { errors, last_reply } => write!(
-                out,
-                "invalid reply: {} (last reply: {:?})",
-                errors.join("; "),
-                excerpt(last_reply, EXCERPT_BYTES, Keep::Start)
-            ),
+            Error::InvalidReply { errors, last_reply } => {
+                let last = excerpt(last_reply, EXCERPT_BYTES, Keep::Start);
+                write!(out, "invalid reply: {} (last reply: {last:?})", errors.join("; "))
+            }
             Error::Tls { message } => write!(out, "TLS error: {message}"),
             Error::Internal(text) => write!(out, "internal error: {text}"),
         }
@@ -71,27 +69,15 @@ impl Error {
 
     /// The variant's name, as `Debug` starts with it.
     fn variant(&self) -> &'static str {
-        match self {
-            Error::InvalidArgument(_) => "InvalidArgument",
-            Error::InvalidConversation(_) => "InvalidConversation",
-            Error::MissingApiKey => "MissingApiKey",
-            Error::Config(_) => "Config",
-            Error::Transport { .. } => "Transport",
-            Error::Timeout { .. } => "Timeout",
-            Error::Auth(_) => "Auth",
-            Error::RateLimited(_) => "RateLimited",
-            Error::Server(_) => "Server",
-            Error::Http(_) => "Http",
-            Error::ContextLength(_) => "ContextLength",
-            Error::ContentFiltered(_) => "ContentFiltered",
-            Error::Decode { .. } => "Decode",
-            Error::NoJson(_) => "NoJson",
-            Error::Cancelled => "Cancelled",
-            Error::TooLarge { .. } => "TooLarge",
-            Error::System { .. } => "System",
-            Error::InvalidReply { .. } => "InvalidReply",
-            Error::Tls { .. } => "Tls",
-            Error::Internal(_) => "Internal",
+        macro_rules! names {
+            ($($name:ident)*) => {
+                match self { $(Error::$name { .. } => stringify!($name),)* }
+            };
+        }
+        names! {
+            InvalidArgument InvalidConversation MissingApiKey Config Transport Timeout Auth
+            RateLimited Server Http ContextLength ContentFiltered Decode NoJson Cancelled
+            TooLarge System InvalidReply Tls Internal
         }
     }
 
@@ -101,15 +87,10 @@ impl Error {
     fn debug_fields(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = f.debug_struct(self.variant());
         out.field("message", &self.to_string());
+        if let Some(api) = self.api_error() {
+            out.field("api", api);
+        }
         match self {
-            Error::Auth(api)
-            | Error::RateLimited(api)
-            | Error::Server(api)
-            | Error::Http(api)
-            | Error::ContextLength(api)
-            | Error::ContentFiltered(api) => {
-                out.field("api", api);
-            }
             Error::Timeout { kind, .. } => {
                 out.field("kind", kind);
             }

@@ -1,13 +1,16 @@
-//! The walk that checks a value: one schema at one place in the value,
-//! handing each family of keywords to its own file.
+//! The walk that checks a value: one schema at one place in the value, and
+//! the keywords on a value's own form (`type`, `enum`, `const`, numbers,
+//! sizes) and on objects and arrays; the combinators are in
+//! `combinators.rs`.
 
 use std::cell::Cell;
+use std::cmp::Ordering;
 
-use serde_json::Value;
+use serde_json::{Map, Number, Value};
 
-use super::describe::describe;
-use super::problem::{Problems, Step, What};
-use super::refs::resolve;
+use super::describe::{article, describe, noun};
+use super::problem::{quote, Problems, Step, What};
+use super::types::{compare, has_type, resolve, same, show_number, type_names};
 
 /// How deep checking may go (subschemas entered, `$ref`s followed and
 /// values descended into, together): a schema that refers to itself without
@@ -22,10 +25,54 @@ const MAX_VISITS: usize = 200_000;
 /// Checks values against the schemas inside one root (which `$ref`s
 /// point into).
 pub(super) struct Checker<'s> {
-    root: &'s Value,
+    pub(super) root: &'s Value,
     /// Schemas visited so far, against [`MAX_VISITS`].
     visits: Cell<usize>,
 }
+
+/// Where a check is in the value, and what it found so far.
+pub(super) struct Walk {
+    pub(super) path: Vec<Step>,
+    pub(super) problems: Problems,
+}
+
+impl Walk {
+    /// A walk from the top of a value, keeping what `problems` keeps.
+    pub(super) fn new(problems: Problems) -> Walk {
+        Walk {
+            path: Vec::new(),
+            problems,
+        }
+    }
+
+    /// Adds a problem with `value` here; `what` runs only when it is kept.
+    pub(super) fn add(&mut self, value: &Value, what: impl FnOnce() -> What) {
+        self.problems.add(&self.path, value, what);
+    }
+
+    /// Adds a problem said in a clause of its own, made only when kept.
+    pub(super) fn other(&mut self, value: &Value, text: impl FnOnce() -> String) {
+        self.add(value, || What::Other(text()));
+    }
+
+    /// Runs `check` one `step` further into the value.
+    pub(super) fn within(&mut self, step: Step, check: impl FnOnce(&mut Walk)) {
+        self.path.push(step);
+        check(self);
+        self.path.pop();
+    }
+}
+
+/// One schema object met with one value, `depth` levels into the check.
+pub(super) struct Here<'s, 'v> {
+    pub(super) schema: &'s Value,
+    pub(super) object: &'s Map<String, Value>,
+    pub(super) value: &'v Value,
+    pub(super) depth: usize,
+}
+
+/// A bound's keyword, when a number keeps to it, and its words.
+type Bound = (&'static str, fn(Ordering) -> bool, &'static str);
 
 impl<'s> Checker<'s> {
     pub(super) fn new(root: &'s Value) -> Checker<'s> {
@@ -35,44 +82,25 @@ impl<'s> Checker<'s> {
         }
     }
 
-    /// The schema that `$ref`s point into.
-    pub(super) fn root(&self) -> &'s Value {
-        self.root
-    }
-
-    /// Checks `value` against `schema`, adding what is wrong to `problems`;
-    /// `path` is where `value` sits.
-    pub(super) fn schema(
-        &self,
-        schema: &'s Value,
-        value: &Value,
-        path: &mut Vec<Step>,
-        depth: usize,
-        problems: &mut Problems,
-    ) {
+    /// Checks `value` against `schema`, adding what is wrong to `walk`.
+    pub(super) fn schema(&self, schema: &'s Value, value: &Value, walk: &mut Walk, depth: usize) {
         self.visits.set(self.visits.get() + 1);
         if self.visits.get() > MAX_VISITS {
-            problems.add(path, value, || {
-                What::Other(format!(
+            return walk.other(value, || {
+                format!(
                     "checking stopped: the schema needs more than {MAX_VISITS} steps for this value"
-                ))
+                )
             });
-            return;
         }
         if depth > MAX_DEPTH {
-            problems.add(path, value, || {
-                What::Other(format!(
-                    "the schema nests deeper than {MAX_DEPTH} levels here"
-                ))
+            return walk.other(value, || {
+                format!("the schema nests deeper than {MAX_DEPTH} levels here")
             });
-            return;
         }
         let object = match schema {
             Value::Bool(true) => return,
             Value::Bool(false) => {
-                return problems.add(path, value, || {
-                    What::Other("no value is allowed here".to_owned())
-                })
+                return walk.other(value, || "no value is allowed here".to_owned())
             }
             Value::Object(object) => object,
             // Refused by Schema::new.
@@ -83,57 +111,50 @@ impl<'s> Checker<'s> {
             .and_then(Value::as_str)
             .and_then(|reference| resolve(self.root, reference))
         {
-            self.schema(target, value, path, depth + 1, problems);
+            self.schema(target, value, walk, depth + 1);
         }
-        if !self.kind(schema, object, value, path, problems) {
+        let here = Here {
+            schema,
+            object,
+            value,
+            depth,
+        };
+        if !self.kind(&here, walk) {
             // The rest would only repeat that the type is wrong.
             return;
         }
-        self.constants(schema, object, value, path, problems);
+        self.constants(&here, walk);
         match value {
-            Value::Number(number) => self.numbers(schema, object, number, path, problems),
+            Value::Number(number) => self.numbers(&here, number, walk),
             Value::String(text) => {
-                let count = text.chars().count();
                 let bounds = ["minLength", "maxLength"];
-                self.counted(schema, value, count, bounds, "characters", path, problems);
+                self.counted(&here, text.chars().count(), bounds, "characters", walk);
             }
-            Value::Array(_) => self.array(schema, object, value, path, depth, problems),
-            Value::Object(_) => self.object(schema, object, value, path, depth, problems),
+            Value::Array(items) => self.array(&here, items, walk),
+            Value::Object(members) => self.object(&here, members, walk),
             _ => {}
         }
-        self.combinations(object, value, path, depth, problems);
+        self.combinations(&here, walk);
     }
 
     /// Whether `value` matches `schema`.
     pub(super) fn matches(&self, schema: &'s Value, value: &Value, depth: usize) -> bool {
-        let mut problems = Problems::counted();
-        self.schema(schema, value, &mut Vec::new(), depth + 1, &mut problems);
-        problems.is_empty()
+        let mut walk = Walk::new(Problems::counted());
+        self.schema(schema, value, &mut walk, depth + 1);
+        walk.problems.is_empty()
     }
 
-    /// The problems of `value` against `schema` alone, at `path`.
+    /// The problems of `value` against `schema` alone, at the walk's place.
     pub(super) fn problems(
         &self,
         schema: &'s Value,
         value: &Value,
-        path: &mut Vec<Step>,
+        walk: &mut Walk,
         depth: usize,
     ) -> Problems {
-        let mut problems = Problems::default();
-        self.schema(schema, value, path, depth + 1, &mut problems);
-        problems
-    }
-
-    /// Runs `check` with `path` extended by one step.
-    pub(super) fn within(
-        &self,
-        path: &mut Vec<Step>,
-        step: Step,
-        check: impl FnOnce(&mut Vec<Step>),
-    ) {
-        path.push(step);
-        check(path);
-        path.pop();
+        let outer = std::mem::take(&mut walk.problems);
+        self.schema(schema, value, walk, depth + 1);
+        std::mem::replace(&mut walk.problems, outer)
     }
 
     /// A broken keyword: its own complaint, and all that `schema` accepts.
@@ -142,5 +163,216 @@ impl<'s> Checker<'s> {
             said,
             whole: describe(self.root, schema),
         }
+    }
+
+    /// Adds the complaint of a keyword that `here` breaks (`said` runs only
+    /// when the problem is kept).
+    fn broken(&self, here: &Here<'s, '_>, walk: &mut Walk, said: impl FnOnce() -> String) {
+        walk.add(here.value, || self.breaks(here.schema, said()));
+    }
+
+    /// `type`; false when it does not match.
+    fn kind(&self, here: &Here<'s, '_>, walk: &mut Walk) -> bool {
+        let Some(kind) = here.object.get("type") else {
+            return true;
+        };
+        let names = type_names(kind);
+        let matched = names.iter().any(|name| has_type(here.value, name));
+        if !matched {
+            self.broken(here, walk, || {
+                let expected: Vec<String> = names.iter().map(|name| article(name)).collect();
+                let (expected, found) = (expected.join(" or "), quote(here.value));
+                format!("expected {expected}, got {found}")
+            });
+        }
+        matched
+    }
+
+    /// `enum` and `const`.
+    fn constants(&self, here: &Here<'s, '_>, walk: &mut Walk) {
+        let value = here.value;
+        if let Some(Value::Array(allowed)) = here.object.get("enum") {
+            if !allowed.iter().any(|option| same(option, value)) {
+                self.broken(here, walk, || {
+                    let options: Vec<String> = allowed.iter().map(Value::to_string).collect();
+                    let (options, found) = (options.join(", "), quote(value));
+                    format!("expected one of {options}, got {found}")
+                });
+            }
+        }
+        if let Some(constant) = here.object.get("const") {
+            if !same(constant, value) {
+                self.broken(here, walk, || {
+                    format!("expected {constant}, got {}", quote(value))
+                });
+            }
+        }
+    }
+
+    /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
+    /// `multipleOf`.
+    fn numbers(&self, here: &Here<'s, '_>, number: &Number, walk: &mut Walk) {
+        let checks: [Bound; 4] = [
+            ("minimum", Ordering::is_ge, "at least"),
+            ("maximum", Ordering::is_le, "at most"),
+            ("exclusiveMinimum", Ordering::is_gt, "above"),
+            ("exclusiveMaximum", Ordering::is_lt, "below"),
+        ];
+        for (keyword, holds, words) in checks {
+            let Some(Value::Number(limit)) = here.object.get(keyword) else {
+                continue;
+            };
+            if !compare(number, limit).is_some_and(holds) {
+                self.broken(here, walk, || {
+                    let limit = show_number(limit);
+                    format!("expected a number {words} {limit}, got {number}")
+                });
+            }
+        }
+        let step = here.object.get("multipleOf").and_then(Value::as_f64);
+        if let (Some(step), Some(float)) = (step, number.as_f64()) {
+            let ratio = float / step;
+            if step > 0.0 && (ratio - ratio.round()).abs() > 1e-9 {
+                self.broken(here, walk, || {
+                    format!("expected a multiple of {step}, got {number}")
+                });
+            }
+        }
+    }
+
+    /// A `min*`/`max*` pair on a count of things (`things` in the plural).
+    fn counted(
+        &self,
+        here: &Here<'s, '_>,
+        count: usize,
+        [min, max]: [&str; 2],
+        things: &str,
+        walk: &mut Walk,
+    ) {
+        let bound = |keyword| here.object.get(keyword).and_then(Value::as_u64);
+        let count = count as u64;
+        if let Some(min) = bound(min).filter(|min| count < *min) {
+            self.broken(here, walk, || {
+                format!("expected at least {min} {}, got {count}", noun(min, things))
+            });
+        }
+        if let Some(max) = bound(max).filter(|max| count > *max) {
+            self.broken(here, walk, || {
+                format!("expected at most {max} {}, got {count}", noun(max, things))
+            });
+        }
+    }
+
+    /// `minProperties`/`maxProperties`, `required`, `dependentRequired`,
+    /// `properties`, `additionalProperties`, `propertyNames`.
+    fn object(&self, here: &Here<'s, '_>, members: &Map<String, Value>, walk: &mut Walk) {
+        let (object, value) = (here.object, here.value);
+        let bounds = ["minProperties", "maxProperties"];
+        self.counted(here, members.len(), bounds, "properties", walk);
+        required(object, members, value, walk);
+        for (name, member) in members {
+            if let Some(names) = object.get("propertyNames") {
+                if !self.matches(names, &Value::String(name.clone()), here.depth) {
+                    walk.other(value, || {
+                        format!("the property name {name:?} is not allowed")
+                    });
+                }
+            }
+            let declared = object
+                .get("properties")
+                .and_then(Value::as_object)
+                .and_then(|properties| properties.get(name));
+            match declared.or_else(|| object.get("additionalProperties")) {
+                Some(Value::Bool(false)) if declared.is_none() => {
+                    walk.other(value, || format!("the property {name:?} is not allowed"))
+                }
+                Some(schema) => walk.within(Step::Key(name.clone()), |walk| {
+                    self.schema(schema, member, walk, here.depth + 1)
+                }),
+                None => {}
+            }
+        }
+    }
+
+    /// `minItems`/`maxItems`, `prefixItems`, `items`, `uniqueItems`,
+    /// `contains` (with `minContains`/`maxContains`).
+    fn array(&self, here: &Here<'s, '_>, items: &[Value], walk: &mut Walk) {
+        let object = here.object;
+        self.counted(here, items.len(), ["minItems", "maxItems"], "items", walk);
+        let prefix = object
+            .get("prefixItems")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        for (index, item) in items.iter().enumerate() {
+            if let Some(schema) = prefix.get(index).or_else(|| object.get("items")) {
+                walk.within(Step::Index(index), |walk| {
+                    self.schema(schema, item, walk, here.depth + 1)
+                });
+            }
+        }
+        if object.get("uniqueItems") == Some(&Value::Bool(true)) {
+            unique(items, here.value, walk);
+        }
+        if let Some(contains) = object.get("contains") {
+            let count = items
+                .iter()
+                .filter(|item| self.matches(contains, item, here.depth))
+                .count() as u64;
+            let bound = |keyword| object.get(keyword).and_then(Value::as_u64);
+            let (min, max) = (bound("minContains").unwrap_or(1), bound("maxContains"));
+            if count < min || max.is_some_and(|max| count > max) {
+                let most = max.map(|max| format!(" and at most {max}"));
+                let most = most.unwrap_or_default();
+                walk.other(here.value, || {
+                    format!("{count} items match \"contains\", expected at least {min}{most}")
+                });
+            }
+        }
+    }
+}
+
+/// `required` and `dependentRequired`.
+fn required(
+    object: &Map<String, Value>,
+    members: &Map<String, Value>,
+    value: &Value,
+    walk: &mut Walk,
+) {
+    let mut missing = |name: &str, because: Option<&str>| {
+        if !members.contains_key(name) {
+            walk.add(value, || What::Missing {
+                name: name.to_owned(),
+                because: because.map(str::to_owned),
+            });
+        }
+    };
+    if let Some(Value::Array(required)) = object.get("required") {
+        for name in required.iter().filter_map(Value::as_str) {
+            missing(name, None);
+        }
+    }
+    if let Some(Value::Object(dependent)) = object.get("dependentRequired") {
+        for (name, needs) in dependent
+            .iter()
+            .filter(|(name, _)| members.contains_key(*name))
+        {
+            let needs = needs.as_array().into_iter().flatten();
+            for needed in needs.filter_map(Value::as_str) {
+                missing(needed, Some(name));
+            }
+        }
+    }
+}
+
+/// `uniqueItems`: the first item that repeats an earlier one.
+fn unique(items: &[Value], value: &Value, walk: &mut Walk) {
+    let repeated = items
+        .iter()
+        .enumerate()
+        .find(|(index, item)| items[..*index].iter().any(|earlier| same(earlier, item)));
+    if let Some((index, item)) = repeated {
+        walk.other(value, || {
+            format!("item {index} repeats an earlier item, {}", quote(item))
+        });
     }
 }

@@ -11,22 +11,16 @@
 //! fits, the problem is the value against all the choices, in words ("a
 //! number from 0 to 2, or null").
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::check::Checker;
-use super::describe::{describe_choices, may_hold, one_of};
+use super::check::{Checker, Here, Walk};
+use super::describe::{describe_choices, fixed_values, may_hold, one_of};
 use super::problem::{Problems, Step, What};
-use super::refs::follow;
+use super::types::follow;
 
 impl<'s> Checker<'s> {
-    pub(super) fn combinations(
-        &self,
-        object: &'s Map<String, Value>,
-        value: &Value,
-        path: &mut Vec<Step>,
-        depth: usize,
-        problems: &mut Problems,
-    ) {
+    pub(super) fn combinations(&self, here: &Here<'s, '_>, walk: &mut Walk) {
+        let (object, value, depth) = (here.object, here.value, here.depth);
         let list = |keyword| {
             object
                 .get(keyword)
@@ -34,7 +28,7 @@ impl<'s> Checker<'s> {
                 .map_or(&[][..], Vec::as_slice)
         };
         for schema in list("allOf") {
-            self.schema(schema, value, path, depth + 1, problems);
+            self.schema(schema, value, walk, depth + 1);
         }
         for keyword in ["anyOf", "oneOf"] {
             let choices = list(keyword);
@@ -46,20 +40,16 @@ impl<'s> Checker<'s> {
                 .filter(|schema| self.matches(schema, value, depth))
                 .count();
             if matching == 0 {
-                self.no_choice(choices, value, path, depth, problems);
+                self.no_choice(choices, value, walk, depth);
             } else if keyword == "oneOf" && matching > 1 {
-                problems.add(path, value, || {
-                    What::Other(format!(
-                        "matches {matching} of the \"oneOf\" choices, expected exactly one"
-                    ))
+                walk.other(value, || {
+                    format!("matches {matching} of the \"oneOf\" choices, expected exactly one")
                 });
             }
         }
         if let Some(not) = object.get("not") {
             if self.matches(not, value, depth) {
-                problems.add(path, value, || {
-                    What::Other("matches the schema under \"not\"".to_owned())
-                });
+                walk.other(value, || "matches the schema under \"not\"".to_owned());
             }
         }
         if let Some(condition) = object.get("if") {
@@ -69,42 +59,35 @@ impl<'s> Checker<'s> {
                 "else"
             };
             if let Some(schema) = object.get(branch) {
-                self.schema(schema, value, path, depth + 1, problems);
+                self.schema(schema, value, walk, depth + 1);
             }
         }
     }
 
     /// Reports a value that matches none of `choices` (see the module
     /// documentation).
-    fn no_choice(
-        &self,
-        choices: &'s [Value],
-        value: &Value,
-        path: &mut Vec<Step>,
-        depth: usize,
-        problems: &mut Problems,
-    ) {
+    fn no_choice(&self, choices: &'s [Value], value: &Value, walk: &mut Walk, depth: usize) {
         let candidates: Vec<&'s Value> = choices
             .iter()
-            .filter(|choice| may_hold(self.root(), choice, value))
+            .filter(|choice| may_hold(self.root, choice, value, 0))
             .collect();
-        let here = path.len();
+        let here = walk.path.len();
         let found = match candidates[..] {
             [] => None,
-            [only] => Some(self.problems(only, value, path, depth)),
-            _ => match self.discriminate(&candidates, value, path, depth) {
-                Some(found) => return problems.absorb(found),
+            [only] => Some(self.problems(only, value, walk, depth)),
+            _ => match self.discriminate(&candidates, value, walk, depth) {
+                Some(found) => return walk.problems.absorb(found),
                 None => self
-                    .deepest(&candidates, value, path, depth)
+                    .deepest(&candidates, value, walk, depth)
                     .filter(|found| found.first().is_some_and(|first| first.path.len() > here)),
             },
         };
         match found {
             Some(found) if !found.first().is_some_and(|first| first.is_form_at(here)) => {
-                problems.absorb(found)
+                walk.problems.absorb(found)
             }
-            _ => problems.add(path, value, || {
-                What::not(describe_choices(self.root(), choices), value)
+            _ => walk.add(value, || {
+                What::not(describe_choices(self.root, choices), value)
             }),
         }
     }
@@ -116,14 +99,14 @@ impl<'s> Checker<'s> {
         &self,
         candidates: &[&'s Value],
         value: &Value,
-        path: &mut Vec<Step>,
+        walk: &mut Walk,
         depth: usize,
     ) -> Option<Problems> {
         let members = value.as_object()?;
         let (name, tags) = self.discriminator(candidates)?;
         let mut found = Problems::default();
         let Some(tag) = members.get(name) else {
-            found.add(path, value, || What::Missing {
+            found.add(&walk.path, value, || What::Missing {
                 name: name.to_owned(),
                 because: None,
             });
@@ -133,14 +116,14 @@ impl<'s> Checker<'s> {
             .iter()
             .position(|schema| self.matches(schema, tag, depth));
         match chosen {
-            Some(index) => Some(self.problems(candidates[index], value, path, depth)),
+            Some(index) => Some(self.problems(candidates[index], value, walk, depth)),
             None => {
                 let values: Vec<Value> = tags
                     .iter()
                     .flat_map(|schema| fixed_values(schema).to_vec())
                     .collect();
-                self.within(path, Step::Key(name.to_owned()), |path| {
-                    found.add(path, tag, || What::not(one_of(&values), tag))
+                walk.within(Step::Key(name.to_owned()), |walk| {
+                    found.add(&walk.path, tag, || What::not(one_of(&values), tag))
                 });
                 Some(found)
             }
@@ -152,7 +135,7 @@ impl<'s> Checker<'s> {
     fn discriminator(&self, candidates: &[&'s Value]) -> Option<(&'s str, Vec<&'s Value>)> {
         let shapes: Vec<&Value> = candidates
             .iter()
-            .map(|schema| follow(self.root(), schema))
+            .map(|schema| follow(self.root, schema))
             .collect();
         let first = shapes.first()?.get("required")?.as_array()?;
         first.iter().filter_map(Value::as_str).find_map(|name| {
@@ -163,7 +146,7 @@ impl<'s> Checker<'s> {
                     if !required.iter().any(|r| r == name) {
                         return None;
                     }
-                    let tag = follow(self.root(), shape.get("properties")?.get(name)?);
+                    let tag = follow(self.root, shape.get("properties")?.get(name)?);
                     (!fixed_values(tag).is_empty()).then_some(tag)
                 })
                 .collect();
@@ -177,22 +160,14 @@ impl<'s> Checker<'s> {
         &self,
         candidates: &[&'s Value],
         value: &Value,
-        path: &mut Vec<Step>,
+        walk: &mut Walk,
         depth: usize,
     ) -> Option<Problems> {
         // The first of equals wins: `max_by_key` keeps the last.
         candidates
             .iter()
             .rev()
-            .map(|candidate| self.problems(candidate, value, path, depth))
+            .map(|candidate| self.problems(candidate, value, walk, depth))
             .max_by_key(|found| found.first().map_or(0, |first| first.path.len()))
     }
-}
-
-/// The values a schema fixes with `enum` or `const`; empty when it fixes none.
-fn fixed_values(schema: &Value) -> &[Value] {
-    if let Some(Value::Array(values)) = schema.get("enum") {
-        return values;
-    }
-    schema.get("const").map_or(&[], std::slice::from_ref)
 }

@@ -7,8 +7,7 @@ use std::mem::discriminant;
 use serde_json::{Map, Value};
 
 use super::keywords::is_annotation;
-use super::refs::follow;
-use super::types::{has_type, show_number, type_names};
+use super::types::{follow, has_type, show_number, type_names};
 
 /// How deep nested choices are read for words; deeper ones are summed up
 /// by their first level.
@@ -46,14 +45,10 @@ pub(super) fn describe_choices(root: &Value, choices: &[Value]) -> String {
 }
 
 /// Whether `schema` could hold a value of `value`'s type: what decides
-/// which of several choices a value was meant for.
-pub(super) fn may_hold(root: &Value, schema: &Value, value: &Value) -> bool {
-    may_hold_within(root, schema, value, 0)
-}
-
-/// Nested choices are looked into one level deep (enough for a choice
-/// that is itself a list of types), so that the look stays cheap.
-fn may_hold_within(root: &Value, schema: &Value, value: &Value, nesting: usize) -> bool {
+/// which of several choices a value was meant for. Nested choices are
+/// looked into one level deep (`nesting` 0 to 1: enough for a choice that
+/// is itself a list of types), so that the look stays cheap.
+pub(super) fn may_hold(root: &Value, schema: &Value, value: &Value, nesting: usize) -> bool {
     let object = match follow(root, schema) {
         Value::Bool(accepts) => return *accepts,
         Value::Object(object) => object,
@@ -70,7 +65,7 @@ fn may_hold_within(root: &Value, schema: &Value, value: &Value, nesting: usize) 
     match choices(object) {
         Some(choices) if nesting < 1 => choices
             .iter()
-            .any(|choice| may_hold_within(root, choice, value, nesting + 1)),
+            .any(|choice| may_hold(root, choice, value, nesting + 1)),
         _ => true,
     }
 }
@@ -122,13 +117,18 @@ fn flatten<'s>(root: &'s Value, schema: &'s Value, into: &mut Vec<&'s Value>, ne
     into.push(schema);
 }
 
-/// The choices of a schema that is nothing but one `anyOf` or `oneOf`.
-fn only_choices(object: &Map<String, Value>) -> Option<&Vec<Value>> {
+/// The one keyword of a schema that checks something, when there is one.
+fn only_check(object: &Map<String, Value>) -> Option<&str> {
     let mut checks = object.keys().filter(|key| !is_annotation(key));
     match (checks.next(), checks.next()) {
-        (Some(_), None) => choices(object),
+        (Some(key), None) => Some(key),
         _ => None,
     }
+}
+
+/// The choices of a schema that is nothing but one `anyOf` or `oneOf`.
+fn only_choices(object: &Map<String, Value>) -> Option<&Vec<Value>> {
+    only_check(object).and(choices(object))
 }
 
 fn choices(object: &Map<String, Value>) -> Option<&Vec<Value>> {
@@ -136,6 +136,11 @@ fn choices(object: &Map<String, Value>) -> Option<&Vec<Value>> {
         .get("anyOf")
         .or_else(|| object.get("oneOf"))
         .and_then(Value::as_array)
+}
+
+/// The values a schema fixes with `enum` or `const`; empty when it fixes none.
+pub(super) fn fixed_values(schema: &Value) -> &[Value] {
+    schema.as_object().and_then(fixed).unwrap_or(&[])
 }
 
 fn fixed(object: &Map<String, Value>) -> Option<&[Value]> {
@@ -149,16 +154,13 @@ fn fixed(object: &Map<String, Value>) -> Option<&[Value]> {
 /// The type of a schema that says nothing but its one type.
 fn bare_type(schema: &Value) -> Option<&str> {
     let object = schema.as_object()?;
-    let mut checks = object.keys().filter(|key| !is_annotation(key));
-    match (checks.next(), checks.next()) {
-        (Some(key), None) if key == "type" => object["type"].as_str(),
-        _ => None,
-    }
+    only_check(object).filter(|key| *key == "type")?;
+    object["type"].as_str()
 }
 
 /// Whether every value `schema` fixes has one of the `bare` types.
 fn held_by(schema: &Value, bare: &[&str]) -> bool {
-    let values = schema.as_object().and_then(fixed).unwrap_or(&[]);
+    let values = fixed_values(schema);
     !values.is_empty()
         && values
             .iter()
@@ -192,45 +194,15 @@ fn alone(root: &Value, schema: &Value) -> String {
 
 /// The types that a schema without `type` speaks of, by its keywords.
 fn implied_types(object: &Map<String, Value>) -> Vec<&'static str> {
-    let families: [(&str, &[&str]); 4] = [
-        (
-            "number",
-            &[
-                "minimum",
-                "maximum",
-                "exclusiveMinimum",
-                "exclusiveMaximum",
-                "multipleOf",
-            ],
-        ),
-        ("string", &["minLength", "maxLength"]),
-        (
-            "array",
-            &[
-                "items",
-                "prefixItems",
-                "minItems",
-                "maxItems",
-                "uniqueItems",
-                "contains",
-            ],
-        ),
-        (
-            "object",
-            &[
-                "properties",
-                "required",
-                "additionalProperties",
-                "minProperties",
-                "maxProperties",
-                "propertyNames",
-                "dependentRequired",
-            ],
-        ),
+    let families = [
+        ("number", "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf"),
+        ("string", "minLength maxLength"),
+        ("array", "items prefixItems minItems maxItems uniqueItems contains"),
+        ("object", "properties required additionalProperties minProperties maxProperties propertyNames dependentRequired"),
     ];
     families
         .into_iter()
-        .filter(|(_, keywords)| keywords.iter().any(|keyword| object.contains_key(*keyword)))
+        .filter(|(_, keywords)| keywords.split(' ').any(|k| object.contains_key(k)))
         .map(|(name, _)| name)
         .collect()
 }
@@ -239,23 +211,17 @@ fn implied_types(object: &Map<String, Value>) -> Vec<&'static str> {
 fn typed(root: &Value, object: &Map<String, Value>, name: &str) -> String {
     let noun = article(name);
     match name {
-        "number" | "integer" => format!("{noun}{}", range(object)),
-        "string" => format!(
-            "{noun}{}",
-            sized(object, ["minLength", "maxLength"], "characters")
-        ),
+        "number" | "integer" => noun + &range(object),
+        "string" => noun + &sized(object, ["minLength", "maxLength"], "characters"),
         "array" => array(root, object),
-        "object" => format!("{noun}{}", shape(root, object)),
+        "object" => noun + &shape(root, object),
         _ => noun,
     }
 }
 
 /// " from 0 to 2", " at least 1 and a multiple of 5".
 fn range(object: &Map<String, Value>) -> String {
-    let bound = |keyword| match object.get(keyword) {
-        Some(Value::Number(number)) => Some(show_number(number)),
-        _ => None,
-    };
+    let bound = |keyword| Some(show_number(object.get(keyword)?.as_number()?));
     let mut clauses = Vec::new();
     match (bound("minimum"), bound("maximum")) {
         (Some(min), Some(max)) => clauses.push(format!("from {min} to {max}")),
@@ -281,31 +247,22 @@ fn range(object: &Map<String, Value>) -> String {
 fn sized(object: &Map<String, Value>, [min, max]: [&str; 2], things: &str) -> String {
     let bound = |keyword| object.get(keyword).and_then(Value::as_u64);
     let (min, max) = (bound(min), bound(max));
-    let Some(count) = count(min, max) else {
-        return String::new();
+    let count = match (min, max) {
+        (Some(min), Some(max)) if min == max => format!("{min}"),
+        (Some(min), Some(max)) => format!("{min} to {max}"),
+        (Some(min), None) => format!("at least {min}"),
+        (None, Some(max)) => format!("at most {max}"),
+        (None, None) => return String::new(),
     };
     let last = max.or(min).unwrap_or(0);
     format!(" of {count} {}", noun(last, things))
 }
 
-fn count(min: Option<u64>, max: Option<u64>) -> Option<String> {
-    match (min, max) {
-        (Some(min), Some(max)) if min == max => Some(format!("{min}")),
-        (Some(min), Some(max)) => Some(format!("{min} to {max}")),
-        (Some(min), None) => Some(format!("at least {min}")),
-        (None, Some(max)) => Some(format!("at most {max}")),
-        (None, None) => None,
-    }
-}
-
 /// "an array of 1 to 4 strings", "an array of objects", "an array".
 fn array(root: &Value, object: &Map<String, Value>) -> String {
     let things = object.get("items").and_then(|items| plural(root, items));
-    let sized = sized(
-        object,
-        ["minItems", "maxItems"],
-        things.as_deref().unwrap_or("items"),
-    );
+    let plural = things.as_deref().unwrap_or("items");
+    let sized = sized(object, ["minItems", "maxItems"], plural);
     match (sized.is_empty(), things) {
         (false, _) => format!("an array{sized}"),
         (true, Some(things)) => format!("an array of {things}"),
@@ -339,12 +296,8 @@ fn shape(root: &Value, object: &Map<String, Value>) -> String {
         let named: Vec<String> = required
             .iter()
             .map(|name| {
-                let tag = properties
-                    .and_then(|properties| properties.get(*name))
-                    .map(|schema| follow(root, schema))
-                    .and_then(Value::as_object)
-                    .and_then(fixed);
-                match tag {
+                let tag = properties.and_then(|properties| properties.get(*name));
+                match tag.map(|schema| fixed_values(follow(root, schema))) {
                     Some([one]) => format!("{name:?}: {one}"),
                     _ => format!("{name:?}"),
                 }

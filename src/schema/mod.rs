@@ -1,70 +1,25 @@
-//! chatwire's JSON Schema checker: a documented subset of draft 2020-12,
-//! written for two jobs, the replies of [`Client::send_json`] and the
-//! request options of [`Conversation::set_option`] (whose rules are a
-//! JSON Schema document taken from the official OpenAI schema).
+//! chatwire's JSON Schema checker: a documented subset of draft 2020-12
+//! (the keywords checked and refused are listed in [`Client::send_json`]'s
+//! docs, and `keywords.rs`), for the replies of [`Client::send_json`] and
+//! the request options of [`Conversation::set_option`]. Why not a
+//! validator crate: `docs/structured-output.md`.
 //!
-//! [`Schema::new`] checks a schema once, before anything is sent: every
-//! keyword it knows has a value of the right form, every `$ref` points
-//! inside the schema, and no keyword that would need more than this subset
-//! is used, so data never passes a check that was silently skipped.
+//! [`Schema::new`] checks a schema once, before anything is sent (every
+//! known keyword's value has the right form, every `$ref` points inside,
+//! no refused keyword), so data never passes a check silently skipped.
 //! [`Schema::check`] then lists what is wrong with a value, in words short
-//! enough to send back to a model; a problem can say the same for
-//! a named value (`temperature must be a number from 0 to 2, or null, not 5`).
-//!
-//! # Keywords
-//!
-//! Checked: `type` (one or several; `2.0` is an integer), `enum`, `const`
-//! (numbers compared by value), `properties`, `required`,
-//! `additionalProperties`, `propertyNames`, `dependentRequired`,
-//! `minProperties`/`maxProperties`, `items`, `prefixItems`,
-//! `minItems`/`maxItems`, `uniqueItems`, `contains` (with
-//! `minContains`/`maxContains`), `minLength`/`maxLength` (in characters),
-//! `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (integers
-//! compared exactly), `multipleOf`, `allOf`, `anyOf`, `oneOf`, `not`,
-//! `if`/`then`/`else`, boolean schemas, and `$ref` to `#` or a JSON Pointer
-//! inside the schema (`#/$defs/name`, `#/definitions/name`).
-//!
-//! Annotations (`title`, `description`, `default`, `examples`, `format`,
-//! ...) are not checked, as JSON Schema itself does not check them by
-//! default.
-//!
-//! Refused, with [`Error::InvalidArgument`] before anything is sent:
-//! `pattern`, `patternProperties`, `unevaluatedProperties`,
-//! `unevaluatedItems`, `dependentSchemas`, `dependencies`, `$dynamicRef`,
-//! `$recursiveRef`, and a `$ref` outside the schema. At most 8 problems
-//! are reported per value.
-//!
-//! # Why chatwire has its own
-//!
-//! The `jsonschema` crate (0.60, without default features) adds 46 crates
-//! to chatwire's 45 and about 135 s of CPU to a clean release build that
-//! takes 75 s without it, mostly for regular expressions and formats that
-//! structured output rarely needs; the subset above is a few hundred lines.
-//!
-//! # Files
-//!
-//! `keywords.rs` (which keywords are checked or refused), `refused.rs` (the
-//! check of a schema before use), `check.rs` (the walk), `scalars.rs`
-//! (`type`, `enum`, `const`, numbers, sizes), `types.rs` (types, equality
-//! and order of JSON values), `objects.rs`, `arrays.rs`, `combinators.rs` (and which
-//! choice a value that matches none was meant for), `refs.rs` (`$ref`),
-//! `describe.rs` (a schema in words), `problem.rs` (a problem, its path,
-//! the quoted value, the two ways of saying it).
+//! enough to send back to a model; a problem can say the same for a named
+//! value (`temperature must be a number from 0 to 2, or null, not 5`).
 //!
 //! [`Client::send_json`]: crate::Client::send_json
 //! [`Conversation::set_option`]: crate::Conversation::set_option
-//! [`Error::InvalidArgument`]: crate::Error::InvalidArgument
 
-mod arrays;
 mod check;
 mod combinators;
 mod describe;
 mod keywords;
-mod objects;
 mod problem;
-mod refs;
 mod refused;
-mod scalars;
 #[cfg(test)]
 mod tests;
 mod types;
@@ -72,7 +27,7 @@ mod types;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use check::Checker;
+use check::{Checker, Walk};
 
 pub(crate) use problem::{quote, Problems};
 
@@ -91,7 +46,6 @@ impl Schema {
         Ok(Schema { root })
     }
 
-    /// The schema as given.
     pub(crate) fn value(&self) -> &Value {
         &self.root
     }
@@ -113,8 +67,8 @@ impl Schema {
     }
 
     fn problems_in(&self, schema: &Value, value: &Value) -> Problems {
-        let mut problems = Problems::default();
-        Checker::new(&self.root).schema(schema, value, &mut Vec::new(), 0, &mut problems);
-        problems
+        let mut walk = Walk::new(Problems::default());
+        Checker::new(&self.root).schema(schema, value, &mut walk, 0);
+        walk.problems
     }
 }

@@ -62,32 +62,33 @@ impl Problem {
     pub(crate) fn in_reply(&self) -> String {
         let text = match &self.what {
             What::Breaks { said, .. } => said.clone(),
-            What::Missing { name, because } => format!(
-                "the property {name:?} is missing{}",
-                because
+            What::Missing { name, because } => {
+                let with = because
                     .as_ref()
-                    .map(|other| format!(" (required with {other:?})"))
-                    .unwrap_or_default()
-            ),
+                    .map(|other| format!(" (required with {other:?})"));
+                format!(
+                    "the property {name:?} is missing{}",
+                    with.unwrap_or_default()
+                )
+            }
             What::Other(text) => text.clone(),
         };
-        format!("at {}: {text}", place(&pointer(&self.path)))
+        format!("at {}: {text}", place(&written(&self.path, true)))
     }
 
     /// For a value named `name`, such as a request option:
     /// `stop[1] must be a string, not 1`.
     pub(crate) fn of_named(&self, name: &str) -> String {
-        let place = format!("{name}{}", dotted(&self.path));
+        let place = format!("{name}{}", written(&self.path, false));
         match &self.what {
             What::Breaks { whole, .. } => format!("{place} must be {whole}, not {}", self.found),
-            What::Missing { name, because } => format!(
-                "{place} must be an object with {name:?}{}, not {}",
-                because
+            What::Missing { name, because } => {
+                let has = because
                     .as_ref()
-                    .map(|other| format!(" (as it has {other:?})"))
-                    .unwrap_or_default(),
-                self.found
-            ),
+                    .map(|other| format!(" (as it has {other:?})"));
+                let (has, found) = (has.unwrap_or_default(), &self.found);
+                format!("{place} must be an object with {name:?}{has}, not {found}")
+            }
             What::Other(text) => format!("{place}: {text}"),
         }
     }
@@ -148,12 +149,10 @@ impl Problems {
         self.kept.extend(other.kept.into_iter().take(room));
     }
 
-    /// True when nothing is wrong.
     pub(crate) fn is_empty(&self) -> bool {
         self.total == 0
     }
 
-    /// The first problem found.
     pub(crate) fn first(&self) -> Option<&Problem> {
         self.kept.first()
     }
@@ -182,22 +181,15 @@ pub(crate) fn quote(value: &Value) -> String {
     }
 }
 
-/// A JSON Pointer: `/0/n`.
-pub(crate) fn pointer(path: &[Step]) -> String {
+/// A path as a JSON Pointer (`/0/n`), or as code writes it after a name
+/// (`.json_schema.name`, `[2]`).
+fn written(path: &[Step], pointer: bool) -> String {
     path.iter()
-        .map(|step| match step {
-            Step::Key(key) => format!("/{}", escape(key)),
-            Step::Index(index) => format!("/{index}"),
-        })
-        .collect()
-}
-
-/// A path as code writes it after a name: `.json_schema.name`, `[2]`.
-fn dotted(path: &[Step]) -> String {
-    path.iter()
-        .map(|step| match step {
-            Step::Key(key) => format!(".{key}"),
-            Step::Index(index) => format!("[{index}]"),
+        .map(|step| match (step, pointer) {
+            (Step::Key(key), true) => format!("/{}", escape(key)),
+            (Step::Index(index), true) => format!("/{index}"),
+            (Step::Key(key), false) => format!(".{key}"),
+            (Step::Index(index), false) => format!("[{index}]"),
         })
         .collect()
 }

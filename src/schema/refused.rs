@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::check::MAX_DEPTH;
 use super::keywords::{COUNTS, NUMBERS, ONE_SCHEMA, REFUSED, SCHEMA_LISTS, SCHEMA_MAPS, TYPES};
 use super::problem::{escape, place, quote};
-use super::refs::resolve;
+use super::types::resolve;
 
 /// Checks a schema and everything in it; the error says what is wrong
 /// and where (a JSON Pointer into the schema).
@@ -24,17 +24,13 @@ pub(crate) fn check_schema(
         Value::Bool(_) => return Ok(()),
         Value::Object(object) => object,
         other => {
+            let (place, found) = (place(at), quote(other));
             return Err(format!(
-                "at {}: a schema is an object or a boolean, not {}",
-                place(at),
-                quote(other)
-            ))
+                "at {place}: a schema is an object or a boolean, not {found}"
+            ));
         }
     };
-    if let Some(keyword) = REFUSED
-        .iter()
-        .find(|keyword| object.contains_key(**keyword))
-    {
+    if let Some(keyword) = REFUSED.iter().find(|k| object.contains_key(**k)) {
         return Err(format!(
             "at {}: the keyword {keyword:?} is not supported (chatwire checks a subset of JSON Schema; see Client::send_json)",
             place(at)
@@ -78,43 +74,27 @@ type Family = (&'static [&'static str], fn(&Value) -> bool, &'static str);
 
 /// Each keyword's value has the form the keyword needs.
 fn check_forms(object: &Map<String, Value>, at: &str) -> std::result::Result<(), String> {
-    let wrong =
-        |keyword: &str, expected: &str| Err(format!("at {at}/{keyword}: expected {expected}"));
-    let has = |keyword: &str, ok: fn(&Value) -> bool| object.get(keyword).is_some_and(|v| !ok(v));
-    let families: [Family; 4] = [
+    let (types, property_names) = (
+        "one of the seven type names, or an array of them",
+        "an array of property names",
+    );
+    let families: [Family; 10] = [
         (&SCHEMA_LISTS, Value::is_array, "an array of schemas"),
         (&SCHEMA_MAPS, Value::is_object, "an object of schemas"),
         (&NUMBERS, Value::is_number, "a number"),
         (&COUNTS, |v| v.as_u64().is_some(), "an integer of 0 or more"),
+        (&["multipleOf"], positive, "a number above 0"),
+        (&["type"], type_form, types),
+        (&["enum"], Value::is_array, "an array"),
+        (&["required"], names, property_names),
+        (&["dependentRequired"], names_by_name, property_names),
+        (&["uniqueItems"], Value::is_boolean, "true or false"),
     ];
     for (keywords, ok, expected) in families {
-        if let Some(keyword) = keywords.iter().find(|keyword| has(keyword, ok)) {
-            return wrong(keyword, expected);
+        let wrong = |keyword: &&&str| object.get(**keyword).is_some_and(|v| !ok(v));
+        if let Some(keyword) = keywords.iter().find(wrong) {
+            return Err(format!("at {at}/{keyword}: expected {expected}"));
         }
-    }
-    if object
-        .get("multipleOf")
-        .and_then(Value::as_f64)
-        .is_some_and(|m| m <= 0.0)
-    {
-        return wrong("multipleOf", "a number above 0");
-    }
-    if has("type", type_form) {
-        return wrong("type", "one of the seven type names, or an array of them");
-    }
-    if has("enum", Value::is_array) {
-        return wrong("enum", "an array");
-    }
-    if has("required", names) {
-        return wrong("required", "an array of property names");
-    }
-    if has("dependentRequired", |v| {
-        v.as_object().is_some_and(|map| map.values().all(names))
-    }) {
-        return wrong("dependentRequired", "an array of property names");
-    }
-    if has("uniqueItems", Value::is_boolean) {
-        return wrong("uniqueItems", "true or false");
     }
     Ok(())
 }
@@ -134,6 +114,14 @@ fn names(value: &Value) -> bool {
     value
         .as_array()
         .is_some_and(|items| items.iter().all(Value::is_string))
+}
+
+fn positive(value: &Value) -> bool {
+    value.as_f64().is_none_or(|m| m > 0.0)
+}
+
+fn names_by_name(value: &Value) -> bool {
+    value.as_object().is_some_and(|map| map.values().all(names))
 }
 
 /// A `$ref` points inside the schema.

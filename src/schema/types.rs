@@ -1,10 +1,13 @@
 //! JSON values as JSON Schema sees them: their types (`2.0` is an
 //! integer), equality (numbers by value), the order of numbers, and how a
-//! number reads in a message.
+//! number reads in a message; and `$ref` resolution, only inside the
+//! schema (`#`, `#/$defs/name`, any JSON Pointer after `#`, `%XX` decoded).
 
 use std::cmp::Ordering;
 
 use serde_json::{Number, Value};
+
+use super::keywords::is_annotation;
 
 /// The type names of a `type` keyword: one, or an array of them.
 pub(super) fn type_names(kind: &Value) -> Vec<&str> {
@@ -71,4 +74,51 @@ pub(super) fn show_number(number: &Number) -> String {
         }
         _ => number.to_string(),
     }
+}
+
+/// How many `$ref`s [`follow`] goes through before giving up (a chain
+/// that loops).
+const MAX_HOPS: usize = 32;
+
+/// The schema a local reference points to, or `None` when it points
+/// outside the schema or nowhere.
+pub(crate) fn resolve<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
+    let pointer = reference.strip_prefix('#')?;
+    let pointer = percent_decode(pointer)?;
+    root.pointer(&pointer)
+}
+
+/// The schema that `schema` stands for when it is only a `$ref` (plus
+/// annotations): the target, followed through further references. Used to
+/// read a schema's shape for messages, never to skip a check.
+pub(crate) fn follow<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
+    for _ in 0..MAX_HOPS {
+        let target = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|reference| resolve(root, reference));
+        match target {
+            Some(target) if only_a_reference(schema) => schema = target,
+            _ => break,
+        }
+    }
+    schema
+}
+
+/// Whether a schema object checks nothing beside its `$ref`.
+fn only_a_reference(schema: &Value) -> bool {
+    schema
+        .as_object()
+        .is_some_and(|object| object.keys().all(|key| key == "$ref" || is_annotation(key)))
+}
+
+/// Decodes `%XX` escapes, as a URI fragment may hold them.
+fn percent_decode(text: &str) -> Option<String> {
+    let mut pieces = text.split('%');
+    let mut out = pieces.next()?.as_bytes().to_vec();
+    for piece in pieces {
+        out.push(u8::from_str_radix(piece.get(..2)?, 16).ok()?);
+        out.extend_from_slice(&piece.as_bytes()[2..]);
+    }
+    String::from_utf8(out).ok()
 }

@@ -183,3 +183,17 @@ fn subschemas_are_found_by_their_keys() {
         .problems_under(&["properties", "m"], &json!(1))
         .is_none());
 }
+
+#[test]
+fn references_decode_percent_escapes() {
+    let defs = json!({"a b": {"type": "string"}, "é": {"type": "integer"}});
+    let schema = |reference: &str| json!({"$defs": defs.clone(), "$ref": reference});
+    assert_eq!(
+        problems(schema("#/$defs/a%20b"), json!(1)),
+        ["at the top level: expected a string, got 1"]
+    );
+    assert!(problems(schema("#/$defs/%C3%A9"), json!(1)).is_empty());
+    for bad in ["#/$defs/a%2", "#/$defs/a%zzb", "#/$defs/%C3"] {
+        assert!(Schema::new(schema(bad)).is_err(), "{bad}");
+    }
+}
