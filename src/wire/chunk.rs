@@ -18,7 +18,8 @@ use crate::error::{ApiError, Error, Result};
 pub use crate::reply::Usage;
 use crate::wire::completion::ReplyContent;
 use crate::wire::error::ErrorReport;
-use crate::wire::message::{json_text, without_nulls};
+use crate::wire::message::json_text;
+use crate::wire::Key;
 
 /// The message of a server error that came without one.
 const NO_MESSAGE: &str = "the server reported an error in the stream";
@@ -216,48 +217,10 @@ pub struct Delta {
     pub extra: Map<String, Value>,
 }
 
-/// The name of a field of a delta; an unknown one is kept.
-enum DeltaField {
-    Role,
-    Content,
-    Refusal,
-    ReasoningContent,
-    Reasoning,
-    ReasoningDetails,
-    ToolCalls,
-    Other(String),
-}
-
-impl<'de> Deserialize<'de> for DeltaField {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl serde::de::Visitor<'_> for Name {
-            type Value = DeltaField;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<DeltaField, E> {
-                Ok(match name {
-                    "role" => DeltaField::Role,
-                    "content" => DeltaField::Content,
-                    "refusal" => DeltaField::Refusal,
-                    "reasoning_content" => DeltaField::ReasoningContent,
-                    "reasoning" => DeltaField::Reasoning,
-                    "reasoning_details" => DeltaField::ReasoningDetails,
-                    "tool_calls" => DeltaField::ToolCalls,
-                    other => DeltaField::Other(other.to_owned()),
-                })
-            }
-        }
-        deserializer.deserialize_identifier(Name)
-    }
-}
-
 impl<'de> Deserialize<'de> for Delta {
-    /// Read by hand, in one pass, straight into the delta: content may be
-    /// text or a list of chunks, and fields chatwire does not know are
-    /// gathered as they are; a flattened map would make serde buffer every
-    /// delta first, and nearly every event of a stream is one.
+    /// Read by hand, in one pass, straight into the delta: a flattened map
+    /// of the unknown fields would make serde buffer every delta first, and
+    /// nearly every event of a stream is one.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Fields;
         impl<'de> serde::de::Visitor<'de> for Fields {
@@ -270,35 +233,34 @@ impl<'de> Deserialize<'de> for Delta {
                 mut map: A,
             ) -> Result<Delta, A::Error> {
                 let mut delta = Delta::default();
-                let mut content: Option<ReplyContent> = None;
-                while let Some(field) = map.next_key::<DeltaField>()? {
-                    match field {
-                        DeltaField::Role => delta.role = map.next_value()?,
-                        DeltaField::Content => content = map.next_value()?,
-                        DeltaField::Refusal => delta.refusal = map.next_value()?,
-                        DeltaField::ReasoningContent => {
-                            delta.reasoning_content = map.next_value()?
+                while let Some(Key(name)) = map.next_key()? {
+                    match &*name {
+                        "role" => delta.role = map.next_value()?,
+                        "content" => {
+                            let content: Option<ReplyContent> = map.next_value()?;
+                            (delta.content, delta.thinking) = match content.map(ReplyContent::split)
+                            {
+                                Some((text, thinking)) => (Some(text), thinking),
+                                None => (None, None),
+                            };
                         }
-                        DeltaField::Reasoning => delta.reasoning = map.next_value()?,
-                        DeltaField::ReasoningDetails => {
+                        "refusal" => delta.refusal = map.next_value()?,
+                        "reasoning_content" => delta.reasoning_content = map.next_value()?,
+                        "reasoning" => delta.reasoning = map.next_value()?,
+                        "reasoning_details" => {
                             delta.reasoning_details =
                                 map.next_value::<Option<_>>()?.unwrap_or_default()
                         }
-                        DeltaField::ToolCalls => {
+                        "tool_calls" => {
                             delta.tool_calls = map.next_value::<Option<_>>()?.unwrap_or_default()
                         }
-                        DeltaField::Other(name) => {
-                            let value: Value = map.next_value()?;
-                            delta.extra.insert(name, value);
-                        }
+                        // A null says nothing: not kept (and undoes an earlier value).
+                        _ => match map.next_value()? {
+                            Value::Null => _ = delta.extra.remove(&*name),
+                            value => _ = delta.extra.insert(name.into_owned(), value),
+                        },
                     }
                 }
-                if let Some(content) = content {
-                    let (text, thinking) = content.split();
-                    delta.content = Some(text);
-                    delta.thinking = thinking;
-                }
-                delta.extra = without_nulls(std::mem::take(&mut delta.extra));
                 Ok(delta)
             }
         }

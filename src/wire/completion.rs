@@ -18,6 +18,7 @@ use crate::wire::error::ErrorReport;
 use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
 use crate::wire::usage::LenientUsage;
+use crate::wire::Key;
 
 /// The `object` of a completion built from a stream.
 const COMPLETION_OBJECT: &str = "chat.completion";
@@ -112,62 +113,6 @@ pub(crate) struct AssistantMessage {
     pub(crate) extra: Map<String, Value>,
 }
 
-/// The name of a field of a reply's message; an unknown one is kept.
-enum MessageField {
-    Role,
-    Content,
-    Refusal,
-    ToolCalls,
-    ReasoningContent,
-    Reasoning,
-    ReasoningDetails,
-    Other(String),
-}
-
-impl<'de> Deserialize<'de> for MessageField {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl serde::de::Visitor<'_> for Name {
-            type Value = MessageField;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<MessageField, E> {
-                Ok(match name {
-                    "role" => MessageField::Role,
-                    "content" => MessageField::Content,
-                    "refusal" => MessageField::Refusal,
-                    "tool_calls" => MessageField::ToolCalls,
-                    "reasoning_content" => MessageField::ReasoningContent,
-                    "reasoning" => MessageField::Reasoning,
-                    "reasoning_details" => MessageField::ReasoningDetails,
-                    other => MessageField::Other(other.to_owned()),
-                })
-            }
-        }
-        deserializer.deserialize_identifier(Name)
-    }
-}
-
-/// A JSON string, read and not kept.
-struct Text;
-
-impl<'de> Deserialize<'de> for Text {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Any;
-        impl serde::de::Visitor<'_> for Any {
-            type Value = Text;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Text, E> {
-                Ok(Text)
-            }
-        }
-        deserializer.deserialize_str(Any)
-    }
-}
-
 impl<'de> Deserialize<'de> for AssistantMessage {
     /// Read by hand, in one pass: a flattened map of the other fields would
     /// make serde buffer the whole message before reading it, on every send.
@@ -183,27 +128,17 @@ impl<'de> Deserialize<'de> for AssistantMessage {
                 mut map: A,
             ) -> Result<AssistantMessage, A::Error> {
                 let mut message = AssistantMessage::default();
-                while let Some(field) = map.next_key::<MessageField>()? {
-                    match field {
-                        // Nothing reads a body's role: checked to be
-                        // text, not copied.
-                        MessageField::Role => {
-                            map.next_value::<Option<Text>>()?;
-                        }
-                        MessageField::Content => message.content = map.next_value()?,
-                        MessageField::Refusal => message.refusal = map.next_value()?,
-                        MessageField::ToolCalls => message.tool_calls = map.next_value()?,
-                        MessageField::ReasoningContent => {
-                            message.reasoning_content = map.next_value()?
-                        }
-                        MessageField::Reasoning => message.reasoning = map.next_value()?,
-                        MessageField::ReasoningDetails => {
-                            message.reasoning_details = map.next_value()?
-                        }
-                        MessageField::Other(name) => {
-                            let value: Value = map.next_value()?;
-                            message.extra.insert(name, value);
-                        }
+                while let Some(Key(name)) = map.next_key()? {
+                    match &*name {
+                        // Nothing reads a body's role: checked to be text, not copied.
+                        "role" => _ = map.next_value::<Option<Key>>()?,
+                        "content" => message.content = map.next_value()?,
+                        "refusal" => message.refusal = map.next_value()?,
+                        "tool_calls" => message.tool_calls = map.next_value()?,
+                        "reasoning_content" => message.reasoning_content = map.next_value()?,
+                        "reasoning" => message.reasoning = map.next_value()?,
+                        "reasoning_details" => message.reasoning_details = map.next_value()?,
+                        _ => _ = message.extra.insert(name.into_owned(), map.next_value()?),
                     }
                 }
                 Ok(message)

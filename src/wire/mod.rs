@@ -26,43 +26,80 @@ pub(crate) mod reasoning;
 pub(crate) mod request;
 mod usage;
 
+use std::borrow::Cow;
+use std::marker::PhantomData;
+
+use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
+
+/// A string (a field name, mostly), borrowed from the text when it has no
+/// escapes: the visitors written by hand for the hot paths (a reply's
+/// message, a stream's delta, usage) match it in one pass and copy only an
+/// unknown one.
+pub(crate) struct Key<'de>(pub(crate) Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl<'de> Visitor<'de> for Name {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                name: &'de str,
+            ) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(name)))
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(name.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, name: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(name)))
+            }
+        }
+        deserializer.deserialize_identifier(Name)
+    }
+}
+
 /// A list of choices, read with room for one to start with: nearly every
 /// reply and chunk has one, and a choice is large enough that the usual
 /// first room for four takes the allocator's slow road on every send.
 pub(crate) fn choices<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
 where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
 {
-    struct Choices<T>(std::marker::PhantomData<T>);
-    impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for Choices<T> {
-        type Value = Vec<T>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a sequence")
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
-            let mut choices = Vec::with_capacity(seq.size_hint().unwrap_or(1).clamp(1, 16));
-            while let Some(choice) = seq.next_element()? {
-                choices.push(choice);
-            }
-            Ok(choices)
-        }
-    }
-    deserializer.deserialize_seq(Choices(std::marker::PhantomData))
+    deserializer.deserialize_seq(Choices(PhantomData))
 }
 
 /// [`choices`], or none for `null`.
 pub(crate) fn choices_or_null<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
 where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
 {
-    struct Choices<T>(Vec<T>);
-    impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Choices<T> {
-        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            choices(deserializer).map(Choices)
-        }
+    deserializer.deserialize_option(Choices(PhantomData))
+}
+
+struct Choices<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for Choices<T> {
+    type Value = Vec<T>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a sequence")
     }
-    let read: Option<Choices<T>> = serde::Deserialize::deserialize(deserializer)?;
-    Ok(read.map_or_else(Vec::new, |choices| choices.0))
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+        let mut choices = Vec::with_capacity(seq.size_hint().unwrap_or(1).clamp(1, 16));
+        while let Some(choice) = seq.next_element()? {
+            choices.push(choice);
+        }
+        Ok(choices)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<Vec<T>, E> {
+        Ok(Vec::new())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Vec<T>, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
 }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::reply::Usage;
+use crate::wire::Key;
 
 #[derive(Default, Serialize, Deserialize)]
 struct WireUsage {
@@ -92,26 +93,16 @@ enum UsageField {
     Other,
 }
 
-impl<'de> Deserialize<'de> for UsageField {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl Visitor<'_> for Name {
-            type Value = UsageField;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<UsageField, E> {
-                Ok(match name {
-                    "prompt_tokens" => UsageField::Prompt,
-                    "completion_tokens" => UsageField::Completion,
-                    "total_tokens" => UsageField::Total,
-                    "prompt_tokens_details" => UsageField::PromptDetails,
-                    "completion_tokens_details" => UsageField::CompletionDetails,
-                    _ => UsageField::Other,
-                })
-            }
+impl UsageField {
+    fn of(name: &str) -> UsageField {
+        match name {
+            "prompt_tokens" => UsageField::Prompt,
+            "completion_tokens" => UsageField::Completion,
+            "total_tokens" => UsageField::Total,
+            "prompt_tokens_details" => UsageField::PromptDetails,
+            "completion_tokens_details" => UsageField::CompletionDetails,
+            _ => UsageField::Other,
         }
-        deserializer.deserialize_identifier(Name)
     }
 }
 
@@ -165,7 +156,8 @@ impl<'de> Deserialize<'de> for LenientUsage {
                 let mut wire = WireUsage::default();
                 // Known fields seen, by bit: a second one spoils the usage.
                 let (mut seen, mut good) = (0u8, true);
-                while let Some(field) = map.next_key::<UsageField>()? {
+                while let Some(Key(name)) = map.next_key()? {
+                    let field = UsageField::of(&name);
                     let bit = 1u8 << field as u8;
                     if matches!(field, UsageField::Other) {
                         map.next_value::<IgnoredAny>()?;
