@@ -12,7 +12,7 @@ use super::result::StreamChoice;
 pub(crate) use super::result::StreamResult;
 use super::think::ThinkSplitter;
 use super::tool_calls::ToolCallAssembler;
-use super::{decode_error_at_end, Chunk, ChunkChoice};
+use super::{decode_error_at_end, Chunk, ChunkChoice, StreamEvent};
 use crate::conversation::message::ReasoningField;
 use crate::reply::Usage;
 use crate::wire::chunk::Delta;
@@ -20,17 +20,6 @@ use crate::wire::reasoning::{details_text, merge_details};
 
 /// The role a reply has when the server never says.
 const DEFAULT_ROLE: &str = "assistant";
-
-/// What a chunk gave choice 0, for the caller as it arrives.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Piece {
-    /// Reply text.
-    Content(String),
-    /// Reasoning text.
-    Reasoning(String),
-    /// Refusal text.
-    Refusal(String),
-}
 
 /// What a new tool call costs besides its texts: its place in the list and
 /// in the index map. Counted so that a server cannot grow memory with
@@ -83,15 +72,13 @@ impl Accumulator {
     }
 
     /// Adds a chunk; adds what it gives choice 0 to `pieces`, in order
-    /// (never an empty text): the stream's decoder keeps one list for every
-    /// chunk rather than a new one per delta. Other choices (`n` > 1) are
-    /// added up without a word.
+    /// (never an empty text). Other choices (`n` > 1) are added up without a word.
     ///
     /// # Errors
     ///
     /// [`Error::TooLarge`](crate::Error::TooLarge) once the reply adds up
     /// to more than the limit.
-    pub fn push_chunk_into(&mut self, chunk: Chunk, pieces: &mut Vec<Piece>) -> Result<()> {
+    pub fn push_chunk_into(&mut self, chunk: Chunk, pieces: &mut Vec<StreamEvent>) -> Result<()> {
         let Chunk {
             id,
             model,
@@ -121,7 +108,6 @@ impl Accumulator {
         Ok(())
     }
 
-    /// Adds bytes about to be kept, failing past the limit.
     fn count(&mut self, bytes: u64) -> Result<()> {
         self.kept = self.kept.saturating_add(bytes);
         if self.kept > self.limit {
@@ -141,8 +127,7 @@ impl Accumulator {
         self.done || self.has_finished()
     }
 
-    /// Whether every choice has a finish reason: all that may still come
-    /// is `[DONE]` and the usage.
+    /// Whether every choice has a finish reason.
     pub fn has_finished(&self) -> bool {
         !self.choices.is_empty()
             && self
@@ -161,7 +146,7 @@ impl Accumulator {
 
     /// Hands out what choice 0 still holds back at the end of the stream (a
     /// part of a think tag); the caller calls it once, at the end.
-    pub fn flush(&mut self) -> Vec<Piece> {
+    pub fn flush(&mut self) -> Vec<StreamEvent> {
         let mut pieces = Vec::new();
         for (index, state) in &mut self.choices {
             let added = state.flush_think();
@@ -172,13 +157,8 @@ impl Accumulator {
         pieces
     }
 
-    /// The final reply.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Decode`](crate::Error::Decode) if the stream ended before it
-    /// said it was complete (see [`is_complete`](Self::is_complete)); the
-    /// excerpt is the end of the text received.
+    /// The final reply; [`Error::Decode`](crate::Error::Decode) (quoting the
+    /// end of the text) if the stream ended before it said it was complete.
     pub fn finish(mut self) -> Result<StreamResult> {
         if !self.is_complete() {
             return Err(decode_error_at_end(
@@ -206,8 +186,8 @@ impl Accumulator {
 }
 
 impl ChoiceState {
-    /// Adds one choice's part of a chunk; returns what it adds, in order.
-    fn push(&mut self, choice: ChunkChoice, pieces: &mut Vec<Piece>) {
+    /// Adds one choice's part of a chunk; `pieces` gets what it adds, in order.
+    fn push(&mut self, choice: ChunkChoice, pieces: &mut Vec<StreamEvent>) {
         let ChunkChoice {
             delta,
             finish_reason,
@@ -265,7 +245,7 @@ impl ChoiceState {
         if let Some(refusal) = refusal.filter(|refusal| !refusal.is_empty()) {
             let text = self.result.refusal.get_or_insert_with(String::new);
             text.push_str(&refusal);
-            pieces.push(Piece::Refusal(refusal));
+            pieces.push(StreamEvent::Refusal(refusal));
         }
         for fragment in tool_calls {
             self.tool_calls.push(fragment);
@@ -275,19 +255,24 @@ impl ChoiceState {
         }
     }
 
-    fn add_reasoning(&mut self, text: String, field: ReasoningField, pieces: &mut Vec<Piece>) {
+    fn add_reasoning(
+        &mut self,
+        text: String,
+        field: ReasoningField,
+        pieces: &mut Vec<StreamEvent>,
+    ) {
         let (kept, _) = self
             .result
             .reasoning
             .get_or_insert_with(|| (String::new(), field));
         kept.push_str(&text);
-        pieces.push(Piece::Reasoning(text));
+        pieces.push(StreamEvent::Reasoning(text));
     }
 
     /// Content, with a leading think block taken out of it (unless the
     /// server already gave the reasoning in a field of its own, or the
     /// content is past any think block: then it goes on as it came).
-    fn add_content(&mut self, content: String, pieces: &mut Vec<Piece>) {
+    fn add_content(&mut self, content: String, pieces: &mut Vec<StreamEvent>) {
         let parsed_apart = self
             .result
             .reasoning
@@ -295,27 +280,27 @@ impl ChoiceState {
             .is_some_and(|(_, field)| *field != ReasoningField::ThinkTags);
         if (parsed_apart && !self.think.found()) || self.think.passes_through() {
             self.result.content.push_str(&content);
-            pieces.push(Piece::Content(content));
+            pieces.push(StreamEvent::Delta(content));
             return;
         }
         let (reasoning, content) = self.think.push(&content);
         self.split_out(reasoning, content, pieces);
     }
 
-    fn flush_think(&mut self) -> Vec<Piece> {
+    fn flush_think(&mut self) -> Vec<StreamEvent> {
         let (reasoning, content) = self.think.finish();
         let mut pieces = Vec::new();
         self.split_out(reasoning, content, &mut pieces);
         pieces
     }
 
-    fn split_out(&mut self, reasoning: String, content: String, pieces: &mut Vec<Piece>) {
+    fn split_out(&mut self, reasoning: String, content: String, pieces: &mut Vec<StreamEvent>) {
         if !reasoning.is_empty() {
             self.add_reasoning(reasoning, ReasoningField::ThinkTags, pieces);
         }
         if !content.is_empty() {
             self.result.content.push_str(&content);
-            pieces.push(Piece::Content(content));
+            pieces.push(StreamEvent::Delta(content));
         }
     }
 

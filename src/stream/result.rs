@@ -7,7 +7,6 @@ use crate::conversation::message::ReasoningField;
 use crate::conversation::message::ToolCall;
 use crate::reply::Usage;
 use crate::wire::completion::{AssistantMessage, Choice, Completion, ReplyContent};
-use crate::wire::message::WireToolCall;
 use crate::wire::reasoning::{details_of_text, with_think_block};
 
 /// The reply a complete stream adds up to.
@@ -77,15 +76,13 @@ impl StreamResult {
 
 impl StreamChoice {
     fn into_choice(self) -> Choice {
-        let tool_calls = (!self.tool_calls.is_empty())
-            .then(|| self.tool_calls.iter().map(WireToolCall::from).collect());
         let details =
             (!self.reasoning_details.is_empty()).then_some(Value::Array(self.reasoning_details));
         let mut message = AssistantMessage {
             role: Some(self.role),
             content: None,
             refusal: self.refusal,
-            tool_calls,
+            tool_calls: self.tool_calls,
             reasoning_details: details,
             extra: self.extra,
             ..AssistantMessage::default()

@@ -237,12 +237,8 @@ impl<'de> Deserialize<'de> for Delta {
                     match &*name {
                         "role" => delta.role = map.next_value()?,
                         "content" => {
-                            let content: Option<ReplyContent> = map.next_value()?;
-                            (delta.content, delta.thinking) = match content.map(ReplyContent::split)
-                            {
-                                Some((text, thinking)) => (Some(text), thinking),
-                                None => (None, None),
-                            };
+                            (delta.content, delta.thinking) =
+                                ReplyContent::split_option(map.next_value()?)
                         }
                         "refusal" => delta.refusal = map.next_value()?,
                         "reasoning_content" => delta.reasoning_content = map.next_value()?,

@@ -12,10 +12,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::conversation::message::ToolCall;
 use crate::error::{Error, Result};
 use crate::reply::{Reply, ReplyChoice, Usage};
 use crate::wire::error::ErrorReport;
-use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
+use crate::wire::message::{made_up_call_id, without_nulls, ToolCallsOut, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
 use crate::wire::usage::LenientUsage;
 use crate::wire::Key;
@@ -38,43 +39,21 @@ pub(crate) struct Completion {
     pub(crate) model: Option<String>,
     #[serde(deserialize_with = "crate::wire::choices")]
     pub(crate) choices: Vec<Choice>,
-    /// Read into [`Usage`] from a body; as a stream sent it, details
-    /// included, for a streamed reply's JSON.
-    #[serde(default)]
-    pub(crate) usage: CompletionUsage,
+    /// A body's, read straight into [`Usage`] (no JSON tree or copy of its
+    /// text on every send: the reply's JSON is the body itself).
+    #[serde(default, skip_serializing, deserialize_with = "lenient")]
+    pub(crate) usage: Option<Usage>,
+    /// A stream's as sent, details included, for its reply's JSON.
+    #[serde(rename = "usage", skip_deserializing)]
+    pub(crate) usage_json: Option<Value>,
 }
 
-/// A completion's `usage`. A body's is read straight into [`Usage`] (no
-/// JSON tree or copy of its text is made on every send: the reply's JSON is
-/// the body itself); a stream's is kept as sent, for the JSON of the
-/// completion it adds up to.
-#[derive(Debug)]
-pub(crate) enum CompletionUsage {
-    /// Read from a body.
-    Read(Option<Usage>),
-    /// As a stream sent it.
-    Sent(Option<Value>),
+fn calls_out<S: serde::Serializer>(calls: &[ToolCall], serializer: S) -> Result<S::Ok, S::Error> {
+    ToolCallsOut(calls).serialize(serializer)
 }
 
-impl Default for CompletionUsage {
-    fn default() -> Self {
-        CompletionUsage::Read(None)
-    }
-}
-
-impl Serialize for CompletionUsage {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            CompletionUsage::Read(usage) => usage.serialize(serializer),
-            CompletionUsage::Sent(usage) => usage.serialize(serializer),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for CompletionUsage {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        LenientUsage::deserialize(deserializer).map(|LenientUsage(usage)| Self::Read(usage))
-    }
+fn lenient<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Usage>, D::Error> {
+    LenientUsage::deserialize(deserializer).map(|LenientUsage(usage)| usage)
 }
 
 /// One choice of a completion.
@@ -100,8 +79,8 @@ pub(crate) struct AssistantMessage {
     pub(crate) content: Option<ReplyContent>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) refusal: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) tool_calls: Option<Vec<WireToolCall>>,
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "calls_out")]
+    pub(crate) tool_calls: Vec<ToolCall>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) reasoning_content: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -134,7 +113,11 @@ impl<'de> Deserialize<'de> for AssistantMessage {
                         "role" => _ = map.next_value::<Option<Key>>()?,
                         "content" => message.content = map.next_value()?,
                         "refusal" => message.refusal = map.next_value()?,
-                        "tool_calls" => message.tool_calls = map.next_value()?,
+                        "tool_calls" => {
+                            let calls: Option<Vec<WireToolCall>> = map.next_value()?;
+                            let calls = calls.unwrap_or_default().into_iter();
+                            message.tool_calls = calls.map(ToolCall::from).collect();
+                        }
                         "reasoning_content" => message.reasoning_content = map.next_value()?,
                         "reasoning" => message.reasoning = map.next_value()?,
                         "reasoning_details" => message.reasoning_details = map.next_value()?,
@@ -219,6 +202,14 @@ impl ReplyContent {
         (text, thinking)
     }
 
+    /// [`split`](Self::split), for content that may be missing.
+    pub(crate) fn split_option(content: Option<Self>) -> (Option<String>, Option<String>) {
+        content.map_or((None, None), |content| {
+            let (text, thinking) = content.split();
+            (Some(text), thinking)
+        })
+    }
+
     /// Content as Mistral sends it: a thinking chunk, then a text chunk.
     pub(crate) fn with_thinking(thinking: &str, text: String) -> ReplyContent {
         let mut chunks = vec![serde_json::json!({"type": "thinking",
@@ -268,13 +259,7 @@ impl AssistantMessage {
     /// refusal, so the caller sees why there is no answer: the one rule for
     /// whole and streamed replies. A tool call without an id gets one.
     fn into_choice(self, index: u32, finish_reason: Option<String>) -> ReplyChoice {
-        let (content, thinking) = match self.content {
-            Some(content) => {
-                let (text, thinking) = content.split();
-                (Some(text), thinking)
-            }
-            None => (None, None),
-        };
+        let (content, thinking) = ReplyContent::split_option(self.content);
         let fields = ReasoningFields {
             reasoning_content: self.reasoning_content,
             reasoning: self.reasoning,
@@ -283,19 +268,16 @@ impl AssistantMessage {
         };
         let (reasoning, content) = fields.read(content);
         let content = content.filter(|content| !content.is_empty());
-        let tool_calls = self.tool_calls.unwrap_or_default().into_iter().map(|call| {
-            let mut call = crate::conversation::message::ToolCall::from(call);
-            if call.id.is_empty() {
-                call.id = made_up_call_id();
-            }
-            call
-        });
+        let mut tool_calls = self.tool_calls;
+        for call in tool_calls.iter_mut().filter(|call| call.id.is_empty()) {
+            call.id = made_up_call_id();
+        }
         ReplyChoice {
             index,
             content: content.or(self.refusal).unwrap_or_default(),
             finish_reason,
             reasoning,
-            tool_calls: tool_calls.collect(),
+            tool_calls,
             extra: request_fields(self.extra),
         }
     }
@@ -314,7 +296,10 @@ impl Completion {
             object: Some(COMPLETION_OBJECT.to_owned()),
             model,
             choices,
-            usage: CompletionUsage::Sent(usage),
+            usage: usage
+                .clone()
+                .and_then(|usage| Usage::deserialize(usage).ok()),
+            usage_json: usage,
         }
     }
 
@@ -346,12 +331,7 @@ impl Completion {
         Ok(Reply {
             content: first.content.clone(),
             finish_reason: first.finish_reason.clone(),
-            usage: match self.usage {
-                CompletionUsage::Read(usage) => usage,
-                CompletionUsage::Sent(usage) => {
-                    usage.and_then(|usage| Usage::deserialize(usage).ok())
-                }
-            },
+            usage: self.usage,
             id: self.id,
             model: self.model,
             request_id,

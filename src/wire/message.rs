@@ -14,7 +14,7 @@ use crate::wire::reasoning::{self, ReasoningFields};
 mod attachment;
 use attachment::{WireAudio, WireFile};
 mod out;
-pub(crate) use out::{MessageOut, Replay};
+pub(crate) use out::{MessageOut, Replay, ToolCallsOut};
 
 // The wire shapes. Content is a string, or for a message with images or
 // files an array of parts. An assistant message that only calls tools is
@@ -140,15 +140,6 @@ struct WireCustom {
 /// The fields [`WireToolCall`] names, never written from a call's `extra`.
 const TOOL_CALL_FIELDS: [&str; 4] = ["id", "type", "function", "custom"];
 
-/// `extra` without the fields the wire form writes itself.
-fn unknown_only(extra: &Map<String, Value>, known: &[&str]) -> Map<String, Value> {
-    extra
-        .iter()
-        .filter(|(key, _)| !known.contains(&key.as_str()))
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect()
-}
-
 fn function_kind() -> String {
     FUNCTION.to_owned()
 }
@@ -183,31 +174,6 @@ pub(crate) fn made_up_call_id() -> String {
         .map_or(0, |since| since.as_nanos() as u64);
     let salt = nanos ^ (u64::from(std::process::id()) << 40);
     format!("call_{salt:016x}{count:08x}")
-}
-
-impl From<&ToolCall> for WireToolCall {
-    fn from(call: &ToolCall) -> WireToolCall {
-        let (function, custom) = if call.kind == CUSTOM {
-            let custom = WireCustom {
-                name: call.name.clone(),
-                input: call.arguments.clone(),
-            };
-            (None, Some(custom))
-        } else {
-            let function = WireFunction {
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            };
-            (Some(function), None)
-        };
-        WireToolCall {
-            id: call.id.clone(),
-            kind: call.kind.clone(),
-            function,
-            custom,
-            extra: unknown_only(&call.extra, &TOOL_CALL_FIELDS),
-        }
-    }
 }
 
 impl From<WireToolCall> for ToolCall {

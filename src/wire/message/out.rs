@@ -123,7 +123,7 @@ enum ContentOut<'a> {
 }
 
 /// A message's tool calls as [`WireToolCall`]s, borrowed.
-struct ToolCallsOut<'a>(&'a [ToolCall]);
+pub(crate) struct ToolCallsOut<'a>(pub(crate) &'a [ToolCall]);
 
 impl ToolCallsOut<'_> {
     fn is_empty(&self) -> bool {
