@@ -15,8 +15,7 @@ use super::tool_calls::ToolCallAssembler;
 use super::{decode_error_at_end, Chunk, ChunkChoice, StreamEvent};
 use crate::conversation::message::ReasoningField;
 use crate::reply::Usage;
-use crate::wire::chunk::Delta;
-use crate::wire::reasoning::{details_text, merge_details};
+use crate::wire::reasoning::{details_text, first_text, merge_details};
 
 /// The role a reply has when the server never says.
 const DEFAULT_ROLE: &str = "assistant";
@@ -79,22 +78,14 @@ impl Accumulator {
     /// [`Error::TooLarge`](crate::Error::TooLarge) once the reply adds up
     /// to more than the limit.
     pub fn push_chunk_into(&mut self, chunk: Chunk, pieces: &mut Vec<StreamEvent>) -> Result<()> {
-        let Chunk {
-            id,
-            model,
-            choices,
-            usage,
-            usage_json,
-        } = chunk;
-        fill_once(&mut self.id, id);
-        fill_once(&mut self.model, model);
-        if usage.is_some() {
-            // Servers send usage once, at the end; should one send it more
-            // often, the last count covers the most.
-            self.usage = usage;
-            self.usage_json = usage_json;
+        fill_once(&mut self.id, chunk.id);
+        fill_once(&mut self.model, chunk.model);
+        if chunk.usage.is_some() {
+            // Sent once, at the end; should it come more often, the last covers the most.
+            self.usage = chunk.usage;
+            self.usage_json = chunk.usage_json;
         }
-        for choice in choices {
+        for choice in chunk.choices {
             self.count(choice_bytes(&choice))?;
             let index = choice.index;
             let state = self.choices.entry(index).or_default();
@@ -188,69 +179,47 @@ impl Accumulator {
 impl ChoiceState {
     /// Adds one choice's part of a chunk; `pieces` gets what it adds, in order.
     fn push(&mut self, choice: ChunkChoice, pieces: &mut Vec<StreamEvent>) {
-        let ChunkChoice {
-            delta,
-            finish_reason,
-            logprobs,
-            ..
-        } = choice;
-        let result = &mut self.result;
-        if let Some(reason) = finish_reason.filter(|reason| !reason.is_empty()) {
+        let (result, delta) = (&mut self.result, choice.delta);
+        if let Some(reason) = choice.finish_reason.filter(|reason| !reason.is_empty()) {
             result.finish_reason = Some(reason);
         }
-        if let Some(logprobs) = logprobs.filter(Value::is_object) {
+        if let Some(logprobs) = choice.logprobs.filter(Value::is_object) {
             merge_logprobs(&mut result.logprobs, logprobs);
         }
-        let Delta {
-            role,
-            content,
-            thinking,
-            refusal,
-            reasoning_content,
-            reasoning,
-            reasoning_details,
-            tool_calls,
-            extra,
-            ..
-        } = delta;
-        if let Some(role) = role.filter(|role| !role.is_empty()) {
+        if let Some(role) = delta.role.filter(|role| !role.is_empty()) {
             result.role = role;
         }
-        if !extra.is_empty() {
-            result.extra.extend(extra);
+        if !delta.extra.is_empty() {
+            result.extra.extend(delta.extra);
         }
-        // One field per delta: a server that fills two fills them alike.
         // Nearly every delta has no details: nothing to copy or merge then.
-        let details = if reasoning_details.is_empty() {
-            None
-        } else {
-            let details = details_text(&Value::Array(reasoning_details.clone()));
-            merge_details(&mut result.reasoning_details, reasoning_details);
-            details
+        let details = match delta.reasoning_details {
+            details if details.is_empty() => None,
+            details => {
+                let text = details_text(&Value::Array(details.clone()));
+                merge_details(&mut result.reasoning_details, details);
+                text
+            }
         };
-        let reasoning = [
-            (reasoning_content, ReasoningField::ReasoningContent),
-            (reasoning, ReasoningField::Reasoning),
+        // One field per delta: a server that fills two fills them alike.
+        let reasoning = first_text([
+            (delta.reasoning_content, ReasoningField::ReasoningContent),
+            (delta.reasoning, ReasoningField::Reasoning),
             (details, ReasoningField::ReasoningDetails),
-            (thinking, ReasoningField::ContentChunks),
-        ]
-        .into_iter()
-        .find_map(|(text, field)| {
-            text.filter(|text| !text.is_empty())
-                .map(|text| (text, field))
-        });
+            (delta.thinking, ReasoningField::ContentChunks),
+        ]);
         if let Some((text, field)) = reasoning {
             self.add_reasoning(text, field, pieces);
         }
-        if let Some(refusal) = refusal.filter(|refusal| !refusal.is_empty()) {
+        if let Some(refusal) = delta.refusal.filter(|refusal| !refusal.is_empty()) {
             let text = self.result.refusal.get_or_insert_with(String::new);
             text.push_str(&refusal);
             pieces.push(StreamEvent::Refusal(refusal));
         }
-        for fragment in tool_calls {
+        for fragment in delta.tool_calls {
             self.tool_calls.push(fragment);
         }
-        if let Some(content) = content.filter(|content| !content.is_empty()) {
+        if let Some(content) = delta.content.filter(|content| !content.is_empty()) {
             self.add_content(content, pieces);
         }
     }

@@ -1,12 +1,8 @@
 //! One event's payload: a chat completion chunk, `[DONE]`, or an error the
-//! server reported inside the stream.
-//!
-//! Chunks are read leniently, because servers that call themselves
-//! OpenAI-compatible differ in the details: unknown fields are ignored,
-//! every field may be missing or `null`, a tool call's `arguments` may come
-//! as a JSON value rather than a string, and usage may lack `total_tokens`.
-//! What cannot be read is data that is not JSON, or JSON whose known fields
-//! have the wrong shape (`"choices": 3`): those are decode errors.
+//! server reported inside the stream. Chunks are read leniently (servers
+//! differ): every field may be missing or `null`, `arguments` may be a JSON
+//! value. Data that is not JSON, or known fields of the wrong shape
+//! (`"choices": 3`), are decode errors.
 
 use std::borrow::Cow;
 
@@ -41,9 +37,8 @@ impl Payload {
     ///
     /// # Errors
     ///
-    /// [`Error::Decode`](crate::Error::Decode) for data that is not JSON, not
-    /// a JSON object, or not shaped like a chunk. An error the server
-    /// reported is not an `Err` here but [`Payload::Error`].
+    /// [`Error::Decode`](crate::Error::Decode) for data that is not a chunk
+    /// (an error the server reported is [`Payload::Error`]).
     pub fn from_data(data: &str) -> Result<Option<Self>> {
         let data = data.trim();
         if data.is_empty() {
@@ -60,8 +55,7 @@ impl Payload {
                     id: plain.id,
                     model: plain.model,
                     choices: plain.choices,
-                    usage: None,
-                    usage_json: None,
+                    ..Chunk::default()
                 };
                 return Ok(Some(Self::checked(chunk)));
             }
@@ -75,10 +69,7 @@ impl Payload {
         let value: Value = serde_json::from_str(data)
             .map_err(|err| Error::decode(format!("event data is not json: {err}"), data))?;
         if let Some(report) = ErrorReport::from_value(&value) {
-            let status = report.code_status;
-            return Ok(Some(Self::Error(
-                report.into_api_error(status, NO_MESSAGE, None),
-            )));
+            return Ok(Some(Self::Error(report.in_band(NO_MESSAGE, None))));
         }
         if !value.is_object() {
             return Err(Error::decode("event data is not a json object", data));
@@ -99,9 +90,8 @@ impl Payload {
         Ok(Some(Self::checked(chunk)))
     }
 
-    /// The chunk, unless it is how OpenRouter ends a failed stream: a
-    /// choice that finished with "error" (its error field, when there is
-    /// one, was read as the error).
+    /// The chunk, unless it is how OpenRouter ends a failed stream: a choice
+    /// that finished with "error" (an error field was read as the error).
     fn checked(chunk: Chunk) -> Self {
         if chunk
             .choices
@@ -149,12 +139,9 @@ fn usage_of(value: &Value) -> Option<Value> {
     usage.is_object().then(|| usage.clone())
 }
 
-/// Reads the data of an error event, in any shape servers use; a numeric
-/// `code` that looks like an HTTP status becomes the error's status.
+/// Reads the data of an error event, in any shape servers use.
 pub(crate) fn api_error_from_text(data: &str) -> ApiError {
-    let report = ErrorReport::from_text(data);
-    let status = report.code_status;
-    report.into_api_error(status, NO_MESSAGE, None)
+    ErrorReport::from_text(data).in_band(NO_MESSAGE, None)
 }
 
 /// One streamed chunk (`chat.completion.chunk`).
@@ -218,9 +205,8 @@ pub struct Delta {
 }
 
 impl<'de> Deserialize<'de> for Delta {
-    /// Read by hand, in one pass, straight into the delta: a flattened map
-    /// of the unknown fields would make serde buffer every delta first, and
-    /// nearly every event of a stream is one.
+    /// Read by hand, in one pass: a flattened map of the unknown fields
+    /// would make serde buffer every delta first.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Fields;
         impl<'de> serde::de::Visitor<'de> for Fields {
@@ -320,8 +306,7 @@ where
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
-/// Reads `arguments` as text; a server that sends a JSON value instead of
-/// the usual string gets that value's JSON text.
+/// Reads `arguments` as text; a JSON value instead gives its JSON text.
 fn arguments_text<'de, D>(deserializer: D) -> Result<Option<String>, D::Error>
 where
     D: Deserializer<'de>,
