@@ -1,13 +1,8 @@
-//! A chat completion: one set of types, read from a whole body and built
-//! by the stream's accumulator, and the [`Reply`] it amounts to. A streamed
-//! reply's `json` is serialized from the same types, so both paths give
-//! the same reply for the same answer.
-//!
-//! Read leniently, as loosely compatible servers need (unknown fields
-//! ignored; `id`, `object`, `created`, `usage` optional), strictly about
-//! what makes a chat completion (a choice with a message). A 2xx body that
-//! is an error object (Hugging Face TGI answers some failures so) is the
-//! server's error, not a body that failed to decode.
+//! A chat completion: one set of types, read from a whole body or built
+//! from a stream (whose reply's `json` is serialized from them, so both
+//! paths give the same reply), and the [`Reply`] it amounts to. Read
+//! leniently but for what makes one (a choice with a message); a 2xx body
+//! that is an error object (as Hugging Face TGI sends) is the server's error.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -58,14 +53,12 @@ fn lenient<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<U
 
 /// One choice of a completion.
 #[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub(crate) struct Choice {
-    #[serde(default)]
     pub(crate) index: u32,
-    #[serde(default)]
     pub(crate) message: Option<AssistantMessage>,
-    #[serde(default)]
     pub(crate) finish_reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) logprobs: Option<Value>,
 }
 
@@ -160,13 +153,10 @@ impl<'de> Deserialize<'de> for ReplyContent {
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
-                mut seq: A,
+                seq: A,
             ) -> Result<ReplyContent, A::Error> {
-                let mut chunks = Vec::new();
-                while let Some(chunk) = seq.next_element()? {
-                    chunks.push(chunk);
-                }
-                Ok(ReplyContent::Chunks(chunks))
+                let chunks = serde::de::value::SeqAccessDeserializer::new(seq);
+                Vec::deserialize(chunks).map(ReplyContent::Chunks)
             }
         }
         deserializer.deserialize_any(Content)
@@ -229,13 +219,9 @@ fn chunk_text(chunk: &Value) -> &str {
         .unwrap_or_default()
 }
 
-/// Fields of a reply's message that only describe the reply and that a
-/// strict server refuses in a request: `annotations`, which the official
-/// schema defines for replies only (`ChatCompletionResponseMessage` has it,
-/// `ChatCompletionRequestAssistantMessage` does not), and Groq's
-/// `executed_tools` (its compound systems' server-side tool runs; Groq
-/// answers 400 "property ... is unsupported" to any field of a message it
-/// does not take).
+/// Fields of a reply's message that a strict server refuses in a request:
+/// `annotations` (the official schema has it for replies only) and Groq's
+/// `executed_tools` (Groq answers 400 "property ... is unsupported").
 const REPLY_ONLY_FIELDS: [&str; 2] = ["annotations", "executed_tools"];
 
 /// The unknown fields of a reply's message that go back with it: all but
@@ -305,7 +291,6 @@ impl Completion {
 
     /// The completion as a non-streamed body would carry it.
     pub(crate) fn to_json(&self) -> String {
-        // Strings, numbers and plain structs always serialize.
         serde_json::to_string(self).unwrap_or_default()
     }
 

@@ -22,20 +22,16 @@ pub(crate) use out::{MessageOut, Replay, ToolCallsOut};
 // llama-cpp-python's server answers a null content with HTTP 500. `null` is
 // still read.
 
-#[derive(Serialize, Deserialize)]
+/// A message as read (`out.rs` writes it).
+#[derive(Deserialize)]
 struct WireMessage {
     role: Role,
-    #[serde(default)]
     content: Option<WireContent>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     tool_calls: Vec<WireToolCall>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     tool_call_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     reasoning_content: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     reasoning: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     reasoning_details: Option<Value>,
     /// Whatever else the message holds, kept as it came.
     #[serde(flatten)]
@@ -54,7 +50,7 @@ const MESSAGE_FIELDS: [&str; 7] = [
     "reasoning_details",
 ];
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 #[serde(untagged)]
 enum WireContent {
     Text(String),
@@ -106,21 +102,19 @@ struct WireImage {
 /// {"name", "arguments"}}`, or for a free-form tool `{"id", "type":
 /// "custom", "custom": {"name", "input"}}`; with whatever else the server
 /// put on it (Gemini's `extra_content`), kept as it came.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Deserialize)]
 pub(crate) struct WireToolCall {
     #[serde(default)]
     id: String,
     #[serde(rename = "type", default = "function_kind")]
     kind: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     function: Option<WireFunction>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     custom: Option<WireCustom>,
     #[serde(flatten)]
     extra: Map<String, Value>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct WireFunction {
     #[serde(default)]
     name: String,
@@ -129,7 +123,7 @@ struct WireFunction {
 }
 
 /// A free-form tool's call: its name and the text the model wrote.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct WireCustom {
     #[serde(default)]
     name: String,
