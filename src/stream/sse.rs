@@ -293,8 +293,12 @@ impl EventBuilder {
 /// Splits `field: value`: the value loses one leading space; a line without
 /// a colon is a field with an empty value.
 fn split_field(line: &str) -> (&str, &str) {
-    match line.split_once(':') {
-        Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+    // A byte search: ':' is ASCII, so its place is a character boundary.
+    match memchr::memchr(b':', line.as_bytes()) {
+        Some(colon) => {
+            let value = &line[colon + 1..];
+            (&line[..colon], value.strip_prefix(' ').unwrap_or(value))
+        }
         None => (line, ""),
     }
 }
