@@ -287,59 +287,58 @@ impl<'de> Deserialize<'de> for Message {
     }
 }
 
-#[derive(Serialize, Deserialize)]
+/// A tool as read: `{"type", "function": {...}}` or `{"type", "custom": {...}}`.
+#[derive(Deserialize)]
 struct WireTool {
     #[serde(rename = "type")]
     kind: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     function: Option<WireFunctionDefinition>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     custom: Option<WireCustomDefinition>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct WireFunctionDefinition {
     name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     description: Option<String>,
     #[serde(default)]
     parameters: Value,
 }
 
 /// A free-form tool: `{"name", "description", "format"}`.
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct WireCustomDefinition {
     name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     description: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     format: Option<Value>,
+}
+
+/// A tool's definition as written, borrowed: a function's has `parameters`,
+/// a free-form tool's may have a `format`.
+#[derive(Serialize)]
+struct DefinitionOut<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameters: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<&'a Value>,
 }
 
 impl Serialize for Tool {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let wire = if self.custom {
-            WireTool {
-                kind: CUSTOM.to_owned(),
-                function: None,
-                custom: Some(WireCustomDefinition {
-                    name: self.name.clone(),
-                    description: self.description.clone(),
-                    format: self.format.clone(),
-                }),
-            }
-        } else {
-            WireTool {
-                kind: function_kind(),
-                function: Some(WireFunctionDefinition {
-                    name: self.name.clone(),
-                    description: self.description.clone(),
-                    parameters: self.parameters.clone(),
-                }),
-                custom: None,
-            }
+        use serde::ser::SerializeMap;
+        let kind = if self.custom { CUSTOM } else { FUNCTION };
+        let definition = DefinitionOut {
+            name: &self.name,
+            description: self.description.as_deref(),
+            parameters: (!self.custom).then_some(&self.parameters),
+            format: self.format.as_ref().filter(|_| self.custom),
         };
-        wire.serialize(serializer)
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("type", kind)?;
+        map.serialize_entry(kind, &definition)?;
+        map.end()
     }
 }
 

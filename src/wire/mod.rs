@@ -1,21 +1,10 @@
-//! The OpenAI chat completions wire format, both ways, and nothing else:
-//! what chatwire sends and what it reads back, as serde types.
-//!
-//! - [`request`]: the request body, serialized once, straight from the
-//!   conversation's own messages;
-//! - [`message`]: how a [`Message`](crate::Message), a [`ToolCall`](crate::ToolCall)
-//!   and a [`Tool`](crate::Tool) look on the wire (the serde forms of the
-//!   domain types, also the JSON of `Conversation::to_json`);
-//! - [`completion`]: a chat completion, read from a whole body or built from
-//!   a stream's chunks, and the [`Reply`](crate::Reply) it amounts to;
-//! - [`chunk`]: one streamed event's payload (a chunk, `[DONE]`, an error);
-//! - [`error`]: an error body, in whichever shape a server used;
-//! - [`overflow`]: a context window overflow, in every server's words;
-//! - [`reasoning`]: reasoning in whichever field a server put it, and back;
-//! - [`usage`]: token counts.
-//!
-//! No I/O happens here, and nothing here knows how bytes travel: `http/`
-//! moves them, `stream/` cuts a streamed body into events.
+//! The OpenAI chat completions wire format, both ways, as serde types: the
+//! [`request`] body, [`message`]s, tools and tool calls (also the JSON of
+//! `Conversation::to_json`), a [`completion`] and the [`Reply`](crate::Reply)
+//! it amounts to, a streamed [`chunk`], an [`error`] body in any server's
+//! shape, a context [`overflow`] in any server's words, [`reasoning`] in
+//! any field, and [`usage`]. No I/O: `http/` moves the bytes, `stream/`
+//! cuts a streamed body into events.
 
 pub(crate) mod chunk;
 pub(crate) mod completion;
@@ -32,9 +21,8 @@ use std::marker::PhantomData;
 use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
 
 /// A string (a field name, mostly), borrowed from the text when it has no
-/// escapes: the visitors written by hand for the hot paths (a reply's
-/// message, a stream's delta, usage) match it in one pass and copy only an
-/// unknown one.
+/// escapes: the hand-written visitors of the hot paths match it in one pass
+/// and copy only an unknown one.
 pub(crate) struct Key<'de>(pub(crate) Cow<'de, str>);
 
 impl<'de> Deserialize<'de> for Key<'de> {

@@ -94,8 +94,7 @@ impl Serialize for MessageOut<'_> {
     }
 }
 
-/// A message as [`WireMessage`] writes it, borrowing its texts from the
-/// message: a send copies none of them.
+/// A message on the wire, its texts borrowed: a send copies none of them.
 #[derive(Serialize)]
 struct WireMessageOut<'a> {
     role: Role,
@@ -114,7 +113,7 @@ struct WireMessageOut<'a> {
     extra: ExtraOut<'a>,
 }
 
-/// [`WireContent`], its text borrowed.
+/// [`WireContent`] to write, its text borrowed.
 #[derive(Serialize)]
 #[serde(untagged)]
 enum ContentOut<'a> {
@@ -122,7 +121,7 @@ enum ContentOut<'a> {
     Parts(Vec<WirePart>),
 }
 
-/// A message's tool calls as [`WireToolCall`]s, borrowed.
+/// A message's tool calls in the wire form, borrowed.
 pub(crate) struct ToolCallsOut<'a>(pub(crate) &'a [ToolCall]);
 
 impl ToolCallsOut<'_> {
@@ -155,7 +154,7 @@ impl Serialize for ToolCallsOut<'_> {
     }
 }
 
-/// A tool call as [`WireToolCall`] writes it, borrowed.
+/// A tool call in the wire form ([`WireToolCall`]), borrowed.
 #[derive(Serialize)]
 struct ToolCallOut<'a> {
     id: &'a str,
