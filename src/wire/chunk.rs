@@ -14,7 +14,7 @@ use crate::error::{ApiError, Error, Result};
 pub use crate::reply::Usage;
 use crate::wire::completion::ReplyContent;
 use crate::wire::error::ErrorReport;
-use crate::wire::message::json_text;
+use crate::wire::message::arguments_text;
 use crate::wire::Key;
 
 /// The message of a server error that came without one.
@@ -304,14 +304,6 @@ where
     T: Default + Deserialize<'de>,
 {
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
-}
-
-/// Reads `arguments` as text; a JSON value instead gives its JSON text.
-fn arguments_text<'de, D>(deserializer: D) -> Result<Option<String>, D::Error>
-where
-    D: Deserializer<'de>,
-{
-    Ok(json_text(&Value::deserialize(deserializer)?))
 }
 
 #[cfg(test)]

@@ -119,7 +119,7 @@ struct WireFunction {
     #[serde(default)]
     name: String,
     #[serde(default, deserialize_with = "arguments_text")]
-    arguments: String,
+    arguments: Option<String>,
 }
 
 /// A free-form tool's call: its name and the text the model wrote.
@@ -128,7 +128,7 @@ struct WireCustom {
     #[serde(default)]
     name: String,
     #[serde(default, deserialize_with = "arguments_text")]
-    input: String,
+    input: Option<String>,
 }
 
 /// The fields [`WireToolCall`] names, never written from a call's `extra`.
@@ -138,9 +138,12 @@ fn function_kind() -> String {
     FUNCTION.to_owned()
 }
 
-/// Arguments are a JSON string on the wire; a few servers send the object itself.
-fn arguments_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    Ok(json_text(&Value::deserialize(deserializer)?).unwrap_or_default())
+/// Arguments are a JSON string on the wire; a few servers send the object
+/// itself, read as its JSON text.
+pub(crate) fn arguments_text<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    Ok(json_text(&Value::deserialize(deserializer)?))
 }
 
 /// A JSON value as text: a string as itself, `null` as nothing, anything
@@ -173,8 +176,8 @@ pub(crate) fn made_up_call_id() -> String {
 impl From<WireToolCall> for ToolCall {
     fn from(wire: WireToolCall) -> ToolCall {
         let (name, arguments) = match (wire.function, wire.custom) {
-            (Some(function), _) => (function.name, function.arguments),
-            (None, Some(custom)) => (custom.name, custom.input),
+            (Some(function), _) => (function.name, function.arguments.unwrap_or_default()),
+            (None, Some(custom)) => (custom.name, custom.input.unwrap_or_default()),
             (None, None) => Default::default(),
         };
         ToolCall {
