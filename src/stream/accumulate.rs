@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::config::{Limit, DEFAULT_MAX_STREAM_BYTES};
-use crate::error::Result;
+use crate::error::{excerpt, Error, Keep, Result, EXCERPT_BYTES};
 
 use super::result::StreamChoice;
 pub(crate) use super::result::StreamResult;
 use super::think::ThinkSplitter;
 use super::tool_calls::ToolCallAssembler;
-use super::{decode_error_at_end, Chunk, ChunkChoice, StreamEvent};
+use super::{Chunk, ChunkChoice, StreamEvent};
 use crate::conversation::message::ReasoningField;
 use crate::reply::Usage;
 use crate::wire::reasoning::{details_text, first_text, merge_details};
@@ -138,12 +138,15 @@ impl Accumulator {
     /// Hands out what choice 0 still holds back at the end of the stream (a
     /// part of a think tag); the caller calls it once, at the end.
     pub fn flush(&mut self) -> Vec<StreamEvent> {
-        let mut pieces = Vec::new();
+        let (mut pieces, mut others) = (Vec::new(), Vec::new());
         for (index, state) in &mut self.choices {
-            let added = state.flush_think();
-            if *index == 0 {
-                pieces.extend(added);
-            }
+            let (reasoning, content) = state.think.finish();
+            let kept = if *index == 0 {
+                &mut pieces
+            } else {
+                &mut others
+            };
+            state.split_out(reasoning, content, kept);
         }
         pieces
     }
@@ -152,12 +155,15 @@ impl Accumulator {
     /// end of the text) if the stream ended before it said it was complete.
     pub fn finish(mut self) -> Result<StreamResult> {
         if !self.is_complete() {
-            return Err(decode_error_at_end(
-                "stream ended before the reply was complete",
-                self.choices
-                    .get(&0)
-                    .map_or("", |state| state.result.content.as_str()),
-            ));
+            let text = self
+                .choices
+                .get(&0)
+                .map_or("", |state| &state.result.content);
+            return Err(Error::Decode {
+                message: "stream ended before the reply was complete".into(),
+                // The end of the text, where it stopped.
+                excerpt: excerpt(text, EXCERPT_BYTES, Keep::End).to_owned(),
+            });
         }
         self.flush();
         self.choices.entry(0).or_default();
@@ -254,13 +260,6 @@ impl ChoiceState {
         }
         let (reasoning, content) = self.think.push(&content);
         self.split_out(reasoning, content, pieces);
-    }
-
-    fn flush_think(&mut self) -> Vec<StreamEvent> {
-        let (reasoning, content) = self.think.finish();
-        let mut pieces = Vec::new();
-        self.split_out(reasoning, content, &mut pieces);
-        pieces
     }
 
     fn split_out(&mut self, reasoning: String, content: String, pieces: &mut Vec<StreamEvent>) {

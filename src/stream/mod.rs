@@ -23,13 +23,3 @@ pub(crate) use crate::wire::chunk::{Chunk, ChunkChoice, ToolCallDelta};
 pub(crate) use accumulate::{Accumulator, StreamResult};
 pub use decoder::{StreamDecoder, StreamEvent};
 pub(crate) use sse::{SseEvent, SseItem, SseParser};
-
-use crate::error::{excerpt, Error, Keep, EXCERPT_BYTES};
-
-/// A [`Error::Decode`] quoting the end of a stream's text, where it stopped.
-fn decode_error_at_end(message: impl Into<String>, text: &str) -> Error {
-    Error::Decode {
-        message: message.into(),
-        excerpt: excerpt(text, EXCERPT_BYTES, Keep::End).to_owned(),
-    }
-}
