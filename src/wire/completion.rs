@@ -148,9 +148,6 @@ impl<'de> Deserialize<'de> for ReplyContent {
             fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<ReplyContent, E> {
                 Ok(ReplyContent::Text(text.to_owned()))
             }
-            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<ReplyContent, E> {
-                Ok(ReplyContent::Text(text))
-            }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
                 seq: A,

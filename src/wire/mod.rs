@@ -42,9 +42,6 @@ impl<'de> Deserialize<'de> for Key<'de> {
             fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Key<'de>, E> {
                 Ok(Key(Cow::Owned(name.to_owned())))
             }
-            fn visit_string<E: serde::de::Error>(self, name: String) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(name)))
-            }
         }
         deserializer.deserialize_identifier(Name)
     }
