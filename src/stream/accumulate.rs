@@ -6,31 +6,19 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::config::{Limit, DEFAULT_MAX_STREAM_BYTES};
-use crate::error::Result;
+use crate::error::{excerpt, Error, Keep, Result, EXCERPT_BYTES};
 
 use super::result::StreamChoice;
 pub(crate) use super::result::StreamResult;
 use super::think::ThinkSplitter;
 use super::tool_calls::ToolCallAssembler;
-use super::{decode_error_at_end, Chunk, ChunkChoice};
+use super::{Chunk, ChunkChoice, StreamEvent};
 use crate::conversation::message::ReasoningField;
 use crate::reply::Usage;
-use crate::wire::chunk::Delta;
-use crate::wire::reasoning::{details_text, merge_details};
+use crate::wire::reasoning::{details_text, first_text, merge_details};
 
 /// The role a reply has when the server never says.
 const DEFAULT_ROLE: &str = "assistant";
-
-/// What a chunk gave choice 0, for the caller as it arrives.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Piece {
-    /// Reply text.
-    Content(String),
-    /// Reasoning text.
-    Reasoning(String),
-    /// Refusal text.
-    Refusal(String),
-}
 
 /// What a new tool call costs besides its texts: its place in the list and
 /// in the index map. Counted so that a server cannot grow memory with
@@ -83,31 +71,21 @@ impl Accumulator {
     }
 
     /// Adds a chunk; adds what it gives choice 0 to `pieces`, in order
-    /// (never an empty text): the stream's decoder keeps one list for every
-    /// chunk rather than a new one per delta. Other choices (`n` > 1) are
-    /// added up without a word.
+    /// (never an empty text). Other choices (`n` > 1) are added up without a word.
     ///
     /// # Errors
     ///
     /// [`Error::TooLarge`](crate::Error::TooLarge) once the reply adds up
     /// to more than the limit.
-    pub fn push_chunk_into(&mut self, chunk: Chunk, pieces: &mut Vec<Piece>) -> Result<()> {
-        let Chunk {
-            id,
-            model,
-            choices,
-            usage,
-            usage_json,
-        } = chunk;
-        fill_once(&mut self.id, id);
-        fill_once(&mut self.model, model);
-        if usage.is_some() {
-            // Servers send usage once, at the end; should one send it more
-            // often, the last count covers the most.
-            self.usage = usage;
-            self.usage_json = usage_json;
+    pub fn push_chunk_into(&mut self, chunk: Chunk, pieces: &mut Vec<StreamEvent>) -> Result<()> {
+        fill_once(&mut self.id, chunk.id);
+        fill_once(&mut self.model, chunk.model);
+        if chunk.usage.is_some() {
+            // Sent once, at the end; should it come more often, the last covers the most.
+            self.usage = chunk.usage;
+            self.usage_json = chunk.usage_json;
         }
-        for choice in choices {
+        for choice in chunk.choices {
             self.count(choice_bytes(&choice))?;
             let index = choice.index;
             let state = self.choices.entry(index).or_default();
@@ -121,7 +99,6 @@ impl Accumulator {
         Ok(())
     }
 
-    /// Adds bytes about to be kept, failing past the limit.
     fn count(&mut self, bytes: u64) -> Result<()> {
         self.kept = self.kept.saturating_add(bytes);
         if self.kept > self.limit {
@@ -141,8 +118,7 @@ impl Accumulator {
         self.done || self.has_finished()
     }
 
-    /// Whether every choice has a finish reason: all that may still come
-    /// is `[DONE]` and the usage.
+    /// Whether every choice has a finish reason.
     pub fn has_finished(&self) -> bool {
         !self.choices.is_empty()
             && self
@@ -161,32 +137,33 @@ impl Accumulator {
 
     /// Hands out what choice 0 still holds back at the end of the stream (a
     /// part of a think tag); the caller calls it once, at the end.
-    pub fn flush(&mut self) -> Vec<Piece> {
-        let mut pieces = Vec::new();
+    pub fn flush(&mut self) -> Vec<StreamEvent> {
+        let (mut pieces, mut others) = (Vec::new(), Vec::new());
         for (index, state) in &mut self.choices {
-            let added = state.flush_think();
-            if *index == 0 {
-                pieces.extend(added);
-            }
+            let (reasoning, content) = state.think.finish();
+            let kept = if *index == 0 {
+                &mut pieces
+            } else {
+                &mut others
+            };
+            state.split_out(reasoning, content, kept);
         }
         pieces
     }
 
-    /// The final reply.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Decode`](crate::Error::Decode) if the stream ended before it
-    /// said it was complete (see [`is_complete`](Self::is_complete)); the
-    /// excerpt is the end of the text received.
+    /// The final reply; [`Error::Decode`](crate::Error::Decode) (quoting the
+    /// end of the text) if the stream ended before it said it was complete.
     pub fn finish(mut self) -> Result<StreamResult> {
         if !self.is_complete() {
-            return Err(decode_error_at_end(
-                "stream ended before the reply was complete",
-                self.choices
-                    .get(&0)
-                    .map_or("", |state| state.result.content.as_str()),
-            ));
+            let text = self
+                .choices
+                .get(&0)
+                .map_or("", |state| &state.result.content);
+            return Err(Error::Decode {
+                message: "stream ended before the reply was complete".into(),
+                // The end of the text, where it stopped.
+                excerpt: excerpt(text, EXCERPT_BYTES, Keep::End).to_owned(),
+            });
         }
         self.flush();
         self.choices.entry(0).or_default();
@@ -206,88 +183,71 @@ impl Accumulator {
 }
 
 impl ChoiceState {
-    /// Adds one choice's part of a chunk; returns what it adds, in order.
-    fn push(&mut self, choice: ChunkChoice, pieces: &mut Vec<Piece>) {
-        let ChunkChoice {
-            delta,
-            finish_reason,
-            logprobs,
-            ..
-        } = choice;
-        let result = &mut self.result;
-        if let Some(reason) = finish_reason.filter(|reason| !reason.is_empty()) {
+    /// Adds one choice's part of a chunk; `pieces` gets what it adds, in order.
+    fn push(&mut self, choice: ChunkChoice, pieces: &mut Vec<StreamEvent>) {
+        let (result, delta) = (&mut self.result, choice.delta);
+        if let Some(reason) = choice.finish_reason.filter(|reason| !reason.is_empty()) {
             result.finish_reason = Some(reason);
         }
-        if let Some(logprobs) = logprobs.filter(Value::is_object) {
+        if let Some(logprobs) = choice.logprobs.filter(Value::is_object) {
             merge_logprobs(&mut result.logprobs, logprobs);
         }
-        let Delta {
-            role,
-            content,
-            thinking,
-            refusal,
-            reasoning_content,
-            reasoning,
-            reasoning_details,
-            tool_calls,
-            extra,
-            ..
-        } = delta;
-        if let Some(role) = role.filter(|role| !role.is_empty()) {
+        if let Some(role) = delta.role.filter(|role| !role.is_empty()) {
             result.role = role;
         }
-        if !extra.is_empty() {
-            result.extra.extend(extra);
+        if !delta.extra.is_empty() {
+            result.extra.extend(delta.extra);
         }
-        // One field per delta: a server that fills two fills them alike.
         // Nearly every delta has no details: nothing to copy or merge then.
-        let details = if reasoning_details.is_empty() {
-            None
-        } else {
-            let details = details_text(&Value::Array(reasoning_details.clone()));
-            merge_details(&mut result.reasoning_details, reasoning_details);
-            details
+        let details = match delta.reasoning_details {
+            details if details.is_empty() => None,
+            details => {
+                let text = details_text(&Value::Array(details.clone()));
+                merge_details(&mut result.reasoning_details, details);
+                text
+            }
         };
-        let reasoning = [
-            (reasoning_content, ReasoningField::ReasoningContent),
-            (reasoning, ReasoningField::Reasoning),
+        // One field per delta: a server that fills two fills them alike.
+        let reasoning = first_text([
+            (delta.reasoning_content, ReasoningField::ReasoningContent),
+            (delta.reasoning, ReasoningField::Reasoning),
             (details, ReasoningField::ReasoningDetails),
-            (thinking, ReasoningField::ContentChunks),
-        ]
-        .into_iter()
-        .find_map(|(text, field)| {
-            text.filter(|text| !text.is_empty())
-                .map(|text| (text, field))
-        });
+            (delta.thinking, ReasoningField::ContentChunks),
+        ]);
         if let Some((text, field)) = reasoning {
             self.add_reasoning(text, field, pieces);
         }
-        if let Some(refusal) = refusal.filter(|refusal| !refusal.is_empty()) {
+        if let Some(refusal) = delta.refusal.filter(|refusal| !refusal.is_empty()) {
             let text = self.result.refusal.get_or_insert_with(String::new);
             text.push_str(&refusal);
-            pieces.push(Piece::Refusal(refusal));
+            pieces.push(StreamEvent::Refusal(refusal));
         }
-        for fragment in tool_calls {
+        for fragment in delta.tool_calls {
             self.tool_calls.push(fragment);
         }
-        if let Some(content) = content.filter(|content| !content.is_empty()) {
+        if let Some(content) = delta.content.filter(|content| !content.is_empty()) {
             self.add_content(content, pieces);
         }
     }
 
-    fn add_reasoning(&mut self, text: String, field: ReasoningField, pieces: &mut Vec<Piece>) {
+    fn add_reasoning(
+        &mut self,
+        text: String,
+        field: ReasoningField,
+        pieces: &mut Vec<StreamEvent>,
+    ) {
         let (kept, _) = self
             .result
             .reasoning
             .get_or_insert_with(|| (String::new(), field));
         kept.push_str(&text);
-        pieces.push(Piece::Reasoning(text));
+        pieces.push(StreamEvent::Reasoning(text));
     }
 
     /// Content, with a leading think block taken out of it (unless the
     /// server already gave the reasoning in a field of its own, or the
     /// content is past any think block: then it goes on as it came).
-    fn add_content(&mut self, content: String, pieces: &mut Vec<Piece>) {
+    fn add_content(&mut self, content: String, pieces: &mut Vec<StreamEvent>) {
         let parsed_apart = self
             .result
             .reasoning
@@ -295,27 +255,20 @@ impl ChoiceState {
             .is_some_and(|(_, field)| *field != ReasoningField::ThinkTags);
         if (parsed_apart && !self.think.found()) || self.think.passes_through() {
             self.result.content.push_str(&content);
-            pieces.push(Piece::Content(content));
+            pieces.push(StreamEvent::Delta(content));
             return;
         }
         let (reasoning, content) = self.think.push(&content);
         self.split_out(reasoning, content, pieces);
     }
 
-    fn flush_think(&mut self) -> Vec<Piece> {
-        let (reasoning, content) = self.think.finish();
-        let mut pieces = Vec::new();
-        self.split_out(reasoning, content, &mut pieces);
-        pieces
-    }
-
-    fn split_out(&mut self, reasoning: String, content: String, pieces: &mut Vec<Piece>) {
+    fn split_out(&mut self, reasoning: String, content: String, pieces: &mut Vec<StreamEvent>) {
         if !reasoning.is_empty() {
             self.add_reasoning(reasoning, ReasoningField::ThinkTags, pieces);
         }
         if !content.is_empty() {
             self.result.content.push_str(&content);
-            pieces.push(Piece::Content(content));
+            pieces.push(StreamEvent::Delta(content));
         }
     }
 

@@ -2,7 +2,6 @@
 
 use crate::error::{Error, Result};
 
-use super::accumulate::Piece;
 use super::{Accumulator, SseEvent, SseItem, SseParser, StreamResult};
 use crate::wire::chunk::{api_error_from_text, Payload};
 
@@ -22,28 +21,15 @@ pub enum StreamEvent {
     Done,
 }
 
-/// Decodes a streamed chat completion body.
-///
-/// Feed it the body's bytes as they arrive with [`feed`](Self::feed); at the
-/// end of the body call [`finish`](Self::finish), then
-/// [`into_result`](Self::into_result) for the whole reply. Anything after
-/// `[DONE]` is ignored.
-///
-/// Errors: [`Error::Server`] for an error the server reported inside the
-/// stream; [`Error::Decode`] for data that is not a chunk, a broken event
-/// stream, or a body that ended before the reply was complete. After an
-/// error the stream is broken; further results are unspecified (but never a
-/// panic).
-///
-/// Every read counts as a sign of life (keep-alive comments included), so a
-/// caller timing out an idle stream goes by its reads, not by the events.
+/// Decodes a streamed chat completion body: [`feed`](Self::feed) it the
+/// bytes as they arrive, then [`finish`](Self::finish) and
+/// [`into_result`](Self::into_result). Anything after `[DONE]` is ignored.
+/// After an error the stream is broken; further results are unspecified
+/// (but never a panic).
 #[derive(Debug, Default)]
 pub struct StreamDecoder {
     parser: SseParser,
     accumulator: Accumulator,
-    /// What the last chunk gave choice 0; kept for the next chunk's, so
-    /// that a delta costs no list of its own.
-    pieces: Vec<Piece>,
     done: bool,
     closed: bool,
 }
@@ -77,15 +63,13 @@ impl StreamDecoder {
     }
 
     /// Decodes the next bytes of the body; returns the events they
-    /// complete, in order. Bytes after `[DONE]` or after
-    /// [`finish`](Self::finish) are ignored.
+    /// complete, in order.
     ///
     /// # Errors
     ///
     /// [`Error::Server`] for an error the server reported, [`Error::Decode`]
-    /// for a broken event stream or data that is not a chunk. The events
-    /// before the error in the same bytes are lost with it: the reply has
-    /// failed anyway.
+    /// for a broken event stream or data that is not a chunk (the events
+    /// before it in the same bytes are lost with it: the reply has failed).
     pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<StreamEvent>> {
         if self.done || self.closed {
             return Ok(Vec::new());
@@ -96,14 +80,11 @@ impl StreamDecoder {
 
     /// Ends the body; returns the events its unterminated end completes.
     ///
-    /// An end cut off in the middle of an event's data is a decode error
-    /// unless the reply was already complete (a finish reason was seen), in
-    /// which case what was lost is at most `[DONE]` or the usage.
-    ///
     /// # Errors
     ///
     /// As [`feed`](Self::feed), and [`Error::Decode`] for an end cut off in
-    /// the middle of an event of an incomplete reply.
+    /// the middle of an event, unless a finish reason was seen (then what
+    /// was lost is at most `[DONE]` or the usage).
     pub fn finish(&mut self) -> Result<Vec<StreamEvent>> {
         if self.done || self.closed {
             return Ok(Vec::new());
@@ -111,12 +92,11 @@ impl StreamDecoder {
         self.closed = true;
         self.parser.close();
         let mut events = self.drain(true)?;
-        events.extend(self.accumulator.flush().into_iter().map(event_of));
+        events.extend(self.accumulator.flush());
         Ok(events)
     }
 
-    /// Whether every choice has finished: all that may still come is
-    /// `[DONE]` and the usage.
+    /// Whether every choice has finished: only `[DONE]` and the usage may follow.
     pub fn has_finished(&self) -> bool {
         self.accumulator.has_finished()
     }
@@ -133,11 +113,8 @@ impl StreamDecoder {
         &self.accumulator
     }
 
-    /// The whole reply, or why the stream did not give one.
-    ///
-    /// Calls [`finish`](Self::finish) first if the caller has not; the
-    /// deltas that finds are then only in the result, so a caller that shows
-    /// deltas should call `finish` itself.
+    /// The whole reply; calls [`finish`](Self::finish) first if the caller
+    /// has not (the deltas that finds are then only in the result).
     ///
     /// # Errors
     ///
@@ -163,8 +140,7 @@ impl StreamDecoder {
         Ok(events)
     }
 
-    /// The next payload that carries something; `None` until more bytes
-    /// come. Comments are skipped: they carry nothing to decode.
+    /// The next payload that carries something; `None` until more bytes come.
     fn next_payload(&mut self) -> Result<Option<Payload>> {
         while let Some(item) = self.parser.next_item()? {
             if let SseItem::Event(event) = item {
@@ -178,18 +154,12 @@ impl StreamDecoder {
         Ok(None)
     }
 
-    /// Acts on one payload; adds the events it gives the caller to `events`.
     fn apply(&mut self, payload: Payload, events: &mut Vec<StreamEvent>) -> Result<()> {
         match payload {
-            Payload::Chunk(chunk) => {
-                self.pieces.clear();
-                self.accumulator.push_chunk_into(chunk, &mut self.pieces)?;
-                events.extend(self.pieces.drain(..).map(event_of));
-                Ok(())
-            }
+            Payload::Chunk(chunk) => self.accumulator.push_chunk_into(chunk, events),
             Payload::Done => {
                 self.done = true;
-                events.extend(self.accumulator.flush().into_iter().map(event_of));
+                events.extend(self.accumulator.flush());
                 self.accumulator.mark_done();
                 events.push(StreamEvent::Done);
                 Ok(())
@@ -198,11 +168,9 @@ impl StreamDecoder {
         }
     }
 
-    /// Judges a decode error in the body's unterminated end, which is most
-    /// likely an event (or a UTF-8 character) cut off by the end of the
-    /// body. If the reply was already complete, what was lost is at most
-    /// `[DONE]` or the usage, and the error is dropped (`None`); otherwise
-    /// it is reported as the stream ending early.
+    /// A decode error in the body's unterminated end (most likely an event
+    /// cut off): dropped if the reply was already complete, else reported
+    /// as the stream ending early.
     fn cut_off(&self, err: Error) -> Option<Error> {
         match err {
             Error::Decode { .. } if self.accumulator.is_complete() => None,
@@ -216,20 +184,9 @@ impl StreamDecoder {
     }
 }
 
-/// The event a piece of choice 0 is for the caller.
-fn event_of(piece: Piece) -> StreamEvent {
-    match piece {
-        Piece::Content(text) => StreamEvent::Delta(text),
-        Piece::Reasoning(text) => StreamEvent::Reasoning(text),
-        Piece::Refusal(text) => StreamEvent::Refusal(text),
-    }
-}
-
-/// Reads an event; `Ok(None)` for an event that carries nothing to act on
-/// (empty data, or an event of an unknown type whose data is not JSON).
-///
-/// An event of type `error` is an error whatever its data says; events of
-/// other types are read like chunks, since a chunk's JSON says what it is.
+/// Reads an event; `Ok(None)` for one that carries nothing to act on. An
+/// event of type `error` is an error whatever its data says; others are
+/// read like chunks, since a chunk's JSON says what it is.
 fn payload_of(event: &SseEvent) -> Result<Option<Payload>> {
     match event.event.as_deref() {
         Some("error") => Ok(Some(Payload::Error(api_error_from_text(&event.data)))),

@@ -38,41 +38,31 @@ pub struct StreamDelta {
     pub text: String,
 }
 
-impl StreamDelta {
-    fn new(kind: DeltaKind, text: String) -> StreamDelta {
-        StreamDelta { kind, text }
-    }
-}
-
-/// Where a streamed body's bytes come from: the connection's reader, or
-/// anything else that gives bytes (a test's slices).
+/// Where a streamed body's bytes come from: the connection, or a test's slices.
 pub(crate) trait ByteSource: Send {
     /// Reads the next bytes into `buffer`; 0 at the end of the body.
     fn read(&mut self, buffer: &mut [u8]) -> Result<usize>;
 
-    /// Like [`read`](Self::read), waiting at most `patience` for the bytes
-    /// ([`Error::Timeout`] after it); a source that cannot wait less waits
-    /// as long as it does.
+    /// Like [`read`](Self::read), waiting at most `patience` ([`Error::Timeout`]
+    /// after it) where the source can wait less.
     fn read_within(&mut self, buffer: &mut [u8], patience: Duration) -> Result<usize> {
         let _ = patience;
         self.read(buffer)
     }
 
-    /// The reply is complete: what is left of the body may be read, so
-    /// that the connection can be used again.
+    /// The reply is complete: the rest of the body may be read, so that the
+    /// connection can be used again.
     fn finish(&mut self) {}
 }
 
-/// The deltas of one streamed reply, pulled from its source as they
-/// arrive; owns everything, so it can run on any thread.
+/// The deltas of one streamed reply as they arrive; owns everything, so it
+/// can run on any thread.
 pub(crate) struct DeltaStream {
     source: Option<Box<dyn ByteSource>>,
     decoder: StreamDecoder,
     pending: VecDeque<StreamDelta>,
     buffer: Box<[u8]>,
-    /// The request id the answer came with.
     request_id: Option<String>,
-    /// The response headers.
     headers: ResponseHeaders,
     /// The reply of a server that answered with one JSON body instead of a stream.
     whole: Option<Reply>,
@@ -81,7 +71,6 @@ pub(crate) struct DeltaStream {
 }
 
 impl DeltaStream {
-    /// The deltas of the stream `source` gives.
     pub(crate) fn new(
         source: Box<dyn ByteSource>,
         request_id: Option<String>,
@@ -111,7 +100,7 @@ impl DeltaStream {
         ]
         .into_iter()
         .filter(|(_, text)| !text.is_empty())
-        .map(|(kind, text)| StreamDelta::new(kind, text))
+        .map(|(kind, text)| StreamDelta { kind, text })
         .collect();
         DeltaStream {
             source: None,
@@ -125,8 +114,8 @@ impl DeltaStream {
         }
     }
 
-    /// The next piece of the reply's text, or `None` once the reply is
-    /// complete; reasoning and refusal pieces are passed over.
+    /// The next piece of the reply's text (reasoning and refusal passed
+    /// over), or `None` once the reply is complete.
     pub(crate) fn next_delta(&mut self) -> Result<Option<String>> {
         while let Some(delta) = self.next_event()? {
             if delta.kind == DeltaKind::Content {
@@ -160,8 +149,7 @@ impl DeltaStream {
                     StreamEvent::Delta(text) => (DeltaKind::Content, text),
                     StreamEvent::Reasoning(text) => (DeltaKind::Reasoning, text),
                     StreamEvent::Refusal(text) => (DeltaKind::Refusal, text),
-                    // Nothing more is coming: the connection is kept if
-                    // the body's end follows at once.
+                    // The connection is kept if the body's end follows at once.
                     StreamEvent::Done => {
                         if let Some(mut source) = self.source.take() {
                             source.finish();
@@ -169,16 +157,15 @@ impl DeltaStream {
                         continue;
                     }
                 };
-                self.pending.push_back(StreamDelta::new(kind, text));
+                self.pending.push_back(StreamDelta { kind, text });
             }
         }
     }
 
-    /// Reads the next bytes; `None` once there is no source. After every
-    /// choice has finished, only `[DONE]`, the usage or the body's end may
-    /// follow, and they get [`STREAM_END_GRACE`] to come: a server that
-    /// keeps the connection open without them (TGI, OCI, some gateways)
-    /// has sent a complete reply, and the silence ends it (0).
+    /// Reads the next bytes; `None` once there is no source. Once every
+    /// choice has finished, what may follow gets [`STREAM_END_GRACE`]: a
+    /// server that keeps the connection open without `[DONE]` (TGI, OCI,
+    /// some gateways) has sent a complete reply, and the silence ends it (0).
     fn read(&mut self) -> Result<Option<usize>> {
         let finished = self.decoder.has_finished();
         let Some(source) = self.source.as_mut() else {
@@ -210,8 +197,8 @@ impl DeltaStream {
         reply.map_err(|error| error.redact(&secrets))
     }
 
-    /// Reads the stream to its end, handing each piece to `on_event`; a
-    /// callback that returns `false` stops it with [`Error::Cancelled`].
+    /// Reads the stream to its end, handing each piece to `on_event`;
+    /// `false` from it stops with [`Error::Cancelled`].
     pub(crate) fn run(mut self, mut on_event: impl FnMut(&StreamDelta) -> bool) -> Result<Reply> {
         while let Some(delta) = self.next_event()? {
             if !on_event(&delta) {

@@ -3,11 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::conversation::message::ReasoningField;
-use crate::conversation::message::ToolCall;
+use crate::conversation::message::{ReasoningField, ToolCall};
 use crate::reply::Usage;
 use crate::wire::completion::{AssistantMessage, Choice, Completion, ReplyContent};
-use crate::wire::message::WireToolCall;
 use crate::wire::reasoning::{details_of_text, with_think_block};
 
 /// The reply a complete stream adds up to.
@@ -44,11 +42,9 @@ pub struct StreamChoice {
     pub tool_calls: Vec<ToolCall>,
     /// The log probabilities, each list of the chunks' joined.
     pub logprobs: Option<Value>,
-    /// The `reasoning_details` parts as the server sent them, fragments of
-    /// one part joined (see OpenRouter's streaming of them).
+    /// The `reasoning_details` parts as sent, fragments of one part joined.
     pub reasoning_details: Vec<Value>,
-    /// The deltas' fields that chatwire does not know; a field sent on
-    /// several deltas keeps its last value.
+    /// The deltas' unknown fields; one sent on several keeps its last value.
     pub extra: Map<String, Value>,
 }
 
@@ -63,8 +59,7 @@ impl std::ops::Deref for StreamResult {
 }
 
 impl StreamResult {
-    /// The completion this stream adds up to, as a whole body would carry
-    /// it: the same types, so that both paths make the same reply.
+    /// The completion this stream adds up to, as a whole body would carry it.
     pub(crate) fn into_completion(self) -> Completion {
         let choices = self
             .choices
@@ -77,15 +72,13 @@ impl StreamResult {
 
 impl StreamChoice {
     fn into_choice(self) -> Choice {
-        let tool_calls = (!self.tool_calls.is_empty())
-            .then(|| self.tool_calls.iter().map(WireToolCall::from).collect());
         let details =
             (!self.reasoning_details.is_empty()).then_some(Value::Array(self.reasoning_details));
         let mut message = AssistantMessage {
             role: Some(self.role),
             content: None,
             refusal: self.refusal,
-            tool_calls,
+            tool_calls: self.tool_calls,
             reasoning_details: details,
             extra: self.extra,
             ..AssistantMessage::default()

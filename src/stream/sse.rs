@@ -1,40 +1,28 @@
-//! The server-sent events state machine: bytes in, events out.
+//! Server-sent events, bytes in, events out, by the HTML standard's rules,
+//! decided for a client that must not hang or grow without bound:
 //!
-//! Follows the event-stream parsing rules of the HTML standard, with these
-//! decisions for a client that must not hang or grow without bound:
-//!
-//! - Lines end with `\n`, `\r\n` or a lone `\r`. A line ending in `\r` is
-//!   taken at once; a `\n` arriving next (perhaps in the next read) is
-//!   skipped, so a `\r\n` split between reads is still one line end.
-//! - A UTF-8 byte order mark at the very start of the stream is skipped.
-//! - A field line that is not UTF-8 is an error (a chunk with broken text
-//!   must not be passed on as if it were whole); a comment is read lossily,
-//!   since nothing depends on its text.
-//! - A line, and an event's joined data, longer than the limit
-//!   ([`DEFAULT_MAX_EVENT_BYTES`] unless set) is an
+//! - A `\r\n` split between reads is still one line end.
+//! - A field line that is not UTF-8 is an error (broken text must not pass
+//!   as whole); a comment is read lossily, since nothing depends on it.
+//! - A line, and an event's data, longer than the limit is an
 //!   [`Error::TooLarge`], so a server that never ends a line cannot exhaust
 //!   memory.
 //! - `id:` and `retry:` are ignored: this client does not reconnect.
-//! - llama.cpp reports an error inside the stream as a line `error: {...}`,
-//!   a field the standard does not know. It is read as the data of an event
-//!   of type `error`, the same as `event: error` + `data: {...}`.
-//! - At the end of the body ([`SseParser::close`]) an unterminated last line
-//!   still counts, and a last event without its blank line is still
-//!   dispatched: a server that stops writing right after `data: [DONE]`
-//!   has said all it meant to.
+//! - llama.cpp's `error: {...}` line (a field the standard does not know) is
+//!   read as `event: error` + `data: {...}`.
+//! - At the end of the body an unterminated last line and event still count:
+//!   a server that stops right after `data: [DONE]` has said all it meant to.
 
-use crate::config::Limit;
-use crate::config::DEFAULT_MAX_EVENT_BYTES;
+use crate::config::{Limit, DEFAULT_MAX_EVENT_BYTES};
 use crate::error::{Error, Result};
 
-/// What the UTF-8 byte order mark looks like on the wire.
+/// The UTF-8 byte order mark, skipped at the very start.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// One dispatched server-sent event.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SseEvent {
-    /// The event type from an `event:` field; `None` for the default type
-    /// (`message`), which is what chat completion chunks use.
+    /// The `event:` field; `None` for the default, `message` (chunks).
     pub event: Option<String>,
     /// The event's `data:` lines, joined with `\n`.
     pub data: String,
@@ -45,19 +33,13 @@ pub struct SseEvent {
 pub enum SseItem {
     /// A complete event.
     Event(SseEvent),
-    /// A comment line (`: ...`), the text after the colon. Servers send these
-    /// as keep-alives; a caller may count them as a sign of life.
+    /// A comment line (`: ...`), the text after the colon: a keep-alive.
     Comment(String),
 }
 
-/// An incremental server-sent events parser.
-///
-/// Bytes may be split anywhere between calls: inside a line, inside a UTF-8
-/// character, between `\r` and `\n`. Each byte is scanned once, so the work
-/// is linear in the input however it is split.
-///
-/// After an error the stream is broken; further results are unspecified
-/// (but never a panic).
+/// An incremental server-sent events parser. Bytes may be split anywhere
+/// between calls; each byte is scanned once, so the work is linear however
+/// they are split. After an error, results are unspecified (never a panic).
 #[derive(Debug)]
 pub struct SseParser {
     lines: LineReader,
@@ -67,18 +49,18 @@ pub struct SseParser {
 
 impl Default for SseParser {
     fn default() -> Self {
-        Self::new()
+        Self::with_limit(DEFAULT_MAX_EVENT_BYTES as usize)
     }
 }
 
 impl SseParser {
     /// A parser with the default limit, [`DEFAULT_MAX_EVENT_BYTES`].
+    #[cfg(test)]
     pub fn new() -> Self {
-        Self::with_limit(DEFAULT_MAX_EVENT_BYTES as usize)
+        Self::default()
     }
 
-    /// A parser that rejects a line, or an event's data, longer than
-    /// `limit` bytes.
+    /// A parser that rejects a line, or an event's data, over `limit` bytes.
     pub fn with_limit(limit: usize) -> Self {
         Self {
             lines: LineReader::default(),
@@ -87,14 +69,12 @@ impl SseParser {
         }
     }
 
-    /// Adds bytes from the body; take the items they complete with
-    /// [`next_item`](Self::next_item).
+    /// Adds bytes from the body.
     pub fn push(&mut self, bytes: &[u8]) {
         self.lines.push(bytes);
     }
 
-    /// Marks the end of the body: the last line and event count even if
-    /// they were not terminated. Push no more bytes after this.
+    /// Marks the end of the body; push no more bytes after this.
     pub fn close(&mut self) {
         self.lines.closed = true;
     }
@@ -118,10 +98,9 @@ impl SseParser {
         Ok(None)
     }
 
-    /// Gives back the data of an event the caller is done with, so that
-    /// the next event's data is written into its room rather than a new
-    /// allocation (one fewer per event of a long stream). The room of an
-    /// unusually large event is let go instead of kept for the stream's life.
+    /// Gives back the data of an event the caller is done with: the next
+    /// event's data is written into its room (one allocation fewer per
+    /// event); an unusually large room is let go, not kept for the stream.
     pub fn recycle(&mut self, mut data: String) {
         /// The most room kept from one event for the next.
         const KEPT: usize = 64 * 1024;
@@ -133,11 +112,6 @@ impl SseParser {
     }
 
     /// Pushes `bytes` and returns every item they complete.
-    ///
-    /// # Errors
-    ///
-    /// As [`next_item`](Self::next_item); the items before the error are
-    /// lost with it.
     #[cfg(test)]
     pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseItem>> {
         self.push(bytes);
@@ -145,10 +119,6 @@ impl SseParser {
     }
 
     /// Ends the body and returns the items that were still pending.
-    ///
-    /// # Errors
-    ///
-    /// As [`next_item`](Self::next_item).
     #[cfg(test)]
     pub fn finish(&mut self) -> Result<Vec<SseItem>> {
         self.close();
@@ -167,7 +137,7 @@ impl SseParser {
 
 /// Splits buffered bytes into lines, remembering how far it has scanned so
 /// that bytes are looked at once, not once per read.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct LineReader {
     buf: Vec<u8>,
     /// Start of the first line not yet handed out.
@@ -176,23 +146,10 @@ struct LineReader {
     scan: usize,
     /// The last line ended in `\r`: a `\n` right after it belongs to it.
     skip_lf: bool,
-    /// No line has been handed out yet, so a byte order mark may lead.
-    at_start: bool,
+    /// A line has been handed out: no byte order mark may lead any more.
+    past_start: bool,
     /// The body has ended.
     closed: bool,
-}
-
-impl Default for LineReader {
-    fn default() -> Self {
-        Self {
-            buf: Vec::new(),
-            pos: 0,
-            scan: 0,
-            skip_lf: false,
-            at_start: true,
-            closed: false,
-        }
-    }
 }
 
 impl LineReader {
@@ -240,14 +197,14 @@ impl LineReader {
         self.scan = self.pos;
         let mut line = &self.buf[start..end];
         check_line_length(line, limit)?;
-        if std::mem::take(&mut self.at_start) {
+        if !std::mem::replace(&mut self.past_start, true) {
             line = line.strip_prefix(BOM).unwrap_or(line);
         }
         Ok(Some(line))
     }
 
-    /// Skips the `\n` of a `\r\n` whose `\r` ended the previous line. With
-    /// no byte buffered yet, the decision waits for the next push.
+    /// Skips the `\n` of a `\r\n` whose `\r` ended the previous line (with
+    /// no byte buffered yet, the decision waits for the next push).
     fn skip_lf_after_cr(&mut self) {
         if !self.skip_lf || self.pos == self.buf.len() {
             return;
@@ -292,26 +249,18 @@ impl EventBuilder {
                 &String::from_utf8_lossy(line),
             )
         })?;
-        let (field, value) = split_field(line);
-        self.apply_field(field, value, limit)?;
-        Ok(None)
-    }
-
-    fn apply_field(&mut self, field: &str, value: &str, limit: usize) -> Result<()> {
-        match field {
-            "data" => self.append_data(value, limit),
-            "event" => {
-                self.event = Some(value.to_owned()).filter(|event| !event.is_empty());
-                Ok(())
-            }
-            "error" => {
-                // llama.cpp's `error: {...}`; see the module docs.
+        match split_field(line) {
+            ("data", value) => self.append_data(value, limit)?,
+            ("event", value) => self.event = Some(value.to_owned()).filter(|e| !e.is_empty()),
+            // llama.cpp's `error: {...}`; see the module docs.
+            ("error", value) => {
                 self.event = Some("error".to_owned());
-                self.append_data(value, limit)
+                self.append_data(value, limit)?;
             }
             // `id`, `retry` and unknown fields: nothing this client uses.
-            _ => Ok(()),
+            _ => {}
         }
+        Ok(None)
     }
 
     fn append_data(&mut self, value: &str, limit: usize) -> Result<()> {
@@ -328,8 +277,7 @@ impl EventBuilder {
         Ok(())
     }
 
-    /// Ends the current event: returns it if it had data, and starts afresh
-    /// either way (an event with no data is not dispatched).
+    /// Ends the current event: returns it if it had data, and starts afresh.
     fn dispatch(&mut self) -> Option<SseEvent> {
         let event = self.event.take();
         if !std::mem::take(&mut self.has_data) {
@@ -348,8 +296,8 @@ fn split_field(line: &str) -> (&str, &str) {
     // A byte search: ':' is ASCII, so its place is a character boundary.
     match memchr::memchr(b':', line.as_bytes()) {
         Some(colon) => {
-            let (field, value) = (&line[..colon], &line[colon + 1..]);
-            (field, value.strip_prefix(' ').unwrap_or(value))
+            let value = &line[colon + 1..];
+            (&line[..colon], value.strip_prefix(' ').unwrap_or(value))
         }
         None => (line, ""),
     }

@@ -34,8 +34,7 @@ impl ThinkSplitter {
         self.found
     }
 
-    /// Whether content now passes as it is: past the start, with no think
-    /// block open and nothing held back (so a caller may skip [`push`](Self::push)).
+    /// Whether content now passes as it is (a caller may skip [`push`](Self::push)).
     pub(crate) fn passes_through(&self) -> bool {
         self.state == State::Content && self.held.is_empty()
     }

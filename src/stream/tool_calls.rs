@@ -3,11 +3,8 @@
 use std::collections::HashMap;
 
 use super::ToolCallDelta;
-use crate::conversation::message::ToolCall;
+use crate::conversation::message::{ToolCall, FUNCTION};
 use crate::wire::message::made_up_call_id;
-
-/// The tool type a call has when the server never says.
-const DEFAULT_TOOL_KIND: &str = "function";
 
 /// Puts tool-call fragments together.
 ///
@@ -64,12 +61,12 @@ impl ToolCallAssembler {
     }
 
     /// The calls; one without a type is a `function`, one without an id
-    /// gets a unique id, so that its result can quote it.
+    /// gets one, so that its result can quote it.
     pub(crate) fn finish(self) -> Vec<ToolCall> {
         let mut calls = self.calls;
         for call in &mut calls {
             if call.kind.is_empty() {
-                call.kind = DEFAULT_TOOL_KIND.to_owned();
+                call.kind = FUNCTION.to_owned();
             }
             if call.id.is_empty() {
                 call.id = made_up_call_id();
@@ -94,8 +91,7 @@ fn merge_fragment(call: &mut ToolCall, fragment: ToolCallDelta) {
     if let Some(input) = fragment.custom.input {
         call.arguments.push_str(&input);
     }
-    // Fields chatwire does not know (Gemini's extra_content) go with the
-    // call as sent; one sent again keeps its last value.
+    // Unknown fields (Gemini's extra_content) go with the call; the last value wins.
     call.extra.extend(
         fragment
             .extra

@@ -1,12 +1,8 @@
 //! One event's payload: a chat completion chunk, `[DONE]`, or an error the
-//! server reported inside the stream.
-//!
-//! Chunks are read leniently, because servers that call themselves
-//! OpenAI-compatible differ in the details: unknown fields are ignored,
-//! every field may be missing or `null`, a tool call's `arguments` may come
-//! as a JSON value rather than a string, and usage may lack `total_tokens`.
-//! What cannot be read is data that is not JSON, or JSON whose known fields
-//! have the wrong shape (`"choices": 3`): those are decode errors.
+//! server reported inside the stream. Chunks are read leniently (servers
+//! differ): every field may be missing or `null`, `arguments` may be a JSON
+//! value. Data that is not JSON, or known fields of the wrong shape
+//! (`"choices": 3`), are decode errors.
 
 use std::borrow::Cow;
 
@@ -18,7 +14,8 @@ use crate::error::{ApiError, Error, Result};
 pub use crate::reply::Usage;
 use crate::wire::completion::ReplyContent;
 use crate::wire::error::ErrorReport;
-use crate::wire::message::{json_text, without_nulls};
+use crate::wire::message::arguments_text;
+use crate::wire::Key;
 
 /// The message of a server error that came without one.
 const NO_MESSAGE: &str = "the server reported an error in the stream";
@@ -40,9 +37,8 @@ impl Payload {
     ///
     /// # Errors
     ///
-    /// [`Error::Decode`](crate::Error::Decode) for data that is not JSON, not
-    /// a JSON object, or not shaped like a chunk. An error the server
-    /// reported is not an `Err` here but [`Payload::Error`].
+    /// [`Error::Decode`](crate::Error::Decode) for data that is not a chunk
+    /// (an error the server reported is [`Payload::Error`]).
     pub fn from_data(data: &str) -> Result<Option<Self>> {
         let data = data.trim();
         if data.is_empty() {
@@ -59,8 +55,7 @@ impl Payload {
                     id: plain.id,
                     model: plain.model,
                     choices: plain.choices,
-                    usage: None,
-                    usage_json: None,
+                    ..Chunk::default()
                 };
                 return Ok(Some(Self::checked(chunk)));
             }
@@ -74,10 +69,7 @@ impl Payload {
         let value: Value = serde_json::from_str(data)
             .map_err(|err| Error::decode(format!("event data is not json: {err}"), data))?;
         if let Some(report) = ErrorReport::from_value(&value) {
-            let status = report.code_status;
-            return Ok(Some(Self::Error(
-                report.into_api_error(status, NO_MESSAGE, None),
-            )));
+            return Ok(Some(Self::Error(report.in_band(NO_MESSAGE, None))));
         }
         if !value.is_object() {
             return Err(Error::decode("event data is not a json object", data));
@@ -98,9 +90,8 @@ impl Payload {
         Ok(Some(Self::checked(chunk)))
     }
 
-    /// The chunk, unless it is how OpenRouter ends a failed stream: a
-    /// choice that finished with "error" (its error field, when there is
-    /// one, was read as the error).
+    /// The chunk, unless it is how OpenRouter ends a failed stream: a choice
+    /// that finished with "error" (an error field was read as the error).
     fn checked(chunk: Chunk) -> Self {
         if chunk
             .choices
@@ -148,12 +139,9 @@ fn usage_of(value: &Value) -> Option<Value> {
     usage.is_object().then(|| usage.clone())
 }
 
-/// Reads the data of an error event, in any shape servers use; a numeric
-/// `code` that looks like an HTTP status becomes the error's status.
+/// Reads the data of an error event, in any shape servers use.
 pub(crate) fn api_error_from_text(data: &str) -> ApiError {
-    let report = ErrorReport::from_text(data);
-    let status = report.code_status;
-    report.into_api_error(status, NO_MESSAGE, None)
+    ErrorReport::from_text(data).in_band(NO_MESSAGE, None)
 }
 
 /// One streamed chunk (`chat.completion.chunk`).
@@ -216,48 +204,9 @@ pub struct Delta {
     pub extra: Map<String, Value>,
 }
 
-/// The name of a field of a delta; an unknown one is kept.
-enum DeltaField {
-    Role,
-    Content,
-    Refusal,
-    ReasoningContent,
-    Reasoning,
-    ReasoningDetails,
-    ToolCalls,
-    Other(String),
-}
-
-impl<'de> Deserialize<'de> for DeltaField {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl serde::de::Visitor<'_> for Name {
-            type Value = DeltaField;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<DeltaField, E> {
-                Ok(match name {
-                    "role" => DeltaField::Role,
-                    "content" => DeltaField::Content,
-                    "refusal" => DeltaField::Refusal,
-                    "reasoning_content" => DeltaField::ReasoningContent,
-                    "reasoning" => DeltaField::Reasoning,
-                    "reasoning_details" => DeltaField::ReasoningDetails,
-                    "tool_calls" => DeltaField::ToolCalls,
-                    other => DeltaField::Other(other.to_owned()),
-                })
-            }
-        }
-        deserializer.deserialize_identifier(Name)
-    }
-}
-
 impl<'de> Deserialize<'de> for Delta {
-    /// Read by hand, in one pass, straight into the delta: content may be
-    /// text or a list of chunks, and fields chatwire does not know are
-    /// gathered as they are; a flattened map would make serde buffer every
-    /// delta first, and nearly every event of a stream is one.
+    /// Read by hand, in one pass: a flattened map of the unknown fields
+    /// would make serde buffer every delta first.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Fields;
         impl<'de> serde::de::Visitor<'de> for Fields {
@@ -270,35 +219,30 @@ impl<'de> Deserialize<'de> for Delta {
                 mut map: A,
             ) -> Result<Delta, A::Error> {
                 let mut delta = Delta::default();
-                let mut content: Option<ReplyContent> = None;
-                while let Some(field) = map.next_key::<DeltaField>()? {
-                    match field {
-                        DeltaField::Role => delta.role = map.next_value()?,
-                        DeltaField::Content => content = map.next_value()?,
-                        DeltaField::Refusal => delta.refusal = map.next_value()?,
-                        DeltaField::ReasoningContent => {
-                            delta.reasoning_content = map.next_value()?
+                while let Some(Key(name)) = map.next_key()? {
+                    match &*name {
+                        "role" => delta.role = map.next_value()?,
+                        "content" => {
+                            (delta.content, delta.thinking) =
+                                ReplyContent::split_option(map.next_value()?)
                         }
-                        DeltaField::Reasoning => delta.reasoning = map.next_value()?,
-                        DeltaField::ReasoningDetails => {
+                        "refusal" => delta.refusal = map.next_value()?,
+                        "reasoning_content" => delta.reasoning_content = map.next_value()?,
+                        "reasoning" => delta.reasoning = map.next_value()?,
+                        "reasoning_details" => {
                             delta.reasoning_details =
                                 map.next_value::<Option<_>>()?.unwrap_or_default()
                         }
-                        DeltaField::ToolCalls => {
+                        "tool_calls" => {
                             delta.tool_calls = map.next_value::<Option<_>>()?.unwrap_or_default()
                         }
-                        DeltaField::Other(name) => {
-                            let value: Value = map.next_value()?;
-                            delta.extra.insert(name, value);
-                        }
+                        // A null says nothing: not kept (and undoes an earlier value).
+                        _ => match map.next_value()? {
+                            Value::Null => _ = delta.extra.remove(&*name),
+                            value => _ = delta.extra.insert(name.into_owned(), value),
+                        },
                     }
                 }
-                if let Some(content) = content {
-                    let (text, thinking) = content.split();
-                    delta.content = Some(text);
-                    delta.thinking = thinking;
-                }
-                delta.extra = without_nulls(std::mem::take(&mut delta.extra));
                 Ok(delta)
             }
         }
@@ -360,15 +304,6 @@ where
     T: Default + Deserialize<'de>,
 {
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
-}
-
-/// Reads `arguments` as text; a server that sends a JSON value instead of
-/// the usual string gets that value's JSON text.
-fn arguments_text<'de, D>(deserializer: D) -> Result<Option<String>, D::Error>
-where
-    D: Deserializer<'de>,
-{
-    Ok(json_text(&Value::deserialize(deserializer)?))
 }
 
 #[cfg(test)]

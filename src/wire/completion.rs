@@ -1,24 +1,21 @@
-//! A chat completion: one set of types, read from a whole body and built
-//! by the stream's accumulator, and the [`Reply`] it amounts to. A streamed
-//! reply's `json` is serialized from the same types, so both paths give
-//! the same reply for the same answer.
-//!
-//! Read leniently, as loosely compatible servers need (unknown fields
-//! ignored; `id`, `object`, `created`, `usage` optional), strictly about
-//! what makes a chat completion (a choice with a message). A 2xx body that
-//! is an error object (Hugging Face TGI answers some failures so) is the
-//! server's error, not a body that failed to decode.
+//! A chat completion: one set of types, read from a whole body or built
+//! from a stream (whose reply's `json` is serialized from them, so both
+//! paths give the same reply), and the [`Reply`] it amounts to. Read
+//! leniently but for what makes one (a choice with a message); a 2xx body
+//! that is an error object (as Hugging Face TGI sends) is the server's error.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::conversation::message::ToolCall;
 use crate::error::{Error, Result};
 use crate::reply::{Reply, ReplyChoice, Usage};
 use crate::response_headers::ResponseHeaders;
 use crate::wire::error::ErrorReport;
-use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
+use crate::wire::message::{made_up_call_id, without_nulls, ToolCallsOut, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
 use crate::wire::usage::LenientUsage;
+use crate::wire::Key;
 
 /// The `object` of a completion built from a stream.
 const COMPLETION_OBJECT: &str = "chat.completion";
@@ -38,55 +35,31 @@ pub(crate) struct Completion {
     pub(crate) model: Option<String>,
     #[serde(deserialize_with = "crate::wire::choices")]
     pub(crate) choices: Vec<Choice>,
-    /// Read into [`Usage`] from a body; as a stream sent it, details
-    /// included, for a streamed reply's JSON.
-    #[serde(default)]
-    pub(crate) usage: CompletionUsage,
+    /// A body's, read straight into [`Usage`] (no JSON tree or copy of its
+    /// text on every send: the reply's JSON is the body itself).
+    #[serde(default, skip_serializing, deserialize_with = "lenient")]
+    pub(crate) usage: Option<Usage>,
+    /// A stream's as sent, details included, for its reply's JSON.
+    #[serde(rename = "usage", skip_deserializing)]
+    pub(crate) usage_json: Option<Value>,
 }
 
-/// A completion's `usage`. A body's is read straight into [`Usage`] (no
-/// JSON tree or copy of its text is made on every send: the reply's JSON is
-/// the body itself); a stream's is kept as sent, for the JSON of the
-/// completion it adds up to.
-#[derive(Debug)]
-pub(crate) enum CompletionUsage {
-    /// Read from a body.
-    Read(Option<Usage>),
-    /// As a stream sent it.
-    Sent(Option<Value>),
+fn calls_out<S: serde::Serializer>(calls: &[ToolCall], serializer: S) -> Result<S::Ok, S::Error> {
+    ToolCallsOut(calls).serialize(serializer)
 }
 
-impl Default for CompletionUsage {
-    fn default() -> Self {
-        CompletionUsage::Read(None)
-    }
-}
-
-impl Serialize for CompletionUsage {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            CompletionUsage::Read(usage) => usage.serialize(serializer),
-            CompletionUsage::Sent(usage) => usage.serialize(serializer),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for CompletionUsage {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        LenientUsage::deserialize(deserializer).map(|LenientUsage(usage)| Self::Read(usage))
-    }
+fn lenient<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Usage>, D::Error> {
+    LenientUsage::deserialize(deserializer).map(|LenientUsage(usage)| usage)
 }
 
 /// One choice of a completion.
 #[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub(crate) struct Choice {
-    #[serde(default)]
     pub(crate) index: u32,
-    #[serde(default)]
     pub(crate) message: Option<AssistantMessage>,
-    #[serde(default)]
     pub(crate) finish_reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) logprobs: Option<Value>,
 }
 
@@ -100,8 +73,8 @@ pub(crate) struct AssistantMessage {
     pub(crate) content: Option<ReplyContent>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) refusal: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) tool_calls: Option<Vec<WireToolCall>>,
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "calls_out")]
+    pub(crate) tool_calls: Vec<ToolCall>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) reasoning_content: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,62 +84,6 @@ pub(crate) struct AssistantMessage {
     /// Every other field, as the server sent it.
     #[serde(flatten)]
     pub(crate) extra: Map<String, Value>,
-}
-
-/// The name of a field of a reply's message; an unknown one is kept.
-enum MessageField {
-    Role,
-    Content,
-    Refusal,
-    ToolCalls,
-    ReasoningContent,
-    Reasoning,
-    ReasoningDetails,
-    Other(String),
-}
-
-impl<'de> Deserialize<'de> for MessageField {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl serde::de::Visitor<'_> for Name {
-            type Value = MessageField;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<MessageField, E> {
-                Ok(match name {
-                    "role" => MessageField::Role,
-                    "content" => MessageField::Content,
-                    "refusal" => MessageField::Refusal,
-                    "tool_calls" => MessageField::ToolCalls,
-                    "reasoning_content" => MessageField::ReasoningContent,
-                    "reasoning" => MessageField::Reasoning,
-                    "reasoning_details" => MessageField::ReasoningDetails,
-                    other => MessageField::Other(other.to_owned()),
-                })
-            }
-        }
-        deserializer.deserialize_identifier(Name)
-    }
-}
-
-/// A JSON string, read and not kept.
-struct Text;
-
-impl<'de> Deserialize<'de> for Text {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Any;
-        impl serde::de::Visitor<'_> for Any {
-            type Value = Text;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Text, E> {
-                Ok(Text)
-            }
-        }
-        deserializer.deserialize_str(Any)
-    }
 }
 
 impl<'de> Deserialize<'de> for AssistantMessage {
@@ -184,27 +101,21 @@ impl<'de> Deserialize<'de> for AssistantMessage {
                 mut map: A,
             ) -> Result<AssistantMessage, A::Error> {
                 let mut message = AssistantMessage::default();
-                while let Some(field) = map.next_key::<MessageField>()? {
-                    match field {
-                        // Nothing reads a body's role: checked to be
-                        // text, not copied.
-                        MessageField::Role => {
-                            map.next_value::<Option<Text>>()?;
+                while let Some(Key(name)) = map.next_key()? {
+                    match &*name {
+                        // Nothing reads a body's role: checked to be text, not copied.
+                        "role" => _ = map.next_value::<Option<Key>>()?,
+                        "content" => message.content = map.next_value()?,
+                        "refusal" => message.refusal = map.next_value()?,
+                        "tool_calls" => {
+                            let calls: Option<Vec<WireToolCall>> = map.next_value()?;
+                            let calls = calls.unwrap_or_default().into_iter();
+                            message.tool_calls = calls.map(ToolCall::from).collect();
                         }
-                        MessageField::Content => message.content = map.next_value()?,
-                        MessageField::Refusal => message.refusal = map.next_value()?,
-                        MessageField::ToolCalls => message.tool_calls = map.next_value()?,
-                        MessageField::ReasoningContent => {
-                            message.reasoning_content = map.next_value()?
-                        }
-                        MessageField::Reasoning => message.reasoning = map.next_value()?,
-                        MessageField::ReasoningDetails => {
-                            message.reasoning_details = map.next_value()?
-                        }
-                        MessageField::Other(name) => {
-                            let value: Value = map.next_value()?;
-                            message.extra.insert(name, value);
-                        }
+                        "reasoning_content" => message.reasoning_content = map.next_value()?,
+                        "reasoning" => message.reasoning = map.next_value()?,
+                        "reasoning_details" => message.reasoning_details = map.next_value()?,
+                        _ => _ = message.extra.insert(name.into_owned(), map.next_value()?),
                     }
                 }
                 Ok(message)
@@ -238,18 +149,12 @@ impl<'de> Deserialize<'de> for ReplyContent {
             fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<ReplyContent, E> {
                 Ok(ReplyContent::Text(text.to_owned()))
             }
-            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<ReplyContent, E> {
-                Ok(ReplyContent::Text(text))
-            }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
-                mut seq: A,
+                seq: A,
             ) -> Result<ReplyContent, A::Error> {
-                let mut chunks = Vec::new();
-                while let Some(chunk) = seq.next_element()? {
-                    chunks.push(chunk);
-                }
-                Ok(ReplyContent::Chunks(chunks))
+                let chunks = serde::de::value::SeqAccessDeserializer::new(seq);
+                Vec::deserialize(chunks).map(ReplyContent::Chunks)
             }
         }
         deserializer.deserialize_any(Content)
@@ -285,6 +190,14 @@ impl ReplyContent {
         (text, thinking)
     }
 
+    /// [`split`](Self::split), for content that may be missing.
+    pub(crate) fn split_option(content: Option<Self>) -> (Option<String>, Option<String>) {
+        content.map_or((None, None), |content| {
+            let (text, thinking) = content.split();
+            (Some(text), thinking)
+        })
+    }
+
     /// Content as Mistral sends it: a thinking chunk, then a text chunk.
     pub(crate) fn with_thinking(thinking: &str, text: String) -> ReplyContent {
         let mut chunks = vec![serde_json::json!({"type": "thinking",
@@ -304,13 +217,9 @@ fn chunk_text(chunk: &Value) -> &str {
         .unwrap_or_default()
 }
 
-/// Fields of a reply's message that only describe the reply and that a
-/// strict server refuses in a request: `annotations`, which the official
-/// schema defines for replies only (`ChatCompletionResponseMessage` has it,
-/// `ChatCompletionRequestAssistantMessage` does not), and Groq's
-/// `executed_tools` (its compound systems' server-side tool runs; Groq
-/// answers 400 "property ... is unsupported" to any field of a message it
-/// does not take).
+/// Fields of a reply's message that a strict server refuses in a request:
+/// `annotations` (the official schema has it for replies only) and Groq's
+/// `executed_tools` (Groq answers 400 "property ... is unsupported").
 const REPLY_ONLY_FIELDS: [&str; 2] = ["annotations", "executed_tools"];
 
 /// The unknown fields of a reply's message that go back with it: all but
@@ -334,13 +243,7 @@ impl AssistantMessage {
     /// refusal, so the caller sees why there is no answer: the one rule for
     /// whole and streamed replies. A tool call without an id gets one.
     fn into_choice(self, index: u32, finish_reason: Option<String>) -> ReplyChoice {
-        let (content, thinking) = match self.content {
-            Some(content) => {
-                let (text, thinking) = content.split();
-                (Some(text), thinking)
-            }
-            None => (None, None),
-        };
+        let (content, thinking) = ReplyContent::split_option(self.content);
         let fields = ReasoningFields {
             reasoning_content: self.reasoning_content,
             reasoning: self.reasoning,
@@ -349,19 +252,16 @@ impl AssistantMessage {
         };
         let (reasoning, content) = fields.read(content);
         let content = content.filter(|content| !content.is_empty());
-        let tool_calls = self.tool_calls.unwrap_or_default().into_iter().map(|call| {
-            let mut call = crate::conversation::message::ToolCall::from(call);
-            if call.id.is_empty() {
-                call.id = made_up_call_id();
-            }
-            call
-        });
+        let mut tool_calls = self.tool_calls;
+        for call in tool_calls.iter_mut().filter(|call| call.id.is_empty()) {
+            call.id = made_up_call_id();
+        }
         ReplyChoice {
             index,
             content: content.or(self.refusal).unwrap_or_default(),
             finish_reason,
             reasoning,
-            tool_calls: tool_calls.collect(),
+            tool_calls,
             extra: request_fields(self.extra),
         }
     }
@@ -380,13 +280,15 @@ impl Completion {
             object: Some(COMPLETION_OBJECT.to_owned()),
             model,
             choices,
-            usage: CompletionUsage::Sent(usage),
+            usage: usage
+                .clone()
+                .and_then(|usage| Usage::deserialize(usage).ok()),
+            usage_json: usage,
         }
     }
 
     /// The completion as a non-streamed body would carry it.
     pub(crate) fn to_json(&self) -> String {
-        // Strings, numbers and plain structs always serialize.
         serde_json::to_string(self).unwrap_or_default()
     }
 
@@ -412,12 +314,7 @@ impl Completion {
         Ok(Reply {
             content: first.content.clone(),
             finish_reason: first.finish_reason.clone(),
-            usage: match self.usage {
-                CompletionUsage::Read(usage) => usage,
-                CompletionUsage::Sent(usage) => {
-                    usage.and_then(|usage| Usage::deserialize(usage).ok())
-                }
-            },
+            usage: self.usage,
             id: self.id,
             model: self.model,
             request_id,
@@ -448,9 +345,7 @@ fn in_band_error(body: &str, request_id: Option<String>) -> Option<Error> {
     if value.get("choices").is_some() {
         return None;
     }
-    let report = ErrorReport::from_value(&value)?;
-    let status = report.code_status;
-    let api = report.into_api_error(status, NO_MESSAGE, request_id);
+    let api = ErrorReport::from_value(&value)?.in_band(NO_MESSAGE, request_id);
     Some(crate::wire::error::in_band(api))
 }
 

@@ -99,6 +99,13 @@ impl ErrorReport {
             request_id,
         }
     }
+
+    /// The error as an [`ApiError`] with the status it names itself (an
+    /// error inside a 2xx answer or a stream).
+    pub(crate) fn in_band(self, fallback: &str, request_id: Option<String>) -> ApiError {
+        let status = self.code_status;
+        self.into_api_error(status, fallback, request_id)
+    }
 }
 
 /// An error a server reported inside a successful answer (a 2xx body that

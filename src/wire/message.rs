@@ -14,7 +14,7 @@ use crate::wire::reasoning::{self, ReasoningFields};
 mod attachment;
 use attachment::{WireAudio, WireFile};
 mod out;
-pub(crate) use out::{MessageOut, Replay};
+pub(crate) use out::{MessageOut, Replay, ToolCallsOut};
 
 // The wire shapes. Content is a string, or for a message with images or
 // files an array of parts. An assistant message that only calls tools is
@@ -22,20 +22,16 @@ pub(crate) use out::{MessageOut, Replay};
 // llama-cpp-python's server answers a null content with HTTP 500. `null` is
 // still read.
 
-#[derive(Serialize, Deserialize)]
+/// A message as read (`out.rs` writes it).
+#[derive(Deserialize)]
 struct WireMessage {
     role: Role,
-    #[serde(default)]
     content: Option<WireContent>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     tool_calls: Vec<WireToolCall>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     tool_call_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     reasoning_content: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     reasoning: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     reasoning_details: Option<Value>,
     /// Whatever else the message holds, kept as it came.
     #[serde(flatten)]
@@ -54,7 +50,7 @@ const MESSAGE_FIELDS: [&str; 7] = [
     "reasoning_details",
 ];
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 #[serde(untagged)]
 enum WireContent {
     Text(String),
@@ -106,56 +102,48 @@ struct WireImage {
 /// {"name", "arguments"}}`, or for a free-form tool `{"id", "type":
 /// "custom", "custom": {"name", "input"}}`; with whatever else the server
 /// put on it (Gemini's `extra_content`), kept as it came.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Deserialize)]
 pub(crate) struct WireToolCall {
     #[serde(default)]
     id: String,
     #[serde(rename = "type", default = "function_kind")]
     kind: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     function: Option<WireFunction>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     custom: Option<WireCustom>,
     #[serde(flatten)]
     extra: Map<String, Value>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct WireFunction {
     #[serde(default)]
     name: String,
     #[serde(default, deserialize_with = "arguments_text")]
-    arguments: String,
+    arguments: Option<String>,
 }
 
 /// A free-form tool's call: its name and the text the model wrote.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct WireCustom {
     #[serde(default)]
     name: String,
     #[serde(default, deserialize_with = "arguments_text")]
-    input: String,
+    input: Option<String>,
 }
 
 /// The fields [`WireToolCall`] names, never written from a call's `extra`.
 const TOOL_CALL_FIELDS: [&str; 4] = ["id", "type", "function", "custom"];
 
-/// `extra` without the fields the wire form writes itself.
-fn unknown_only(extra: &Map<String, Value>, known: &[&str]) -> Map<String, Value> {
-    extra
-        .iter()
-        .filter(|(key, _)| !known.contains(&key.as_str()))
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect()
-}
-
 fn function_kind() -> String {
     FUNCTION.to_owned()
 }
 
-/// Arguments are a JSON string on the wire; a few servers send the object itself.
-fn arguments_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    Ok(json_text(&Value::deserialize(deserializer)?).unwrap_or_default())
+/// Arguments are a JSON string on the wire; a few servers send the object
+/// itself, read as its JSON text.
+pub(crate) fn arguments_text<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    Ok(json_text(&Value::deserialize(deserializer)?))
 }
 
 /// A JSON value as text: a string as itself, `null` as nothing, anything
@@ -185,36 +173,11 @@ pub(crate) fn made_up_call_id() -> String {
     format!("call_{salt:016x}{count:08x}")
 }
 
-impl From<&ToolCall> for WireToolCall {
-    fn from(call: &ToolCall) -> WireToolCall {
-        let (function, custom) = if call.kind == CUSTOM {
-            let custom = WireCustom {
-                name: call.name.clone(),
-                input: call.arguments.clone(),
-            };
-            (None, Some(custom))
-        } else {
-            let function = WireFunction {
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            };
-            (Some(function), None)
-        };
-        WireToolCall {
-            id: call.id.clone(),
-            kind: call.kind.clone(),
-            function,
-            custom,
-            extra: unknown_only(&call.extra, &TOOL_CALL_FIELDS),
-        }
-    }
-}
-
 impl From<WireToolCall> for ToolCall {
     fn from(wire: WireToolCall) -> ToolCall {
         let (name, arguments) = match (wire.function, wire.custom) {
-            (Some(function), _) => (function.name, function.arguments),
-            (None, Some(custom)) => (custom.name, custom.input),
+            (Some(function), _) => (function.name, function.arguments.unwrap_or_default()),
+            (None, Some(custom)) => (custom.name, custom.input.unwrap_or_default()),
             (None, None) => Default::default(),
         };
         ToolCall {
@@ -327,59 +290,58 @@ impl<'de> Deserialize<'de> for Message {
     }
 }
 
-#[derive(Serialize, Deserialize)]
+/// A tool as read: `{"type", "function": {...}}` or `{"type", "custom": {...}}`.
+#[derive(Deserialize)]
 struct WireTool {
     #[serde(rename = "type")]
     kind: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     function: Option<WireFunctionDefinition>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     custom: Option<WireCustomDefinition>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct WireFunctionDefinition {
     name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     description: Option<String>,
     #[serde(default)]
     parameters: Value,
 }
 
 /// A free-form tool: `{"name", "description", "format"}`.
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct WireCustomDefinition {
     name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     description: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     format: Option<Value>,
+}
+
+/// A tool's definition as written, borrowed: a function's has `parameters`,
+/// a free-form tool's may have a `format`.
+#[derive(Serialize)]
+struct DefinitionOut<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameters: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<&'a Value>,
 }
 
 impl Serialize for Tool {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let wire = if self.custom {
-            WireTool {
-                kind: CUSTOM.to_owned(),
-                function: None,
-                custom: Some(WireCustomDefinition {
-                    name: self.name.clone(),
-                    description: self.description.clone(),
-                    format: self.format.clone(),
-                }),
-            }
-        } else {
-            WireTool {
-                kind: function_kind(),
-                function: Some(WireFunctionDefinition {
-                    name: self.name.clone(),
-                    description: self.description.clone(),
-                    parameters: self.parameters.clone(),
-                }),
-                custom: None,
-            }
+        use serde::ser::SerializeMap;
+        let kind = if self.custom { CUSTOM } else { FUNCTION };
+        let definition = DefinitionOut {
+            name: &self.name,
+            description: self.description.as_deref(),
+            parameters: (!self.custom).then_some(&self.parameters),
+            format: self.format.as_ref().filter(|_| self.custom),
         };
-        wire.serialize(serializer)
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("type", kind)?;
+        map.serialize_entry(kind, &definition)?;
+        map.end()
     }
 }
 

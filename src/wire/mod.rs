@@ -1,21 +1,10 @@
-//! The OpenAI chat completions wire format, both ways, and nothing else:
-//! what chatwire sends and what it reads back, as serde types.
-//!
-//! - [`request`]: the request body, serialized once, straight from the
-//!   conversation's own messages;
-//! - [`message`]: how a [`Message`](crate::Message), a [`ToolCall`](crate::ToolCall)
-//!   and a [`Tool`](crate::Tool) look on the wire (the serde forms of the
-//!   domain types, also the JSON of `Conversation::to_json`);
-//! - [`completion`]: a chat completion, read from a whole body or built from
-//!   a stream's chunks, and the [`Reply`](crate::Reply) it amounts to;
-//! - [`chunk`]: one streamed event's payload (a chunk, `[DONE]`, an error);
-//! - [`error`]: an error body, in whichever shape a server used;
-//! - [`overflow`]: a context window overflow, in every server's words;
-//! - [`reasoning`]: reasoning in whichever field a server put it, and back;
-//! - [`usage`]: token counts.
-//!
-//! No I/O happens here, and nothing here knows how bytes travel: `http/`
-//! moves them, `stream/` cuts a streamed body into events.
+//! The OpenAI chat completions wire format, both ways, as serde types: the
+//! [`request`] body, [`message`]s, tools and tool calls (also the JSON of
+//! `Conversation::to_json`), a [`completion`] and the [`Reply`](crate::Reply)
+//! it amounts to, a streamed [`chunk`], an [`error`] body in any server's
+//! shape, a context [`overflow`] in any server's words, [`reasoning`] in
+//! any field, and [`usage`]. No I/O: `http/` moves the bytes, `stream/`
+//! cuts a streamed body into events.
 
 pub(crate) mod chunk;
 pub(crate) mod completion;
@@ -26,43 +15,76 @@ pub(crate) mod reasoning;
 pub(crate) mod request;
 mod usage;
 
+use std::borrow::Cow;
+use std::marker::PhantomData;
+
+use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
+
+/// A string (a field name, mostly), borrowed from the text when it has no
+/// escapes: the hand-written visitors of the hot paths match it in one pass
+/// and copy only an unknown one.
+pub(crate) struct Key<'de>(pub(crate) Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl<'de> Visitor<'de> for Name {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                name: &'de str,
+            ) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(name)))
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(name.to_owned())))
+            }
+        }
+        deserializer.deserialize_identifier(Name)
+    }
+}
+
 /// A list of choices, read with room for one to start with: nearly every
 /// reply and chunk has one, and a choice is large enough that the usual
 /// first room for four takes the allocator's slow road on every send.
 pub(crate) fn choices<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
 where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
 {
-    struct Choices<T>(std::marker::PhantomData<T>);
-    impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for Choices<T> {
-        type Value = Vec<T>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a sequence")
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
-            let mut choices = Vec::with_capacity(seq.size_hint().unwrap_or(1).clamp(1, 16));
-            while let Some(choice) = seq.next_element()? {
-                choices.push(choice);
-            }
-            Ok(choices)
-        }
-    }
-    deserializer.deserialize_seq(Choices(std::marker::PhantomData))
+    deserializer.deserialize_seq(Choices(PhantomData))
 }
 
 /// [`choices`], or none for `null`.
 pub(crate) fn choices_or_null<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
 where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
 {
-    struct Choices<T>(Vec<T>);
-    impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Choices<T> {
-        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            choices(deserializer).map(Choices)
-        }
+    deserializer.deserialize_option(Choices(PhantomData))
+}
+
+struct Choices<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for Choices<T> {
+    type Value = Vec<T>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a sequence")
     }
-    let read: Option<Choices<T>> = serde::Deserialize::deserialize(deserializer)?;
-    Ok(read.map_or_else(Vec::new, |choices| choices.0))
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+        let mut choices = Vec::with_capacity(seq.size_hint().unwrap_or(1).clamp(1, 16));
+        while let Some(choice) = seq.next_element()? {
+            choices.push(choice);
+        }
+        Ok(choices)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<Vec<T>, E> {
+        Ok(Vec::new())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Vec<T>, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
 }

@@ -36,17 +36,12 @@ impl ReasoningFields {
             .as_ref()
             .filter(|details| !details.is_null())
             .map(Value::to_string);
-        let found = [
+        let found = first_text([
             (self.reasoning_content, ReasoningField::ReasoningContent),
             (self.reasoning, ReasoningField::Reasoning),
             (details_text, ReasoningField::ReasoningDetails),
             (self.thinking, ReasoningField::ContentChunks),
-        ]
-        .into_iter()
-        .find_map(|(text, field)| {
-            text.filter(|text| !text.is_empty())
-                .map(|text| (text, field))
-        });
+        ]);
         if let Some((text, field)) = found {
             let reasoning = Reasoning {
                 text,
@@ -73,6 +68,14 @@ impl ReasoningFields {
             None => (None, content),
         }
     }
+}
+
+/// The first of the fields that holds text, in the order given.
+pub(crate) fn first_text(
+    fields: [(Option<String>, ReasoningField); 4],
+) -> Option<(String, ReasoningField)> {
+    let mut fields = fields.into_iter();
+    fields.find_map(|(text, field)| Some((text.filter(|text| !text.is_empty())?, field)))
 }
 
 /// Splits a leading `<think>…</think>` block (after blanks) off `content`:

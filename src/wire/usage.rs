@@ -8,6 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::reply::Usage;
+use crate::wire::Key;
 
 #[derive(Default, Serialize, Deserialize)]
 struct WireUsage {
@@ -81,76 +82,40 @@ impl<'de> Deserialize<'de> for Usage {
 /// that is not a count, a field twice) is no usage, never a failed body.
 pub(crate) struct LenientUsage(pub(crate) Option<Usage>);
 
-/// The fields of a usage object; the others are skipped.
-#[derive(Clone, Copy)]
-enum UsageField {
-    Prompt,
-    Completion,
-    Total,
-    PromptDetails,
-    CompletionDetails,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for UsageField {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl Visitor<'_> for Name {
-            type Value = UsageField;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<UsageField, E> {
-                Ok(match name {
-                    "prompt_tokens" => UsageField::Prompt,
-                    "completion_tokens" => UsageField::Completion,
-                    "total_tokens" => UsageField::Total,
-                    "prompt_tokens_details" => UsageField::PromptDetails,
-                    "completion_tokens_details" => UsageField::CompletionDetails,
-                    _ => UsageField::Other,
-                })
-            }
-        }
-        deserializer.deserialize_identifier(Name)
-    }
-}
-
-/// A count as [`WireUsage`] reads it (a number of tokens, or `null`);
-/// `Err` for anything else.
-fn count_of(value: &Value) -> Result<Option<u64>, ()> {
-    match value {
-        Value::Null => Ok(None),
-        value => value.as_u64().map(Some).ok_or(()),
-    }
-}
-
-/// The fields of [`WireUsage`] in the order it declares them.
-const IN_ORDER: [UsageField; 5] = [
-    UsageField::Prompt,
-    UsageField::Completion,
-    UsageField::Total,
-    UsageField::PromptDetails,
-    UsageField::CompletionDetails,
-];
-
 impl WireUsage {
-    /// Sets a field from its value; `false` when the value is not of its
-    /// shape.
-    fn set(&mut self, field: UsageField, value: Value) -> bool {
-        let read = match field {
-            UsageField::Prompt => count_of(&value).map(|n| self.prompt_tokens = n),
-            UsageField::Completion => count_of(&value).map(|n| self.completion_tokens = n),
-            UsageField::Total => count_of(&value).map(|n| self.total_tokens = n),
-            UsageField::PromptDetails => Option::deserialize(value)
-                .map(|details| self.prompt_tokens_details = details)
-                .map_err(drop),
-            UsageField::CompletionDetails => Option::deserialize(value)
-                .map(|details| self.completion_tokens_details = details)
-                .map_err(drop),
-            UsageField::Other => Ok(()),
+    /// Sets a field, by its place in the struct, from its value; `false`
+    /// when the value is not of its shape.
+    fn set(&mut self, at: u8, value: Value) -> bool {
+        fn read<T: serde::de::DeserializeOwned>(slot: &mut T, value: Value) -> bool {
+            T::deserialize(value).map(|read| *slot = read).is_ok()
+        }
+        let read = match at {
+            0 => count_of(&value).map(|n| self.prompt_tokens = n),
+            1 => count_of(&value).map(|n| self.completion_tokens = n),
+            2 => count_of(&value).map(|n| self.total_tokens = n),
+            3 => return read(&mut self.prompt_tokens_details, value),
+            _ => return read(&mut self.completion_tokens_details, value),
         };
-        read.is_ok()
+        read.is_some()
     }
+}
+
+/// A count as [`WireUsage`] reads it (a number of tokens, or `null`),
+/// without a deserializer; `None` for anything else.
+fn count_of(value: &Value) -> Option<Option<u64>> {
+    match value {
+        Value::Null => Some(None),
+        value => value.as_u64().map(Some),
+    }
+}
+
+/// Visitor methods for values that are no usage object.
+macro_rules! no_usage {
+    ($($visit:ident: $kind:ty),*) => {$(
+        fn $visit<E: serde::de::Error>(self, _: $kind) -> Result<Option<Usage>, E> {
+            Ok(None)
+        }
+    )*};
 }
 
 impl<'de> Deserialize<'de> for LenientUsage {
@@ -165,52 +130,34 @@ impl<'de> Deserialize<'de> for LenientUsage {
                 let mut wire = WireUsage::default();
                 // Known fields seen, by bit: a second one spoils the usage.
                 let (mut seen, mut good) = (0u8, true);
-                while let Some(field) = map.next_key::<UsageField>()? {
-                    let bit = 1u8 << field as u8;
-                    if matches!(field, UsageField::Other) {
-                        map.next_value::<IgnoredAny>()?;
-                        continue;
-                    }
-                    good &= seen & bit == 0;
-                    seen |= bit;
-                    good &= wire.set(field, map.next_value()?);
+                while let Some(Key(name)) = map.next_key()? {
+                    let at = match &*name {
+                        "prompt_tokens" => 0,
+                        "completion_tokens" => 1,
+                        "total_tokens" => 2,
+                        "prompt_tokens_details" => 3,
+                        "completion_tokens_details" => 4,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    good &= seen & (1 << at) == 0;
+                    seen |= 1 << at;
+                    good &= wire.set(at, map.next_value()?);
                 }
                 Ok(good.then(|| Usage::from(wire)))
             }
-            /// As a derived struct reads it: the fields in order.
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Usage>, A::Error> {
-                let mut wire = WireUsage::default();
-                let mut good = true;
-                for field in IN_ORDER {
-                    match seq.next_element::<Value>()? {
-                        Some(value) => good &= wire.set(field, value),
-                        None => return Ok(good.then(|| Usage::from(wire))),
-                    }
-                }
-                // More elements than fields.
-                while seq.next_element::<IgnoredAny>()?.is_some() {
-                    good = false;
-                }
-                Ok(good.then(|| Usage::from(wire)))
+            /// As a derived struct reads it (rare enough to go through a tree).
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<Usage>, A::Error> {
+                let items = Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(Usage::deserialize(Value::Array(items)).ok())
             }
             fn visit_unit<E: serde::de::Error>(self) -> Result<Option<Usage>, E> {
                 Ok(None)
             }
-            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Option<Usage>, E> {
-                Ok(None)
-            }
-            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Option<Usage>, E> {
-                Ok(None)
-            }
-            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Option<Usage>, E> {
-                Ok(None)
-            }
-            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Option<Usage>, E> {
-                Ok(None)
-            }
-            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Option<Usage>, E> {
-                Ok(None)
-            }
+            no_usage!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64);
+            no_usage!(visit_str: &str);
         }
         deserializer.deserialize_any(Any).map(LenientUsage)
     }

@@ -67,35 +67,26 @@ impl Serialize for MessageOut<'_> {
         } else {
             ContentOut::Text(text)
         };
-        let mut wire = WireMessageOut {
+        let mut fields = reasoning.map(reasoning::wire_fields).unwrap_or_default();
+        if self.reasoning == Replay::WithOrEmpty && reasoning.is_none() {
+            fields.push(("reasoning_content", Value::from("")));
+        }
+        WireMessageOut {
             role: message.role,
             content,
             tool_calls: ToolCallsOut(&message.tool_calls),
             tool_call_id: message.tool_call_id.as_deref(),
-            reasoning_content: None,
-            reasoning: None,
-            reasoning_details: None,
             extra: ExtraOut {
+                reasoning: fields,
                 extra: &message.extra,
                 known: &MESSAGE_FIELDS,
             },
-        };
-        for (name, value) in reasoning.map(reasoning::wire_fields).unwrap_or_default() {
-            match name {
-                "reasoning_content" => wire.reasoning_content = value.as_str().map(str::to_owned),
-                "reasoning" => wire.reasoning = value.as_str().map(str::to_owned),
-                _ => wire.reasoning_details = Some(value),
-            }
         }
-        if self.reasoning == Replay::WithOrEmpty && reasoning.is_none() {
-            wire.reasoning_content = Some(String::new());
-        }
-        wire.serialize(serializer)
+        .serialize(serializer)
     }
 }
 
-/// A message as [`WireMessage`] writes it, borrowing its texts from the
-/// message: a send copies none of them.
+/// A message on the wire, its texts borrowed: a send copies none of them.
 #[derive(Serialize)]
 struct WireMessageOut<'a> {
     role: Role,
@@ -104,17 +95,11 @@ struct WireMessageOut<'a> {
     tool_calls: ToolCallsOut<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_call_id: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reasoning_content: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reasoning: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reasoning_details: Option<Value>,
     #[serde(flatten)]
     extra: ExtraOut<'a>,
 }
 
-/// [`WireContent`], its text borrowed.
+/// [`WireContent`] to write, its text borrowed.
 #[derive(Serialize)]
 #[serde(untagged)]
 enum ContentOut<'a> {
@@ -122,8 +107,8 @@ enum ContentOut<'a> {
     Parts(Vec<WirePart>),
 }
 
-/// A message's tool calls as [`WireToolCall`]s, borrowed.
-struct ToolCallsOut<'a>(&'a [ToolCall]);
+/// A message's tool calls in the wire form, borrowed.
+pub(crate) struct ToolCallsOut<'a>(pub(crate) &'a [ToolCall]);
 
 impl ToolCallsOut<'_> {
     fn is_empty(&self) -> bool {
@@ -147,6 +132,7 @@ impl Serialize for ToolCallsOut<'_> {
                     input: &call.arguments,
                 }),
                 extra: ExtraOut {
+                    reasoning: Vec::new(),
                     extra: &call.extra,
                     known: &TOOL_CALL_FIELDS,
                 },
@@ -155,7 +141,7 @@ impl Serialize for ToolCallsOut<'_> {
     }
 }
 
-/// A tool call as [`WireToolCall`] writes it, borrowed.
+/// A tool call in the wire form ([`WireToolCall`]), borrowed.
 #[derive(Serialize)]
 struct ToolCallOut<'a> {
     id: &'a str,
@@ -181,19 +167,23 @@ struct CustomOut<'a> {
     input: &'a str,
 }
 
-/// Unknown fields, without those the wire form writes itself.
+/// The reasoning fields, then the unknown fields but those the wire form
+/// writes itself.
 struct ExtraOut<'a> {
+    reasoning: Vec<(&'static str, Value)>,
     extra: &'a Map<String, Value>,
     known: &'static [&'static str],
 }
 
 impl Serialize for ExtraOut<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(
-            self.extra
-                .iter()
-                .filter(|(key, _)| !self.known.contains(&key.as_str())),
-        )
+        let reasoning = self.reasoning.iter().map(|(name, value)| (*name, value));
+        let extra = self
+            .extra
+            .iter()
+            .map(|(name, value)| (name.as_str(), value));
+        let extra = extra.filter(|(name, _)| !self.known.contains(name));
+        serializer.collect_map(reasoning.chain(extra))
     }
 }
 
