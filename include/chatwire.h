@@ -534,9 +534,6 @@ CHATWIRE_API int CHATWIRE_CALL chatwire_last_http_status(void);
  * chatwire_client_free(). Errors: CHATWIRE_ERR_MISSING_API_KEY,
  * CHATWIRE_ERR_CONFIG (unusable URL, or a key and a URL from ./.env that
  * may not meet), CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
- *
- * # Safety
- * Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_new(const char *base_url,
@@ -544,11 +541,7 @@ chatwire_status CHATWIRE_CALL chatwire_client_new(const char *base_url,
                                                   chatwire_client **client_out);
 
 /**
- * Frees a client. NULL is ignored.
- *
- * # Safety
- * `client` is NULL or a live client that no running call uses; it must not
- * be used afterwards.
+ * Frees a client. NULL is ignored. Only once no call that uses it runs.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_client_free(chatwire_client *client);
 
@@ -580,9 +573,6 @@ CHATWIRE_API void CHATWIRE_CALL chatwire_client_free(chatwire_client *client);
  * CHATWIRE_ERR_INVALID_ARGUMENT (an empty deployment or version),
  * CHATWIRE_ERR_NULL_ARGUMENT (`deployment` or `client_out`),
  * CHATWIRE_ERR_INVALID_UTF8. Strings are copied.
- *
- * # Safety
- * Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_new_azure(const char *endpoint,
@@ -604,9 +594,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_new_azure(const char *endpoint,
  * Errors: CHATWIRE_ERR_CONFIG (the file cannot be read, holds no PEM
  * certificate, or is larger than 16 MiB; the client is unchanged),
  * CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
- *
- * # Safety
- * `client` is NULL or a live client; `pem_path` is NULL or NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_ca_file(chatwire_client *client,
@@ -630,10 +617,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_ca_file(chatwire_client *clien
  * not exactly one PEM private key, or the key is not the first
  * certificate's; chatwire_last_error() names the file; the client is
  * unchanged), CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
- *
- * # Safety
- * `client` is NULL or a live client; `cert_pem_file` and `key_pem_file`
- * are NULL or NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_client_certificate(chatwire_client *client,
@@ -659,9 +642,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_client_certificate(chatwire_cl
  *
  * Errors: CHATWIRE_ERR_CONFIG (an unusable URL; the client is unchanged),
  * CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
- *
- * # Safety
- * `client` is NULL or a live client; `proxy_url` is NULL or NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_proxy(chatwire_client *client,
@@ -679,9 +659,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_proxy(chatwire_client *client,
  * Errors: CHATWIRE_ERR_CONFIG (not http(s)://, a user name or password in
  * it, a fragment; the client is unchanged), CHATWIRE_ERR_NULL_ARGUMENT,
  * CHATWIRE_ERR_INVALID_UTF8.
- *
- * # Safety
- * `client` is NULL or a live client; `url` is NULL or NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_endpoint_url(chatwire_client *client,
@@ -695,9 +672,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_endpoint_url(chatwire_client *
  * all), passed as an int. It applies to the key and to a credential
  * callback's tokens alike. Another value gives
  * CHATWIRE_ERR_INVALID_ARGUMENT and changes nothing.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_auth(chatwire_client *client, int auth);
 
@@ -721,10 +695,6 @@ CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_auth(chatwire_cli
  * credential of the program's own is never sent to a host from ./.env; set
  * the URL with chatwire_client_set_endpoint_url() first),
  * CHATWIRE_ERR_NULL_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client; `callback` is NULL or a function that
- * can be called with `userdata` from any thread, at once from several.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_credential_callback(chatwire_client *client,
@@ -735,9 +705,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_credential_callback(chatwire_c
  * Sets the whole-request timeout in milliseconds (connecting, sending and
  * reading the reply; each retry gets its own). Default 600000 (10 minutes).
  * 0 and more than a day (86400000) give CHATWIRE_ERR_INVALID_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_timeout_ms(chatwire_client *client,
@@ -748,9 +715,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_timeout_ms(chatwire_client *cl
  * silence (keep-alive comments count as activity) before a stream fails
  * with CHATWIRE_ERR_TIMEOUT. Default 60000. 0 and more than a day give
  * CHATWIRE_ERR_INVALID_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_idle_timeout_ms(chatwire_client *client,
@@ -760,9 +724,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_idle_timeout_ms(chatwire_clien
  * Sets how many times a failed request is retried (0: never); default 2,
  * at most 10 (more gives CHATWIRE_ERR_INVALID_ARGUMENT).
  * Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_max_retries(chatwire_client *client,
@@ -784,9 +745,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_max_retries(chatwire_client *c
  * learn it from the send's status (or the done callback). Values from 1024
  * to 4 GiB (1 MiB for headers) are accepted; others, and an unknown
  * `which`, give CHATWIRE_ERR_INVALID_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_limit(chatwire_client *client,
@@ -803,9 +761,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_limit(chatwire_client *client,
  * the next. Idle connections close after 15 seconds. The client gets a new
  * pool: sends running now finish on their connections, which then close.
  * More than 1024 gives CHATWIRE_ERR_INVALID_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_max_idle_connections(chatwire_client *client,
@@ -819,9 +774,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_max_idle_connections(chatwire_
  * holds a thread and a socket: keep the cap below the process's limit on
  * descriptors (RLIMIT_NOFILE, often 1024). Raising it lets waiting
  * requests go on at once.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_max_in_flight(chatwire_client *client,
@@ -840,9 +792,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_max_in_flight(chatwire_client 
  * local arrays, deep recursion, a script interpreter). Only the pages a
  * request touches take memory, so a large stack costs address space, not
  * memory; a small one lets thousands of requests run at once.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_worker_stack_size(chatwire_client *client,
@@ -867,10 +816,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_worker_stack_size(chatwire_cli
  * CHATWIRE_ERR_NULL_ARGUMENT (`client` or `name` NULL);
  * CHATWIRE_ERR_INVALID_UTF8. Values may be secrets: chatwire_last_error()
  * never quotes them. Both strings are copied.
- *
- * # Safety
- * `client` is NULL or a live client; `name` and `value` are NULL or
- * NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_header(chatwire_client *client,
@@ -882,9 +827,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_header(chatwire_client *client
  * does not match the schema, the model is told what is wrong and asked
  * again, up to this many times (0: never). Default 2; more than 10 gives
  * CHATWIRE_ERR_INVALID_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_json_corrections(chatwire_client *client,
@@ -894,9 +836,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_json_corrections(chatwire_clie
  * Sets how chatwire_send_json() tells the model about the schema: one of
  * chatwire_schema_delivery, passed as an int (another value gives
  * CHATWIRE_ERR_INVALID_ARGUMENT). Default CHATWIRE_SCHEMA_IN_PROMPT.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_schema_delivery(chatwire_client *client,
@@ -909,18 +848,12 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_schema_delivery(chatwire_clien
  * answers 400 or 422 naming stream_options (Mistral, Databricks, Bedrock)
  * is asked again once without it, and this client and its copies remember
  * (one log line). Any other value: CHATWIRE_ERR_INVALID_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_stream_usage(chatwire_client *client, int enabled);
 
 /**
  * Creates an empty conversation for `model` (copied), e.g. "gpt-4o-mini".
  * On success `*conversation_out` owns it; free with chatwire_conversation_free().
- *
- * # Safety
- * `model` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_new(const char *model,
@@ -931,9 +864,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_new(const char *model,
  * {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}, plus
  * "tools" and the options when there are any, so that nothing is lost.
  * On success `*json_out` owns the text; free with chatwire_string_free().
- *
- * # Safety
- * `conversation` is NULL or live; `json_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_to_json(const chatwire_conversation *conversation,
@@ -944,9 +874,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_to_json(const chatwire_conve
  * the ordering. Not JSON of that shape: CHATWIRE_ERR_INVALID_ARGUMENT;
  * broken ordering: CHATWIRE_ERR_INVALID_CONVERSATION. On success
  * `*conversation_out` owns a new conversation.
- *
- * # Safety
- * `json` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_from_json(const char *json,
@@ -960,18 +887,12 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_from_json(const char *json,
  * finishes on it, chatwire_request_wait() still gives the reply, and the
  * memory goes with the call or with chatwire_request_free(). Either way
  * the pointer must not be used again.
- *
- * # Safety
- * `conversation` is NULL or live, and not used afterwards.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_conversation_free(chatwire_conversation *conversation);
 
 /**
  * Puts the system message (copied) at the start, or replaces the one there
  * (whose borrowed texts then become invalid).
- *
- * # Safety
- * `conversation` is NULL or live; `text` is NULL or NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_set_system(chatwire_conversation *conversation,
@@ -985,9 +906,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_set_system(chatwire_conversa
  * ordering (at most one system message, first; then user and assistant
  * alternate, starting with user) gives CHATWIRE_ERR_INVALID_CONVERSATION,
  * and chatwire_last_error() says what was expected. On failure nothing changes.
- *
- * # Safety
- * `conversation` is NULL or live; `content` is NULL or NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append(chatwire_conversation *conversation,
@@ -1000,9 +918,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append(chatwire_conversation
  * appending, truncate to it after the failure. `len` beyond the length gives
  * CHATWIRE_ERR_INVALID_ARGUMENT. Borrowed texts of the dropped messages
  * become invalid; the others stay valid.
- *
- * # Safety
- * `conversation` is NULL or live.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_truncate(chatwire_conversation *conversation,
@@ -1014,9 +929,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_truncate(chatwire_conversati
  * each call needs one result before the next send; a result for a call
  * that is not waiting, or any other message while results are missing,
  * gives CHATWIRE_ERR_INVALID_CONVERSATION naming the missing calls.
- *
- * # Safety
- * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_result(chatwire_conversation *conversation,
@@ -1029,9 +941,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_result(chatwire_
  * JPEG, GIF or WebP, told by its bytes; at most 20 MiB) and sent as a
  * base64 data: URL. A missing, empty, too large or non-image file gives
  * CHATWIRE_ERR_INVALID_ARGUMENT; ordering as for a user message.
- *
- * # Safety
- * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_image(chatwire_conversation *conversation,
@@ -1051,9 +960,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_image(chatwire_c
  * names the path and why) and leaves the conversation unchanged; ordering
  * as for a user message. Whether a model takes PDFs or audio is the
  * server's to say.
- *
- * # Safety
- * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_file(chatwire_conversation *conversation,
@@ -1079,9 +985,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_file(chatwire_co
  * default). The budget is not part of chatwire_conversation_to_json().
  * Borrowed texts of messages left out become invalid; the others stay
  * valid.
- *
- * # Safety
- * `conversation` is NULL or live.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_set_token_budget(chatwire_conversation *conversation,
@@ -1090,9 +993,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_set_token_budget(chatwire_co
 /**
  * How many messages the last send left out to keep within the token
  * budget (0 when none, or for NULL); a failed send changes nothing.
- *
- * # Safety
- * `conversation` is NULL or live.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_conversation_last_dropped(const chatwire_conversation *conversation);
 
@@ -1104,9 +1004,6 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_conversation_last_dropped(const chatw
  * with all its results); `index + count` past the end gives
  * CHATWIRE_ERR_INVALID_ARGUMENT. Borrowed texts of the removed messages
  * become invalid; the others stay valid.
- *
- * # Safety
- * `conversation` is NULL or live.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_remove(chatwire_conversation *conversation,
@@ -1127,9 +1024,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_remove(chatwire_conversation
  * such an array, or an empty one: CHATWIRE_ERR_INVALID_ARGUMENT; where an
  * assistant message may not come: CHATWIRE_ERR_INVALID_CONVERSATION. On
  * failure nothing changes.
- *
- * # Safety
- * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_calls(chatwire_conversation *conversation,
@@ -1151,10 +1045,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_calls(chatwire_c
  * of a checked field can be set with chatwire_conversation_set_option_unchecked().
  * Options are kept by chatwire_conversation_to_json() and
  * chatwire_conversation_from_json().
- *
- * # Safety
- * `conversation` is NULL or live; `name` is NULL or NUL-terminated;
- * `json_value` is NULL or NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_set_option(chatwire_conversation *conversation,
@@ -1173,9 +1063,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_set_option(chatwire_conversa
  * (CHATWIRE_ERR_INVALID_ARGUMENT). A NULL `json_value` removes the field.
  * Kept by chatwire_conversation_to_json() and
  * chatwire_conversation_from_json(), which loads every option unchecked.
- *
- * # Safety
- * As chatwire_conversation_set_option().
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_set_option_unchecked(chatwire_conversation *conversation,
@@ -1190,9 +1077,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_set_option_unchecked(chatwir
  * {"type":"object","properties":{"city":{"type":"string"}},"required":["city"]};
  * NULL means no arguments. A bad name or schema: CHATWIRE_ERR_INVALID_ARGUMENT.
  * Choose how the model uses tools with the "tool_choice" option.
- *
- * # Safety
- * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_add_tool(chatwire_conversation *conversation,
@@ -1213,9 +1097,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_add_tool(chatwire_conversati
  * {"type":"grammar","grammar":{"syntax":"lark","definition":"..."}}
  * (syntax "lark" or "regex"). A bad name, or a format that is not JSON or
  * not one of these: CHATWIRE_ERR_INVALID_ARGUMENT, nothing changed.
- *
- * # Safety
- * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_add_custom_tool(chatwire_conversation *conversation,
@@ -1225,18 +1106,12 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_add_custom_tool(chatwire_con
 
 /**
  * The number of messages, the system message included; 0 for NULL.
- *
- * # Safety
- * `conversation` is NULL or live.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_conversation_len(const chatwire_conversation *conversation);
 
 /**
  * The role (a chatwire_role value) of message `index`, or -1 when `index`
  * is out of range or `conversation` is NULL (with a last error).
- *
- * # Safety
- * `conversation` is NULL or live.
  */
 CHATWIRE_API
 int CHATWIRE_CALL chatwire_conversation_role(const chatwire_conversation *conversation,
@@ -1251,9 +1126,6 @@ int CHATWIRE_CALL chatwire_conversation_role(const chatwire_conversation *conver
  * by chatwire_conversation_set_system()) or the conversation is freed;
  * other changes keep it valid. A text holding U+0000 (a reply can) goes on past it:
  * chatwire_conversation_content_len() gives its whole length.
- *
- * # Safety
- * `conversation` is NULL or live.
  */
 CHATWIRE_API
 const char *CHATWIRE_CALL chatwire_conversation_content(const chatwire_conversation *conversation,
@@ -1264,9 +1136,6 @@ const char *CHATWIRE_CALL chatwire_conversation_content(const chatwire_conversat
  * NUL), which is more than strlen() of chatwire_conversation_content() when
  * the text holds U+0000; 0 when `index` is out of range or `conversation`
  * is NULL.
- *
- * # Safety
- * `conversation` is NULL or live.
  */
 CHATWIRE_API
 size_t CHATWIRE_CALL chatwire_conversation_content_len(const chatwire_conversation *conversation,
@@ -1279,9 +1148,6 @@ size_t CHATWIRE_CALL chatwire_conversation_content_len(const chatwire_conversati
  * out of range or `conversation` is NULL (each with a last error).
  * Borrowed as chatwire_conversation_content() is;
  * chatwire_conversation_reasoning_len() gives its length.
- *
- * # Safety
- * `conversation` is NULL or live.
  */
 CHATWIRE_API
 const char *CHATWIRE_CALL chatwire_conversation_reasoning(const chatwire_conversation *conversation,
@@ -1291,9 +1157,6 @@ const char *CHATWIRE_CALL chatwire_conversation_reasoning(const chatwire_convers
  * The length in bytes of the reasoning of message `index` (without the
  * final NUL; U+0000 inside counts): 0 when it has none, when `index` is out
  * of range (then with a last error) or `conversation` is NULL.
- *
- * # Safety
- * `conversation` is NULL or live.
  */
 CHATWIRE_API
 size_t CHATWIRE_CALL chatwire_conversation_reasoning_len(const chatwire_conversation *conversation,
@@ -1309,9 +1172,6 @@ size_t CHATWIRE_CALL chatwire_conversation_reasoning_len(const chatwire_conversa
  * one JSON string holding an object or array is unwrapped once. On success
  * `*json_out` owns the text; free with chatwire_string_free(). No JSON, or
  * none that can be recovered whole: CHATWIRE_ERR_NO_JSON.
- *
- * # Safety
- * `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_extract_json(const char *text, char **json_out);
 
@@ -1339,9 +1199,6 @@ CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_extract_json(const char *tex
  * No JSON, or JSON holding no usable ingredient: CHATWIRE_ERR_NO_JSON, and
  * chatwire_last_error() says why. To read the items without a JSON parser,
  * use chatwire_extract_ingredient_list() instead.
- *
- * # Safety
- * `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_extract_ingredients(const char *text,
@@ -1366,9 +1223,6 @@ chatwire_status CHATWIRE_CALL chatwire_extract_ingredients(const char *text,
  *     chatwire_ingredients_free(list);
  * }
  * ```
- *
- * # Safety
- * `text` is NULL or NUL-terminated; `list_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_extract_ingredient_list(const char *text,
@@ -1376,9 +1230,6 @@ chatwire_status CHATWIRE_CALL chatwire_extract_ingredient_list(const char *text,
 
 /**
  * The number of ingredients in the list; 0 for NULL.
- *
- * # Safety
- * `list` is NULL or live.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_len(const chatwire_ingredients *list);
 
@@ -1386,9 +1237,6 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_len(const chatwire_ingred
  * The name of ingredient `index` ("flour"), never empty; NULL when `index`
  * is out of range or `list` is NULL. Borrowed: valid until the list is
  * freed; do not free. chatwire_ingredients_name_len() gives its length.
- *
- * # Safety
- * `list` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_name(const chatwire_ingredients *list, size_t index);
 
@@ -1396,9 +1244,6 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_name(const chatwire_
  * The length in bytes of the name of ingredient `index` (without the final
  * NUL; U+0000 inside counts); 0 when `index` is out of range or `list` is
  * NULL.
- *
- * # Safety
- * `list` is NULL or live.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_name_len(const chatwire_ingredients *list, size_t index);
 
@@ -1406,9 +1251,6 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_name_len(const chatwire_i
  * The quantity of ingredient `index` (1/2 and ½ in the reply give 0.5):
  * always finite, never NaN; 0.0 when the reply gives no amount, and also
  * when `index` is out of range or `list` is NULL.
- *
- * # Safety
- * `list` is NULL or live.
  */
 CHATWIRE_API double CHATWIRE_CALL chatwire_ingredients_quantity(const chatwire_ingredients *list, size_t index);
 
@@ -1417,9 +1259,6 @@ CHATWIRE_API double CHATWIRE_CALL chatwire_ingredients_quantity(const chatwire_i
  * (a count such as 3 eggs), when `index` is out of range, or when `list` is
  * NULL. Borrowed: valid until the list is freed; do not free.
  * chatwire_ingredients_unit_len() gives its length.
- *
- * # Safety
- * `list` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_unit(const chatwire_ingredients *list, size_t index);
 
@@ -1427,17 +1266,11 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_unit(const chatwire_
  * The length in bytes of the unit of ingredient `index` (without the final
  * NUL; U+0000 inside counts); 0 when it has none, when `index` is out of
  * range or `list` is NULL.
- *
- * # Safety
- * `list` is NULL or live.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_unit_len(const chatwire_ingredients *list, size_t index);
 
 /**
  * Frees a list and every string borrowed from it. NULL is ignored.
- *
- * # Safety
- * `list` is NULL or live, and not used afterwards.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_ingredients_free(chatwire_ingredients *list);
 
@@ -1449,9 +1282,6 @@ CHATWIRE_API void CHATWIRE_CALL chatwire_ingredients_free(chatwire_ingredients *
  * Send it as the user message and read the reply with
  * chatwire_extract_ingredients() or chatwire_extract_ingredient_list().
  * On success `*prompt_out` owns the prompt; free with chatwire_string_free().
- *
- * # Safety
- * `text` is NULL or NUL-terminated; `prompt_out` is NULL or writable.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_ingredients_prompt(const char *text, char **prompt_out);
 
@@ -1469,10 +1299,6 @@ CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_ingredients_prompt(const cha
  * chatwire_json_prompt("List the people named in the text below.",
  *                      "[{\"name\": \"Ada\"}]", "Ada met Grace.", &prompt);
  * ```
- *
- * # Safety
- * `instruction`, `example_json` and `text` are NULL or NUL-terminated;
- * `prompt_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_json_prompt(const char *instruction,
@@ -1492,9 +1318,6 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_schema(void);
  * chatwire_client_set_timeout_ms() with a 32-bit count, for languages
  * without a 64-bit integer (VB6, 32-bit VBA: a `Long`). The same checks
  * and errors.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_timeout_ms_u32(chatwire_client *client,
@@ -1503,9 +1326,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_timeout_ms_u32(chatwire_client
 /**
  * chatwire_client_set_idle_timeout_ms() with a 32-bit count (see
  * chatwire_client_set_timeout_ms_u32()). The same checks and errors.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_idle_timeout_ms_u32(chatwire_client *client,
@@ -1515,9 +1335,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_idle_timeout_ms_u32(chatwire_c
  * chatwire_client_set_limit() with a 32-bit count of bytes (up to
  * 4 GiB - 1; see chatwire_client_set_timeout_ms_u32()). The same checks
  * and errors.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_limit_u32(chatwire_client *client,
@@ -1527,9 +1344,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_limit_u32(chatwire_client *cli
 /**
  * chatwire_conversation_set_token_budget() with a 32-bit count (see
  * chatwire_client_set_timeout_ms_u32()). The same checks and errors.
- *
- * # Safety
- * `conversation` is NULL or live.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_set_token_budget_u32(chatwire_conversation *conversation,
@@ -1542,9 +1356,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_set_token_budget_u32(chatwir
  * negative). Each out-parameter may be NULL. The same errors: when the
  * server reported no usage, CHATWIRE_ERR_UNAVAILABLE and nothing is
  * written.
- *
- * # Safety
- * `reply` is NULL or live; each out-parameter is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_usage_u32(const chatwire_reply *reply,
@@ -1556,9 +1367,6 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage_u32(const chatwire_reply *rep
  * chatwire_reply_usage_details() in 32-bit counts (see
  * chatwire_reply_usage_u32()). Each out-parameter may be NULL; the same
  * errors.
- *
- * # Safety
- * `reply` is NULL or live; each out-parameter is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_usage_details_u32(const chatwire_reply *reply,
@@ -1592,12 +1400,8 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage_details_u32(const chatwire_re
  * instead), it waits for the end and gives "", so never call it from
  * that callback (the request would wait for itself); from `on_done` it
  * returns at once. It blocks the calling thread: cancel from another
- * thread (chatwire_request_cancel()), or set a timeout on the client.
- * Errors: CHATWIRE_ERR_NULL_ARGUMENT.
- *
- * # Safety
- * `request` is NULL or live and not freed during the wait; `text_out` is
- * NULL or writable.
+ * thread (chatwire_request_cancel()), or set a timeout on the client; do
+ * not free the request during the wait. Errors: CHATWIRE_ERR_NULL_ARGUMENT.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_wait_text(chatwire_request *request, char **text_out);
 
@@ -1606,9 +1410,6 @@ CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_wait_text(chatwire_r
  * (without the final NUL) to `*len_out`: a model may write U+0000, which
  * ends the text for strlen() but not for this length. Both out-parameters
  * are required and written only on success.
- *
- * # Safety
- * `request` is NULL or live; `text_out` and `len_out` are NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_request_wait_text_len(chatwire_request *request,
@@ -1626,11 +1427,8 @@ chatwire_status CHATWIRE_CALL chatwire_request_wait_text_len(chatwire_request *r
  * warn, info or debug writes the same lines to stderr, for any program.
  *
  * Errors: CHATWIRE_ERR_INVALID_ARGUMENT (a level outside 0 to 4, or a call
- * from inside the log callback; nothing changes).
- *
- * # Safety
- * `callback` is NULL or a function that is safe to call from any thread
- * with `userdata` until it is replaced.
+ * from inside the log callback; nothing changes). `callback` must be safe
+ * to call from any thread with `userdata` until it is replaced.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_set_log_callback(chatwire_log_callback callback,
@@ -1641,9 +1439,6 @@ chatwire_status CHATWIRE_CALL chatwire_set_log_callback(chatwire_log_callback ca
  * The reply's text; "" when the model only called tools. NULL for a NULL
  * reply. Borrowed until the reply is freed. A text holding U+0000 goes on
  * past it: chatwire_reply_content_len() gives its whole length.
- *
- * # Safety
- * `reply` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_content(const chatwire_reply *reply);
 
@@ -1651,9 +1446,6 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_content(const chatwire_rep
  * The length in bytes of the reply's text (without the final NUL), which
  * is more than strlen(chatwire_reply_content(reply)) when the text holds
  * U+0000; 0 for a NULL reply.
- *
- * # Safety
- * `reply` is NULL or live.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_content_len(const chatwire_reply *reply);
 
@@ -1662,9 +1454,6 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_content_len(const chatwire_repl
  * ...; NULL when the server did not say (or for a NULL reply). Borrowed
  * until the reply is freed; chatwire_reply_finish_reason_len() gives its
  * length.
- *
- * # Safety
- * `reply` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_finish_reason(const chatwire_reply *reply);
 
@@ -1672,9 +1461,6 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_finish_reason(const chatwi
  * The length in bytes of chatwire_reply_finish_reason() (without the
  * final NUL; U+0000 inside counts): 0 when the server did not say, or for
  * a NULL reply.
- *
- * # Safety
- * `reply` is NULL or live.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_finish_reason_len(const chatwire_reply *reply);
 
@@ -1682,9 +1468,6 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_finish_reason_len(const chatwir
  * The token counts of the request. Each out-parameter may be NULL when that
  * count is not wanted. When the server reported no usage:
  * CHATWIRE_ERR_UNAVAILABLE, and nothing is written.
- *
- * # Safety
- * `reply` is NULL or live; each out-parameter is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_usage(const chatwire_reply *reply,
@@ -1698,9 +1481,6 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage(const chatwire_reply *reply,
  * x-amzn-requestid, x-litellm-call-id, x-kong-request-id and cf-ray), to
  * quote when asking the provider for help; NULL when it sent none.
  * Borrowed until the reply is freed.
- *
- * # Safety
- * `reply` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_request_id(const chatwire_reply *reply);
 
@@ -1710,17 +1490,11 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_request_id(const chatwire_
  * freed; NULL for a NULL reply. Like every text of a reply, what the server
  * sent, never edited (only chatwire_last_error() and chatwire's other own
  * texts are cleaned of the client's secrets).
- *
- * # Safety
- * `reply` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_json(const chatwire_reply *reply);
 
 /**
  * How many tools the model called; 0 for a NULL reply.
- *
- * # Safety
- * `reply` is NULL or live.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_tool_call_count(const chatwire_reply *reply);
 
@@ -1735,9 +1509,6 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_tool_call_count(const chatwire_
  * write U+0000 in any of them). `index` out of range:
  * CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is written. The arguments are
  * the JSON text the model wrote, byte for byte.
- *
- * # Safety
- * `reply` is NULL or live; each out-parameter is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_tool_call(const chatwire_reply *reply,
@@ -1752,9 +1523,6 @@ chatwire_status CHATWIRE_CALL chatwire_reply_tool_call(const chatwire_reply *rep
  * chatwire_reply_tool_call() hands them out. Each out-parameter may be
  * NULL. `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is
  * written.
- *
- * # Safety
- * `reply` is NULL or live; each out-parameter is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_tool_call_len(const chatwire_reply *reply,
@@ -1769,9 +1537,6 @@ chatwire_status CHATWIRE_CALL chatwire_reply_tool_call_len(const chatwire_reply 
  * whose input chatwire_reply_tool_call() hands out as the arguments.
  * NULL when `index` is out of range (or for a NULL reply). Borrowed until
  * the reply is freed.
- *
- * # Safety
- * `reply` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_tool_call_type(const chatwire_reply *reply, size_t index);
 
@@ -1783,18 +1548,12 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_tool_call_type(const chatw
  * no text of it (only encrypted reasoning, still sent back), or for a
  * NULL reply. Borrowed until the reply is freed;
  * chatwire_reply_reasoning_len() gives its length. As the model wrote it.
- *
- * # Safety
- * `reply` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_reasoning(const chatwire_reply *reply);
 
 /**
  * The length in bytes of chatwire_reply_reasoning() (without the final
  * NUL; U+0000 inside counts): 0 when there is none, or for a NULL reply.
- *
- * # Safety
- * `reply` is NULL or live.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_reasoning_len(const chatwire_reply *reply);
 
@@ -1802,9 +1561,6 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_reasoning_len(const chatwire_re
  * How many choices the reply has: 1 unless the request asked for more
  * with the option "n"; 0 for a NULL reply. Choice 0 is the reply itself,
  * the one appended to the conversation.
- *
- * # Safety
- * `reply` is NULL or live.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_choice_count(const chatwire_reply *reply);
 
@@ -1814,9 +1570,6 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_choice_count(const chatwire_rep
  * out of range (with chatwire_last_error() saying so) or for a NULL reply.
  * Borrowed until the reply is freed; chatwire_reply_choice_content_len()
  * gives its length.
- *
- * # Safety
- * `reply` is NULL or live.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_choice_content(const chatwire_reply *reply, size_t index);
 
@@ -1824,9 +1577,6 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_choice_content(const chatw
  * The length in bytes of the text of choice `index` (without the final
  * NUL; U+0000 inside counts); 0 when `index` is out of range (with
  * chatwire_last_error() saying so) or for a NULL reply.
- *
- * # Safety
- * `reply` is NULL or live.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_choice_content_len(const chatwire_reply *reply, size_t index);
 
@@ -1838,9 +1588,6 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_choice_content_len(const chatwi
  * NULL. When the server sent neither (or no usage at all):
  * CHATWIRE_ERR_UNAVAILABLE, and nothing is written. Groq's stream usage
  * (under x_groq.usage) counts.
- *
- * # Safety
- * `reply` is NULL or live; each out-parameter is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_usage_details(const chatwire_reply *reply,
@@ -1853,26 +1600,17 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage_details(const chatwire_reply 
  * when the response had none (or for a NULL argument, with last error).
  * Borrowed until the reply is freed; as the server sent it, like every
  * other text of a reply.
- *
- * # Safety
- * `reply` is NULL or live; `name` is NULL or NUL-terminated.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_header(const chatwire_reply *reply, const char *name);
 
 /**
  * Frees a reply and every string borrowed from it. NULL is ignored.
- *
- * # Safety
- * `reply` is NULL or live, and not used afterwards.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_reply_free(chatwire_reply *reply);
 
 /**
  * 1 when the request has finished (successfully or not), 0 while it runs;
  * -1 for NULL (with chatwire_last_error() saying so). Never blocks.
- *
- * # Safety
- * `request` is NULL or live.
  */
 CHATWIRE_API int CHATWIRE_CALL chatwire_request_done(const chatwire_request *request);
 
@@ -1885,10 +1623,6 @@ CHATWIRE_API int CHATWIRE_CALL chatwire_request_done(const chatwire_request *req
  * chatwire_reply_content_len() give all of it). On failure the conversation is unchanged and chatwire_last_error() says
  * why, on the calling thread. Waiting again returns the same status (and a
  * new copy of the reply) without appending it twice.
- *
- * # Safety
- * `request` is NULL or live; its conversation is still live; `reply_out` is
- * NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_request_wait(chatwire_request *request,
@@ -1897,9 +1631,6 @@ chatwire_status CHATWIRE_CALL chatwire_request_wait(chatwire_request *request,
 /**
  * Like chatwire_request_wait(), but hands out the whole reply: on success
  * `*reply_out` owns a chatwire_reply (free with chatwire_reply_free()).
- *
- * # Safety
- * As chatwire_request_wait(); `reply_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_request_wait_reply(chatwire_request *request,
@@ -1909,9 +1640,6 @@ chatwire_status CHATWIRE_CALL chatwire_request_wait_reply(chatwire_request *requ
  * Stops the request if it is still running: it finishes with
  * CHATWIRE_ERR_CANCELLED within milliseconds, also while the server is
  * silent, and its connection is closed. A finished request is left as it is.
- *
- * # Safety
- * `request` is NULL or live.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_cancel(chatwire_request *request);
 
@@ -1926,9 +1654,6 @@ CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_cancel(chatwire_requ
  * `on_done` still does (with CHATWIRE_ERR_CANCELLED, when freed from
  * `on_delta`). chatwire_request_wait() from inside its own callback is
  * refused with CHATWIRE_ERR_INVALID_ARGUMENT: a thread cannot wait for itself.
- *
- * # Safety
- * `request` is NULL or live, and not used afterwards.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_request_free(chatwire_request *request);
 
@@ -1950,9 +1675,6 @@ CHATWIRE_API void CHATWIRE_CALL chatwire_request_free(chatwire_request *request)
  * time, closed by chatwire_request_free(); never close it yourself.
  * Never blocks. -1 (and chatwire_last_error()) when `request` is NULL or
  * the system refuses a descriptor.
- *
- * # Safety
- * `request` is NULL or live.
  */
 CHATWIRE_API int CHATWIRE_CALL chatwire_request_fd(const chatwire_request *request);
 
@@ -1966,9 +1688,6 @@ CHATWIRE_API int CHATWIRE_CALL chatwire_request_fd(const chatwire_request *reque
  * chatwire_request_free(); never close, set or reset it yourself. Elsewhere
  * NULL and CHATWIRE_ERR_SYSTEM; NULL too for a NULL `request` or when the
  * system refuses an event.
- *
- * # Safety
- * `request` is NULL or live.
  */
 CHATWIRE_API void *CHATWIRE_CALL chatwire_request_event(const chatwire_request *request);
 
@@ -1987,9 +1706,6 @@ CHATWIRE_API void *CHATWIRE_CALL chatwire_request_event(const chatwire_request *
  *
  * Reasoning text, when a request carries it, will be taken the same way by
  * a function of the same shape, and signalled by the same descriptor.
- *
- * # Safety
- * `request` is NULL or live; `text_out` is NULL or writable.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_take_text(chatwire_request *request, char **text_out);
 
@@ -1998,9 +1714,6 @@ CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_take_text(chatwire_r
  * (without the final NUL) to `*len_out`: a model may write U+0000, which
  * ends the text for strlen() but not for this length. Both out-parameters
  * are required and written only on success.
- *
- * # Safety
- * `request` is NULL or live; `text_out` and `len_out` are NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_request_take_text_len(chatwire_request *request,
@@ -2020,9 +1733,6 @@ chatwire_status CHATWIRE_CALL chatwire_request_take_text_len(chatwire_request *r
  * The copy ends at the first U+0000 of the text, as a C string does; for
  * text that may hold one, use chatwire_send_reply() and
  * chatwire_reply_content_len().
- *
- * # Safety
- * `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send(chatwire_client *client,
@@ -2052,10 +1762,6 @@ chatwire_status CHATWIRE_CALL chatwire_send(chatwire_client *client,
  * the last reply; when the token limit cut that reply (finish_reason
  * "length"), the first problem says so. On any failure the conversation
  * is exactly as before.
- *
- * # Safety
- * `client` and `conversation` are NULL or live; `schema_json` is NULL or
- * NUL-terminated; `json_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_json(chatwire_client *client,
@@ -2081,10 +1787,6 @@ chatwire_status CHATWIRE_CALL chatwire_send_json(chatwire_client *client,
  * CHATWIRE_ERR_INVALID_CONVERSATION while the send runs. A stream silent for
  * longer than the idle timeout gives CHATWIRE_ERR_TIMEOUT. On any failure
  * the conversation is exactly as before.
- *
- * # Safety
- * `client` and `conversation` are NULL or live; `on_delta` is NULL or a
- * valid callback; `reply_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_stream(chatwire_client *client,
@@ -2100,9 +1802,6 @@ chatwire_status CHATWIRE_CALL chatwire_send_stream(chatwire_client *client,
  * model calls tools, chatwire_reply_content() is "" and
  * chatwire_reply_tool_call() gives each call; append one result per call
  * with chatwire_conversation_append_tool_result(), then send again.
- *
- * # Safety
- * `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_reply(chatwire_client *client,
@@ -2113,9 +1812,6 @@ chatwire_status CHATWIRE_CALL chatwire_send_reply(chatwire_client *client,
  * Like chatwire_send_stream(), but hands out the whole reply as a
  * chatwire_reply (see chatwire_send_reply()); tool calls streamed in
  * fragments are assembled.
- *
- * # Safety
- * As chatwire_send_stream(); `reply_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_stream_reply(chatwire_client *client,
@@ -2136,10 +1832,6 @@ chatwire_status CHATWIRE_CALL chatwire_send_stream_reply(chatwire_client *client
  * appended (with its reasoning) and, if `reply_out` is not NULL,
  * `*reply_out` owns it (free with chatwire_reply_free()). On any failure
  * the conversation is exactly as before.
- *
- * # Safety
- * `client` and `conversation` are NULL or live; `on_event` is NULL or a
- * valid callback; `reply_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_stream_events(chatwire_client *client,
@@ -2173,10 +1865,6 @@ chatwire_status CHATWIRE_CALL chatwire_send_stream_events(chatwire_client *clien
  * On success `*request_out` owns the request; free it with
  * chatwire_request_free(). A conversation that cannot be sent as it is
  * fails here, with nothing started.
- *
- * # Safety
- * `client` and `conversation` are NULL or live; the callbacks are valid or
- * NULL; `request_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_async(chatwire_client *client,
@@ -2205,9 +1893,6 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_version(void);
 /**
  * Frees a string that chatwire handed out (a reply, a JSON text). NULL is
  * ignored. Never pass it a string from anywhere else, nor free() one of ours.
- *
- * # Safety
- * `s` is NULL or a string from chatwire that has not been freed.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_string_free(char *s);
 

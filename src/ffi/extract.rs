@@ -22,9 +22,6 @@ use crate::structured::INGREDIENTS_SCHEMA_NUL;
 /// one JSON string holding an object or array is unwrapped once. On success
 /// `*json_out` owns the text; free with chatwire_string_free(). No JSON, or
 /// none that can be recovered whole: CHATWIRE_ERR_NO_JSON.
-///
-/// # Safety
-/// `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_json(
     text: *const c_char,
@@ -60,9 +57,6 @@ pub unsafe extern "system" fn chatwire_extract_json(
 /// No JSON, or JSON holding no usable ingredient: CHATWIRE_ERR_NO_JSON, and
 /// chatwire_last_error() says why. To read the items without a JSON parser,
 /// use chatwire_extract_ingredient_list() instead.
-///
-/// # Safety
-/// `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_ingredients(
     text: *const c_char,
@@ -136,9 +130,6 @@ impl chatwire_ingredients {
 ///     chatwire_ingredients_free(list);
 /// }
 /// ```
-///
-/// # Safety
-/// `text` is NULL or NUL-terminated; `list_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_ingredient_list(
     text: *const c_char,
@@ -161,9 +152,6 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
 }
 
 /// The number of ingredients in the list; 0 for NULL.
-///
-/// # Safety
-/// `list` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_len(list: *const chatwire_ingredients) -> usize {
     boundary::value(0, || {
@@ -175,9 +163,6 @@ pub unsafe extern "system" fn chatwire_ingredients_len(list: *const chatwire_ing
 /// The name of ingredient `index` ("flour"), never empty; NULL when `index`
 /// is out of range or `list` is NULL. Borrowed: valid until the list is
 /// freed; do not free. chatwire_ingredients_name_len() gives its length.
-///
-/// # Safety
-/// `list` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_name(
     list: *const chatwire_ingredients,
@@ -192,9 +177,6 @@ pub unsafe extern "system" fn chatwire_ingredients_name(
 /// The length in bytes of the name of ingredient `index` (without the final
 /// NUL; U+0000 inside counts); 0 when `index` is out of range or `list` is
 /// NULL.
-///
-/// # Safety
-/// `list` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_name_len(
     list: *const chatwire_ingredients,
@@ -209,9 +191,6 @@ pub unsafe extern "system" fn chatwire_ingredients_name_len(
 /// The quantity of ingredient `index` (1/2 and ½ in the reply give 0.5):
 /// always finite, never NaN; 0.0 when the reply gives no amount, and also
 /// when `index` is out of range or `list` is NULL.
-///
-/// # Safety
-/// `list` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_quantity(
     list: *const chatwire_ingredients,
@@ -227,9 +206,6 @@ pub unsafe extern "system" fn chatwire_ingredients_quantity(
 /// (a count such as 3 eggs), when `index` is out of range, or when `list` is
 /// NULL. Borrowed: valid until the list is freed; do not free.
 /// chatwire_ingredients_unit_len() gives its length.
-///
-/// # Safety
-/// `list` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_unit(
     list: *const chatwire_ingredients,
@@ -245,9 +221,6 @@ pub unsafe extern "system" fn chatwire_ingredients_unit(
 /// The length in bytes of the unit of ingredient `index` (without the final
 /// NUL; U+0000 inside counts); 0 when it has none, when `index` is out of
 /// range or `list` is NULL.
-///
-/// # Safety
-/// `list` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_unit_len(
     list: *const chatwire_ingredients,
@@ -260,9 +233,6 @@ pub unsafe extern "system" fn chatwire_ingredients_unit_len(
 }
 
 /// Frees a list and every string borrowed from it. NULL is ignored.
-///
-/// # Safety
-/// `list` is NULL or live, and not used afterwards.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_free(list: *mut chatwire_ingredients) {
     boundary::release(|| unsafe { handle::free(list) })
@@ -275,9 +245,6 @@ pub unsafe extern "system" fn chatwire_ingredients_free(list: *mut chatwire_ingr
 /// Send it as the user message and read the reply with
 /// chatwire_extract_ingredients() or chatwire_extract_ingredient_list().
 /// On success `*prompt_out` owns the prompt; free with chatwire_string_free().
-///
-/// # Safety
-/// `text` is NULL or NUL-terminated; `prompt_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_prompt(
     text: *const c_char,
@@ -303,10 +270,6 @@ pub unsafe extern "system" fn chatwire_ingredients_prompt(
 /// chatwire_json_prompt("List the people named in the text below.",
 ///                      "[{\"name\": \"Ada\"}]", "Ada met Grace.", &prompt);
 /// ```
-///
-/// # Safety
-/// `instruction`, `example_json` and `text` are NULL or NUL-terminated;
-/// `prompt_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_json_prompt(
     instruction: *const c_char,

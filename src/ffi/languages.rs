@@ -35,9 +35,6 @@ use super::text;
 /// chatwire_client_set_timeout_ms() with a 32-bit count, for languages
 /// without a 64-bit integer (VB6, 32-bit VBA: a `Long`). The same checks
 /// and errors.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     client: *mut chatwire_client,
@@ -51,9 +48,6 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
 
 /// chatwire_client_set_idle_timeout_ms() with a 32-bit count (see
 /// chatwire_client_set_timeout_ms_u32()). The same checks and errors.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(
     client: *mut chatwire_client,
@@ -68,9 +62,6 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(
 /// chatwire_client_set_limit() with a 32-bit count of bytes (up to
 /// 4 GiB - 1; see chatwire_client_set_timeout_ms_u32()). The same checks
 /// and errors.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_limit_u32(
     client: *mut chatwire_client,
@@ -85,9 +76,6 @@ pub unsafe extern "system" fn chatwire_client_set_limit_u32(
 
 /// chatwire_conversation_set_token_budget() with a 32-bit count (see
 /// chatwire_client_set_timeout_ms_u32()). The same checks and errors.
-///
-/// # Safety
-/// `conversation` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
     conversation: *mut chatwire_conversation,
@@ -107,9 +95,6 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
 /// negative). Each out-parameter may be NULL. The same errors: when the
 /// server reported no usage, CHATWIRE_ERR_UNAVAILABLE and nothing is
 /// written.
-///
-/// # Safety
-/// `reply` is NULL or live; each out-parameter is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_u32(
     reply: *const chatwire_reply,
@@ -131,9 +116,6 @@ pub unsafe extern "system" fn chatwire_reply_usage_u32(
 /// chatwire_reply_usage_details() in 32-bit counts (see
 /// chatwire_reply_usage_u32()). Each out-parameter may be NULL; the same
 /// errors.
-///
-/// # Safety
-/// `reply` is NULL or live; each out-parameter is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
     reply: *const chatwire_reply,
@@ -190,12 +172,8 @@ unsafe fn write_narrowed<const N: usize>(outs: [*mut u32; N], counts: [u64; N]) 
 /// instead), it waits for the end and gives "", so never call it from
 /// that callback (the request would wait for itself); from `on_done` it
 /// returns at once. It blocks the calling thread: cancel from another
-/// thread (chatwire_request_cancel()), or set a timeout on the client.
-/// Errors: CHATWIRE_ERR_NULL_ARGUMENT.
-///
-/// # Safety
-/// `request` is NULL or live and not freed during the wait; `text_out` is
-/// NULL or writable.
+/// thread (chatwire_request_cancel()), or set a timeout on the client; do
+/// not free the request during the wait. Errors: CHATWIRE_ERR_NULL_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait_text(
     request: *mut chatwire_request,
@@ -218,9 +196,6 @@ pub unsafe extern "system" fn chatwire_request_wait_text(
 /// (without the final NUL) to `*len_out`: a model may write U+0000, which
 /// ends the text for strlen() but not for this length. Both out-parameters
 /// are required and written only on success.
-///
-/// # Safety
-/// `request` is NULL or live; `text_out` and `len_out` are NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait_text_len(
     request: *mut chatwire_request,

@@ -93,11 +93,8 @@ fn level_filter(max_level: c_int) -> Result<LevelFilter, Error> {
 /// warn, info or debug writes the same lines to stderr, for any program.
 ///
 /// Errors: CHATWIRE_ERR_INVALID_ARGUMENT (a level outside 0 to 4, or a call
-/// from inside the log callback; nothing changes).
-///
-/// # Safety
-/// `callback` is NULL or a function that is safe to call from any thread
-/// with `userdata` until it is replaced.
+/// from inside the log callback; nothing changes). `callback` must be safe
+/// to call from any thread with `userdata` until it is replaced.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_set_log_callback(
     callback: chatwire_log_callback,

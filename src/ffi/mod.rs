@@ -17,10 +17,11 @@
 //!
 //! # Safety
 //!
-//! Every `unsafe` block here relies on the caller keeping the contract that
-//! the function's `# Safety` section (and the header) states: a handle is
-//! NULL or a live pointer that chatwire handed out, a string is NULL or
-//! NUL-terminated, an out-parameter is NULL or writable. The helpers of
+//! Every exported function is `unsafe` with one contract, the C conventions
+//! (docs/c-api.md), which its own comment adds to where it must: a handle
+//! is NULL or a live pointer that chatwire handed out, a string is NULL or
+//! NUL-terminated, an out-parameter is NULL or writable, a callback is NULL
+//! or valid with its `userdata`. Every `unsafe` block relies on it. The helpers of
 //! [`handle`] and [`text`] turn NULL into an error; what they cannot check
 //! (liveness) is the caller's promise. Blocks that rely on more than that
 //! say so in their own `SAFETY` comment.

@@ -102,9 +102,6 @@ fn borrowed_len(text: &Option<CText>) -> usize {
 /// The reply's text; "" when the model only called tools. NULL for a NULL
 /// reply. Borrowed until the reply is freed. A text holding U+0000 goes on
 /// past it: chatwire_reply_content_len() gives its whole length.
-///
-/// # Safety
-/// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_content(
     reply: *const chatwire_reply,
@@ -117,9 +114,6 @@ pub unsafe extern "system" fn chatwire_reply_content(
 /// The length in bytes of the reply's text (without the final NUL), which
 /// is more than strlen(chatwire_reply_content(reply)) when the text holds
 /// U+0000; 0 for a NULL reply.
-///
-/// # Safety
-/// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_content_len(reply: *const chatwire_reply) -> usize {
     boundary::value(0, || {
@@ -131,9 +125,6 @@ pub unsafe extern "system" fn chatwire_reply_content_len(reply: *const chatwire_
 /// ...; NULL when the server did not say (or for a NULL reply). Borrowed
 /// until the reply is freed; chatwire_reply_finish_reason_len() gives its
 /// length.
-///
-/// # Safety
-/// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_finish_reason(
     reply: *const chatwire_reply,
@@ -148,9 +139,6 @@ pub unsafe extern "system" fn chatwire_reply_finish_reason(
 /// The length in bytes of chatwire_reply_finish_reason() (without the
 /// final NUL; U+0000 inside counts): 0 when the server did not say, or for
 /// a NULL reply.
-///
-/// # Safety
-/// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_finish_reason_len(
     reply: *const chatwire_reply,
@@ -165,9 +153,6 @@ pub unsafe extern "system" fn chatwire_reply_finish_reason_len(
 /// The token counts of the request. Each out-parameter may be NULL when that
 /// count is not wanted. When the server reported no usage:
 /// CHATWIRE_ERR_UNAVAILABLE, and nothing is written.
-///
-/// # Safety
-/// `reply` is NULL or live; each out-parameter is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage(
     reply: *const chatwire_reply,
@@ -197,9 +182,6 @@ pub unsafe extern "system" fn chatwire_reply_usage(
 /// x-amzn-requestid, x-litellm-call-id, x-kong-request-id and cf-ray), to
 /// quote when asking the provider for help; NULL when it sent none.
 /// Borrowed until the reply is freed.
-///
-/// # Safety
-/// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_request_id(
     reply: *const chatwire_reply,
@@ -216,9 +198,6 @@ pub unsafe extern "system" fn chatwire_reply_request_id(
 /// freed; NULL for a NULL reply. Like every text of a reply, what the server
 /// sent, never edited (only chatwire_last_error() and chatwire's other own
 /// texts are cleaned of the client's secrets).
-///
-/// # Safety
-/// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) -> *const c_char {
     boundary::value(std::ptr::null(), || {
@@ -227,9 +206,6 @@ pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) 
 }
 
 /// How many tools the model called; 0 for a NULL reply.
-///
-/// # Safety
-/// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call_count(
     reply: *const chatwire_reply,
@@ -249,9 +225,6 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_count(
 /// write U+0000 in any of them). `index` out of range:
 /// CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is written. The arguments are
 /// the JSON text the model wrote, byte for byte.
-///
-/// # Safety
-/// `reply` is NULL or live; each out-parameter is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call(
     reply: *const chatwire_reply,
@@ -277,9 +250,6 @@ pub unsafe extern "system" fn chatwire_reply_tool_call(
 /// chatwire_reply_tool_call() hands them out. Each out-parameter may be
 /// NULL. `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is
 /// written.
-///
-/// # Safety
-/// `reply` is NULL or live; each out-parameter is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call_len(
     reply: *const chatwire_reply,
@@ -305,9 +275,6 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_len(
 /// whose input chatwire_reply_tool_call() hands out as the arguments.
 /// NULL when `index` is out of range (or for a NULL reply). Borrowed until
 /// the reply is freed.
-///
-/// # Safety
-/// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call_type(
     reply: *const chatwire_reply,
@@ -327,9 +294,6 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
 /// no text of it (only encrypted reasoning, still sent back), or for a
 /// NULL reply. Borrowed until the reply is freed;
 /// chatwire_reply_reasoning_len() gives its length. As the model wrote it.
-///
-/// # Safety
-/// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_reasoning(
     reply: *const chatwire_reply,
@@ -343,9 +307,6 @@ pub unsafe extern "system" fn chatwire_reply_reasoning(
 
 /// The length in bytes of chatwire_reply_reasoning() (without the final
 /// NUL; U+0000 inside counts): 0 when there is none, or for a NULL reply.
-///
-/// # Safety
-/// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwire_reply) -> usize {
     boundary::value(0, || {
@@ -358,9 +319,6 @@ pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwir
 /// How many choices the reply has: 1 unless the request asked for more
 /// with the option "n"; 0 for a NULL reply. Choice 0 is the reply itself,
 /// the one appended to the conversation.
-///
-/// # Safety
-/// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_count(reply: *const chatwire_reply) -> usize {
     boundary::value(0, || {
@@ -373,9 +331,6 @@ pub unsafe extern "system" fn chatwire_reply_choice_count(reply: *const chatwire
 /// out of range (with chatwire_last_error() saying so) or for a NULL reply.
 /// Borrowed until the reply is freed; chatwire_reply_choice_content_len()
 /// gives its length.
-///
-/// # Safety
-/// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_content(
     reply: *const chatwire_reply,
@@ -390,9 +345,6 @@ pub unsafe extern "system" fn chatwire_reply_choice_content(
 /// The length in bytes of the text of choice `index` (without the final
 /// NUL; U+0000 inside counts); 0 when `index` is out of range (with
 /// chatwire_last_error() saying so) or for a NULL reply.
-///
-/// # Safety
-/// `reply` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_content_len(
     reply: *const chatwire_reply,
@@ -411,9 +363,6 @@ pub unsafe extern "system" fn chatwire_reply_choice_content_len(
 /// NULL. When the server sent neither (or no usage at all):
 /// CHATWIRE_ERR_UNAVAILABLE, and nothing is written. Groq's stream usage
 /// (under x_groq.usage) counts.
-///
-/// # Safety
-/// `reply` is NULL or live; each out-parameter is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_details(
     reply: *const chatwire_reply,
@@ -442,9 +391,6 @@ pub unsafe extern "system" fn chatwire_reply_usage_details(
 /// when the response had none (or for a NULL argument, with last error).
 /// Borrowed until the reply is freed; as the server sent it, like every
 /// other text of a reply.
-///
-/// # Safety
-/// `reply` is NULL or live; `name` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_header(
     reply: *const chatwire_reply,
@@ -461,9 +407,6 @@ pub unsafe extern "system" fn chatwire_reply_header(
 }
 
 /// Frees a reply and every string borrowed from it. NULL is ignored.
-///
-/// # Safety
-/// `reply` is NULL or live, and not used afterwards.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_free(reply: *mut chatwire_reply) {
     boundary::release(|| unsafe { handle::free(reply) })

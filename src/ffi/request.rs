@@ -36,9 +36,6 @@ pub struct chatwire_request {
 
 /// 1 when the request has finished (successfully or not), 0 while it runs;
 /// -1 for NULL (with chatwire_last_error() saying so). Never blocks.
-///
-/// # Safety
-/// `request` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_done(request: *const chatwire_request) -> c_int {
     boundary::value(-1, || {
@@ -55,10 +52,6 @@ pub unsafe extern "system" fn chatwire_request_done(request: *const chatwire_req
 /// chatwire_reply_content_len() give all of it). On failure the conversation is unchanged and chatwire_last_error() says
 /// why, on the calling thread. Waiting again returns the same status (and a
 /// new copy of the reply) without appending it twice.
-///
-/// # Safety
-/// `request` is NULL or live; its conversation is still live; `reply_out` is
-/// NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait(
     request: *mut chatwire_request,
@@ -76,9 +69,6 @@ pub unsafe extern "system" fn chatwire_request_wait(
 
 /// Like chatwire_request_wait(), but hands out the whole reply: on success
 /// `*reply_out` owns a chatwire_reply (free with chatwire_reply_free()).
-///
-/// # Safety
-/// As chatwire_request_wait(); `reply_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait_reply(
     request: *mut chatwire_request,
@@ -124,9 +114,6 @@ impl chatwire_request {
 /// Stops the request if it is still running: it finishes with
 /// CHATWIRE_ERR_CANCELLED within milliseconds, also while the server is
 /// silent, and its connection is closed. A finished request is left as it is.
-///
-/// # Safety
-/// `request` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_cancel(
     request: *mut chatwire_request,
@@ -148,9 +135,6 @@ pub unsafe extern "system" fn chatwire_request_cancel(
 /// `on_done` still does (with CHATWIRE_ERR_CANCELLED, when freed from
 /// `on_delta`). chatwire_request_wait() from inside its own callback is
 /// refused with CHATWIRE_ERR_INVALID_ARGUMENT: a thread cannot wait for itself.
-///
-/// # Safety
-/// `request` is NULL or live, and not used afterwards.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_request) {
     boundary::release(|| unsafe { handle::free(request) })
@@ -173,9 +157,6 @@ pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_reque
 /// time, closed by chatwire_request_free(); never close it yourself.
 /// Never blocks. -1 (and chatwire_last_error()) when `request` is NULL or
 /// the system refuses a descriptor.
-///
-/// # Safety
-/// `request` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_request) -> c_int {
     boundary::value(-1, || {
@@ -198,9 +179,6 @@ pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_reque
 /// chatwire_request_free(); never close, set or reset it yourself. Elsewhere
 /// NULL and CHATWIRE_ERR_SYSTEM; NULL too for a NULL `request` or when the
 /// system refuses an event.
-///
-/// # Safety
-/// `request` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_event(
     request: *const chatwire_request,
@@ -237,9 +215,6 @@ fn unsupported(asked: &str, instead: &str) -> crate::error::Error {
 ///
 /// Reasoning text, when a request carries it, will be taken the same way by
 /// a function of the same shape, and signalled by the same descriptor.
-///
-/// # Safety
-/// `request` is NULL or live; `text_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_take_text(
     request: *mut chatwire_request,
@@ -261,9 +236,6 @@ pub unsafe extern "system" fn chatwire_request_take_text(
 /// (without the final NUL) to `*len_out`: a model may write U+0000, which
 /// ends the text for strlen() but not for this length. Both out-parameters
 /// are required and written only on success.
-///
-/// # Safety
-/// `request` is NULL or live; `text_out` and `len_out` are NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_take_text_len(
     request: *mut chatwire_request,

@@ -32,9 +32,6 @@ use crate::reply::Reply;
 /// The copy ends at the first U+0000 of the text, as a C string does; for
 /// text that may hold one, use chatwire_send_reply() and
 /// chatwire_reply_content_len().
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send(
     client: *mut chatwire_client,
@@ -71,10 +68,6 @@ pub unsafe extern "system" fn chatwire_send(
 /// the last reply; when the token limit cut that reply (finish_reason
 /// "length"), the first problem says so. On any failure the conversation
 /// is exactly as before.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; `schema_json` is NULL or
-/// NUL-terminated; `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_json(
     client: *mut chatwire_client,
@@ -143,10 +136,6 @@ unsafe fn send_with<T>(
 /// CHATWIRE_ERR_INVALID_CONVERSATION while the send runs. A stream silent for
 /// longer than the idle timeout gives CHATWIRE_ERR_TIMEOUT. On any failure
 /// the conversation is exactly as before.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; `on_delta` is NULL or a
-/// valid callback; `reply_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_stream(
     client: *mut chatwire_client,
@@ -189,9 +178,6 @@ unsafe fn stream_with(
 /// model calls tools, chatwire_reply_content() is "" and
 /// chatwire_reply_tool_call() gives each call; append one result per call
 /// with chatwire_conversation_append_tool_result(), then send again.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_reply(
     client: *mut chatwire_client,
@@ -209,9 +195,6 @@ pub unsafe extern "system" fn chatwire_send_reply(
 /// Like chatwire_send_stream(), but hands out the whole reply as a
 /// chatwire_reply (see chatwire_send_reply()); tool calls streamed in
 /// fragments are assembled.
-///
-/// # Safety
-/// As chatwire_send_stream(); `reply_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_stream_reply(
     client: *mut chatwire_client,
@@ -239,10 +222,6 @@ pub unsafe extern "system" fn chatwire_send_stream_reply(
 /// appended (with its reasoning) and, if `reply_out` is not NULL,
 /// `*reply_out` owns it (free with chatwire_reply_free()). On any failure
 /// the conversation is exactly as before.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; `on_event` is NULL or a
-/// valid callback; `reply_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_stream_events(
     client: *mut chatwire_client,
@@ -289,10 +268,6 @@ pub unsafe extern "system" fn chatwire_send_stream_events(
 /// On success `*request_out` owns the request; free it with
 /// chatwire_request_free(). A conversation that cannot be sent as it is
 /// fails here, with nothing started.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; the callbacks are valid or
-/// NULL; `request_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_async(
     client: *mut chatwire_client,

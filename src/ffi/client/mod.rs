@@ -91,9 +91,6 @@ impl chatwire_client {
 /// chatwire_client_free(). Errors: CHATWIRE_ERR_MISSING_API_KEY,
 /// CHATWIRE_ERR_CONFIG (unusable URL, or a key and a URL from ./.env that
 /// may not meet), CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
-///
-/// # Safety
-/// Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new(
     base_url: *const c_char,
@@ -131,11 +128,7 @@ fn build_into(
     Ok(())
 }
 
-/// Frees a client. NULL is ignored.
-///
-/// # Safety
-/// `client` is NULL or a live client that no running call uses; it must not
-/// be used afterwards.
+/// Frees a client. NULL is ignored. Only once no call that uses it runs.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_free(client: *mut chatwire_client) {
     boundary::release(|| unsafe { handle::free(client) })
@@ -168,9 +161,6 @@ pub unsafe extern "system" fn chatwire_client_free(client: *mut chatwire_client)
 /// CHATWIRE_ERR_INVALID_ARGUMENT (an empty deployment or version),
 /// CHATWIRE_ERR_NULL_ARGUMENT (`deployment` or `client_out`),
 /// CHATWIRE_ERR_INVALID_UTF8. Strings are copied.
-///
-/// # Safety
-/// Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new_azure(
     endpoint: *const c_char,

@@ -24,9 +24,6 @@ use crate::ffi::text;
 /// Errors: CHATWIRE_ERR_CONFIG (the file cannot be read, holds no PEM
 /// certificate, or is larger than 16 MiB; the client is unchanged),
 /// CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
-///
-/// # Safety
-/// `client` is NULL or a live client; `pem_path` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_ca_file(
     client: *mut chatwire_client,
@@ -60,10 +57,6 @@ pub unsafe extern "system" fn chatwire_client_set_ca_file(
 /// not exactly one PEM private key, or the key is not the first
 /// certificate's; chatwire_last_error() names the file; the client is
 /// unchanged), CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
-///
-/// # Safety
-/// `client` is NULL or a live client; `cert_pem_file` and `key_pem_file`
-/// are NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_client_certificate(
     client: *mut chatwire_client,
@@ -102,9 +95,6 @@ pub unsafe extern "system" fn chatwire_client_set_client_certificate(
 ///
 /// Errors: CHATWIRE_ERR_CONFIG (an unusable URL; the client is unchanged),
 /// CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
-///
-/// # Safety
-/// `client` is NULL or a live client; `proxy_url` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_proxy(
     client: *mut chatwire_client,
@@ -132,9 +122,6 @@ pub unsafe extern "system" fn chatwire_client_set_proxy(
 /// Errors: CHATWIRE_ERR_CONFIG (not http(s)://, a user name or password in
 /// it, a fragment; the client is unchanged), CHATWIRE_ERR_NULL_ARGUMENT,
 /// CHATWIRE_ERR_INVALID_UTF8.
-///
-/// # Safety
-/// `client` is NULL or a live client; `url` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_endpoint_url(
     client: *mut chatwire_client,
@@ -154,9 +141,6 @@ pub unsafe extern "system" fn chatwire_client_set_endpoint_url(
 /// all), passed as an int. It applies to the key and to a credential
 /// callback's tokens alike. Another value gives
 /// CHATWIRE_ERR_INVALID_ARGUMENT and changes nothing.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_auth(
     client: *mut chatwire_client,
@@ -188,10 +172,6 @@ pub unsafe extern "system" fn chatwire_client_set_auth(
 /// credential of the program's own is never sent to a host from ./.env; set
 /// the URL with chatwire_client_set_endpoint_url() first),
 /// CHATWIRE_ERR_NULL_ARGUMENT.
-///
-/// # Safety
-/// `client` is NULL or a live client; `callback` is NULL or a function that
-/// can be called with `userdata` from any thread, at once from several.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_credential_callback(
     client: *mut chatwire_client,

@@ -14,9 +14,6 @@ use crate::structured::SchemaDelivery;
 /// Sets the whole-request timeout in milliseconds (connecting, sending and
 /// reading the reply; each retry gets its own). Default 600000 (10 minutes).
 /// 0 and more than a day (86400000) give CHATWIRE_ERR_INVALID_ARGUMENT.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_timeout_ms(
     client: *mut chatwire_client,
@@ -32,9 +29,6 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms(
 /// silence (keep-alive comments count as activity) before a stream fails
 /// with CHATWIRE_ERR_TIMEOUT. Default 60000. 0 and more than a day give
 /// CHATWIRE_ERR_INVALID_ARGUMENT.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms(
     client: *mut chatwire_client,
@@ -49,9 +43,6 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms(
 /// Sets how many times a failed request is retried (0: never); default 2,
 /// at most 10 (more gives CHATWIRE_ERR_INVALID_ARGUMENT).
 /// Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_max_retries(
     client: *mut chatwire_client,
@@ -78,9 +69,6 @@ pub unsafe extern "system" fn chatwire_client_set_max_retries(
 /// learn it from the send's status (or the done callback). Values from 1024
 /// to 4 GiB (1 MiB for headers) are accepted; others, and an unknown
 /// `which`, give CHATWIRE_ERR_INVALID_ARGUMENT.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_limit(
     client: *mut chatwire_client,
@@ -103,9 +91,6 @@ pub unsafe extern "system" fn chatwire_client_set_limit(
 /// the next. Idle connections close after 15 seconds. The client gets a new
 /// pool: sends running now finish on their connections, which then close.
 /// More than 1024 gives CHATWIRE_ERR_INVALID_ARGUMENT.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
     client: *mut chatwire_client,
@@ -125,9 +110,6 @@ pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
 /// holds a thread and a socket: keep the cap below the process's limit on
 /// descriptors (RLIMIT_NOFILE, often 1024). Raising it lets waiting
 /// requests go on at once.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_max_in_flight(
     client: *mut chatwire_client,
@@ -152,9 +134,6 @@ pub unsafe extern "system" fn chatwire_client_set_max_in_flight(
 /// local arrays, deep recursion, a script interpreter). Only the pages a
 /// request touches take memory, so a large stack costs address space, not
 /// memory; a small one lets thousands of requests run at once.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
     client: *mut chatwire_client,
@@ -184,10 +163,6 @@ pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
 /// CHATWIRE_ERR_NULL_ARGUMENT (`client` or `name` NULL);
 /// CHATWIRE_ERR_INVALID_UTF8. Values may be secrets: chatwire_last_error()
 /// never quotes them. Both strings are copied.
-///
-/// # Safety
-/// `client` is NULL or a live client; `name` and `value` are NULL or
-/// NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_header(
     client: *mut chatwire_client,
@@ -210,9 +185,6 @@ pub unsafe extern "system" fn chatwire_client_set_header(
 /// does not match the schema, the model is told what is wrong and asked
 /// again, up to this many times (0: never). Default 2; more than 10 gives
 /// CHATWIRE_ERR_INVALID_ARGUMENT.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_json_corrections(
     client: *mut chatwire_client,
@@ -246,9 +218,6 @@ pub enum chatwire_schema_delivery {
 /// Sets how chatwire_send_json() tells the model about the schema: one of
 /// chatwire_schema_delivery, passed as an int (another value gives
 /// CHATWIRE_ERR_INVALID_ARGUMENT). Default CHATWIRE_SCHEMA_IN_PROMPT.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
     client: *mut chatwire_client,
@@ -287,9 +256,6 @@ pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
 /// answers 400 or 422 naming stream_options (Mistral, Databricks, Bedrock)
 /// is asked again once without it, and this client and its copies remember
 /// (one log line). Any other value: CHATWIRE_ERR_INVALID_ARGUMENT.
-///
-/// # Safety
-/// `client` is NULL or a live client.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_stream_usage(
     client: *mut chatwire_client,

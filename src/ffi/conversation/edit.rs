@@ -12,9 +12,6 @@ use crate::Role;
 
 /// Puts the system message (copied) at the start, or replaces the one there
 /// (whose borrowed texts then become invalid).
-///
-/// # Safety
-/// `conversation` is NULL or live; `text` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_set_system(
     conversation: *mut chatwire_conversation,
@@ -45,9 +42,6 @@ pub unsafe extern "system" fn chatwire_conversation_set_system(
 /// ordering (at most one system message, first; then user and assistant
 /// alternate, starting with user) gives CHATWIRE_ERR_INVALID_CONVERSATION,
 /// and chatwire_last_error() says what was expected. On failure nothing changes.
-///
-/// # Safety
-/// `conversation` is NULL or live; `content` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append(
     conversation: *mut chatwire_conversation,
@@ -70,9 +64,6 @@ pub unsafe extern "system" fn chatwire_conversation_append(
 /// appending, truncate to it after the failure. `len` beyond the length gives
 /// CHATWIRE_ERR_INVALID_ARGUMENT. Borrowed texts of the dropped messages
 /// become invalid; the others stay valid.
-///
-/// # Safety
-/// `conversation` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_truncate(
     conversation: *mut chatwire_conversation,
@@ -92,9 +83,6 @@ pub unsafe extern "system" fn chatwire_conversation_truncate(
 /// each call needs one result before the next send; a result for a call
 /// that is not waiting, or any other message while results are missing,
 /// gives CHATWIRE_ERR_INVALID_CONVERSATION naming the missing calls.
-///
-/// # Safety
-/// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append_tool_result(
     conversation: *mut chatwire_conversation,
@@ -118,9 +106,6 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_result(
 /// JPEG, GIF or WebP, told by its bytes; at most 20 MiB) and sent as a
 /// base64 data: URL. A missing, empty, too large or non-image file gives
 /// CHATWIRE_ERR_INVALID_ARGUMENT; ordering as for a user message.
-///
-/// # Safety
-/// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append_user_image(
     conversation: *mut chatwire_conversation,
@@ -151,9 +136,6 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_image(
 /// names the path and why) and leaves the conversation unchanged; ordering
 /// as for a user message. Whether a model takes PDFs or audio is the
 /// server's to say.
-///
-/// # Safety
-/// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append_user_file(
     conversation: *mut chatwire_conversation,
@@ -190,9 +172,6 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_file(
 /// default). The budget is not part of chatwire_conversation_to_json().
 /// Borrowed texts of messages left out become invalid; the others stay
 /// valid.
-///
-/// # Safety
-/// `conversation` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_set_token_budget(
     conversation: *mut chatwire_conversation,
@@ -207,9 +186,6 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget(
 
 /// How many messages the last send left out to keep within the token
 /// budget (0 when none, or for NULL); a failed send changes nothing.
-///
-/// # Safety
-/// `conversation` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_last_dropped(
     conversation: *const chatwire_conversation,
@@ -227,9 +203,6 @@ pub unsafe extern "system" fn chatwire_conversation_last_dropped(
 /// with all its results); `index + count` past the end gives
 /// CHATWIRE_ERR_INVALID_ARGUMENT. Borrowed texts of the removed messages
 /// become invalid; the others stay valid.
-///
-/// # Safety
-/// `conversation` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_remove(
     conversation: *mut chatwire_conversation,
@@ -258,9 +231,6 @@ pub unsafe extern "system" fn chatwire_conversation_remove(
 /// such an array, or an empty one: CHATWIRE_ERR_INVALID_ARGUMENT; where an
 /// assistant message may not come: CHATWIRE_ERR_INVALID_CONVERSATION. On
 /// failure nothing changes.
-///
-/// # Safety
-/// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append_tool_calls(
     conversation: *mut chatwire_conversation,

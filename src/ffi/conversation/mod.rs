@@ -267,9 +267,6 @@ fn forget(lent: &mut Vec<Lent>, index: usize, count: usize) {
 
 /// Creates an empty conversation for `model` (copied), e.g. "gpt-4o-mini".
 /// On success `*conversation_out` owns it; free with chatwire_conversation_free().
-///
-/// # Safety
-/// `model` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_new(
     model: *const c_char,
@@ -293,9 +290,6 @@ pub unsafe extern "system" fn chatwire_conversation_new(
 /// {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}, plus
 /// "tools" and the options when there are any, so that nothing is lost.
 /// On success `*json_out` owns the text; free with chatwire_string_free().
-///
-/// # Safety
-/// `conversation` is NULL or live; `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_to_json(
     conversation: *const chatwire_conversation,
@@ -317,9 +311,6 @@ pub unsafe extern "system" fn chatwire_conversation_to_json(
 /// the ordering. Not JSON of that shape: CHATWIRE_ERR_INVALID_ARGUMENT;
 /// broken ordering: CHATWIRE_ERR_INVALID_CONVERSATION. On success
 /// `*conversation_out` owns a new conversation.
-///
-/// # Safety
-/// `json` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_from_json(
     json: *const c_char,
@@ -347,9 +338,6 @@ pub unsafe extern "system" fn chatwire_conversation_from_json(
 /// finishes on it, chatwire_request_wait() still gives the reply, and the
 /// memory goes with the call or with chatwire_request_free(). Either way
 /// the pointer must not be used again.
-///
-/// # Safety
-/// `conversation` is NULL or live, and not used afterwards.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_free(conversation: *mut chatwire_conversation) {
     boundary::release(|| unsafe { handle::release_shared(conversation) })

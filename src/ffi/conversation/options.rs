@@ -24,10 +24,6 @@ use crate::ffi::text;
 /// of a checked field can be set with chatwire_conversation_set_option_unchecked().
 /// Options are kept by chatwire_conversation_to_json() and
 /// chatwire_conversation_from_json().
-///
-/// # Safety
-/// `conversation` is NULL or live; `name` is NULL or NUL-terminated;
-/// `json_value` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_set_option(
     conversation: *mut chatwire_conversation,
@@ -75,9 +71,6 @@ unsafe fn set_option_with(
 /// (CHATWIRE_ERR_INVALID_ARGUMENT). A NULL `json_value` removes the field.
 /// Kept by chatwire_conversation_to_json() and
 /// chatwire_conversation_from_json(), which loads every option unchecked.
-///
-/// # Safety
-/// As chatwire_conversation_set_option().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_set_option_unchecked(
     conversation: *mut chatwire_conversation,
@@ -101,9 +94,6 @@ pub unsafe extern "system" fn chatwire_conversation_set_option_unchecked(
 /// {"type":"object","properties":{"city":{"type":"string"}},"required":["city"]};
 /// NULL means no arguments. A bad name or schema: CHATWIRE_ERR_INVALID_ARGUMENT.
 /// Choose how the model uses tools with the "tool_choice" option.
-///
-/// # Safety
-/// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_add_tool(
     conversation: *mut chatwire_conversation,
@@ -139,9 +129,6 @@ pub unsafe extern "system" fn chatwire_conversation_add_tool(
 /// {"type":"grammar","grammar":{"syntax":"lark","definition":"..."}}
 /// (syntax "lark" or "regex"). A bad name, or a format that is not JSON or
 /// not one of these: CHATWIRE_ERR_INVALID_ARGUMENT, nothing changed.
-///
-/// # Safety
-/// `conversation` is NULL or live; the strings are NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_add_custom_tool(
     conversation: *mut chatwire_conversation,

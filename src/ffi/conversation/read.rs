@@ -8,9 +8,6 @@ use crate::ffi::boundary;
 use crate::ffi::status::role_to_c;
 
 /// The number of messages, the system message included; 0 for NULL.
-///
-/// # Safety
-/// `conversation` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_len(
     conversation: *const chatwire_conversation,
@@ -23,9 +20,6 @@ pub unsafe extern "system" fn chatwire_conversation_len(
 
 /// The role (a chatwire_role value) of message `index`, or -1 when `index`
 /// is out of range or `conversation` is NULL (with a last error).
-///
-/// # Safety
-/// `conversation` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_role(
     conversation: *const chatwire_conversation,
@@ -45,9 +39,6 @@ pub unsafe extern "system" fn chatwire_conversation_role(
 /// by chatwire_conversation_set_system()) or the conversation is freed;
 /// other changes keep it valid. A text holding U+0000 (a reply can) goes on past it:
 /// chatwire_conversation_content_len() gives its whole length.
-///
-/// # Safety
-/// `conversation` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_content(
     conversation: *const chatwire_conversation,
@@ -63,9 +54,6 @@ pub unsafe extern "system" fn chatwire_conversation_content(
 /// NUL), which is more than strlen() of chatwire_conversation_content() when
 /// the text holds U+0000; 0 when `index` is out of range or `conversation`
 /// is NULL.
-///
-/// # Safety
-/// `conversation` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_content_len(
     conversation: *const chatwire_conversation,
@@ -83,9 +71,6 @@ pub unsafe extern "system" fn chatwire_conversation_content_len(
 /// out of range or `conversation` is NULL (each with a last error).
 /// Borrowed as chatwire_conversation_content() is;
 /// chatwire_conversation_reasoning_len() gives its length.
-///
-/// # Safety
-/// `conversation` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_reasoning(
     conversation: *const chatwire_conversation,
@@ -100,9 +85,6 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning(
 /// The length in bytes of the reasoning of message `index` (without the
 /// final NUL; U+0000 inside counts): 0 when it has none, when `index` is out
 /// of range (then with a last error) or `conversation` is NULL.
-///
-/// # Safety
-/// `conversation` is NULL or live.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_reasoning_len(
     conversation: *const chatwire_conversation,
