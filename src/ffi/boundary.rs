@@ -1,14 +1,15 @@
 //! The boundary every exported function goes through: panics are caught,
 //! errors become a status, and the thread's last error is recorded.
 //!
-//! Part of the support layer: it uses [`super::error`], [`super::status`]
-//! and [`super::text`], and no module of a C type.
+//! Part of the support layer: it uses [`super::error`], [`super::handle`],
+//! [`super::status`] and [`super::text`], and no module of a C type.
 
 use std::cell::RefCell;
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, c_int, c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::error::FfiError;
+use super::handle;
 use super::status::chatwire_status;
 use super::text;
 use crate::error::one_line;
@@ -80,6 +81,57 @@ pub(crate) fn status(body: impl FnOnce() -> Result<(), FfiError>) -> chatwire_st
 pub(crate) fn value<T>(fallback: T, body: impl FnOnce() -> Result<T, FfiError>) -> T {
     clear();
     run(|_| fallback, body)
+}
+
+/// What a getter gives when it fails (docs/c-api.md, "Results").
+pub(crate) trait Failed {
+    const FAILED: Self;
+}
+
+impl Failed for *const c_char {
+    const FAILED: Self = std::ptr::null();
+}
+
+impl Failed for *mut c_void {
+    const FAILED: Self = std::ptr::null_mut();
+}
+
+impl Failed for usize {
+    const FAILED: Self = 0;
+}
+
+impl Failed for c_int {
+    const FAILED: Self = -1;
+}
+
+impl Failed for f64 {
+    const FAILED: Self = 0.0;
+}
+
+/// The body of a getter of the value behind a handle, which is checked
+/// for NULL first (`name` names it); fails with the type's [`Failed`] value.
+///
+/// # Safety
+/// As [`handle::borrow`].
+pub(crate) unsafe fn get<H, T: Failed>(
+    ptr: *const H,
+    name: &'static str,
+    body: impl FnOnce(&H) -> Result<T, FfiError>,
+) -> T {
+    value(T::FAILED, || body(unsafe { handle::borrow(ptr, name)? }))
+}
+
+/// The body of a function that returns a status, on the value behind a
+/// handle, which is checked for NULL first.
+///
+/// # Safety
+/// As [`handle::borrow`].
+pub(crate) unsafe fn with<H>(
+    ptr: *const H,
+    name: &'static str,
+    body: impl FnOnce(&H) -> Result<(), FfiError>,
+) -> chatwire_status {
+    status(|| body(unsafe { handle::borrow(ptr, name)? }))
 }
 
 /// The body of a `_free` function: panics are caught, the last error is

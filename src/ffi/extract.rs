@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use super::boundary;
+use super::boundary::{self, get};
 use super::error::FfiError;
 use super::handle;
 use super::status::chatwire_status;
@@ -143,10 +143,8 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
             )
         };
         let items = crate::extract::extract_ingredients(input)?;
-        let list = chatwire_ingredients {
-            items: items.into_iter().map(IngredientView::from).collect(),
-        };
-        out.write(handle::into_c(list));
+        let items = items.into_iter().map(IngredientView::from).collect();
+        out.write(handle::into_c(chatwire_ingredients { items }));
         Ok(())
     })
 }
@@ -154,10 +152,7 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
 /// The number of ingredients in the list; 0 for NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_len(list: *const chatwire_ingredients) -> usize {
-    boundary::value(0, || {
-        let list = unsafe { handle::borrow(list, "list")? };
-        Ok(list.items.len())
-    })
+    unsafe { get(list, "list", |list| Ok(list.items.len())) }
 }
 
 /// The name of ingredient `index` ("flour"), never empty; NULL when `index`
@@ -168,10 +163,7 @@ pub unsafe extern "system" fn chatwire_ingredients_name(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        let list = unsafe { handle::borrow(list, "list")? };
-        Ok(list.item(index)?.name.as_ptr())
-    })
+    unsafe { get(list, "list", |list| Ok(list.item(index)?.name.as_ptr())) }
 }
 
 /// The length in bytes of the name of ingredient `index` (without the final
@@ -182,10 +174,7 @@ pub unsafe extern "system" fn chatwire_ingredients_name_len(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> usize {
-    boundary::value(0, || {
-        let list = unsafe { handle::borrow(list, "list")? };
-        Ok(list.item(index)?.name.len())
-    })
+    unsafe { get(list, "list", |list| Ok(list.item(index)?.name.len())) }
 }
 
 /// The quantity of ingredient `index` (1/2 and ½ in the reply give 0.5):
@@ -196,10 +185,7 @@ pub unsafe extern "system" fn chatwire_ingredients_quantity(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> f64 {
-    boundary::value(0.0, || {
-        let list = unsafe { handle::borrow(list, "list")? };
-        Ok(list.item(index)?.quantity)
-    })
+    unsafe { get(list, "list", |list| Ok(list.item(index)?.quantity)) }
 }
 
 /// The unit of ingredient `index` ("cup", "g"), or NULL when it has none
@@ -211,11 +197,12 @@ pub unsafe extern "system" fn chatwire_ingredients_unit(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        let list = unsafe { handle::borrow(list, "list")? };
-        let unit = list.item(index)?.unit.as_ref();
-        Ok(unit.map_or(std::ptr::null(), CText::as_ptr))
-    })
+    unsafe {
+        get(list, "list", |list| {
+            let unit = list.item(index)?.unit.as_ref();
+            Ok(unit.map_or(std::ptr::null(), CText::as_ptr))
+        })
+    }
 }
 
 /// The length in bytes of the unit of ingredient `index` (without the final
@@ -226,10 +213,11 @@ pub unsafe extern "system" fn chatwire_ingredients_unit_len(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> usize {
-    boundary::value(0, || {
-        let list = unsafe { handle::borrow(list, "list")? };
-        Ok(list.item(index)?.unit.as_ref().map_or(0, CText::len))
-    })
+    unsafe {
+        get(list, "list", |list| {
+            Ok(list.item(index)?.unit.as_ref().map_or(0, CText::len))
+        })
+    }
 }
 
 /// Frees a list and every string borrowed from it. NULL is ignored.

@@ -126,3 +126,16 @@ pub(crate) unsafe fn optional_out<'a, T>(ptr: *mut T) -> Option<Out<'a, T>> {
     // SAFETY: as in `out`.
     unsafe { ptr.as_mut() }.map(Out)
 }
+
+/// Writes each value where its out-parameter is not NULL.
+///
+/// # Safety
+/// Each pointer is NULL or writable.
+pub(crate) unsafe fn write_optional<T, const N: usize>(outs: [*mut T; N], values: [T; N]) {
+    for (out, value) in outs.into_iter().zip(values) {
+        // SAFETY: as the caller promised.
+        if let Some(out) = unsafe { optional_out(out) } {
+            out.write(value);
+        }
+    }
+}

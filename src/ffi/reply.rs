@@ -3,7 +3,7 @@
 
 use std::ffi::{c_char, CString};
 
-use super::boundary;
+use super::boundary::{self, get, with};
 use super::error::FfiError;
 use super::handle::{self, Out};
 use super::status::chatwire_status;
@@ -79,24 +79,16 @@ impl chatwire_reply {
     }
 }
 
-/// Writes each count to its out-parameter, skipping NULL ones.
-///
-/// # Safety
-/// Each pointer is NULL or writable.
-unsafe fn write_counts<const N: usize>(counts: [(*mut u64, u64); N]) {
-    for (out, count) in counts {
-        if let Some(out) = unsafe { handle::optional_out(out) } {
-            out.write(count);
-        }
-    }
-}
-
 fn borrowed(text: &Option<CText>) -> *const c_char {
     text.as_ref().map_or(std::ptr::null(), CText::as_ptr)
 }
 
 fn borrowed_len(text: &Option<CText>) -> usize {
     text.as_ref().map_or(0, CText::len)
+}
+
+fn choice(reply: &chatwire_reply, index: usize) -> Result<&CText, FfiError> {
+    handle::item(&reply.choices, index, "choice")
 }
 
 /// The reply's text; "" when the model only called tools. NULL for a NULL
@@ -106,9 +98,7 @@ fn borrowed_len(text: &Option<CText>) -> usize {
 pub unsafe extern "system" fn chatwire_reply_content(
     reply: *const chatwire_reply,
 ) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        Ok(unsafe { handle::borrow(reply, "reply")? }.content.as_ptr())
-    })
+    unsafe { get(reply, "reply", |reply| Ok(reply.content.as_ptr())) }
 }
 
 /// The length in bytes of the reply's text (without the final NUL), which
@@ -116,9 +106,7 @@ pub unsafe extern "system" fn chatwire_reply_content(
 /// U+0000; 0 for a NULL reply.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_content_len(reply: *const chatwire_reply) -> usize {
-    boundary::value(0, || {
-        Ok(unsafe { handle::borrow(reply, "reply")? }.content.len())
-    })
+    unsafe { get(reply, "reply", |reply| Ok(reply.content.len())) }
 }
 
 /// Why the model stopped: "stop", "length", "tool_calls", "content_filter",
@@ -129,11 +117,7 @@ pub unsafe extern "system" fn chatwire_reply_content_len(reply: *const chatwire_
 pub unsafe extern "system" fn chatwire_reply_finish_reason(
     reply: *const chatwire_reply,
 ) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        Ok(borrowed(
-            &unsafe { handle::borrow(reply, "reply")? }.finish_reason,
-        ))
-    })
+    unsafe { get(reply, "reply", |reply| Ok(borrowed(&reply.finish_reason))) }
 }
 
 /// The length in bytes of chatwire_reply_finish_reason() (without the
@@ -143,11 +127,11 @@ pub unsafe extern "system" fn chatwire_reply_finish_reason(
 pub unsafe extern "system" fn chatwire_reply_finish_reason_len(
     reply: *const chatwire_reply,
 ) -> usize {
-    boundary::value(0, || {
-        Ok(borrowed_len(
-            &unsafe { handle::borrow(reply, "reply")? }.finish_reason,
-        ))
-    })
+    unsafe {
+        get(reply, "reply", |reply| {
+            Ok(borrowed_len(&reply.finish_reason))
+        })
+    }
 }
 
 /// The token counts of the request. Each out-parameter may be NULL when that
@@ -160,21 +144,21 @@ pub unsafe extern "system" fn chatwire_reply_usage(
     completion_tokens: *mut u64,
     total_tokens: *mut u64,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let reply = unsafe { handle::borrow(reply, "reply")? };
-        let usage = reply
-            .reply
-            .usage
-            .ok_or(FfiError::Unavailable("token usage"))?;
-        unsafe {
-            write_counts([
-                (prompt_tokens, usage.prompt_tokens),
-                (completion_tokens, usage.completion_tokens),
-                (total_tokens, usage.total_tokens),
-            ])
-        };
-        Ok(())
-    })
+    unsafe {
+        with(reply, "reply", |reply| {
+            let usage = reply
+                .reply
+                .usage
+                .ok_or(FfiError::Unavailable("token usage"))?;
+            let counts = [
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                usage.total_tokens,
+            ];
+            handle::write_optional([prompt_tokens, completion_tokens, total_tokens], counts);
+            Ok(())
+        })
+    }
 }
 
 /// The request id the server or gateway sent (the x-request-id header,
@@ -186,11 +170,7 @@ pub unsafe extern "system" fn chatwire_reply_usage(
 pub unsafe extern "system" fn chatwire_reply_request_id(
     reply: *const chatwire_reply,
 ) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        Ok(borrowed(
-            &unsafe { handle::borrow(reply, "reply")? }.request_id,
-        ))
-    })
+    unsafe { get(reply, "reply", |reply| Ok(borrowed(&reply.request_id))) }
 }
 
 /// The response body as received (for a streamed reply: the equivalent
@@ -200,9 +180,7 @@ pub unsafe extern "system" fn chatwire_reply_request_id(
 /// texts are cleaned of the client's secrets).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        Ok(unsafe { handle::borrow(reply, "reply")? }.json.as_ptr())
-    })
+    unsafe { get(reply, "reply", |reply| Ok(reply.json.as_ptr())) }
 }
 
 /// How many tools the model called; 0 for a NULL reply.
@@ -210,9 +188,7 @@ pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) 
 pub unsafe extern "system" fn chatwire_reply_tool_call_count(
     reply: *const chatwire_reply,
 ) -> usize {
-    boundary::value(0, || {
-        Ok(unsafe { handle::borrow(reply, "reply")? }.tool_calls.len())
-    })
+    unsafe { get(reply, "reply", |reply| Ok(reply.tool_calls.len())) }
 }
 
 /// Tool call `index`: its id (to quote in the result), the function's name,
@@ -233,16 +209,14 @@ pub unsafe extern "system" fn chatwire_reply_tool_call(
     name_out: *mut *const c_char,
     arguments_out: *mut *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let reply = unsafe { handle::borrow(reply, "reply")? };
-        let call = handle::item(&reply.tool_calls, index, "tool call")?;
-        for (out, text) in [id_out, name_out, arguments_out].into_iter().zip(call) {
-            if let Some(out) = unsafe { handle::optional_out(out) } {
-                out.write(text.as_ptr());
-            }
-        }
-        Ok(())
-    })
+    unsafe {
+        with(reply, "reply", |reply| {
+            let [id, name, arguments, _] = handle::item(&reply.tool_calls, index, "tool call")?;
+            let texts = [id.as_ptr(), name.as_ptr(), arguments.as_ptr()];
+            handle::write_optional([id_out, name_out, arguments_out], texts);
+            Ok(())
+        })
+    }
 }
 
 /// The lengths in bytes of the id, the name and the arguments of tool call
@@ -258,16 +232,14 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_len(
     name_len: *mut usize,
     arguments_len: *mut usize,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let reply = unsafe { handle::borrow(reply, "reply")? };
-        let call = handle::item(&reply.tool_calls, index, "tool call")?;
-        for (out, text) in [id_len, name_len, arguments_len].into_iter().zip(call) {
-            if let Some(out) = unsafe { handle::optional_out(out) } {
-                out.write(text.len());
-            }
-        }
-        Ok(())
-    })
+    unsafe {
+        with(reply, "reply", |reply| {
+            let [id, name, arguments, _] = handle::item(&reply.tool_calls, index, "tool call")?;
+            let lens = [id.len(), name.len(), arguments.len()];
+            handle::write_optional([id_len, name_len, arguments_len], lens);
+            Ok(())
+        })
+    }
 }
 
 /// Tool call `index`'s type: "function", or "custom" for a call of a
@@ -280,11 +252,11 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
     reply: *const chatwire_reply,
     index: usize,
 ) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        let reply = unsafe { handle::borrow(reply, "reply")? };
-        let call = handle::item(&reply.tool_calls, index, "tool call")?;
-        Ok(call[3].as_ptr())
-    })
+    unsafe {
+        get(reply, "reply", |reply| {
+            Ok(handle::item(&reply.tool_calls, index, "tool call")?[3].as_ptr())
+        })
+    }
 }
 
 /// The model's reasoning ("thinking"): from reasoning_content, reasoning,
@@ -298,22 +270,14 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
 pub unsafe extern "system" fn chatwire_reply_reasoning(
     reply: *const chatwire_reply,
 ) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        Ok(borrowed(
-            &unsafe { handle::borrow(reply, "reply")? }.reasoning,
-        ))
-    })
+    unsafe { get(reply, "reply", |reply| Ok(borrowed(&reply.reasoning))) }
 }
 
 /// The length in bytes of chatwire_reply_reasoning() (without the final
 /// NUL; U+0000 inside counts): 0 when there is none, or for a NULL reply.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwire_reply) -> usize {
-    boundary::value(0, || {
-        Ok(borrowed_len(
-            &unsafe { handle::borrow(reply, "reply")? }.reasoning,
-        ))
-    })
+    unsafe { get(reply, "reply", |reply| Ok(borrowed_len(&reply.reasoning))) }
 }
 
 /// How many choices the reply has: 1 unless the request asked for more
@@ -321,9 +285,7 @@ pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwir
 /// the one appended to the conversation.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_count(reply: *const chatwire_reply) -> usize {
-    boundary::value(0, || {
-        Ok(unsafe { handle::borrow(reply, "reply")? }.choices.len())
-    })
+    unsafe { get(reply, "reply", |reply| Ok(reply.choices.len())) }
 }
 
 /// The text of choice `index` (in order of the choices' index; choice 0 is
@@ -336,10 +298,7 @@ pub unsafe extern "system" fn chatwire_reply_choice_content(
     reply: *const chatwire_reply,
     index: usize,
 ) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        let reply = unsafe { handle::borrow(reply, "reply")? };
-        Ok(handle::item(&reply.choices, index, "choice")?.as_ptr())
-    })
+    unsafe { get(reply, "reply", |reply| Ok(choice(reply, index)?.as_ptr())) }
 }
 
 /// The length in bytes of the text of choice `index` (without the final
@@ -350,10 +309,7 @@ pub unsafe extern "system" fn chatwire_reply_choice_content_len(
     reply: *const chatwire_reply,
     index: usize,
 ) -> usize {
-    boundary::value(0, || {
-        let reply = unsafe { handle::borrow(reply, "reply")? };
-        Ok(handle::item(&reply.choices, index, "choice")?.len())
-    })
+    unsafe { get(reply, "reply", |reply| Ok(choice(reply, index)?.len())) }
 }
 
 /// The usage details: prompt tokens the server had cached
@@ -369,21 +325,18 @@ pub unsafe extern "system" fn chatwire_reply_usage_details(
     cached_tokens: *mut u64,
     reasoning_tokens: *mut u64,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let reply = unsafe { handle::borrow(reply, "reply")? };
-        let usage = reply
-            .reply
-            .usage
-            .filter(|usage| usage.cached_tokens.is_some() || usage.reasoning_tokens.is_some())
-            .ok_or(FfiError::Unavailable("usage details"))?;
-        unsafe {
-            write_counts([
-                (cached_tokens, usage.cached_tokens.unwrap_or(0)),
-                (reasoning_tokens, usage.reasoning_tokens.unwrap_or(0)),
-            ])
-        };
-        Ok(())
-    })
+    unsafe {
+        with(reply, "reply", |reply| {
+            let usage = reply
+                .reply
+                .usage
+                .filter(|usage| usage.cached_tokens.is_some() || usage.reasoning_tokens.is_some())
+                .ok_or(FfiError::Unavailable("usage details"))?;
+            let counts = [usage.cached_tokens, usage.reasoning_tokens].map(|n| n.unwrap_or(0));
+            handle::write_optional([cached_tokens, reasoning_tokens], counts);
+            Ok(())
+        })
+    }
 }
 
 /// The value of the response header `name`, case-insensitive (such as
@@ -396,14 +349,14 @@ pub unsafe extern "system" fn chatwire_reply_header(
     reply: *const chatwire_reply,
     name: *const c_char,
 ) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        let (reply, name) =
-            unsafe { (handle::borrow(reply, "reply")?, text::str_in(name, "name")?) };
-        let position = reply.reply.header_position(name);
-        Ok(position
-            .and_then(|position| reply.headers.get(position))
-            .map_or(std::ptr::null(), |value| value.as_ptr()))
-    })
+    unsafe {
+        get(reply, "reply", |reply| {
+            let position = reply.reply.header_position(text::str_in(name, "name")?);
+            Ok(position
+                .and_then(|position| reply.headers.get(position))
+                .map_or(std::ptr::null(), |value| value.as_ptr()))
+        })
+    }
 }
 
 /// Frees a reply and every string borrowed from it. NULL is ignored.

@@ -4,8 +4,7 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::{chatwire_conversation, forget, Lent};
-use crate::ffi::boundary;
+use super::{change, chatwire_conversation, forget, read, Lent};
 use crate::ffi::status::{chatwire_status, role_from_c};
 use crate::ffi::text;
 use crate::Role;
@@ -17,22 +16,19 @@ pub unsafe extern "system" fn chatwire_conversation_set_system(
     conversation: *mut chatwire_conversation,
     text: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (mut handle, text) = unsafe {
-            (
-                chatwire_conversation::hold(conversation)?,
-                text::str_in(text, "text")?,
-            )
-        };
-        let (conversation, lent) = handle.parts();
-        let replaces = conversation.messages().first().map(|m| m.role) == Some(Role::System);
-        conversation.set_system(text);
-        forget(lent, 0, usize::from(replaces));
-        if !lent.is_empty() {
-            lent.insert(0, Lent::default());
-        }
-        Ok(())
-    })
+    unsafe {
+        change(conversation, |held| {
+            let text = text::str_in(text, "text")?;
+            let (conversation, lent) = held.parts();
+            let replaces = conversation.messages().first().map(|m| m.role) == Some(Role::System);
+            conversation.set_system(text);
+            forget(lent, 0, usize::from(replaces));
+            if !lent.is_empty() {
+                lent.insert(0, Lent::default());
+            }
+            Ok(())
+        })
+    }
 }
 
 /// Appends a message (content copied). `role` is a chatwire_role; any other
@@ -48,15 +44,12 @@ pub unsafe extern "system" fn chatwire_conversation_append(
     role: c_int,
     content: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (mut handle, content) = unsafe {
-            (
-                chatwire_conversation::hold(conversation)?,
-                text::str_in(content, "content")?,
-            )
-        };
-        Ok(handle.conversation.push(role_from_c(role)?, content)?)
-    })
+    unsafe {
+        change(conversation, |held| {
+            let content = text::str_in(content, "content")?;
+            Ok(held.conversation.push(role_from_c(role)?, content)?)
+        })
+    }
 }
 
 /// Keeps the first `len` messages and drops the rest, e.g. to take back a
@@ -69,13 +62,14 @@ pub unsafe extern "system" fn chatwire_conversation_truncate(
     conversation: *mut chatwire_conversation,
     len: usize,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let mut handle = unsafe { chatwire_conversation::hold(conversation)? };
-        let (conversation, lent) = handle.parts();
-        conversation.truncate(len)?;
-        lent.truncate(len);
-        Ok(())
-    })
+    unsafe {
+        change(conversation, |held| {
+            let (conversation, lent) = held.parts();
+            conversation.truncate(len)?;
+            lent.truncate(len);
+            Ok(())
+        })
+    }
 }
 
 /// Appends a tool's result (copied) for the call `tool_call_id` (from
@@ -89,16 +83,14 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_result(
     tool_call_id: *const c_char,
     content: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (mut handle, id, content) = unsafe {
-            (
-                chatwire_conversation::hold(conversation)?,
-                text::str_in(tool_call_id, "tool_call_id")?,
-                text::str_in(content, "content")?,
-            )
-        };
-        Ok(handle.conversation.tool_result(id, content)?)
-    })
+    unsafe {
+        change(conversation, |held| {
+            let id = text::str_in(tool_call_id, "tool_call_id")?;
+            Ok(held
+                .conversation
+                .tool_result(id, text::str_in(content, "content")?)?)
+        })
+    }
 }
 
 /// Appends a user message with text (may be "") and one image. `image` is an
@@ -112,16 +104,14 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_image(
     text: *const c_char,
     image: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (mut handle, text, image) = unsafe {
-            (
-                chatwire_conversation::hold(conversation)?,
-                text::str_in(text, "text")?,
-                text::str_in(image, "image")?,
-            )
-        };
-        Ok(handle.conversation.user_image(text, image)?)
-    })
+    unsafe {
+        change(conversation, |held| {
+            let text = text::str_in(text, "text")?;
+            Ok(held
+                .conversation
+                .user_image(text, text::str_in(image, "image")?)?)
+        })
+    }
 }
 
 /// Appends a user message with text (may be "") and one local file, told by
@@ -142,16 +132,14 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_file(
     text: *const c_char,
     file: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (mut handle, text, file) = unsafe {
-            (
-                chatwire_conversation::hold(conversation)?,
-                text::str_in(text, "text")?,
-                text::str_in(file, "file")?,
-            )
-        };
-        Ok(handle.conversation.user_file(text, file)?)
-    })
+    unsafe {
+        change(conversation, |held| {
+            let text = text::str_in(text, "text")?;
+            Ok(held
+                .conversation
+                .user_file(text, text::str_in(file, "file")?)?)
+        })
+    }
 }
 
 /// Sets the token budget: before each send (every chatwire_send*
@@ -177,11 +165,12 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget(
     conversation: *mut chatwire_conversation,
     max_prompt_tokens: u64,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let mut held = unsafe { chatwire_conversation::hold(conversation)? };
-        held.conversation.set_token_budget(max_prompt_tokens);
-        Ok(())
-    })
+    unsafe {
+        change(conversation, |held| {
+            held.conversation.set_token_budget(max_prompt_tokens);
+            Ok(())
+        })
+    }
 }
 
 /// How many messages the last send left out to keep within the token
@@ -190,10 +179,7 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget(
 pub unsafe extern "system" fn chatwire_conversation_last_dropped(
     conversation: *const chatwire_conversation,
 ) -> usize {
-    boundary::value(0, || {
-        let held = unsafe { chatwire_conversation::hold(conversation)? };
-        Ok(held.conversation.last_dropped())
-    })
+    unsafe { read(conversation, |held| Ok(held.conversation.last_dropped())) }
 }
 
 /// Removes `count` messages from `index` on (a count of 0 changes nothing).
@@ -209,13 +195,14 @@ pub unsafe extern "system" fn chatwire_conversation_remove(
     index: usize,
     count: usize,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let mut held = unsafe { chatwire_conversation::hold(conversation)? };
-        let (conversation, lent) = held.parts();
-        conversation.remove(index, count)?;
-        forget(lent, index, count);
-        Ok(())
-    })
+    unsafe {
+        change(conversation, |held| {
+            let (conversation, lent) = held.parts();
+            conversation.remove(index, count)?;
+            forget(lent, index, count);
+            Ok(())
+        })
+    }
 }
 
 /// Appends an assistant message that calls tools, to rebuild a history by
@@ -237,15 +224,12 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_calls(
     content: *const c_char,
     calls_json: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (mut held, content, calls_json) = unsafe {
-            (
-                chatwire_conversation::hold(conversation)?,
-                text::str_in(content, "content")?,
-                text::str_in(calls_json, "calls_json")?,
-            )
-        };
-        let calls = crate::wire::message::tool_calls_from_json(calls_json)?;
-        Ok(held.conversation.assistant_tool_calls(content, calls)?)
-    })
+    unsafe {
+        change(conversation, |held| {
+            let content = text::str_in(content, "content")?;
+            let calls_json = text::str_in(calls_json, "calls_json")?;
+            let calls = crate::wire::message::tool_calls_from_json(calls_json)?;
+            Ok(held.conversation.assistant_tool_calls(content, calls)?)
+        })
+    }
 }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use crate::conversation::Conversation;
 use crate::error::Error;
-use crate::ffi::boundary;
+use crate::ffi::boundary::{self, Failed};
 use crate::ffi::error::FfiError;
 use crate::ffi::handle;
 use crate::ffi::status::chatwire_status;
@@ -249,6 +249,31 @@ impl Held {
     }
 }
 
+/// The body of a call that returns a status, on a conversation held for it
+/// (see [`chatwire_conversation::hold`]).
+///
+/// # Safety
+/// `ptr` is NULL or live.
+unsafe fn change(
+    ptr: *const chatwire_conversation,
+    body: impl FnOnce(&mut Held) -> Result<(), FfiError>,
+) -> chatwire_status {
+    boundary::status(|| body(&mut *unsafe { chatwire_conversation::hold(ptr)? }))
+}
+
+/// The body of a getter, on a conversation held for it.
+///
+/// # Safety
+/// `ptr` is NULL or live.
+unsafe fn read<T: Failed>(
+    ptr: *const chatwire_conversation,
+    body: impl FnOnce(&mut Held) -> Result<T, FfiError>,
+) -> T {
+    boundary::value(T::FAILED, || {
+        body(&mut *unsafe { chatwire_conversation::hold(ptr)? })
+    })
+}
+
 /// The entry of message `index`, made when it has none yet.
 fn entry(lent: &mut Vec<Lent>, index: usize) -> &mut Lent {
     if lent.len() <= index {
@@ -273,16 +298,9 @@ pub unsafe extern "system" fn chatwire_conversation_new(
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (model, out) = unsafe {
-            (
-                text::str_in(model, "model")?,
-                handle::out(conversation_out, "conversation_out")?,
-            )
-        };
-        out.write(handle::into_c_shared(chatwire_conversation::new(
-            Conversation::with_model(model)?,
-        )));
-        Ok(())
+        let model = unsafe { text::str_in(model, "model")? };
+        let out = unsafe { handle::out(conversation_out, "conversation_out")? };
+        new_into(Conversation::with_model(model)?, out)
     })
 }
 
@@ -295,16 +313,13 @@ pub unsafe extern "system" fn chatwire_conversation_to_json(
     conversation: *const chatwire_conversation,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (handle, out) = unsafe {
-            (
-                chatwire_conversation::hold(conversation)?,
-                handle::out(json_out, "json_out")?,
-            )
-        };
-        out.write(text::string_out(&handle.conversation.to_json()));
-        Ok(())
-    })
+    unsafe {
+        change(conversation, |held| {
+            let out = handle::out(json_out, "json_out")?;
+            out.write(text::string_out(&held.conversation.to_json()));
+            Ok(())
+        })
+    }
 }
 
 /// Reads a conversation written by chatwire_conversation_to_json(), checking
@@ -317,18 +332,21 @@ pub unsafe extern "system" fn chatwire_conversation_from_json(
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (json, out) = unsafe {
-            (
-                text::str_in(json, "json")?,
-                handle::out(conversation_out, "conversation_out")?,
-            )
-        };
-        let conversation = Conversation::from_json(json)?;
-        out.write(handle::into_c_shared(chatwire_conversation::new(
-            conversation,
-        )));
-        Ok(())
+        let json = unsafe { text::str_in(json, "json")? };
+        let out = unsafe { handle::out(conversation_out, "conversation_out")? };
+        new_into(Conversation::from_json(json)?, out)
     })
+}
+
+/// Hands a new conversation to C.
+fn new_into(
+    conversation: Conversation,
+    out: handle::Out<'_, *mut chatwire_conversation>,
+) -> Result<(), FfiError> {
+    out.write(handle::into_c_shared(chatwire_conversation::new(
+        conversation,
+    )));
+    Ok(())
 }
 
 /// Frees a conversation and every string borrowed from it. NULL is ignored.

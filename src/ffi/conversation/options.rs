@@ -3,10 +3,9 @@
 
 use std::ffi::c_char;
 
-use super::chatwire_conversation;
+use super::{change, chatwire_conversation};
+use crate::conversation::message::Tool;
 use crate::conversation::Conversation;
-use crate::ffi::boundary;
-use crate::ffi::error::FfiError;
 use crate::ffi::status::chatwire_status;
 use crate::ffi::text;
 
@@ -30,14 +29,14 @@ pub unsafe extern "system" fn chatwire_conversation_set_option(
     name: *const c_char,
     json_value: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| unsafe {
+    unsafe {
         set_option_with(
             conversation,
             name,
             json_value,
             Conversation::set_option_json,
         )
-    })
+    }
 }
 
 /// The body of both option setters: `set` gets the name and the value text.
@@ -49,15 +48,17 @@ unsafe fn set_option_with(
     name: *const c_char,
     json_value: *const c_char,
     set: fn(&mut Conversation, &str, Option<&str>) -> crate::Result<()>,
-) -> Result<(), FfiError> {
-    let (mut handle, name, json_value) = unsafe {
-        (
-            chatwire_conversation::hold(conversation)?,
-            text::str_in(name, "name")?,
-            text::opt_str_in(json_value, "json_value")?,
-        )
-    };
-    Ok(set(&mut handle.conversation, name, json_value)?)
+) -> chatwire_status {
+    unsafe {
+        change(conversation, |held| {
+            let name = text::str_in(name, "name")?;
+            Ok(set(
+                &mut held.conversation,
+                name,
+                text::opt_str_in(json_value, "json_value")?,
+            )?)
+        })
+    }
 }
 
 /// Like chatwire_conversation_set_option(), without checking the value: for
@@ -77,14 +78,14 @@ pub unsafe extern "system" fn chatwire_conversation_set_option_unchecked(
     name: *const c_char,
     json_value: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| unsafe {
+    unsafe {
         set_option_with(
             conversation,
             name,
             json_value,
             Conversation::set_option_unchecked_json,
         )
-    })
+    }
 }
 
 /// Offers a function to the model with every request of this conversation
@@ -101,20 +102,16 @@ pub unsafe extern "system" fn chatwire_conversation_add_tool(
     description: *const c_char,
     parameters_schema_json: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (mut handle, name, description, parameters) = unsafe {
-            (
-                chatwire_conversation::hold(conversation)?,
-                text::str_in(name, "name")?,
-                text::opt_str_in(description, "description")?,
-                text::opt_str_in(parameters_schema_json, "parameters_schema_json")?,
-            )
-        };
-        let tool =
-            crate::conversation::message::Tool::from_schema_text(name, description, parameters)?;
-        handle.conversation.add_tool(tool);
-        Ok(())
-    })
+    unsafe {
+        change(conversation, |held| {
+            let name = text::str_in(name, "name")?;
+            let description = text::opt_str_in(description, "description")?;
+            let parameters = text::opt_str_in(parameters_schema_json, "parameters_schema_json")?;
+            let tool = Tool::from_schema_text(name, description, parameters)?;
+            held.conversation.add_tool(tool);
+            Ok(())
+        })
+    }
 }
 
 /// Offers a free-form tool ({"type": "custom"}) to the model with every
@@ -136,17 +133,14 @@ pub unsafe extern "system" fn chatwire_conversation_add_custom_tool(
     description: *const c_char,
     format_json: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (mut handle, name, description, format) = unsafe {
-            (
-                chatwire_conversation::hold(conversation)?,
-                text::str_in(name, "name")?,
-                text::opt_str_in(description, "description")?,
-                text::opt_str_in(format_json, "format_json")?,
-            )
-        };
-        let tool = crate::conversation::message::Tool::custom_from_text(name, description, format)?;
-        handle.conversation.add_tool(tool);
-        Ok(())
-    })
+    unsafe {
+        change(conversation, |held| {
+            let name = text::str_in(name, "name")?;
+            let description = text::opt_str_in(description, "description")?;
+            let format = text::opt_str_in(format_json, "format_json")?;
+            held.conversation
+                .add_tool(Tool::custom_from_text(name, description, format)?);
+            Ok(())
+        })
+    }
 }

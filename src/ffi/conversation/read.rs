@@ -3,8 +3,7 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::chatwire_conversation;
-use crate::ffi::boundary;
+use super::{chatwire_conversation, read};
 use crate::ffi::status::role_to_c;
 
 /// The number of messages, the system message included; 0 for NULL.
@@ -12,10 +11,7 @@ use crate::ffi::status::role_to_c;
 pub unsafe extern "system" fn chatwire_conversation_len(
     conversation: *const chatwire_conversation,
 ) -> usize {
-    boundary::value(0, || {
-        let handle = unsafe { chatwire_conversation::hold(conversation)? };
-        Ok(handle.conversation.len())
-    })
+    unsafe { read(conversation, |held| Ok(held.conversation.len())) }
 }
 
 /// The role (a chatwire_role value) of message `index`, or -1 when `index`
@@ -25,10 +21,11 @@ pub unsafe extern "system" fn chatwire_conversation_role(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> c_int {
-    boundary::value(-1, || {
-        let handle = unsafe { chatwire_conversation::hold(conversation)? };
-        Ok(role_to_c(handle.message(index)?.role))
-    })
+    unsafe {
+        read(conversation, |held| {
+            Ok(role_to_c(held.message(index)?.role))
+        })
+    }
 }
 
 /// The text of message `index`, or NULL when `index` is out of range or
@@ -44,10 +41,7 @@ pub unsafe extern "system" fn chatwire_conversation_content(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        let mut handle = unsafe { chatwire_conversation::hold(conversation)? };
-        handle.content_view(index)
-    })
+    unsafe { read(conversation, |held| held.content_view(index)) }
 }
 
 /// The length in bytes of the text of message `index` (without the final
@@ -59,10 +53,7 @@ pub unsafe extern "system" fn chatwire_conversation_content_len(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> usize {
-    boundary::value(0, || {
-        let handle = unsafe { chatwire_conversation::hold(conversation)? };
-        Ok(handle.message(index)?.content.len())
-    })
+    unsafe { read(conversation, |held| Ok(held.message(index)?.content.len())) }
 }
 
 /// The reasoning of message `index` (an assistant message whose server
@@ -76,10 +67,7 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        let mut handle = unsafe { chatwire_conversation::hold(conversation)? };
-        handle.reasoning_view(index)
-    })
+    unsafe { read(conversation, |held| held.reasoning_view(index)) }
 }
 
 /// The length in bytes of the reasoning of message `index` (without the
@@ -90,9 +78,10 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning_len(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> usize {
-    boundary::value(0, || {
-        let handle = unsafe { chatwire_conversation::hold(conversation)? };
-        let reasoning = handle.message(index)?.reasoning.as_ref();
-        Ok(reasoning.map_or(0, |reasoning| reasoning.text.len()))
-    })
+    unsafe {
+        read(conversation, |held| {
+            let reasoning = held.message(index)?.reasoning.as_ref();
+            Ok(reasoning.map_or(0, |reasoning| reasoning.text.len()))
+        })
+    }
 }
