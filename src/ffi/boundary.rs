@@ -1,15 +1,14 @@
 //! The boundary every exported function goes through: panics are caught,
 //! errors become a status, and the thread's last error is recorded.
 //!
-//! Part of the support layer: it uses [`super::error`], [`super::handle`],
-//! [`super::status`] and [`super::text`], and no module of a C type.
+//! Part of the support layer: it uses [`super::error`], [`super::status`]
+//! and [`super::text`], and no module of a C type.
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::error::FfiError;
-use super::handle;
 use super::status::chatwire_status;
 use super::text;
 use crate::error::one_line;
@@ -74,13 +73,13 @@ pub(crate) fn status(body: impl FnOnce() -> Result<(), FfiError>) -> chatwire_st
     )
 }
 
-/// The body of a getter, which returns a value, or `fallback` on failure
-/// (NULL, -1, 0: what the conventions give each type). As for [`status`],
-/// the last error is cleared first and set on failure, so that C tells a
-/// NULL meaning "none" from a failure by chatwire_last_error().
-pub(crate) fn value<T>(fallback: T, body: impl FnOnce() -> Result<T, FfiError>) -> T {
+/// The body of a getter, which returns a value, or its type's [`Failed`]
+/// value. As for [`status`], the last error is cleared first and set on
+/// failure, so that C tells a NULL meaning "none" from a failure by
+/// chatwire_last_error().
+pub(crate) fn value<T: Failed>(body: impl FnOnce() -> Result<T, FfiError>) -> T {
     clear();
-    run(|_| fallback, body)
+    run(|_| T::FAILED, body)
 }
 
 /// What a getter gives when it fails (docs/c-api.md, "Results").
@@ -106,32 +105,6 @@ impl Failed for c_int {
 
 impl Failed for f64 {
     const FAILED: Self = 0.0;
-}
-
-/// The body of a getter of the value behind a handle, which is checked
-/// for NULL first (`name` names it); fails with the type's [`Failed`] value.
-///
-/// # Safety
-/// As [`handle::borrow`].
-pub(crate) unsafe fn get<H, T: Failed>(
-    ptr: *const H,
-    name: &'static str,
-    body: impl FnOnce(&H) -> Result<T, FfiError>,
-) -> T {
-    value(T::FAILED, || body(unsafe { handle::borrow(ptr, name)? }))
-}
-
-/// The body of a function that returns a status, on the value behind a
-/// handle, which is checked for NULL first.
-///
-/// # Safety
-/// As [`handle::borrow`].
-pub(crate) unsafe fn with<H>(
-    ptr: *const H,
-    name: &'static str,
-    body: impl FnOnce(&H) -> Result<(), FfiError>,
-) -> chatwire_status {
-    status(|| body(unsafe { handle::borrow(ptr, name)? }))
 }
 
 /// The body of a `_free` function: panics are caught, the last error is

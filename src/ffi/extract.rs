@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use super::boundary::{self, get};
+use super::boundary;
 use super::error::FfiError;
 use super::handle;
 use super::status::chatwire_status;
@@ -105,11 +105,20 @@ impl From<Ingredient> for IngredientView {
     }
 }
 
-impl chatwire_ingredients {
-    /// Item `index`; out of range is an error, so chatwire_last_error() says why.
-    fn item(&self, index: usize) -> Result<&IngredientView, FfiError> {
-        handle::item(&self.items, index, "ingredient")
-    }
+/// Item `index` of the list behind a handle; out of range is an error, so
+/// chatwire_last_error() says why.
+///
+/// # Safety
+/// `list` is NULL or live.
+unsafe fn item<'a>(
+    list: *const chatwire_ingredients,
+    index: usize,
+) -> Result<&'a IngredientView, FfiError> {
+    handle::item(
+        &unsafe { handle::borrow(list, "list")? }.items,
+        index,
+        "ingredient",
+    )
 }
 
 /// Reads an ingredient list from a model's reply, as
@@ -152,7 +161,7 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
 /// The number of ingredients in the list; 0 for NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_len(list: *const chatwire_ingredients) -> usize {
-    unsafe { get(list, "list", |list| Ok(list.items.len())) }
+    boundary::value(|| Ok(unsafe { handle::borrow(list, "list")? }.items.len()))
 }
 
 /// The name of ingredient `index` ("flour"), never empty; NULL when `index`
@@ -163,7 +172,7 @@ pub unsafe extern "system" fn chatwire_ingredients_name(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> *const c_char {
-    unsafe { get(list, "list", |list| Ok(list.item(index)?.name.as_ptr())) }
+    boundary::value(|| Ok(unsafe { item(list, index)? }.name.as_ptr()))
 }
 
 /// The length in bytes of the name of ingredient `index` (without the final
@@ -174,7 +183,7 @@ pub unsafe extern "system" fn chatwire_ingredients_name_len(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> usize {
-    unsafe { get(list, "list", |list| Ok(list.item(index)?.name.len())) }
+    boundary::value(|| Ok(unsafe { item(list, index)? }.name.len()))
 }
 
 /// The quantity of ingredient `index` (1/2 and ½ in the reply give 0.5):
@@ -185,7 +194,7 @@ pub unsafe extern "system" fn chatwire_ingredients_quantity(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> f64 {
-    unsafe { get(list, "list", |list| Ok(list.item(index)?.quantity)) }
+    boundary::value(|| Ok(unsafe { item(list, index)? }.quantity))
 }
 
 /// The unit of ingredient `index` ("cup", "g"), or NULL when it has none
@@ -197,12 +206,12 @@ pub unsafe extern "system" fn chatwire_ingredients_unit(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> *const c_char {
-    unsafe {
-        get(list, "list", |list| {
-            let unit = list.item(index)?.unit.as_ref();
-            Ok(unit.map_or(std::ptr::null(), CText::as_ptr))
-        })
-    }
+    boundary::value(|| {
+        Ok(unsafe { item(list, index)? }
+            .unit
+            .as_ref()
+            .map_or(std::ptr::null(), CText::as_ptr))
+    })
 }
 
 /// The length in bytes of the unit of ingredient `index` (without the final
@@ -213,11 +222,12 @@ pub unsafe extern "system" fn chatwire_ingredients_unit_len(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> usize {
-    unsafe {
-        get(list, "list", |list| {
-            Ok(list.item(index)?.unit.as_ref().map_or(0, CText::len))
-        })
-    }
+    boundary::value(|| {
+        Ok(unsafe { item(list, index)? }
+            .unit
+            .as_ref()
+            .map_or(0, CText::len))
+    })
 }
 
 /// Frees a list and every string borrowed from it. NULL is ignored.

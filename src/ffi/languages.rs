@@ -13,16 +13,19 @@
 //!   (and [`chatwire_request_wait_text_len`], for text that holds U+0000).
 //!
 //! Each forwards to the original function, which does the checks and
-//! records the last error; nothing here but widening and narrowing.
+//! records the last error; nothing here has logic of its own beyond
+//! widening and narrowing; the wait is the core's.
 
 use std::ffi::{c_char, c_int};
 
+use super::boundary;
 use super::client::chatwire_client;
 use super::client::settings::{
     chatwire_client_set_idle_timeout_ms, chatwire_client_set_limit, chatwire_client_set_timeout_ms,
 };
 use super::conversation::chatwire_conversation;
 use super::conversation::edit::chatwire_conversation_set_token_budget;
+use super::error::FfiError;
 use super::handle;
 use super::reply::{chatwire_reply, chatwire_reply_usage, chatwire_reply_usage_details};
 use super::request::{chatwire_request, hand_text};
@@ -37,7 +40,9 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     client: *mut chatwire_client,
     timeout_ms: u32,
 ) -> chatwire_status {
-    unsafe { chatwire_client_set_timeout_ms(client, u64::from(timeout_ms)) }
+    boundary::status(|| {
+        forwarded(unsafe { chatwire_client_set_timeout_ms(client, u64::from(timeout_ms)) })
+    })
 }
 
 /// chatwire_client_set_idle_timeout_ms() with a 32-bit count (see
@@ -47,7 +52,9 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(
     client: *mut chatwire_client,
     timeout_ms: u32,
 ) -> chatwire_status {
-    unsafe { chatwire_client_set_idle_timeout_ms(client, u64::from(timeout_ms)) }
+    boundary::status(|| {
+        forwarded(unsafe { chatwire_client_set_idle_timeout_ms(client, u64::from(timeout_ms)) })
+    })
 }
 
 /// chatwire_client_set_limit() with a 32-bit count of bytes (up to
@@ -59,7 +66,9 @@ pub unsafe extern "system" fn chatwire_client_set_limit_u32(
     which: c_int,
     bytes: u32,
 ) -> chatwire_status {
-    unsafe { chatwire_client_set_limit(client, which, u64::from(bytes)) }
+    boundary::status(|| {
+        forwarded(unsafe { chatwire_client_set_limit(client, which, u64::from(bytes)) })
+    })
 }
 
 /// chatwire_conversation_set_token_budget() with a 32-bit count (see
@@ -69,7 +78,11 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
     conversation: *mut chatwire_conversation,
     max_prompt_tokens: u32,
 ) -> chatwire_status {
-    unsafe { chatwire_conversation_set_token_budget(conversation, u64::from(max_prompt_tokens)) }
+    boundary::status(|| {
+        forwarded(unsafe {
+            chatwire_conversation_set_token_budget(conversation, u64::from(max_prompt_tokens))
+        })
+    })
 }
 
 /// chatwire_reply_usage() in 32-bit counts, for languages without a 64-bit
@@ -85,18 +98,14 @@ pub unsafe extern "system" fn chatwire_reply_usage_u32(
     completion_tokens: *mut u32,
     total_tokens: *mut u32,
 ) -> chatwire_status {
-    let mut counts = [0_u64; 3];
-    let [prompt, completion, total] = &mut counts;
-    let status = unsafe { chatwire_reply_usage(reply, prompt, completion, total) };
-    if status == chatwire_status::CHATWIRE_OK {
-        unsafe {
-            handle::write_optional(
-                [prompt_tokens, completion_tokens, total_tokens],
-                narrowed(counts),
-            )
-        };
-    }
-    status
+    boundary::status(|| {
+        let mut counts = [0_u64; 3];
+        let [prompt, completion, total] = &mut counts;
+        forwarded(unsafe { chatwire_reply_usage(reply, prompt, completion, total) })?;
+        let outs = [prompt_tokens, completion_tokens, total_tokens];
+        unsafe { handle::write_optional(outs, counts.map(narrowed)) };
+        Ok(())
+    })
 }
 
 /// chatwire_reply_usage_details() in 32-bit counts (see
@@ -108,18 +117,19 @@ pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
     cached_tokens: *mut u32,
     reasoning_tokens: *mut u32,
 ) -> chatwire_status {
-    let mut counts = [0_u64; 2];
-    let [cached, reasoning] = &mut counts;
-    let status = unsafe { chatwire_reply_usage_details(reply, cached, reasoning) };
-    if status == chatwire_status::CHATWIRE_OK {
-        unsafe { handle::write_optional([cached_tokens, reasoning_tokens], narrowed(counts)) };
-    }
-    status
+    boundary::status(|| {
+        let mut counts = [0_u64; 2];
+        let [cached, reasoning] = &mut counts;
+        forwarded(unsafe { chatwire_reply_usage_details(reply, cached, reasoning) })?;
+        let outs = [cached_tokens, reasoning_tokens];
+        unsafe { handle::write_optional(outs, counts.map(narrowed)) };
+        Ok(())
+    })
 }
 
-/// Counts saturated to 32 bits.
-fn narrowed<const N: usize>(counts: [u64; N]) -> [u32; N] {
-    counts.map(|count| u32::try_from(count).unwrap_or(u32::MAX))
+/// A count saturated to 32 bits.
+fn narrowed(count: u64) -> u32 {
+    u32::try_from(count).unwrap_or(u32::MAX)
 }
 
 /// Waits until a background request (chatwire_send_async() with a NULL
@@ -155,7 +165,7 @@ pub unsafe extern "system" fn chatwire_request_wait_text(
     request: *mut chatwire_request,
     text_out: *mut *mut c_char,
 ) -> chatwire_status {
-    unsafe { hand_text(request, text_out, None, BackgroundSend::wait_text) }
+    boundary::status(|| unsafe { hand_text(request, text_out, None, BackgroundSend::wait_text) })
 }
 
 /// Like chatwire_request_wait_text(), and writes the text's length in bytes
@@ -168,5 +178,23 @@ pub unsafe extern "system" fn chatwire_request_wait_text_len(
     text_out: *mut *mut c_char,
     len_out: *mut usize,
 ) -> chatwire_status {
-    unsafe { hand_text(request, text_out, Some(len_out), BackgroundSend::wait_text) }
+    boundary::status(|| unsafe {
+        hand_text(request, text_out, Some(len_out), BackgroundSend::wait_text)
+    })
+}
+
+/// The status of a forwarded call, as this call's outcome: its error again,
+/// with the message and HTTP status it recorded.
+fn forwarded(status: chatwire_status) -> Result<(), FfiError> {
+    if status == chatwire_status::CHATWIRE_OK {
+        return Ok(());
+    }
+    // SAFETY: chatwire_last_error() never gives NULL, and its text lives
+    // until the next chatwire call on this thread; it is copied at once.
+    let message = unsafe { std::ffi::CStr::from_ptr(boundary::chatwire_last_error()) };
+    Err(FfiError::Again {
+        status,
+        message: message.to_string_lossy().into_owned(),
+        http_status: boundary::chatwire_last_http_status(),
+    })
 }

@@ -3,7 +3,7 @@
 
 use std::ffi::{c_char, CString};
 
-use super::boundary::{self, get, with};
+use super::boundary;
 use super::error::FfiError;
 use super::handle::{self, Out};
 use super::status::chatwire_status;
@@ -87,8 +87,31 @@ fn borrowed_len(text: &Option<CText>) -> usize {
     text.as_ref().map_or(0, CText::len)
 }
 
-fn choice(reply: &chatwire_reply, index: usize) -> Result<&CText, FfiError> {
-    handle::item(&reply.choices, index, "choice")
+/// Choice `index` of the reply behind a handle.
+///
+/// # Safety
+/// `reply` is NULL or live.
+unsafe fn choice<'a>(reply: *const chatwire_reply, index: usize) -> Result<&'a CText, FfiError> {
+    handle::item(
+        &unsafe { handle::borrow(reply, "reply")? }.choices,
+        index,
+        "choice",
+    )
+}
+
+/// The texts of tool call `index` of the reply behind a handle.
+///
+/// # Safety
+/// `reply` is NULL or live.
+unsafe fn tool_call<'a>(
+    reply: *const chatwire_reply,
+    index: usize,
+) -> Result<&'a [CText; 4], FfiError> {
+    handle::item(
+        &unsafe { handle::borrow(reply, "reply")? }.tool_calls,
+        index,
+        "tool call",
+    )
 }
 
 /// The reply's text; "" when the model only called tools. NULL for a NULL
@@ -98,7 +121,7 @@ fn choice(reply: &chatwire_reply, index: usize) -> Result<&CText, FfiError> {
 pub unsafe extern "system" fn chatwire_reply_content(
     reply: *const chatwire_reply,
 ) -> *const c_char {
-    unsafe { get(reply, "reply", |reply| Ok(reply.content.as_ptr())) }
+    boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.content.as_ptr()))
 }
 
 /// The length in bytes of the reply's text (without the final NUL), which
@@ -106,7 +129,7 @@ pub unsafe extern "system" fn chatwire_reply_content(
 /// U+0000; 0 for a NULL reply.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_content_len(reply: *const chatwire_reply) -> usize {
-    unsafe { get(reply, "reply", |reply| Ok(reply.content.len())) }
+    boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.content.len()))
 }
 
 /// Why the model stopped: "stop", "length", "tool_calls", "content_filter",
@@ -117,7 +140,11 @@ pub unsafe extern "system" fn chatwire_reply_content_len(reply: *const chatwire_
 pub unsafe extern "system" fn chatwire_reply_finish_reason(
     reply: *const chatwire_reply,
 ) -> *const c_char {
-    unsafe { get(reply, "reply", |reply| Ok(borrowed(&reply.finish_reason))) }
+    boundary::value(|| {
+        Ok(borrowed(
+            &unsafe { handle::borrow(reply, "reply")? }.finish_reason,
+        ))
+    })
 }
 
 /// The length in bytes of chatwire_reply_finish_reason() (without the
@@ -127,11 +154,11 @@ pub unsafe extern "system" fn chatwire_reply_finish_reason(
 pub unsafe extern "system" fn chatwire_reply_finish_reason_len(
     reply: *const chatwire_reply,
 ) -> usize {
-    unsafe {
-        get(reply, "reply", |reply| {
-            Ok(borrowed_len(&reply.finish_reason))
-        })
-    }
+    boundary::value(|| {
+        Ok(borrowed_len(
+            &unsafe { handle::borrow(reply, "reply")? }.finish_reason,
+        ))
+    })
 }
 
 /// The token counts of the request. Each out-parameter may be NULL when that
@@ -144,21 +171,20 @@ pub unsafe extern "system" fn chatwire_reply_usage(
     completion_tokens: *mut u64,
     total_tokens: *mut u64,
 ) -> chatwire_status {
-    unsafe {
-        with(reply, "reply", |reply| {
-            let usage = reply
-                .reply
-                .usage
-                .ok_or(FfiError::Unavailable("token usage"))?;
-            let counts = [
-                usage.prompt_tokens,
-                usage.completion_tokens,
-                usage.total_tokens,
-            ];
-            handle::write_optional([prompt_tokens, completion_tokens, total_tokens], counts);
-            Ok(())
-        })
-    }
+    boundary::status(|| {
+        let reply = unsafe { handle::borrow(reply, "reply")? };
+        let usage = reply
+            .reply
+            .usage
+            .ok_or(FfiError::Unavailable("token usage"))?;
+        let counts = [
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.total_tokens,
+        ];
+        unsafe { handle::write_optional([prompt_tokens, completion_tokens, total_tokens], counts) };
+        Ok(())
+    })
 }
 
 /// The request id the server or gateway sent (the x-request-id header,
@@ -170,7 +196,11 @@ pub unsafe extern "system" fn chatwire_reply_usage(
 pub unsafe extern "system" fn chatwire_reply_request_id(
     reply: *const chatwire_reply,
 ) -> *const c_char {
-    unsafe { get(reply, "reply", |reply| Ok(borrowed(&reply.request_id))) }
+    boundary::value(|| {
+        Ok(borrowed(
+            &unsafe { handle::borrow(reply, "reply")? }.request_id,
+        ))
+    })
 }
 
 /// The response body as received (for a streamed reply: the equivalent
@@ -180,7 +210,7 @@ pub unsafe extern "system" fn chatwire_reply_request_id(
 /// texts are cleaned of the client's secrets).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) -> *const c_char {
-    unsafe { get(reply, "reply", |reply| Ok(reply.json.as_ptr())) }
+    boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.json.as_ptr()))
 }
 
 /// How many tools the model called; 0 for a NULL reply.
@@ -188,7 +218,7 @@ pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) 
 pub unsafe extern "system" fn chatwire_reply_tool_call_count(
     reply: *const chatwire_reply,
 ) -> usize {
-    unsafe { get(reply, "reply", |reply| Ok(reply.tool_calls.len())) }
+    boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.tool_calls.len()))
 }
 
 /// Tool call `index`: its id (to quote in the result), the function's name,
@@ -209,14 +239,12 @@ pub unsafe extern "system" fn chatwire_reply_tool_call(
     name_out: *mut *const c_char,
     arguments_out: *mut *const c_char,
 ) -> chatwire_status {
-    unsafe {
-        with(reply, "reply", |reply| {
-            let [id, name, arguments, _] = handle::item(&reply.tool_calls, index, "tool call")?;
-            let texts = [id.as_ptr(), name.as_ptr(), arguments.as_ptr()];
-            handle::write_optional([id_out, name_out, arguments_out], texts);
-            Ok(())
-        })
-    }
+    boundary::status(|| {
+        let [id, name, arguments, _] = unsafe { tool_call(reply, index)? };
+        let texts = [id.as_ptr(), name.as_ptr(), arguments.as_ptr()];
+        unsafe { handle::write_optional([id_out, name_out, arguments_out], texts) };
+        Ok(())
+    })
 }
 
 /// The lengths in bytes of the id, the name and the arguments of tool call
@@ -232,14 +260,12 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_len(
     name_len: *mut usize,
     arguments_len: *mut usize,
 ) -> chatwire_status {
-    unsafe {
-        with(reply, "reply", |reply| {
-            let [id, name, arguments, _] = handle::item(&reply.tool_calls, index, "tool call")?;
-            let lens = [id.len(), name.len(), arguments.len()];
-            handle::write_optional([id_len, name_len, arguments_len], lens);
-            Ok(())
-        })
-    }
+    boundary::status(|| {
+        let [id, name, arguments, _] = unsafe { tool_call(reply, index)? };
+        let lens = [id.len(), name.len(), arguments.len()];
+        unsafe { handle::write_optional([id_len, name_len, arguments_len], lens) };
+        Ok(())
+    })
 }
 
 /// Tool call `index`'s type: "function", or "custom" for a call of a
@@ -252,11 +278,7 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
     reply: *const chatwire_reply,
     index: usize,
 ) -> *const c_char {
-    unsafe {
-        get(reply, "reply", |reply| {
-            Ok(handle::item(&reply.tool_calls, index, "tool call")?[3].as_ptr())
-        })
-    }
+    boundary::value(|| Ok(unsafe { tool_call(reply, index)? }[3].as_ptr()))
 }
 
 /// The model's reasoning ("thinking"): from reasoning_content, reasoning,
@@ -270,14 +292,22 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
 pub unsafe extern "system" fn chatwire_reply_reasoning(
     reply: *const chatwire_reply,
 ) -> *const c_char {
-    unsafe { get(reply, "reply", |reply| Ok(borrowed(&reply.reasoning))) }
+    boundary::value(|| {
+        Ok(borrowed(
+            &unsafe { handle::borrow(reply, "reply")? }.reasoning,
+        ))
+    })
 }
 
 /// The length in bytes of chatwire_reply_reasoning() (without the final
 /// NUL; U+0000 inside counts): 0 when there is none, or for a NULL reply.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwire_reply) -> usize {
-    unsafe { get(reply, "reply", |reply| Ok(borrowed_len(&reply.reasoning))) }
+    boundary::value(|| {
+        Ok(borrowed_len(
+            &unsafe { handle::borrow(reply, "reply")? }.reasoning,
+        ))
+    })
 }
 
 /// How many choices the reply has: 1 unless the request asked for more
@@ -285,7 +315,7 @@ pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwir
 /// the one appended to the conversation.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_count(reply: *const chatwire_reply) -> usize {
-    unsafe { get(reply, "reply", |reply| Ok(reply.choices.len())) }
+    boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.choices.len()))
 }
 
 /// The text of choice `index` (in order of the choices' index; choice 0 is
@@ -298,7 +328,7 @@ pub unsafe extern "system" fn chatwire_reply_choice_content(
     reply: *const chatwire_reply,
     index: usize,
 ) -> *const c_char {
-    unsafe { get(reply, "reply", |reply| Ok(choice(reply, index)?.as_ptr())) }
+    boundary::value(|| Ok(unsafe { choice(reply, index)? }.as_ptr()))
 }
 
 /// The length in bytes of the text of choice `index` (without the final
@@ -309,7 +339,7 @@ pub unsafe extern "system" fn chatwire_reply_choice_content_len(
     reply: *const chatwire_reply,
     index: usize,
 ) -> usize {
-    unsafe { get(reply, "reply", |reply| Ok(choice(reply, index)?.len())) }
+    boundary::value(|| Ok(unsafe { choice(reply, index)? }.len()))
 }
 
 /// The usage details: prompt tokens the server had cached
@@ -325,18 +355,17 @@ pub unsafe extern "system" fn chatwire_reply_usage_details(
     cached_tokens: *mut u64,
     reasoning_tokens: *mut u64,
 ) -> chatwire_status {
-    unsafe {
-        with(reply, "reply", |reply| {
-            let usage = reply
-                .reply
-                .usage
-                .filter(|usage| usage.cached_tokens.is_some() || usage.reasoning_tokens.is_some())
-                .ok_or(FfiError::Unavailable("usage details"))?;
-            let counts = [usage.cached_tokens, usage.reasoning_tokens].map(|n| n.unwrap_or(0));
-            handle::write_optional([cached_tokens, reasoning_tokens], counts);
-            Ok(())
-        })
-    }
+    boundary::status(|| {
+        let reply = unsafe { handle::borrow(reply, "reply")? };
+        let usage = reply
+            .reply
+            .usage
+            .filter(|usage| usage.cached_tokens.is_some() || usage.reasoning_tokens.is_some())
+            .ok_or(FfiError::Unavailable("usage details"))?;
+        let counts = [usage.cached_tokens, usage.reasoning_tokens].map(|n| n.unwrap_or(0));
+        unsafe { handle::write_optional([cached_tokens, reasoning_tokens], counts) };
+        Ok(())
+    })
 }
 
 /// The value of the response header `name`, case-insensitive (such as
@@ -349,14 +378,15 @@ pub unsafe extern "system" fn chatwire_reply_header(
     reply: *const chatwire_reply,
     name: *const c_char,
 ) -> *const c_char {
-    unsafe {
-        get(reply, "reply", |reply| {
-            let position = reply.reply.header_position(text::str_in(name, "name")?);
-            Ok(position
-                .and_then(|position| reply.headers.get(position))
-                .map_or(std::ptr::null(), |value| value.as_ptr()))
-        })
-    }
+    boundary::value(|| {
+        let reply = unsafe { handle::borrow(reply, "reply")? };
+        let position = reply
+            .reply
+            .header_position(unsafe { text::str_in(name, "name")? });
+        Ok(position
+            .and_then(|position| reply.headers.get(position))
+            .map_or(std::ptr::null(), |value| value.as_ptr()))
+    })
 }
 
 /// Frees a reply and every string borrowed from it. NULL is ignored.

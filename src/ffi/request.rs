@@ -3,7 +3,7 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Arc;
 
-use super::boundary::{self, get, with};
+use super::boundary;
 use super::conversation::{chatwire_conversation, Running};
 use super::error::FfiError;
 use super::handle;
@@ -38,11 +38,13 @@ pub struct chatwire_request {
 /// -1 for NULL (with chatwire_last_error() saying so). Never blocks.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_done(request: *const chatwire_request) -> c_int {
-    unsafe {
-        get(request, "request", |request| {
-            Ok(c_int::from(request.send.is_done()))
-        })
-    }
+    boundary::value(|| {
+        Ok(c_int::from(
+            unsafe { handle::borrow(request, "request")? }
+                .send
+                .is_done(),
+        ))
+    })
 }
 
 /// Waits for the request to finish and returns the send's own status.
@@ -119,12 +121,10 @@ impl chatwire_request {
 pub unsafe extern "system" fn chatwire_request_cancel(
     request: *mut chatwire_request,
 ) -> chatwire_status {
-    unsafe {
-        with(request, "request", |request| {
-            request.send.cancel();
-            Ok(())
-        })
-    }
+    boundary::status(|| {
+        unsafe { handle::borrow(request, "request")? }.send.cancel();
+        Ok(())
+    })
 }
 
 /// Frees a request; a running one is cancelled and waited for first (its
@@ -161,16 +161,15 @@ pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_reque
 /// the system refuses a descriptor.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_request) -> c_int {
-    unsafe {
-        get(request, "request", |request| {
-            if !cfg!(unix) {
-                return Err(unsupported("chatwire_request_fd", "chatwire_request_event").into());
-            }
-            let signal = request.send.signal(notify::new_signal)?;
-            // A descriptor as the system made it: it fits.
-            Ok(c_int::try_from(signal.waitable()).unwrap_or(-1))
-        })
-    }
+    boundary::value(|| {
+        let request = unsafe { handle::borrow(request, "request")? };
+        if !cfg!(unix) {
+            return Err(unsupported("chatwire_request_fd", "chatwire_request_event").into());
+        }
+        let signal = request.send.signal(notify::new_signal)?;
+        // A descriptor as the system made it: it fits.
+        Ok(c_int::try_from(signal.waitable()).unwrap_or(-1))
+    })
 }
 
 /// Windows: a manual-reset event HANDLE (as `void *`) that is signalled
@@ -186,15 +185,14 @@ pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_reque
 pub unsafe extern "system" fn chatwire_request_event(
     request: *const chatwire_request,
 ) -> *mut c_void {
-    unsafe {
-        get(request, "request", |request| {
-            if !cfg!(windows) {
-                return Err(unsupported("chatwire_request_event", "chatwire_request_fd").into());
-            }
-            let signal = request.send.signal(notify::new_signal)?;
-            Ok(signal.waitable() as *mut c_void)
-        })
-    }
+    boundary::value(|| {
+        let request = unsafe { handle::borrow(request, "request")? };
+        if !cfg!(windows) {
+            return Err(unsupported("chatwire_request_event", "chatwire_request_fd").into());
+        }
+        let signal = request.send.signal(notify::new_signal)?;
+        Ok(signal.waitable() as *mut c_void)
+    })
 }
 
 /// The error of a waitable that this platform does not have.
@@ -224,7 +222,7 @@ pub unsafe extern "system" fn chatwire_request_take_text(
     request: *mut chatwire_request,
     text_out: *mut *mut c_char,
 ) -> chatwire_status {
-    unsafe { hand_text(request, text_out, None, BackgroundSend::take_text) }
+    boundary::status(|| unsafe { hand_text(request, text_out, None, BackgroundSend::take_text) })
 }
 
 /// Like chatwire_request_take_text(), and writes the text's length in bytes
@@ -237,7 +235,9 @@ pub unsafe extern "system" fn chatwire_request_take_text_len(
     text_out: *mut *mut c_char,
     len_out: *mut usize,
 ) -> chatwire_status {
-    unsafe { hand_text(request, text_out, Some(len_out), BackgroundSend::take_text) }
+    boundary::status(|| unsafe {
+        hand_text(request, text_out, Some(len_out), BackgroundSend::take_text)
+    })
 }
 
 /// The body of the functions that hand out a request's text: `take` gives
@@ -251,18 +251,16 @@ pub(super) unsafe fn hand_text(
     text_out: *mut *mut c_char,
     len_out: Option<*mut usize>,
     take: fn(&BackgroundSend) -> String,
-) -> chatwire_status {
-    // SAFETY: as the caller promised.
-    unsafe {
-        with(request, "request", |request| {
-            let out = handle::out(text_out, "text_out")?;
-            let len = len_out.map(|len| handle::out(len, "len_out")).transpose()?;
-            let text = take(&request.send);
-            out.write(text::string_out(&text));
-            if let Some(len) = len {
-                len.write(text.len());
-            }
-            Ok(())
-        })
+) -> Result<(), FfiError> {
+    let request = unsafe { handle::borrow(request, "request")? };
+    let out = unsafe { handle::out(text_out, "text_out")? };
+    let len = len_out
+        .map(|len| unsafe { handle::out(len, "len_out") })
+        .transpose()?;
+    let text = take(&request.send);
+    out.write(text::string_out(&text));
+    if let Some(len) = len {
+        len.write(text.len());
     }
+    Ok(())
 }

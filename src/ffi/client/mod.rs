@@ -49,18 +49,30 @@ impl chatwire_client {
 
     /// Changes the settings and makes the client that sends starting
     /// afterwards use; on failure nothing changes.
-    fn update(
+    fn update<E: Into<FfiError>>(
         &self,
-        change: impl FnOnce(&mut Resolved) -> crate::error::Result<()>,
+        change: impl FnOnce(&mut Resolved) -> Result<(), E>,
     ) -> Result<(), FfiError> {
         let mut settings = self.settings.lock().unwrap_or_else(PoisonError::into_inner);
         let mut next = settings.clone();
-        change(&mut next)?;
+        change(&mut next).map_err(Into::into)?;
         let client = next.client(Some(&self.snapshot()));
         *settings = next;
         *self.client.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(client);
         Ok(())
     }
+}
+
+/// What every setter does: the client is checked for NULL first, then
+/// `change` makes its next settings (see [`chatwire_client::update`]).
+///
+/// # Safety
+/// `client` is NULL or live.
+unsafe fn set<E: Into<FfiError>>(
+    client: *const chatwire_client,
+    change: impl FnOnce(&mut Resolved) -> Result<(), E>,
+) -> Result<(), FfiError> {
+    unsafe { handle::borrow(client, "client")? }.update(change)
 }
 
 /// Creates a client.

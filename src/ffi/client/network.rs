@@ -4,11 +4,11 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use super::chatwire_client;
+use super::{chatwire_client, set};
 use crate::client::provider_of;
 use crate::ffi::boundary;
 use crate::ffi::callback::{chatwire_credential_callback, CredentialSource};
-use crate::ffi::handle;
+use crate::ffi::error::FfiError;
 use crate::ffi::status::{auth_from_c, chatwire_status};
 use crate::ffi::text;
 
@@ -29,14 +29,10 @@ pub unsafe extern "system" fn chatwire_client_set_ca_file(
     client: *mut chatwire_client,
     pem_path: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (client, path) = unsafe {
-            (
-                handle::borrow(client, "client")?,
-                text::str_in(pem_path, "pem_path")?,
-            )
-        };
-        client.update(|settings| settings.set_ca_file(path.as_ref()))
+    boundary::status(|| unsafe {
+        set(client, |s| {
+            Ok::<_, FfiError>(s.set_ca_file(text::str_in(pem_path, "pem_path")?.as_ref())?)
+        })
     })
 }
 
@@ -63,17 +59,12 @@ pub unsafe extern "system" fn chatwire_client_set_client_certificate(
     cert_pem_file: *const c_char,
     key_pem_file: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: the caller passes NULL or a live client and NULL or
-        // NUL-terminated paths; each helper checks for NULL.
-        let (client, cert, key) = unsafe {
-            (
-                handle::borrow(client, "client")?,
-                text::str_in(cert_pem_file, "cert_pem_file")?,
-                text::str_in(key_pem_file, "key_pem_file")?,
-            )
-        };
-        client.update(|settings| settings.set_client_certificate(cert.as_ref(), key.as_ref()))
+    boundary::status(|| unsafe {
+        set(client, |s| {
+            let cert = text::str_in(cert_pem_file, "cert_pem_file")?;
+            let key = text::str_in(key_pem_file, "key_pem_file")?;
+            Ok::<_, FfiError>(s.set_client_certificate(cert.as_ref(), key.as_ref())?)
+        })
     })
 }
 
@@ -100,14 +91,10 @@ pub unsafe extern "system" fn chatwire_client_set_proxy(
     client: *mut chatwire_client,
     proxy_url: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (client, url) = unsafe {
-            (
-                handle::borrow(client, "client")?,
-                text::str_in(proxy_url, "proxy_url")?,
-            )
-        };
-        client.update(|settings| settings.set_proxy(url))
+    boundary::status(|| unsafe {
+        set(client, |s| {
+            Ok::<_, FfiError>(s.set_proxy(text::str_in(proxy_url, "proxy_url")?)?)
+        })
     })
 }
 
@@ -127,10 +114,10 @@ pub unsafe extern "system" fn chatwire_client_set_endpoint_url(
     client: *mut chatwire_client,
     url: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (client, url) =
-            unsafe { (handle::borrow(client, "client")?, text::str_in(url, "url")?) };
-        client.update(|settings| settings.set_endpoint_url(url))
+    boundary::status(|| unsafe {
+        set(client, |s| {
+            Ok::<_, FfiError>(s.set_endpoint_url(text::str_in(url, "url")?)?)
+        })
     })
 }
 
@@ -146,11 +133,7 @@ pub unsafe extern "system" fn chatwire_client_set_auth(
     client: *mut chatwire_client,
     auth: c_int,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let client = unsafe { handle::borrow(client, "client")? };
-        let auth = auth_from_c(auth)?;
-        client.update(|settings| settings.set_auth(auth))
-    })
+    boundary::status(|| unsafe { set(client, |s| s.set_auth(auth_from_c(auth)?)) })
 }
 
 /// Asks `callback` for the credential before every attempt of the sends
@@ -178,16 +161,7 @@ pub unsafe extern "system" fn chatwire_client_set_credential_callback(
     callback: chatwire_credential_callback,
     userdata: *mut c_void,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let client = unsafe { handle::borrow(client, "client")? };
-        match callback {
-            Some(callback) => {
-                let source = CredentialSource::new(callback, userdata);
-                client.update(|settings| {
-                    settings.set_credential_provider(Some(provider_of(move || source.token())))
-                })
-            }
-            None => client.update(|settings| settings.set_credential_provider(None)),
-        }
-    })
+    let source = callback.map(|callback| CredentialSource::new(callback, userdata));
+    let provider = source.map(|source| provider_of(move || source.token()));
+    boundary::status(|| unsafe { set(client, |s| s.set_credential_provider(provider)) })
 }

@@ -4,9 +4,9 @@
 use std::ffi::{c_char, c_int};
 use std::time::Duration;
 
-use super::chatwire_client;
+use super::{chatwire_client, set};
 use crate::ffi::boundary;
-use crate::ffi::handle;
+use crate::ffi::error::FfiError;
 use crate::ffi::status::{chatwire_status, limit_from_c};
 use crate::ffi::text;
 use crate::structured::SchemaDelivery;
@@ -19,9 +19,8 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms(
     client: *mut chatwire_client,
     timeout_ms: u64,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let client = unsafe { handle::borrow(client, "client")? };
-        client.update(|settings| settings.set_timeout(Duration::from_millis(timeout_ms)))
+    boundary::status(|| unsafe {
+        set(client, |s| s.set_timeout(Duration::from_millis(timeout_ms)))
     })
 }
 
@@ -34,9 +33,10 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms(
     client: *mut chatwire_client,
     timeout_ms: u64,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let client = unsafe { handle::borrow(client, "client")? };
-        client.update(|settings| settings.set_idle_timeout(Duration::from_millis(timeout_ms)))
+    boundary::status(|| unsafe {
+        set(client, |s| {
+            s.set_idle_timeout(Duration::from_millis(timeout_ms))
+        })
     })
 }
 
@@ -48,10 +48,7 @@ pub unsafe extern "system" fn chatwire_client_set_max_retries(
     client: *mut chatwire_client,
     max_retries: u32,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let client = unsafe { handle::borrow(client, "client")? };
-        client.update(|settings| settings.set_max_retries(max_retries))
-    })
+    boundary::status(|| unsafe { set(client, |s| s.set_max_retries(max_retries)) })
 }
 
 /// Sets one of the limits on what chatwire keeps of a server's answer, in
@@ -75,11 +72,7 @@ pub unsafe extern "system" fn chatwire_client_set_limit(
     which: c_int,
     bytes: u64,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let client = unsafe { handle::borrow(client, "client")? };
-        let limit = limit_from_c(which)?;
-        client.update(|settings| settings.set_limit(limit, bytes))
-    })
+    boundary::status(|| unsafe { set(client, |s| s.set_limit(limit_from_c(which)?, bytes)) })
 }
 
 /// Sets how many idle connections the client keeps open between sends for
@@ -96,11 +89,8 @@ pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
     client: *mut chatwire_client,
     max_idle_connections: u32,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let client = unsafe { handle::borrow(client, "client")? };
-        let max_idle_connections = usize::try_from(max_idle_connections).unwrap_or(usize::MAX);
-        client.update(|settings| settings.set_max_idle_connections(max_idle_connections))
-    })
+    let max = usize::try_from(max_idle_connections).unwrap_or(usize::MAX);
+    boundary::status(|| unsafe { set(client, |s| s.set_max_idle_connections(max)) })
 }
 
 /// Sets how many background requests (chatwire_send_async()) of this
@@ -115,11 +105,8 @@ pub unsafe extern "system" fn chatwire_client_set_max_in_flight(
     client: *mut chatwire_client,
     max_in_flight: u32,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let client = unsafe { handle::borrow(client, "client")? };
-        let max_in_flight = usize::try_from(max_in_flight).unwrap_or(usize::MAX);
-        client.update(|settings| settings.set_max_in_flight(max_in_flight))
-    })
+    let max = usize::try_from(max_in_flight).unwrap_or(usize::MAX);
+    boundary::status(|| unsafe { set(client, |s| s.set_max_in_flight(max)) })
 }
 
 /// Sets the stack size, in bytes, of the worker threads that run this
@@ -139,10 +126,7 @@ pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
     client: *mut chatwire_client,
     bytes: usize,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let client = unsafe { handle::borrow(client, "client")? };
-        client.update(|settings| settings.set_worker_stack_size(bytes))
-    })
+    boundary::status(|| unsafe { set(client, |s| s.set_worker_stack_size(bytes)) })
 }
 
 /// Sets an extra header sent with every request of this client, such as a
@@ -169,15 +153,11 @@ pub unsafe extern "system" fn chatwire_client_set_header(
     name: *const c_char,
     value: *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (client, name, value) = unsafe {
-            (
-                handle::borrow(client, "client")?,
-                text::str_in(name, "name")?,
-                text::opt_str_in(value, "value")?,
-            )
-        };
-        client.update(|settings| settings.set_header(name, value))
+    boundary::status(|| unsafe {
+        set(client, |s| {
+            let name = text::str_in(name, "name")?;
+            Ok::<_, FfiError>(s.set_header(name, text::opt_str_in(value, "value")?)?)
+        })
     })
 }
 
@@ -190,17 +170,14 @@ pub unsafe extern "system" fn chatwire_client_set_json_corrections(
     client: *mut chatwire_client,
     corrections: u32,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let client = unsafe { handle::borrow(client, "client")? };
-        client.update(|settings| settings.set_json_corrections(corrections))
-    })
+    boundary::status(|| unsafe { set(client, |s| s.set_json_corrections(corrections)) })
 }
 
 /// How chatwire_send_json() tells the model about the schema; set with
 /// chatwire_client_set_schema_delivery().
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+#[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
 pub enum chatwire_schema_delivery {
     /// In the prompt (the default; any server): the question is sent with
     /// an instruction to reply with JSON only, in a fenced json block,
@@ -221,30 +198,20 @@ pub enum chatwire_schema_delivery {
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
     client: *mut chatwire_client,
-    delivery: std::ffi::c_int,
+    delivery: c_int,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let client = unsafe { handle::borrow(client, "client")? };
-        use chatwire_schema_delivery::*;
-        let known = [
-            (CHATWIRE_SCHEMA_IN_PROMPT, SchemaDelivery::Prompt),
-            (
-                CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT,
-                SchemaDelivery::ResponseFormat,
-            ),
-            (CHATWIRE_SCHEMA_CHECK_ONLY, SchemaDelivery::CheckOnly),
-        ];
-        let delivery = match known.iter().find(|(c, _)| *c as std::ffi::c_int == delivery) {
-            Some((_, delivery)) => *delivery,
-            None => {
-                return Err(crate::Error::InvalidArgument(format!(
-                    "{delivery} is not a chatwire_schema_delivery (0 prompt, 1 response format, 2 check only)"
-                ))
-                .into())
-            }
-        };
-        client.update(|settings| {
-            settings.set_schema_delivery(delivery);
+    boundary::status(|| unsafe {
+        set(client, |s| {
+            let delivery = match delivery {
+                0 => SchemaDelivery::Prompt,
+                1 => SchemaDelivery::ResponseFormat,
+                2 => SchemaDelivery::CheckOnly,
+                other => {
+                    let message = format!("{other} is not a chatwire_schema_delivery (0 prompt, 1 response format, 2 check only)");
+                    return Err(crate::Error::InvalidArgument(message));
+                }
+            };
+            s.set_schema_delivery(delivery);
             Ok(())
         })
     })
@@ -261,20 +228,13 @@ pub unsafe extern "system" fn chatwire_client_set_stream_usage(
     client: *mut chatwire_client,
     enabled: c_int,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let client = unsafe { handle::borrow(client, "client")? };
-        let enabled = match enabled {
-            0 => false,
-            1 => true,
-            other => {
-                return Err(crate::Error::InvalidArgument(format!(
-                    "stream usage must be 0 or 1, not {other}"
-                ))
-                .into())
+    boundary::status(|| unsafe {
+        set(client, |s| {
+            if !matches!(enabled, 0 | 1) {
+                let message = format!("stream usage must be 0 or 1, not {enabled}");
+                return Err(crate::Error::InvalidArgument(message));
             }
-        };
-        client.update(|settings| {
-            settings.set_stream_usage(enabled);
+            s.set_stream_usage(enabled == 1);
             Ok(())
         })
     })

@@ -4,7 +4,8 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::{change, chatwire_conversation, forget, read, Lent};
+use super::{chatwire_conversation, forget, on, Lent};
+use crate::ffi::boundary;
 use crate::ffi::status::{chatwire_status, role_from_c};
 use crate::ffi::text;
 use crate::Role;
@@ -16,8 +17,8 @@ pub unsafe extern "system" fn chatwire_conversation_set_system(
     conversation: *mut chatwire_conversation,
     text: *const c_char,
 ) -> chatwire_status {
-    unsafe {
-        change(conversation, |held| {
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
             let text = text::str_in(text, "text")?;
             let (conversation, lent) = held.parts();
             let replaces = conversation.messages().first().map(|m| m.role) == Some(Role::System);
@@ -28,7 +29,7 @@ pub unsafe extern "system" fn chatwire_conversation_set_system(
             }
             Ok(())
         })
-    }
+    })
 }
 
 /// Appends a message (content copied). `role` is a chatwire_role; any other
@@ -44,12 +45,12 @@ pub unsafe extern "system" fn chatwire_conversation_append(
     role: c_int,
     content: *const c_char,
 ) -> chatwire_status {
-    unsafe {
-        change(conversation, |held| {
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
             let content = text::str_in(content, "content")?;
             Ok(held.conversation.push(role_from_c(role)?, content)?)
         })
-    }
+    })
 }
 
 /// Keeps the first `len` messages and drops the rest, e.g. to take back a
@@ -62,14 +63,14 @@ pub unsafe extern "system" fn chatwire_conversation_truncate(
     conversation: *mut chatwire_conversation,
     len: usize,
 ) -> chatwire_status {
-    unsafe {
-        change(conversation, |held| {
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
             let (conversation, lent) = held.parts();
             conversation.truncate(len)?;
             lent.truncate(len);
             Ok(())
         })
-    }
+    })
 }
 
 /// Appends a tool's result (copied) for the call `tool_call_id` (from
@@ -83,14 +84,14 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_result(
     tool_call_id: *const c_char,
     content: *const c_char,
 ) -> chatwire_status {
-    unsafe {
-        change(conversation, |held| {
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
             let id = text::str_in(tool_call_id, "tool_call_id")?;
             Ok(held
                 .conversation
                 .tool_result(id, text::str_in(content, "content")?)?)
         })
-    }
+    })
 }
 
 /// Appends a user message with text (may be "") and one image. `image` is an
@@ -104,14 +105,14 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_image(
     text: *const c_char,
     image: *const c_char,
 ) -> chatwire_status {
-    unsafe {
-        change(conversation, |held| {
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
             let text = text::str_in(text, "text")?;
             Ok(held
                 .conversation
                 .user_image(text, text::str_in(image, "image")?)?)
         })
-    }
+    })
 }
 
 /// Appends a user message with text (may be "") and one local file, told by
@@ -132,14 +133,14 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_file(
     text: *const c_char,
     file: *const c_char,
 ) -> chatwire_status {
-    unsafe {
-        change(conversation, |held| {
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
             let text = text::str_in(text, "text")?;
             Ok(held
                 .conversation
                 .user_file(text, text::str_in(file, "file")?)?)
         })
-    }
+    })
 }
 
 /// Sets the token budget: before each send (every chatwire_send*
@@ -165,12 +166,12 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget(
     conversation: *mut chatwire_conversation,
     max_prompt_tokens: u64,
 ) -> chatwire_status {
-    unsafe {
-        change(conversation, |held| {
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
             held.conversation.set_token_budget(max_prompt_tokens);
             Ok(())
         })
-    }
+    })
 }
 
 /// How many messages the last send left out to keep within the token
@@ -179,7 +180,7 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget(
 pub unsafe extern "system" fn chatwire_conversation_last_dropped(
     conversation: *const chatwire_conversation,
 ) -> usize {
-    unsafe { read(conversation, |held| Ok(held.conversation.last_dropped())) }
+    boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation.last_dropped())) })
 }
 
 /// Removes `count` messages from `index` on (a count of 0 changes nothing).
@@ -195,14 +196,14 @@ pub unsafe extern "system" fn chatwire_conversation_remove(
     index: usize,
     count: usize,
 ) -> chatwire_status {
-    unsafe {
-        change(conversation, |held| {
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
             let (conversation, lent) = held.parts();
             conversation.remove(index, count)?;
             forget(lent, index, count);
             Ok(())
         })
-    }
+    })
 }
 
 /// Appends an assistant message that calls tools, to rebuild a history by
@@ -224,12 +225,12 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_calls(
     content: *const c_char,
     calls_json: *const c_char,
 ) -> chatwire_status {
-    unsafe {
-        change(conversation, |held| {
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
             let content = text::str_in(content, "content")?;
             let calls_json = text::str_in(calls_json, "calls_json")?;
             let calls = crate::wire::message::tool_calls_from_json(calls_json)?;
             Ok(held.conversation.assistant_tool_calls(content, calls)?)
         })
-    }
+    })
 }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use crate::conversation::Conversation;
 use crate::error::Error;
-use crate::ffi::boundary::{self, Failed};
+use crate::ffi::boundary;
 use crate::ffi::error::FfiError;
 use crate::ffi::handle;
 use crate::ffi::status::chatwire_status;
@@ -249,29 +249,16 @@ impl Held {
     }
 }
 
-/// The body of a call that returns a status, on a conversation held for it
-/// (see [`chatwire_conversation::hold`]).
+/// Runs `body` on a conversation held for it (see
+/// [`chatwire_conversation::hold`]): the body of most calls on one.
 ///
 /// # Safety
 /// `ptr` is NULL or live.
-unsafe fn change(
-    ptr: *const chatwire_conversation,
-    body: impl FnOnce(&mut Held) -> Result<(), FfiError>,
-) -> chatwire_status {
-    boundary::status(|| body(&mut *unsafe { chatwire_conversation::hold(ptr)? }))
-}
-
-/// The body of a getter, on a conversation held for it.
-///
-/// # Safety
-/// `ptr` is NULL or live.
-unsafe fn read<T: Failed>(
+unsafe fn on<T>(
     ptr: *const chatwire_conversation,
     body: impl FnOnce(&mut Held) -> Result<T, FfiError>,
-) -> T {
-    boundary::value(T::FAILED, || {
-        body(&mut *unsafe { chatwire_conversation::hold(ptr)? })
-    })
+) -> Result<T, FfiError> {
+    body(&mut *unsafe { chatwire_conversation::hold(ptr)? })
 }
 
 /// The entry of message `index`, made when it has none yet.
@@ -313,13 +300,13 @@ pub unsafe extern "system" fn chatwire_conversation_to_json(
     conversation: *const chatwire_conversation,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
-    unsafe {
-        change(conversation, |held| {
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
             let out = handle::out(json_out, "json_out")?;
             out.write(text::string_out(&held.conversation.to_json()));
             Ok(())
         })
-    }
+    })
 }
 
 /// Reads a conversation written by chatwire_conversation_to_json(), checking

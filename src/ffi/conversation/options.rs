@@ -3,9 +3,11 @@
 
 use std::ffi::c_char;
 
-use super::{change, chatwire_conversation};
+use super::{chatwire_conversation, on};
 use crate::conversation::message::Tool;
 use crate::conversation::Conversation;
+use crate::ffi::boundary;
+use crate::ffi::error::FfiError;
 use crate::ffi::status::chatwire_status;
 use crate::ffi::text;
 
@@ -29,14 +31,14 @@ pub unsafe extern "system" fn chatwire_conversation_set_option(
     name: *const c_char,
     json_value: *const c_char,
 ) -> chatwire_status {
-    unsafe {
+    boundary::status(|| unsafe {
         set_option_with(
             conversation,
             name,
             json_value,
             Conversation::set_option_json,
         )
-    }
+    })
 }
 
 /// The body of both option setters: `set` gets the name and the value text.
@@ -48,9 +50,9 @@ unsafe fn set_option_with(
     name: *const c_char,
     json_value: *const c_char,
     set: fn(&mut Conversation, &str, Option<&str>) -> crate::Result<()>,
-) -> chatwire_status {
+) -> Result<(), FfiError> {
     unsafe {
-        change(conversation, |held| {
+        on(conversation, |held| {
             let name = text::str_in(name, "name")?;
             Ok(set(
                 &mut held.conversation,
@@ -78,14 +80,14 @@ pub unsafe extern "system" fn chatwire_conversation_set_option_unchecked(
     name: *const c_char,
     json_value: *const c_char,
 ) -> chatwire_status {
-    unsafe {
+    boundary::status(|| unsafe {
         set_option_with(
             conversation,
             name,
             json_value,
             Conversation::set_option_unchecked_json,
         )
-    }
+    })
 }
 
 /// Offers a function to the model with every request of this conversation
@@ -102,8 +104,8 @@ pub unsafe extern "system" fn chatwire_conversation_add_tool(
     description: *const c_char,
     parameters_schema_json: *const c_char,
 ) -> chatwire_status {
-    unsafe {
-        change(conversation, |held| {
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
             let name = text::str_in(name, "name")?;
             let description = text::opt_str_in(description, "description")?;
             let parameters = text::opt_str_in(parameters_schema_json, "parameters_schema_json")?;
@@ -111,7 +113,7 @@ pub unsafe extern "system" fn chatwire_conversation_add_tool(
             held.conversation.add_tool(tool);
             Ok(())
         })
-    }
+    })
 }
 
 /// Offers a free-form tool ({"type": "custom"}) to the model with every
@@ -133,8 +135,8 @@ pub unsafe extern "system" fn chatwire_conversation_add_custom_tool(
     description: *const c_char,
     format_json: *const c_char,
 ) -> chatwire_status {
-    unsafe {
-        change(conversation, |held| {
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
             let name = text::str_in(name, "name")?;
             let description = text::opt_str_in(description, "description")?;
             let format = text::opt_str_in(format_json, "format_json")?;
@@ -142,5 +144,5 @@ pub unsafe extern "system" fn chatwire_conversation_add_custom_tool(
                 .add_tool(Tool::custom_from_text(name, description, format)?);
             Ok(())
         })
-    }
+    })
 }

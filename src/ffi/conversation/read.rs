@@ -3,7 +3,8 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::{chatwire_conversation, read};
+use super::{chatwire_conversation, on};
+use crate::ffi::boundary;
 use crate::ffi::status::role_to_c;
 
 /// The number of messages, the system message included; 0 for NULL.
@@ -11,7 +12,7 @@ use crate::ffi::status::role_to_c;
 pub unsafe extern "system" fn chatwire_conversation_len(
     conversation: *const chatwire_conversation,
 ) -> usize {
-    unsafe { read(conversation, |held| Ok(held.conversation.len())) }
+    boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation.len())) })
 }
 
 /// The role (a chatwire_role value) of message `index`, or -1 when `index`
@@ -21,11 +22,11 @@ pub unsafe extern "system" fn chatwire_conversation_role(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> c_int {
-    unsafe {
-        read(conversation, |held| {
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
             Ok(role_to_c(held.message(index)?.role))
         })
-    }
+    })
 }
 
 /// The text of message `index`, or NULL when `index` is out of range or
@@ -41,7 +42,7 @@ pub unsafe extern "system" fn chatwire_conversation_content(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
-    unsafe { read(conversation, |held| held.content_view(index)) }
+    boundary::value(|| unsafe { on(conversation, |held| held.content_view(index)) })
 }
 
 /// The length in bytes of the text of message `index` (without the final
@@ -53,7 +54,7 @@ pub unsafe extern "system" fn chatwire_conversation_content_len(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> usize {
-    unsafe { read(conversation, |held| Ok(held.message(index)?.content.len())) }
+    boundary::value(|| unsafe { on(conversation, |held| Ok(held.message(index)?.content.len())) })
 }
 
 /// The reasoning of message `index` (an assistant message whose server
@@ -67,7 +68,7 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
-    unsafe { read(conversation, |held| held.reasoning_view(index)) }
+    boundary::value(|| unsafe { on(conversation, |held| held.reasoning_view(index)) })
 }
 
 /// The length in bytes of the reasoning of message `index` (without the
@@ -78,10 +79,10 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning_len(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> usize {
-    unsafe {
-        read(conversation, |held| {
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
             let reasoning = held.message(index)?.reasoning.as_ref();
             Ok(reasoning.map_or(0, |reasoning| reasoning.text.len()))
         })
-    }
+    })
 }
