@@ -67,89 +67,74 @@ pub(crate) struct UserData(pub(crate) *mut c_void);
 // the caller's callbacks, which the caller wrote to run on the worker thread.
 unsafe impl Send for UserData {}
 
-/// Calls a C event callback with NUL-terminated copies of the pieces.
-pub(crate) struct EventSink {
-    callback: unsafe extern "system" fn(*mut c_void, c_int, *const c_char, usize) -> c_int,
+/// A C callback that gets text: its function, its userdata, and a buffer
+/// for the NUL-terminated copy of each piece.
+pub(crate) struct Sink<F> {
+    callback: F,
     userdata: UserData,
     buffer: Vec<u8>,
 }
 
-impl EventSink {
-    pub(crate) fn new(
-        callback: unsafe extern "system" fn(*mut c_void, c_int, *const c_char, usize) -> c_int,
-        userdata: *mut c_void,
-    ) -> EventSink {
-        EventSink {
+/// Calls a C delta callback with NUL-terminated copies of the deltas.
+pub(crate) type DeltaSink =
+    Sink<unsafe extern "system" fn(*mut c_void, *const c_char, usize) -> c_int>;
+
+/// Calls a C event callback with NUL-terminated copies of the pieces.
+pub(crate) type EventSink =
+    Sink<unsafe extern "system" fn(*mut c_void, c_int, *const c_char, usize) -> c_int>;
+
+// SAFETY: as for UserData; the function pointer itself is plain code.
+unsafe impl<F> Send for Sink<F> {}
+
+impl<F: Copy> Sink<F> {
+    pub(crate) fn new(callback: F, userdata: *mut c_void) -> Sink<F> {
+        Sink {
             callback,
             userdata: UserData(userdata),
             buffer: Vec::new(),
         }
     }
 
-    /// Hands one piece to C; `Break` when C asks to stop.
+    /// Hands `text` to C through `call` (given the callback, the userdata
+    /// and the copy); `Break` when C asks to stop.
+    fn hand(
+        &mut self,
+        text: &str,
+        call: impl FnOnce(F, *mut c_void, *const c_char) -> c_int,
+    ) -> ControlFlow<()> {
+        self.buffer.clear();
+        self.buffer.extend_from_slice(text.as_bytes());
+        self.buffer.push(0);
+        match call(self.callback, self.userdata.0, self.buffer.as_ptr().cast()) {
+            0 => ControlFlow::Continue(()),
+            _ => ControlFlow::Break(()),
+        }
+    }
+}
+
+impl DeltaSink {
+    /// Hands one delta to C; `Break` when C asks to stop.
+    pub(crate) fn deliver(&mut self, delta: &str) -> ControlFlow<()> {
+        // SAFETY: the caller gave a valid callback; the copy is
+        // NUL-terminated and outlives the call.
+        self.hand(delta, |callback, userdata, text| unsafe {
+            callback(userdata, text, delta.len())
+        })
+    }
+}
+
+impl EventSink {
+    /// Hands one piece to C with its kind; `Break` when C asks to stop.
     pub(crate) fn deliver(&mut self, delta: &crate::StreamDelta) -> ControlFlow<()> {
         let kind = match delta.kind {
             crate::DeltaKind::Reasoning => chatwire_stream_kind::CHATWIRE_STREAM_REASONING,
             crate::DeltaKind::Refusal => chatwire_stream_kind::CHATWIRE_STREAM_REFUSAL,
             _ => chatwire_stream_kind::CHATWIRE_STREAM_CONTENT,
         };
-        self.buffer.clear();
-        self.buffer.extend_from_slice(delta.text.as_bytes());
-        self.buffer.push(0);
-        // SAFETY: the caller gave a valid callback; the buffer is NUL-terminated
-        // and outlives the call.
-        let verdict = unsafe {
-            (self.callback)(
-                self.userdata.0,
-                kind as c_int,
-                self.buffer.as_ptr().cast(),
-                delta.text.len(),
-            )
-        };
-        if verdict == 0 {
-            ControlFlow::Continue(())
-        } else {
-            ControlFlow::Break(())
-        }
-    }
-}
-
-/// Calls a C delta callback with NUL-terminated copies of the deltas.
-pub(crate) struct DeltaSink {
-    callback: unsafe extern "system" fn(*mut c_void, *const c_char, usize) -> c_int,
-    userdata: UserData,
-    buffer: Vec<u8>,
-}
-
-// SAFETY: as for UserData; the function pointer itself is plain code.
-unsafe impl Send for DeltaSink {}
-
-impl DeltaSink {
-    pub(crate) fn new(
-        callback: unsafe extern "system" fn(*mut c_void, *const c_char, usize) -> c_int,
-        userdata: *mut c_void,
-    ) -> DeltaSink {
-        DeltaSink {
-            callback,
-            userdata: UserData(userdata),
-            buffer: Vec::new(),
-        }
-    }
-
-    /// Hands one delta to C; `Break` when C asks to stop.
-    pub(crate) fn deliver(&mut self, delta: &str) -> ControlFlow<()> {
-        self.buffer.clear();
-        self.buffer.extend_from_slice(delta.as_bytes());
-        self.buffer.push(0);
-        // SAFETY: the caller gave a valid callback; the buffer is NUL-terminated
-        // and outlives the call.
-        let verdict =
-            unsafe { (self.callback)(self.userdata.0, self.buffer.as_ptr().cast(), delta.len()) };
-        if verdict == 0 {
-            ControlFlow::Continue(())
-        } else {
-            ControlFlow::Break(())
-        }
+        // SAFETY: as in DeltaSink::deliver.
+        self.hand(&delta.text, |callback, userdata, text| unsafe {
+            callback(userdata, kind as c_int, text, delta.text.len())
+        })
     }
 }
 

@@ -13,15 +13,12 @@ use crate::error::Error;
 use crate::extract::Ingredient;
 use crate::structured::INGREDIENTS_SCHEMA_NUL;
 
-/// Finds the JSON in a model's reply (a fenced json block, or bare JSON
-/// inside prose), repairs what models get wrong (fractions such as 1/2,
-/// mixed numbers, vulgar fractions such as ½, trailing commas, unquoted keys
-/// and values, missing commas and colons, output cut off) and writes it as
-/// compact, valid JSON: always the outermost object or array the reply
-/// holds, never a part of one that could not be recovered. A reply that is
-/// one JSON string holding an object or array is unwrapped once. On success
-/// `*json_out` owns the text; free with chatwire_string_free(). No JSON, or
-/// none that can be recovered whole: CHATWIRE_ERR_NO_JSON.
+/// Finds the JSON in a model's reply (a fenced json block, or bare JSON in
+/// prose), repairs what models get wrong (fractions such as 1/2 or ½, mixed
+/// numbers, trailing commas, unquoted keys and values, missing commas and
+/// colons, output cut off) and writes the outermost object or array, whole,
+/// as compact JSON to `*json_out`; a reply that is one JSON string holding
+/// one is unwrapped once. None recoverable whole: CHATWIRE_ERR_NO_JSON.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_json(
     text: *const c_char,
@@ -35,28 +32,14 @@ pub unsafe extern "system" fn chatwire_extract_json(
 }
 
 /// Reads an ingredient list (the convention of chatwire_ingredients_prompt())
-/// from a model's reply and writes it as a normalised JSON array, one object
-/// per ingredient, each with exactly these keys:
-///
-/// ```json
-/// [{"ingredient":"flour","quantity":1.5,"unit":"cup"},{"ingredient":"egg","quantity":3.0,"unit":null}]
-/// ```
-///
-/// - "ingredient": a non-empty string, trimmed.
-/// - "quantity": always a finite number, written with a decimal point
-///   (1/2 and ½ in the reply become 0.5; "2 cups" becomes 2.0); 0.0 when
-///   the reply gives no amount ("to taste").
-/// - "unit": a string, or null when there is none (a count such as 3 eggs).
-///
-/// The reading is lenient, as small models need: the list may be wrapped
-/// in an object, keys may be "name", "amount", "units" and so on, unusable
-/// items are skipped. The Rust docs of `chatwire::extract_ingredients` give
-/// every rule. An empty list in the reply gives "[]".
-///
-/// On success `*json_out` owns the text; free with chatwire_string_free().
-/// No JSON, or JSON holding no usable ingredient: CHATWIRE_ERR_NO_JSON, and
-/// chatwire_last_error() says why. To read the items without a JSON parser,
-/// use chatwire_extract_ingredient_list() instead.
+/// from a model's reply into `*json_out`, normalised: an array of
+/// {"ingredient": a trimmed, non-empty string, "quantity": a finite number
+/// written with a decimal point (½ gives 0.5, no amount 0.0), "unit": a string
+/// or null}, e.g. [{"ingredient":"egg","quantity":3.0,"unit":null}]. Lenient,
+/// as small models need (a wrapping object, keys such as "name" or "amount",
+/// unusable items skipped; the Rust docs of `chatwire::extract_ingredients`
+/// give every rule); an empty list gives "[]". No JSON, or no usable
+/// ingredient: CHATWIRE_ERR_NO_JSON, and the last error says why.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_ingredients(
     text: *const c_char,
@@ -73,15 +56,10 @@ pub unsafe extern "system" fn chatwire_extract_ingredients(
     })
 }
 
-/// An ingredient list read from a model's reply, for C programs that want
-/// the items without parsing JSON.
-///
-/// Made by chatwire_extract_ingredient_list(), freed by
-/// chatwire_ingredients_free(). Read with chatwire_ingredients_len(),
-/// chatwire_ingredients_name(), chatwire_ingredients_quantity() and
-/// chatwire_ingredients_unit(). The list never changes after it is made, so
-/// several threads may read it at once; the strings it hands out live until
-/// it is freed.
+/// An ingredient list read from a model's reply, for C programs that want the
+/// items without parsing JSON: made by chatwire_extract_ingredient_list(),
+/// freed by chatwire_ingredients_free(). It never changes, so several threads
+/// may read it at once; its strings live until it is freed.
 pub struct chatwire_ingredients {
     items: Vec<IngredientView>,
 }
@@ -121,12 +99,8 @@ unsafe fn item<'a>(
     )
 }
 
-/// Reads an ingredient list from a model's reply, as
-/// chatwire_extract_ingredients() does, into a list to read with the
-/// chatwire_ingredients_ accessors. On success `*list_out` owns the list
-/// (possibly empty, when the reply holds an empty array); free it with
-/// chatwire_ingredients_free(). No JSON, or JSON holding no usable
-/// ingredient: CHATWIRE_ERR_NO_JSON, and chatwire_last_error() says why.
+/// Reads an ingredient list as chatwire_extract_ingredients() does, into
+/// `*list_out` (empty when the reply holds an empty array):
 ///
 /// ```c
 /// chatwire_ingredients *list = NULL;
@@ -158,15 +132,14 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
     })
 }
 
-/// The number of ingredients in the list; 0 for NULL.
+/// The number of ingredients in the list.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_len(list: *const chatwire_ingredients) -> usize {
     boundary::value(|| Ok(unsafe { handle::borrow(list, "list")? }.items.len()))
 }
 
-/// The name of ingredient `index` ("flour"), never empty; NULL when `index`
-/// is out of range or `list` is NULL. Borrowed: valid until the list is
-/// freed; do not free. chatwire_ingredients_name_len() gives its length.
+/// The name of ingredient `index` ("flour"), never empty; borrowed until the
+/// list is freed.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_name(
     list: *const chatwire_ingredients,
@@ -175,9 +148,7 @@ pub unsafe extern "system" fn chatwire_ingredients_name(
     boundary::value(|| Ok(unsafe { item(list, index)? }.name.as_ptr()))
 }
 
-/// The length in bytes of the name of ingredient `index` (without the final
-/// NUL; U+0000 inside counts); 0 when `index` is out of range or `list` is
-/// NULL.
+/// The length in bytes of chatwire_ingredients_name().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_name_len(
     list: *const chatwire_ingredients,
@@ -186,9 +157,8 @@ pub unsafe extern "system" fn chatwire_ingredients_name_len(
     boundary::value(|| Ok(unsafe { item(list, index)? }.name.len()))
 }
 
-/// The quantity of ingredient `index` (1/2 and ½ in the reply give 0.5):
-/// always finite, never NaN; 0.0 when the reply gives no amount, and also
-/// when `index` is out of range or `list` is NULL.
+/// The quantity of ingredient `index` (½ gives 0.5): finite; 0.0 when the
+/// reply gives no amount.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_quantity(
     list: *const chatwire_ingredients,
@@ -197,10 +167,8 @@ pub unsafe extern "system" fn chatwire_ingredients_quantity(
     boundary::value(|| Ok(unsafe { item(list, index)? }.quantity))
 }
 
-/// The unit of ingredient `index` ("cup", "g"), or NULL when it has none
-/// (a count such as 3 eggs), when `index` is out of range, or when `list` is
-/// NULL. Borrowed: valid until the list is freed; do not free.
-/// chatwire_ingredients_unit_len() gives its length.
+/// The unit of ingredient `index` ("cup", "g"), NULL when it has none (3
+/// eggs); borrowed until the list is freed.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_unit(
     list: *const chatwire_ingredients,
@@ -214,9 +182,7 @@ pub unsafe extern "system" fn chatwire_ingredients_unit(
     })
 }
 
-/// The length in bytes of the unit of ingredient `index` (without the final
-/// NUL; U+0000 inside counts); 0 when it has none, when `index` is out of
-/// range or `list` is NULL.
+/// The length in bytes of chatwire_ingredients_unit(); 0 when it has none.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_unit_len(
     list: *const chatwire_ingredients,
@@ -230,19 +196,17 @@ pub unsafe extern "system" fn chatwire_ingredients_unit_len(
     })
 }
 
-/// Frees a list and every string borrowed from it. NULL is ignored.
+/// Frees a list and every string borrowed from it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_free(list: *mut chatwire_ingredients) {
     boundary::release(|| unsafe { handle::free(list) })
 }
 
-/// Builds the prompt for the ingredient-list convention: the instruction
-/// (keys "ingredient", "quantity" as a number, "unit" as a string or null;
-/// one object per line), an example in a fenced ```json block, and then
-/// `text`, the recipe or other text to extract from, after a "Text:" line.
-/// Send it as the user message and read the reply with
-/// chatwire_extract_ingredients() or chatwire_extract_ingredient_list().
-/// On success `*prompt_out` owns the prompt; free with chatwire_string_free().
+/// Builds in `*prompt_out` the prompt of the ingredient-list convention: the
+/// instruction (keys "ingredient", "quantity" a number, "unit" a string or
+/// null), an example in a fenced json block, then `text` after a "Text:"
+/// line. Read the reply with chatwire_extract_ingredients() or
+/// chatwire_extract_ingredient_list().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_prompt(
     text: *const c_char,
@@ -255,19 +219,11 @@ pub unsafe extern "system" fn chatwire_ingredients_prompt(
     })
 }
 
-/// Builds a prompt asking for JSON shaped like `example_json`, in the form
-/// chatwire_extract_json() reads best: `instruction`, a request for the JSON
-/// alone in a fenced ```json block, `example_json` in such a block, and then
-/// `text` after a "Text:" line (last, so an instruction hidden in the text
-/// reads as part of the text). Each part is trimmed; `example_json` is not
-/// checked. On success `*prompt_out` owns the prompt; free with
-/// chatwire_string_free().
-///
-/// ```c
-/// char *prompt = NULL;
-/// chatwire_json_prompt("List the people named in the text below.",
-///                      "[{\"name\": \"Ada\"}]", "Ada met Grace.", &prompt);
-/// ```
+/// Builds in `*prompt_out` a prompt asking for JSON shaped like
+/// `example_json`, as chatwire_extract_json() reads best: `instruction`, a
+/// request for the JSON alone in a fenced json block, `example_json` in one,
+/// then `text` after a "Text:" line (last, so an instruction hidden in it
+/// reads as text). Each part is trimmed; `example_json` is not checked.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_json_prompt(
     instruction: *const c_char,
@@ -290,10 +246,9 @@ pub unsafe extern "system" fn chatwire_json_prompt(
     })
 }
 
-/// The JSON Schema of the ingredient-list convention, for
-/// chatwire_send_json(): an array of at least one {"ingredient": a
-/// non-empty string, "quantity": a number of 0 or more, "unit": a string or
-/// null}, with no other keys. Static; do not free.
+/// The JSON Schema of the ingredient-list convention, for chatwire_send_json():
+/// an array of at least one {"ingredient": a non-empty string, "quantity": a
+/// number of 0 or more, "unit": a string or null}, no other keys. Static.
 #[no_mangle]
 pub extern "system" fn chatwire_ingredients_schema() -> *const c_char {
     const SCHEMA: &std::ffi::CStr =

@@ -1,20 +1,10 @@
 //! Forms of a few functions for languages that cannot call the originals
-//! cleanly (docs/languages.md):
-//!
-//! - VB6 and 32-bit VBA have no 64-bit integer (only `Currency`, scaled by
-//!   10,000), so every `uint64_t` parameter gets a `uint32_t` twin:
-//!   [`chatwire_client_set_timeout_ms_u32`],
-//!   [`chatwire_client_set_idle_timeout_ms_u32`],
-//!   [`chatwire_client_set_limit_u32`],
-//!   [`chatwire_conversation_set_token_budget_u32`],
-//!   [`chatwire_reply_usage_u32`] and [`chatwire_reply_usage_details_u32`].
-//! - COBOL cannot hand over a C callback, nor wait on a descriptor, so a
-//!   streamed reply is read in a plain loop: [`chatwire_request_wait_text`]
-//!   (and [`chatwire_request_wait_text_len`], for text that holds U+0000).
-//!
-//! Each forwards to the original function, which does the checks and
-//! records the last error; nothing here has logic of its own beyond
-//! widening and narrowing; the wait is the core's.
+//! cleanly (docs/languages.md): a `uint32_t` twin of each function with a
+//! `uint64_t` parameter, for VB6 and 32-bit VBA, which have no 64-bit
+//! integer; and [`chatwire_request_wait_text`], a streamed reply in a plain
+//! loop, for COBOL, which can neither hand over a callback nor wait on a
+//! descriptor. Each forwards to the original (or the core's wait), which
+//! does the checks and records the last error.
 
 use std::ffi::{c_char, c_int};
 
@@ -33,8 +23,7 @@ use super::status::chatwire_status;
 use crate::client::BackgroundSend;
 
 /// chatwire_client_set_timeout_ms() with a 32-bit count, for languages
-/// without a 64-bit integer (VB6, 32-bit VBA: a `Long`). The same checks
-/// and errors.
+/// without a 64-bit integer (VB6, 32-bit VBA: a `Long`).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     client: *mut chatwire_client,
@@ -45,8 +34,7 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     })
 }
 
-/// chatwire_client_set_idle_timeout_ms() with a 32-bit count (see
-/// chatwire_client_set_timeout_ms_u32()). The same checks and errors.
+/// chatwire_client_set_idle_timeout_ms() with a 32-bit count.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(
     client: *mut chatwire_client,
@@ -57,9 +45,7 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(
     })
 }
 
-/// chatwire_client_set_limit() with a 32-bit count of bytes (up to
-/// 4 GiB - 1; see chatwire_client_set_timeout_ms_u32()). The same checks
-/// and errors.
+/// chatwire_client_set_limit() with a 32-bit count of bytes.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_limit_u32(
     client: *mut chatwire_client,
@@ -71,8 +57,7 @@ pub unsafe extern "system" fn chatwire_client_set_limit_u32(
     })
 }
 
-/// chatwire_conversation_set_token_budget() with a 32-bit count (see
-/// chatwire_client_set_timeout_ms_u32()). The same checks and errors.
+/// chatwire_conversation_set_token_budget() with a 32-bit count.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
     conversation: *mut chatwire_conversation,
@@ -85,12 +70,9 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
     })
 }
 
-/// chatwire_reply_usage() in 32-bit counts, for languages without a 64-bit
-/// integer (a count past 4294967295, which no reply reaches, is given as
-/// 4294967295; read from VB's signed `Long`, past 2147483647 it is
-/// negative). Each out-parameter may be NULL. The same errors: when the
-/// server reported no usage, CHATWIRE_ERR_UNAVAILABLE and nothing is
-/// written.
+/// chatwire_reply_usage() in 32-bit counts: a count past 4294967295 (which no
+/// reply reaches) is given as 4294967295, negative in VB's signed `Long`
+/// past 2147483647.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_u32(
     reply: *const chatwire_reply,
@@ -108,9 +90,8 @@ pub unsafe extern "system" fn chatwire_reply_usage_u32(
     })
 }
 
-/// chatwire_reply_usage_details() in 32-bit counts (see
-/// chatwire_reply_usage_u32()). Each out-parameter may be NULL; the same
-/// errors.
+/// chatwire_reply_usage_details() in 32-bit counts, as
+/// chatwire_reply_usage_u32().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
     reply: *const chatwire_reply,
@@ -132,15 +113,11 @@ fn narrowed(count: u64) -> u32 {
     u32::try_from(count).unwrap_or(u32::MAX)
 }
 
-/// Waits until a background request (chatwire_send_async() with a NULL
-/// `on_delta`) has text that was not yet taken, or is done, and hands that
-/// text out as chatwire_request_take_text() does: `*text_out` owns it (free
-/// with chatwire_string_free()). It is "" only once the request is done and
-/// all its text was taken; chatwire_request_wait() then gives the outcome
-/// (and appends the reply) without blocking.
-///
-/// A streamed reply for languages that can neither hand over a callback
-/// nor wait on a descriptor (COBOL, batch Fortran), in a plain loop:
+/// Waits until a background request has text not yet taken, or is done, and
+/// hands it out as chatwire_request_take_text() does; "" only once it is done
+/// and all its text was taken, when chatwire_request_wait() no longer blocks.
+/// A streamed reply in a plain loop, for languages that can neither hand
+/// over a callback nor wait on a descriptor (COBOL, batch Fortran):
 ///
 /// ```c
 /// for (;;) {
@@ -154,12 +131,9 @@ fn narrowed(count: u64) -> u32 {
 /// status = chatwire_request_wait(request, &reply);
 /// ```
 ///
-/// For a request started with an `on_delta` callback (which gets the text
-/// instead), it waits for the end and gives "", so never call it from
-/// that callback (the request would wait for itself); from `on_done` it
-/// returns at once. It blocks the calling thread: cancel from another
-/// thread (chatwire_request_cancel()), or set a timeout on the client; do
-/// not free the request during the wait. Errors: CHATWIRE_ERR_NULL_ARGUMENT.
+/// With an `on_delta` callback it waits for the end and gives "": never call
+/// it from that callback (the request would wait for itself). Cancel a wait
+/// from another thread or with a timeout; never free the request during it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait_text(
     request: *mut chatwire_request,
@@ -169,9 +143,7 @@ pub unsafe extern "system" fn chatwire_request_wait_text(
 }
 
 /// Like chatwire_request_wait_text(), and writes the text's length in bytes
-/// (without the final NUL) to `*len_out`: a model may write U+0000, which
-/// ends the text for strlen() but not for this length. Both out-parameters
-/// are required and written only on success.
+/// to `*len_out`.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait_text_len(
     request: *mut chatwire_request,

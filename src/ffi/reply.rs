@@ -12,9 +12,9 @@ use crate::reply::Reply;
 
 /// A reply and its metadata, made by chatwire_send_reply(),
 /// chatwire_send_stream_reply() or chatwire_request_wait_reply(), freed by
-/// chatwire_reply_free(). Every string it hands out is borrowed from it and
-/// valid until it is freed. It does not depend on the client or the
-/// conversation, and may be read from any thread.
+/// chatwire_reply_free(); every string it hands out is borrowed until then,
+/// and is what the server sent, never edited. Independent of the client and
+/// the conversation; may be read from any thread.
 pub struct chatwire_reply {
     reply: Reply,
     // What the server wrote in JSON strings may hold U+0000: kept whole,
@@ -114,9 +114,7 @@ unsafe fn tool_call<'a>(
     )
 }
 
-/// The reply's text; "" when the model only called tools. NULL for a NULL
-/// reply. Borrowed until the reply is freed. A text holding U+0000 goes on
-/// past it: chatwire_reply_content_len() gives its whole length.
+/// The reply's text; "" when the model only called tools.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_content(
     reply: *const chatwire_reply,
@@ -124,18 +122,14 @@ pub unsafe extern "system" fn chatwire_reply_content(
     boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.content.as_ptr()))
 }
 
-/// The length in bytes of the reply's text (without the final NUL), which
-/// is more than strlen(chatwire_reply_content(reply)) when the text holds
-/// U+0000; 0 for a NULL reply.
+/// The length in bytes of chatwire_reply_content().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_content_len(reply: *const chatwire_reply) -> usize {
     boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.content.len()))
 }
 
 /// Why the model stopped: "stop", "length", "tool_calls", "content_filter",
-/// ...; NULL when the server did not say (or for a NULL reply). Borrowed
-/// until the reply is freed; chatwire_reply_finish_reason_len() gives its
-/// length.
+/// ...; NULL when the server did not say.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_finish_reason(
     reply: *const chatwire_reply,
@@ -147,9 +141,7 @@ pub unsafe extern "system" fn chatwire_reply_finish_reason(
     })
 }
 
-/// The length in bytes of chatwire_reply_finish_reason() (without the
-/// final NUL; U+0000 inside counts): 0 when the server did not say, or for
-/// a NULL reply.
+/// The length in bytes of chatwire_reply_finish_reason(); 0 when NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_finish_reason_len(
     reply: *const chatwire_reply,
@@ -161,9 +153,8 @@ pub unsafe extern "system" fn chatwire_reply_finish_reason_len(
     })
 }
 
-/// The token counts of the request. Each out-parameter may be NULL when that
-/// count is not wanted. When the server reported no usage:
-/// CHATWIRE_ERR_UNAVAILABLE, and nothing is written.
+/// The token counts of the request, each out-parameter NULL when not
+/// wanted. No usage from the server: CHATWIRE_ERR_UNAVAILABLE.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage(
     reply: *const chatwire_reply,
@@ -187,11 +178,10 @@ pub unsafe extern "system" fn chatwire_reply_usage(
     })
 }
 
-/// The request id the server or gateway sent (the x-request-id header,
-/// else the first of request-id, apim-request-id, x-ms-request-id,
-/// x-amzn-requestid, x-litellm-call-id, x-kong-request-id and cf-ray), to
-/// quote when asking the provider for help; NULL when it sent none.
-/// Borrowed until the reply is freed.
+/// The request id the server or gateway sent, to quote when asking the
+/// provider for help: the x-request-id header, else the first of request-id,
+/// apim-request-id, x-ms-request-id, x-amzn-requestid, x-litellm-call-id,
+/// x-kong-request-id and cf-ray; NULL when none came.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_request_id(
     reply: *const chatwire_reply,
@@ -203,17 +193,14 @@ pub unsafe extern "system" fn chatwire_reply_request_id(
     })
 }
 
-/// The response body as received (for a streamed reply: the equivalent
-/// non-streamed body, built from the chunks). Borrowed until the reply is
-/// freed; NULL for a NULL reply. Like every text of a reply, what the server
-/// sent, never edited (only chatwire_last_error() and chatwire's other own
-/// texts are cleaned of the client's secrets).
+/// The response body as received (for a streamed reply, the equivalent
+/// non-streamed body built from the chunks).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) -> *const c_char {
     boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.json.as_ptr()))
 }
 
-/// How many tools the model called; 0 for a NULL reply.
+/// How many tools the model called.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call_count(
     reply: *const chatwire_reply,
@@ -221,16 +208,11 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_count(
     boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.tool_calls.len()))
 }
 
-/// Tool call `index`: its id (to quote in the result), the function's name,
-/// and its arguments exactly as the model wrote them (JSON text, unchecked;
-/// chatwire_extract_json() reads sloppy arguments leniently). For a call of
-/// a free-form tool (chatwire_reply_tool_call_type() "custom"), the tool's
-/// name and the free text the model wrote as its input. Each
-/// out-parameter may be NULL; the strings are borrowed until the reply is
-/// freed; chatwire_reply_tool_call_len() gives their lengths (a model may
-/// write U+0000 in any of them). `index` out of range:
-/// CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is written. The arguments are
-/// the JSON text the model wrote, byte for byte.
+/// Tool call `index`: its id (to quote in the result), the function's name
+/// and its arguments, the JSON text the model wrote, byte for byte and
+/// unchecked (chatwire_extract_json() reads sloppy arguments leniently); for
+/// a free-form tool (type "custom"), its name and the model's free text.
+/// Each out-parameter may be NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call(
     reply: *const chatwire_reply,
@@ -247,11 +229,8 @@ pub unsafe extern "system" fn chatwire_reply_tool_call(
     })
 }
 
-/// The lengths in bytes of the id, the name and the arguments of tool call
-/// `index` (without the final NUL; U+0000 inside counts), as
-/// chatwire_reply_tool_call() hands them out. Each out-parameter may be
-/// NULL. `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is
-/// written.
+/// The lengths in bytes of the texts of chatwire_reply_tool_call(); each
+/// out-parameter may be NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call_len(
     reply: *const chatwire_reply,
@@ -268,11 +247,8 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_len(
     })
 }
 
-/// Tool call `index`'s type: "function", or "custom" for a call of a
-/// free-form tool (offered with chatwire_conversation_add_custom_tool()),
-/// whose input chatwire_reply_tool_call() hands out as the arguments.
-/// NULL when `index` is out of range (or for a NULL reply). Borrowed until
-/// the reply is freed.
+/// Tool call `index`'s type: "function", or "custom" for a free-form tool
+/// (chatwire_conversation_add_custom_tool()).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call_type(
     reply: *const chatwire_reply,
@@ -281,13 +257,11 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
     boundary::value(|| Ok(unsafe { tool_call(reply, index)? }[3].as_ptr()))
 }
 
-/// The model's reasoning ("thinking"): from reasoning_content, reasoning,
-/// the text parts of reasoning_details, Mistral's thinking chunks, or a
-/// leading <think>...</think> block taken out of the content
-/// (chatwire_reply_content() never holds it). NULL when there is none, or
-/// no text of it (only encrypted reasoning, still sent back), or for a
-/// NULL reply. Borrowed until the reply is freed;
-/// chatwire_reply_reasoning_len() gives its length. As the model wrote it.
+/// The model's reasoning ("thinking"), as it wrote it: from
+/// reasoning_content, reasoning, the text parts of reasoning_details,
+/// Mistral's thinking chunks, or a leading <think>...</think> block, which
+/// chatwire_reply_content() then never holds. NULL when there is no text of
+/// it (encrypted reasoning is still sent back).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_reasoning(
     reply: *const chatwire_reply,
@@ -299,8 +273,7 @@ pub unsafe extern "system" fn chatwire_reply_reasoning(
     })
 }
 
-/// The length in bytes of chatwire_reply_reasoning() (without the final
-/// NUL; U+0000 inside counts): 0 when there is none, or for a NULL reply.
+/// The length in bytes of chatwire_reply_reasoning(); 0 when NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwire_reply) -> usize {
     boundary::value(|| {
@@ -310,19 +283,15 @@ pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwir
     })
 }
 
-/// How many choices the reply has: 1 unless the request asked for more
-/// with the option "n"; 0 for a NULL reply. Choice 0 is the reply itself,
-/// the one appended to the conversation.
+/// How many choices the reply has: 1 unless the option "n" asked for more.
+/// Choice 0 is the reply itself, the one appended to the conversation.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_count(reply: *const chatwire_reply) -> usize {
     boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.choices.len()))
 }
 
-/// The text of choice `index` (in order of the choices' index; choice 0 is
-/// chatwire_reply_content()), without its reasoning; NULL when `index` is
-/// out of range (with chatwire_last_error() saying so) or for a NULL reply.
-/// Borrowed until the reply is freed; chatwire_reply_choice_content_len()
-/// gives its length.
+/// The text of choice `index` (in the order of the choices' index), without
+/// its reasoning.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_content(
     reply: *const chatwire_reply,
@@ -331,9 +300,7 @@ pub unsafe extern "system" fn chatwire_reply_choice_content(
     boundary::value(|| Ok(unsafe { choice(reply, index)? }.as_ptr()))
 }
 
-/// The length in bytes of the text of choice `index` (without the final
-/// NUL; U+0000 inside counts); 0 when `index` is out of range (with
-/// chatwire_last_error() saying so) or for a NULL reply.
+/// The length in bytes of chatwire_reply_choice_content().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_content_len(
     reply: *const chatwire_reply,
@@ -342,13 +309,11 @@ pub unsafe extern "system" fn chatwire_reply_choice_content_len(
     boundary::value(|| Ok(unsafe { choice(reply, index)? }.len()))
 }
 
-/// The usage details: prompt tokens the server had cached
-/// (prompt_tokens_details.cached_tokens) and completion tokens spent on
-/// reasoning (completion_tokens_details.reasoning_tokens); a detail the
-/// server left out while it sent the other is 0. Each out-parameter may be
-/// NULL. When the server sent neither (or no usage at all):
-/// CHATWIRE_ERR_UNAVAILABLE, and nothing is written. Groq's stream usage
-/// (under x_groq.usage) counts.
+/// Prompt tokens the server had cached (prompt_tokens_details.cached_tokens)
+/// and completion tokens spent on reasoning
+/// (completion_tokens_details.reasoning_tokens; Groq's x_groq.usage counts),
+/// each out-parameter NULL when not wanted; one the server left out is 0.
+/// Neither sent: CHATWIRE_ERR_UNAVAILABLE.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_details(
     reply: *const chatwire_reply,
@@ -369,10 +334,8 @@ pub unsafe extern "system" fn chatwire_reply_usage_details(
 }
 
 /// The value of the response header `name`, case-insensitive (such as
-/// "x-ratelimit-remaining-requests"); the first when it came twice; NULL
-/// when the response had none (or for a NULL argument, with last error).
-/// Borrowed until the reply is freed; as the server sent it, like every
-/// other text of a reply.
+/// "x-ratelimit-remaining-requests"); the first when it came twice; NULL when
+/// the response had none.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_header(
     reply: *const chatwire_reply,
@@ -389,7 +352,7 @@ pub unsafe extern "system" fn chatwire_reply_header(
     })
 }
 
-/// Frees a reply and every string borrowed from it. NULL is ignored.
+/// Frees a reply and every string borrowed from it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_free(reply: *mut chatwire_reply) {
     boundary::release(|| unsafe { handle::free(reply) })

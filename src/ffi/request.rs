@@ -14,16 +14,11 @@ use super::text;
 use crate::client::BackgroundSend;
 use crate::reply::Reply;
 
-/// A send running on a worker thread, made by chatwire_send_async().
-///
-/// Poll it with chatwire_request_done(), stop it with
-/// chatwire_request_cancel(), collect it with chatwire_request_wait(), and
-/// free it with chatwire_request_free(), which cancels and waits if it is
-/// still running. Its callbacks run on the worker thread. The conversation
-/// it was started with must be left untouched by the caller until
-/// chatwire_request_wait() has returned or the request is freed; the
-/// request holds it, so it may be freed meanwhile
-/// (chatwire_conversation_free()).
+/// A send running on a worker thread, made by chatwire_send_async(): poll it
+/// with chatwire_request_done(), stop it with chatwire_request_cancel(),
+/// collect it with chatwire_request_wait(), free it with
+/// chatwire_request_free(). It holds its conversation, which the caller
+/// leaves untouched until the wait has returned or the request is freed.
 pub struct chatwire_request {
     pub(super) send: BackgroundSend,
     /// Holds the conversation that the reply is appended to, also after C
@@ -34,8 +29,8 @@ pub struct chatwire_request {
     _running: Running,
 }
 
-/// 1 when the request has finished (successfully or not), 0 while it runs;
-/// -1 for NULL (with chatwire_last_error() saying so). Never blocks.
+/// 1 when the request has finished (successfully or not), 0 while it runs.
+/// Never blocks.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_done(request: *const chatwire_request) -> c_int {
     boundary::value(|| {
@@ -47,14 +42,10 @@ pub unsafe extern "system" fn chatwire_request_done(request: *const chatwire_req
     })
 }
 
-/// Waits for the request to finish and returns the send's own status.
-///
-/// On success the reply is appended to the conversation and, if `reply_out`
-/// is not NULL, `*reply_out` owns a copy (free with chatwire_string_free();
-/// it ends at the first U+0000: chatwire_request_wait_reply() and
-/// chatwire_reply_content_len() give all of it). On failure the conversation is unchanged and chatwire_last_error() says
-/// why, on the calling thread. Waiting again returns the same status (and a
-/// new copy of the reply) without appending it twice.
+/// Waits for the request to finish and returns the send's status. On success
+/// the reply is appended to the conversation and `*reply_out`, unless NULL,
+/// owns a copy as chatwire_send() gives it. Waiting again gives the same
+/// status (and a new copy) without appending twice.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait(
     request: *mut chatwire_request,
@@ -70,8 +61,8 @@ pub unsafe extern "system" fn chatwire_request_wait(
     })
 }
 
-/// Like chatwire_request_wait(), but hands out the whole reply: on success
-/// `*reply_out` owns a chatwire_reply (free with chatwire_reply_free()).
+/// Like chatwire_request_wait(), but `*reply_out` owns the whole reply (free
+/// with chatwire_reply_free()).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait_reply(
     request: *mut chatwire_request,
@@ -114,7 +105,7 @@ impl chatwire_request {
     }
 }
 
-/// Stops the request if it is still running: it finishes with
+/// Stops the request if it still runs: it finishes with
 /// CHATWIRE_ERR_CANCELLED within milliseconds, also while the server is
 /// silent, and its connection is closed. A finished request is left as it is.
 #[no_mangle]
@@ -127,38 +118,26 @@ pub unsafe extern "system" fn chatwire_request_cancel(
     })
 }
 
-/// Frees a request; a running one is cancelled and waited for first (its
-/// reply, if any, is not appended). NULL is ignored. Its descriptor
-/// (chatwire_request_fd()) or event (chatwire_request_event()) is closed.
-///
-/// May be called from inside the request's own `on_delta` or `on_done`
-/// callback (fire and forget): the request is cancelled if it still runs,
-/// and released when the callback returns; no later `on_delta` call comes,
-/// `on_done` still does (with CHATWIRE_ERR_CANCELLED, when freed from
-/// `on_delta`). chatwire_request_wait() from inside its own callback is
-/// refused with CHATWIRE_ERR_INVALID_ARGUMENT: a thread cannot wait for itself.
+/// Frees a request and closes its descriptor or event; a running one is
+/// cancelled and waited for (its reply is not appended). May be called from
+/// its own `on_delta` or `on_done` (fire and forget): the request is
+/// released when the callback returns, and `on_done` still comes (with
+/// CHATWIRE_ERR_CANCELLED when freed from `on_delta`). chatwire_request_wait()
+/// from its own callback gives CHATWIRE_ERR_INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_request) {
     boundary::release(|| unsafe { handle::free(request) })
 }
 
-/// A descriptor that polls readable while the request has text not yet
-/// taken (chatwire_request_take_text()) or once it is done, for a
-/// program's own event loop (poll, epoll, select, libuv, a GUI toolkit's
-/// descriptor watch). POSIX only: elsewhere -1 and CHATWIRE_ERR_SYSTEM.
-///
-/// Level-triggered: it stays readable until the text is taken, and stays
-/// readable for good once the request is done, so a loop that sees it
-/// readable calls chatwire_request_take_text(), then checks
-/// chatwire_request_done(), and collects the request with
-/// chatwire_request_wait() (which no longer blocks). Taking the text is
-/// the only way to make it unreadable again: do not read from it.
-///
-/// Made on the first call (an eventfd on Linux, a pipe elsewhere; close
-/// on exec, non-blocking), owned by the request: the same descriptor every
-/// time, closed by chatwire_request_free(); never close it yourself.
-/// Never blocks. -1 (and chatwire_last_error()) when `request` is NULL or
-/// the system refuses a descriptor.
+/// POSIX: a descriptor, for a program's own event loop (poll, epoll, libuv,
+/// ...), readable while the request has text not yet taken and for good
+/// once it is done: on readable, call chatwire_request_take_text() (the only
+/// way to make it unreadable; never read from it), then
+/// chatwire_request_done(), and collect the request with
+/// chatwire_request_wait(). The same descriptor every time (an eventfd on
+/// Linux, a pipe elsewhere; close on exec, non-blocking), closed by
+/// chatwire_request_free(). Never blocks. Elsewhere -1 and
+/// CHATWIRE_ERR_SYSTEM, as when the system refuses a descriptor.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_request) -> c_int {
     boundary::value(|| {
@@ -172,15 +151,12 @@ pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_reque
     })
 }
 
-/// Windows: a manual-reset event HANDLE (as `void *`) that is signalled
-/// while the request has text not yet taken or once it is done, as
-/// chatwire_request_fd() is readable on POSIX; for WaitForSingleObject(),
-/// WaitForMultipleObjects() or MsgWaitForMultipleObjects() in the program's
-/// own loop. chatwire_request_take_text() resets it when nothing is left
-/// to take. Made on the first call, owned by the request and closed by
-/// chatwire_request_free(); never close, set or reset it yourself. Elsewhere
-/// NULL and CHATWIRE_ERR_SYSTEM; NULL too for a NULL `request` or when the
-/// system refuses an event.
+/// Windows: a manual-reset event HANDLE (as `void *`) for
+/// WaitForSingleObject() and its kin, signalled as chatwire_request_fd() is
+/// readable on POSIX; chatwire_request_take_text() resets it when nothing is
+/// left. Owned by the request and closed by chatwire_request_free(); never
+/// close, set or reset it. Elsewhere NULL and CHATWIRE_ERR_SYSTEM, as when
+/// the system refuses an event.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_event(
     request: *const chatwire_request,
@@ -203,20 +179,11 @@ fn unsupported(asked: &str, instead: &str) -> crate::error::Error {
     }
 }
 
-/// The request's text that arrived since the last call, on the caller's
-/// thread: `*text_out` owns it (free with chatwire_string_free(); it ends
-/// at its first U+0000: chatwire_request_take_text_len() gives the length
-/// of all of it); "" when nothing new has arrived, and always "" for a
-/// request started with an
-/// `on_delta` callback (which gets the text instead). Pieces end on whole
-/// UTF-8 characters; all of them together are the reply's text, which
-/// chatwire_request_wait() still gives whole and appends. Taking the text
-/// makes chatwire_request_fd() unreadable again until more arrives or the
-/// request is done. Never blocks. Safe to call while the request runs, also
-/// after it is done and after chatwire_request_wait().
-///
-/// Reasoning text, when a request carries it, will be taken the same way by
-/// a function of the same shape, and signalled by the same descriptor.
+/// The request's text that arrived since the last call, in whole UTF-8
+/// characters, owned by `*text_out`: "" when nothing new came, always "" for
+/// a request with an `on_delta` callback. All pieces together are the
+/// reply's text, which chatwire_request_wait() still gives whole. Never
+/// blocks; fine while the request runs and after it is done.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_take_text(
     request: *mut chatwire_request,
@@ -226,9 +193,7 @@ pub unsafe extern "system" fn chatwire_request_take_text(
 }
 
 /// Like chatwire_request_take_text(), and writes the text's length in bytes
-/// (without the final NUL) to `*len_out`: a model may write U+0000, which
-/// ends the text for strlen() but not for this length. Both out-parameters
-/// are required and written only on success.
+/// to `*len_out`.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_take_text_len(
     request: *mut chatwire_request,

@@ -15,13 +15,10 @@ use crate::ffi::handle;
 use crate::ffi::status::chatwire_status;
 use crate::ffi::text;
 
-/// A connection to one chat completions endpoint with one API key.
-///
-/// Made by chatwire_client_new(), freed by chatwire_client_free(). One client
-/// may be used by several threads at once (chatwire_send() from each, with a
-/// conversation per thread); connections are pooled and reused. The setters
-/// affect the sends that start after them. Free it only when no call that
-/// uses it is running.
+/// A connection to one chat completions endpoint with one API key, made by
+/// chatwire_client_new(), freed by chatwire_client_free(). Several threads
+/// may use one client at once (with a conversation each); connections are
+/// pooled. Setters affect the sends that start after them.
 pub struct chatwire_client {
     /// The settings the setters change, resolved once when the handle was
     /// made; held while a setter makes the next client, so that two setters
@@ -75,34 +72,24 @@ unsafe fn set<E: Into<FfiError>>(
     unsafe { handle::borrow(client, "client")? }.update(change)
 }
 
-/// Creates a client.
+/// Creates a client in `*client_out`. Requests go to
+/// {base_url}/v1/chat/completions (a trailing "/v1" or "/" is not doubled;
+/// other routes: chatwire_client_set_endpoint_url()), e.g. with
+/// "http://localhost:11434/v1" or Azure's
+/// "https://RESOURCE.openai.azure.com/openai/v1". Each setting comes from the
+/// first place that has it:
 ///
-/// `base_url`: e.g. "https://api.openai.com", "http://127.0.0.1:8080",
-/// "http://localhost:11434/v1" or "https://RESOURCE.openai.azure.com/openai/v1"
-/// (Azure's v1 route); requests go to {base_url}/v1/chat/completions (a
-/// trailing "/v1" or "/" is not doubled; for any other route see
-/// chatwire_client_set_endpoint_url()). Both strings are copied; the caller
-/// keeps ownership. Each comes from the first place that has it:
+/// | setting  | 1. argument | 2. environment   | 3. ./.env        | else                         |
+/// |----------|-------------|------------------|------------------|------------------------------|
+/// | base URL | base_url    | $OPENAI_BASE_URL | OPENAI_BASE_URL= | "https://api.openai.com"     |
+/// | API key  | api_key     | $OPENAI_API_KEY  | OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
 ///
-/// | setting  | 1. argument      | 2. environment  | 3. ./.env         | else                        |
-/// |----------|------------------|-----------------|-------------------|-----------------------------|
-/// | base URL | base_url         | $OPENAI_BASE_URL | OPENAI_BASE_URL= | "https://api.openai.com"    |
-/// | API key  | api_key          | $OPENAI_API_KEY | OPENAI_API_KEY=   | CHATWIRE_ERR_MISSING_API_KEY |
-///
-/// An `api_key` of "" means no credential at all (a local server started
-/// without a key): nothing is looked up and no Authorization header is
-/// sent. NULL means: look it up.
-///
-/// Arguments and the environment combine freely. Only ./.env, which comes
-/// with whatever directory the program runs in, is less trusted: a key
-/// passed here or found in the environment is never sent to a base URL that
-/// ./.env names (CHATWIRE_ERR_CONFIG, naming both places). A key from
-/// ./.env may go wherever the argument or the environment points.
-///
-/// On success `*client_out` owns a new client, to be freed with
-/// chatwire_client_free(). Errors: CHATWIRE_ERR_MISSING_API_KEY,
-/// CHATWIRE_ERR_CONFIG (unusable URL, or a key and a URL from ./.env that
-/// may not meet), CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
+/// An `api_key` of "" means no credential at all (a local server): nothing
+/// is looked up and no Authorization header is sent. ./.env, which comes with
+/// whatever directory the program runs in, is less trusted: a key from an
+/// argument or the environment is never sent to a base URL that ./.env names
+/// (CHATWIRE_ERR_CONFIG, naming both places). CHATWIRE_ERR_CONFIG also for an
+/// unusable URL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new(
     base_url: *const c_char,
@@ -140,39 +127,29 @@ fn build_into(
     Ok(())
 }
 
-/// Frees a client. NULL is ignored. Only once no call that uses it runs.
+/// Frees a client, once no call that uses it runs.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_free(client: *mut chatwire_client) {
     boundary::release(|| unsafe { handle::free(client) })
 }
 
-/// Creates a client for Azure OpenAI's classic route: requests go to
+/// Creates in `*client_out` a client for Azure OpenAI's classic route:
 /// {endpoint}/openai/deployments/{deployment}/chat/completions?api-version={api_version},
-/// the key in the "api-key" header and no Authorization header.
+/// the key in the "api-key" header. `endpoint` is the resource's
+/// ("https://RESOURCE.openai.azure.com"), `deployment` (required) the
+/// model deployment's name; each setting comes from the first place that
+/// has it, with chatwire_client_new()'s trust rule for ./.env:
 ///
-/// | setting     | 1. argument  | 2. environment         | 3. ./.env | else |
-/// |-------------|--------------|------------------------|-----------|------|
-/// | endpoint    | endpoint     | $AZURE_OPENAI_ENDPOINT | AZURE_OPENAI_ENDPOINT= | CHATWIRE_ERR_CONFIG |
-/// | api_version | api_version  | $OPENAI_API_VERSION    | OPENAI_API_VERSION=    | "2024-10-21" (the latest generally available version) |
-/// | api_key     | api_key ("": none) | $AZURE_OPENAI_API_KEY | AZURE_OPENAI_API_KEY= | CHATWIRE_ERR_MISSING_API_KEY |
+/// | setting     | 1. argument        | 2. environment         | 3. ./.env | else |
+/// |-------------|--------------------|------------------------|-----------|------|
+/// | endpoint    | endpoint           | $AZURE_OPENAI_ENDPOINT | AZURE_OPENAI_ENDPOINT= | CHATWIRE_ERR_CONFIG |
+/// | api_version | api_version        | $OPENAI_API_VERSION    | OPENAI_API_VERSION=    | "2024-10-21" (the latest generally available) |
+/// | api_key     | api_key ("": none) | $AZURE_OPENAI_API_KEY  | AZURE_OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
 ///
-/// `endpoint` is the resource's, e.g. "https://RESOURCE.openai.azure.com";
-/// `deployment` (required) is the model deployment's name. For Entra ID
-/// tokens pass "" as `api_key` and set a chatwire_credential_callback: its
-/// tokens go as "Authorization: Bearer". The trust rule is
-/// chatwire_client_new()'s: a key from an argument or the environment is
-/// never sent to an endpoint that ./.env names.
-///
-/// Azure's newer /openai/v1 route needs none of this: pass
-/// "https://RESOURCE.openai.azure.com/openai/v1" to chatwire_client_new(),
-/// and the deployment name as the model.
-///
-/// On success `*client_out` owns a new client, to be freed with
-/// chatwire_client_free(). Errors: CHATWIRE_ERR_MISSING_API_KEY,
-/// CHATWIRE_ERR_CONFIG (no or an unusable endpoint, a refused key),
-/// CHATWIRE_ERR_INVALID_ARGUMENT (an empty deployment or version),
-/// CHATWIRE_ERR_NULL_ARGUMENT (`deployment` or `client_out`),
-/// CHATWIRE_ERR_INVALID_UTF8. Strings are copied.
+/// An empty deployment or version: CHATWIRE_ERR_INVALID_ARGUMENT. For Entra
+/// ID tokens pass "" as `api_key` and set a chatwire_credential_callback.
+/// Azure's /openai/v1 route needs none of this: chatwire_client_new(), with
+/// the deployment's name as the model.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new_azure(
     endpoint: *const c_char,

@@ -12,7 +12,7 @@ use crate::ffi::text;
 use crate::structured::SchemaDelivery;
 
 /// Sets the whole-request timeout in milliseconds (connecting, sending and
-/// reading the reply; each retry gets its own). Default 600000 (10 minutes).
+/// reading the reply; each retry gets its own). Default 600000 (10 minutes);
 /// 0 and more than a day (86400000) give CHATWIRE_ERR_INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_timeout_ms(
@@ -24,10 +24,9 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms(
     })
 }
 
-/// Sets the idle timeout of streamed replies in milliseconds: the longest
-/// silence (keep-alive comments count as activity) before a stream fails
-/// with CHATWIRE_ERR_TIMEOUT. Default 60000. 0 and more than a day give
-/// CHATWIRE_ERR_INVALID_ARGUMENT.
+/// Sets the longest silence of a streamed reply in milliseconds (keep-alive
+/// comments count as activity) before it fails with CHATWIRE_ERR_TIMEOUT.
+/// Default 60000; 0 and more than a day give CHATWIRE_ERR_INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms(
     client: *mut chatwire_client,
@@ -40,9 +39,8 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms(
     })
 }
 
-/// Sets how many times a failed request is retried (0: never); default 2,
-/// at most 10 (more gives CHATWIRE_ERR_INVALID_ARGUMENT).
-/// Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx.
+/// Sets how many times a failed request is retried: connection failures,
+/// timeouts, HTTP 408, 409, 429 and 5xx. Default 2, at most 10 (0: never).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_max_retries(
     client: *mut chatwire_client,
@@ -52,7 +50,7 @@ pub unsafe extern "system" fn chatwire_client_set_max_retries(
 }
 
 /// Sets one of the limits on what chatwire keeps of a server's answer, in
-/// bytes counted after decompression; `which` is a chatwire_limit:
+/// bytes after decompression; `which` is a chatwire_limit:
 ///
 /// | limit | bounds | default |
 /// |---|---|---|
@@ -61,11 +59,8 @@ pub unsafe extern "system" fn chatwire_client_set_max_retries(
 /// | CHATWIRE_LIMIT_STREAM | all a streamed reply adds up to (text, tool calls) | 64 MiB |
 /// | CHATWIRE_LIMIT_HEADERS | the status line and headers | 64 KiB |
 ///
-/// An answer past a limit stops the request with CHATWIRE_ERR_TOO_LARGE and
-/// the conversation unchanged; a stream's callbacks that already had deltas
-/// learn it from the send's status (or the done callback). Values from 1024
-/// to 4 GiB (1 MiB for headers) are accepted; others, and an unknown
-/// `which`, give CHATWIRE_ERR_INVALID_ARGUMENT.
+/// From 1024 to 4 GiB (1 MiB for headers). An answer past a limit stops the
+/// request with CHATWIRE_ERR_TOO_LARGE, also after deltas went out.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_limit(
     client: *mut chatwire_client,
@@ -75,15 +70,11 @@ pub unsafe extern "system" fn chatwire_client_set_limit(
     boundary::status(|| unsafe { set(client, |s| s.set_limit(limit_from_c(which)?, bytes)) })
 }
 
-/// Sets how many idle connections the client keeps open between sends for
-/// later sends to reuse; default 16, at most 1024, 0 keeps none.
-///
-/// Set it to at least the number of threads (and background sends) that use
-/// the client at once: each of them needs a connection of its own, and with
-/// fewer kept the surplus are closed after every send and opened again for
-/// the next. Idle connections close after 15 seconds. The client gets a new
-/// pool: sends running now finish on their connections, which then close.
-/// More than 1024 gives CHATWIRE_ERR_INVALID_ARGUMENT.
+/// Sets how many idle connections the client keeps for later sends (they
+/// close after 15 seconds); default 16, at most 1024, 0 keeps none. Set it to
+/// at least the number of threads and background sends using the client at
+/// once, or the surplus connections are opened and closed at every send.
+/// Sends running now finish on their connections, which then close.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
     client: *mut chatwire_client,
@@ -93,13 +84,11 @@ pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
     boundary::status(|| unsafe { set(client, |s| s.set_max_idle_connections(max)) })
 }
 
-/// Sets how many background requests (chatwire_send_async()) of this
-/// client run at once; more wait their turn, in order, instead of failing
-/// (chatwire_request_cancel() ends the wait at once). Default 1024, from 1
-/// to 65536 (else CHATWIRE_ERR_INVALID_ARGUMENT). Each request running
-/// holds a thread and a socket: keep the cap below the process's limit on
-/// descriptors (RLIMIT_NOFILE, often 1024). Raising it lets waiting
-/// requests go on at once.
+/// Sets how many background requests of this client run at once, from 1 to
+/// 65536 (default 1024); more wait their turn, in order
+/// (chatwire_request_cancel() ends a wait). Each running request holds a
+/// thread and a socket: keep it below the limit on descriptors
+/// (RLIMIT_NOFILE, often 1024).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_max_in_flight(
     client: *mut chatwire_client,
@@ -109,18 +98,11 @@ pub unsafe extern "system" fn chatwire_client_set_max_in_flight(
     boundary::status(|| unsafe { set(client, |s| s.set_max_in_flight(max)) })
 }
 
-/// Sets the stack size, in bytes, of the worker threads that run this
-/// client's background requests (chatwire_send_async()) started from now
-/// on; requests already running keep theirs. Default 262144 (256 KiB), from
-/// 65536 (64 KiB) to 8388608 (8 MiB), else CHATWIRE_ERR_INVALID_ARGUMENT
-/// and nothing changes.
-///
-/// The callbacks of a background request (`on_delta`, `on_done`, and the
-/// credential and log callbacks when that thread calls them) run on that
-/// stack: raise it for a callback that needs a deep stack of its own (large
-/// local arrays, deep recursion, a script interpreter). Only the pages a
-/// request touches take memory, so a large stack costs address space, not
-/// memory; a small one lets thousands of requests run at once.
+/// Sets the stack size in bytes of the worker threads of background requests
+/// started from now on, from 65536 to 8388608 (default 262144, 256 KiB).
+/// Their callbacks (`on_delta`, `on_done`, and the credential and log
+/// callbacks) run on it: raise it for deep recursion, large local arrays or
+/// a script interpreter. Only touched pages take memory.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
     client: *mut chatwire_client,
@@ -129,24 +111,14 @@ pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
     boundary::status(|| unsafe { set(client, |s| s.set_worker_stack_size(bytes)) })
 }
 
-/// Sets an extra header sent with every request of this client, such as a
-/// gateway's key or a tracing id, replacing one of the same name (names are
-/// case-insensitive); a NULL `value` removes it (removing a header that is
-/// not set is not an error). Sends that start afterwards carry it.
-///
-/// By default a client sends OpenAI-Organization from $OPENAI_ORG_ID and
-/// OpenAI-Project from $OPENAI_PROJECT_ID (or their entries in ./.env) when
-/// they are set; this function replaces or removes those too. Every request
-/// also asks for "Accept-Encoding: gzip" (chatwire decompresses gzip
-/// answers); setting Accept-Encoding replaces that.
-///
-/// Errors: CHATWIRE_ERR_INVALID_ARGUMENT for a name that is not an HTTP
-/// header name, a value that is not a header value (a newline, say), and for
-/// "Authorization", "Content-Type", "Content-Length", "Transfer-Encoding",
-/// "Host" and "Connection", which chatwire or the HTTP layer sets;
-/// CHATWIRE_ERR_NULL_ARGUMENT (`client` or `name` NULL);
-/// CHATWIRE_ERR_INVALID_UTF8. Values may be secrets: chatwire_last_error()
-/// never quotes them. Both strings are copied.
+/// Sets a header sent with every request, such as a gateway's key or a
+/// tracing id, replacing one of the same name (case-insensitive); a NULL
+/// `value` removes it. This also replaces or removes the default
+/// OpenAI-Organization ($OPENAI_ORG_ID), OpenAI-Project ($OPENAI_PROJECT_ID)
+/// and "Accept-Encoding: gzip". CHATWIRE_ERR_INVALID_ARGUMENT for what is not
+/// a header name or value, and for Authorization, Content-Type,
+/// Content-Length, Transfer-Encoding, Host and Connection. Values may be
+/// secrets: the last error never quotes them.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_header(
     client: *mut chatwire_client,
@@ -161,10 +133,8 @@ pub unsafe extern "system" fn chatwire_client_set_header(
     })
 }
 
-/// Sets how many correction turns chatwire_send_json() allows: when a reply
-/// does not match the schema, the model is told what is wrong and asked
-/// again, up to this many times (0: never). Default 2; more than 10 gives
-/// CHATWIRE_ERR_INVALID_ARGUMENT.
+/// Sets how many correction turns chatwire_send_json() allows (0: none):
+/// each tells the model what is wrong with its reply. Default 2, at most 10.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_json_corrections(
     client: *mut chatwire_client,
@@ -192,9 +162,8 @@ pub enum chatwire_schema_delivery {
     CHATWIRE_SCHEMA_CHECK_ONLY = 2,
 }
 
-/// Sets how chatwire_send_json() tells the model about the schema: one of
-/// chatwire_schema_delivery, passed as an int (another value gives
-/// CHATWIRE_ERR_INVALID_ARGUMENT). Default CHATWIRE_SCHEMA_IN_PROMPT.
+/// Sets how chatwire_send_json() tells the model about the schema: a
+/// chatwire_schema_delivery, default CHATWIRE_SCHEMA_IN_PROMPT.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
     client: *mut chatwire_client,
@@ -217,12 +186,11 @@ pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
     })
 }
 
-/// Whether streamed requests ask for the token usage with stream_options
-/// (`include_usage`): 1 (the default) asks, 0 sends no stream_options, for
-/// servers that refuse the field. Without being told, a server that
-/// answers 400 or 422 naming stream_options (Mistral, Databricks, Bedrock)
-/// is asked again once without it, and this client and its copies remember
-/// (one log line). Any other value: CHATWIRE_ERR_INVALID_ARGUMENT.
+/// Whether streamed requests ask for the token usage (stream_options
+/// `include_usage`): 1, the default, or 0, for servers that refuse the field.
+/// Without being told, a server that answers 400 or 422 naming
+/// stream_options (Mistral, Databricks, Bedrock) is asked again without it,
+/// and the client remembers (one log line).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_stream_usage(
     client: *mut chatwire_client,

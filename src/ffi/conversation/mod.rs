@@ -19,19 +19,14 @@ use crate::ffi::handle;
 use crate::ffi::status::chatwire_status;
 use crate::ffi::text;
 
-/// A model name and the messages so far, which every send carries in full.
-///
-/// Made by chatwire_conversation_new() or chatwire_conversation_from_json(),
-/// freed by chatwire_conversation_free(). Changed by
-/// chatwire_conversation_set_system(), chatwire_conversation_append() and a
-/// successful chatwire_send(). A conversation must not be used by two
-/// threads at once; it may move between threads. A call on a conversation
-/// that another call still holds (a send whose callback calls back with the
-/// same conversation, or a call on another thread) is refused with
-/// CHATWIRE_ERR_INVALID_CONVERSATION and changes nothing; reads are refused
-/// too, so read what a callback needs before the send. The same holds while
-/// a background request started on it (chatwire_send_async()) runs, until
-/// its done callback has returned.
+/// A model name and the messages so far, which every send carries in full:
+/// made by chatwire_conversation_new() or chatwire_conversation_from_json(),
+/// freed by chatwire_conversation_free(). One thread at a time; it may move
+/// between threads. A call on a conversation that another call holds (a
+/// callback calling back with the conversation of its own send, a call on
+/// another thread, a background request until its `on_done` has returned)
+/// is refused with CHATWIRE_ERR_INVALID_CONVERSATION, reads too: read what a
+/// callback needs before the send.
 pub struct chatwire_conversation {
     /// Taken by every call for as long as it runs, never waited for: a call
     /// that finds it taken is refused (see [`Self::hold`]). A send holds it
@@ -58,11 +53,9 @@ pub(crate) struct Held {
 
 /// The NUL-terminated copies of one message's texts that
 /// chatwire_conversation_content() and chatwire_conversation_reasoning()
-/// lend, made on first request. The one rule for C: a text lent lives as
-/// long as its message is in the conversation. An entry goes when its
-/// message goes (removed, truncated, replaced by set_system(), left out by
-/// a send under the token budget) and moves with its message otherwise; a
-/// copy's buffer does not move with the entry, so its pointer stays valid.
+/// lend, made on first request. A text lent lives as long as its message is
+/// in the conversation: an entry goes when its message goes and moves with
+/// it otherwise; a copy's buffer does not move with the entry.
 #[derive(Default)]
 struct Lent {
     content: Option<text::CText>,
@@ -277,8 +270,8 @@ fn forget(lent: &mut Vec<Lent>, index: usize, count: usize) {
     lent.drain(index.min(len)..index.saturating_add(count).min(len));
 }
 
-/// Creates an empty conversation for `model` (copied), e.g. "gpt-4o-mini".
-/// On success `*conversation_out` owns it; free with chatwire_conversation_free().
+/// Creates in `*conversation_out` an empty conversation for `model`
+/// (copied), e.g. "gpt-4o-mini".
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_new(
     model: *const c_char,
@@ -291,10 +284,9 @@ pub unsafe extern "system" fn chatwire_conversation_new(
     })
 }
 
-/// Writes the conversation as JSON, the request shape
-/// {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}, plus
+/// Writes the conversation to `*json_out` in the request's shape,
+/// {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}, with
 /// "tools" and the options when there are any, so that nothing is lost.
-/// On success `*json_out` owns the text; free with chatwire_string_free().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_to_json(
     conversation: *const chatwire_conversation,
@@ -309,10 +301,10 @@ pub unsafe extern "system" fn chatwire_conversation_to_json(
     })
 }
 
-/// Reads a conversation written by chatwire_conversation_to_json(), checking
-/// the ordering. Not JSON of that shape: CHATWIRE_ERR_INVALID_ARGUMENT;
-/// broken ordering: CHATWIRE_ERR_INVALID_CONVERSATION. On success
-/// `*conversation_out` owns a new conversation.
+/// Reads into `*conversation_out` a conversation written by
+/// chatwire_conversation_to_json(). Not JSON of that shape:
+/// CHATWIRE_ERR_INVALID_ARGUMENT; broken ordering:
+/// CHATWIRE_ERR_INVALID_CONVERSATION.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_from_json(
     json: *const c_char,
@@ -336,13 +328,10 @@ fn new_into(
     Ok(())
 }
 
-/// Frees a conversation and every string borrowed from it. NULL is ignored.
-/// A conversation that a call still holds (freed from inside a callback of
-/// its own chatwire_send_stream(), or while a background request started on
-/// it runs) is released when the last call that holds it returns: the send
-/// finishes on it, chatwire_request_wait() still gives the reply, and the
-/// memory goes with the call or with chatwire_request_free(). Either way
-/// the pointer must not be used again.
+/// Frees a conversation and every string borrowed from it. One that a call
+/// holds (freed from a callback of its own send, or while a background
+/// request started on it runs) goes when that call returns: the send
+/// finishes, chatwire_request_wait() still gives the reply.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_free(conversation: *mut chatwire_conversation) {
     boundary::release(|| unsafe { handle::release_shared(conversation) })
