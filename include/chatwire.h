@@ -78,9 +78,7 @@ extern "C" {
 #endif
 
 /**
- * The result of every fallible chatwire function. `CHATWIRE_OK` is 0;
- * chatwire_status_str() gives a fixed description of each code and
- * chatwire_last_error() the detail of the last failure on this thread.
+ * The result of every fallible chatwire function; `CHATWIRE_OK` is 0.
  */
 typedef enum {
   /**
@@ -108,9 +106,8 @@ typedef enum {
    */
   CHATWIRE_ERR_MISSING_API_KEY = 5,
   /**
-   * Unusable configuration, such as a base URL that is not http(s), or an
-   * API key that would go to a base URL from a less trusted place
-   * (see chatwire_client_new()).
+   * Unusable configuration: a base URL that is not http(s), a key that
+   * would go to a base URL from a less trusted place (chatwire_client_new()).
    */
   CHATWIRE_ERR_CONFIG = 6,
   /**
@@ -123,8 +120,7 @@ typedef enum {
   CHATWIRE_ERR_TIMEOUT = 8,
   /**
    * The server refused the key (HTTP 401 or 403), or the credential
-   * callback failed (chatwire_last_http_status() gives 0; the request was
-   * not sent).
+   * callback failed (HTTP status 0; nothing was sent).
    */
   CHATWIRE_ERR_AUTH = 9,
   /**
@@ -137,9 +133,7 @@ typedef enum {
   CHATWIRE_ERR_SERVER = 11,
   /**
    * Any other non-2xx HTTP status (400, 404, 422, ...), and a redirect
-   * that is not followed: only 307 and 308 within the same origin are, at
-   * most 3 in a row; chatwire_last_http_status() gives the redirect's
-   * status and chatwire_last_error() its target.
+   * not followed (only 307 and 308 within the origin are, 3 in a row).
    */
   CHATWIRE_ERR_HTTP = 12,
   /**
@@ -163,8 +157,8 @@ typedef enum {
    */
   CHATWIRE_ERR_UNAVAILABLE = 17,
   /**
-   * What the server sent is larger than the limit chatwire keeps for it
-   * (the body, one stream event, a streamed reply); the request was stopped.
+   * What the server sent is over a limit (chatwire_client_set_limit());
+   * the request was stopped.
    */
   CHATWIRE_ERR_TOO_LARGE = 18,
   /**
@@ -173,39 +167,33 @@ typedef enum {
   CHATWIRE_ERR_SYSTEM = 19,
   /**
    * The model's reply did not match the JSON Schema of chatwire_send_json(),
-   * also after the correction turns; chatwire_last_error() lists the problems.
+   * also after the correction turns.
    */
   CHATWIRE_ERR_INVALID_REPLY = 20,
   /**
-   * The TLS handshake failed: the server's certificate was refused
-   * (chatwire_last_error() says why: unknown issuer, expired, name
-   * mismatch) or no TLS could be agreed. Not retried. Trust a company CA
-   * with chatwire_client_set_ca_file(), SSL_CERT_FILE or SSL_CERT_DIR. A
-   * server that requires a client certificate and got none, or refused
-   * the one given (chatwire_client_set_client_certificate()), fails here
-   * too, and chatwire_last_error() says so.
+   * The TLS handshake failed, not retried: the server's certificate was
+   * refused (unknown issuer: see chatwire_client_set_ca_file(); expired;
+   * name mismatch), no TLS could be agreed, or the server wanted a client
+   * certificate (chatwire_client_set_client_certificate()).
    */
   CHATWIRE_ERR_TLS = 21,
   /**
    * The conversation is longer than the model's context window, as the
-   * server said (in any server's wording), or its last exchange alone is
-   * over the conversation's token budget. Not retried; the conversation
-   * is unchanged. Drop old messages (chatwire_conversation_remove()) or
-   * set a budget (chatwire_conversation_set_token_budget()).
+   * server said, or its last exchange alone is over the token budget.
+   * Not retried. Remove old messages, or set a token budget.
    */
   CHATWIRE_ERR_CONTEXT_LENGTH = 22,
   /**
    * The provider's content filter refused the request (Azure OpenAI's
-   * `content_filter` error). Not retried. A reply that merely finished
-   * with finish_reason "content_filter" is a reply, not this error.
+   * `content_filter` error), not retried; a reply whose finish_reason is
+   * "content_filter" is a reply.
    */
   CHATWIRE_ERR_CONTENT_FILTERED = 23
 } chatwire_status;
 
 /**
- * The role of a message, as passed to chatwire_conversation_append() and
- * returned by chatwire_conversation_role(). Functions take roles as `int`
- * and reject values outside this list.
+ * The role of a message, passed to chatwire_conversation_append() and
+ * returned by chatwire_conversation_role() as an `int`.
  */
 typedef enum {
   /**
@@ -388,101 +376,73 @@ typedef struct chatwire_reply chatwire_reply;
 typedef struct chatwire_request chatwire_request;
 
 /**
- * Gives a client its credential before each attempt (retries included),
- * for short-lived tokens such as Entra ID's.
- *
- * Write the token, NUL-terminated, into `token`, which has room for
- * `capacity` bytes (16385: a token of up to 16384 bytes and its NUL) and
- * is valid only during the call; chatwire copies it and wipes the buffer.
- * Return 0 on success; anything else fails the send with
- * CHATWIRE_ERR_AUTH, not retried, and chatwire_last_error() names the
- * value returned. A token that does not fit is an error too: return
- * non-zero rather than cut it.
- *
- * It is called on whatever thread sends, background workers included, and
- * on several threads at once when several sends run: it must be
- * thread-safe, and should be quick (hand out a cached token and refresh it
- * ahead of its expiry). `userdata` is the pointer given with it.
+ * Gives a client its credential before each attempt (see
+ * chatwire_client_set_credential_callback()). Write the token and a NUL into
+ * `token`, which has room for `capacity` bytes (16385) and is valid only
+ * during the call; chatwire copies and wipes it. Return 0 on success;
+ * anything else, also for a token that does not fit, fails the send with
+ * CHATWIRE_ERR_AUTH, not retried, naming the value returned. Called on
+ * whatever thread sends, several at once: it must be thread-safe, and
+ * should be quick (a cached token, refreshed ahead of its expiry).
  */
 typedef int (CHATWIRE_CALL *chatwire_credential_callback)(void *userdata, char *token, size_t capacity);
 
 /**
  * Receives one of chatwire's log lines: `level` is a chatwire_log_level,
- * `line` a NUL-terminated line without a newline, valid only during the
- * call. A line says, for each request attempt: the method, the URL (no
- * user name, password or query), the status, the bytes sent and received,
- * the time taken, the attempt's number, and whether and why it is
- * retried. No line holds the API key, a header value or proxy credentials.
- * Each line is one line with no control character: what a server put into
- * it is escaped as in chatwire_last_error() (`\n`, `\r`, `\t`, `\u{1b}`).
- *
- * Called on whichever thread logs (a background request's worker too), so
- * it must be thread-safe. It may call chatwire functions, except
- * chatwire_set_log_callback(); lines logged from inside it are dropped.
+ * `line` one line without a newline, valid only during the call. For each
+ * request attempt: the method, the URL (no user name, password or query),
+ * the status, the bytes sent and received, the time, the attempt's number,
+ * and whether and why it is retried; never the API key, a header value or
+ * proxy credentials; a server's text escaped as in chatwire_last_error().
+ * Called on whichever thread logs, so it must be thread-safe. It may call
+ * chatwire functions except chatwire_set_log_callback(); lines logged from
+ * inside it are dropped.
  */
 typedef void (CHATWIRE_CALL *chatwire_log_callback)(void *userdata, int level, const char *line);
 
 /**
- * Receives a streamed reply's text as it arrives.
- *
- * `delta` is `len` bytes of whole UTF-8 characters (a character is never
- * split across calls), followed by a NUL; it is valid only during the call.
- * `userdata` is the pointer given with the callback. Return 0 to go on, or
- * anything else to stop the request, which then fails with
- * CHATWIRE_ERR_CANCELLED (the connection is closed, so the server stops).
- *
- * For chatwire_send_stream() it runs on the caller's thread; for
- * chatwire_send_async() on the request's worker thread, whose stack is
- * 256 KiB unless chatwire_client_set_worker_stack_size() says otherwise.
+ * Receives a streamed reply's text as it arrives: `delta` is `len` bytes of
+ * whole UTF-8 characters and a NUL, valid only during the call; `userdata`
+ * is the pointer given with the callback. Return 0 to go on, anything else
+ * to stop the request (CHATWIRE_ERR_CANCELLED; the connection is closed).
+ * Runs on the thread of chatwire_send_stream(), or on the worker thread of
+ * chatwire_send_async() (see chatwire_client_set_worker_stack_size()).
  */
 typedef int (CHATWIRE_CALL *chatwire_delta_callback)(void *userdata, const char *delta, size_t len);
 
 /**
- * Receives a streamed reply's pieces with their kind (a
- * chatwire_stream_kind: CHATWIRE_STREAM_CONTENT, CHATWIRE_STREAM_REASONING
- * or CHATWIRE_STREAM_REFUSAL). `text` is `len` bytes of whole UTF-8
- * characters followed by a NUL, valid only during the call. Return 0 to go
- * on, anything else to stop the request (CHATWIRE_ERR_CANCELLED). Runs
- * on the thread of the send that takes it.
+ * Receives a streamed reply's pieces with their `kind`, a
+ * chatwire_stream_kind; otherwise as chatwire_delta_callback, on the thread
+ * of the send that takes it.
  */
 typedef int (CHATWIRE_CALL *chatwire_event_callback)(void *userdata, int kind, const char *text, size_t len);
 
 /**
- * Told once that a background request has finished, with its status, on
- * the request's worker thread. chatwire_request_done() already returns 1
- * inside it; fetch the reply with chatwire_request_wait() from the
- * caller's own thread. That thread's stack is 256 KiB unless
- * chatwire_client_set_worker_stack_size() says otherwise.
+ * Told once, on the worker thread, that a background request has finished,
+ * with its status; chatwire_request_done() already gives 1. Fetch the reply
+ * with chatwire_request_wait() from the caller's own thread.
  */
 typedef void (CHATWIRE_CALL *chatwire_done_callback)(void *userdata, chatwire_status status);
 
 /**
  * A one-line description of the last failure on the calling thread, or ""
- * when the last call that can fail succeeded: every function that returns
- * a status, and every getter that takes a handle, sets it (to "" on
- * success); the `_free` functions and the ones that cannot fail
- * (chatwire_last_error(), chatwire_last_http_status(),
- * chatwire_status_str(), chatwire_version(), chatwire_version_number(),
- * chatwire_ingredients_schema()) leave it as it is. Never NULL. Borrowed:
- * valid until the next chatwire call on this thread; do not free.
+ * when the last call that can fail succeeded (see docs/c-api.md, "The last
+ * error after success"). Never NULL; borrowed until the next chatwire call
+ * on this thread.
  *
- * It says each thing once: what failed, then for an error the server
- * reported its HTTP status, its message and the request id, e.g.
- * "authentication failed: HTTP 401: Invalid API Key (request id req_1)";
- * print it alone: it already says what kind of failure it was, which is
- * all chatwire_status_str() adds. It is one line with no control
- * character: line breaks, tabs, escape sequences (ESC), other control
- * characters (U+0000 included), U+2028,
- * U+2029 and the bidirectional overrides in a server's text are written
- * as `\n`, `\r`, `\t` or `\u{1b}`-style escapes (a backslash is kept as
- * it is), so a server cannot forge log lines. It never holds the client's
- * secrets (the API key, header values), even when the server echoed them.
+ * It says each thing once, so print it alone: what failed, then for an
+ * error the server reported its HTTP status, message and request id, e.g.
+ * "authentication failed: HTTP 401: Invalid API Key (request id req_1)".
+ * Control characters (U+0000, line breaks, ESC, ...), U+2028, U+2029 and
+ * bidirectional overrides in a server's text are written as escapes (`\n`,
+ * `\u{1b}`), so a server cannot forge log lines. It never holds the
+ * client's secrets (the API key, header values), even when echoed.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_last_error(void);
 
 /**
- * The HTTP status of the last failure on the calling thread (401, 429, ...),
- * or 0 when it was not an HTTP error or there was none; set and kept as
+ * The HTTP status of the last failure on the calling thread (401, 429,
+ * ...), or 0 when it was no HTTP error or there was none; set and kept as
  * chatwire_last_error() is.
  */
 CHATWIRE_API int CHATWIRE_CALL chatwire_last_http_status(void);
@@ -1183,17 +1143,12 @@ chatwire_status CHATWIRE_CALL chatwire_request_wait_text_len(chatwire_request *r
 
 /**
  * Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
- * `callback`, with `userdata`, for the whole process; NULL or
- * CHATWIRE_LOG_OFF removes it. When this returns, the previous callback
- * is not running on any thread and will not be called again, so its
- * userdata may be freed.
- *
- * Independently of this, the environment variable CHATWIRE_LOG=error,
- * warn, info or debug writes the same lines to stderr, for any program.
- *
- * Errors: CHATWIRE_ERR_INVALID_ARGUMENT (a level outside 0 to 4, or a call
- * from inside the log callback; nothing changes). `callback` must be safe
- * to call from any thread with `userdata` until it is replaced.
+ * `callback` with `userdata`, for the whole process; NULL or
+ * CHATWIRE_LOG_OFF removes it. When this returns, the previous callback is
+ * not running and will not be called again. Refused from inside the log
+ * callback (CHATWIRE_ERR_INVALID_ARGUMENT). Independently, the environment
+ * variable CHATWIRE_LOG=error, warn, info or debug writes the lines to
+ * stderr.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_set_log_callback(chatwire_log_callback callback,
@@ -1529,13 +1484,9 @@ chatwire_status CHATWIRE_CALL chatwire_send_async(chatwire_client *client,
                                                   chatwire_request **request_out);
 
 /**
- * A fixed, static description of a status code, for any `int`: unknown
- * values give "unknown chatwire_status". Never NULL; do not free.
- *
- * It names the kind of failure without its details (no HTTP status: that
- * is chatwire_last_http_status()'s). To tell a person what went wrong,
- * print chatwire_last_error() alone: it starts with what failed and adds
- * the HTTP status, the server's message and the request id, each once.
+ * A fixed, static description of a status code, for any `int` ("unknown
+ * chatwire_status" for unknown values). It names the kind of failure
+ * only; to tell a person what went wrong, print chatwire_last_error().
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_status_str(int status);
 

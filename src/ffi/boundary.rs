@@ -117,25 +117,17 @@ pub(crate) fn release(body: impl FnOnce()) {
 }
 
 /// A one-line description of the last failure on the calling thread, or ""
-/// when the last call that can fail succeeded: every function that returns
-/// a status, and every getter that takes a handle, sets it (to "" on
-/// success); the `_free` functions and the ones that cannot fail
-/// (chatwire_last_error(), chatwire_last_http_status(),
-/// chatwire_status_str(), chatwire_version(), chatwire_version_number(),
-/// chatwire_ingredients_schema()) leave it as it is. Never NULL. Borrowed:
-/// valid until the next chatwire call on this thread; do not free.
+/// when the last call that can fail succeeded (see docs/c-api.md, "The last
+/// error after success"). Never NULL; borrowed until the next chatwire call
+/// on this thread.
 ///
-/// It says each thing once: what failed, then for an error the server
-/// reported its HTTP status, its message and the request id, e.g.
-/// "authentication failed: HTTP 401: Invalid API Key (request id req_1)";
-/// print it alone: it already says what kind of failure it was, which is
-/// all chatwire_status_str() adds. It is one line with no control
-/// character: line breaks, tabs, escape sequences (ESC), other control
-/// characters (U+0000 included), U+2028,
-/// U+2029 and the bidirectional overrides in a server's text are written
-/// as `\n`, `\r`, `\t` or `\u{1b}`-style escapes (a backslash is kept as
-/// it is), so a server cannot forge log lines. It never holds the client's
-/// secrets (the API key, header values), even when the server echoed them.
+/// It says each thing once, so print it alone: what failed, then for an
+/// error the server reported its HTTP status, message and request id, e.g.
+/// "authentication failed: HTTP 401: Invalid API Key (request id req_1)".
+/// Control characters (U+0000, line breaks, ESC, ...), U+2028, U+2029 and
+/// bidirectional overrides in a server's text are written as escapes (`\n`,
+/// `\u{1b}`), so a server cannot forge log lines. It never holds the
+/// client's secrets (the API key, header values), even when echoed.
 #[no_mangle]
 pub extern "system" fn chatwire_last_error() -> *const c_char {
     LAST_ERROR.with(|cell| match &*cell.borrow() {
@@ -146,8 +138,8 @@ pub extern "system" fn chatwire_last_error() -> *const c_char {
     })
 }
 
-/// The HTTP status of the last failure on the calling thread (401, 429, ...),
-/// or 0 when it was not an HTTP error or there was none; set and kept as
+/// The HTTP status of the last failure on the calling thread (401, 429,
+/// ...), or 0 when it was no HTTP error or there was none; set and kept as
 /// chatwire_last_error() is.
 #[no_mangle]
 pub extern "system" fn chatwire_last_http_status() -> c_int {

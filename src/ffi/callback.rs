@@ -6,17 +6,12 @@ use std::ops::ControlFlow;
 use super::status::chatwire_status;
 use crate::config::MAX_CREDENTIAL_BYTES;
 
-/// Receives a streamed reply's text as it arrives.
-///
-/// `delta` is `len` bytes of whole UTF-8 characters (a character is never
-/// split across calls), followed by a NUL; it is valid only during the call.
-/// `userdata` is the pointer given with the callback. Return 0 to go on, or
-/// anything else to stop the request, which then fails with
-/// CHATWIRE_ERR_CANCELLED (the connection is closed, so the server stops).
-///
-/// For chatwire_send_stream() it runs on the caller's thread; for
-/// chatwire_send_async() on the request's worker thread, whose stack is
-/// 256 KiB unless chatwire_client_set_worker_stack_size() says otherwise.
+/// Receives a streamed reply's text as it arrives: `delta` is `len` bytes of
+/// whole UTF-8 characters and a NUL, valid only during the call; `userdata`
+/// is the pointer given with the callback. Return 0 to go on, anything else
+/// to stop the request (CHATWIRE_ERR_CANCELLED; the connection is closed).
+/// Runs on the thread of chatwire_send_stream(), or on the worker thread of
+/// chatwire_send_async() (see chatwire_client_set_worker_stack_size()).
 pub type chatwire_delta_callback = Option<
     unsafe extern "system" fn(userdata: *mut c_void, delta: *const c_char, len: usize) -> c_int,
 >;
@@ -35,12 +30,9 @@ pub enum chatwire_stream_kind {
     CHATWIRE_STREAM_REFUSAL = 2,
 }
 
-/// Receives a streamed reply's pieces with their kind (a
-/// chatwire_stream_kind: CHATWIRE_STREAM_CONTENT, CHATWIRE_STREAM_REASONING
-/// or CHATWIRE_STREAM_REFUSAL). `text` is `len` bytes of whole UTF-8
-/// characters followed by a NUL, valid only during the call. Return 0 to go
-/// on, anything else to stop the request (CHATWIRE_ERR_CANCELLED). Runs
-/// on the thread of the send that takes it.
+/// Receives a streamed reply's pieces with their `kind`, a
+/// chatwire_stream_kind; otherwise as chatwire_delta_callback, on the thread
+/// of the send that takes it.
 pub type chatwire_event_callback = Option<
     unsafe extern "system" fn(
         userdata: *mut c_void,
@@ -50,11 +42,9 @@ pub type chatwire_event_callback = Option<
     ) -> c_int,
 >;
 
-/// Told once that a background request has finished, with its status, on
-/// the request's worker thread. chatwire_request_done() already returns 1
-/// inside it; fetch the reply with chatwire_request_wait() from the
-/// caller's own thread. That thread's stack is 256 KiB unless
-/// chatwire_client_set_worker_stack_size() says otherwise.
+/// Told once, on the worker thread, that a background request has finished,
+/// with its status; chatwire_request_done() already gives 1. Fetch the reply
+/// with chatwire_request_wait() from the caller's own thread.
 pub type chatwire_done_callback =
     Option<unsafe extern "system" fn(userdata: *mut c_void, status: chatwire_status)>;
 
@@ -138,21 +128,14 @@ impl EventSink {
     }
 }
 
-/// Gives a client its credential before each attempt (retries included),
-/// for short-lived tokens such as Entra ID's.
-///
-/// Write the token, NUL-terminated, into `token`, which has room for
-/// `capacity` bytes (16385: a token of up to 16384 bytes and its NUL) and
-/// is valid only during the call; chatwire copies it and wipes the buffer.
-/// Return 0 on success; anything else fails the send with
-/// CHATWIRE_ERR_AUTH, not retried, and chatwire_last_error() names the
-/// value returned. A token that does not fit is an error too: return
-/// non-zero rather than cut it.
-///
-/// It is called on whatever thread sends, background workers included, and
-/// on several threads at once when several sends run: it must be
-/// thread-safe, and should be quick (hand out a cached token and refresh it
-/// ahead of its expiry). `userdata` is the pointer given with it.
+/// Gives a client its credential before each attempt (see
+/// chatwire_client_set_credential_callback()). Write the token and a NUL into
+/// `token`, which has room for `capacity` bytes (16385) and is valid only
+/// during the call; chatwire copies and wipes it. Return 0 on success;
+/// anything else, also for a token that does not fit, fails the send with
+/// CHATWIRE_ERR_AUTH, not retried, naming the value returned. Called on
+/// whatever thread sends, several at once: it must be thread-safe, and
+/// should be quick (a cached token, refreshed ahead of its expiry).
 pub type chatwire_credential_callback = Option<
     unsafe extern "system" fn(userdata: *mut c_void, token: *mut c_char, capacity: usize) -> c_int,
 >;

@@ -92,11 +92,8 @@ unsafe fn item<'a>(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> Result<&'a IngredientView, FfiError> {
-    handle::item(
-        &unsafe { handle::borrow(list, "list")? }.items,
-        index,
-        "ingredient",
-    )
+    let list = unsafe { handle::borrow(list, "list")? };
+    handle::item(&list.items, index, "ingredient")
 }
 
 /// Reads an ingredient list as chatwire_extract_ingredients() does, into
@@ -119,12 +116,8 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
     list_out: *mut *mut chatwire_ingredients,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (input, out) = unsafe {
-            (
-                text::str_in(text, "text")?,
-                handle::out(list_out, "list_out")?,
-            )
-        };
+        let input = unsafe { text::str_in(text, "text")? };
+        let out = unsafe { handle::out(list_out, "list_out")? };
         let items = crate::extract::extract_ingredients(input)?;
         let items = items.into_iter().map(IngredientView::from).collect();
         out.write(handle::into_c(chatwire_ingredients { items }));
@@ -232,14 +225,10 @@ pub unsafe extern "system" fn chatwire_json_prompt(
     prompt_out: *mut *mut c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (instruction, example_json, input, out) = unsafe {
-            (
-                text::str_in(instruction, "instruction")?,
-                text::str_in(example_json, "example_json")?,
-                text::str_in(text, "text")?,
-                handle::out(prompt_out, "prompt_out")?,
-            )
-        };
+        let instruction = unsafe { text::str_in(instruction, "instruction")? };
+        let example_json = unsafe { text::str_in(example_json, "example_json")? };
+        let input = unsafe { text::str_in(text, "text")? };
+        let out = unsafe { handle::out(prompt_out, "prompt_out")? };
         let prompt = crate::extract::json_prompt(instruction, example_json, input);
         out.write(text::string_out(&prompt));
         Ok(())

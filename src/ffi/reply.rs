@@ -45,12 +45,7 @@ impl chatwire_reply {
                 .tool_calls
                 .iter()
                 .map(|call| {
-                    [
-                        CText::new(&call.id),
-                        CText::new(&call.name),
-                        CText::new(&call.arguments),
-                        CText::new(&call.kind),
-                    ]
+                    [&call.id, &call.name, &call.arguments, &call.kind].map(|t| CText::new(t))
                 })
                 .collect(),
             // Details without text (encrypted reasoning) have nothing to read.
@@ -92,11 +87,8 @@ fn borrowed_len(text: &Option<CText>) -> usize {
 /// # Safety
 /// `reply` is NULL or live.
 unsafe fn choice<'a>(reply: *const chatwire_reply, index: usize) -> Result<&'a CText, FfiError> {
-    handle::item(
-        &unsafe { handle::borrow(reply, "reply")? }.choices,
-        index,
-        "choice",
-    )
+    let reply = unsafe { handle::borrow(reply, "reply")? };
+    handle::item(&reply.choices, index, "choice")
 }
 
 /// The texts of tool call `index` of the reply behind a handle.
@@ -107,11 +99,8 @@ unsafe fn tool_call<'a>(
     reply: *const chatwire_reply,
     index: usize,
 ) -> Result<&'a [CText; 4], FfiError> {
-    handle::item(
-        &unsafe { handle::borrow(reply, "reply")? }.tool_calls,
-        index,
-        "tool call",
-    )
+    let reply = unsafe { handle::borrow(reply, "reply")? };
+    handle::item(&reply.tool_calls, index, "tool call")
 }
 
 /// The reply's text; "" when the model only called tools.

@@ -69,12 +69,8 @@ pub unsafe extern "system" fn chatwire_request_wait_reply(
     reply_out: *mut *mut chatwire_reply,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (request, out) = unsafe {
-            (
-                handle::borrow_mut(request, "request")?,
-                handle::out(reply_out, "reply_out")?,
-            )
-        };
+        let request = unsafe { handle::borrow_mut(request, "request")? };
+        let out = unsafe { handle::out(reply_out, "reply_out")? };
         let reply = request.finish()?.clone();
         chatwire_reply::hand_out(reply, out);
         Ok(())

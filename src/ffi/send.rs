@@ -62,12 +62,8 @@ pub unsafe extern "system" fn chatwire_send_json(
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (schema, out) = unsafe {
-            (
-                text::str_in(schema_json, "schema_json")?,
-                handle::out(json_out, "json_out")?,
-            )
-        };
+        let schema = unsafe { text::str_in(schema_json, "schema_json")? };
+        let out = unsafe { handle::out(json_out, "json_out")? };
         // Read inside the send, after the handles: a NULL handle is
         // reported as such, whatever the other arguments are.
         let answer: serde_json::Value = unsafe {
@@ -86,17 +82,16 @@ pub unsafe extern "system" fn chatwire_send_json(
 /// Borrows the client and holds the conversation of a send (refused when
 /// another call holds it, also from a callback of this send) and runs `send`
 /// with the client as it is now.
+///
+/// # Safety
+/// `client` and `conversation` are NULL or live.
 unsafe fn send_with<T>(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
     send: impl FnOnce(&Client, &mut Conversation) -> crate::error::Result<T>,
 ) -> Result<T, FfiError> {
-    let (client, mut held) = unsafe {
-        (
-            handle::borrow(client, "client")?,
-            chatwire_conversation::hold(conversation)?,
-        )
-    };
+    let client = unsafe { handle::borrow(client, "client")? };
+    let mut held = unsafe { chatwire_conversation::hold(conversation)? };
     Ok(send(&client.snapshot(), &mut held.conversation)?)
 }
 
@@ -227,13 +222,9 @@ pub unsafe extern "system" fn chatwire_send_async(
     request_out: *mut *mut chatwire_request,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (client, (held, running), out) = unsafe {
-            (
-                handle::borrow(client, "client")?,
-                chatwire_conversation::hold_for_background(conversation)?,
-                handle::out(request_out, "request_out")?,
-            )
-        };
+        let client = unsafe { handle::borrow(client, "client")? };
+        let (held, running) = unsafe { chatwire_conversation::hold_for_background(conversation)? };
+        let out = unsafe { handle::out(request_out, "request_out")? };
         let on_delta = on_delta.map(|callback| {
             let mut sink = DeltaSink::new(callback, userdata);
             Box::new(move |delta: &crate::StreamDelta| {

@@ -3,15 +3,10 @@
 
 /// Parses a decimal version part at compile time.
 const fn parse(digits: &str) -> u32 {
-    let bytes = digits.as_bytes();
-    let mut value = 0;
-    let mut index = 0;
-    while index < bytes.len() {
-        assert!(bytes[index].is_ascii_digit(), "a version part is decimal");
-        value = value * 10 + (bytes[index] - b'0') as u32;
-        index += 1;
+    match u32::from_str_radix(digits, 10) {
+        Ok(value) => value,
+        Err(_) => panic!("a version part is decimal"),
     }
-    value
 }
 
 const MAJOR: u32 = parse(env!("CARGO_PKG_VERSION_MAJOR"));

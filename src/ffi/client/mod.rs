@@ -97,13 +97,9 @@ pub unsafe extern "system" fn chatwire_client_new(
     client_out: *mut *mut chatwire_client,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (base_url, api_key, out) = unsafe {
-            (
-                text::opt_str_in(base_url, "base_url")?,
-                text::opt_str_in(api_key, "api_key")?,
-                handle::out(client_out, "client_out")?,
-            )
-        };
+        let base_url = unsafe { text::opt_str_in(base_url, "base_url")? };
+        let api_key = unsafe { text::opt_str_in(api_key, "api_key")? };
+        let out = unsafe { handle::out(client_out, "client_out")? };
         let mut builder = Client::builder();
         if let Some(base_url) = base_url {
             builder = builder.base_url(base_url);
@@ -159,15 +155,11 @@ pub unsafe extern "system" fn chatwire_client_new_azure(
     client_out: *mut *mut chatwire_client,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (endpoint, deployment, api_version, api_key, out) = unsafe {
-            (
-                text::opt_str_in(endpoint, "endpoint")?,
-                text::str_in(deployment, "deployment")?,
-                text::opt_str_in(api_version, "api_version")?,
-                text::opt_str_in(api_key, "api_key")?,
-                handle::out(client_out, "client_out")?,
-            )
-        };
+        let endpoint = unsafe { text::opt_str_in(endpoint, "endpoint")? };
+        let deployment = unsafe { text::str_in(deployment, "deployment")? };
+        let api_version = unsafe { text::opt_str_in(api_version, "api_version")? };
+        let api_key = unsafe { text::opt_str_in(api_key, "api_key")? };
+        let out = unsafe { handle::out(client_out, "client_out")? };
         let mut builder = match endpoint {
             Some(endpoint) => Client::builder().azure(endpoint, deployment),
             None => Client::builder().azure_from_env(deployment),

@@ -7,9 +7,9 @@ use std::time::Duration;
 use super::{chatwire_client, set};
 use crate::ffi::boundary;
 use crate::ffi::error::FfiError;
-use crate::ffi::status::{chatwire_status, limit_from_c};
+use crate::ffi::status::{chatwire_status, from_c, limit_from_c};
 use crate::ffi::text;
-use crate::structured::SchemaDelivery;
+use crate::structured::SchemaDelivery::{CheckOnly, Prompt, ResponseFormat};
 
 /// Sets the whole-request timeout in milliseconds (connecting, sending and
 /// reading the reply; each retry gets its own). Default 600000 (10 minutes);
@@ -171,17 +171,11 @@ pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
 ) -> chatwire_status {
     boundary::status(|| unsafe {
         set(client, |s| {
-            let delivery = match delivery {
-                0 => SchemaDelivery::Prompt,
-                1 => SchemaDelivery::ResponseFormat,
-                2 => SchemaDelivery::CheckOnly,
-                other => {
-                    let message = format!("{other} is not a chatwire_schema_delivery (0 prompt, 1 response format, 2 check only)");
-                    return Err(crate::Error::InvalidArgument(message));
-                }
-            };
-            s.set_schema_delivery(delivery);
-            Ok(())
+            let deliveries = [Prompt, ResponseFormat, CheckOnly];
+            let delivery = from_c(delivery, &deliveries, |other| {
+                format!("{other} is not a chatwire_schema_delivery (0 prompt, 1 response format, 2 check only)")
+            });
+            delivery.map(|delivery| s.set_schema_delivery(delivery))
         })
     })
 }
@@ -198,12 +192,10 @@ pub unsafe extern "system" fn chatwire_client_set_stream_usage(
 ) -> chatwire_status {
     boundary::status(|| unsafe {
         set(client, |s| {
-            if !matches!(enabled, 0 | 1) {
-                let message = format!("stream usage must be 0 or 1, not {enabled}");
-                return Err(crate::Error::InvalidArgument(message));
-            }
-            s.set_stream_usage(enabled == 1);
-            Ok(())
+            let enabled = from_c(enabled, &[false, true], |other| {
+                format!("stream usage must be 0 or 1, not {other}")
+            });
+            enabled.map(|enabled| s.set_stream_usage(enabled))
         })
     })
 }

@@ -87,13 +87,7 @@ impl chatwire_conversation {
         // SAFETY: `alive` keeps the value where it is for as long as the
         // guard lives: both go into one `Hold`, which drops the guard first.
         let handle: &'a chatwire_conversation = unsafe { &*Arc::as_ptr(&alive) };
-        let guard = match handle.held.try_lock() {
-            Ok(held) => held,
-            // A panic inside a call left it: the core changes a history only
-            // once a call has succeeded, so what it holds is still whole.
-            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            Err(TryLockError::WouldBlock) => return Err(in_use("a call that has not returned")),
-        };
+        let guard = handle.appendable()?;
         if handle.running.load(Ordering::Acquire) != 0 {
             return Err(in_use("a background request that has not finished"));
         }
@@ -122,12 +116,13 @@ impl chatwire_conversation {
         Ok((held, running))
     }
 
-    /// The conversation, for a background request's wait, which appends
-    /// its reply: the request's own mark does not refuse it, another call
-    /// holding it does.
+    /// The conversation, unless another call holds it; also for a
+    /// background request's wait, which its own mark does not refuse.
     pub(crate) fn appendable(&self) -> Result<MutexGuard<'_, Held>, FfiError> {
         match self.held.try_lock() {
             Ok(held) => Ok(held),
+            // A panic inside a call left it: the core changes a history only
+            // once a call has succeeded, so what it holds is still whole.
             Err(TryLockError::Poisoned(poisoned)) => Ok(poisoned.into_inner()),
             Err(TryLockError::WouldBlock) => Err(in_use("a call that has not returned")),
         }
@@ -217,27 +212,20 @@ impl Held {
         (&mut self.conversation, &mut self.lent)
     }
 
-    /// The text of message `index`, lent.
-    fn content_view(&mut self, index: usize) -> Result<*const c_char, FfiError> {
+    /// The text of message `index` that `text` picks, lent from the `slot`
+    /// of its entry; NULL when `text` gives none.
+    fn lend(
+        &mut self,
+        index: usize,
+        text: fn(&crate::Message) -> Option<&str>,
+        slot: fn(&mut Lent) -> &mut Option<text::CText>,
+    ) -> Result<*const c_char, FfiError> {
         let (conversation, lent) = self.parts();
         let message = handle::item(conversation.messages(), index, "message")?;
-        let view = entry(lent, index)
-            .content
-            .get_or_insert_with(|| text::CText::new(&message.content));
-        Ok(view.as_ptr())
-    }
-
-    /// The reasoning of message `index`, lent; NULL when it has none.
-    fn reasoning_view(&mut self, index: usize) -> Result<*const c_char, FfiError> {
-        let (conversation, lent) = self.parts();
-        let message = handle::item(conversation.messages(), index, "message")?;
-        // Details without text (encrypted reasoning) have nothing to read.
-        let Some(reasoning) = message.reasoning.as_ref().filter(|r| !r.text.is_empty()) else {
+        let Some(text) = text(message) else {
             return Ok(std::ptr::null());
         };
-        let view = entry(lent, index)
-            .reasoning
-            .get_or_insert_with(|| text::CText::new(&reasoning.text));
+        let view = slot(entry(lent, index)).get_or_insert_with(|| text::CText::new(text));
         Ok(view.as_ptr())
     }
 }
@@ -252,6 +240,13 @@ unsafe fn on<T>(
     body: impl FnOnce(&mut Held) -> Result<T, FfiError>,
 ) -> Result<T, FfiError> {
     body(&mut *unsafe { chatwire_conversation::hold(ptr)? })
+}
+
+/// A message's reasoning text; none for details without text (encrypted
+/// reasoning, which has nothing to read).
+fn reasoning(message: &crate::Message) -> Option<&str> {
+    let text = message.reasoning.as_ref()?.text.as_str();
+    Some(text).filter(|text| !text.is_empty())
 }
 
 /// The entry of message `index`, made when it has none yet.

@@ -3,7 +3,7 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::{chatwire_conversation, on};
+use super::{chatwire_conversation, on, reasoning};
 use crate::ffi::boundary;
 use crate::ffi::status::role_to_c;
 
@@ -35,7 +35,11 @@ pub unsafe extern "system" fn chatwire_conversation_content(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
-    boundary::value(|| unsafe { on(conversation, |held| held.content_view(index)) })
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            held.lend(index, |m| Some(&m.content), |l| &mut l.content)
+        })
+    })
 }
 
 /// The length in bytes of chatwire_conversation_content().
@@ -55,7 +59,11 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
-    boundary::value(|| unsafe { on(conversation, |held| held.reasoning_view(index)) })
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            held.lend(index, reasoning, |l| &mut l.reasoning)
+        })
+    })
 }
 
 /// The length in bytes of chatwire_conversation_reasoning(); 0 when NULL.
@@ -66,8 +74,7 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning_len(
 ) -> usize {
     boundary::value(|| unsafe {
         on(conversation, |held| {
-            let reasoning = held.message(index)?.reasoning.as_ref();
-            Ok(reasoning.map_or(0, |reasoning| reasoning.text.len()))
+            Ok(reasoning(held.message(index)?).map_or(0, str::len))
         })
     })
 }
