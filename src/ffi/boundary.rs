@@ -46,40 +46,29 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic without a message".into())
 }
 
-/// Runs a function body, catching panics; on failure records the error and
-/// returns `on_error(status)`.
-fn run<T>(
-    on_error: impl FnOnce(chatwire_status) -> T,
-    body: impl FnOnce() -> Result<T, FfiError>,
-) -> T {
+/// Runs a function body, catching panics, with the last error cleared
+/// first and recorded on failure.
+fn run<T>(body: impl FnOnce() -> Result<T, FfiError>) -> Result<T, chatwire_status> {
+    clear();
     let outcome = catch_unwind(AssertUnwindSafe(body))
         .unwrap_or_else(|payload| Err(FfiError::Panic(panic_message(&*payload))));
-    match outcome {
-        Ok(value) => value,
-        Err(error) => {
-            record(&error);
-            on_error(error.status())
-        }
-    }
+    outcome.map_err(|error| {
+        record(&error);
+        error.status()
+    })
 }
 
-/// The body of a function that returns a status. The last error is cleared
-/// first, so after success chatwire_last_error() is "".
+/// The body of a function that returns a status; after success
+/// chatwire_last_error() is "".
 pub(crate) fn status(body: impl FnOnce() -> Result<(), FfiError>) -> chatwire_status {
-    clear();
-    run(
-        |status| status,
-        || body().map(|()| chatwire_status::CHATWIRE_OK),
-    )
+    run(body).err().unwrap_or(chatwire_status::CHATWIRE_OK)
 }
 
 /// The body of a getter, which returns a value, or its type's [`Failed`]
-/// value. As for [`status`], the last error is cleared first and set on
-/// failure, so that C tells a NULL meaning "none" from a failure by
-/// chatwire_last_error().
+/// value; as for [`status`], C tells a NULL meaning "none" from a failure
+/// by chatwire_last_error().
 pub(crate) fn value<T: Failed>(body: impl FnOnce() -> Result<T, FfiError>) -> T {
-    clear();
-    run(|_| T::FAILED, body)
+    run(body).unwrap_or(T::FAILED)
 }
 
 /// What a getter gives when it fails (docs/c-api.md, "Results").

@@ -1,6 +1,6 @@
 //! C callbacks: the function pointer types and the glue that calls them.
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ops::ControlFlow;
 
 use super::status::chatwire_status;
@@ -141,28 +141,15 @@ pub type chatwire_credential_callback = Option<
 >;
 
 /// A C credential callback and its userdata, asked from any thread.
-pub(crate) struct CredentialSource {
-    callback: unsafe extern "system" fn(*mut c_void, *mut c_char, usize) -> c_int,
-    userdata: UserData,
-}
+pub(crate) type CredentialSource =
+    Sink<unsafe extern "system" fn(*mut c_void, *mut c_char, usize) -> c_int>;
 
-// SAFETY: as for UserData; the callback's documentation asks the caller
-// to make it safe to call from several threads at once.
-unsafe impl Send for CredentialSource {}
-// SAFETY: as above: chatwire only hands the pointer back to the callback.
+// SAFETY: as for UserData; the callback's documentation asks the caller to
+// make it safe to call from several threads at once, and `token` leaves
+// the sink's buffer alone.
 unsafe impl Sync for CredentialSource {}
 
 impl CredentialSource {
-    pub(crate) fn new(
-        callback: unsafe extern "system" fn(*mut c_void, *mut c_char, usize) -> c_int,
-        userdata: *mut c_void,
-    ) -> CredentialSource {
-        CredentialSource {
-            callback,
-            userdata: UserData(userdata),
-        }
-    }
-
     /// Asks C for a token; the error says what went wrong, never the token.
     pub(crate) fn token(&self) -> Result<String, String> {
         let mut buffer = vec![0u8; MAX_CREDENTIAL_BYTES + 1];
@@ -170,25 +157,17 @@ impl CredentialSource {
         // for its whole length and outlives the call.
         let verdict =
             unsafe { (self.callback)(self.userdata.0, buffer.as_mut_ptr().cast(), buffer.len()) };
-        let token = if verdict != 0 {
-            Err(format!("it returned {verdict}"))
-        } else {
-            read_token(&buffer)
+        let token = match CStr::from_bytes_until_nul(&buffer) {
+            _ if verdict != 0 => Err(format!("it returned {verdict}")),
+            Ok(token) => token
+                .to_str()
+                .map(str::to_owned)
+                .map_err(|_| "its token is not UTF-8".into()),
+            Err(_) => Err("it filled the whole buffer without a terminating NUL".into()),
         };
         wipe(&mut buffer);
         token
     }
-}
-
-/// The NUL-terminated UTF-8 text at the start of `buffer`.
-fn read_token(buffer: &[u8]) -> Result<String, String> {
-    let end = buffer
-        .iter()
-        .position(|&byte| byte == 0)
-        .ok_or_else(|| "it filled the whole buffer without a terminating NUL".to_owned())?;
-    std::str::from_utf8(&buffer[..end])
-        .map(str::to_owned)
-        .map_err(|_| "its token is not UTF-8".to_owned())
 }
 
 /// Zeroes a buffer that held a secret, in a way the compiler keeps.

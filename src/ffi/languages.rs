@@ -3,23 +3,19 @@
 //! `uint64_t` parameter, for VB6 and 32-bit VBA, which have no 64-bit
 //! integer; and [`chatwire_request_wait_text`], a streamed reply in a plain
 //! loop, for COBOL, which can neither hand over a callback nor wait on a
-//! descriptor. Each forwards to the original (or the core's wait), which
-//! does the checks and records the last error.
+//! descriptor. Each has the body of the original (or the core's wait), so
+//! the same checks and errors.
 
 use std::ffi::{c_char, c_int};
+use std::time::Duration;
 
 use super::boundary;
-use super::client::chatwire_client;
-use super::client::settings::{
-    chatwire_client_set_idle_timeout_ms, chatwire_client_set_limit, chatwire_client_set_timeout_ms,
-};
-use super::conversation::chatwire_conversation;
-use super::conversation::edit::chatwire_conversation_set_token_budget;
-use super::error::FfiError;
+use super::client::{chatwire_client, set};
+use super::conversation::{chatwire_conversation, on};
 use super::handle;
-use super::reply::{chatwire_reply, chatwire_reply_usage, chatwire_reply_usage_details};
+use super::reply::{chatwire_reply, usage, usage_details};
 use super::request::{chatwire_request, hand_text};
-use super::status::chatwire_status;
+use super::status::{chatwire_status, limit_from_c};
 use crate::client::BackgroundSend;
 
 /// chatwire_client_set_timeout_ms() with a 32-bit count, for languages
@@ -29,9 +25,8 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     client: *mut chatwire_client,
     timeout_ms: u32,
 ) -> chatwire_status {
-    boundary::status(|| {
-        forwarded(unsafe { chatwire_client_set_timeout_ms(client, u64::from(timeout_ms)) })
-    })
+    let timeout = Duration::from_millis(timeout_ms.into());
+    boundary::status(|| unsafe { set(client, |s| s.set_timeout(timeout)) })
 }
 
 /// chatwire_client_set_idle_timeout_ms() with a 32-bit count.
@@ -40,9 +35,8 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(
     client: *mut chatwire_client,
     timeout_ms: u32,
 ) -> chatwire_status {
-    boundary::status(|| {
-        forwarded(unsafe { chatwire_client_set_idle_timeout_ms(client, u64::from(timeout_ms)) })
-    })
+    let timeout = Duration::from_millis(timeout_ms.into());
+    boundary::status(|| unsafe { set(client, |s| s.set_idle_timeout(timeout)) })
 }
 
 /// chatwire_client_set_limit() with a 32-bit count of bytes.
@@ -52,9 +46,7 @@ pub unsafe extern "system" fn chatwire_client_set_limit_u32(
     which: c_int,
     bytes: u32,
 ) -> chatwire_status {
-    boundary::status(|| {
-        forwarded(unsafe { chatwire_client_set_limit(client, which, u64::from(bytes)) })
-    })
+    boundary::status(|| unsafe { set(client, |s| s.set_limit(limit_from_c(which)?, bytes.into())) })
 }
 
 /// chatwire_conversation_set_token_budget() with a 32-bit count.
@@ -63,9 +55,10 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
     conversation: *mut chatwire_conversation,
     max_prompt_tokens: u32,
 ) -> chatwire_status {
-    boundary::status(|| {
-        forwarded(unsafe {
-            chatwire_conversation_set_token_budget(conversation, u64::from(max_prompt_tokens))
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
+            held.conversation.set_token_budget(max_prompt_tokens.into());
+            Ok(())
         })
     })
 }
@@ -81,11 +74,8 @@ pub unsafe extern "system" fn chatwire_reply_usage_u32(
     total_tokens: *mut u32,
 ) -> chatwire_status {
     boundary::status(|| {
-        let mut counts = [0_u64; 3];
-        let [prompt, completion, total] = &mut counts;
-        forwarded(unsafe { chatwire_reply_usage(reply, prompt, completion, total) })?;
-        let outs = [prompt_tokens, completion_tokens, total_tokens];
-        unsafe { handle::write_optional(outs, counts.map(narrowed)) };
+        let counts = unsafe { usage(reply)? }.map(narrowed);
+        unsafe { handle::write_optional([prompt_tokens, completion_tokens, total_tokens], counts) };
         Ok(())
     })
 }
@@ -99,11 +89,8 @@ pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
     reasoning_tokens: *mut u32,
 ) -> chatwire_status {
     boundary::status(|| {
-        let mut counts = [0_u64; 2];
-        let [cached, reasoning] = &mut counts;
-        forwarded(unsafe { chatwire_reply_usage_details(reply, cached, reasoning) })?;
-        let outs = [cached_tokens, reasoning_tokens];
-        unsafe { handle::write_optional(outs, counts.map(narrowed)) };
+        let counts = unsafe { usage_details(reply)? }.map(narrowed);
+        unsafe { handle::write_optional([cached_tokens, reasoning_tokens], counts) };
         Ok(())
     })
 }
@@ -152,21 +139,5 @@ pub unsafe extern "system" fn chatwire_request_wait_text_len(
 ) -> chatwire_status {
     boundary::status(|| unsafe {
         hand_text(request, text_out, Some(len_out), BackgroundSend::wait_text)
-    })
-}
-
-/// The status of a forwarded call, as this call's outcome: its error again,
-/// with the message and HTTP status it recorded.
-fn forwarded(status: chatwire_status) -> Result<(), FfiError> {
-    if status == chatwire_status::CHATWIRE_OK {
-        return Ok(());
-    }
-    // SAFETY: chatwire_last_error() never gives NULL, and its text lives
-    // until the next chatwire call on this thread; it is copied at once.
-    let message = unsafe { std::ffi::CStr::from_ptr(boundary::chatwire_last_error()) };
-    Err(FfiError::Again {
-        status,
-        message: message.to_string_lossy().into_owned(),
-        http_status: boundary::chatwire_last_http_status(),
     })
 }

@@ -103,6 +103,41 @@ unsafe fn tool_call<'a>(
     handle::item(&reply.tool_calls, index, "tool call")
 }
 
+/// The prompt, completion and total token counts of the reply behind a
+/// handle.
+///
+/// # Safety
+/// `reply` is NULL or live.
+pub(super) unsafe fn usage(reply: *const chatwire_reply) -> Result<[u64; 3], FfiError> {
+    let reply = unsafe { handle::borrow(reply, "reply")? };
+    let usage = reply
+        .reply
+        .usage
+        .ok_or(FfiError::Unavailable("token usage"))?;
+    Ok([
+        usage.prompt_tokens,
+        usage.completion_tokens,
+        usage.total_tokens,
+    ])
+}
+
+/// The cached and reasoning token counts of the reply behind a handle,
+/// when the server sent either.
+///
+/// # Safety
+/// `reply` is NULL or live.
+pub(super) unsafe fn usage_details(reply: *const chatwire_reply) -> Result<[u64; 2], FfiError> {
+    let reply = unsafe { handle::borrow(reply, "reply")? };
+    let usage = reply
+        .reply
+        .usage
+        .map(|usage| [usage.cached_tokens, usage.reasoning_tokens]);
+    let details = usage.filter(|details| details.iter().any(Option::is_some));
+    Ok(details
+        .ok_or(FfiError::Unavailable("usage details"))?
+        .map(|n| n.unwrap_or(0)))
+}
+
 /// The reply's text; "" when the model only called tools.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_content(
@@ -152,16 +187,7 @@ pub unsafe extern "system" fn chatwire_reply_usage(
     total_tokens: *mut u64,
 ) -> chatwire_status {
     boundary::status(|| {
-        let reply = unsafe { handle::borrow(reply, "reply")? };
-        let usage = reply
-            .reply
-            .usage
-            .ok_or(FfiError::Unavailable("token usage"))?;
-        let counts = [
-            usage.prompt_tokens,
-            usage.completion_tokens,
-            usage.total_tokens,
-        ];
+        let counts = unsafe { usage(reply)? };
         unsafe { handle::write_optional([prompt_tokens, completion_tokens, total_tokens], counts) };
         Ok(())
     })
@@ -310,13 +336,7 @@ pub unsafe extern "system" fn chatwire_reply_usage_details(
     reasoning_tokens: *mut u64,
 ) -> chatwire_status {
     boundary::status(|| {
-        let reply = unsafe { handle::borrow(reply, "reply")? };
-        let usage = reply
-            .reply
-            .usage
-            .filter(|usage| usage.cached_tokens.is_some() || usage.reasoning_tokens.is_some())
-            .ok_or(FfiError::Unavailable("usage details"))?;
-        let counts = [usage.cached_tokens, usage.reasoning_tokens].map(|n| n.unwrap_or(0));
+        let counts = unsafe { usage_details(reply)? };
         unsafe { handle::write_optional([cached_tokens, reasoning_tokens], counts) };
         Ok(())
     })

@@ -1,6 +1,5 @@
-//! `chatwire_client`: made (chatwire_client_new, chatwire_client_new_azure)
-//! and freed here; its settings in [`settings`], where its requests go and
-//! with what credential in [`network`].
+//! `chatwire_client`; its settings in [`settings`], where its requests go
+//! and with what credential in [`network`].
 
 mod network;
 pub(super) mod settings;
@@ -20,13 +19,11 @@ use crate::ffi::text;
 /// may use one client at once (with a conversation each); connections are
 /// pooled. Setters affect the sends that start after them.
 pub struct chatwire_client {
-    /// The settings the setters change, resolved once when the handle was
-    /// made; held while a setter makes the next client, so that two setters
-    /// never lose each other's change.
+    /// The settings, held while a setter makes the next client, so that two
+    /// setters never lose each other's change.
     settings: Mutex<Resolved>,
-    /// The client sends use. A send takes a copy of the `Arc` and holds no
-    /// lock while it runs; a setter puts a new client here, which the sends
-    /// that start afterwards take.
+    /// The client sends use: a send takes a copy of the `Arc` and holds no
+    /// lock while it runs.
     client: RwLock<Arc<Client>>,
 }
 
@@ -65,7 +62,7 @@ impl chatwire_client {
 ///
 /// # Safety
 /// `client` is NULL or live.
-unsafe fn set<E: Into<FfiError>>(
+pub(super) unsafe fn set<E: Into<FfiError>>(
     client: *const chatwire_client,
     change: impl FnOnce(&mut Resolved) -> Result<(), E>,
 ) -> Result<(), FfiError> {

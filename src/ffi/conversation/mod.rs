@@ -1,7 +1,6 @@
 //! `chatwire_conversation`: the handle (its lock against calls that call
-//! back, and the texts it lends), made, saved, loaded and freed here; what
-//! changes the history in [`edit`], request options and tools in
-//! [`options`], what reads it in [`read`].
+//! back, and the texts it lends); what changes the history in [`edit`],
+//! options and tools in [`options`], what reads it in [`read`].
 
 pub(super) mod edit;
 mod options;
@@ -28,23 +27,19 @@ use crate::ffi::text;
 /// is refused with CHATWIRE_ERR_INVALID_CONVERSATION, reads too: read what a
 /// callback needs before the send.
 pub struct chatwire_conversation {
-    /// Taken by every call for as long as it runs, never waited for: a call
-    /// that finds it taken is refused (see [`Self::hold`]). A send holds it
-    /// from start to end, callbacks included, so a re-entrant call never
-    /// makes a second reference to the history while the send's `&mut`
-    /// lives.
+    /// Taken by every call while it runs, never waited for (see
+    /// [`Self::hold`]): a re-entrant call never makes a second reference to
+    /// the history while a send's `&mut` lives.
     held: Mutex<Held>,
-    /// True while a background request started on it runs. In an allocation
-    /// of its own, so that the worker thread clears it without borrowing
-    /// the handle.
+    /// The mark of a background request running on it (0: none), apart, so
+    /// that the worker clears it without borrowing the handle.
     running: Arc<AtomicU64>,
 }
 
 /// What a call holding a conversation works on.
 pub(crate) struct Held {
     pub(crate) conversation: Conversation,
-    /// The texts lent out, one entry per message from the first (see
-    /// [`Lent`]); reach them through [`Held::parts`].
+    /// The texts lent out, one entry per message; see [`Held::parts`].
     lent: Vec<Lent>,
     /// How many messages sends had left out under the token budget when
     /// `lent` last followed them.
@@ -75,9 +70,7 @@ impl chatwire_conversation {
     }
 
     /// Holds the conversation behind a handle for one call, or refuses when
-    /// another call holds it. What it returns also keeps the conversation
-    /// alive: freed meanwhile (from a callback, say), it goes when the call
-    /// returns.
+    /// another call holds it; also keeps it alive until the call returns.
     ///
     /// # Safety
     /// `ptr` is NULL or live (as for [`handle::retain`]; the borrow is
@@ -95,8 +88,7 @@ impl chatwire_conversation {
     }
 
     /// Like [`hold`](Self::hold), and marks the conversation as sent by a
-    /// background request until the returned mark is dropped (by the
-    /// request's worker, once its done callback has returned).
+    /// background request until the returned mark is dropped.
     ///
     /// # Safety
     /// As [`hold`](Self::hold).
@@ -168,10 +160,9 @@ fn in_use(user: &str) -> FfiError {
     .into()
 }
 
-/// A conversation's mark of a running background request. The request and
-/// its worker each hold one: the first to drop (the request freed, or the
-/// worker done with its callbacks) clears the mark, and only while the mark
-/// is still this request's, so a later request's mark is never cleared.
+/// A conversation's mark of a running background request, held by the
+/// request and its worker: the first to drop clears it, if it is still this
+/// request's (a later request's mark is never cleared).
 #[derive(Clone)]
 pub(crate) struct Running {
     mark: Arc<AtomicU64>,
@@ -195,9 +186,9 @@ impl Held {
         handle::item(self.conversation.messages(), index, "message")
     }
 
-    /// The conversation and the texts lent from it, which have followed
-    /// the messages sends left out since the last look: those are the
-    /// oldest after the system message, so all of them are one range.
+    /// The conversation and the texts lent from it, which follow first the
+    /// messages sends left out since the last look (one range: the oldest
+    /// after the system message).
     fn parts(&mut self) -> (&mut Conversation, &mut Vec<Lent>) {
         let total = self.conversation.dropped_total();
         let new = usize::try_from(total.saturating_sub(self.lent_dropped)).unwrap_or(usize::MAX);
@@ -235,7 +226,7 @@ impl Held {
 ///
 /// # Safety
 /// `ptr` is NULL or live.
-unsafe fn on<T>(
+pub(super) unsafe fn on<T>(
     ptr: *const chatwire_conversation,
     body: impl FnOnce(&mut Held) -> Result<T, FfiError>,
 ) -> Result<T, FfiError> {
@@ -258,8 +249,7 @@ fn entry(lent: &mut Vec<Lent>, index: usize) -> &mut Lent {
 }
 
 /// Forgets what was lent from `count` messages from `index` on, which have
-/// left the conversation; the entries after them move down with their
-/// messages.
+/// left the conversation.
 fn forget(lent: &mut Vec<Lent>, index: usize, count: usize) {
     let len = lent.len();
     lent.drain(index.min(len)..index.saturating_add(count).min(len));
