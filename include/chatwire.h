@@ -237,19 +237,16 @@ typedef enum {
 } chatwire_limit;
 
 /**
- * Where a client puts its credential; set with chatwire_client_set_auth(),
- * passed as an int.
+ * Where a client puts its credential (chatwire_client_set_auth()).
  */
 typedef enum {
   /**
-   * "Authorization: Bearer KEY": OpenAI and the servers modelled on it,
-   * Azure's /openai/v1 route, Entra ID tokens. The default, except for
-   * the key of a client from chatwire_client_new_azure().
+   * "Authorization: Bearer KEY", the default: OpenAI and the servers
+   * modelled on it, Azure's /openai/v1 route, Entra ID tokens.
    */
   CHATWIRE_AUTH_BEARER = 0,
   /**
-   * "api-key: KEY": Azure OpenAI's keys (the default of
-   * chatwire_client_new_azure()).
+   * "api-key: KEY": Azure OpenAI's keys (chatwire_client_new_azure()).
    */
   CHATWIRE_AUTH_API_KEY = 1,
   /**
@@ -338,14 +335,11 @@ typedef enum {
 typedef struct chatwire_client chatwire_client;
 
 /**
- * A model name and the messages so far, which every send carries in full:
- * made by chatwire_conversation_new() or chatwire_conversation_from_json(),
- * freed by chatwire_conversation_free(). One thread at a time; it may move
- * between threads. A call on a conversation that another call holds (a
- * callback calling back with the conversation of its own send, a call on
- * another thread, a background request until its `on_done` has returned)
- * is refused with CHATWIRE_ERR_INVALID_CONVERSATION, reads too: read what a
- * callback needs before the send.
+ * A model name and the messages so far, which every send carries in full.
+ * One thread at a time; it may move between threads. A call on it while
+ * another call holds it (a callback of its own send, another thread, a
+ * background request until its `on_done` has returned) is refused with
+ * CHATWIRE_ERR_INVALID_CONVERSATION, reads too.
  */
 typedef struct chatwire_conversation chatwire_conversation;
 
@@ -426,17 +420,13 @@ typedef void (CHATWIRE_CALL *chatwire_done_callback)(void *userdata, chatwire_st
 
 /**
  * A one-line description of the last failure on the calling thread, or ""
- * when the last call that can fail succeeded (see docs/c-api.md, "The last
- * error after success"). Never NULL; borrowed until the next chatwire call
- * on this thread.
- *
- * It says each thing once, so print it alone: what failed, then for an
- * error the server reported its HTTP status, message and request id, e.g.
+ * after a success (docs/c-api.md, "The last error after success"); borrowed
+ * until the next chatwire call on this thread. Print it alone: what failed,
+ * then for a server's error its HTTP status, message and request id, e.g.
  * "authentication failed: HTTP 401: Invalid API Key (request id req_1)".
- * Control characters (U+0000, line breaks, ESC, ...), U+2028, U+2029 and
- * bidirectional overrides in a server's text are written as escapes (`\n`,
- * `\u{1b}`), so a server cannot forge log lines. It never holds the
- * client's secrets (the API key, header values), even when echoed.
+ * Control characters, U+2028, U+2029 and bidirectional overrides in a
+ * server's text are escaped (`\n`, `\u{1b}`), so a server cannot forge log
+ * lines; the client's secrets (API key, header values) never appear.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_last_error(void);
 
@@ -449,23 +439,19 @@ CHATWIRE_API int CHATWIRE_CALL chatwire_last_http_status(void);
 
 /**
  * Creates a client in `*client_out`. Requests go to
- * {base_url}/v1/chat/completions (a trailing "/v1" or "/" is not doubled;
- * other routes: chatwire_client_set_endpoint_url()), e.g. with
- * "http://localhost:11434/v1" or Azure's
- * "https://RESOURCE.openai.azure.com/openai/v1". Each setting comes from the
- * first place that has it:
+ * {base_url}/v1/chat/completions ("/v1" or "/" at its end is not doubled;
+ * other routes: chatwire_client_set_endpoint_url()). Each setting comes
+ * from the first place that has it:
  *
  * | setting  | 1. argument | 2. environment   | 3. ./.env        | else                         |
  * |----------|-------------|------------------|------------------|------------------------------|
  * | base URL | base_url    | $OPENAI_BASE_URL | OPENAI_BASE_URL= | "https://api.openai.com"     |
  * | API key  | api_key     | $OPENAI_API_KEY  | OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
  *
- * An `api_key` of "" means no credential at all (a local server): nothing
- * is looked up and no Authorization header is sent. ./.env, which comes with
- * whatever directory the program runs in, is less trusted: a key from an
- * argument or the environment is never sent to a base URL that ./.env names
- * (CHATWIRE_ERR_CONFIG, naming both places). CHATWIRE_ERR_CONFIG also for an
- * unusable URL.
+ * An `api_key` of "" means no credential at all (a local server). ./.env,
+ * which comes with whatever directory the program runs in, is less
+ * trusted: a key from an argument or the environment is never sent to a
+ * base URL that ./.env names (CHATWIRE_ERR_CONFIG, as for an unusable URL).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_new(const char *base_url,
@@ -478,12 +464,12 @@ chatwire_status CHATWIRE_CALL chatwire_client_new(const char *base_url,
 CHATWIRE_API void CHATWIRE_CALL chatwire_client_free(chatwire_client *client);
 
 /**
- * Creates in `*client_out` a client for Azure OpenAI's classic route:
+ * Creates in `*client_out` a client for Azure OpenAI's classic route,
  * {endpoint}/openai/deployments/{deployment}/chat/completions?api-version={api_version},
- * the key in the "api-key" header. `endpoint` is the resource's
- * ("https://RESOURCE.openai.azure.com"), `deployment` (required) the
- * model deployment's name; each setting comes from the first place that
- * has it, with chatwire_client_new()'s trust rule for ./.env:
+ * with the key in the "api-key" header; `endpoint` is the resource's
+ * ("https://RESOURCE.openai.azure.com"), `deployment` (required, not "")
+ * the model deployment's. Each setting comes from the first place that has
+ * it, with chatwire_client_new()'s trust rule for ./.env:
  *
  * | setting     | 1. argument        | 2. environment         | 3. ./.env | else |
  * |-------------|--------------------|------------------------|-----------|------|
@@ -491,10 +477,9 @@ CHATWIRE_API void CHATWIRE_CALL chatwire_client_free(chatwire_client *client);
  * | api_version | api_version        | $OPENAI_API_VERSION    | OPENAI_API_VERSION=    | "2024-10-21" (the latest generally available) |
  * | api_key     | api_key ("": none) | $AZURE_OPENAI_API_KEY  | AZURE_OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
  *
- * An empty deployment or version: CHATWIRE_ERR_INVALID_ARGUMENT. For Entra
- * ID tokens pass "" as `api_key` and set a chatwire_credential_callback.
- * Azure's /openai/v1 route needs none of this: chatwire_client_new(), with
- * the deployment's name as the model.
+ * For Entra ID tokens pass "" as `api_key` and set a credential callback.
+ * Azure's /openai/v1 route needs none of this: use chatwire_client_new(),
+ * with the deployment's name as the model.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_new_azure(const char *endpoint,
@@ -517,13 +502,12 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_ca_file(chatwire_client *clien
 
 /**
  * Shows the certificate chain in the PEM file `cert_pem_file` (the client's
- * own first) and its private key in `key_pem_file` (PKCS#8, RSA or EC, not
- * encrypted), both read now, to servers that ask for one (mutual TLS). A
- * server that gets none or refuses it makes a send fail with
- * CHATWIRE_ERR_TLS. A file that cannot be read or is over 16 MiB, no
- * certificate, not exactly one key, or a key not the certificate's:
- * CHATWIRE_ERR_CONFIG, naming the file. The key never appears in the last
- * error or in log lines.
+ * own first) and its key in `key_pem_file` (PKCS#8, RSA or EC, not
+ * encrypted), both read now, to servers that ask for one (mutual TLS); one
+ * that gets none or refuses it fails the send with CHATWIRE_ERR_TLS. An
+ * unreadable file or one over 16 MiB, no certificate, not exactly one key,
+ * or a key not the certificate's: CHATWIRE_ERR_CONFIG, naming the file. The
+ * key never appears in the last error or log lines.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_client_certificate(chatwire_client *client,
@@ -566,14 +550,13 @@ CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_auth(chatwire_cli
 
 /**
  * Asks `callback` (see chatwire_credential_callback) for the credential
- * before every attempt, retries included, instead of sending the key: for
- * short-lived tokens such as Entra ID's. It goes as "Authorization: Bearer
- * TOKEN" unless chatwire_client_set_auth() says otherwise (also for
- * chatwire_client_new_azure()). NULL goes back to the key. Tokens are
- * secrets: never in the last error or log lines, taken out of what a server
- * echoes. `userdata` and the callback stay valid until the client is freed
- * and its requests have finished. CHATWIRE_ERR_CONFIG when ./.env named the
- * endpoint (set it with chatwire_client_set_endpoint_url() first).
+ * before every attempt instead of sending the key: for short-lived tokens
+ * such as Entra ID's, sent as "Authorization: Bearer TOKEN" unless
+ * chatwire_client_set_auth() says otherwise. NULL goes back to the key.
+ * Tokens are secrets: never in the last error or log lines, taken out of
+ * what a server echoes. `userdata` and the callback stay valid until the
+ * client is freed and its requests have finished. CHATWIRE_ERR_CONFIG when
+ * ./.env named the endpoint (set it with chatwire_client_set_endpoint_url()).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_credential_callback(chatwire_client *client,
@@ -659,14 +642,13 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_worker_stack_size(chatwire_cli
                                                                     size_t bytes);
 
 /**
- * Sets a header sent with every request, such as a gateway's key or a
- * tracing id, replacing one of the same name (case-insensitive); a NULL
- * `value` removes it. This also replaces or removes the default
+ * Sets a header sent with every request (a gateway's key, a tracing id),
+ * replacing one of the same name, case-insensitive, also the defaults
  * OpenAI-Organization ($OPENAI_ORG_ID), OpenAI-Project ($OPENAI_PROJECT_ID)
- * and "Accept-Encoding: gzip". CHATWIRE_ERR_INVALID_ARGUMENT for what is not
- * a header name or value, and for Authorization, Content-Type,
- * Content-Length, Transfer-Encoding, Host and Connection. Values may be
- * secrets: the last error never quotes them.
+ * and "Accept-Encoding: gzip"; a NULL `value` removes it. Not a header name
+ * or value, or Authorization, Content-Type, Content-Length,
+ * Transfer-Encoding, Host, Connection: CHATWIRE_ERR_INVALID_ARGUMENT. The
+ * last error never quotes values: they may be secrets.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_header(chatwire_client *client,
@@ -799,18 +781,15 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_file(chatwire_co
                                                                      const char *file);
 
 /**
- * Sets the token budget (0, the default: none; not part of
+ * Sets the token budget (0, the default: none; not saved by
  * chatwire_conversation_to_json()). Before each send, a conversation
- * estimated over `max_prompt_tokens` prompt tokens has its oldest exchanges
- * left out until it is down to three quarters of it (keeping a stable start,
- * which servers cache): whole exchanges only, never the system message nor
- * the last user message and what follows, a tool call always with its
- * results. They leave the conversation when the reply is appended
- * (chatwire_conversation_last_dropped() says how many, a log line why). A
- * server that still answers CHATWIRE_ERR_CONTEXT_LENGTH is asked once more
- * with more left out; a last exchange over the budget alone gives that
- * error. The estimate learns the bytes per token from each reply's usage
- * (4 until the first).
+ * estimated over `max_prompt_tokens` prompt tokens has its oldest whole
+ * exchanges left out down to three quarters of it (a stable start, which
+ * servers cache): never the system message nor the last user message and
+ * what follows, a tool call always with its results. They leave the
+ * conversation when the reply is appended (chatwire_conversation_last_dropped()
+ * says how many). CHATWIRE_ERR_CONTEXT_LENGTH from the server gets one more
+ * try with more left out; a last exchange over the budget alone gives it.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_set_token_budget(chatwire_conversation *conversation,
@@ -961,30 +940,18 @@ CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_extract_json(const char *tex
  * Reads an ingredient list (the convention of chatwire_ingredients_prompt())
  * from a model's reply into `*json_out`, normalised: an array of
  * {"ingredient": a trimmed, non-empty string, "quantity": a finite number
- * written with a decimal point (½ gives 0.5, no amount 0.0), "unit": a string
- * or null}, e.g. [{"ingredient":"egg","quantity":3.0,"unit":null}]. Lenient,
- * as small models need (a wrapping object, keys such as "name" or "amount",
- * unusable items skipped; the Rust docs of `chatwire::extract_ingredients`
- * give every rule); an empty list gives "[]". No JSON, or no usable
- * ingredient: CHATWIRE_ERR_NO_JSON, and the last error says why.
+ * with a decimal point (½ gives 0.5, no amount 0.0), "unit": a string or
+ * null}. Lenient, as small models need (a wrapping object, keys such as
+ * "name" or "amount", unusable items skipped: the Rust docs of
+ * `chatwire::extract_ingredients` give every rule); an empty list gives
+ * "[]". No usable ingredient: CHATWIRE_ERR_NO_JSON, and the last error says why.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_extract_ingredients(const char *text, char **json_out);
 
 /**
  * Reads an ingredient list as chatwire_extract_ingredients() does, into
- * `*list_out` (empty when the reply holds an empty array):
- *
- * ```c
- * chatwire_ingredients *list = NULL;
- * if (chatwire_extract_ingredient_list(reply, &list) == CHATWIRE_OK) {
- *     for (size_t i = 0; i < chatwire_ingredients_len(list); i++) {
- *         const char *unit = chatwire_ingredients_unit(list, i);
- *         printf("%s: %g %s\n", chatwire_ingredients_name(list, i),
- *                chatwire_ingredients_quantity(list, i), unit ? unit : "");
- *     }
- *     chatwire_ingredients_free(list);
- * }
- * ```
+ * `*list_out` (empty when the reply holds an empty array), to read with the
+ * chatwire_ingredients_ functions (docs/structured-output.md has a loop).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_extract_ingredient_list(const char *text,
@@ -1384,21 +1351,17 @@ chatwire_status CHATWIRE_CALL chatwire_send(chatwire_client *client,
                                             char **reply_out);
 
 /**
- * Asks for JSON matching the JSON Schema `schema_json` (a subset of draft
- * 2020-12, listed by the Rust docs of `Client::send_json`; "pattern" and a
- * few other keywords, or text that is not JSON, give
- * CHATWIRE_ERR_INVALID_ARGUMENT before anything is sent), delivered as
- * chatwire_client_set_schema_delivery() says. The reply is read as
- * chatwire_extract_json() reads it and checked; a mismatch gets the model a
- * correction turn naming each problem, up to
- * chatwire_client_set_json_corrections() times.
- *
- * On success `*json_out` owns the matching JSON, compact, and the
- * conversation holds the question and that JSON as the answer (no correction
- * turns). Else CHATWIRE_ERR_INVALID_REPLY, whose last error lists the last
- * problems ("at /0/quantity: expected a number, got \"two\"", first whether
- * the token limit cut the reply) and the start of the last reply; the
- * conversation is unchanged.
+ * Asks for JSON matching the JSON Schema `schema_json` (the subset of draft
+ * 2020-12 that the Rust docs of `Client::send_json` list; other keywords,
+ * or text that is not JSON, give CHATWIRE_ERR_INVALID_ARGUMENT before
+ * anything is sent), delivered as chatwire_client_set_schema_delivery()
+ * says. The reply is read as chatwire_extract_json() reads it; a mismatch
+ * gets the model up to chatwire_client_set_json_corrections() correction
+ * turns. On success `*json_out` owns the matching JSON, compact, and the
+ * conversation holds the question and that JSON as the answer. Else
+ * CHATWIRE_ERR_INVALID_REPLY, whose last error lists the last problems
+ * ("at /0/quantity: expected a number, got \"two\"") and the start of the
+ * last reply; the conversation is unchanged.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_json(chatwire_client *client,
@@ -1461,19 +1424,14 @@ chatwire_status CHATWIRE_CALL chatwire_send_stream_events(chatwire_client *clien
 
 /**
  * Starts sending the conversation on a worker thread and returns at once;
- * `*request_out` owns the request (free with chatwire_request_free()). A
- * conversation that cannot be sent fails here, with nothing started.
- *
- * The reply is streamed: to `on_delta` (see chatwire_send_stream()), or, when
- * it is NULL, kept for chatwire_request_take_text(), which an event loop
- * calls when chatwire_request_fd() or chatwire_request_event() signals.
- * `on_done` (may be NULL) gets the request's status once at the end. Both
- * run on the worker thread (stack: chatwire_client_set_worker_stack_size())
- * with `userdata`, and may free the request.
- *
- * chatwire_request_wait() appends the reply. Until then (up to the return of
- * `on_done`) calls on the conversation are refused with
- * CHATWIRE_ERR_INVALID_CONVERSATION; it may be freed, the request holds it.
+ * `*request_out` owns the request. A conversation that cannot be sent fails
+ * here. The reply is streamed to `on_delta` (see chatwire_send_stream()) or,
+ * when NULL, kept for chatwire_request_take_text(). `on_done` (may be NULL)
+ * gets the status once at the end. Both run on the worker thread with
+ * `userdata` and may free the request. chatwire_request_wait() appends the
+ * reply; until then (up to the return of `on_done`) calls on the
+ * conversation are refused with CHATWIRE_ERR_INVALID_CONVERSATION, and it
+ * may be freed: the request holds it.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_async(chatwire_client *client,
@@ -1502,13 +1460,9 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_version(void);
 CHATWIRE_API void CHATWIRE_CALL chatwire_string_free(char *s);
 
 /**
- * The version of the library loaded at run time, as
- * MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 gives 100, 1.2.3 gives 10203):
- * the same encoding as CHATWIRE_VERSION_NUMBER, the version of the header
- * the program was compiled with. A program built against one version can
- * check that the library it runs with is at least as new:
- * `chatwire_version_number() >= CHATWIRE_VERSION_NUMBER`. Any thread, at
- * any time, no setup needed.
+ * The version of the library loaded, as MAJOR * 10000 + MINOR * 100 + PATCH
+ * (1.2.3 gives 10203), the encoding of CHATWIRE_VERSION_NUMBER, the header's:
+ * check `chatwire_version_number() >= CHATWIRE_VERSION_NUMBER` at run time.
  */
 CHATWIRE_API uint32_t CHATWIRE_CALL chatwire_version_number(void);
 

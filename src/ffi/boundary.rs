@@ -106,17 +106,13 @@ pub(crate) fn release(body: impl FnOnce()) {
 }
 
 /// A one-line description of the last failure on the calling thread, or ""
-/// when the last call that can fail succeeded (see docs/c-api.md, "The last
-/// error after success"). Never NULL; borrowed until the next chatwire call
-/// on this thread.
-///
-/// It says each thing once, so print it alone: what failed, then for an
-/// error the server reported its HTTP status, message and request id, e.g.
+/// after a success (docs/c-api.md, "The last error after success"); borrowed
+/// until the next chatwire call on this thread. Print it alone: what failed,
+/// then for a server's error its HTTP status, message and request id, e.g.
 /// "authentication failed: HTTP 401: Invalid API Key (request id req_1)".
-/// Control characters (U+0000, line breaks, ESC, ...), U+2028, U+2029 and
-/// bidirectional overrides in a server's text are written as escapes (`\n`,
-/// `\u{1b}`), so a server cannot forge log lines. It never holds the
-/// client's secrets (the API key, header values), even when echoed.
+/// Control characters, U+2028, U+2029 and bidirectional overrides in a
+/// server's text are escaped (`\n`, `\u{1b}`), so a server cannot forge log
+/// lines; the client's secrets (API key, header values) never appear.
 #[no_mangle]
 pub extern "system" fn chatwire_last_error() -> *const c_char {
     LAST_ERROR.with(|cell| match &*cell.borrow() {

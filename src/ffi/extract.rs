@@ -34,12 +34,11 @@ pub unsafe extern "system" fn chatwire_extract_json(
 /// Reads an ingredient list (the convention of chatwire_ingredients_prompt())
 /// from a model's reply into `*json_out`, normalised: an array of
 /// {"ingredient": a trimmed, non-empty string, "quantity": a finite number
-/// written with a decimal point (½ gives 0.5, no amount 0.0), "unit": a string
-/// or null}, e.g. [{"ingredient":"egg","quantity":3.0,"unit":null}]. Lenient,
-/// as small models need (a wrapping object, keys such as "name" or "amount",
-/// unusable items skipped; the Rust docs of `chatwire::extract_ingredients`
-/// give every rule); an empty list gives "[]". No JSON, or no usable
-/// ingredient: CHATWIRE_ERR_NO_JSON, and the last error says why.
+/// with a decimal point (½ gives 0.5, no amount 0.0), "unit": a string or
+/// null}. Lenient, as small models need (a wrapping object, keys such as
+/// "name" or "amount", unusable items skipped: the Rust docs of
+/// `chatwire::extract_ingredients` give every rule); an empty list gives
+/// "[]". No usable ingredient: CHATWIRE_ERR_NO_JSON, and the last error says why.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_ingredients(
     text: *const c_char,
@@ -97,19 +96,8 @@ unsafe fn item<'a>(
 }
 
 /// Reads an ingredient list as chatwire_extract_ingredients() does, into
-/// `*list_out` (empty when the reply holds an empty array):
-///
-/// ```c
-/// chatwire_ingredients *list = NULL;
-/// if (chatwire_extract_ingredient_list(reply, &list) == CHATWIRE_OK) {
-///     for (size_t i = 0; i < chatwire_ingredients_len(list); i++) {
-///         const char *unit = chatwire_ingredients_unit(list, i);
-///         printf("%s: %g %s\n", chatwire_ingredients_name(list, i),
-///                chatwire_ingredients_quantity(list, i), unit ? unit : "");
-///     }
-///     chatwire_ingredients_free(list);
-/// }
-/// ```
+/// `*list_out` (empty when the reply holds an empty array), to read with the
+/// chatwire_ingredients_ functions (docs/structured-output.md has a loop).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_ingredient_list(
     text: *const c_char,

@@ -17,8 +17,8 @@ use crate::reply::Reply;
 /// the conversation; may be read from any thread.
 pub struct chatwire_reply {
     reply: Reply,
-    // What the server wrote in JSON strings may hold U+0000: kept whole,
-    // with a `_len` accessor each.
+    // Texts from JSON strings may hold U+0000: kept whole, with a `_len`
+    // accessor each; header values and JSON text cannot.
     content: CText,
     finish_reason: Option<CText>,
     /// id, name, arguments and type of each tool call.
@@ -26,8 +26,6 @@ pub struct chatwire_reply {
     reasoning: Option<CText>,
     /// The content of every choice.
     choices: Vec<CText>,
-    // HTTP header values cannot hold U+0000, nor can JSON text raw: no
-    // `_len` accessor.
     request_id: Option<CText>,
     json: CString,
     /// Every header's value, in the order of the reply's headers.

@@ -23,10 +23,10 @@ pub struct chatwire_request {
     pub(super) send: BackgroundSend,
     /// Holds the conversation that the reply is appended to, also after C
     /// freed it.
-    conversation: Arc<chatwire_conversation>,
+    pub(super) conversation: Arc<chatwire_conversation>,
     /// The conversation's mark of this request, cleared when the request
     /// is freed (or its worker is done, whichever comes first).
-    _running: Running,
+    pub(super) _running: Running,
 }
 
 /// 1 when the request has finished (successfully or not), 0 while it runs.
@@ -78,19 +78,6 @@ pub unsafe extern "system" fn chatwire_request_wait_reply(
 }
 
 impl chatwire_request {
-    /// A request for a send started in the background on `conversation`.
-    pub(crate) fn new(
-        send: BackgroundSend,
-        conversation: Arc<chatwire_conversation>,
-        running: Running,
-    ) -> chatwire_request {
-        chatwire_request {
-            send,
-            conversation,
-            _running: running,
-        }
-    }
-
     /// The outcome of the send, collected by the first wait, which also
     /// appends a successful reply to the conversation.
     fn finish(&mut self) -> Result<&Reply, FfiError> {

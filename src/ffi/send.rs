@@ -39,21 +39,17 @@ pub unsafe extern "system" fn chatwire_send(
     })
 }
 
-/// Asks for JSON matching the JSON Schema `schema_json` (a subset of draft
-/// 2020-12, listed by the Rust docs of `Client::send_json`; "pattern" and a
-/// few other keywords, or text that is not JSON, give
-/// CHATWIRE_ERR_INVALID_ARGUMENT before anything is sent), delivered as
-/// chatwire_client_set_schema_delivery() says. The reply is read as
-/// chatwire_extract_json() reads it and checked; a mismatch gets the model a
-/// correction turn naming each problem, up to
-/// chatwire_client_set_json_corrections() times.
-///
-/// On success `*json_out` owns the matching JSON, compact, and the
-/// conversation holds the question and that JSON as the answer (no correction
-/// turns). Else CHATWIRE_ERR_INVALID_REPLY, whose last error lists the last
-/// problems ("at /0/quantity: expected a number, got \"two\"", first whether
-/// the token limit cut the reply) and the start of the last reply; the
-/// conversation is unchanged.
+/// Asks for JSON matching the JSON Schema `schema_json` (the subset of draft
+/// 2020-12 that the Rust docs of `Client::send_json` list; other keywords,
+/// or text that is not JSON, give CHATWIRE_ERR_INVALID_ARGUMENT before
+/// anything is sent), delivered as chatwire_client_set_schema_delivery()
+/// says. The reply is read as chatwire_extract_json() reads it; a mismatch
+/// gets the model up to chatwire_client_set_json_corrections() correction
+/// turns. On success `*json_out` owns the matching JSON, compact, and the
+/// conversation holds the question and that JSON as the answer. Else
+/// CHATWIRE_ERR_INVALID_REPLY, whose last error lists the last problems
+/// ("at /0/quantity: expected a number, got \"two\"") and the start of the
+/// last reply; the conversation is unchanged.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_json(
     client: *mut chatwire_client,
@@ -199,19 +195,14 @@ pub unsafe extern "system" fn chatwire_send_stream_events(
 }
 
 /// Starts sending the conversation on a worker thread and returns at once;
-/// `*request_out` owns the request (free with chatwire_request_free()). A
-/// conversation that cannot be sent fails here, with nothing started.
-///
-/// The reply is streamed: to `on_delta` (see chatwire_send_stream()), or, when
-/// it is NULL, kept for chatwire_request_take_text(), which an event loop
-/// calls when chatwire_request_fd() or chatwire_request_event() signals.
-/// `on_done` (may be NULL) gets the request's status once at the end. Both
-/// run on the worker thread (stack: chatwire_client_set_worker_stack_size())
-/// with `userdata`, and may free the request.
-///
-/// chatwire_request_wait() appends the reply. Until then (up to the return of
-/// `on_done`) calls on the conversation are refused with
-/// CHATWIRE_ERR_INVALID_CONVERSATION; it may be freed, the request holds it.
+/// `*request_out` owns the request. A conversation that cannot be sent fails
+/// here. The reply is streamed to `on_delta` (see chatwire_send_stream()) or,
+/// when NULL, kept for chatwire_request_take_text(). `on_done` (may be NULL)
+/// gets the status once at the end. Both run on the worker thread with
+/// `userdata` and may free the request. chatwire_request_wait() appends the
+/// reply; until then (up to the return of `on_done`) calls on the
+/// conversation are refused with CHATWIRE_ERR_INVALID_CONVERSATION, and it
+/// may be freed: the request holds it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_async(
     client: *mut chatwire_client,
@@ -252,11 +243,11 @@ pub unsafe extern "system" fn chatwire_send_async(
             .start_background(&held.conversation, on_delta, on_finish)?;
         let conversation = held.retain();
         drop(held);
-        out.write(handle::into_c(chatwire_request::new(
+        out.write(handle::into_c(chatwire_request {
             send,
             conversation,
-            request_mark,
-        )));
+            _running: request_mark,
+        }));
         Ok(())
     })
 }

@@ -106,18 +106,15 @@ pub enum chatwire_limit {
     CHATWIRE_LIMIT_HEADERS = 3,
 }
 
-/// Where a client puts its credential; set with chatwire_client_set_auth(),
-/// passed as an int.
+/// Where a client puts its credential (chatwire_client_set_auth()).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
 pub enum chatwire_auth {
-    /// "Authorization: Bearer KEY": OpenAI and the servers modelled on it,
-    /// Azure's /openai/v1 route, Entra ID tokens. The default, except for
-    /// the key of a client from chatwire_client_new_azure().
+    /// "Authorization: Bearer KEY", the default: OpenAI and the servers
+    /// modelled on it, Azure's /openai/v1 route, Entra ID tokens.
     CHATWIRE_AUTH_BEARER = 0,
-    /// "api-key: KEY": Azure OpenAI's keys (the default of
-    /// chatwire_client_new_azure()).
+    /// "api-key: KEY": Azure OpenAI's keys (chatwire_client_new_azure()).
     CHATWIRE_AUTH_API_KEY = 1,
     /// No credential at all, whatever key or callback the client has.
     CHATWIRE_AUTH_NONE = 2,

@@ -70,23 +70,19 @@ pub(super) unsafe fn set<E: Into<FfiError>>(
 }
 
 /// Creates a client in `*client_out`. Requests go to
-/// {base_url}/v1/chat/completions (a trailing "/v1" or "/" is not doubled;
-/// other routes: chatwire_client_set_endpoint_url()), e.g. with
-/// "http://localhost:11434/v1" or Azure's
-/// "https://RESOURCE.openai.azure.com/openai/v1". Each setting comes from the
-/// first place that has it:
+/// {base_url}/v1/chat/completions ("/v1" or "/" at its end is not doubled;
+/// other routes: chatwire_client_set_endpoint_url()). Each setting comes
+/// from the first place that has it:
 ///
 /// | setting  | 1. argument | 2. environment   | 3. ./.env        | else                         |
 /// |----------|-------------|------------------|------------------|------------------------------|
 /// | base URL | base_url    | $OPENAI_BASE_URL | OPENAI_BASE_URL= | "https://api.openai.com"     |
 /// | API key  | api_key     | $OPENAI_API_KEY  | OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
 ///
-/// An `api_key` of "" means no credential at all (a local server): nothing
-/// is looked up and no Authorization header is sent. ./.env, which comes with
-/// whatever directory the program runs in, is less trusted: a key from an
-/// argument or the environment is never sent to a base URL that ./.env names
-/// (CHATWIRE_ERR_CONFIG, naming both places). CHATWIRE_ERR_CONFIG also for an
-/// unusable URL.
+/// An `api_key` of "" means no credential at all (a local server). ./.env,
+/// which comes with whatever directory the program runs in, is less
+/// trusted: a key from an argument or the environment is never sent to a
+/// base URL that ./.env names (CHATWIRE_ERR_CONFIG, as for an unusable URL).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new(
     base_url: *const c_char,
@@ -126,12 +122,12 @@ pub unsafe extern "system" fn chatwire_client_free(client: *mut chatwire_client)
     boundary::release(|| unsafe { handle::free(client) })
 }
 
-/// Creates in `*client_out` a client for Azure OpenAI's classic route:
+/// Creates in `*client_out` a client for Azure OpenAI's classic route,
 /// {endpoint}/openai/deployments/{deployment}/chat/completions?api-version={api_version},
-/// the key in the "api-key" header. `endpoint` is the resource's
-/// ("https://RESOURCE.openai.azure.com"), `deployment` (required) the
-/// model deployment's name; each setting comes from the first place that
-/// has it, with chatwire_client_new()'s trust rule for ./.env:
+/// with the key in the "api-key" header; `endpoint` is the resource's
+/// ("https://RESOURCE.openai.azure.com"), `deployment` (required, not "")
+/// the model deployment's. Each setting comes from the first place that has
+/// it, with chatwire_client_new()'s trust rule for ./.env:
 ///
 /// | setting     | 1. argument        | 2. environment         | 3. ./.env | else |
 /// |-------------|--------------------|------------------------|-----------|------|
@@ -139,10 +135,9 @@ pub unsafe extern "system" fn chatwire_client_free(client: *mut chatwire_client)
 /// | api_version | api_version        | $OPENAI_API_VERSION    | OPENAI_API_VERSION=    | "2024-10-21" (the latest generally available) |
 /// | api_key     | api_key ("": none) | $AZURE_OPENAI_API_KEY  | AZURE_OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
 ///
-/// An empty deployment or version: CHATWIRE_ERR_INVALID_ARGUMENT. For Entra
-/// ID tokens pass "" as `api_key` and set a chatwire_credential_callback.
-/// Azure's /openai/v1 route needs none of this: chatwire_client_new(), with
-/// the deployment's name as the model.
+/// For Entra ID tokens pass "" as `api_key` and set a credential callback.
+/// Azure's /openai/v1 route needs none of this: use chatwire_client_new(),
+/// with the deployment's name as the model.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new_azure(
     endpoint: *const c_char,

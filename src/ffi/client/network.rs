@@ -31,13 +31,12 @@ pub unsafe extern "system" fn chatwire_client_set_ca_file(
 }
 
 /// Shows the certificate chain in the PEM file `cert_pem_file` (the client's
-/// own first) and its private key in `key_pem_file` (PKCS#8, RSA or EC, not
-/// encrypted), both read now, to servers that ask for one (mutual TLS). A
-/// server that gets none or refuses it makes a send fail with
-/// CHATWIRE_ERR_TLS. A file that cannot be read or is over 16 MiB, no
-/// certificate, not exactly one key, or a key not the certificate's:
-/// CHATWIRE_ERR_CONFIG, naming the file. The key never appears in the last
-/// error or in log lines.
+/// own first) and its key in `key_pem_file` (PKCS#8, RSA or EC, not
+/// encrypted), both read now, to servers that ask for one (mutual TLS); one
+/// that gets none or refuses it fails the send with CHATWIRE_ERR_TLS. An
+/// unreadable file or one over 16 MiB, no certificate, not exactly one key,
+/// or a key not the certificate's: CHATWIRE_ERR_CONFIG, naming the file. The
+/// key never appears in the last error or log lines.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_client_certificate(
     client: *mut chatwire_client,
@@ -104,14 +103,13 @@ pub unsafe extern "system" fn chatwire_client_set_auth(
 }
 
 /// Asks `callback` (see chatwire_credential_callback) for the credential
-/// before every attempt, retries included, instead of sending the key: for
-/// short-lived tokens such as Entra ID's. It goes as "Authorization: Bearer
-/// TOKEN" unless chatwire_client_set_auth() says otherwise (also for
-/// chatwire_client_new_azure()). NULL goes back to the key. Tokens are
-/// secrets: never in the last error or log lines, taken out of what a server
-/// echoes. `userdata` and the callback stay valid until the client is freed
-/// and its requests have finished. CHATWIRE_ERR_CONFIG when ./.env named the
-/// endpoint (set it with chatwire_client_set_endpoint_url() first).
+/// before every attempt instead of sending the key: for short-lived tokens
+/// such as Entra ID's, sent as "Authorization: Bearer TOKEN" unless
+/// chatwire_client_set_auth() says otherwise. NULL goes back to the key.
+/// Tokens are secrets: never in the last error or log lines, taken out of
+/// what a server echoes. `userdata` and the callback stay valid until the
+/// client is freed and its requests have finished. CHATWIRE_ERR_CONFIG when
+/// ./.env named the endpoint (set it with chatwire_client_set_endpoint_url()).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_credential_callback(
     client: *mut chatwire_client,

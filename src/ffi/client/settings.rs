@@ -111,14 +111,13 @@ pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
     boundary::status(|| unsafe { set(client, |s| s.set_worker_stack_size(bytes)) })
 }
 
-/// Sets a header sent with every request, such as a gateway's key or a
-/// tracing id, replacing one of the same name (case-insensitive); a NULL
-/// `value` removes it. This also replaces or removes the default
+/// Sets a header sent with every request (a gateway's key, a tracing id),
+/// replacing one of the same name, case-insensitive, also the defaults
 /// OpenAI-Organization ($OPENAI_ORG_ID), OpenAI-Project ($OPENAI_PROJECT_ID)
-/// and "Accept-Encoding: gzip". CHATWIRE_ERR_INVALID_ARGUMENT for what is not
-/// a header name or value, and for Authorization, Content-Type,
-/// Content-Length, Transfer-Encoding, Host and Connection. Values may be
-/// secrets: the last error never quotes them.
+/// and "Accept-Encoding: gzip"; a NULL `value` removes it. Not a header name
+/// or value, or Authorization, Content-Type, Content-Length,
+/// Transfer-Encoding, Host, Connection: CHATWIRE_ERR_INVALID_ARGUMENT. The
+/// last error never quotes values: they may be secrets.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_header(
     client: *mut chatwire_client,

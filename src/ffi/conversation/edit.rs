@@ -132,18 +132,15 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_file(
     })
 }
 
-/// Sets the token budget (0, the default: none; not part of
+/// Sets the token budget (0, the default: none; not saved by
 /// chatwire_conversation_to_json()). Before each send, a conversation
-/// estimated over `max_prompt_tokens` prompt tokens has its oldest exchanges
-/// left out until it is down to three quarters of it (keeping a stable start,
-/// which servers cache): whole exchanges only, never the system message nor
-/// the last user message and what follows, a tool call always with its
-/// results. They leave the conversation when the reply is appended
-/// (chatwire_conversation_last_dropped() says how many, a log line why). A
-/// server that still answers CHATWIRE_ERR_CONTEXT_LENGTH is asked once more
-/// with more left out; a last exchange over the budget alone gives that
-/// error. The estimate learns the bytes per token from each reply's usage
-/// (4 until the first).
+/// estimated over `max_prompt_tokens` prompt tokens has its oldest whole
+/// exchanges left out down to three quarters of it (a stable start, which
+/// servers cache): never the system message nor the last user message and
+/// what follows, a tool call always with its results. They leave the
+/// conversation when the reply is appended (chatwire_conversation_last_dropped()
+/// says how many). CHATWIRE_ERR_CONTEXT_LENGTH from the server gets one more
+/// try with more left out; a last exchange over the budget alone gives it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_set_token_budget(
     conversation: *mut chatwire_conversation,

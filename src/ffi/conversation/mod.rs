@@ -18,14 +18,11 @@ use crate::ffi::handle;
 use crate::ffi::status::chatwire_status;
 use crate::ffi::text;
 
-/// A model name and the messages so far, which every send carries in full:
-/// made by chatwire_conversation_new() or chatwire_conversation_from_json(),
-/// freed by chatwire_conversation_free(). One thread at a time; it may move
-/// between threads. A call on a conversation that another call holds (a
-/// callback calling back with the conversation of its own send, a call on
-/// another thread, a background request until its `on_done` has returned)
-/// is refused with CHATWIRE_ERR_INVALID_CONVERSATION, reads too: read what a
-/// callback needs before the send.
+/// A model name and the messages so far, which every send carries in full.
+/// One thread at a time; it may move between threads. A call on it while
+/// another call holds it (a callback of its own send, another thread, a
+/// background request until its `on_done` has returned) is refused with
+/// CHATWIRE_ERR_INVALID_CONVERSATION, reads too.
 pub struct chatwire_conversation {
     /// Taken by every call while it runs, never waited for (see
     /// [`Self::hold`]): a re-entrant call never makes a second reference to
