@@ -396,11 +396,10 @@ typedef void (CHATWIRE_CALL *chatwire_log_callback)(void *userdata, int level, c
 
 /**
  * Receives a streamed reply's text as it arrives: `delta` is `len` bytes of
- * whole UTF-8 characters and a NUL, valid only during the call; `userdata`
- * is the pointer given with the callback. Return 0 to go on, anything else
- * to stop the request (CHATWIRE_ERR_CANCELLED; the connection is closed).
- * Runs on the thread of chatwire_send_stream(), or on the worker thread of
- * chatwire_send_async() (see chatwire_client_set_worker_stack_size()).
+ * whole UTF-8 characters and a NUL, valid only during the call, `userdata`
+ * the pointer given with the callback. Return 0 to go on, else the request
+ * stops (CHATWIRE_ERR_CANCELLED). Runs on the thread of chatwire_send_stream(),
+ * or the worker of chatwire_send_async() (chatwire_client_set_worker_stack_size()).
  */
 typedef int (CHATWIRE_CALL *chatwire_delta_callback)(void *userdata, const char *delta, size_t len);
 
@@ -491,10 +490,9 @@ chatwire_status CHATWIRE_CALL chatwire_client_new_azure(const char *endpoint,
 /**
  * Trusts the CA certificates in the PEM file `pem_path`, read now, besides
  * the system's (its bundle, or $SSL_CERT_FILE / $SSL_CERT_DIR as curl reads
- * them): a company CA, a local server's own. An untrusted certificate makes
- * a send fail with CHATWIRE_ERR_TLS, whose last error says why. A file that
- * cannot be read, holds no PEM certificate or is over 16 MiB:
- * CHATWIRE_ERR_CONFIG.
+ * them): a company CA, a local server's own; without it such a server gives
+ * CHATWIRE_ERR_TLS. An unreadable file, no PEM certificate or more than
+ * 16 MiB: CHATWIRE_ERR_CONFIG.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_ca_file(chatwire_client *client,
@@ -529,12 +527,11 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_proxy(chatwire_client *client,
                                                         const char *proxy_url);
 
 /**
- * Sends to `url`, the whole URL, as given (path and query kept), for routes
- * other than {base}/v1/chat/completions: Gemini's
- * "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
- * a gateway's own path. The credential goes there too: the URL is the
- * caller's choice. Not http(s)://, a user name or password, or a fragment:
- * CHATWIRE_ERR_CONFIG.
+ * Sends to `url`, the whole URL as given (path and query kept), for routes
+ * other than {base}/v1/chat/completions, such as Gemini's
+ * "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions";
+ * the credential goes there too. Not http(s)://, a user name or password,
+ * or a fragment: CHATWIRE_ERR_CONFIG.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_endpoint_url(chatwire_client *client,
@@ -723,12 +720,11 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_set_system(chatwire_conversa
                                                                const char *text);
 
 /**
- * Appends a message (copied) of `role`, a chatwire_role. A message that
- * breaks the ordering (at most one system message, first; then user and
- * assistant alternate, starting with user) gives
- * CHATWIRE_ERR_INVALID_CONVERSATION, and the last error says what was
- * expected; so does CHATWIRE_ROLE_TOOL: a tool result goes with
- * chatwire_conversation_append_tool_result().
+ * Appends a message (copied) of `role`, a chatwire_role. One that breaks the
+ * ordering (at most one system message, first; then user and assistant
+ * alternate, starting with user), or CHATWIRE_ROLE_TOOL (use
+ * chatwire_conversation_append_tool_result()), gives
+ * CHATWIRE_ERR_INVALID_CONVERSATION, the last error saying what was expected.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append(chatwire_conversation *conversation,
@@ -770,10 +766,9 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_image(chatwire_c
 /**
  * Appends a user message with text (may be "") and one local file, told by
  * its bytes: a PDF, sent as a "file" part (base64 file_data, the path's last
- * part as its file name), or WAV or MP3 audio, sent as an "input_audio" part.
- * A regular file of at most 20 MiB (never a FIFO or a device); anything
- * else gives CHATWIRE_ERR_INVALID_ARGUMENT, the last error naming the path
- * and why. Whether a model takes PDFs or audio is the server's to say.
+ * part as its file name), or WAV or MP3 audio, as an "input_audio" part. A
+ * regular file of at most 20 MiB, else CHATWIRE_ERR_INVALID_ARGUMENT, the
+ * last error naming the path and why. The server says whether a model takes it.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_file(chatwire_conversation *conversation,
@@ -870,10 +865,9 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_add_tool(chatwire_conversati
                                                              const char *parameters_schema_json);
 
 /**
- * Offers a free-form tool ({"type": "custom"}), which the model calls with
- * free text, as chatwire_conversation_add_tool() offers a function; calls
- * come back with type "custom". `format_json`: NULL for any text,
- * {"type":"text"}, or a grammar,
+ * Offers a free-form tool ({"type": "custom"}), called with free text, as
+ * chatwire_conversation_add_tool() offers a function; its calls have type
+ * "custom". `format_json`: NULL for any text, {"type":"text"}, or a grammar,
  * {"type":"grammar","grammar":{"syntax":"lark","definition":"..."}} (syntax
  * "lark" or "regex"); another value: CHATWIRE_ERR_INVALID_ARGUMENT.
  */
@@ -931,8 +925,8 @@ size_t CHATWIRE_CALL chatwire_conversation_reasoning_len(const chatwire_conversa
  * prose), repairs what models get wrong (fractions such as 1/2 or ½, mixed
  * numbers, trailing commas, unquoted keys and values, missing commas and
  * colons, output cut off) and writes the outermost object or array, whole,
- * as compact JSON to `*json_out`; a reply that is one JSON string holding
- * one is unwrapped once. None recoverable whole: CHATWIRE_ERR_NO_JSON.
+ * as compact JSON to `*json_out` (a JSON string holding one is unwrapped
+ * once). None recoverable whole: CHATWIRE_ERR_NO_JSON.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_extract_json(const char *text, char **json_out);
 
@@ -1236,10 +1230,9 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_choice_content_len(const chatwi
 
 /**
  * Prompt tokens the server had cached (prompt_tokens_details.cached_tokens)
- * and completion tokens spent on reasoning
- * (completion_tokens_details.reasoning_tokens; Groq's x_groq.usage counts),
- * each out-parameter NULL when not wanted; one the server left out is 0.
- * Neither sent: CHATWIRE_ERR_UNAVAILABLE.
+ * and completion tokens spent on reasoning (completion_tokens_details,
+ * Groq's x_groq.usage too), each out-parameter NULL when not wanted; one the
+ * server left out is 0. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_usage_details(const chatwire_reply *reply,
@@ -1289,11 +1282,11 @@ CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_cancel(chatwire_requ
 
 /**
  * Frees a request and closes its descriptor or event; a running one is
- * cancelled and waited for (its reply is not appended). May be called from
- * its own `on_delta` or `on_done` (fire and forget): the request is
- * released when the callback returns, and `on_done` still comes (with
- * CHATWIRE_ERR_CANCELLED when freed from `on_delta`). chatwire_request_wait()
- * from its own callback gives CHATWIRE_ERR_INVALID_ARGUMENT.
+ * cancelled and waited for (its reply is not appended). From its own
+ * `on_delta` or `on_done` (fire and forget) it is released when the
+ * callback returns, and `on_done` still comes (CHATWIRE_ERR_CANCELLED when
+ * freed from `on_delta`); chatwire_request_wait() there gives
+ * CHATWIRE_ERR_INVALID_ARGUMENT.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_request_free(chatwire_request *request);
 
@@ -1313,10 +1306,8 @@ CHATWIRE_API int CHATWIRE_CALL chatwire_request_fd(const chatwire_request *reque
 /**
  * Windows: a manual-reset event HANDLE (as `void *`) for
  * WaitForSingleObject() and its kin, signalled as chatwire_request_fd() is
- * readable on POSIX; chatwire_request_take_text() resets it when nothing is
- * left. Owned by the request and closed by chatwire_request_free(); never
- * close, set or reset it. Elsewhere NULL and CHATWIRE_ERR_SYSTEM, as when
- * the system refuses an event.
+ * readable on POSIX, owned by the request (never close, set or reset it).
+ * Elsewhere NULL and CHATWIRE_ERR_SYSTEM, as when the system refuses one.
  */
 CHATWIRE_API void *CHATWIRE_CALL chatwire_request_event(const chatwire_request *request);
 

@@ -7,11 +7,10 @@ use super::status::chatwire_status;
 use crate::config::MAX_CREDENTIAL_BYTES;
 
 /// Receives a streamed reply's text as it arrives: `delta` is `len` bytes of
-/// whole UTF-8 characters and a NUL, valid only during the call; `userdata`
-/// is the pointer given with the callback. Return 0 to go on, anything else
-/// to stop the request (CHATWIRE_ERR_CANCELLED; the connection is closed).
-/// Runs on the thread of chatwire_send_stream(), or on the worker thread of
-/// chatwire_send_async() (see chatwire_client_set_worker_stack_size()).
+/// whole UTF-8 characters and a NUL, valid only during the call, `userdata`
+/// the pointer given with the callback. Return 0 to go on, else the request
+/// stops (CHATWIRE_ERR_CANCELLED). Runs on the thread of chatwire_send_stream(),
+/// or the worker of chatwire_send_async() (chatwire_client_set_worker_stack_size()).
 pub type chatwire_delta_callback = Option<
     unsafe extern "system" fn(userdata: *mut c_void, delta: *const c_char, len: usize) -> c_int,
 >;

@@ -10,15 +10,14 @@ use super::handle;
 use super::status::chatwire_status;
 use super::text::{self, CText};
 use crate::error::Error;
-use crate::extract::Ingredient;
 use crate::structured::INGREDIENTS_SCHEMA_NUL;
 
 /// Finds the JSON in a model's reply (a fenced json block, or bare JSON in
 /// prose), repairs what models get wrong (fractions such as 1/2 or ½, mixed
 /// numbers, trailing commas, unquoted keys and values, missing commas and
 /// colons, output cut off) and writes the outermost object or array, whole,
-/// as compact JSON to `*json_out`; a reply that is one JSON string holding
-/// one is unwrapped once. None recoverable whole: CHATWIRE_ERR_NO_JSON.
+/// as compact JSON to `*json_out` (a JSON string holding one is unwrapped
+/// once). None recoverable whole: CHATWIRE_ERR_NO_JSON.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_json(
     text: *const c_char,
@@ -72,16 +71,6 @@ struct IngredientView {
     unit: Option<CText>,
 }
 
-impl From<Ingredient> for IngredientView {
-    fn from(item: Ingredient) -> IngredientView {
-        IngredientView {
-            name: CText::new(&item.ingredient),
-            quantity: item.quantity,
-            unit: item.unit.as_deref().map(CText::new),
-        }
-    }
-}
-
 /// Item `index` of the list behind a handle; out of range is an error, so
 /// chatwire_last_error() says why.
 ///
@@ -106,8 +95,14 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
     boundary::status(|| {
         let input = unsafe { text::str_in(text, "text")? };
         let out = unsafe { handle::out(list_out, "list_out")? };
-        let items = crate::extract::extract_ingredients(input)?;
-        let items = items.into_iter().map(IngredientView::from).collect();
+        let items = crate::extract::extract_ingredients(input)?.into_iter();
+        let items = items
+            .map(|item| IngredientView {
+                name: CText::new(&item.ingredient),
+                quantity: item.quantity,
+                unit: item.unit.as_deref().map(CText::new),
+            })
+            .collect();
         out.write(handle::into_c(chatwire_ingredients { items }));
         Ok(())
     })

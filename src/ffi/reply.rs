@@ -5,7 +5,7 @@ use std::ffi::{c_char, CString};
 
 use super::boundary;
 use super::error::FfiError;
-use super::handle::{self, Out};
+use super::handle;
 use super::status::chatwire_status;
 use super::text::{self, CText};
 use crate::reply::Reply;
@@ -64,11 +64,6 @@ impl chatwire_reply {
                 .collect(),
             reply,
         }
-    }
-
-    /// Hands a reply to C through an out-parameter.
-    pub(crate) fn hand_out(reply: Reply, out: Out<'_, *mut chatwire_reply>) {
-        out.write(handle::into_c(chatwire_reply::new(reply)));
     }
 }
 
@@ -323,10 +318,9 @@ pub unsafe extern "system" fn chatwire_reply_choice_content_len(
 }
 
 /// Prompt tokens the server had cached (prompt_tokens_details.cached_tokens)
-/// and completion tokens spent on reasoning
-/// (completion_tokens_details.reasoning_tokens; Groq's x_groq.usage counts),
-/// each out-parameter NULL when not wanted; one the server left out is 0.
-/// Neither sent: CHATWIRE_ERR_UNAVAILABLE.
+/// and completion tokens spent on reasoning (completion_tokens_details,
+/// Groq's x_groq.usage too), each out-parameter NULL when not wanted; one the
+/// server left out is 0. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_details(
     reply: *const chatwire_reply,

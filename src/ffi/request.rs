@@ -72,7 +72,7 @@ pub unsafe extern "system" fn chatwire_request_wait_reply(
         let request = unsafe { handle::borrow_mut(request, "request")? };
         let out = unsafe { handle::out(reply_out, "reply_out")? };
         let reply = request.finish()?.clone();
-        chatwire_reply::hand_out(reply, out);
+        out.write(handle::into_c(chatwire_reply::new(reply)));
         Ok(())
     })
 }
@@ -102,11 +102,11 @@ pub unsafe extern "system" fn chatwire_request_cancel(
 }
 
 /// Frees a request and closes its descriptor or event; a running one is
-/// cancelled and waited for (its reply is not appended). May be called from
-/// its own `on_delta` or `on_done` (fire and forget): the request is
-/// released when the callback returns, and `on_done` still comes (with
-/// CHATWIRE_ERR_CANCELLED when freed from `on_delta`). chatwire_request_wait()
-/// from its own callback gives CHATWIRE_ERR_INVALID_ARGUMENT.
+/// cancelled and waited for (its reply is not appended). From its own
+/// `on_delta` or `on_done` (fire and forget) it is released when the
+/// callback returns, and `on_done` still comes (CHATWIRE_ERR_CANCELLED when
+/// freed from `on_delta`); chatwire_request_wait() there gives
+/// CHATWIRE_ERR_INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_request) {
     boundary::release(|| unsafe { handle::free(request) })
@@ -136,10 +136,8 @@ pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_reque
 
 /// Windows: a manual-reset event HANDLE (as `void *`) for
 /// WaitForSingleObject() and its kin, signalled as chatwire_request_fd() is
-/// readable on POSIX; chatwire_request_take_text() resets it when nothing is
-/// left. Owned by the request and closed by chatwire_request_free(); never
-/// close, set or reset it. Elsewhere NULL and CHATWIRE_ERR_SYSTEM, as when
-/// the system refuses an event.
+/// readable on POSIX, owned by the request (never close, set or reset it).
+/// Elsewhere NULL and CHATWIRE_ERR_SYSTEM, as when the system refuses one.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_event(
     request: *const chatwire_request,

@@ -88,7 +88,7 @@ unsafe fn send_with<T>(
 ) -> Result<T, FfiError> {
     let client = unsafe { handle::borrow(client, "client")? };
     let mut held = unsafe { chatwire_conversation::hold(conversation)? };
-    Ok(send(&client.snapshot(), &mut held.conversation)?)
+    Ok(send(&client.snapshot(), &mut held.guard.conversation)?)
 }
 
 /// Like chatwire_send(), streamed: `on_delta` (required) gets each piece of
@@ -145,7 +145,7 @@ pub unsafe extern "system" fn chatwire_send_reply(
     boundary::status(|| {
         let out = unsafe { handle::out(reply_out, "reply_out")? };
         let reply = unsafe { send_with(client, conversation, Client::send_reply)? };
-        chatwire_reply::hand_out(reply, out);
+        out.write(handle::into_c(chatwire_reply::new(reply)));
         Ok(())
     })
 }
@@ -163,7 +163,7 @@ pub unsafe extern "system" fn chatwire_send_stream_reply(
     boundary::status(|| {
         let out = unsafe { handle::out(reply_out, "reply_out")? };
         let reply = unsafe { stream_with(client, conversation, on_delta, userdata)? };
-        chatwire_reply::hand_out(reply, out);
+        out.write(handle::into_c(chatwire_reply::new(reply)));
         Ok(())
     })
 }
@@ -188,7 +188,7 @@ pub unsafe extern "system" fn chatwire_send_stream_events(
             })?
         };
         if let Some(out) = unsafe { handle::optional_out(reply_out) } {
-            chatwire_reply::hand_out(reply, out);
+            out.write(handle::into_c(chatwire_reply::new(reply)));
         }
         Ok(())
     })
@@ -238,10 +238,11 @@ pub unsafe extern "system" fn chatwire_send_async(
                 unsafe { on_done(userdata.0, status) };
             }
         };
-        let send = client
-            .snapshot()
-            .start_background(&held.conversation, on_delta, on_finish)?;
-        let conversation = held.retain();
+        let send =
+            client
+                .snapshot()
+                .start_background(&held.guard.conversation, on_delta, on_finish)?;
+        let conversation = held.alive.clone();
         drop(held);
         out.write(handle::into_c(chatwire_request {
             send,

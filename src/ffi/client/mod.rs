@@ -28,14 +28,6 @@ pub struct chatwire_client {
 }
 
 impl chatwire_client {
-    fn new(mut settings: Resolved) -> chatwire_client {
-        let client = settings.client(None);
-        chatwire_client {
-            settings: Mutex::new(settings),
-            client: RwLock::new(Arc::new(client)),
-        }
-    }
-
     /// The client as it is now, for one send.
     pub(crate) fn snapshot(&self) -> Arc<Client> {
         Arc::clone(&self.client.read().unwrap_or_else(PoisonError::into_inner))
@@ -111,8 +103,10 @@ fn build_into(
     if let Some(api_key) = api_key {
         builder = builder.api_key(api_key);
     }
-    let client = chatwire_client::new(builder.resolve()?);
-    out.write(handle::into_c(client));
+    let mut settings = builder.resolve()?;
+    let client = RwLock::new(Arc::new(settings.client(None)));
+    let settings = Mutex::new(settings);
+    out.write(handle::into_c(chatwire_client { settings, client }));
     Ok(())
 }
 

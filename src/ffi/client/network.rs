@@ -14,10 +14,9 @@ use crate::ffi::text;
 
 /// Trusts the CA certificates in the PEM file `pem_path`, read now, besides
 /// the system's (its bundle, or $SSL_CERT_FILE / $SSL_CERT_DIR as curl reads
-/// them): a company CA, a local server's own. An untrusted certificate makes
-/// a send fail with CHATWIRE_ERR_TLS, whose last error says why. A file that
-/// cannot be read, holds no PEM certificate or is over 16 MiB:
-/// CHATWIRE_ERR_CONFIG.
+/// them): a company CA, a local server's own; without it such a server gives
+/// CHATWIRE_ERR_TLS. An unreadable file, no PEM certificate or more than
+/// 16 MiB: CHATWIRE_ERR_CONFIG.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_ca_file(
     client: *mut chatwire_client,
@@ -72,12 +71,11 @@ pub unsafe extern "system" fn chatwire_client_set_proxy(
     })
 }
 
-/// Sends to `url`, the whole URL, as given (path and query kept), for routes
-/// other than {base}/v1/chat/completions: Gemini's
-/// "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
-/// a gateway's own path. The credential goes there too: the URL is the
-/// caller's choice. Not http(s)://, a user name or password, or a fragment:
-/// CHATWIRE_ERR_CONFIG.
+/// Sends to `url`, the whole URL as given (path and query kept), for routes
+/// other than {base}/v1/chat/completions, such as Gemini's
+/// "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions";
+/// the credential goes there too. Not http(s)://, a user name or password,
+/// or a fragment: CHATWIRE_ERR_CONFIG.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_endpoint_url(
     client: *mut chatwire_client,

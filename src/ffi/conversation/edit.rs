@@ -31,12 +31,11 @@ pub unsafe extern "system" fn chatwire_conversation_set_system(
     })
 }
 
-/// Appends a message (copied) of `role`, a chatwire_role. A message that
-/// breaks the ordering (at most one system message, first; then user and
-/// assistant alternate, starting with user) gives
-/// CHATWIRE_ERR_INVALID_CONVERSATION, and the last error says what was
-/// expected; so does CHATWIRE_ROLE_TOOL: a tool result goes with
-/// chatwire_conversation_append_tool_result().
+/// Appends a message (copied) of `role`, a chatwire_role. One that breaks the
+/// ordering (at most one system message, first; then user and assistant
+/// alternate, starting with user), or CHATWIRE_ROLE_TOOL (use
+/// chatwire_conversation_append_tool_result()), gives
+/// CHATWIRE_ERR_INVALID_CONVERSATION, the last error saying what was expected.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append(
     conversation: *mut chatwire_conversation,
@@ -112,10 +111,9 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_image(
 
 /// Appends a user message with text (may be "") and one local file, told by
 /// its bytes: a PDF, sent as a "file" part (base64 file_data, the path's last
-/// part as its file name), or WAV or MP3 audio, sent as an "input_audio" part.
-/// A regular file of at most 20 MiB (never a FIFO or a device); anything
-/// else gives CHATWIRE_ERR_INVALID_ARGUMENT, the last error naming the path
-/// and why. Whether a model takes PDFs or audio is the server's to say.
+/// part as its file name), or WAV or MP3 audio, as an "input_audio" part. A
+/// regular file of at most 20 MiB, else CHATWIRE_ERR_INVALID_ARGUMENT, the
+/// last error naming the path and why. The server says whether a model takes it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append_user_file(
     conversation: *mut chatwire_conversation,

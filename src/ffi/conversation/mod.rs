@@ -122,30 +122,10 @@ impl chatwire_conversation {
 /// keeps the conversation alive until the call returns.
 pub(crate) struct Hold<'a> {
     // Declared first, so dropped before the reference that keeps its memory.
-    guard: MutexGuard<'a, Held>,
-    alive: Arc<chatwire_conversation>,
-}
-
-impl Hold<'_> {
-    /// Another reference to the conversation, for a background request that
-    /// appends its reply after the call that started it has returned.
-    pub(crate) fn retain(&self) -> Arc<chatwire_conversation> {
-        self.alive.clone()
-    }
-}
-
-impl std::ops::Deref for Hold<'_> {
-    type Target = Held;
-
-    fn deref(&self) -> &Held {
-        &self.guard
-    }
-}
-
-impl std::ops::DerefMut for Hold<'_> {
-    fn deref_mut(&mut self) -> &mut Held {
-        &mut self.guard
-    }
+    pub(crate) guard: MutexGuard<'a, Held>,
+    /// Also taken by a background request, which appends its reply after
+    /// the call that started it has returned.
+    pub(crate) alive: Arc<chatwire_conversation>,
 }
 
 /// The refusal of a call on a conversation that `user` holds.
@@ -227,7 +207,7 @@ pub(super) unsafe fn on<T>(
     ptr: *const chatwire_conversation,
     body: impl FnOnce(&mut Held) -> Result<T, FfiError>,
 ) -> Result<T, FfiError> {
-    body(&mut *unsafe { chatwire_conversation::hold(ptr)? })
+    body(&mut unsafe { chatwire_conversation::hold(ptr)? }.guard)
 }
 
 /// A message's reasoning text; none for details without text (encrypted

@@ -105,10 +105,9 @@ pub unsafe extern "system" fn chatwire_conversation_add_tool(
     })
 }
 
-/// Offers a free-form tool ({"type": "custom"}), which the model calls with
-/// free text, as chatwire_conversation_add_tool() offers a function; calls
-/// come back with type "custom". `format_json`: NULL for any text,
-/// {"type":"text"}, or a grammar,
+/// Offers a free-form tool ({"type": "custom"}), called with free text, as
+/// chatwire_conversation_add_tool() offers a function; its calls have type
+/// "custom". `format_json`: NULL for any text, {"type":"text"}, or a grammar,
 /// {"type":"grammar","grammar":{"syntax":"lark","definition":"..."}} (syntax
 /// "lark" or "regex"); another value: CHATWIRE_ERR_INVALID_ARGUMENT.
 #[no_mangle]
