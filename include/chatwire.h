@@ -78,9 +78,7 @@ extern "C" {
 #endif
 
 /**
- * The result of every fallible chatwire function. `CHATWIRE_OK` is 0;
- * chatwire_status_str() gives a fixed description of each code and
- * chatwire_last_error() the detail of the last failure on this thread.
+ * The result of every fallible chatwire function; `CHATWIRE_OK` is 0.
  */
 typedef enum {
   /**
@@ -108,9 +106,8 @@ typedef enum {
    */
   CHATWIRE_ERR_MISSING_API_KEY = 5,
   /**
-   * Unusable configuration, such as a base URL that is not http(s), or an
-   * API key that would go to a base URL from a less trusted place
-   * (see chatwire_client_new()).
+   * Unusable configuration: a base URL that is not http(s), a key that
+   * would go to a base URL from a less trusted place (chatwire_client_new()).
    */
   CHATWIRE_ERR_CONFIG = 6,
   /**
@@ -123,8 +120,7 @@ typedef enum {
   CHATWIRE_ERR_TIMEOUT = 8,
   /**
    * The server refused the key (HTTP 401 or 403), or the credential
-   * callback failed (chatwire_last_http_status() gives 0; the request was
-   * not sent).
+   * callback failed (HTTP status 0; nothing was sent).
    */
   CHATWIRE_ERR_AUTH = 9,
   /**
@@ -137,9 +133,7 @@ typedef enum {
   CHATWIRE_ERR_SERVER = 11,
   /**
    * Any other non-2xx HTTP status (400, 404, 422, ...), and a redirect
-   * that is not followed: only 307 and 308 within the same origin are, at
-   * most 3 in a row; chatwire_last_http_status() gives the redirect's
-   * status and chatwire_last_error() its target.
+   * not followed (only 307 and 308 within the origin are, 3 in a row).
    */
   CHATWIRE_ERR_HTTP = 12,
   /**
@@ -163,8 +157,8 @@ typedef enum {
    */
   CHATWIRE_ERR_UNAVAILABLE = 17,
   /**
-   * What the server sent is larger than the limit chatwire keeps for it
-   * (the body, one stream event, a streamed reply); the request was stopped.
+   * What the server sent is over a limit (chatwire_client_set_limit());
+   * the request was stopped.
    */
   CHATWIRE_ERR_TOO_LARGE = 18,
   /**
@@ -173,39 +167,33 @@ typedef enum {
   CHATWIRE_ERR_SYSTEM = 19,
   /**
    * The model's reply did not match the JSON Schema of chatwire_send_json(),
-   * also after the correction turns; chatwire_last_error() lists the problems.
+   * also after the correction turns.
    */
   CHATWIRE_ERR_INVALID_REPLY = 20,
   /**
-   * The TLS handshake failed: the server's certificate was refused
-   * (chatwire_last_error() says why: unknown issuer, expired, name
-   * mismatch) or no TLS could be agreed. Not retried. Trust a company CA
-   * with chatwire_client_set_ca_file(), SSL_CERT_FILE or SSL_CERT_DIR. A
-   * server that requires a client certificate and got none, or refused
-   * the one given (chatwire_client_set_client_certificate()), fails here
-   * too, and chatwire_last_error() says so.
+   * The TLS handshake failed, not retried: the server's certificate was
+   * refused (unknown issuer: see chatwire_client_set_ca_file(); expired;
+   * name mismatch), no TLS could be agreed, or the server wanted a client
+   * certificate (chatwire_client_set_client_certificate()).
    */
   CHATWIRE_ERR_TLS = 21,
   /**
    * The conversation is longer than the model's context window, as the
-   * server said (in any server's wording), or its last exchange alone is
-   * over the conversation's token budget. Not retried; the conversation
-   * is unchanged. Drop old messages (chatwire_conversation_remove()) or
-   * set a budget (chatwire_conversation_set_token_budget()).
+   * server said, or its last exchange alone is over the token budget.
+   * Not retried. Remove old messages, or set a token budget.
    */
   CHATWIRE_ERR_CONTEXT_LENGTH = 22,
   /**
    * The provider's content filter refused the request (Azure OpenAI's
-   * `content_filter` error). Not retried. A reply that merely finished
-   * with finish_reason "content_filter" is a reply, not this error.
+   * `content_filter` error), not retried; a reply whose finish_reason is
+   * "content_filter" is a reply.
    */
   CHATWIRE_ERR_CONTENT_FILTERED = 23
 } chatwire_status;
 
 /**
- * The role of a message, as passed to chatwire_conversation_append() and
- * returned by chatwire_conversation_role(). Functions take roles as `int`
- * and reject values outside this list.
+ * The role of a message, passed to chatwire_conversation_append() and
+ * returned by chatwire_conversation_role() as an `int`.
  */
 typedef enum {
   /**
@@ -249,19 +237,16 @@ typedef enum {
 } chatwire_limit;
 
 /**
- * Where a client puts its credential; set with chatwire_client_set_auth(),
- * passed as an int.
+ * Where a client puts its credential (chatwire_client_set_auth()).
  */
 typedef enum {
   /**
-   * "Authorization: Bearer KEY": OpenAI and the servers modelled on it,
-   * Azure's /openai/v1 route, Entra ID tokens. The default, except for
-   * the key of a client from chatwire_client_new_azure().
+   * "Authorization: Bearer KEY", the default: OpenAI and the servers
+   * modelled on it, Azure's /openai/v1 route, Entra ID tokens.
    */
   CHATWIRE_AUTH_BEARER = 0,
   /**
-   * "api-key: KEY": Azure OpenAI's keys (the default of
-   * chatwire_client_new_azure()).
+   * "api-key: KEY": Azure OpenAI's keys (chatwire_client_new_azure()).
    */
   CHATWIRE_AUTH_API_KEY = 1,
   /**
@@ -342,201 +327,130 @@ typedef enum {
 } chatwire_stream_kind;
 
 /**
- * A connection to one chat completions endpoint with one API key.
- *
- * Made by chatwire_client_new(), freed by chatwire_client_free(). One client
- * may be used by several threads at once (chatwire_send() from each, with a
- * conversation per thread); connections are pooled and reused. The setters
- * affect the sends that start after them. Free it only when no call that
- * uses it is running.
+ * A connection to one chat completions endpoint with one API key, made by
+ * chatwire_client_new(), freed by chatwire_client_free(). Several threads
+ * may use one client at once (with a conversation each); connections are
+ * pooled. Setters affect the sends that start after them.
  */
 typedef struct chatwire_client chatwire_client;
 
 /**
  * A model name and the messages so far, which every send carries in full.
- *
- * Made by chatwire_conversation_new() or chatwire_conversation_from_json(),
- * freed by chatwire_conversation_free(). Changed by
- * chatwire_conversation_set_system(), chatwire_conversation_append() and a
- * successful chatwire_send(). A conversation must not be used by two
- * threads at once; it may move between threads. A call on a conversation
- * that another call still holds (a send whose callback calls back with the
- * same conversation, or a call on another thread) is refused with
- * CHATWIRE_ERR_INVALID_CONVERSATION and changes nothing; reads are refused
- * too, so read what a callback needs before the send. The same holds while
- * a background request started on it (chatwire_send_async()) runs, until
- * its done callback has returned.
+ * One thread at a time; it may move between threads. A call on it while
+ * another call holds it (a callback of its own send, another thread, a
+ * background request until its `on_done` has returned) is refused with
+ * CHATWIRE_ERR_INVALID_CONVERSATION, reads too.
  */
 typedef struct chatwire_conversation chatwire_conversation;
 
 /**
- * An ingredient list read from a model's reply, for C programs that want
- * the items without parsing JSON.
- *
- * Made by chatwire_extract_ingredient_list(), freed by
- * chatwire_ingredients_free(). Read with chatwire_ingredients_len(),
- * chatwire_ingredients_name(), chatwire_ingredients_quantity() and
- * chatwire_ingredients_unit(). The list never changes after it is made, so
- * several threads may read it at once; the strings it hands out live until
- * it is freed.
+ * An ingredient list read from a model's reply, for C programs that want the
+ * items without parsing JSON: made by chatwire_extract_ingredient_list(),
+ * freed by chatwire_ingredients_free(). It never changes, so several threads
+ * may read it at once; its strings live until it is freed.
  */
 typedef struct chatwire_ingredients chatwire_ingredients;
 
 /**
  * A reply and its metadata, made by chatwire_send_reply(),
  * chatwire_send_stream_reply() or chatwire_request_wait_reply(), freed by
- * chatwire_reply_free(). Every string it hands out is borrowed from it and
- * valid until it is freed. It does not depend on the client or the
- * conversation, and may be read from any thread.
+ * chatwire_reply_free(); every string it hands out is borrowed until then,
+ * and is what the server sent, never edited. Independent of the client and
+ * the conversation; may be read from any thread.
  */
 typedef struct chatwire_reply chatwire_reply;
 
 /**
- * A send running on a worker thread, made by chatwire_send_async().
- *
- * Poll it with chatwire_request_done(), stop it with
- * chatwire_request_cancel(), collect it with chatwire_request_wait(), and
- * free it with chatwire_request_free(), which cancels and waits if it is
- * still running. Its callbacks run on the worker thread. The conversation
- * it was started with must be left untouched by the caller until
- * chatwire_request_wait() has returned or the request is freed; the
- * request holds it, so it may be freed meanwhile
- * (chatwire_conversation_free()).
+ * A send running on a worker thread, made by chatwire_send_async(): poll it
+ * with chatwire_request_done(), stop it with chatwire_request_cancel(),
+ * collect it with chatwire_request_wait(), free it with
+ * chatwire_request_free(). It holds its conversation, which the caller
+ * leaves untouched until the wait has returned or the request is freed.
  */
 typedef struct chatwire_request chatwire_request;
 
 /**
- * Gives a client its credential before each attempt (retries included),
- * for short-lived tokens such as Entra ID's.
- *
- * Write the token, NUL-terminated, into `token`, which has room for
- * `capacity` bytes (16385: a token of up to 16384 bytes and its NUL) and
- * is valid only during the call; chatwire copies it and wipes the buffer.
- * Return 0 on success; anything else fails the send with
- * CHATWIRE_ERR_AUTH, not retried, and chatwire_last_error() names the
- * value returned. A token that does not fit is an error too: return
- * non-zero rather than cut it.
- *
- * It is called on whatever thread sends, background workers included, and
- * on several threads at once when several sends run: it must be
- * thread-safe, and should be quick (hand out a cached token and refresh it
- * ahead of its expiry). `userdata` is the pointer given with it.
+ * Gives a client its credential before each attempt (see
+ * chatwire_client_set_credential_callback()). Write the token and a NUL into
+ * `token`, which has room for `capacity` bytes (16385) and is valid only
+ * during the call; chatwire copies and wipes it. Return 0 on success;
+ * anything else, also for a token that does not fit, fails the send with
+ * CHATWIRE_ERR_AUTH, not retried, naming the value returned. Called on
+ * whatever thread sends, several at once: it must be thread-safe, and
+ * should be quick (a cached token, refreshed ahead of its expiry).
  */
 typedef int (CHATWIRE_CALL *chatwire_credential_callback)(void *userdata, char *token, size_t capacity);
 
 /**
  * Receives one of chatwire's log lines: `level` is a chatwire_log_level,
- * `line` a NUL-terminated line without a newline, valid only during the
- * call. A line says, for each request attempt: the method, the URL (no
- * user name, password or query), the status, the bytes sent and received,
- * the time taken, the attempt's number, and whether and why it is
- * retried. No line holds the API key, a header value or proxy credentials.
- * Each line is one line with no control character: what a server put into
- * it is escaped as in chatwire_last_error() (`\n`, `\r`, `\t`, `\u{1b}`).
- *
- * Called on whichever thread logs (a background request's worker too), so
- * it must be thread-safe. It may call chatwire functions, except
- * chatwire_set_log_callback(); lines logged from inside it are dropped.
+ * `line` one line without a newline, valid only during the call. For each
+ * request attempt: the method, the URL (no user name, password or query),
+ * the status, the bytes sent and received, the time, the attempt's number,
+ * and whether and why it is retried; never the API key, a header value or
+ * proxy credentials; a server's text escaped as in chatwire_last_error().
+ * Called on whichever thread logs, so it must be thread-safe. It may call
+ * chatwire functions except chatwire_set_log_callback(); lines logged from
+ * inside it are dropped.
  */
 typedef void (CHATWIRE_CALL *chatwire_log_callback)(void *userdata, int level, const char *line);
 
 /**
- * Receives a streamed reply's text as it arrives.
- *
- * `delta` is `len` bytes of whole UTF-8 characters (a character is never
- * split across calls), followed by a NUL; it is valid only during the call.
- * `userdata` is the pointer given with the callback. Return 0 to go on, or
- * anything else to stop the request, which then fails with
- * CHATWIRE_ERR_CANCELLED (the connection is closed, so the server stops).
- *
- * For chatwire_send_stream() it runs on the caller's thread; for
- * chatwire_send_async() on the request's worker thread, whose stack is
- * 256 KiB unless chatwire_client_set_worker_stack_size() says otherwise.
+ * Receives a streamed reply's text as it arrives: `delta` is `len` bytes of
+ * whole UTF-8 characters and a NUL, valid only during the call, `userdata`
+ * the pointer given with the callback. Return 0 to go on, else the request
+ * stops (CHATWIRE_ERR_CANCELLED). Runs on the thread of chatwire_send_stream(),
+ * or the worker of chatwire_send_async() (chatwire_client_set_worker_stack_size()).
  */
 typedef int (CHATWIRE_CALL *chatwire_delta_callback)(void *userdata, const char *delta, size_t len);
 
 /**
- * Receives a streamed reply's pieces with their kind (a
- * chatwire_stream_kind: CHATWIRE_STREAM_CONTENT, CHATWIRE_STREAM_REASONING
- * or CHATWIRE_STREAM_REFUSAL). `text` is `len` bytes of whole UTF-8
- * characters followed by a NUL, valid only during the call. Return 0 to go
- * on, anything else to stop the request (CHATWIRE_ERR_CANCELLED). Runs
- * on the thread of the send that takes it.
+ * Receives a streamed reply's pieces with their `kind`, a
+ * chatwire_stream_kind; otherwise as chatwire_delta_callback, on the thread
+ * of the send that takes it.
  */
 typedef int (CHATWIRE_CALL *chatwire_event_callback)(void *userdata, int kind, const char *text, size_t len);
 
 /**
- * Told once that a background request has finished, with its status, on
- * the request's worker thread. chatwire_request_done() already returns 1
- * inside it; fetch the reply with chatwire_request_wait() from the
- * caller's own thread. That thread's stack is 256 KiB unless
- * chatwire_client_set_worker_stack_size() says otherwise.
+ * Told once, on the worker thread, that a background request has finished,
+ * with its status; chatwire_request_done() already gives 1. Fetch the reply
+ * with chatwire_request_wait() from the caller's own thread.
  */
 typedef void (CHATWIRE_CALL *chatwire_done_callback)(void *userdata, chatwire_status status);
 
 /**
  * A one-line description of the last failure on the calling thread, or ""
- * when the last call that can fail succeeded: every function that returns
- * a status, and every getter that takes a handle, sets it (to "" on
- * success); the `_free` functions and the ones that cannot fail
- * (chatwire_last_error(), chatwire_last_http_status(),
- * chatwire_status_str(), chatwire_version(), chatwire_version_number(),
- * chatwire_ingredients_schema()) leave it as it is. Never NULL. Borrowed:
- * valid until the next chatwire call on this thread; do not free.
- *
- * It says each thing once: what failed, then for an error the server
- * reported its HTTP status, its message and the request id, e.g.
- * "authentication failed: HTTP 401: Invalid API Key (request id req_1)";
- * print it alone: it already says what kind of failure it was, which is
- * all chatwire_status_str() adds. It is one line with no control
- * character: line breaks, tabs, escape sequences (ESC), other control
- * characters (U+0000 included), U+2028,
- * U+2029 and the bidirectional overrides in a server's text are written
- * as `\n`, `\r`, `\t` or `\u{1b}`-style escapes (a backslash is kept as
- * it is), so a server cannot forge log lines. It never holds the client's
- * secrets (the API key, header values), even when the server echoed them.
+ * after a success (docs/c-api.md, "The last error after success"); borrowed
+ * until the next chatwire call on this thread. Print it alone: what failed,
+ * then for a server's error its HTTP status, message and request id, e.g.
+ * "authentication failed: HTTP 401: Invalid API Key (request id req_1)".
+ * Control characters, U+2028, U+2029 and bidirectional overrides in a
+ * server's text are escaped (`\n`, `\u{1b}`), so a server cannot forge log
+ * lines; the client's secrets (API key, header values) never appear.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_last_error(void);
 
 /**
- * The HTTP status of the last failure on the calling thread (401, 429, ...),
- * or 0 when it was not an HTTP error or there was none; set and kept as
+ * The HTTP status of the last failure on the calling thread (401, 429,
+ * ...), or 0 when it was no HTTP error or there was none; set and kept as
  * chatwire_last_error() is.
  */
 CHATWIRE_API int CHATWIRE_CALL chatwire_last_http_status(void);
 
 /**
- * Creates a client.
+ * Creates a client in `*client_out`. Requests go to
+ * {base_url}/v1/chat/completions ("/v1" or "/" at its end is not doubled;
+ * other routes: chatwire_client_set_endpoint_url()). Each setting comes
+ * from the first place that has it:
  *
- * `base_url`: e.g. "https://api.openai.com", "http://127.0.0.1:8080",
- * "http://localhost:11434/v1" or "https://RESOURCE.openai.azure.com/openai/v1"
- * (Azure's v1 route); requests go to {base_url}/v1/chat/completions (a
- * trailing "/v1" or "/" is not doubled; for any other route see
- * chatwire_client_set_endpoint_url()). Both strings are copied; the caller
- * keeps ownership. Each comes from the first place that has it:
+ * | setting  | 1. argument | 2. environment   | 3. ./.env        | else                         |
+ * |----------|-------------|------------------|------------------|------------------------------|
+ * | base URL | base_url    | $OPENAI_BASE_URL | OPENAI_BASE_URL= | "https://api.openai.com"     |
+ * | API key  | api_key     | $OPENAI_API_KEY  | OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
  *
- * | setting  | 1. argument      | 2. environment  | 3. ./.env         | else                        |
- * |----------|------------------|-----------------|-------------------|-----------------------------|
- * | base URL | base_url         | $OPENAI_BASE_URL | OPENAI_BASE_URL= | "https://api.openai.com"    |
- * | API key  | api_key          | $OPENAI_API_KEY | OPENAI_API_KEY=   | CHATWIRE_ERR_MISSING_API_KEY |
- *
- * An `api_key` of "" means no credential at all (a local server started
- * without a key): nothing is looked up and no Authorization header is
- * sent. NULL means: look it up.
- *
- * Arguments and the environment combine freely. Only ./.env, which comes
- * with whatever directory the program runs in, is less trusted: a key
- * passed here or found in the environment is never sent to a base URL that
- * ./.env names (CHATWIRE_ERR_CONFIG, naming both places). A key from
- * ./.env may go wherever the argument or the environment points.
- *
- * On success `*client_out` owns a new client, to be freed with
- * chatwire_client_free(). Errors: CHATWIRE_ERR_MISSING_API_KEY,
- * CHATWIRE_ERR_CONFIG (unusable URL, or a key and a URL from ./.env that
- * may not meet), CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
- *
- * # Safety
- * Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
+ * An `api_key` of "" means no credential at all (a local server). ./.env,
+ * which comes with whatever directory the program runs in, is less
+ * trusted: a key from an argument or the environment is never sent to a
+ * base URL that ./.env names (CHATWIRE_ERR_CONFIG, as for an unusable URL).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_new(const char *base_url,
@@ -544,45 +458,27 @@ chatwire_status CHATWIRE_CALL chatwire_client_new(const char *base_url,
                                                   chatwire_client **client_out);
 
 /**
- * Frees a client. NULL is ignored.
- *
- * # Safety
- * `client` is NULL or a live client that no running call uses; it must not
- * be used afterwards.
+ * Frees a client, once no call that uses it runs.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_client_free(chatwire_client *client);
 
 /**
- * Creates a client for Azure OpenAI's classic route: requests go to
+ * Creates in `*client_out` a client for Azure OpenAI's classic route,
  * {endpoint}/openai/deployments/{deployment}/chat/completions?api-version={api_version},
- * the key in the "api-key" header and no Authorization header.
+ * with the key in the "api-key" header; `endpoint` is the resource's
+ * ("https://RESOURCE.openai.azure.com"), `deployment` (required, not "")
+ * the model deployment's. Each setting comes from the first place that has
+ * it, with chatwire_client_new()'s trust rule for ./.env:
  *
- * | setting     | 1. argument  | 2. environment         | 3. ./.env | else |
- * |-------------|--------------|------------------------|-----------|------|
- * | endpoint    | endpoint     | $AZURE_OPENAI_ENDPOINT | AZURE_OPENAI_ENDPOINT= | CHATWIRE_ERR_CONFIG |
- * | api_version | api_version  | $OPENAI_API_VERSION    | OPENAI_API_VERSION=    | "2024-10-21" (the latest generally available version) |
- * | api_key     | api_key ("": none) | $AZURE_OPENAI_API_KEY | AZURE_OPENAI_API_KEY= | CHATWIRE_ERR_MISSING_API_KEY |
+ * | setting     | 1. argument        | 2. environment         | 3. ./.env | else |
+ * |-------------|--------------------|------------------------|-----------|------|
+ * | endpoint    | endpoint           | $AZURE_OPENAI_ENDPOINT | AZURE_OPENAI_ENDPOINT= | CHATWIRE_ERR_CONFIG |
+ * | api_version | api_version        | $OPENAI_API_VERSION    | OPENAI_API_VERSION=    | "2024-10-21" (the latest generally available) |
+ * | api_key     | api_key ("": none) | $AZURE_OPENAI_API_KEY  | AZURE_OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
  *
- * `endpoint` is the resource's, e.g. "https://RESOURCE.openai.azure.com";
- * `deployment` (required) is the model deployment's name. For Entra ID
- * tokens pass "" as `api_key` and set a chatwire_credential_callback: its
- * tokens go as "Authorization: Bearer". The trust rule is
- * chatwire_client_new()'s: a key from an argument or the environment is
- * never sent to an endpoint that ./.env names.
- *
- * Azure's newer /openai/v1 route needs none of this: pass
- * "https://RESOURCE.openai.azure.com/openai/v1" to chatwire_client_new(),
- * and the deployment name as the model.
- *
- * On success `*client_out` owns a new client, to be freed with
- * chatwire_client_free(). Errors: CHATWIRE_ERR_MISSING_API_KEY,
- * CHATWIRE_ERR_CONFIG (no or an unusable endpoint, a refused key),
- * CHATWIRE_ERR_INVALID_ARGUMENT (an empty deployment or version),
- * CHATWIRE_ERR_NULL_ARGUMENT (`deployment` or `client_out`),
- * CHATWIRE_ERR_INVALID_UTF8. Strings are copied.
- *
- * # Safety
- * Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
+ * For Entra ID tokens pass "" as `api_key` and set a credential callback.
+ * Azure's /openai/v1 route needs none of this: use chatwire_client_new(),
+ * with the deployment's name as the model.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_new_azure(const char *endpoint,
@@ -592,48 +488,24 @@ chatwire_status CHATWIRE_CALL chatwire_client_new_azure(const char *endpoint,
                                                         chatwire_client **client_out);
 
 /**
- * Trusts the CA certificates in the PEM file at `pem_path` besides the
- * system's roots, for the sends that start afterwards: a company CA, or a
- * local server's own. The file is read now; the path is copied.
- *
- * By default a client trusts what the operating system trusts: its CA
- * bundle, or the files named by $SSL_CERT_FILE / $SSL_CERT_DIR when set (as
- * curl and OpenSSL read them). A certificate that is not trusted makes a
- * send fail with CHATWIRE_ERR_TLS, whose chatwire_last_error() says why.
- *
- * Errors: CHATWIRE_ERR_CONFIG (the file cannot be read, holds no PEM
- * certificate, or is larger than 16 MiB; the client is unchanged),
- * CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
- *
- * # Safety
- * `client` is NULL or a live client; `pem_path` is NULL or NUL-terminated.
+ * Trusts the CA certificates in the PEM file `pem_path`, read now, besides
+ * the system's (its bundle, or $SSL_CERT_FILE / $SSL_CERT_DIR as curl reads
+ * them): a company CA, a local server's own; without it such a server gives
+ * CHATWIRE_ERR_TLS. An unreadable file, no PEM certificate or more than
+ * 16 MiB: CHATWIRE_ERR_CONFIG.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_ca_file(chatwire_client *client,
                                                           const char *pem_path);
 
 /**
- * Shows the certificate chain in the PEM file `cert_pem_file` (the
- * client's own certificate first, then any intermediates) and its private
- * key in the PEM file `key_pem_file` (PKCS#8, RSA or EC, not encrypted) to
- * servers that ask for a client certificate (mutual TLS), for the sends
- * that start afterwards. Both files are read now; the paths are copied.
- * Servers that do not ask never see the certificate.
- *
- * A server that requires a certificate and gets none, or refuses the one
- * given, makes a send fail with CHATWIRE_ERR_TLS, whose
- * chatwire_last_error() says so. The key's text never appears in
- * chatwire_last_error() or in log lines, which name the files only.
- *
- * Errors: CHATWIRE_ERR_CONFIG (a file cannot be read or is larger than
- * 16 MiB, `cert_pem_file` holds no PEM certificate, `key_pem_file` holds
- * not exactly one PEM private key, or the key is not the first
- * certificate's; chatwire_last_error() names the file; the client is
- * unchanged), CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
- *
- * # Safety
- * `client` is NULL or a live client; `cert_pem_file` and `key_pem_file`
- * are NULL or NUL-terminated.
+ * Shows the certificate chain in the PEM file `cert_pem_file` (the client's
+ * own first) and its key in `key_pem_file` (PKCS#8, RSA or EC, not
+ * encrypted), both read now, to servers that ask for one (mutual TLS); one
+ * that gets none or refuses it fails the send with CHATWIRE_ERR_TLS. An
+ * unreadable file or one over 16 MiB, no certificate, not exactly one key,
+ * or a key not the certificate's: CHATWIRE_ERR_CONFIG, naming the file. The
+ * key never appears in the last error or log lines.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_client_certificate(chatwire_client *client,
@@ -641,90 +513,47 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_client_certificate(chatwire_cl
                                                                      const char *key_pem_file);
 
 /**
- * Sends the requests that start afterwards through the proxy at
- * `proxy_url` ("http://proxy:3128", "http://user:password@proxy:3128",
- * "socks5://..."; without a scheme, http:// is meant), or through none when
- * `proxy_url` is "", whatever the environment says.
- *
- * By default a client follows curl's conventions: an https:// endpoint
- * uses $https_proxy / $HTTPS_PROXY, a plain http:// one $http_proxy /
- * $HTTP_PROXY, either falls back to $all_proxy / $ALL_PROXY, and
- * $no_proxy / $NO_PROXY lists hosts reached directly ("host", ".domain"
- * or "domain" for the domain and the names under it, "host:port", IP
- * addresses and ranges such as "10.0.0.0/8", "*" for all). A proxy set
- * here is used whatever NO_PROXY says. https:// goes through a CONNECT
- * tunnel, http:// to the proxy in absolute form. Credentials in the URL
- * are sent as Proxy-Authorization and never appear in chatwire_last_error()
- * or log lines.
- *
- * Errors: CHATWIRE_ERR_CONFIG (an unusable URL; the client is unchanged),
- * CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
- *
- * # Safety
- * `client` is NULL or a live client; `proxy_url` is NULL or NUL-terminated.
+ * Sends through the proxy at `proxy_url` ("http://proxy:3128",
+ * "http://user:password@proxy:3128", "socks5://..."; no scheme means
+ * http://), or through none for "", whatever the environment and NO_PROXY
+ * say. By default curl's variables are followed: $https_proxy or
+ * $http_proxy by the endpoint's scheme, else $all_proxy, and $no_proxy
+ * ("host", ".domain", "host:port", "10.0.0.0/8", "*"), each also in upper
+ * case. Credentials in the URL go as Proxy-Authorization, never into the
+ * last error or log lines. An unusable URL: CHATWIRE_ERR_CONFIG.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_proxy(chatwire_client *client,
                                                         const char *proxy_url);
 
 /**
- * Sends the requests that start afterwards to `url`, the whole URL, used
- * as given: path and query kept, nothing added. For routes other than
- * {base}/v1/chat/completions: Gemini's
- * "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
- * a gateway's own path ("https://gw.example/tenant/7/chat?route=fast").
- * The client keeps its credential: the URL is the caller's own choice, so
- * any key may go there. The string is copied.
- *
- * Errors: CHATWIRE_ERR_CONFIG (not http(s)://, a user name or password in
- * it, a fragment; the client is unchanged), CHATWIRE_ERR_NULL_ARGUMENT,
- * CHATWIRE_ERR_INVALID_UTF8.
- *
- * # Safety
- * `client` is NULL or a live client; `url` is NULL or NUL-terminated.
+ * Sends to `url`, the whole URL as given (path and query kept), for routes
+ * other than {base}/v1/chat/completions, such as Gemini's
+ * "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions";
+ * the credential goes there too. Not http(s)://, a user name or password,
+ * or a fragment: CHATWIRE_ERR_CONFIG.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_endpoint_url(chatwire_client *client,
                                                                const char *url);
 
 /**
- * Sets where the credential goes, for the sends that start afterwards:
- * CHATWIRE_AUTH_BEARER ("Authorization: Bearer KEY", the default),
- * CHATWIRE_AUTH_API_KEY ("api-key: KEY", the default for the key of
- * chatwire_client_new_azure()) or CHATWIRE_AUTH_NONE (no credential at
- * all), passed as an int. It applies to the key and to a credential
- * callback's tokens alike. Another value gives
- * CHATWIRE_ERR_INVALID_ARGUMENT and changes nothing.
- *
- * # Safety
- * `client` is NULL or a live client.
+ * Sets where the key or a credential callback's token goes, a
+ * chatwire_auth: CHATWIRE_AUTH_BEARER ("Authorization: Bearer KEY", the
+ * default), CHATWIRE_AUTH_API_KEY ("api-key: KEY", the default for the key
+ * of chatwire_client_new_azure()) or CHATWIRE_AUTH_NONE (none at all).
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_auth(chatwire_client *client, int auth);
 
 /**
- * Asks `callback` for the credential before every attempt of the sends
- * that start afterwards (retries included), instead of sending the key:
- * for short-lived tokens such as Entra ID's. The token goes as
- * "Authorization: Bearer TOKEN" unless chatwire_client_set_auth() said
- * otherwise (also on a client from chatwire_client_new_azure(), as
- * Entra ID expects). A NULL `callback` goes back to the key (none if the
- * client was made with "").
- *
- * See chatwire_credential_callback for how it gives the token, which
- * threads call it, and what a failure does. Every token it gives is a
- * secret: never in chatwire_last_error() or log lines, and taken out of
- * whatever a server echoes. `userdata` must stay valid, and the callback
- * callable, until the client is freed and every request started from it
- * has finished.
- *
- * Errors: CHATWIRE_ERR_CONFIG when ./.env named the endpoint (a
- * credential of the program's own is never sent to a host from ./.env; set
- * the URL with chatwire_client_set_endpoint_url() first),
- * CHATWIRE_ERR_NULL_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client; `callback` is NULL or a function that
- * can be called with `userdata` from any thread, at once from several.
+ * Asks `callback` (see chatwire_credential_callback) for the credential
+ * before every attempt instead of sending the key: for short-lived tokens
+ * such as Entra ID's, sent as "Authorization: Bearer TOKEN" unless
+ * chatwire_client_set_auth() says otherwise. NULL goes back to the key.
+ * Tokens are secrets: never in the last error or log lines, taken out of
+ * what a server echoes. `userdata` and the callback stay valid until the
+ * client is freed and its requests have finished. CHATWIRE_ERR_CONFIG when
+ * ./.env named the endpoint (set it with chatwire_client_set_endpoint_url()).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_credential_callback(chatwire_client *client,
@@ -733,36 +562,25 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_credential_callback(chatwire_c
 
 /**
  * Sets the whole-request timeout in milliseconds (connecting, sending and
- * reading the reply; each retry gets its own). Default 600000 (10 minutes).
+ * reading the reply; each retry gets its own). Default 600000 (10 minutes);
  * 0 and more than a day (86400000) give CHATWIRE_ERR_INVALID_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_timeout_ms(chatwire_client *client,
                                                              uint64_t timeout_ms);
 
 /**
- * Sets the idle timeout of streamed replies in milliseconds: the longest
- * silence (keep-alive comments count as activity) before a stream fails
- * with CHATWIRE_ERR_TIMEOUT. Default 60000. 0 and more than a day give
- * CHATWIRE_ERR_INVALID_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client.
+ * Sets the longest silence of a streamed reply in milliseconds (keep-alive
+ * comments count as activity) before it fails with CHATWIRE_ERR_TIMEOUT.
+ * Default 60000; 0 and more than a day give CHATWIRE_ERR_INVALID_ARGUMENT.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_idle_timeout_ms(chatwire_client *client,
                                                                   uint64_t timeout_ms);
 
 /**
- * Sets how many times a failed request is retried (0: never); default 2,
- * at most 10 (more gives CHATWIRE_ERR_INVALID_ARGUMENT).
- * Retried: connection failures, timeouts, HTTP 408, 409, 429 and 5xx.
- *
- * # Safety
- * `client` is NULL or a live client.
+ * Sets how many times a failed request is retried: connection failures,
+ * timeouts, HTTP 408, 409, 429 and 5xx. Default 2, at most 10 (0: never).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_max_retries(chatwire_client *client,
@@ -770,7 +588,7 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_max_retries(chatwire_client *c
 
 /**
  * Sets one of the limits on what chatwire keeps of a server's answer, in
- * bytes counted after decompression; `which` is a chatwire_limit:
+ * bytes after decompression; `which` is a chatwire_limit:
  *
  * | limit | bounds | default |
  * |---|---|---|
@@ -779,14 +597,8 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_max_retries(chatwire_client *c
  * | CHATWIRE_LIMIT_STREAM | all a streamed reply adds up to (text, tool calls) | 64 MiB |
  * | CHATWIRE_LIMIT_HEADERS | the status line and headers | 64 KiB |
  *
- * An answer past a limit stops the request with CHATWIRE_ERR_TOO_LARGE and
- * the conversation unchanged; a stream's callbacks that already had deltas
- * learn it from the send's status (or the done callback). Values from 1024
- * to 4 GiB (1 MiB for headers) are accepted; others, and an unknown
- * `which`, give CHATWIRE_ERR_INVALID_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client.
+ * From 1024 to 4 GiB (1 MiB for headers). An answer past a limit stops the
+ * request with CHATWIRE_ERR_TOO_LARGE, also after deltas went out.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_limit(chatwire_client *client,
@@ -794,83 +606,46 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_limit(chatwire_client *client,
                                                         uint64_t bytes);
 
 /**
- * Sets how many idle connections the client keeps open between sends for
- * later sends to reuse; default 16, at most 1024, 0 keeps none.
- *
- * Set it to at least the number of threads (and background sends) that use
- * the client at once: each of them needs a connection of its own, and with
- * fewer kept the surplus are closed after every send and opened again for
- * the next. Idle connections close after 15 seconds. The client gets a new
- * pool: sends running now finish on their connections, which then close.
- * More than 1024 gives CHATWIRE_ERR_INVALID_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client.
+ * Sets how many idle connections the client keeps for later sends (they
+ * close after 15 seconds); default 16, at most 1024, 0 keeps none. Set it to
+ * at least the number of threads and background sends using the client at
+ * once, or the surplus connections are opened and closed at every send.
+ * Sends running now finish on their connections, which then close.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_max_idle_connections(chatwire_client *client,
                                                                        uint32_t max_idle_connections);
 
 /**
- * Sets how many background requests (chatwire_send_async()) of this
- * client run at once; more wait their turn, in order, instead of failing
- * (chatwire_request_cancel() ends the wait at once). Default 1024, from 1
- * to 65536 (else CHATWIRE_ERR_INVALID_ARGUMENT). Each request running
- * holds a thread and a socket: keep the cap below the process's limit on
- * descriptors (RLIMIT_NOFILE, often 1024). Raising it lets waiting
- * requests go on at once.
- *
- * # Safety
- * `client` is NULL or a live client.
+ * Sets how many background requests of this client run at once, from 1 to
+ * 65536 (default 1024); more wait their turn, in order
+ * (chatwire_request_cancel() ends a wait). Each running request holds a
+ * thread and a socket: keep it below the limit on descriptors
+ * (RLIMIT_NOFILE, often 1024).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_max_in_flight(chatwire_client *client,
                                                                 uint32_t max_in_flight);
 
 /**
- * Sets the stack size, in bytes, of the worker threads that run this
- * client's background requests (chatwire_send_async()) started from now
- * on; requests already running keep theirs. Default 262144 (256 KiB), from
- * 65536 (64 KiB) to 8388608 (8 MiB), else CHATWIRE_ERR_INVALID_ARGUMENT
- * and nothing changes.
- *
- * The callbacks of a background request (`on_delta`, `on_done`, and the
- * credential and log callbacks when that thread calls them) run on that
- * stack: raise it for a callback that needs a deep stack of its own (large
- * local arrays, deep recursion, a script interpreter). Only the pages a
- * request touches take memory, so a large stack costs address space, not
- * memory; a small one lets thousands of requests run at once.
- *
- * # Safety
- * `client` is NULL or a live client.
+ * Sets the stack size in bytes of the worker threads of background requests
+ * started from now on, from 65536 to 8388608 (default 262144, 256 KiB).
+ * Their callbacks (`on_delta`, `on_done`, and the credential and log
+ * callbacks) run on it: raise it for deep recursion, large local arrays or
+ * a script interpreter. Only touched pages take memory.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_worker_stack_size(chatwire_client *client,
                                                                     size_t bytes);
 
 /**
- * Sets an extra header sent with every request of this client, such as a
- * gateway's key or a tracing id, replacing one of the same name (names are
- * case-insensitive); a NULL `value` removes it (removing a header that is
- * not set is not an error). Sends that start afterwards carry it.
- *
- * By default a client sends OpenAI-Organization from $OPENAI_ORG_ID and
- * OpenAI-Project from $OPENAI_PROJECT_ID (or their entries in ./.env) when
- * they are set; this function replaces or removes those too. Every request
- * also asks for "Accept-Encoding: gzip" (chatwire decompresses gzip
- * answers); setting Accept-Encoding replaces that.
- *
- * Errors: CHATWIRE_ERR_INVALID_ARGUMENT for a name that is not an HTTP
- * header name, a value that is not a header value (a newline, say), and for
- * "Authorization", "Content-Type", "Content-Length", "Transfer-Encoding",
- * "Host" and "Connection", which chatwire or the HTTP layer sets;
- * CHATWIRE_ERR_NULL_ARGUMENT (`client` or `name` NULL);
- * CHATWIRE_ERR_INVALID_UTF8. Values may be secrets: chatwire_last_error()
- * never quotes them. Both strings are copied.
- *
- * # Safety
- * `client` is NULL or a live client; `name` and `value` are NULL or
- * NUL-terminated.
+ * Sets a header sent with every request (a gateway's key, a tracing id),
+ * replacing one of the same name, case-insensitive, also the defaults
+ * OpenAI-Organization ($OPENAI_ORG_ID), OpenAI-Project ($OPENAI_PROJECT_ID)
+ * and "Accept-Encoding: gzip"; a NULL `value` removes it. Not a header name
+ * or value, or Authorization, Content-Type, Content-Length,
+ * Transfer-Encoding, Host, Connection: CHATWIRE_ERR_INVALID_ARGUMENT. The
+ * last error never quotes values: they may be secrets.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_header(chatwire_client *client,
@@ -878,116 +653,78 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_header(chatwire_client *client
                                                          const char *value);
 
 /**
- * Sets how many correction turns chatwire_send_json() allows: when a reply
- * does not match the schema, the model is told what is wrong and asked
- * again, up to this many times (0: never). Default 2; more than 10 gives
- * CHATWIRE_ERR_INVALID_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client.
+ * Sets how many correction turns chatwire_send_json() allows (0: none):
+ * each tells the model what is wrong with its reply. Default 2, at most 10.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_json_corrections(chatwire_client *client,
                                                                    uint32_t corrections);
 
 /**
- * Sets how chatwire_send_json() tells the model about the schema: one of
- * chatwire_schema_delivery, passed as an int (another value gives
- * CHATWIRE_ERR_INVALID_ARGUMENT). Default CHATWIRE_SCHEMA_IN_PROMPT.
- *
- * # Safety
- * `client` is NULL or a live client.
+ * Sets how chatwire_send_json() tells the model about the schema: a
+ * chatwire_schema_delivery, default CHATWIRE_SCHEMA_IN_PROMPT.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_schema_delivery(chatwire_client *client,
                                                                   int delivery);
 
 /**
- * Whether streamed requests ask for the token usage with stream_options
- * (`include_usage`): 1 (the default) asks, 0 sends no stream_options, for
- * servers that refuse the field. Without being told, a server that
- * answers 400 or 422 naming stream_options (Mistral, Databricks, Bedrock)
- * is asked again once without it, and this client and its copies remember
- * (one log line). Any other value: CHATWIRE_ERR_INVALID_ARGUMENT.
- *
- * # Safety
- * `client` is NULL or a live client.
+ * Whether streamed requests ask for the token usage (stream_options
+ * `include_usage`): 1, the default, or 0, for servers that refuse the field.
+ * Without being told, a server that answers 400 or 422 naming
+ * stream_options (Mistral, Databricks, Bedrock) is asked again without it,
+ * and the client remembers (one log line).
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_stream_usage(chatwire_client *client, int enabled);
 
 /**
- * Creates an empty conversation for `model` (copied), e.g. "gpt-4o-mini".
- * On success `*conversation_out` owns it; free with chatwire_conversation_free().
- *
- * # Safety
- * `model` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
+ * Creates in `*conversation_out` an empty conversation for `model`
+ * (copied), e.g. "gpt-4o-mini".
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_new(const char *model,
                                                         chatwire_conversation **conversation_out);
 
 /**
- * Writes the conversation as JSON, the request shape
- * {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}, plus
+ * Writes the conversation to `*json_out` in the request's shape,
+ * {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}, with
  * "tools" and the options when there are any, so that nothing is lost.
- * On success `*json_out` owns the text; free with chatwire_string_free().
- *
- * # Safety
- * `conversation` is NULL or live; `json_out` is NULL or writable.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_to_json(const chatwire_conversation *conversation,
                                                             char **json_out);
 
 /**
- * Reads a conversation written by chatwire_conversation_to_json(), checking
- * the ordering. Not JSON of that shape: CHATWIRE_ERR_INVALID_ARGUMENT;
- * broken ordering: CHATWIRE_ERR_INVALID_CONVERSATION. On success
- * `*conversation_out` owns a new conversation.
- *
- * # Safety
- * `json` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
+ * Reads into `*conversation_out` a conversation written by
+ * chatwire_conversation_to_json(). Not JSON of that shape:
+ * CHATWIRE_ERR_INVALID_ARGUMENT; broken ordering:
+ * CHATWIRE_ERR_INVALID_CONVERSATION.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_from_json(const char *json,
                                                               chatwire_conversation **conversation_out);
 
 /**
- * Frees a conversation and every string borrowed from it. NULL is ignored.
- * A conversation that a call still holds (freed from inside a callback of
- * its own chatwire_send_stream(), or while a background request started on
- * it runs) is released when the last call that holds it returns: the send
- * finishes on it, chatwire_request_wait() still gives the reply, and the
- * memory goes with the call or with chatwire_request_free(). Either way
- * the pointer must not be used again.
- *
- * # Safety
- * `conversation` is NULL or live, and not used afterwards.
+ * Frees a conversation and every string borrowed from it. One that a call
+ * holds (freed from a callback of its own send, or while a background
+ * request started on it runs) goes when that call returns: the send
+ * finishes, chatwire_request_wait() still gives the reply.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_conversation_free(chatwire_conversation *conversation);
 
 /**
- * Puts the system message (copied) at the start, or replaces the one there
- * (whose borrowed texts then become invalid).
- *
- * # Safety
- * `conversation` is NULL or live; `text` is NULL or NUL-terminated.
+ * Puts the system message (copied) at the start, or replaces the one there.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_set_system(chatwire_conversation *conversation,
                                                                const char *text);
 
 /**
- * Appends a message (content copied). `role` is a chatwire_role; any other
- * value gives CHATWIRE_ERR_INVALID_ARGUMENT. A tool result needs the id of
- * its call: append it with chatwire_conversation_append_tool_result()
- * (CHATWIRE_ROLE_TOOL here gives CHATWIRE_ERR_INVALID_CONVERSATION). A message that breaks the
+ * Appends a message (copied) of `role`, a chatwire_role. One that breaks the
  * ordering (at most one system message, first; then user and assistant
- * alternate, starting with user) gives CHATWIRE_ERR_INVALID_CONVERSATION,
- * and chatwire_last_error() says what was expected. On failure nothing changes.
- *
- * # Safety
- * `conversation` is NULL or live; `content` is NULL or NUL-terminated.
+ * alternate, starting with user), or CHATWIRE_ROLE_TOOL (use
+ * chatwire_conversation_append_tool_result()), gives
+ * CHATWIRE_ERR_INVALID_CONVERSATION, the last error saying what was expected.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append(chatwire_conversation *conversation,
@@ -996,13 +733,8 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append(chatwire_conversation
 
 /**
  * Keeps the first `len` messages and drops the rest, e.g. to take back a
- * question whose send failed: save chatwire_conversation_len() before
- * appending, truncate to it after the failure. `len` beyond the length gives
- * CHATWIRE_ERR_INVALID_ARGUMENT. Borrowed texts of the dropped messages
- * become invalid; the others stay valid.
- *
- * # Safety
- * `conversation` is NULL or live.
+ * question whose send failed (save chatwire_conversation_len() before
+ * appending). `len` beyond the length: CHATWIRE_ERR_INVALID_ARGUMENT.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_truncate(chatwire_conversation *conversation,
@@ -1010,13 +742,10 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_truncate(chatwire_conversati
 
 /**
  * Appends a tool's result (copied) for the call `tool_call_id` (from
- * chatwire_reply_tool_call()). After an assistant message that calls tools,
- * each call needs one result before the next send; a result for a call
- * that is not waiting, or any other message while results are missing,
- * gives CHATWIRE_ERR_INVALID_CONVERSATION naming the missing calls.
- *
- * # Safety
- * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+ * chatwire_reply_tool_call()). Each call of an assistant message needs one
+ * before the next send: a result for a call not waiting, or another message
+ * while results are missing, gives CHATWIRE_ERR_INVALID_CONVERSATION naming
+ * the missing calls.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_result(chatwire_conversation *conversation,
@@ -1024,14 +753,10 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_result(chatwire_
                                                                        const char *content);
 
 /**
- * Appends a user message with text (may be "") and one image. `image` is an
- * http(s) URL or a data: URL (sent as it is), or a local file: read (PNG,
- * JPEG, GIF or WebP, told by its bytes; at most 20 MiB) and sent as a
- * base64 data: URL. A missing, empty, too large or non-image file gives
- * CHATWIRE_ERR_INVALID_ARGUMENT; ordering as for a user message.
- *
- * # Safety
- * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+ * Appends a user message with text (may be "") and one image: an http(s) or
+ * data: URL, sent as it is, or a local PNG, JPEG, GIF or WebP file of at
+ * most 20 MiB, sent as a base64 data: URL. A missing, empty, too large or
+ * non-image file gives CHATWIRE_ERR_INVALID_ARGUMENT.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_image(chatwire_conversation *conversation,
@@ -1040,20 +765,10 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_image(chatwire_c
 
 /**
  * Appends a user message with text (may be "") and one local file, told by
- * its bytes, never by its name: a PDF (`%PDF-`), sent as a "file" content
- * part with its base64 bytes as file_data and the last part of the path as
- * its file name; or audio, WAV (`RIFF....WAVE`) or MP3 (an `ID3` tag or an
- * MPEG layer III frame), sent as an "input_audio" part with format "wav" or
- * "mp3". Limits as for images: a regular file of at most 20 MiB
- * (`chatwire::MAX_FILE_BYTES` in Rust), never waiting on a FIFO or reading
- * a device. A missing, empty, too large or other file, a directory, a FIFO
- * or a device gives CHATWIRE_ERR_INVALID_ARGUMENT (chatwire_last_error()
- * names the path and why) and leaves the conversation unchanged; ordering
- * as for a user message. Whether a model takes PDFs or audio is the
- * server's to say.
- *
- * # Safety
- * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+ * its bytes: a PDF, sent as a "file" part (base64 file_data, the path's last
+ * part as its file name), or WAV or MP3 audio, as an "input_audio" part. A
+ * regular file of at most 20 MiB, else CHATWIRE_ERR_INVALID_ARGUMENT, the
+ * last error naming the path and why. The server says whether a model takes it.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_file(chatwire_conversation *conversation,
@@ -1061,52 +776,30 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_file(chatwire_co
                                                                      const char *file);
 
 /**
- * Sets the token budget: before each send (every chatwire_send*
- * function), when the conversation is estimated over `max_prompt_tokens`
- * prompt tokens, the oldest exchanges are left out until it is down to
- * three quarters of it (so that the next turns keep the same start, which
- * servers cache): never
- * the system message, never the last user message and what follows it, a
- * tool call always with its results, whole exchanges only. They are
- * dropped from the conversation when the reply is appended (a failed send
- * changes nothing); chatwire_conversation_last_dropped() says how many,
- * and a log line why. If the server still answers
- * CHATWIRE_ERR_CONTEXT_LENGTH, more is left out and the request is made
- * once more. A last exchange estimated over the budget alone gives
- * CHATWIRE_ERR_CONTEXT_LENGTH. The estimate starts from the server's own
- * count in the last reply (its usage) and learns the bytes per token from
- * it; 4 bytes per token until the first reply. 0: no budget (the
- * default). The budget is not part of chatwire_conversation_to_json().
- * Borrowed texts of messages left out become invalid; the others stay
- * valid.
- *
- * # Safety
- * `conversation` is NULL or live.
+ * Sets the token budget (0, the default: none; not saved by
+ * chatwire_conversation_to_json()). Before each send, a conversation
+ * estimated over `max_prompt_tokens` prompt tokens has its oldest whole
+ * exchanges left out down to three quarters of it (a stable start, which
+ * servers cache): never the system message nor the last user message and
+ * what follows, a tool call always with its results. They leave the
+ * conversation when the reply is appended (chatwire_conversation_last_dropped()
+ * says how many). CHATWIRE_ERR_CONTEXT_LENGTH from the server gets one more
+ * try with more left out; a last exchange over the budget alone gives it.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_set_token_budget(chatwire_conversation *conversation,
                                                                      uint64_t max_prompt_tokens);
 
 /**
- * How many messages the last send left out to keep within the token
- * budget (0 when none, or for NULL); a failed send changes nothing.
- *
- * # Safety
- * `conversation` is NULL or live.
+ * How many messages the last send left out under the token budget.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_conversation_last_dropped(const chatwire_conversation *conversation);
 
 /**
- * Removes `count` messages from `index` on (a count of 0 changes nothing).
- * Refused with CHATWIRE_ERR_INVALID_CONVERSATION, and nothing removed,
- * when what is left would break the ordering rules or part a tool call
- * from its results (remove an assistant message that calls tools together
- * with all its results); `index + count` past the end gives
- * CHATWIRE_ERR_INVALID_ARGUMENT. Borrowed texts of the removed messages
- * become invalid; the others stay valid.
- *
- * # Safety
- * `conversation` is NULL or live.
+ * Removes `count` messages from `index` on. Refused with
+ * CHATWIRE_ERR_INVALID_CONVERSATION when what is left would break the
+ * ordering or part a tool call from its results (remove them together);
+ * `index + count` past the end gives CHATWIRE_ERR_INVALID_ARGUMENT.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_remove(chatwire_conversation *conversation,
@@ -1115,21 +808,13 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_remove(chatwire_conversation
 
 /**
  * Appends an assistant message that calls tools, to rebuild a history by
- * hand: `content` (copied; may be "") and `calls_json`, a JSON array of
- * calls as the API writes them and chatwire_conversation_to_json() keeps
- * them, e.g.
- * [{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}].
- * A call of a free-form tool is {"id","type":"custom","custom":{"name","input"}};
- * any other field of a call (Gemini's "extra_content") is kept and sent
- * back with it.
- * Each call needs an id, unique in the message; append one result per
- * call with chatwire_conversation_append_tool_result(). Text that is not
- * such an array, or an empty one: CHATWIRE_ERR_INVALID_ARGUMENT; where an
- * assistant message may not come: CHATWIRE_ERR_INVALID_CONVERSATION. On
- * failure nothing changes.
- *
- * # Safety
- * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+ * hand: `content` (may be "") and `calls_json`, a non-empty JSON array of
+ * calls as chatwire_conversation_to_json() writes them, e.g.
+ * [{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]
+ * or, for a free-form tool, {"id","type":"custom","custom":{"name","input"}};
+ * other fields of a call (Gemini's "extra_content") are sent back with it.
+ * Ids must be unique in the message. Else CHATWIRE_ERR_INVALID_ARGUMENT, or
+ * CHATWIRE_ERR_INVALID_CONVERSATION where an assistant message may not come.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_calls(chatwire_conversation *conversation,
@@ -1137,24 +822,14 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_calls(chatwire_c
                                                                       const char *calls_json);
 
 /**
- * Sets a top-level request field sent with every request of this
- * conversation: `name` (e.g. "max_tokens", "temperature", "seed",
- * "response_format", or a server's own extension) and its value as JSON
- * text (e.g. "64", "0.2", "\"auto\"", "{\"type\":\"json_object\"}").
- * A NULL `json_value` removes the field. "model", "messages", "stream" and
- * "stream_options" and "tools" are refused, as is a value that is not JSON
- * (CHATWIRE_ERR_INVALID_ARGUMENT). A value the official schema rejects for a
- * field it defines (temperature 5, a stop list of 5, a response_format of
- * unknown type) also gives CHATWIRE_ERR_INVALID_ARGUMENT, and
- * chatwire_last_error() names the field, the value and the allowed range;
- * fields the schema does not define are sent as given; a server's own form
- * of a checked field can be set with chatwire_conversation_set_option_unchecked().
- * Options are kept by chatwire_conversation_to_json() and
- * chatwire_conversation_from_json().
- *
- * # Safety
- * `conversation` is NULL or live; `name` is NULL or NUL-terminated;
- * `json_value` is NULL or NUL-terminated.
+ * Sets a top-level field of every request of this conversation: `name`
+ * ("max_tokens", "temperature", "response_format", a server's own extension)
+ * and its value as JSON text ("64", "\"auto\"", "{\"type\":\"json_object\"}");
+ * a NULL `json_value` removes it. CHATWIRE_ERR_INVALID_ARGUMENT for "model",
+ * "messages", "stream", "stream_options" and "tools", a value that is not
+ * JSON, and one the official schema rejects for a field it defines
+ * (temperature 5; the last error names the allowed range). Kept by
+ * chatwire_conversation_to_json().
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_set_option(chatwire_conversation *conversation,
@@ -1162,20 +837,12 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_set_option(chatwire_conversa
                                                                const char *json_value);
 
 /**
- * Like chatwire_conversation_set_option(), without checking the value: for
- * a server's own form of a field the official schema defines, which
- * chatwire_conversation_set_option() refuses, such as llama.cpp's array
- * form of "logit_bias" ("[[15043,-1.0]]") or vLLM's "stop" list of more
- * than four strings. The value is sent exactly as given, so the request
- * may break the official schema and a strict server may refuse it. Only
- * the reserved names ("model", "messages", "stream", "stream_options",
- * "tools"), an empty name and a value that is not JSON are refused
- * (CHATWIRE_ERR_INVALID_ARGUMENT). A NULL `json_value` removes the field.
- * Kept by chatwire_conversation_to_json() and
- * chatwire_conversation_from_json(), which loads every option unchecked.
- *
- * # Safety
- * As chatwire_conversation_set_option().
+ * Like chatwire_conversation_set_option(), without checking the value, for
+ * a server's own form of a field (llama.cpp's "logit_bias" as
+ * "[[15043,-1.0]]", vLLM's "stop" list of more than four strings), which a
+ * strict server may refuse; only reserved names, an empty name and text
+ * that is not JSON are refused. chatwire_conversation_from_json() loads
+ * every option this way.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_set_option_unchecked(chatwire_conversation *conversation,
@@ -1183,16 +850,13 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_set_option_unchecked(chatwir
                                                                          const char *json_value);
 
 /**
- * Offers a function to the model with every request of this conversation
- * (a tool of the same name is replaced). `name`: 1 to 64 letters, digits,
- * '_' or '-'. `description` may be NULL. `parameters_schema_json` is a JSON
- * Schema object for the arguments, e.g.
- * {"type":"object","properties":{"city":{"type":"string"}},"required":["city"]};
- * NULL means no arguments. A bad name or schema: CHATWIRE_ERR_INVALID_ARGUMENT.
- * Choose how the model uses tools with the "tool_choice" option.
- *
- * # Safety
- * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+ * Offers a function to the model with every request (replacing a tool of
+ * the same name): `name` of 1 to 64 letters, digits, '_' or '-',
+ * `description` (may be NULL) and `parameters_schema_json`, a JSON Schema
+ * object for the arguments (NULL: none), e.g.
+ * {"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}.
+ * A bad name or schema: CHATWIRE_ERR_INVALID_ARGUMENT. The option
+ * "tool_choice" says how the model uses tools.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_add_tool(chatwire_conversation *conversation,
@@ -1201,21 +865,11 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_add_tool(chatwire_conversati
                                                              const char *parameters_schema_json);
 
 /**
- * Offers a free-form tool ({"type": "custom"}) to the model with every
- * request of this conversation (a tool of the same name is replaced): the
- * model calls it with free text instead of JSON arguments, and the call
- * comes back with chatwire_reply_tool_call_type() "custom", its input
- * handed out by chatwire_reply_tool_call() as the arguments; its result
- * goes back with chatwire_conversation_append_tool_result(), as for a
- * function. `name`: 1 to 64 letters, digits, '_' or '-'. `description`
- * may be NULL. `format_json`: NULL for unconstrained text, or the tool's
- * format object: {"type":"text"}, or a grammar,
- * {"type":"grammar","grammar":{"syntax":"lark","definition":"..."}}
- * (syntax "lark" or "regex"). A bad name, or a format that is not JSON or
- * not one of these: CHATWIRE_ERR_INVALID_ARGUMENT, nothing changed.
- *
- * # Safety
- * `conversation` is NULL or live; the strings are NULL or NUL-terminated.
+ * Offers a free-form tool ({"type": "custom"}), called with free text, as
+ * chatwire_conversation_add_tool() offers a function; its calls have type
+ * "custom". `format_json`: NULL for any text, {"type":"text"}, or a grammar,
+ * {"type":"grammar","grammar":{"syntax":"lark","definition":"..."}} (syntax
+ * "lark" or "regex"); another value: CHATWIRE_ERR_INVALID_ARGUMENT.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_add_custom_tool(chatwire_conversation *conversation,
@@ -1224,255 +878,132 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_add_custom_tool(chatwire_con
                                                                     const char *format_json);
 
 /**
- * The number of messages, the system message included; 0 for NULL.
- *
- * # Safety
- * `conversation` is NULL or live.
+ * The number of messages, the system message included.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_conversation_len(const chatwire_conversation *conversation);
 
 /**
- * The role (a chatwire_role value) of message `index`, or -1 when `index`
- * is out of range or `conversation` is NULL (with a last error).
- *
- * # Safety
- * `conversation` is NULL or live.
+ * The role (a chatwire_role) of message `index`.
  */
 CHATWIRE_API
 int CHATWIRE_CALL chatwire_conversation_role(const chatwire_conversation *conversation,
                                              size_t index);
 
 /**
- * The text of message `index`, or NULL when `index` is out of range or
- * `conversation` is NULL (with a last error). Borrowed, do not free: valid
- * as long as its message is in the conversation, until the message goes
- * (chatwire_conversation_truncate(), chatwire_conversation_remove(), a
- * send leaving it out under the token budget, a system message replaced
- * by chatwire_conversation_set_system()) or the conversation is freed;
- * other changes keep it valid. A text holding U+0000 (a reply can) goes on past it:
- * chatwire_conversation_content_len() gives its whole length.
- *
- * # Safety
- * `conversation` is NULL or live.
+ * The text of message `index`, borrowed as long as the message is in the
+ * conversation.
  */
 CHATWIRE_API
 const char *CHATWIRE_CALL chatwire_conversation_content(const chatwire_conversation *conversation,
                                                         size_t index);
 
 /**
- * The length in bytes of the text of message `index` (without the final
- * NUL), which is more than strlen() of chatwire_conversation_content() when
- * the text holds U+0000; 0 when `index` is out of range or `conversation`
- * is NULL.
- *
- * # Safety
- * `conversation` is NULL or live.
+ * The length in bytes of chatwire_conversation_content().
  */
 CHATWIRE_API
 size_t CHATWIRE_CALL chatwire_conversation_content_len(const chatwire_conversation *conversation,
                                                        size_t index);
 
 /**
- * The reasoning of message `index` (an assistant message whose server
- * sent any: reasoning_content, reasoning, reasoning_details or a leading
- * <think> block); NULL when it has none (last error ""), when `index` is
- * out of range or `conversation` is NULL (each with a last error).
- * Borrowed as chatwire_conversation_content() is;
- * chatwire_conversation_reasoning_len() gives its length.
- *
- * # Safety
- * `conversation` is NULL or live.
+ * The reasoning of message `index` (what the server sent of it, or a
+ * leading <think> block), borrowed as chatwire_conversation_content() is;
+ * NULL, with last error "", when it has none.
  */
 CHATWIRE_API
 const char *CHATWIRE_CALL chatwire_conversation_reasoning(const chatwire_conversation *conversation,
                                                           size_t index);
 
 /**
- * The length in bytes of the reasoning of message `index` (without the
- * final NUL; U+0000 inside counts): 0 when it has none, when `index` is out
- * of range (then with a last error) or `conversation` is NULL.
- *
- * # Safety
- * `conversation` is NULL or live.
+ * The length in bytes of chatwire_conversation_reasoning(); 0 when NULL.
  */
 CHATWIRE_API
 size_t CHATWIRE_CALL chatwire_conversation_reasoning_len(const chatwire_conversation *conversation,
                                                          size_t index);
 
 /**
- * Finds the JSON in a model's reply (a fenced json block, or bare JSON
- * inside prose), repairs what models get wrong (fractions such as 1/2,
- * mixed numbers, vulgar fractions such as ½, trailing commas, unquoted keys
- * and values, missing commas and colons, output cut off) and writes it as
- * compact, valid JSON: always the outermost object or array the reply
- * holds, never a part of one that could not be recovered. A reply that is
- * one JSON string holding an object or array is unwrapped once. On success
- * `*json_out` owns the text; free with chatwire_string_free(). No JSON, or
- * none that can be recovered whole: CHATWIRE_ERR_NO_JSON.
- *
- * # Safety
- * `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
+ * Finds the JSON in a model's reply (a fenced json block, or bare JSON in
+ * prose), repairs what models get wrong (fractions such as 1/2 or ½, mixed
+ * numbers, trailing commas, unquoted keys and values, missing commas and
+ * colons, output cut off) and writes the outermost object or array, whole,
+ * as compact JSON to `*json_out` (a JSON string holding one is unwrapped
+ * once). None recoverable whole: CHATWIRE_ERR_NO_JSON.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_extract_json(const char *text, char **json_out);
 
 /**
  * Reads an ingredient list (the convention of chatwire_ingredients_prompt())
- * from a model's reply and writes it as a normalised JSON array, one object
- * per ingredient, each with exactly these keys:
- *
- * ```json
- * [{"ingredient":"flour","quantity":1.5,"unit":"cup"},{"ingredient":"egg","quantity":3.0,"unit":null}]
- * ```
- *
- * - "ingredient": a non-empty string, trimmed.
- * - "quantity": always a finite number, written with a decimal point
- *   (1/2 and ½ in the reply become 0.5; "2 cups" becomes 2.0); 0.0 when
- *   the reply gives no amount ("to taste").
- * - "unit": a string, or null when there is none (a count such as 3 eggs).
- *
- * The reading is lenient, as small models need: the list may be wrapped
- * in an object, keys may be "name", "amount", "units" and so on, unusable
- * items are skipped. The Rust docs of `chatwire::extract_ingredients` give
- * every rule. An empty list in the reply gives "[]".
- *
- * On success `*json_out` owns the text; free with chatwire_string_free().
- * No JSON, or JSON holding no usable ingredient: CHATWIRE_ERR_NO_JSON, and
- * chatwire_last_error() says why. To read the items without a JSON parser,
- * use chatwire_extract_ingredient_list() instead.
- *
- * # Safety
- * `text` is NULL or NUL-terminated; `json_out` is NULL or writable.
+ * from a model's reply into `*json_out`, normalised: an array of
+ * {"ingredient": a trimmed, non-empty string, "quantity": a finite number
+ * with a decimal point (½ gives 0.5, no amount 0.0), "unit": a string or
+ * null}. Lenient, as small models need (a wrapping object, keys such as
+ * "name" or "amount", unusable items skipped: the Rust docs of
+ * `chatwire::extract_ingredients` give every rule); an empty list gives
+ * "[]". No usable ingredient: CHATWIRE_ERR_NO_JSON, and the last error says why.
  */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_extract_ingredients(const char *text,
-                                                           char **json_out);
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_extract_ingredients(const char *text, char **json_out);
 
 /**
- * Reads an ingredient list from a model's reply, as
- * chatwire_extract_ingredients() does, into a list to read with the
- * chatwire_ingredients_ accessors. On success `*list_out` owns the list
- * (possibly empty, when the reply holds an empty array); free it with
- * chatwire_ingredients_free(). No JSON, or JSON holding no usable
- * ingredient: CHATWIRE_ERR_NO_JSON, and chatwire_last_error() says why.
- *
- * ```c
- * chatwire_ingredients *list = NULL;
- * if (chatwire_extract_ingredient_list(reply, &list) == CHATWIRE_OK) {
- *     for (size_t i = 0; i < chatwire_ingredients_len(list); i++) {
- *         const char *unit = chatwire_ingredients_unit(list, i);
- *         printf("%s: %g %s\n", chatwire_ingredients_name(list, i),
- *                chatwire_ingredients_quantity(list, i), unit ? unit : "");
- *     }
- *     chatwire_ingredients_free(list);
- * }
- * ```
- *
- * # Safety
- * `text` is NULL or NUL-terminated; `list_out` is NULL or writable.
+ * Reads an ingredient list as chatwire_extract_ingredients() does, into
+ * `*list_out` (empty when the reply holds an empty array), to read with the
+ * chatwire_ingredients_ functions (docs/structured-output.md has a loop).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_extract_ingredient_list(const char *text,
                                                                chatwire_ingredients **list_out);
 
 /**
- * The number of ingredients in the list; 0 for NULL.
- *
- * # Safety
- * `list` is NULL or live.
+ * The number of ingredients in the list.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_len(const chatwire_ingredients *list);
 
 /**
- * The name of ingredient `index` ("flour"), never empty; NULL when `index`
- * is out of range or `list` is NULL. Borrowed: valid until the list is
- * freed; do not free. chatwire_ingredients_name_len() gives its length.
- *
- * # Safety
- * `list` is NULL or live.
+ * The name of ingredient `index` ("flour"), never empty; borrowed until the
+ * list is freed.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_name(const chatwire_ingredients *list, size_t index);
 
 /**
- * The length in bytes of the name of ingredient `index` (without the final
- * NUL; U+0000 inside counts); 0 when `index` is out of range or `list` is
- * NULL.
- *
- * # Safety
- * `list` is NULL or live.
+ * The length in bytes of chatwire_ingredients_name().
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_name_len(const chatwire_ingredients *list, size_t index);
 
 /**
- * The quantity of ingredient `index` (1/2 and ½ in the reply give 0.5):
- * always finite, never NaN; 0.0 when the reply gives no amount, and also
- * when `index` is out of range or `list` is NULL.
- *
- * # Safety
- * `list` is NULL or live.
+ * The quantity of ingredient `index` (½ gives 0.5): finite; 0.0 when the
+ * reply gives no amount.
  */
 CHATWIRE_API double CHATWIRE_CALL chatwire_ingredients_quantity(const chatwire_ingredients *list, size_t index);
 
 /**
- * The unit of ingredient `index` ("cup", "g"), or NULL when it has none
- * (a count such as 3 eggs), when `index` is out of range, or when `list` is
- * NULL. Borrowed: valid until the list is freed; do not free.
- * chatwire_ingredients_unit_len() gives its length.
- *
- * # Safety
- * `list` is NULL or live.
+ * The unit of ingredient `index` ("cup", "g"), NULL when it has none (3
+ * eggs); borrowed until the list is freed.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_unit(const chatwire_ingredients *list, size_t index);
 
 /**
- * The length in bytes of the unit of ingredient `index` (without the final
- * NUL; U+0000 inside counts); 0 when it has none, when `index` is out of
- * range or `list` is NULL.
- *
- * # Safety
- * `list` is NULL or live.
+ * The length in bytes of chatwire_ingredients_unit(); 0 when it has none.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_unit_len(const chatwire_ingredients *list, size_t index);
 
 /**
- * Frees a list and every string borrowed from it. NULL is ignored.
- *
- * # Safety
- * `list` is NULL or live, and not used afterwards.
+ * Frees a list and every string borrowed from it.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_ingredients_free(chatwire_ingredients *list);
 
 /**
- * Builds the prompt for the ingredient-list convention: the instruction
- * (keys "ingredient", "quantity" as a number, "unit" as a string or null;
- * one object per line), an example in a fenced ```json block, and then
- * `text`, the recipe or other text to extract from, after a "Text:" line.
- * Send it as the user message and read the reply with
- * chatwire_extract_ingredients() or chatwire_extract_ingredient_list().
- * On success `*prompt_out` owns the prompt; free with chatwire_string_free().
- *
- * # Safety
- * `text` is NULL or NUL-terminated; `prompt_out` is NULL or writable.
+ * Builds in `*prompt_out` the prompt of the ingredient-list convention: the
+ * instruction (keys "ingredient", "quantity" a number, "unit" a string or
+ * null), an example in a fenced json block, then `text` after a "Text:"
+ * line. Read the reply with chatwire_extract_ingredients() or
+ * chatwire_extract_ingredient_list().
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_ingredients_prompt(const char *text, char **prompt_out);
 
 /**
- * Builds a prompt asking for JSON shaped like `example_json`, in the form
- * chatwire_extract_json() reads best: `instruction`, a request for the JSON
- * alone in a fenced ```json block, `example_json` in such a block, and then
- * `text` after a "Text:" line (last, so an instruction hidden in the text
- * reads as part of the text). Each part is trimmed; `example_json` is not
- * checked. On success `*prompt_out` owns the prompt; free with
- * chatwire_string_free().
- *
- * ```c
- * char *prompt = NULL;
- * chatwire_json_prompt("List the people named in the text below.",
- *                      "[{\"name\": \"Ada\"}]", "Ada met Grace.", &prompt);
- * ```
- *
- * # Safety
- * `instruction`, `example_json` and `text` are NULL or NUL-terminated;
- * `prompt_out` is NULL or writable.
+ * Builds in `*prompt_out` a prompt asking for JSON shaped like
+ * `example_json`, as chatwire_extract_json() reads best: `instruction`, a
+ * request for the JSON alone in a fenced json block, `example_json` in one,
+ * then `text` after a "Text:" line (last, so an instruction hidden in it
+ * reads as text). Each part is trimmed; `example_json` is not checked.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_json_prompt(const char *instruction,
@@ -1481,43 +1012,29 @@ chatwire_status CHATWIRE_CALL chatwire_json_prompt(const char *instruction,
                                                    char **prompt_out);
 
 /**
- * The JSON Schema of the ingredient-list convention, for
- * chatwire_send_json(): an array of at least one {"ingredient": a
- * non-empty string, "quantity": a number of 0 or more, "unit": a string or
- * null}, with no other keys. Static; do not free.
+ * The JSON Schema of the ingredient-list convention, for chatwire_send_json():
+ * an array of at least one {"ingredient": a non-empty string, "quantity": a
+ * number of 0 or more, "unit": a string or null}, no other keys. Static.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_schema(void);
 
 /**
  * chatwire_client_set_timeout_ms() with a 32-bit count, for languages
- * without a 64-bit integer (VB6, 32-bit VBA: a `Long`). The same checks
- * and errors.
- *
- * # Safety
- * `client` is NULL or a live client.
+ * without a 64-bit integer (VB6, 32-bit VBA: a `Long`).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_timeout_ms_u32(chatwire_client *client,
                                                                  uint32_t timeout_ms);
 
 /**
- * chatwire_client_set_idle_timeout_ms() with a 32-bit count (see
- * chatwire_client_set_timeout_ms_u32()). The same checks and errors.
- *
- * # Safety
- * `client` is NULL or a live client.
+ * chatwire_client_set_idle_timeout_ms() with a 32-bit count.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_idle_timeout_ms_u32(chatwire_client *client,
                                                                       uint32_t timeout_ms);
 
 /**
- * chatwire_client_set_limit() with a 32-bit count of bytes (up to
- * 4 GiB - 1; see chatwire_client_set_timeout_ms_u32()). The same checks
- * and errors.
- *
- * # Safety
- * `client` is NULL or a live client.
+ * chatwire_client_set_limit() with a 32-bit count of bytes.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_limit_u32(chatwire_client *client,
@@ -1525,26 +1042,16 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_limit_u32(chatwire_client *cli
                                                             uint32_t bytes);
 
 /**
- * chatwire_conversation_set_token_budget() with a 32-bit count (see
- * chatwire_client_set_timeout_ms_u32()). The same checks and errors.
- *
- * # Safety
- * `conversation` is NULL or live.
+ * chatwire_conversation_set_token_budget() with a 32-bit count.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_set_token_budget_u32(chatwire_conversation *conversation,
                                                                          uint32_t max_prompt_tokens);
 
 /**
- * chatwire_reply_usage() in 32-bit counts, for languages without a 64-bit
- * integer (a count past 4294967295, which no reply reaches, is given as
- * 4294967295; read from VB's signed `Long`, past 2147483647 it is
- * negative). Each out-parameter may be NULL. The same errors: when the
- * server reported no usage, CHATWIRE_ERR_UNAVAILABLE and nothing is
- * written.
- *
- * # Safety
- * `reply` is NULL or live; each out-parameter is NULL or writable.
+ * chatwire_reply_usage() in 32-bit counts: a count past 4294967295 (which no
+ * reply reaches) is given as 4294967295, negative in VB's signed `Long`
+ * past 2147483647.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_usage_u32(const chatwire_reply *reply,
@@ -1553,12 +1060,8 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage_u32(const chatwire_reply *rep
                                                        uint32_t *total_tokens);
 
 /**
- * chatwire_reply_usage_details() in 32-bit counts (see
- * chatwire_reply_usage_u32()). Each out-parameter may be NULL; the same
- * errors.
- *
- * # Safety
- * `reply` is NULL or live; each out-parameter is NULL or writable.
+ * chatwire_reply_usage_details() in 32-bit counts, as
+ * chatwire_reply_usage_u32().
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_usage_details_u32(const chatwire_reply *reply,
@@ -1566,15 +1069,11 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage_details_u32(const chatwire_re
                                                                uint32_t *reasoning_tokens);
 
 /**
- * Waits until a background request (chatwire_send_async() with a NULL
- * `on_delta`) has text that was not yet taken, or is done, and hands that
- * text out as chatwire_request_take_text() does: `*text_out` owns it (free
- * with chatwire_string_free()). It is "" only once the request is done and
- * all its text was taken; chatwire_request_wait() then gives the outcome
- * (and appends the reply) without blocking.
- *
- * A streamed reply for languages that can neither hand over a callback
- * nor wait on a descriptor (COBOL, batch Fortran), in a plain loop:
+ * Waits until a background request has text not yet taken, or is done, and
+ * hands it out as chatwire_request_take_text() does; "" only once it is done
+ * and all its text was taken, when chatwire_request_wait() no longer blocks.
+ * A streamed reply in a plain loop, for languages that can neither hand
+ * over a callback nor wait on a descriptor (COBOL, batch Fortran):
  *
  * ```c
  * for (;;) {
@@ -1588,27 +1087,15 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage_details_u32(const chatwire_re
  * status = chatwire_request_wait(request, &reply);
  * ```
  *
- * For a request started with an `on_delta` callback (which gets the text
- * instead), it waits for the end and gives "", so never call it from
- * that callback (the request would wait for itself); from `on_done` it
- * returns at once. It blocks the calling thread: cancel from another
- * thread (chatwire_request_cancel()), or set a timeout on the client.
- * Errors: CHATWIRE_ERR_NULL_ARGUMENT.
- *
- * # Safety
- * `request` is NULL or live and not freed during the wait; `text_out` is
- * NULL or writable.
+ * With an `on_delta` callback it waits for the end and gives "": never call
+ * it from that callback (the request would wait for itself). Cancel a wait
+ * from another thread or with a timeout; never free the request during it.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_wait_text(chatwire_request *request, char **text_out);
 
 /**
  * Like chatwire_request_wait_text(), and writes the text's length in bytes
- * (without the final NUL) to `*len_out`: a model may write U+0000, which
- * ends the text for strlen() but not for this length. Both out-parameters
- * are required and written only on success.
- *
- * # Safety
- * `request` is NULL or live; `text_out` and `len_out` are NULL or writable.
+ * to `*len_out`.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_request_wait_text_len(chatwire_request *request,
@@ -1617,20 +1104,12 @@ chatwire_status CHATWIRE_CALL chatwire_request_wait_text_len(chatwire_request *r
 
 /**
  * Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
- * `callback`, with `userdata`, for the whole process; NULL or
- * CHATWIRE_LOG_OFF removes it. When this returns, the previous callback
- * is not running on any thread and will not be called again, so its
- * userdata may be freed.
- *
- * Independently of this, the environment variable CHATWIRE_LOG=error,
- * warn, info or debug writes the same lines to stderr, for any program.
- *
- * Errors: CHATWIRE_ERR_INVALID_ARGUMENT (a level outside 0 to 4, or a call
- * from inside the log callback; nothing changes).
- *
- * # Safety
- * `callback` is NULL or a function that is safe to call from any thread
- * with `userdata` until it is replaced.
+ * `callback` with `userdata`, for the whole process; NULL or
+ * CHATWIRE_LOG_OFF removes it. When this returns, the previous callback is
+ * not running and will not be called again. Refused from inside the log
+ * callback (CHATWIRE_ERR_INVALID_ARGUMENT). Independently, the environment
+ * variable CHATWIRE_LOG=error, warn, info or debug writes the lines to
+ * stderr.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_set_log_callback(chatwire_log_callback callback,
@@ -1638,53 +1117,29 @@ chatwire_status CHATWIRE_CALL chatwire_set_log_callback(chatwire_log_callback ca
                                                         void *userdata);
 
 /**
- * The reply's text; "" when the model only called tools. NULL for a NULL
- * reply. Borrowed until the reply is freed. A text holding U+0000 goes on
- * past it: chatwire_reply_content_len() gives its whole length.
- *
- * # Safety
- * `reply` is NULL or live.
+ * The reply's text; "" when the model only called tools.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_content(const chatwire_reply *reply);
 
 /**
- * The length in bytes of the reply's text (without the final NUL), which
- * is more than strlen(chatwire_reply_content(reply)) when the text holds
- * U+0000; 0 for a NULL reply.
- *
- * # Safety
- * `reply` is NULL or live.
+ * The length in bytes of chatwire_reply_content().
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_content_len(const chatwire_reply *reply);
 
 /**
  * Why the model stopped: "stop", "length", "tool_calls", "content_filter",
- * ...; NULL when the server did not say (or for a NULL reply). Borrowed
- * until the reply is freed; chatwire_reply_finish_reason_len() gives its
- * length.
- *
- * # Safety
- * `reply` is NULL or live.
+ * ...; NULL when the server did not say.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_finish_reason(const chatwire_reply *reply);
 
 /**
- * The length in bytes of chatwire_reply_finish_reason() (without the
- * final NUL; U+0000 inside counts): 0 when the server did not say, or for
- * a NULL reply.
- *
- * # Safety
- * `reply` is NULL or live.
+ * The length in bytes of chatwire_reply_finish_reason(); 0 when NULL.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_finish_reason_len(const chatwire_reply *reply);
 
 /**
- * The token counts of the request. Each out-parameter may be NULL when that
- * count is not wanted. When the server reported no usage:
- * CHATWIRE_ERR_UNAVAILABLE, and nothing is written.
- *
- * # Safety
- * `reply` is NULL or live; each out-parameter is NULL or writable.
+ * The token counts of the request, each out-parameter NULL when not
+ * wanted. No usage from the server: CHATWIRE_ERR_UNAVAILABLE.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_usage(const chatwire_reply *reply,
@@ -1693,51 +1148,30 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage(const chatwire_reply *reply,
                                                    uint64_t *total_tokens);
 
 /**
- * The request id the server or gateway sent (the x-request-id header,
- * else the first of request-id, apim-request-id, x-ms-request-id,
- * x-amzn-requestid, x-litellm-call-id, x-kong-request-id and cf-ray), to
- * quote when asking the provider for help; NULL when it sent none.
- * Borrowed until the reply is freed.
- *
- * # Safety
- * `reply` is NULL or live.
+ * The request id the server or gateway sent, to quote when asking the
+ * provider for help: the x-request-id header, else the first of request-id,
+ * apim-request-id, x-ms-request-id, x-amzn-requestid, x-litellm-call-id,
+ * x-kong-request-id and cf-ray; NULL when none came.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_request_id(const chatwire_reply *reply);
 
 /**
- * The response body as received (for a streamed reply: the equivalent
- * non-streamed body, built from the chunks). Borrowed until the reply is
- * freed; NULL for a NULL reply. Like every text of a reply, what the server
- * sent, never edited (only chatwire_last_error() and chatwire's other own
- * texts are cleaned of the client's secrets).
- *
- * # Safety
- * `reply` is NULL or live.
+ * The response body as received (for a streamed reply, the equivalent
+ * non-streamed body built from the chunks).
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_json(const chatwire_reply *reply);
 
 /**
- * How many tools the model called; 0 for a NULL reply.
- *
- * # Safety
- * `reply` is NULL or live.
+ * How many tools the model called.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_tool_call_count(const chatwire_reply *reply);
 
 /**
- * Tool call `index`: its id (to quote in the result), the function's name,
- * and its arguments exactly as the model wrote them (JSON text, unchecked;
- * chatwire_extract_json() reads sloppy arguments leniently). For a call of
- * a free-form tool (chatwire_reply_tool_call_type() "custom"), the tool's
- * name and the free text the model wrote as its input. Each
- * out-parameter may be NULL; the strings are borrowed until the reply is
- * freed; chatwire_reply_tool_call_len() gives their lengths (a model may
- * write U+0000 in any of them). `index` out of range:
- * CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is written. The arguments are
- * the JSON text the model wrote, byte for byte.
- *
- * # Safety
- * `reply` is NULL or live; each out-parameter is NULL or writable.
+ * Tool call `index`: its id (to quote in the result), the function's name
+ * and its arguments, the JSON text the model wrote, byte for byte and
+ * unchecked (chatwire_extract_json() reads sloppy arguments leniently); for
+ * a free-form tool (type "custom"), its name and the model's free text.
+ * Each out-parameter may be NULL.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_tool_call(const chatwire_reply *reply,
@@ -1747,14 +1181,8 @@ chatwire_status CHATWIRE_CALL chatwire_reply_tool_call(const chatwire_reply *rep
                                                        const char **arguments_out);
 
 /**
- * The lengths in bytes of the id, the name and the arguments of tool call
- * `index` (without the final NUL; U+0000 inside counts), as
- * chatwire_reply_tool_call() hands them out. Each out-parameter may be
- * NULL. `index` out of range: CHATWIRE_ERR_INVALID_ARGUMENT, and nothing is
- * written.
- *
- * # Safety
- * `reply` is NULL or live; each out-parameter is NULL or writable.
+ * The lengths in bytes of the texts of chatwire_reply_tool_call(); each
+ * out-parameter may be NULL.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_tool_call_len(const chatwire_reply *reply,
@@ -1764,83 +1192,47 @@ chatwire_status CHATWIRE_CALL chatwire_reply_tool_call_len(const chatwire_reply 
                                                            size_t *arguments_len);
 
 /**
- * Tool call `index`'s type: "function", or "custom" for a call of a
- * free-form tool (offered with chatwire_conversation_add_custom_tool()),
- * whose input chatwire_reply_tool_call() hands out as the arguments.
- * NULL when `index` is out of range (or for a NULL reply). Borrowed until
- * the reply is freed.
- *
- * # Safety
- * `reply` is NULL or live.
+ * Tool call `index`'s type: "function", or "custom" for a free-form tool
+ * (chatwire_conversation_add_custom_tool()).
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_tool_call_type(const chatwire_reply *reply, size_t index);
 
 /**
- * The model's reasoning ("thinking"): from reasoning_content, reasoning,
- * the text parts of reasoning_details, Mistral's thinking chunks, or a
- * leading <think>...</think> block taken out of the content
- * (chatwire_reply_content() never holds it). NULL when there is none, or
- * no text of it (only encrypted reasoning, still sent back), or for a
- * NULL reply. Borrowed until the reply is freed;
- * chatwire_reply_reasoning_len() gives its length. As the model wrote it.
- *
- * # Safety
- * `reply` is NULL or live.
+ * The model's reasoning ("thinking"), as it wrote it: from
+ * reasoning_content, reasoning, the text parts of reasoning_details,
+ * Mistral's thinking chunks, or a leading <think>...</think> block, which
+ * chatwire_reply_content() then never holds. NULL when there is no text of
+ * it (encrypted reasoning is still sent back).
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_reasoning(const chatwire_reply *reply);
 
 /**
- * The length in bytes of chatwire_reply_reasoning() (without the final
- * NUL; U+0000 inside counts): 0 when there is none, or for a NULL reply.
- *
- * # Safety
- * `reply` is NULL or live.
+ * The length in bytes of chatwire_reply_reasoning(); 0 when NULL.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_reasoning_len(const chatwire_reply *reply);
 
 /**
- * How many choices the reply has: 1 unless the request asked for more
- * with the option "n"; 0 for a NULL reply. Choice 0 is the reply itself,
- * the one appended to the conversation.
- *
- * # Safety
- * `reply` is NULL or live.
+ * How many choices the reply has: 1 unless the option "n" asked for more.
+ * Choice 0 is the reply itself, the one appended to the conversation.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_choice_count(const chatwire_reply *reply);
 
 /**
- * The text of choice `index` (in order of the choices' index; choice 0 is
- * chatwire_reply_content()), without its reasoning; NULL when `index` is
- * out of range (with chatwire_last_error() saying so) or for a NULL reply.
- * Borrowed until the reply is freed; chatwire_reply_choice_content_len()
- * gives its length.
- *
- * # Safety
- * `reply` is NULL or live.
+ * The text of choice `index` (in the order of the choices' index), without
+ * its reasoning.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_choice_content(const chatwire_reply *reply, size_t index);
 
 /**
- * The length in bytes of the text of choice `index` (without the final
- * NUL; U+0000 inside counts); 0 when `index` is out of range (with
- * chatwire_last_error() saying so) or for a NULL reply.
- *
- * # Safety
- * `reply` is NULL or live.
+ * The length in bytes of chatwire_reply_choice_content().
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_choice_content_len(const chatwire_reply *reply, size_t index);
 
 /**
- * The usage details: prompt tokens the server had cached
- * (prompt_tokens_details.cached_tokens) and completion tokens spent on
- * reasoning (completion_tokens_details.reasoning_tokens); a detail the
- * server left out while it sent the other is 0. Each out-parameter may be
- * NULL. When the server sent neither (or no usage at all):
- * CHATWIRE_ERR_UNAVAILABLE, and nothing is written. Groq's stream usage
- * (under x_groq.usage) counts.
- *
- * # Safety
- * `reply` is NULL or live; each out-parameter is NULL or writable.
+ * Prompt tokens the server had cached (prompt_tokens_details.cached_tokens)
+ * and completion tokens spent on reasoning (completion_tokens_details,
+ * Groq's x_groq.usage too), each out-parameter NULL when not wanted; one the
+ * server left out is 0. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_usage_details(const chatwire_reply *reply,
@@ -1849,158 +1241,88 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage_details(const chatwire_reply 
 
 /**
  * The value of the response header `name`, case-insensitive (such as
- * "x-ratelimit-remaining-requests"); the first when it came twice; NULL
- * when the response had none (or for a NULL argument, with last error).
- * Borrowed until the reply is freed; as the server sent it, like every
- * other text of a reply.
- *
- * # Safety
- * `reply` is NULL or live; `name` is NULL or NUL-terminated.
+ * "x-ratelimit-remaining-requests"); the first when it came twice; NULL when
+ * the response had none.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_header(const chatwire_reply *reply, const char *name);
 
 /**
- * Frees a reply and every string borrowed from it. NULL is ignored.
- *
- * # Safety
- * `reply` is NULL or live, and not used afterwards.
+ * Frees a reply and every string borrowed from it.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_reply_free(chatwire_reply *reply);
 
 /**
- * 1 when the request has finished (successfully or not), 0 while it runs;
- * -1 for NULL (with chatwire_last_error() saying so). Never blocks.
- *
- * # Safety
- * `request` is NULL or live.
+ * 1 when the request has finished (successfully or not), 0 while it runs.
+ * Never blocks.
  */
 CHATWIRE_API int CHATWIRE_CALL chatwire_request_done(const chatwire_request *request);
 
 /**
- * Waits for the request to finish and returns the send's own status.
- *
- * On success the reply is appended to the conversation and, if `reply_out`
- * is not NULL, `*reply_out` owns a copy (free with chatwire_string_free();
- * it ends at the first U+0000: chatwire_request_wait_reply() and
- * chatwire_reply_content_len() give all of it). On failure the conversation is unchanged and chatwire_last_error() says
- * why, on the calling thread. Waiting again returns the same status (and a
- * new copy of the reply) without appending it twice.
- *
- * # Safety
- * `request` is NULL or live; its conversation is still live; `reply_out` is
- * NULL or writable.
+ * Waits for the request to finish and returns the send's status. On success
+ * the reply is appended to the conversation and `*reply_out`, unless NULL,
+ * owns a copy as chatwire_send() gives it. Waiting again gives the same
+ * status (and a new copy) without appending twice.
  */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_request_wait(chatwire_request *request,
-                                                    char **reply_out);
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_wait(chatwire_request *request, char **reply_out);
 
 /**
- * Like chatwire_request_wait(), but hands out the whole reply: on success
- * `*reply_out` owns a chatwire_reply (free with chatwire_reply_free()).
- *
- * # Safety
- * As chatwire_request_wait(); `reply_out` is NULL or writable.
+ * Like chatwire_request_wait(), but `*reply_out` owns the whole reply (free
+ * with chatwire_reply_free()).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_request_wait_reply(chatwire_request *request,
                                                           chatwire_reply **reply_out);
 
 /**
- * Stops the request if it is still running: it finishes with
+ * Stops the request if it still runs: it finishes with
  * CHATWIRE_ERR_CANCELLED within milliseconds, also while the server is
  * silent, and its connection is closed. A finished request is left as it is.
- *
- * # Safety
- * `request` is NULL or live.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_cancel(chatwire_request *request);
 
 /**
- * Frees a request; a running one is cancelled and waited for first (its
- * reply, if any, is not appended). NULL is ignored. Its descriptor
- * (chatwire_request_fd()) or event (chatwire_request_event()) is closed.
- *
- * May be called from inside the request's own `on_delta` or `on_done`
- * callback (fire and forget): the request is cancelled if it still runs,
- * and released when the callback returns; no later `on_delta` call comes,
- * `on_done` still does (with CHATWIRE_ERR_CANCELLED, when freed from
- * `on_delta`). chatwire_request_wait() from inside its own callback is
- * refused with CHATWIRE_ERR_INVALID_ARGUMENT: a thread cannot wait for itself.
- *
- * # Safety
- * `request` is NULL or live, and not used afterwards.
+ * Frees a request and closes its descriptor or event; a running one is
+ * cancelled and waited for (its reply is not appended). From its own
+ * `on_delta` or `on_done` (fire and forget) it is released when the
+ * callback returns, and `on_done` still comes (CHATWIRE_ERR_CANCELLED when
+ * freed from `on_delta`); chatwire_request_wait() there gives
+ * CHATWIRE_ERR_INVALID_ARGUMENT.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_request_free(chatwire_request *request);
 
 /**
- * A descriptor that polls readable while the request has text not yet
- * taken (chatwire_request_take_text()) or once it is done, for a
- * program's own event loop (poll, epoll, select, libuv, a GUI toolkit's
- * descriptor watch). POSIX only: elsewhere -1 and CHATWIRE_ERR_SYSTEM.
- *
- * Level-triggered: it stays readable until the text is taken, and stays
- * readable for good once the request is done, so a loop that sees it
- * readable calls chatwire_request_take_text(), then checks
- * chatwire_request_done(), and collects the request with
- * chatwire_request_wait() (which no longer blocks). Taking the text is
- * the only way to make it unreadable again: do not read from it.
- *
- * Made on the first call (an eventfd on Linux, a pipe elsewhere; close
- * on exec, non-blocking), owned by the request: the same descriptor every
- * time, closed by chatwire_request_free(); never close it yourself.
- * Never blocks. -1 (and chatwire_last_error()) when `request` is NULL or
- * the system refuses a descriptor.
- *
- * # Safety
- * `request` is NULL or live.
+ * POSIX: a descriptor, for a program's own event loop (poll, epoll, libuv,
+ * ...), readable while the request has text not yet taken and for good
+ * once it is done: on readable, call chatwire_request_take_text() (the only
+ * way to make it unreadable; never read from it), then
+ * chatwire_request_done(), and collect the request with
+ * chatwire_request_wait(). The same descriptor every time (an eventfd on
+ * Linux, a pipe elsewhere; close on exec, non-blocking), closed by
+ * chatwire_request_free(). Never blocks. Elsewhere -1 and
+ * CHATWIRE_ERR_SYSTEM, as when the system refuses a descriptor.
  */
 CHATWIRE_API int CHATWIRE_CALL chatwire_request_fd(const chatwire_request *request);
 
 /**
- * Windows: a manual-reset event HANDLE (as `void *`) that is signalled
- * while the request has text not yet taken or once it is done, as
- * chatwire_request_fd() is readable on POSIX; for WaitForSingleObject(),
- * WaitForMultipleObjects() or MsgWaitForMultipleObjects() in the program's
- * own loop. chatwire_request_take_text() resets it when nothing is left
- * to take. Made on the first call, owned by the request and closed by
- * chatwire_request_free(); never close, set or reset it yourself. Elsewhere
- * NULL and CHATWIRE_ERR_SYSTEM; NULL too for a NULL `request` or when the
- * system refuses an event.
- *
- * # Safety
- * `request` is NULL or live.
+ * Windows: a manual-reset event HANDLE (as `void *`) for
+ * WaitForSingleObject() and its kin, signalled as chatwire_request_fd() is
+ * readable on POSIX, owned by the request (never close, set or reset it).
+ * Elsewhere NULL and CHATWIRE_ERR_SYSTEM, as when the system refuses one.
  */
 CHATWIRE_API void *CHATWIRE_CALL chatwire_request_event(const chatwire_request *request);
 
 /**
- * The request's text that arrived since the last call, on the caller's
- * thread: `*text_out` owns it (free with chatwire_string_free(); it ends
- * at its first U+0000: chatwire_request_take_text_len() gives the length
- * of all of it); "" when nothing new has arrived, and always "" for a
- * request started with an
- * `on_delta` callback (which gets the text instead). Pieces end on whole
- * UTF-8 characters; all of them together are the reply's text, which
- * chatwire_request_wait() still gives whole and appends. Taking the text
- * makes chatwire_request_fd() unreadable again until more arrives or the
- * request is done. Never blocks. Safe to call while the request runs, also
- * after it is done and after chatwire_request_wait().
- *
- * Reasoning text, when a request carries it, will be taken the same way by
- * a function of the same shape, and signalled by the same descriptor.
- *
- * # Safety
- * `request` is NULL or live; `text_out` is NULL or writable.
+ * The request's text that arrived since the last call, in whole UTF-8
+ * characters, owned by `*text_out`: "" when nothing new came, always "" for
+ * a request with an `on_delta` callback. All pieces together are the
+ * reply's text, which chatwire_request_wait() still gives whole. Never
+ * blocks; fine while the request runs and after it is done.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_take_text(chatwire_request *request, char **text_out);
 
 /**
  * Like chatwire_request_take_text(), and writes the text's length in bytes
- * (without the final NUL) to `*len_out`: a model may write U+0000, which
- * ends the text for strlen() but not for this length. Both out-parameters
- * are required and written only on success.
- *
- * # Safety
- * `request` is NULL or live; `text_out` and `len_out` are NULL or writable.
+ * to `*len_out`.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_request_take_text_len(chatwire_request *request,
@@ -2008,21 +1330,11 @@ chatwire_status CHATWIRE_CALL chatwire_request_take_text_len(chatwire_request *r
                                                              size_t *len_out);
 
 /**
- * Sends the whole conversation and appends the assistant's reply to it.
- *
- * The last message must be a user message (else
- * CHATWIRE_ERR_INVALID_CONVERSATION and nothing is sent). On success the
- * reply is appended and `*reply_out` owns a copy of it; free it with
- * chatwire_string_free(). On any failure the conversation is exactly as
- * before, so the call can simply be repeated; chatwire_last_error() and
- * chatwire_last_http_status() say what happened. Blocks until the reply has
- * arrived, the timeout has passed, or the retries are used up.
- * The copy ends at the first U+0000 of the text, as a C string does; for
- * text that may hold one, use chatwire_send_reply() and
- * chatwire_reply_content_len().
- *
- * # Safety
- * `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
+ * Sends the whole conversation, whose last message must be a user message
+ * (else CHATWIRE_ERR_INVALID_CONVERSATION), and appends the reply, of which
+ * `*reply_out` gets a copy that ends at its first U+0000 (chatwire_send_reply()
+ * gives all of it). Blocks until the reply, the timeout or the last retry.
+ * On failure the conversation is unchanged: the call can be repeated.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send(chatwire_client *client,
@@ -2030,32 +1342,17 @@ chatwire_status CHATWIRE_CALL chatwire_send(chatwire_client *client,
                                             char **reply_out);
 
 /**
- * Asks for JSON that matches a JSON Schema and hands out only data that
- * matches it.
- *
- * `schema_json` is the schema as JSON text (a subset of JSON Schema draft
- * 2020-12; the Rust docs of `Client::send_json` list what is checked; a
- * schema that uses "pattern" and a few other keywords is refused with
- * CHATWIRE_ERR_INVALID_ARGUMENT before anything is sent, as is text that
- * is not JSON). The schema reaches the model as
- * chatwire_client_set_schema_delivery() says (default: in the prompt).
- * The reply is read as chatwire_extract_json() reads it and checked; when
- * it does not match, the model gets a short correction turn naming each
- * problem, up to chatwire_client_set_json_corrections() times (default 2).
- *
- * On success `*json_out` owns the JSON, compact, matching the schema
- * (free with chatwire_string_free()), and the conversation holds the
- * question as asked and that JSON as the assistant's answer, without the
- * correction turns. When no reply matched: CHATWIRE_ERR_INVALID_REPLY, and
- * chatwire_last_error() lists the last problems (each with its place, as
- * in "at /0/quantity: expected a number, got \"two\"") and the start of
- * the last reply; when the token limit cut that reply (finish_reason
- * "length"), the first problem says so. On any failure the conversation
- * is exactly as before.
- *
- * # Safety
- * `client` and `conversation` are NULL or live; `schema_json` is NULL or
- * NUL-terminated; `json_out` is NULL or writable.
+ * Asks for JSON matching the JSON Schema `schema_json` (the subset of draft
+ * 2020-12 that the Rust docs of `Client::send_json` list; other keywords,
+ * or text that is not JSON, give CHATWIRE_ERR_INVALID_ARGUMENT before
+ * anything is sent), delivered as chatwire_client_set_schema_delivery()
+ * says. The reply is read as chatwire_extract_json() reads it; a mismatch
+ * gets the model up to chatwire_client_set_json_corrections() correction
+ * turns. On success `*json_out` owns the matching JSON, compact, and the
+ * conversation holds the question and that JSON as the answer. Else
+ * CHATWIRE_ERR_INVALID_REPLY, whose last error lists the last problems
+ * ("at /0/quantity: expected a number, got \"two\"") and the start of the
+ * last reply; the conversation is unchanged.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_json(chatwire_client *client,
@@ -2064,27 +1361,15 @@ chatwire_status CHATWIRE_CALL chatwire_send_json(chatwire_client *client,
                                                  char **json_out);
 
 /**
- * Sends the conversation and streams the reply: `on_delta` (required; NULL
- * gives CHATWIRE_ERR_NULL_ARGUMENT) gets each piece of text as it arrives,
- * on the calling thread, with `userdata`. A server that answers with one
- * JSON body instead of a stream is accepted: its text arrives as one delta.
- *
- * When the reply is complete it is appended to the conversation and, if
- * `reply_out` is not NULL, `*reply_out` owns a copy (all deltas together,
- * exactly as the model wrote it, and ending at the first U+0000 as
- * in chatwire_send(); free with chatwire_string_free()). An answer past
- * one of the limits (chatwire_client_set_limit()) gives
- * CHATWIRE_ERR_TOO_LARGE, also after deltas were passed on. A callback that returns
- * non-zero stops the request: CHATWIRE_ERR_CANCELLED. The callback may call
- * chatwire functions on other conversations; any call on this one (a
- * send, an append, a read) is refused with
- * CHATWIRE_ERR_INVALID_CONVERSATION while the send runs. A stream silent for
- * longer than the idle timeout gives CHATWIRE_ERR_TIMEOUT. On any failure
- * the conversation is exactly as before.
- *
- * # Safety
- * `client` and `conversation` are NULL or live; `on_delta` is NULL or a
- * valid callback; `reply_out` is NULL or writable.
+ * Like chatwire_send(), streamed: `on_delta` (required) gets each piece of
+ * text as it arrives, on the calling thread, with `userdata`; non-zero from
+ * it stops the request (CHATWIRE_ERR_CANCELLED). A server that answers with
+ * one JSON body instead is accepted (one delta). `reply_out` may be NULL.
+ * While the send runs, calls on this conversation are refused with
+ * CHATWIRE_ERR_INVALID_CONVERSATION (on others they are fine). An answer past
+ * a limit (chatwire_client_set_limit()) gives CHATWIRE_ERR_TOO_LARGE, a
+ * stream silent past the idle timeout CHATWIRE_ERR_TIMEOUT, also after deltas
+ * went out; the conversation is then unchanged.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_stream(chatwire_client *client,
@@ -2094,15 +1379,10 @@ chatwire_status CHATWIRE_CALL chatwire_send_stream(chatwire_client *client,
                                                    char **reply_out);
 
 /**
- * Like chatwire_send(), but hands out the whole reply: `*reply_out` owns a
- * chatwire_reply (free with chatwire_reply_free()). The reply, with its tool
- * calls, is appended to the conversation as with chatwire_send(). When the
- * model calls tools, chatwire_reply_content() is "" and
- * chatwire_reply_tool_call() gives each call; append one result per call
- * with chatwire_conversation_append_tool_result(), then send again.
- *
- * # Safety
- * `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
+ * Like chatwire_send(), but `*reply_out` owns the whole reply (free with
+ * chatwire_reply_free()). When the model calls tools, chatwire_reply_content()
+ * is "" and chatwire_reply_tool_call() gives each call: append one result per
+ * call with chatwire_conversation_append_tool_result(), then send again.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_reply(chatwire_client *client,
@@ -2110,12 +1390,8 @@ chatwire_status CHATWIRE_CALL chatwire_send_reply(chatwire_client *client,
                                                   chatwire_reply **reply_out);
 
 /**
- * Like chatwire_send_stream(), but hands out the whole reply as a
- * chatwire_reply (see chatwire_send_reply()); tool calls streamed in
- * fragments are assembled.
- *
- * # Safety
- * As chatwire_send_stream(); `reply_out` is NULL or writable.
+ * Like chatwire_send_stream(), handing out the whole reply as
+ * chatwire_send_reply() does; tool calls streamed in fragments are assembled.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_stream_reply(chatwire_client *client,
@@ -2125,21 +1401,10 @@ chatwire_status CHATWIRE_CALL chatwire_send_stream_reply(chatwire_client *client
                                                          chatwire_reply **reply_out);
 
 /**
- * Like chatwire_send_stream_reply(), with the reply's text, reasoning and
- * refusal apart: `on_event` (required; NULL gives
- * CHATWIRE_ERR_NULL_ARGUMENT) gets each piece as it arrives with its kind
- * (CHATWIRE_STREAM_CONTENT, CHATWIRE_STREAM_REASONING,
- * CHATWIRE_STREAM_REFUSAL), on the calling thread, with `userdata`. A
- * leading <think>...</think> block in the content arrives as reasoning,
- * also when its tags are split across chunks. Non-zero from the callback
- * stops the request: CHATWIRE_ERR_CANCELLED. On success the reply is
- * appended (with its reasoning) and, if `reply_out` is not NULL,
- * `*reply_out` owns it (free with chatwire_reply_free()). On any failure
- * the conversation is exactly as before.
- *
- * # Safety
- * `client` and `conversation` are NULL or live; `on_event` is NULL or a
- * valid callback; `reply_out` is NULL or writable.
+ * Like chatwire_send_stream_reply() (`reply_out` may be NULL), with text,
+ * reasoning and refusal apart: `on_event` (required) gets each piece with
+ * its chatwire_stream_kind. A leading <think>...</think> block arrives as
+ * reasoning, also with its tags split across chunks.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_stream_events(chatwire_client *client,
@@ -2149,34 +1414,15 @@ chatwire_status CHATWIRE_CALL chatwire_send_stream_events(chatwire_client *clien
                                                           chatwire_reply **reply_out);
 
 /**
- * Starts sending the conversation on a worker thread and returns at once.
- *
- * The reply is streamed. With `on_delta` its text goes to the callback as
- * it arrives (see chatwire_send_stream()); with NULL it is kept for
- * chatwire_request_take_text(), which a program's own event loop calls
- * when chatwire_request_fd() (POSIX) or chatwire_request_event()
- * (Windows) signals. `on_done` (may be NULL) is called once at the end
- * with the request's status. Both run on the worker thread, with
- * `userdata`; either may free the request (chatwire_request_free()), which
- * cancels it if it still runs and releases it when the callback returns.
- * The worker thread's stack is 256 KiB by default: a callback that needs
- * more (deep recursion, large local arrays) sets it with
- * chatwire_client_set_worker_stack_size(). The request reads the
- * conversation now; chatwire_request_wait()
- * appends the reply to it afterwards, so that after the wait the
- * conversation is as after chatwire_send(). Until then the caller must not
- * use the conversation: while the request runs (up to the return of
- * `on_done`) calls on it, from the callbacks too, are refused with
- * CHATWIRE_ERR_INVALID_CONVERSATION. It may free it: the request holds it
- * until chatwire_request_free().
- *
- * On success `*request_out` owns the request; free it with
- * chatwire_request_free(). A conversation that cannot be sent as it is
- * fails here, with nothing started.
- *
- * # Safety
- * `client` and `conversation` are NULL or live; the callbacks are valid or
- * NULL; `request_out` is NULL or writable.
+ * Starts sending the conversation on a worker thread and returns at once;
+ * `*request_out` owns the request. A conversation that cannot be sent fails
+ * here. The reply is streamed to `on_delta` (see chatwire_send_stream()) or,
+ * when NULL, kept for chatwire_request_take_text(). `on_done` (may be NULL)
+ * gets the status once at the end. Both run on the worker thread with
+ * `userdata` and may free the request. chatwire_request_wait() appends the
+ * reply; until then (up to the return of `on_done`) calls on the
+ * conversation are refused with CHATWIRE_ERR_INVALID_CONVERSATION, and it
+ * may be freed: the request holds it.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_async(chatwire_client *client,
@@ -2187,13 +1433,9 @@ chatwire_status CHATWIRE_CALL chatwire_send_async(chatwire_client *client,
                                                   chatwire_request **request_out);
 
 /**
- * A fixed, static description of a status code, for any `int`: unknown
- * values give "unknown chatwire_status". Never NULL; do not free.
- *
- * It names the kind of failure without its details (no HTTP status: that
- * is chatwire_last_http_status()'s). To tell a person what went wrong,
- * print chatwire_last_error() alone: it starts with what failed and adds
- * the HTTP status, the server's message and the request id, each once.
+ * A fixed, static description of a status code, for any `int` ("unknown
+ * chatwire_status" for unknown values). It names the kind of failure
+ * only; to tell a person what went wrong, print chatwire_last_error().
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_status_str(int status);
 
@@ -2205,20 +1447,13 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_version(void);
 /**
  * Frees a string that chatwire handed out (a reply, a JSON text). NULL is
  * ignored. Never pass it a string from anywhere else, nor free() one of ours.
- *
- * # Safety
- * `s` is NULL or a string from chatwire that has not been freed.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_string_free(char *s);
 
 /**
- * The version of the library loaded at run time, as
- * MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 gives 100, 1.2.3 gives 10203):
- * the same encoding as CHATWIRE_VERSION_NUMBER, the version of the header
- * the program was compiled with. A program built against one version can
- * check that the library it runs with is at least as new:
- * `chatwire_version_number() >= CHATWIRE_VERSION_NUMBER`. Any thread, at
- * any time, no setup needed.
+ * The version of the library loaded, as MAJOR * 10000 + MINOR * 100 + PATCH
+ * (1.2.3 gives 10203), the encoding of CHATWIRE_VERSION_NUMBER, the header's:
+ * check `chatwire_version_number() >= CHATWIRE_VERSION_NUMBER` at run time.
  */
 CHATWIRE_API uint32_t CHATWIRE_CALL chatwire_version_number(void);
 

@@ -5,7 +5,7 @@
 //! and [`super::text`], and no module of a C type.
 
 use std::cell::RefCell;
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, c_int, c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::error::FfiError;
@@ -46,40 +46,54 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic without a message".into())
 }
 
-/// Runs a function body, catching panics; on failure records the error and
-/// returns `on_error(status)`.
-fn run<T>(
-    on_error: impl FnOnce(chatwire_status) -> T,
-    body: impl FnOnce() -> Result<T, FfiError>,
-) -> T {
+/// Runs a function body, catching panics, with the last error cleared
+/// first and recorded on failure.
+fn run<T>(body: impl FnOnce() -> Result<T, FfiError>) -> Result<T, chatwire_status> {
+    clear();
     let outcome = catch_unwind(AssertUnwindSafe(body))
         .unwrap_or_else(|payload| Err(FfiError::Panic(panic_message(&*payload))));
-    match outcome {
-        Ok(value) => value,
-        Err(error) => {
-            record(&error);
-            on_error(error.status())
-        }
-    }
+    outcome.map_err(|error| {
+        record(&error);
+        error.status()
+    })
 }
 
-/// The body of a function that returns a status. The last error is cleared
-/// first, so after success chatwire_last_error() is "".
+/// The body of a function that returns a status; after success
+/// chatwire_last_error() is "".
 pub(crate) fn status(body: impl FnOnce() -> Result<(), FfiError>) -> chatwire_status {
-    clear();
-    run(
-        |status| status,
-        || body().map(|()| chatwire_status::CHATWIRE_OK),
-    )
+    run(body).err().unwrap_or(chatwire_status::CHATWIRE_OK)
 }
 
-/// The body of a getter, which returns a value, or `fallback` on failure
-/// (NULL, -1, 0: what the conventions give each type). As for [`status`],
-/// the last error is cleared first and set on failure, so that C tells a
-/// NULL meaning "none" from a failure by chatwire_last_error().
-pub(crate) fn value<T>(fallback: T, body: impl FnOnce() -> Result<T, FfiError>) -> T {
-    clear();
-    run(|_| fallback, body)
+/// The body of a getter, which returns a value, or its type's [`Failed`]
+/// value; as for [`status`], C tells a NULL meaning "none" from a failure
+/// by chatwire_last_error().
+pub(crate) fn value<T: Failed>(body: impl FnOnce() -> Result<T, FfiError>) -> T {
+    run(body).unwrap_or(T::FAILED)
+}
+
+/// What a getter gives when it fails (docs/c-api.md, "Results").
+pub(crate) trait Failed {
+    const FAILED: Self;
+}
+
+impl Failed for *const c_char {
+    const FAILED: Self = std::ptr::null();
+}
+
+impl Failed for *mut c_void {
+    const FAILED: Self = std::ptr::null_mut();
+}
+
+impl Failed for usize {
+    const FAILED: Self = 0;
+}
+
+impl Failed for c_int {
+    const FAILED: Self = -1;
+}
+
+impl Failed for f64 {
+    const FAILED: Self = 0.0;
 }
 
 /// The body of a `_free` function: panics are caught, the last error is
@@ -92,25 +106,13 @@ pub(crate) fn release(body: impl FnOnce()) {
 }
 
 /// A one-line description of the last failure on the calling thread, or ""
-/// when the last call that can fail succeeded: every function that returns
-/// a status, and every getter that takes a handle, sets it (to "" on
-/// success); the `_free` functions and the ones that cannot fail
-/// (chatwire_last_error(), chatwire_last_http_status(),
-/// chatwire_status_str(), chatwire_version(), chatwire_version_number(),
-/// chatwire_ingredients_schema()) leave it as it is. Never NULL. Borrowed:
-/// valid until the next chatwire call on this thread; do not free.
-///
-/// It says each thing once: what failed, then for an error the server
-/// reported its HTTP status, its message and the request id, e.g.
-/// "authentication failed: HTTP 401: Invalid API Key (request id req_1)";
-/// print it alone: it already says what kind of failure it was, which is
-/// all chatwire_status_str() adds. It is one line with no control
-/// character: line breaks, tabs, escape sequences (ESC), other control
-/// characters (U+0000 included), U+2028,
-/// U+2029 and the bidirectional overrides in a server's text are written
-/// as `\n`, `\r`, `\t` or `\u{1b}`-style escapes (a backslash is kept as
-/// it is), so a server cannot forge log lines. It never holds the client's
-/// secrets (the API key, header values), even when the server echoed them.
+/// after a success (docs/c-api.md, "The last error after success"); borrowed
+/// until the next chatwire call on this thread. Print it alone: what failed,
+/// then for a server's error its HTTP status, message and request id, e.g.
+/// "authentication failed: HTTP 401: Invalid API Key (request id req_1)".
+/// Control characters, U+2028, U+2029 and bidirectional overrides in a
+/// server's text are escaped (`\n`, `\u{1b}`), so a server cannot forge log
+/// lines; the client's secrets (API key, header values) never appear.
 #[no_mangle]
 pub extern "system" fn chatwire_last_error() -> *const c_char {
     LAST_ERROR.with(|cell| match &*cell.borrow() {
@@ -121,8 +123,8 @@ pub extern "system" fn chatwire_last_error() -> *const c_char {
     })
 }
 
-/// The HTTP status of the last failure on the calling thread (401, 429, ...),
-/// or 0 when it was not an HTTP error or there was none; set and kept as
+/// The HTTP status of the last failure on the calling thread (401, 429,
+/// ...), or 0 when it was no HTTP error or there was none; set and kept as
 /// chatwire_last_error() is.
 #[no_mangle]
 pub extern "system" fn chatwire_last_http_status() -> c_int {

@@ -1,22 +1,16 @@
 //! C callbacks: the function pointer types and the glue that calls them.
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ops::ControlFlow;
 
 use super::status::chatwire_status;
 use crate::config::MAX_CREDENTIAL_BYTES;
 
-/// Receives a streamed reply's text as it arrives.
-///
-/// `delta` is `len` bytes of whole UTF-8 characters (a character is never
-/// split across calls), followed by a NUL; it is valid only during the call.
-/// `userdata` is the pointer given with the callback. Return 0 to go on, or
-/// anything else to stop the request, which then fails with
-/// CHATWIRE_ERR_CANCELLED (the connection is closed, so the server stops).
-///
-/// For chatwire_send_stream() it runs on the caller's thread; for
-/// chatwire_send_async() on the request's worker thread, whose stack is
-/// 256 KiB unless chatwire_client_set_worker_stack_size() says otherwise.
+/// Receives a streamed reply's text as it arrives: `delta` is `len` bytes of
+/// whole UTF-8 characters and a NUL, valid only during the call, `userdata`
+/// the pointer given with the callback. Return 0 to go on, else the request
+/// stops (CHATWIRE_ERR_CANCELLED). Runs on the thread of chatwire_send_stream(),
+/// or the worker of chatwire_send_async() (chatwire_client_set_worker_stack_size()).
 pub type chatwire_delta_callback = Option<
     unsafe extern "system" fn(userdata: *mut c_void, delta: *const c_char, len: usize) -> c_int,
 >;
@@ -35,12 +29,9 @@ pub enum chatwire_stream_kind {
     CHATWIRE_STREAM_REFUSAL = 2,
 }
 
-/// Receives a streamed reply's pieces with their kind (a
-/// chatwire_stream_kind: CHATWIRE_STREAM_CONTENT, CHATWIRE_STREAM_REASONING
-/// or CHATWIRE_STREAM_REFUSAL). `text` is `len` bytes of whole UTF-8
-/// characters followed by a NUL, valid only during the call. Return 0 to go
-/// on, anything else to stop the request (CHATWIRE_ERR_CANCELLED). Runs
-/// on the thread of the send that takes it.
+/// Receives a streamed reply's pieces with their `kind`, a
+/// chatwire_stream_kind; otherwise as chatwire_delta_callback, on the thread
+/// of the send that takes it.
 pub type chatwire_event_callback = Option<
     unsafe extern "system" fn(
         userdata: *mut c_void,
@@ -50,11 +41,9 @@ pub type chatwire_event_callback = Option<
     ) -> c_int,
 >;
 
-/// Told once that a background request has finished, with its status, on
-/// the request's worker thread. chatwire_request_done() already returns 1
-/// inside it; fetch the reply with chatwire_request_wait() from the
-/// caller's own thread. That thread's stack is 256 KiB unless
-/// chatwire_client_set_worker_stack_size() says otherwise.
+/// Told once, on the worker thread, that a background request has finished,
+/// with its status; chatwire_request_done() already gives 1. Fetch the reply
+/// with chatwire_request_wait() from the caller's own thread.
 pub type chatwire_done_callback =
     Option<unsafe extern "system" fn(userdata: *mut c_void, status: chatwire_status)>;
 
@@ -67,134 +56,99 @@ pub(crate) struct UserData(pub(crate) *mut c_void);
 // the caller's callbacks, which the caller wrote to run on the worker thread.
 unsafe impl Send for UserData {}
 
-/// Calls a C event callback with NUL-terminated copies of the pieces.
-pub(crate) struct EventSink {
-    callback: unsafe extern "system" fn(*mut c_void, c_int, *const c_char, usize) -> c_int,
+/// A C callback that gets text: its function, its userdata, and a buffer
+/// for the NUL-terminated copy of each piece.
+pub(crate) struct Sink<F> {
+    callback: F,
     userdata: UserData,
     buffer: Vec<u8>,
 }
 
-impl EventSink {
-    pub(crate) fn new(
-        callback: unsafe extern "system" fn(*mut c_void, c_int, *const c_char, usize) -> c_int,
-        userdata: *mut c_void,
-    ) -> EventSink {
-        EventSink {
+/// Calls a C delta callback with NUL-terminated copies of the deltas.
+pub(crate) type DeltaSink =
+    Sink<unsafe extern "system" fn(*mut c_void, *const c_char, usize) -> c_int>;
+
+/// Calls a C event callback with NUL-terminated copies of the pieces.
+pub(crate) type EventSink =
+    Sink<unsafe extern "system" fn(*mut c_void, c_int, *const c_char, usize) -> c_int>;
+
+// SAFETY: as for UserData; the function pointer itself is plain code.
+unsafe impl<F> Send for Sink<F> {}
+
+impl<F: Copy> Sink<F> {
+    pub(crate) fn new(callback: F, userdata: *mut c_void) -> Sink<F> {
+        Sink {
             callback,
             userdata: UserData(userdata),
             buffer: Vec::new(),
         }
     }
 
-    /// Hands one piece to C; `Break` when C asks to stop.
+    /// Hands `text` to C through `call` (given the callback, the userdata
+    /// and the copy); `Break` when C asks to stop.
+    fn hand(
+        &mut self,
+        text: &str,
+        call: impl FnOnce(F, *mut c_void, *const c_char) -> c_int,
+    ) -> ControlFlow<()> {
+        self.buffer.clear();
+        self.buffer.extend_from_slice(text.as_bytes());
+        self.buffer.push(0);
+        match call(self.callback, self.userdata.0, self.buffer.as_ptr().cast()) {
+            0 => ControlFlow::Continue(()),
+            _ => ControlFlow::Break(()),
+        }
+    }
+}
+
+impl DeltaSink {
+    /// Hands one delta to C; `Break` when C asks to stop.
+    pub(crate) fn deliver(&mut self, delta: &str) -> ControlFlow<()> {
+        // SAFETY: the caller gave a valid callback; the copy is
+        // NUL-terminated and outlives the call.
+        self.hand(delta, |callback, userdata, text| unsafe {
+            callback(userdata, text, delta.len())
+        })
+    }
+}
+
+impl EventSink {
+    /// Hands one piece to C with its kind; `Break` when C asks to stop.
     pub(crate) fn deliver(&mut self, delta: &crate::StreamDelta) -> ControlFlow<()> {
         let kind = match delta.kind {
             crate::DeltaKind::Reasoning => chatwire_stream_kind::CHATWIRE_STREAM_REASONING,
             crate::DeltaKind::Refusal => chatwire_stream_kind::CHATWIRE_STREAM_REFUSAL,
             _ => chatwire_stream_kind::CHATWIRE_STREAM_CONTENT,
         };
-        self.buffer.clear();
-        self.buffer.extend_from_slice(delta.text.as_bytes());
-        self.buffer.push(0);
-        // SAFETY: the caller gave a valid callback; the buffer is NUL-terminated
-        // and outlives the call.
-        let verdict = unsafe {
-            (self.callback)(
-                self.userdata.0,
-                kind as c_int,
-                self.buffer.as_ptr().cast(),
-                delta.text.len(),
-            )
-        };
-        if verdict == 0 {
-            ControlFlow::Continue(())
-        } else {
-            ControlFlow::Break(())
-        }
+        // SAFETY: as in DeltaSink::deliver.
+        self.hand(&delta.text, |callback, userdata, text| unsafe {
+            callback(userdata, kind as c_int, text, delta.text.len())
+        })
     }
 }
 
-/// Calls a C delta callback with NUL-terminated copies of the deltas.
-pub(crate) struct DeltaSink {
-    callback: unsafe extern "system" fn(*mut c_void, *const c_char, usize) -> c_int,
-    userdata: UserData,
-    buffer: Vec<u8>,
-}
-
-// SAFETY: as for UserData; the function pointer itself is plain code.
-unsafe impl Send for DeltaSink {}
-
-impl DeltaSink {
-    pub(crate) fn new(
-        callback: unsafe extern "system" fn(*mut c_void, *const c_char, usize) -> c_int,
-        userdata: *mut c_void,
-    ) -> DeltaSink {
-        DeltaSink {
-            callback,
-            userdata: UserData(userdata),
-            buffer: Vec::new(),
-        }
-    }
-
-    /// Hands one delta to C; `Break` when C asks to stop.
-    pub(crate) fn deliver(&mut self, delta: &str) -> ControlFlow<()> {
-        self.buffer.clear();
-        self.buffer.extend_from_slice(delta.as_bytes());
-        self.buffer.push(0);
-        // SAFETY: the caller gave a valid callback; the buffer is NUL-terminated
-        // and outlives the call.
-        let verdict =
-            unsafe { (self.callback)(self.userdata.0, self.buffer.as_ptr().cast(), delta.len()) };
-        if verdict == 0 {
-            ControlFlow::Continue(())
-        } else {
-            ControlFlow::Break(())
-        }
-    }
-}
-
-/// Gives a client its credential before each attempt (retries included),
-/// for short-lived tokens such as Entra ID's.
-///
-/// Write the token, NUL-terminated, into `token`, which has room for
-/// `capacity` bytes (16385: a token of up to 16384 bytes and its NUL) and
-/// is valid only during the call; chatwire copies it and wipes the buffer.
-/// Return 0 on success; anything else fails the send with
-/// CHATWIRE_ERR_AUTH, not retried, and chatwire_last_error() names the
-/// value returned. A token that does not fit is an error too: return
-/// non-zero rather than cut it.
-///
-/// It is called on whatever thread sends, background workers included, and
-/// on several threads at once when several sends run: it must be
-/// thread-safe, and should be quick (hand out a cached token and refresh it
-/// ahead of its expiry). `userdata` is the pointer given with it.
+/// Gives a client its credential before each attempt (see
+/// chatwire_client_set_credential_callback()). Write the token and a NUL into
+/// `token`, which has room for `capacity` bytes (16385) and is valid only
+/// during the call; chatwire copies and wipes it. Return 0 on success;
+/// anything else, also for a token that does not fit, fails the send with
+/// CHATWIRE_ERR_AUTH, not retried, naming the value returned. Called on
+/// whatever thread sends, several at once: it must be thread-safe, and
+/// should be quick (a cached token, refreshed ahead of its expiry).
 pub type chatwire_credential_callback = Option<
     unsafe extern "system" fn(userdata: *mut c_void, token: *mut c_char, capacity: usize) -> c_int,
 >;
 
 /// A C credential callback and its userdata, asked from any thread.
-pub(crate) struct CredentialSource {
-    callback: unsafe extern "system" fn(*mut c_void, *mut c_char, usize) -> c_int,
-    userdata: UserData,
-}
+pub(crate) type CredentialSource =
+    Sink<unsafe extern "system" fn(*mut c_void, *mut c_char, usize) -> c_int>;
 
-// SAFETY: as for UserData; the callback's documentation asks the caller
-// to make it safe to call from several threads at once.
-unsafe impl Send for CredentialSource {}
-// SAFETY: as above: chatwire only hands the pointer back to the callback.
+// SAFETY: as for UserData; the callback's documentation asks the caller to
+// make it safe to call from several threads at once, and `token` leaves
+// the sink's buffer alone.
 unsafe impl Sync for CredentialSource {}
 
 impl CredentialSource {
-    pub(crate) fn new(
-        callback: unsafe extern "system" fn(*mut c_void, *mut c_char, usize) -> c_int,
-        userdata: *mut c_void,
-    ) -> CredentialSource {
-        CredentialSource {
-            callback,
-            userdata: UserData(userdata),
-        }
-    }
-
     /// Asks C for a token; the error says what went wrong, never the token.
     pub(crate) fn token(&self) -> Result<String, String> {
         let mut buffer = vec![0u8; MAX_CREDENTIAL_BYTES + 1];
@@ -202,25 +156,17 @@ impl CredentialSource {
         // for its whole length and outlives the call.
         let verdict =
             unsafe { (self.callback)(self.userdata.0, buffer.as_mut_ptr().cast(), buffer.len()) };
-        let token = if verdict != 0 {
-            Err(format!("it returned {verdict}"))
-        } else {
-            read_token(&buffer)
+        let token = match CStr::from_bytes_until_nul(&buffer) {
+            _ if verdict != 0 => Err(format!("it returned {verdict}")),
+            Ok(token) => token
+                .to_str()
+                .map(str::to_owned)
+                .map_err(|_| "its token is not UTF-8".into()),
+            Err(_) => Err("it filled the whole buffer without a terminating NUL".into()),
         };
         wipe(&mut buffer);
         token
     }
-}
-
-/// The NUL-terminated UTF-8 text at the start of `buffer`.
-fn read_token(buffer: &[u8]) -> Result<String, String> {
-    let end = buffer
-        .iter()
-        .position(|&byte| byte == 0)
-        .ok_or_else(|| "it filled the whole buffer without a terminating NUL".to_owned())?;
-    std::str::from_utf8(&buffer[..end])
-        .map(str::to_owned)
-        .map_err(|_| "its token is not UTF-8".to_owned())
 }
 
 /// Zeroes a buffer that held a secret, in a way the compiler keeps.

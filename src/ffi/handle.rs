@@ -1,9 +1,6 @@
-//! Casts between the pointers C holds and the Rust values behind them, in
-//! one place. A handle is a `Box` made by [`into_c`] and taken back by
-//! [`free`], or, when a call may still hold it after C frees it, an `Arc`
-//! made by [`into_c_shared`], held by [`retain`] and given up by
-//! [`release_shared`]: a free is never refused, the value goes when the
-//! last call that holds it returns.
+//! Casts between the pointers C holds and the Rust values behind them: a
+//! `Box` ([`into_c`], [`free`]), or an `Arc` when a call may still hold it
+//! after C frees it ([`into_c_shared`], [`retain`], [`release_shared`]).
 
 use std::sync::Arc;
 
@@ -27,8 +24,7 @@ pub(crate) unsafe fn borrow<'a, T>(ptr: *const T, name: &'static str) -> Result<
 /// Borrows the value behind a handle mutably.
 ///
 /// # Safety
-/// `ptr` is NULL or came from [`into_c`] and has not been freed, and nothing
-/// else borrows it (the C API forbids using one conversation from two threads).
+/// As [`borrow`], and nothing else borrows it.
 pub(crate) unsafe fn borrow_mut<'a, T>(
     ptr: *mut T,
     name: &'static str,
@@ -49,14 +45,12 @@ pub(crate) unsafe fn free<T>(ptr: *mut T) {
 }
 
 /// Moves a value to the heap, shared: C holds one reference, and each call
-/// that must outlive a free from elsewhere (a callback, another thread, a
-/// background request) holds another, taken with [`retain`].
+/// that must outlive a free from elsewhere holds another ([`retain`]).
 pub(crate) fn into_c_shared<T>(value: T) -> *mut T {
     Arc::into_raw(Arc::new(value)).cast_mut()
 }
 
-/// A reference to the value behind a shared handle, which keeps it alive
-/// after C frees the handle.
+/// A reference that keeps the value behind a shared handle alive.
 ///
 /// # Safety
 /// `ptr` is NULL or came from [`into_c_shared`] and C has not freed it.
@@ -72,8 +66,7 @@ pub(crate) unsafe fn retain<T>(ptr: *const T, name: &'static str) -> Result<Arc<
     }
 }
 
-/// Gives up C's reference to a shared handle: the value is dropped now, or
-/// when the last call that holds it returns. NULL is ignored.
+/// Gives up C's reference to a shared handle; NULL is ignored.
 ///
 /// # Safety
 /// `ptr` is NULL or came from [`into_c_shared`] and C has not freed it.
@@ -84,8 +77,8 @@ pub(crate) unsafe fn release_shared<T>(ptr: *mut T) {
     }
 }
 
-/// Item `index` of a list a handle holds; past the end, the one error every
-/// C function gives for an index out of range (`what` names an item).
+/// Item `index` of a list; past the end, the error of every C function for
+/// an index out of range (`what` names an item).
 pub(crate) fn item<'a, T>(
     items: &'a [T],
     index: usize,
@@ -99,7 +92,7 @@ pub(crate) fn item<'a, T>(
 }
 
 /// An out-parameter, checked for NULL before any work is done and written
-/// only once the work has succeeded.
+/// once it has succeeded.
 pub(crate) struct Out<'a, T>(&'a mut T);
 
 impl<T> Out<'_, T> {
@@ -125,4 +118,17 @@ pub(crate) unsafe fn out<'a, T>(ptr: *mut T, name: &'static str) -> Result<Out<'
 pub(crate) unsafe fn optional_out<'a, T>(ptr: *mut T) -> Option<Out<'a, T>> {
     // SAFETY: as in `out`.
     unsafe { ptr.as_mut() }.map(Out)
+}
+
+/// Writes each value where its out-parameter is not NULL.
+///
+/// # Safety
+/// Each pointer is NULL or writable.
+pub(crate) unsafe fn write_optional<T, const N: usize>(outs: [*mut T; N], values: [T; N]) {
+    for (out, value) in outs.into_iter().zip(values) {
+        // SAFETY: as the caller promised.
+        if let Some(out) = unsafe { optional_out(out) } {
+            out.write(value);
+        }
+    }
 }

@@ -1,115 +1,71 @@
 //! Forms of a few functions for languages that cannot call the originals
-//! cleanly (docs/languages.md):
-//!
-//! - VB6 and 32-bit VBA have no 64-bit integer (only `Currency`, scaled by
-//!   10,000), so every `uint64_t` parameter gets a `uint32_t` twin:
-//!   [`chatwire_client_set_timeout_ms_u32`],
-//!   [`chatwire_client_set_idle_timeout_ms_u32`],
-//!   [`chatwire_client_set_limit_u32`],
-//!   [`chatwire_conversation_set_token_budget_u32`],
-//!   [`chatwire_reply_usage_u32`] and [`chatwire_reply_usage_details_u32`].
-//! - COBOL cannot hand over a C callback, nor wait on a descriptor, so a
-//!   streamed reply is read in a plain loop: [`chatwire_request_wait_text`]
-//!   (and [`chatwire_request_wait_text_len`], for text that holds U+0000).
-//!
-//! Each is a forward to the original function, which does the checks and
-//! records the last error; nothing here has logic of its own beyond
-//! widening and narrowing; the wait is the core's.
+//! cleanly (docs/languages.md): a `uint32_t` twin of each function with a
+//! `uint64_t` parameter, for VB6 and 32-bit VBA, which have no 64-bit
+//! integer; and [`chatwire_request_wait_text`], a streamed reply in a plain
+//! loop, for COBOL, which can neither hand over a callback nor wait on a
+//! descriptor. Each has the body of the original (or the core's wait), so
+//! the same checks and errors.
 
 use std::ffi::{c_char, c_int};
+use std::time::Duration;
 
 use super::boundary;
-use super::client::chatwire_client;
-use super::client::settings::{
-    chatwire_client_set_idle_timeout_ms, chatwire_client_set_limit, chatwire_client_set_timeout_ms,
-};
-use super::conversation::chatwire_conversation;
-use super::conversation::edit::chatwire_conversation_set_token_budget;
-use super::error::FfiError;
+use super::client::{chatwire_client, set};
+use super::conversation::{chatwire_conversation, on};
 use super::handle;
-use super::reply::{chatwire_reply, chatwire_reply_usage, chatwire_reply_usage_details};
-use super::request::chatwire_request;
-use super::status::chatwire_status;
-use super::text;
+use super::reply::{chatwire_reply, usage, usage_details};
+use super::request::{chatwire_request, hand_text};
+use super::status::{chatwire_status, limit_from_c};
+use crate::client::BackgroundSend;
 
 /// chatwire_client_set_timeout_ms() with a 32-bit count, for languages
-/// without a 64-bit integer (VB6, 32-bit VBA: a `Long`). The same checks
-/// and errors.
-///
-/// # Safety
-/// `client` is NULL or a live client.
+/// without a 64-bit integer (VB6, 32-bit VBA: a `Long`).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     client: *mut chatwire_client,
     timeout_ms: u32,
 ) -> chatwire_status {
-    // SAFETY: the same contract as the original's.
-    boundary::status(|| {
-        forwarded(unsafe { chatwire_client_set_timeout_ms(client, u64::from(timeout_ms)) })
-    })
+    let timeout = Duration::from_millis(timeout_ms.into());
+    boundary::status(|| unsafe { set(client, |s| s.set_timeout(timeout)) })
 }
 
-/// chatwire_client_set_idle_timeout_ms() with a 32-bit count (see
-/// chatwire_client_set_timeout_ms_u32()). The same checks and errors.
-///
-/// # Safety
-/// `client` is NULL or a live client.
+/// chatwire_client_set_idle_timeout_ms() with a 32-bit count.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(
     client: *mut chatwire_client,
     timeout_ms: u32,
 ) -> chatwire_status {
-    // SAFETY: the same contract as the original's.
-    boundary::status(|| {
-        forwarded(unsafe { chatwire_client_set_idle_timeout_ms(client, u64::from(timeout_ms)) })
-    })
+    let timeout = Duration::from_millis(timeout_ms.into());
+    boundary::status(|| unsafe { set(client, |s| s.set_idle_timeout(timeout)) })
 }
 
-/// chatwire_client_set_limit() with a 32-bit count of bytes (up to
-/// 4 GiB - 1; see chatwire_client_set_timeout_ms_u32()). The same checks
-/// and errors.
-///
-/// # Safety
-/// `client` is NULL or a live client.
+/// chatwire_client_set_limit() with a 32-bit count of bytes.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_limit_u32(
     client: *mut chatwire_client,
     which: c_int,
     bytes: u32,
 ) -> chatwire_status {
-    // SAFETY: the same contract as the original's.
-    boundary::status(|| {
-        forwarded(unsafe { chatwire_client_set_limit(client, which, u64::from(bytes)) })
-    })
+    boundary::status(|| unsafe { set(client, |s| s.set_limit(limit_from_c(which)?, bytes.into())) })
 }
 
-/// chatwire_conversation_set_token_budget() with a 32-bit count (see
-/// chatwire_client_set_timeout_ms_u32()). The same checks and errors.
-///
-/// # Safety
-/// `conversation` is NULL or live.
+/// chatwire_conversation_set_token_budget() with a 32-bit count.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
     conversation: *mut chatwire_conversation,
     max_prompt_tokens: u32,
 ) -> chatwire_status {
-    // SAFETY: the same contract as the original's.
-    boundary::status(|| {
-        forwarded(unsafe {
-            chatwire_conversation_set_token_budget(conversation, u64::from(max_prompt_tokens))
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
+            held.conversation.set_token_budget(max_prompt_tokens.into());
+            Ok(())
         })
     })
 }
 
-/// chatwire_reply_usage() in 32-bit counts, for languages without a 64-bit
-/// integer (a count past 4294967295, which no reply reaches, is given as
-/// 4294967295; read from VB's signed `Long`, past 2147483647 it is
-/// negative). Each out-parameter may be NULL. The same errors: when the
-/// server reported no usage, CHATWIRE_ERR_UNAVAILABLE and nothing is
-/// written.
-///
-/// # Safety
-/// `reply` is NULL or live; each out-parameter is NULL or writable.
+/// chatwire_reply_usage() in 32-bit counts: a count past 4294967295 (which no
+/// reply reaches) is given as 4294967295, negative in VB's signed `Long`
+/// past 2147483647.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_u32(
     reply: *const chatwire_reply,
@@ -117,62 +73,38 @@ pub unsafe extern "system" fn chatwire_reply_usage_u32(
     completion_tokens: *mut u32,
     total_tokens: *mut u32,
 ) -> chatwire_status {
-    // SAFETY: `reply` as the caller promised; the outputs are locals.
     boundary::status(|| {
-        let mut counts = [0_u64; 3];
-        let [prompt, completion, total] = &mut counts;
-        forwarded(unsafe { chatwire_reply_usage(reply, prompt, completion, total) })?;
-        // SAFETY: each output is NULL or writable, as the caller promised.
-        unsafe { write_narrowed([prompt_tokens, completion_tokens, total_tokens], counts) };
+        let counts = unsafe { usage(reply)? }.map(narrowed);
+        unsafe { handle::write_optional([prompt_tokens, completion_tokens, total_tokens], counts) };
         Ok(())
     })
 }
 
-/// chatwire_reply_usage_details() in 32-bit counts (see
-/// chatwire_reply_usage_u32()). Each out-parameter may be NULL; the same
-/// errors.
-///
-/// # Safety
-/// `reply` is NULL or live; each out-parameter is NULL or writable.
+/// chatwire_reply_usage_details() in 32-bit counts, as
+/// chatwire_reply_usage_u32().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
     reply: *const chatwire_reply,
     cached_tokens: *mut u32,
     reasoning_tokens: *mut u32,
 ) -> chatwire_status {
-    // SAFETY: `reply` as the caller promised; the outputs are locals.
     boundary::status(|| {
-        let mut counts = [0_u64; 2];
-        let [cached, reasoning] = &mut counts;
-        forwarded(unsafe { chatwire_reply_usage_details(reply, cached, reasoning) })?;
-        // SAFETY: each output is NULL or writable, as the caller promised.
-        unsafe { write_narrowed([cached_tokens, reasoning_tokens], counts) };
+        let counts = unsafe { usage_details(reply)? }.map(narrowed);
+        unsafe { handle::write_optional([cached_tokens, reasoning_tokens], counts) };
         Ok(())
     })
 }
 
-/// Writes each count, saturated to 32 bits, where its pointer is not NULL.
-///
-/// # Safety
-/// Each pointer is NULL or writable.
-unsafe fn write_narrowed<const N: usize>(outs: [*mut u32; N], counts: [u64; N]) {
-    for (out, count) in outs.into_iter().zip(counts) {
-        // SAFETY: NULL or writable, by the caller's contract.
-        if let Some(out) = unsafe { handle::optional_out(out) } {
-            out.write(u32::try_from(count).unwrap_or(u32::MAX));
-        }
-    }
+/// A count saturated to 32 bits.
+fn narrowed(count: u64) -> u32 {
+    u32::try_from(count).unwrap_or(u32::MAX)
 }
 
-/// Waits until a background request (chatwire_send_async() with a NULL
-/// `on_delta`) has text that was not yet taken, or is done, and hands that
-/// text out as chatwire_request_take_text() does: `*text_out` owns it (free
-/// with chatwire_string_free()). It is "" only once the request is done and
-/// all its text was taken; chatwire_request_wait() then gives the outcome
-/// (and appends the reply) without blocking.
-///
-/// A streamed reply for languages that can neither hand over a callback
-/// nor wait on a descriptor (COBOL, batch Fortran), in a plain loop:
+/// Waits until a background request has text not yet taken, or is done, and
+/// hands it out as chatwire_request_take_text() does; "" only once it is done
+/// and all its text was taken, when chatwire_request_wait() no longer blocks.
+/// A streamed reply in a plain loop, for languages that can neither hand
+/// over a callback nor wait on a descriptor (COBOL, batch Fortran):
 ///
 /// ```c
 /// for (;;) {
@@ -186,75 +118,26 @@ unsafe fn write_narrowed<const N: usize>(outs: [*mut u32; N], counts: [u64; N]) 
 /// status = chatwire_request_wait(request, &reply);
 /// ```
 ///
-/// For a request started with an `on_delta` callback (which gets the text
-/// instead), it waits for the end and gives "", so never call it from
-/// that callback (the request would wait for itself); from `on_done` it
-/// returns at once. It blocks the calling thread: cancel from another
-/// thread (chatwire_request_cancel()), or set a timeout on the client.
-/// Errors: CHATWIRE_ERR_NULL_ARGUMENT.
-///
-/// # Safety
-/// `request` is NULL or live and not freed during the wait; `text_out` is
-/// NULL or writable.
+/// With an `on_delta` callback it waits for the end and gives "": never call
+/// it from that callback (the request would wait for itself). Cancel a wait
+/// from another thread or with a timeout; never free the request during it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait_text(
     request: *mut chatwire_request,
     text_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: as the caller promised.
-        let (request, out) = unsafe {
-            (
-                handle::borrow(request, "request")?,
-                handle::out(text_out, "text_out")?,
-            )
-        };
-        out.write(text::string_out(&request.send.wait_text()));
-        Ok(())
-    })
+    boundary::status(|| unsafe { hand_text(request, text_out, None, BackgroundSend::wait_text) })
 }
 
 /// Like chatwire_request_wait_text(), and writes the text's length in bytes
-/// (without the final NUL) to `*len_out`: a model may write U+0000, which
-/// ends the text for strlen() but not for this length. Both out-parameters
-/// are required and written only on success.
-///
-/// # Safety
-/// `request` is NULL or live; `text_out` and `len_out` are NULL or writable.
+/// to `*len_out`.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait_text_len(
     request: *mut chatwire_request,
     text_out: *mut *mut c_char,
     len_out: *mut usize,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: as the caller promised.
-        let (request, out, len) = unsafe {
-            (
-                handle::borrow(request, "request")?,
-                handle::out(text_out, "text_out")?,
-                handle::out(len_out, "len_out")?,
-            )
-        };
-        let text = request.send.wait_text();
-        out.write(text::string_out(&text));
-        len.write(text.len());
-        Ok(())
-    })
-}
-
-/// The status of a forwarded call, as this call's outcome: its error again,
-/// with the message and HTTP status it recorded.
-fn forwarded(status: chatwire_status) -> Result<(), FfiError> {
-    if status == chatwire_status::CHATWIRE_OK {
-        return Ok(());
-    }
-    // SAFETY: chatwire_last_error() never gives NULL, and its text lives
-    // until the next chatwire call on this thread; it is copied at once.
-    let message = unsafe { std::ffi::CStr::from_ptr(boundary::chatwire_last_error()) };
-    Err(FfiError::Again {
-        status,
-        message: message.to_string_lossy().into_owned(),
-        http_status: boundary::chatwire_last_http_status(),
+    boundary::status(|| unsafe {
+        hand_text(request, text_out, Some(len_out), BackgroundSend::wait_text)
     })
 }

@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_int, c_void};
 use log::{Level, LevelFilter};
 
 use super::boundary;
-use super::status::chatwire_status;
+use super::status::{chatwire_status, from_c};
 use super::text;
 use crate::error::Error;
 
@@ -13,7 +13,7 @@ use crate::error::Error;
 /// gets the lines of that level and the more severe ones.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(clippy::upper_case_acronyms)]
+#[allow(clippy::upper_case_acronyms, dead_code)]
 pub enum chatwire_log_level {
     /// No lines (as a maximum level: the callback is removed).
     CHATWIRE_LOG_OFF = 0,
@@ -29,17 +29,14 @@ pub enum chatwire_log_level {
 }
 
 /// Receives one of chatwire's log lines: `level` is a chatwire_log_level,
-/// `line` a NUL-terminated line without a newline, valid only during the
-/// call. A line says, for each request attempt: the method, the URL (no
-/// user name, password or query), the status, the bytes sent and received,
-/// the time taken, the attempt's number, and whether and why it is
-/// retried. No line holds the API key, a header value or proxy credentials.
-/// Each line is one line with no control character: what a server put into
-/// it is escaped as in chatwire_last_error() (`\n`, `\r`, `\t`, `\u{1b}`).
-///
-/// Called on whichever thread logs (a background request's worker too), so
-/// it must be thread-safe. It may call chatwire functions, except
-/// chatwire_set_log_callback(); lines logged from inside it are dropped.
+/// `line` one line without a newline, valid only during the call. For each
+/// request attempt: the method, the URL (no user name, password or query),
+/// the status, the bytes sent and received, the time, the attempt's number,
+/// and whether and why it is retried; never the API key, a header value or
+/// proxy credentials; a server's text escaped as in chatwire_last_error().
+/// Called on whichever thread logs, so it must be thread-safe. It may call
+/// chatwire functions except chatwire_set_log_callback(); lines logged from
+/// inside it are dropped.
 pub type chatwire_log_callback =
     Option<unsafe extern "system" fn(userdata: *mut c_void, level: c_int, line: *const c_char)>;
 
@@ -71,33 +68,25 @@ impl Target {
 }
 
 fn level_filter(max_level: c_int) -> Result<LevelFilter, Error> {
-    match max_level {
-        _ if max_level == chatwire_log_level::CHATWIRE_LOG_OFF as c_int => Ok(LevelFilter::Off),
-        1 => Ok(LevelFilter::Error),
-        2 => Ok(LevelFilter::Warn),
-        3 => Ok(LevelFilter::Info),
-        4 => Ok(LevelFilter::Debug),
-        other => Err(Error::InvalidArgument(format!(
-            "{other} is not a chatwire_log_level (0 to 4)"
-        ))),
-    }
+    let levels = [
+        LevelFilter::Off,
+        LevelFilter::Error,
+        LevelFilter::Warn,
+        LevelFilter::Info,
+        LevelFilter::Debug,
+    ];
+    from_c(max_level, &levels, |other| {
+        format!("{other} is not a chatwire_log_level (0 to 4)")
+    })
 }
 
 /// Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
-/// `callback`, with `userdata`, for the whole process; NULL or
-/// CHATWIRE_LOG_OFF removes it. When this returns, the previous callback
-/// is not running on any thread and will not be called again, so its
-/// userdata may be freed.
-///
-/// Independently of this, the environment variable CHATWIRE_LOG=error,
-/// warn, info or debug writes the same lines to stderr, for any program.
-///
-/// Errors: CHATWIRE_ERR_INVALID_ARGUMENT (a level outside 0 to 4, or a call
-/// from inside the log callback; nothing changes).
-///
-/// # Safety
-/// `callback` is NULL or a function that is safe to call from any thread
-/// with `userdata` until it is replaced.
+/// `callback` with `userdata`, for the whole process; NULL or
+/// CHATWIRE_LOG_OFF removes it. When this returns, the previous callback is
+/// not running and will not be called again. Refused from inside the log
+/// callback (CHATWIRE_ERR_INVALID_ARGUMENT). Independently, the environment
+/// variable CHATWIRE_LOG=error, warn, info or debug writes the lines to
+/// stderr.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_set_log_callback(
     callback: chatwire_log_callback,

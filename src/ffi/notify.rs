@@ -14,18 +14,11 @@ pub(crate) fn new_signal() -> Result<Arc<dyn Signal>> {
     match Notifier::new() {
         Ok(notifier) => Ok(Arc::new(notifier)),
         Err(source) => Err(Error::System {
-            message: format!("could not make the request's {WHAT}: {source}"),
+            message: format!("could not make the request's {}: {source}", Notifier::WHAT),
             source,
         }),
     }
 }
-
-#[cfg(any(target_os = "linux", target_os = "android"))]
-const WHAT: &str = "eventfd";
-#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
-const WHAT: &str = "pipe";
-#[cfg(windows)]
-const WHAT: &str = "event";
 
 /// An eventfd: readable while its count is not zero; one read resets it.
 #[cfg(any(target_os = "linux", target_os = "android"))]
@@ -35,6 +28,8 @@ struct Notifier {
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
 impl Notifier {
+    const WHAT: &str = "eventfd";
+
     fn new() -> io::Result<Notifier> {
         // SAFETY: eventfd takes no pointers.
         let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
@@ -84,6 +79,8 @@ struct Notifier {
 
 #[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
 impl Notifier {
+    const WHAT: &str = "pipe";
+
     fn new() -> io::Result<Notifier> {
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: pipe writes two descriptors into the array.
@@ -192,6 +189,8 @@ unsafe impl Sync for Notifier {}
 
 #[cfg(windows)]
 impl Notifier {
+    const WHAT: &str = "event";
+
     fn new() -> io::Result<Notifier> {
         // SAFETY: no attributes and no name: an anonymous, manual-reset
         // event, not signalled at first.

@@ -20,21 +20,11 @@ use crate::client::Client;
 use crate::conversation::Conversation;
 use crate::reply::Reply;
 
-/// Sends the whole conversation and appends the assistant's reply to it.
-///
-/// The last message must be a user message (else
-/// CHATWIRE_ERR_INVALID_CONVERSATION and nothing is sent). On success the
-/// reply is appended and `*reply_out` owns a copy of it; free it with
-/// chatwire_string_free(). On any failure the conversation is exactly as
-/// before, so the call can simply be repeated; chatwire_last_error() and
-/// chatwire_last_http_status() say what happened. Blocks until the reply has
-/// arrived, the timeout has passed, or the retries are used up.
-/// The copy ends at the first U+0000 of the text, as a C string does; for
-/// text that may hold one, use chatwire_send_reply() and
-/// chatwire_reply_content_len().
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
+/// Sends the whole conversation, whose last message must be a user message
+/// (else CHATWIRE_ERR_INVALID_CONVERSATION), and appends the reply, of which
+/// `*reply_out` gets a copy that ends at its first U+0000 (chatwire_send_reply()
+/// gives all of it). Blocks until the reply, the timeout or the last retry.
+/// On failure the conversation is unchanged: the call can be repeated.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send(
     client: *mut chatwire_client,
@@ -49,32 +39,17 @@ pub unsafe extern "system" fn chatwire_send(
     })
 }
 
-/// Asks for JSON that matches a JSON Schema and hands out only data that
-/// matches it.
-///
-/// `schema_json` is the schema as JSON text (a subset of JSON Schema draft
-/// 2020-12; the Rust docs of `Client::send_json` list what is checked; a
-/// schema that uses "pattern" and a few other keywords is refused with
-/// CHATWIRE_ERR_INVALID_ARGUMENT before anything is sent, as is text that
-/// is not JSON). The schema reaches the model as
-/// chatwire_client_set_schema_delivery() says (default: in the prompt).
-/// The reply is read as chatwire_extract_json() reads it and checked; when
-/// it does not match, the model gets a short correction turn naming each
-/// problem, up to chatwire_client_set_json_corrections() times (default 2).
-///
-/// On success `*json_out` owns the JSON, compact, matching the schema
-/// (free with chatwire_string_free()), and the conversation holds the
-/// question as asked and that JSON as the assistant's answer, without the
-/// correction turns. When no reply matched: CHATWIRE_ERR_INVALID_REPLY, and
-/// chatwire_last_error() lists the last problems (each with its place, as
-/// in "at /0/quantity: expected a number, got \"two\"") and the start of
-/// the last reply; when the token limit cut that reply (finish_reason
-/// "length"), the first problem says so. On any failure the conversation
-/// is exactly as before.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; `schema_json` is NULL or
-/// NUL-terminated; `json_out` is NULL or writable.
+/// Asks for JSON matching the JSON Schema `schema_json` (the subset of draft
+/// 2020-12 that the Rust docs of `Client::send_json` list; other keywords,
+/// or text that is not JSON, give CHATWIRE_ERR_INVALID_ARGUMENT before
+/// anything is sent), delivered as chatwire_client_set_schema_delivery()
+/// says. The reply is read as chatwire_extract_json() reads it; a mismatch
+/// gets the model up to chatwire_client_set_json_corrections() correction
+/// turns. On success `*json_out` owns the matching JSON, compact, and the
+/// conversation holds the question and that JSON as the answer. Else
+/// CHATWIRE_ERR_INVALID_REPLY, whose last error lists the last problems
+/// ("at /0/quantity: expected a number, got \"two\"") and the start of the
+/// last reply; the conversation is unchanged.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_json(
     client: *mut chatwire_client,
@@ -83,12 +58,8 @@ pub unsafe extern "system" fn chatwire_send_json(
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (schema, out) = unsafe {
-            (
-                text::str_in(schema_json, "schema_json")?,
-                handle::out(json_out, "json_out")?,
-            )
-        };
+        let schema = unsafe { text::str_in(schema_json, "schema_json")? };
+        let out = unsafe { handle::out(json_out, "json_out")? };
         // Read inside the send, after the handles: a NULL handle is
         // reported as such, whatever the other arguments are.
         let answer: serde_json::Value = unsafe {
@@ -105,10 +76,8 @@ pub unsafe extern "system" fn chatwire_send_json(
 }
 
 /// Borrows the client and holds the conversation of a send (refused when
-/// another call holds it: see chatwire_conversation) and runs `send` with
-/// the client as it is now; the conversation only ever grows by the reply.
-/// It stays held while the callbacks run, so a callback that calls back
-/// with the same conversation is refused.
+/// another call holds it, also from a callback of this send) and runs `send`
+/// with the client as it is now.
 ///
 /// # Safety
 /// `client` and `conversation` are NULL or live.
@@ -117,36 +86,20 @@ unsafe fn send_with<T>(
     conversation: *mut chatwire_conversation,
     send: impl FnOnce(&Client, &mut Conversation) -> crate::error::Result<T>,
 ) -> Result<T, FfiError> {
-    let (client, mut held) = unsafe {
-        (
-            handle::borrow(client, "client")?,
-            chatwire_conversation::hold(conversation)?,
-        )
-    };
-    Ok(send(&client.snapshot(), &mut held.conversation)?)
+    let client = unsafe { handle::borrow(client, "client")? };
+    let mut held = unsafe { chatwire_conversation::hold(conversation)? };
+    Ok(send(&client.snapshot(), &mut held.guard.conversation)?)
 }
 
-/// Sends the conversation and streams the reply: `on_delta` (required; NULL
-/// gives CHATWIRE_ERR_NULL_ARGUMENT) gets each piece of text as it arrives,
-/// on the calling thread, with `userdata`. A server that answers with one
-/// JSON body instead of a stream is accepted: its text arrives as one delta.
-///
-/// When the reply is complete it is appended to the conversation and, if
-/// `reply_out` is not NULL, `*reply_out` owns a copy (all deltas together,
-/// exactly as the model wrote it, and ending at the first U+0000 as
-/// in chatwire_send(); free with chatwire_string_free()). An answer past
-/// one of the limits (chatwire_client_set_limit()) gives
-/// CHATWIRE_ERR_TOO_LARGE, also after deltas were passed on. A callback that returns
-/// non-zero stops the request: CHATWIRE_ERR_CANCELLED. The callback may call
-/// chatwire functions on other conversations; any call on this one (a
-/// send, an append, a read) is refused with
-/// CHATWIRE_ERR_INVALID_CONVERSATION while the send runs. A stream silent for
-/// longer than the idle timeout gives CHATWIRE_ERR_TIMEOUT. On any failure
-/// the conversation is exactly as before.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; `on_delta` is NULL or a
-/// valid callback; `reply_out` is NULL or writable.
+/// Like chatwire_send(), streamed: `on_delta` (required) gets each piece of
+/// text as it arrives, on the calling thread, with `userdata`; non-zero from
+/// it stops the request (CHATWIRE_ERR_CANCELLED). A server that answers with
+/// one JSON body instead is accepted (one delta). `reply_out` may be NULL.
+/// While the send runs, calls on this conversation are refused with
+/// CHATWIRE_ERR_INVALID_CONVERSATION (on others they are fine). An answer past
+/// a limit (chatwire_client_set_limit()) gives CHATWIRE_ERR_TOO_LARGE, a
+/// stream silent past the idle timeout CHATWIRE_ERR_TIMEOUT, also after deltas
+/// went out; the conversation is then unchanged.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_stream(
     client: *mut chatwire_client,
@@ -164,11 +117,7 @@ pub unsafe extern "system" fn chatwire_send_stream(
     })
 }
 
-/// A streamed send with a C delta callback, shared by the functions that
-/// hand the reply out as a string or as a `chatwire_reply`.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; `on_delta` is NULL or valid.
+/// A streamed send with a C delta callback.
 unsafe fn stream_with(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
@@ -183,15 +132,10 @@ unsafe fn stream_with(
     }
 }
 
-/// Like chatwire_send(), but hands out the whole reply: `*reply_out` owns a
-/// chatwire_reply (free with chatwire_reply_free()). The reply, with its tool
-/// calls, is appended to the conversation as with chatwire_send(). When the
-/// model calls tools, chatwire_reply_content() is "" and
-/// chatwire_reply_tool_call() gives each call; append one result per call
-/// with chatwire_conversation_append_tool_result(), then send again.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; `reply_out` is NULL or writable.
+/// Like chatwire_send(), but `*reply_out` owns the whole reply (free with
+/// chatwire_reply_free()). When the model calls tools, chatwire_reply_content()
+/// is "" and chatwire_reply_tool_call() gives each call: append one result per
+/// call with chatwire_conversation_append_tool_result(), then send again.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_reply(
     client: *mut chatwire_client,
@@ -201,17 +145,13 @@ pub unsafe extern "system" fn chatwire_send_reply(
     boundary::status(|| {
         let out = unsafe { handle::out(reply_out, "reply_out")? };
         let reply = unsafe { send_with(client, conversation, Client::send_reply)? };
-        chatwire_reply::hand_out(reply, out);
+        out.write(handle::into_c(chatwire_reply::new(reply)));
         Ok(())
     })
 }
 
-/// Like chatwire_send_stream(), but hands out the whole reply as a
-/// chatwire_reply (see chatwire_send_reply()); tool calls streamed in
-/// fragments are assembled.
-///
-/// # Safety
-/// As chatwire_send_stream(); `reply_out` is NULL or writable.
+/// Like chatwire_send_stream(), handing out the whole reply as
+/// chatwire_send_reply() does; tool calls streamed in fragments are assembled.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_stream_reply(
     client: *mut chatwire_client,
@@ -223,26 +163,15 @@ pub unsafe extern "system" fn chatwire_send_stream_reply(
     boundary::status(|| {
         let out = unsafe { handle::out(reply_out, "reply_out")? };
         let reply = unsafe { stream_with(client, conversation, on_delta, userdata)? };
-        chatwire_reply::hand_out(reply, out);
+        out.write(handle::into_c(chatwire_reply::new(reply)));
         Ok(())
     })
 }
 
-/// Like chatwire_send_stream_reply(), with the reply's text, reasoning and
-/// refusal apart: `on_event` (required; NULL gives
-/// CHATWIRE_ERR_NULL_ARGUMENT) gets each piece as it arrives with its kind
-/// (CHATWIRE_STREAM_CONTENT, CHATWIRE_STREAM_REASONING,
-/// CHATWIRE_STREAM_REFUSAL), on the calling thread, with `userdata`. A
-/// leading <think>...</think> block in the content arrives as reasoning,
-/// also when its tags are split across chunks. Non-zero from the callback
-/// stops the request: CHATWIRE_ERR_CANCELLED. On success the reply is
-/// appended (with its reasoning) and, if `reply_out` is not NULL,
-/// `*reply_out` owns it (free with chatwire_reply_free()). On any failure
-/// the conversation is exactly as before.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; `on_event` is NULL or a
-/// valid callback; `reply_out` is NULL or writable.
+/// Like chatwire_send_stream_reply() (`reply_out` may be NULL), with text,
+/// reasoning and refusal apart: `on_event` (required) gets each piece with
+/// its chatwire_stream_kind. A leading <think>...</think> block arrives as
+/// reasoning, also with its tags split across chunks.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_stream_events(
     client: *mut chatwire_client,
@@ -259,40 +188,21 @@ pub unsafe extern "system" fn chatwire_send_stream_events(
             })?
         };
         if let Some(out) = unsafe { handle::optional_out(reply_out) } {
-            chatwire_reply::hand_out(reply, out);
+            out.write(handle::into_c(chatwire_reply::new(reply)));
         }
         Ok(())
     })
 }
 
-/// Starts sending the conversation on a worker thread and returns at once.
-///
-/// The reply is streamed. With `on_delta` its text goes to the callback as
-/// it arrives (see chatwire_send_stream()); with NULL it is kept for
-/// chatwire_request_take_text(), which a program's own event loop calls
-/// when chatwire_request_fd() (POSIX) or chatwire_request_event()
-/// (Windows) signals. `on_done` (may be NULL) is called once at the end
-/// with the request's status. Both run on the worker thread, with
-/// `userdata`; either may free the request (chatwire_request_free()), which
-/// cancels it if it still runs and releases it when the callback returns.
-/// The worker thread's stack is 256 KiB by default: a callback that needs
-/// more (deep recursion, large local arrays) sets it with
-/// chatwire_client_set_worker_stack_size(). The request reads the
-/// conversation now; chatwire_request_wait()
-/// appends the reply to it afterwards, so that after the wait the
-/// conversation is as after chatwire_send(). Until then the caller must not
-/// use the conversation: while the request runs (up to the return of
-/// `on_done`) calls on it, from the callbacks too, are refused with
-/// CHATWIRE_ERR_INVALID_CONVERSATION. It may free it: the request holds it
-/// until chatwire_request_free().
-///
-/// On success `*request_out` owns the request; free it with
-/// chatwire_request_free(). A conversation that cannot be sent as it is
-/// fails here, with nothing started.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live; the callbacks are valid or
-/// NULL; `request_out` is NULL or writable.
+/// Starts sending the conversation on a worker thread and returns at once;
+/// `*request_out` owns the request. A conversation that cannot be sent fails
+/// here. The reply is streamed to `on_delta` (see chatwire_send_stream()) or,
+/// when NULL, kept for chatwire_request_take_text(). `on_done` (may be NULL)
+/// gets the status once at the end. Both run on the worker thread with
+/// `userdata` and may free the request. chatwire_request_wait() appends the
+/// reply; until then (up to the return of `on_done`) calls on the
+/// conversation are refused with CHATWIRE_ERR_INVALID_CONVERSATION, and it
+/// may be freed: the request holds it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_async(
     client: *mut chatwire_client,
@@ -303,13 +213,9 @@ pub unsafe extern "system" fn chatwire_send_async(
     request_out: *mut *mut chatwire_request,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (client, (held, running), out) = unsafe {
-            (
-                handle::borrow(client, "client")?,
-                chatwire_conversation::hold_for_background(conversation)?,
-                handle::out(request_out, "request_out")?,
-            )
-        };
+        let client = unsafe { handle::borrow(client, "client")? };
+        let (held, running) = unsafe { chatwire_conversation::hold_for_background(conversation)? };
+        let out = unsafe { handle::out(request_out, "request_out")? };
         let on_delta = on_delta.map(|callback| {
             let mut sink = DeltaSink::new(callback, userdata);
             Box::new(move |delta: &crate::StreamDelta| {
@@ -332,16 +238,17 @@ pub unsafe extern "system" fn chatwire_send_async(
                 unsafe { on_done(userdata.0, status) };
             }
         };
-        let send = client
-            .snapshot()
-            .start_background(&held.conversation, on_delta, on_finish)?;
-        let conversation = held.retain();
+        let send =
+            client
+                .snapshot()
+                .start_background(&held.guard.conversation, on_delta, on_finish)?;
+        let conversation = held.alive.clone();
         drop(held);
-        out.write(handle::into_c(chatwire_request::new(
+        out.write(handle::into_c(chatwire_request {
             send,
             conversation,
-            request_mark,
-        )));
+            _running: request_mark,
+        }));
         Ok(())
     })
 }

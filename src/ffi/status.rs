@@ -6,9 +6,7 @@ use crate::config::{Auth, Limit};
 use crate::conversation::message::Role;
 use crate::error::Error;
 
-/// The result of every fallible chatwire function. `CHATWIRE_OK` is 0;
-/// chatwire_status_str() gives a fixed description of each code and
-/// chatwire_last_error() the detail of the last failure on this thread.
+/// The result of every fallible chatwire function; `CHATWIRE_OK` is 0.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
@@ -25,26 +23,22 @@ pub enum chatwire_status {
     CHATWIRE_ERR_INVALID_CONVERSATION = 4,
     /// No API key: not passed, not in $OPENAI_API_KEY, not in ./.env.
     CHATWIRE_ERR_MISSING_API_KEY = 5,
-    /// Unusable configuration, such as a base URL that is not http(s), or an
-    /// API key that would go to a base URL from a less trusted place
-    /// (see chatwire_client_new()).
+    /// Unusable configuration: a base URL that is not http(s), a key that
+    /// would go to a base URL from a less trusted place (chatwire_client_new()).
     CHATWIRE_ERR_CONFIG = 6,
     /// The server could not be reached or the connection broke.
     CHATWIRE_ERR_TRANSPORT = 7,
     /// The request took longer than the client's timeout.
     CHATWIRE_ERR_TIMEOUT = 8,
     /// The server refused the key (HTTP 401 or 403), or the credential
-    /// callback failed (chatwire_last_http_status() gives 0; the request was
-    /// not sent).
+    /// callback failed (HTTP status 0; nothing was sent).
     CHATWIRE_ERR_AUTH = 9,
     /// Rate limited (HTTP 429), also after retrying.
     CHATWIRE_ERR_RATE_LIMITED = 10,
     /// The server failed (HTTP 5xx), also after retrying.
     CHATWIRE_ERR_SERVER = 11,
     /// Any other non-2xx HTTP status (400, 404, 422, ...), and a redirect
-    /// that is not followed: only 307 and 308 within the same origin are, at
-    /// most 3 in a row; chatwire_last_http_status() gives the redirect's
-    /// status and chatwire_last_error() its target.
+    /// not followed (only 307 and 308 within the origin are, 3 in a row).
     CHATWIRE_ERR_HTTP = 12,
     /// A 2xx response whose body is not a chat completion.
     CHATWIRE_ERR_DECODE = 13,
@@ -56,39 +50,33 @@ pub enum chatwire_status {
     CHATWIRE_ERR_PANIC = 16,
     /// The server did not send what was asked for (token usage, say).
     CHATWIRE_ERR_UNAVAILABLE = 17,
-    /// What the server sent is larger than the limit chatwire keeps for it
-    /// (the body, one stream event, a streamed reply); the request was stopped.
+    /// What the server sent is over a limit (chatwire_client_set_limit());
+    /// the request was stopped.
     CHATWIRE_ERR_TOO_LARGE = 18,
     /// The operating system refused something chatwire needed (a thread, say).
     CHATWIRE_ERR_SYSTEM = 19,
     /// The model's reply did not match the JSON Schema of chatwire_send_json(),
-    /// also after the correction turns; chatwire_last_error() lists the problems.
+    /// also after the correction turns.
     CHATWIRE_ERR_INVALID_REPLY = 20,
-    /// The TLS handshake failed: the server's certificate was refused
-    /// (chatwire_last_error() says why: unknown issuer, expired, name
-    /// mismatch) or no TLS could be agreed. Not retried. Trust a company CA
-    /// with chatwire_client_set_ca_file(), SSL_CERT_FILE or SSL_CERT_DIR. A
-    /// server that requires a client certificate and got none, or refused
-    /// the one given (chatwire_client_set_client_certificate()), fails here
-    /// too, and chatwire_last_error() says so.
+    /// The TLS handshake failed, not retried: the server's certificate was
+    /// refused (unknown issuer: see chatwire_client_set_ca_file(); expired;
+    /// name mismatch), no TLS could be agreed, or the server wanted a client
+    /// certificate (chatwire_client_set_client_certificate()).
     CHATWIRE_ERR_TLS = 21,
     /// The conversation is longer than the model's context window, as the
-    /// server said (in any server's wording), or its last exchange alone is
-    /// over the conversation's token budget. Not retried; the conversation
-    /// is unchanged. Drop old messages (chatwire_conversation_remove()) or
-    /// set a budget (chatwire_conversation_set_token_budget()).
+    /// server said, or its last exchange alone is over the token budget.
+    /// Not retried. Remove old messages, or set a token budget.
     CHATWIRE_ERR_CONTEXT_LENGTH = 22,
     /// The provider's content filter refused the request (Azure OpenAI's
-    /// `content_filter` error). Not retried. A reply that merely finished
-    /// with finish_reason "content_filter" is a reply, not this error.
+    /// `content_filter` error), not retried; a reply whose finish_reason is
+    /// "content_filter" is a reply.
     CHATWIRE_ERR_CONTENT_FILTERED = 23,
 }
 
 use chatwire_status::*;
 
-/// The role of a message, as passed to chatwire_conversation_append() and
-/// returned by chatwire_conversation_role(). Functions take roles as `int`
-/// and reject values outside this list.
+/// The role of a message, passed to chatwire_conversation_append() and
+/// returned by chatwire_conversation_role() as an `int`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
@@ -118,46 +106,46 @@ pub enum chatwire_limit {
     CHATWIRE_LIMIT_HEADERS = 3,
 }
 
-/// Where a client puts its credential; set with chatwire_client_set_auth(),
-/// passed as an int.
+/// Where a client puts its credential (chatwire_client_set_auth()).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
 pub enum chatwire_auth {
-    /// "Authorization: Bearer KEY": OpenAI and the servers modelled on it,
-    /// Azure's /openai/v1 route, Entra ID tokens. The default, except for
-    /// the key of a client from chatwire_client_new_azure().
+    /// "Authorization: Bearer KEY", the default: OpenAI and the servers
+    /// modelled on it, Azure's /openai/v1 route, Entra ID tokens.
     CHATWIRE_AUTH_BEARER = 0,
-    /// "api-key: KEY": Azure OpenAI's keys (the default of
-    /// chatwire_client_new_azure()).
+    /// "api-key: KEY": Azure OpenAI's keys (chatwire_client_new_azure()).
     CHATWIRE_AUTH_API_KEY = 1,
     /// No credential at all, whatever key or callback the client has.
     CHATWIRE_AUTH_NONE = 2,
 }
 
+/// The value at index `value` of a C enum's `table`, or the error that
+/// `refusal` words for another value.
+pub(crate) fn from_c<T: Copy>(
+    value: c_int,
+    table: &[T],
+    refusal: impl Fn(c_int) -> String,
+) -> Result<T, Error> {
+    usize::try_from(value)
+        .ok()
+        .and_then(|index| table.get(index).copied())
+        .ok_or_else(|| Error::InvalidArgument(refusal(value)))
+}
+
 /// The auth a C value names.
 pub(crate) fn auth_from_c(auth: c_int) -> Result<Auth, Error> {
-    match auth {
-        0 => Ok(Auth::Bearer),
-        1 => Ok(Auth::ApiKey),
-        2 => Ok(Auth::None),
-        other => Err(Error::InvalidArgument(format!(
-            "{other} is not a chatwire_auth (0 bearer, 1 api-key, 2 none)"
-        ))),
-    }
+    from_c(auth, &[Auth::Bearer, Auth::ApiKey, Auth::None], |other| {
+        format!("{other} is not a chatwire_auth (0 bearer, 1 api-key, 2 none)")
+    })
 }
 
 /// The limit a C value names.
 pub(crate) fn limit_from_c(which: c_int) -> Result<Limit, Error> {
-    match which {
-        0 => Ok(Limit::Body),
-        1 => Ok(Limit::Event),
-        2 => Ok(Limit::Stream),
-        3 => Ok(Limit::Headers),
-        other => Err(Error::InvalidArgument(format!(
-            "{other} is not a chatwire_limit (0 body, 1 event, 2 stream, 3 headers)"
-        ))),
-    }
+    let limits = [Limit::Body, Limit::Event, Limit::Stream, Limit::Headers];
+    from_c(which, &limits, |other| {
+        format!("{other} is not a chatwire_limit (0 body, 1 event, 2 stream, 3 headers)")
+    })
 }
 
 /// The C value of a role.
@@ -173,15 +161,10 @@ pub(crate) fn role_to_c(role: Role) -> c_int {
 
 /// The role for a C value, checked: C may pass any integer.
 pub(crate) fn role_from_c(role: c_int) -> Result<Role, Error> {
-    match role {
-        0 => Ok(Role::System),
-        1 => Ok(Role::User),
-        2 => Ok(Role::Assistant),
-        3 => Ok(Role::Tool),
-        other => Err(Error::InvalidArgument(format!(
-            "role {other} is not a chatwire_role (0 system, 1 user, 2 assistant, 3 tool)"
-        ))),
-    }
+    let roles = [Role::System, Role::User, Role::Assistant, Role::Tool];
+    from_c(role, &roles, |other| {
+        format!("role {other} is not a chatwire_role (0 system, 1 user, 2 assistant, 3 tool)")
+    })
 }
 
 /// The status for each error: the single table between Rust errors and C codes.
@@ -244,13 +227,9 @@ fn describe(status: c_int) -> &'static CStr {
         .unwrap_or(c"unknown chatwire_status")
 }
 
-/// A fixed, static description of a status code, for any `int`: unknown
-/// values give "unknown chatwire_status". Never NULL; do not free.
-///
-/// It names the kind of failure without its details (no HTTP status: that
-/// is chatwire_last_http_status()'s). To tell a person what went wrong,
-/// print chatwire_last_error() alone: it starts with what failed and adds
-/// the HTTP status, the server's message and the request id, each once.
+/// A fixed, static description of a status code, for any `int` ("unknown
+/// chatwire_status" for unknown values). It names the kind of failure
+/// only; to tell a person what went wrong, print chatwire_last_error().
 #[no_mangle]
 pub extern "system" fn chatwire_status_str(status: c_int) -> *const c_char {
     describe(status).as_ptr()

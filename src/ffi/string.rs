@@ -7,9 +7,6 @@ use super::text;
 
 /// Frees a string that chatwire handed out (a reply, a JSON text). NULL is
 /// ignored. Never pass it a string from anywhere else, nor free() one of ours.
-///
-/// # Safety
-/// `s` is NULL or a string from chatwire that has not been freed.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_string_free(s: *mut c_char) {
     // SAFETY: chatwire strings come from text::string_out.

@@ -67,10 +67,7 @@ pub(crate) struct CText(Box<[u8]>);
 
 impl CText {
     pub(crate) fn new(text: &str) -> CText {
-        let mut bytes = Vec::with_capacity(text.len() + 1);
-        bytes.extend_from_slice(text.as_bytes());
-        bytes.push(0);
-        CText(bytes.into_boxed_slice())
+        CText([text.as_bytes(), b"\0"].concat().into_boxed_slice())
     }
 
     pub(crate) fn as_ptr(&self) -> *const c_char {

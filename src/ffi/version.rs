@@ -3,15 +3,10 @@
 
 /// Parses a decimal version part at compile time.
 const fn parse(digits: &str) -> u32 {
-    let bytes = digits.as_bytes();
-    let mut value = 0;
-    let mut index = 0;
-    while index < bytes.len() {
-        assert!(bytes[index].is_ascii_digit(), "a version part is decimal");
-        value = value * 10 + (bytes[index] - b'0') as u32;
-        index += 1;
+    match u32::from_str_radix(digits, 10) {
+        Ok(value) => value,
+        Err(_) => panic!("a version part is decimal"),
     }
-    value
 }
 
 const MAJOR: u32 = parse(env!("CARGO_PKG_VERSION_MAJOR"));
@@ -22,13 +17,9 @@ const NUMBER: u32 = MAJOR * 10_000 + MINOR * 100 + PATCH;
 // The encoding below holds while minor and patch stay under 100.
 const _: () = assert!(MINOR < 100 && PATCH < 100);
 
-/// The version of the library loaded at run time, as
-/// MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 gives 100, 1.2.3 gives 10203):
-/// the same encoding as CHATWIRE_VERSION_NUMBER, the version of the header
-/// the program was compiled with. A program built against one version can
-/// check that the library it runs with is at least as new:
-/// `chatwire_version_number() >= CHATWIRE_VERSION_NUMBER`. Any thread, at
-/// any time, no setup needed.
+/// The version of the library loaded, as MAJOR * 10000 + MINOR * 100 + PATCH
+/// (1.2.3 gives 10203), the encoding of CHATWIRE_VERSION_NUMBER, the header's:
+/// check `chatwire_version_number() >= CHATWIRE_VERSION_NUMBER` at run time.
 #[no_mangle]
 pub extern "system" fn chatwire_version_number() -> u32 {
     NUMBER

@@ -1,6 +1,5 @@
-//! `chatwire_client`: made (chatwire_client_new, chatwire_client_new_azure)
-//! and freed here; its settings in [`settings`], where its requests go and
-//! with what credential in [`network`].
+//! `chatwire_client`; its settings in [`settings`], where its requests go
+//! and with what credential in [`network`].
 
 mod network;
 pub(super) mod settings;
@@ -15,33 +14,20 @@ use crate::ffi::handle;
 use crate::ffi::status::chatwire_status;
 use crate::ffi::text;
 
-/// A connection to one chat completions endpoint with one API key.
-///
-/// Made by chatwire_client_new(), freed by chatwire_client_free(). One client
-/// may be used by several threads at once (chatwire_send() from each, with a
-/// conversation per thread); connections are pooled and reused. The setters
-/// affect the sends that start after them. Free it only when no call that
-/// uses it is running.
+/// A connection to one chat completions endpoint with one API key, made by
+/// chatwire_client_new(), freed by chatwire_client_free(). Several threads
+/// may use one client at once (with a conversation each); connections are
+/// pooled. Setters affect the sends that start after them.
 pub struct chatwire_client {
-    /// The settings the setters change, resolved once when the handle was
-    /// made; held while a setter makes the next client, so that two setters
-    /// never lose each other's change.
+    /// The settings, held while a setter makes the next client, so that two
+    /// setters never lose each other's change.
     settings: Mutex<Resolved>,
-    /// The client sends use. A send takes a copy of the `Arc` and holds no
-    /// lock while it runs; a setter puts a new client here, which the sends
-    /// that start afterwards take.
+    /// The client sends use: a send takes a copy of the `Arc` and holds no
+    /// lock while it runs.
     client: RwLock<Arc<Client>>,
 }
 
 impl chatwire_client {
-    fn new(mut settings: Resolved) -> chatwire_client {
-        let client = settings.client(None);
-        chatwire_client {
-            settings: Mutex::new(settings),
-            client: RwLock::new(Arc::new(client)),
-        }
-    }
-
     /// The client as it is now, for one send.
     pub(crate) fn snapshot(&self) -> Arc<Client> {
         Arc::clone(&self.client.read().unwrap_or_else(PoisonError::into_inner))
@@ -49,13 +35,13 @@ impl chatwire_client {
 
     /// Changes the settings and makes the client that sends starting
     /// afterwards use; on failure nothing changes.
-    fn update(
+    fn update<E: Into<FfiError>>(
         &self,
-        change: impl FnOnce(&mut Resolved) -> crate::error::Result<()>,
+        change: impl FnOnce(&mut Resolved) -> Result<(), E>,
     ) -> Result<(), FfiError> {
         let mut settings = self.settings.lock().unwrap_or_else(PoisonError::into_inner);
         let mut next = settings.clone();
-        change(&mut next)?;
+        change(&mut next).map_err(Into::into)?;
         let client = next.client(Some(&self.snapshot()));
         *settings = next;
         *self.client.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(client);
@@ -63,37 +49,32 @@ impl chatwire_client {
     }
 }
 
-/// Creates a client.
-///
-/// `base_url`: e.g. "https://api.openai.com", "http://127.0.0.1:8080",
-/// "http://localhost:11434/v1" or "https://RESOURCE.openai.azure.com/openai/v1"
-/// (Azure's v1 route); requests go to {base_url}/v1/chat/completions (a
-/// trailing "/v1" or "/" is not doubled; for any other route see
-/// chatwire_client_set_endpoint_url()). Both strings are copied; the caller
-/// keeps ownership. Each comes from the first place that has it:
-///
-/// | setting  | 1. argument      | 2. environment  | 3. ./.env         | else                        |
-/// |----------|------------------|-----------------|-------------------|-----------------------------|
-/// | base URL | base_url         | $OPENAI_BASE_URL | OPENAI_BASE_URL= | "https://api.openai.com"    |
-/// | API key  | api_key          | $OPENAI_API_KEY | OPENAI_API_KEY=   | CHATWIRE_ERR_MISSING_API_KEY |
-///
-/// An `api_key` of "" means no credential at all (a local server started
-/// without a key): nothing is looked up and no Authorization header is
-/// sent. NULL means: look it up.
-///
-/// Arguments and the environment combine freely. Only ./.env, which comes
-/// with whatever directory the program runs in, is less trusted: a key
-/// passed here or found in the environment is never sent to a base URL that
-/// ./.env names (CHATWIRE_ERR_CONFIG, naming both places). A key from
-/// ./.env may go wherever the argument or the environment points.
-///
-/// On success `*client_out` owns a new client, to be freed with
-/// chatwire_client_free(). Errors: CHATWIRE_ERR_MISSING_API_KEY,
-/// CHATWIRE_ERR_CONFIG (unusable URL, or a key and a URL from ./.env that
-/// may not meet), CHATWIRE_ERR_NULL_ARGUMENT, CHATWIRE_ERR_INVALID_UTF8.
+/// What every setter does: the client is checked for NULL first, then
+/// `change` makes its next settings (see [`chatwire_client::update`]).
 ///
 /// # Safety
-/// Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
+/// `client` is NULL or live.
+pub(super) unsafe fn set<E: Into<FfiError>>(
+    client: *const chatwire_client,
+    change: impl FnOnce(&mut Resolved) -> Result<(), E>,
+) -> Result<(), FfiError> {
+    unsafe { handle::borrow(client, "client")? }.update(change)
+}
+
+/// Creates a client in `*client_out`. Requests go to
+/// {base_url}/v1/chat/completions ("/v1" or "/" at its end is not doubled;
+/// other routes: chatwire_client_set_endpoint_url()). Each setting comes
+/// from the first place that has it:
+///
+/// | setting  | 1. argument | 2. environment   | 3. ./.env        | else                         |
+/// |----------|-------------|------------------|------------------|------------------------------|
+/// | base URL | base_url    | $OPENAI_BASE_URL | OPENAI_BASE_URL= | "https://api.openai.com"     |
+/// | API key  | api_key     | $OPENAI_API_KEY  | OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
+///
+/// An `api_key` of "" means no credential at all (a local server). ./.env,
+/// which comes with whatever directory the program runs in, is less
+/// trusted: a key from an argument or the environment is never sent to a
+/// base URL that ./.env names (CHATWIRE_ERR_CONFIG, as for an unusable URL).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new(
     base_url: *const c_char,
@@ -101,13 +82,9 @@ pub unsafe extern "system" fn chatwire_client_new(
     client_out: *mut *mut chatwire_client,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (base_url, api_key, out) = unsafe {
-            (
-                text::opt_str_in(base_url, "base_url")?,
-                text::opt_str_in(api_key, "api_key")?,
-                handle::out(client_out, "client_out")?,
-            )
-        };
+        let base_url = unsafe { text::opt_str_in(base_url, "base_url")? };
+        let api_key = unsafe { text::opt_str_in(api_key, "api_key")? };
+        let out = unsafe { handle::out(client_out, "client_out")? };
         let mut builder = Client::builder();
         if let Some(base_url) = base_url {
             builder = builder.base_url(base_url);
@@ -126,51 +103,35 @@ fn build_into(
     if let Some(api_key) = api_key {
         builder = builder.api_key(api_key);
     }
-    let client = chatwire_client::new(builder.resolve()?);
-    out.write(handle::into_c(client));
+    let mut settings = builder.resolve()?;
+    let client = RwLock::new(Arc::new(settings.client(None)));
+    let settings = Mutex::new(settings);
+    out.write(handle::into_c(chatwire_client { settings, client }));
     Ok(())
 }
 
-/// Frees a client. NULL is ignored.
-///
-/// # Safety
-/// `client` is NULL or a live client that no running call uses; it must not
-/// be used afterwards.
+/// Frees a client, once no call that uses it runs.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_free(client: *mut chatwire_client) {
     boundary::release(|| unsafe { handle::free(client) })
 }
 
-/// Creates a client for Azure OpenAI's classic route: requests go to
+/// Creates in `*client_out` a client for Azure OpenAI's classic route,
 /// {endpoint}/openai/deployments/{deployment}/chat/completions?api-version={api_version},
-/// the key in the "api-key" header and no Authorization header.
+/// with the key in the "api-key" header; `endpoint` is the resource's
+/// ("https://RESOURCE.openai.azure.com"), `deployment` (required, not "")
+/// the model deployment's. Each setting comes from the first place that has
+/// it, with chatwire_client_new()'s trust rule for ./.env:
 ///
-/// | setting     | 1. argument  | 2. environment         | 3. ./.env | else |
-/// |-------------|--------------|------------------------|-----------|------|
-/// | endpoint    | endpoint     | $AZURE_OPENAI_ENDPOINT | AZURE_OPENAI_ENDPOINT= | CHATWIRE_ERR_CONFIG |
-/// | api_version | api_version  | $OPENAI_API_VERSION    | OPENAI_API_VERSION=    | "2024-10-21" (the latest generally available version) |
-/// | api_key     | api_key ("": none) | $AZURE_OPENAI_API_KEY | AZURE_OPENAI_API_KEY= | CHATWIRE_ERR_MISSING_API_KEY |
+/// | setting     | 1. argument        | 2. environment         | 3. ./.env | else |
+/// |-------------|--------------------|------------------------|-----------|------|
+/// | endpoint    | endpoint           | $AZURE_OPENAI_ENDPOINT | AZURE_OPENAI_ENDPOINT= | CHATWIRE_ERR_CONFIG |
+/// | api_version | api_version        | $OPENAI_API_VERSION    | OPENAI_API_VERSION=    | "2024-10-21" (the latest generally available) |
+/// | api_key     | api_key ("": none) | $AZURE_OPENAI_API_KEY  | AZURE_OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
 ///
-/// `endpoint` is the resource's, e.g. "https://RESOURCE.openai.azure.com";
-/// `deployment` (required) is the model deployment's name. For Entra ID
-/// tokens pass "" as `api_key` and set a chatwire_credential_callback: its
-/// tokens go as "Authorization: Bearer". The trust rule is
-/// chatwire_client_new()'s: a key from an argument or the environment is
-/// never sent to an endpoint that ./.env names.
-///
-/// Azure's newer /openai/v1 route needs none of this: pass
-/// "https://RESOURCE.openai.azure.com/openai/v1" to chatwire_client_new(),
-/// and the deployment name as the model.
-///
-/// On success `*client_out` owns a new client, to be freed with
-/// chatwire_client_free(). Errors: CHATWIRE_ERR_MISSING_API_KEY,
-/// CHATWIRE_ERR_CONFIG (no or an unusable endpoint, a refused key),
-/// CHATWIRE_ERR_INVALID_ARGUMENT (an empty deployment or version),
-/// CHATWIRE_ERR_NULL_ARGUMENT (`deployment` or `client_out`),
-/// CHATWIRE_ERR_INVALID_UTF8. Strings are copied.
-///
-/// # Safety
-/// Strings are NULL or NUL-terminated; `client_out` is NULL or writable.
+/// For Entra ID tokens pass "" as `api_key` and set a credential callback.
+/// Azure's /openai/v1 route needs none of this: use chatwire_client_new(),
+/// with the deployment's name as the model.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new_azure(
     endpoint: *const c_char,
@@ -180,15 +141,11 @@ pub unsafe extern "system" fn chatwire_client_new_azure(
     client_out: *mut *mut chatwire_client,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (endpoint, deployment, api_version, api_key, out) = unsafe {
-            (
-                text::opt_str_in(endpoint, "endpoint")?,
-                text::str_in(deployment, "deployment")?,
-                text::opt_str_in(api_version, "api_version")?,
-                text::opt_str_in(api_key, "api_key")?,
-                handle::out(client_out, "client_out")?,
-            )
-        };
+        let endpoint = unsafe { text::opt_str_in(endpoint, "endpoint")? };
+        let deployment = unsafe { text::str_in(deployment, "deployment")? };
+        let api_version = unsafe { text::opt_str_in(api_version, "api_version")? };
+        let api_key = unsafe { text::opt_str_in(api_key, "api_key")? };
+        let out = unsafe { handle::out(client_out, "client_out")? };
         let mut builder = match endpoint {
             Some(endpoint) => Client::builder().azure(endpoint, deployment),
             None => Client::builder().azure_from_env(deployment),

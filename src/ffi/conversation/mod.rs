@@ -1,7 +1,6 @@
 //! `chatwire_conversation`: the handle (its lock against calls that call
-//! back, and the texts it lends), made, saved, loaded and freed here; what
-//! changes the history in [`edit`], request options and tools in
-//! [`options`], what reads it in [`read`].
+//! back, and the texts it lends); what changes the history in [`edit`],
+//! options and tools in [`options`], what reads it in [`read`].
 
 pub(super) mod edit;
 mod options;
@@ -20,36 +19,24 @@ use crate::ffi::status::chatwire_status;
 use crate::ffi::text;
 
 /// A model name and the messages so far, which every send carries in full.
-///
-/// Made by chatwire_conversation_new() or chatwire_conversation_from_json(),
-/// freed by chatwire_conversation_free(). Changed by
-/// chatwire_conversation_set_system(), chatwire_conversation_append() and a
-/// successful chatwire_send(). A conversation must not be used by two
-/// threads at once; it may move between threads. A call on a conversation
-/// that another call still holds (a send whose callback calls back with the
-/// same conversation, or a call on another thread) is refused with
-/// CHATWIRE_ERR_INVALID_CONVERSATION and changes nothing; reads are refused
-/// too, so read what a callback needs before the send. The same holds while
-/// a background request started on it (chatwire_send_async()) runs, until
-/// its done callback has returned.
+/// One thread at a time; it may move between threads. A call on it while
+/// another call holds it (a callback of its own send, another thread, a
+/// background request until its `on_done` has returned) is refused with
+/// CHATWIRE_ERR_INVALID_CONVERSATION, reads too.
 pub struct chatwire_conversation {
-    /// Taken by every call for as long as it runs, never waited for: a call
-    /// that finds it taken is refused (see [`Self::hold`]). A send holds it
-    /// from start to end, callbacks included, so a re-entrant call never
-    /// makes a second reference to the history while the send's `&mut`
-    /// lives.
+    /// Taken by every call while it runs, never waited for (see
+    /// [`Self::hold`]): a re-entrant call never makes a second reference to
+    /// the history while a send's `&mut` lives.
     held: Mutex<Held>,
-    /// True while a background request started on it runs. In an allocation
-    /// of its own, so that the worker thread clears it without borrowing
-    /// the handle.
+    /// The mark of a background request running on it (0: none), apart, so
+    /// that the worker clears it without borrowing the handle.
     running: Arc<AtomicU64>,
 }
 
 /// What a call holding a conversation works on.
 pub(crate) struct Held {
     pub(crate) conversation: Conversation,
-    /// The texts lent out, one entry per message from the first (see
-    /// [`Lent`]); reach them through [`Held::parts`].
+    /// The texts lent out, one entry per message; see [`Held::parts`].
     lent: Vec<Lent>,
     /// How many messages sends had left out under the token budget when
     /// `lent` last followed them.
@@ -58,11 +45,9 @@ pub(crate) struct Held {
 
 /// The NUL-terminated copies of one message's texts that
 /// chatwire_conversation_content() and chatwire_conversation_reasoning()
-/// lend, made on first request. The one rule for C: a text lent lives as
-/// long as its message is in the conversation. An entry goes when its
-/// message goes (removed, truncated, replaced by set_system(), left out by
-/// a send under the token budget) and moves with its message otherwise; a
-/// copy's buffer does not move with the entry, so its pointer stays valid.
+/// lend, made on first request. A text lent lives as long as its message is
+/// in the conversation: an entry goes when its message goes and moves with
+/// it otherwise; a copy's buffer does not move with the entry.
 #[derive(Default)]
 struct Lent {
     content: Option<text::CText>,
@@ -82,9 +67,7 @@ impl chatwire_conversation {
     }
 
     /// Holds the conversation behind a handle for one call, or refuses when
-    /// another call holds it. What it returns also keeps the conversation
-    /// alive: freed meanwhile (from a callback, say), it goes when the call
-    /// returns.
+    /// another call holds it; also keeps it alive until the call returns.
     ///
     /// # Safety
     /// `ptr` is NULL or live (as for [`handle::retain`]; the borrow is
@@ -94,13 +77,7 @@ impl chatwire_conversation {
         // SAFETY: `alive` keeps the value where it is for as long as the
         // guard lives: both go into one `Hold`, which drops the guard first.
         let handle: &'a chatwire_conversation = unsafe { &*Arc::as_ptr(&alive) };
-        let guard = match handle.held.try_lock() {
-            Ok(held) => held,
-            // A panic inside a call left it: the core changes a history only
-            // once a call has succeeded, so what it holds is still whole.
-            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            Err(TryLockError::WouldBlock) => return Err(in_use("a call that has not returned")),
-        };
+        let guard = handle.appendable()?;
         if handle.running.load(Ordering::Acquire) != 0 {
             return Err(in_use("a background request that has not finished"));
         }
@@ -108,8 +85,7 @@ impl chatwire_conversation {
     }
 
     /// Like [`hold`](Self::hold), and marks the conversation as sent by a
-    /// background request until the returned mark is dropped (by the
-    /// request's worker, once its done callback has returned).
+    /// background request until the returned mark is dropped.
     ///
     /// # Safety
     /// As [`hold`](Self::hold).
@@ -129,12 +105,13 @@ impl chatwire_conversation {
         Ok((held, running))
     }
 
-    /// The conversation, for a background request's wait, which appends
-    /// its reply: the request's own mark does not refuse it, another call
-    /// holding it does.
+    /// The conversation, unless another call holds it; also for a
+    /// background request's wait, which its own mark does not refuse.
     pub(crate) fn appendable(&self) -> Result<MutexGuard<'_, Held>, FfiError> {
         match self.held.try_lock() {
             Ok(held) => Ok(held),
+            // A panic inside a call left it: the core changes a history only
+            // once a call has succeeded, so what it holds is still whole.
             Err(TryLockError::Poisoned(poisoned)) => Ok(poisoned.into_inner()),
             Err(TryLockError::WouldBlock) => Err(in_use("a call that has not returned")),
         }
@@ -145,30 +122,10 @@ impl chatwire_conversation {
 /// keeps the conversation alive until the call returns.
 pub(crate) struct Hold<'a> {
     // Declared first, so dropped before the reference that keeps its memory.
-    guard: MutexGuard<'a, Held>,
-    alive: Arc<chatwire_conversation>,
-}
-
-impl Hold<'_> {
-    /// Another reference to the conversation, for a background request that
-    /// appends its reply after the call that started it has returned.
-    pub(crate) fn retain(&self) -> Arc<chatwire_conversation> {
-        self.alive.clone()
-    }
-}
-
-impl std::ops::Deref for Hold<'_> {
-    type Target = Held;
-
-    fn deref(&self) -> &Held {
-        &self.guard
-    }
-}
-
-impl std::ops::DerefMut for Hold<'_> {
-    fn deref_mut(&mut self) -> &mut Held {
-        &mut self.guard
-    }
+    pub(crate) guard: MutexGuard<'a, Held>,
+    /// Also taken by a background request, which appends its reply after
+    /// the call that started it has returned.
+    pub(crate) alive: Arc<chatwire_conversation>,
 }
 
 /// The refusal of a call on a conversation that `user` holds.
@@ -180,10 +137,9 @@ fn in_use(user: &str) -> FfiError {
     .into()
 }
 
-/// A conversation's mark of a running background request. The request and
-/// its worker each hold one: the first to drop (the request freed, or the
-/// worker done with its callbacks) clears the mark, and only while the mark
-/// is still this request's, so a later request's mark is never cleared.
+/// A conversation's mark of a running background request, held by the
+/// request and its worker: the first to drop clears it, if it is still this
+/// request's (a later request's mark is never cleared).
 #[derive(Clone)]
 pub(crate) struct Running {
     mark: Arc<AtomicU64>,
@@ -207,9 +163,9 @@ impl Held {
         handle::item(self.conversation.messages(), index, "message")
     }
 
-    /// The conversation and the texts lent from it, which have followed
-    /// the messages sends left out since the last look: those are the
-    /// oldest after the system message, so all of them are one range.
+    /// The conversation and the texts lent from it, which follow first the
+    /// messages sends left out since the last look (one range: the oldest
+    /// after the system message).
     fn parts(&mut self) -> (&mut Conversation, &mut Vec<Lent>) {
         let total = self.conversation.dropped_total();
         let new = usize::try_from(total.saturating_sub(self.lent_dropped)).unwrap_or(usize::MAX);
@@ -224,29 +180,41 @@ impl Held {
         (&mut self.conversation, &mut self.lent)
     }
 
-    /// The text of message `index`, lent.
-    fn content_view(&mut self, index: usize) -> Result<*const c_char, FfiError> {
+    /// The text of message `index` that `text` picks, lent from the `slot`
+    /// of its entry; NULL when `text` gives none.
+    fn lend(
+        &mut self,
+        index: usize,
+        text: fn(&crate::Message) -> Option<&str>,
+        slot: fn(&mut Lent) -> &mut Option<text::CText>,
+    ) -> Result<*const c_char, FfiError> {
         let (conversation, lent) = self.parts();
         let message = handle::item(conversation.messages(), index, "message")?;
-        let view = entry(lent, index)
-            .content
-            .get_or_insert_with(|| text::CText::new(&message.content));
-        Ok(view.as_ptr())
-    }
-
-    /// The reasoning of message `index`, lent; NULL when it has none.
-    fn reasoning_view(&mut self, index: usize) -> Result<*const c_char, FfiError> {
-        let (conversation, lent) = self.parts();
-        let message = handle::item(conversation.messages(), index, "message")?;
-        // Details without text (encrypted reasoning) have nothing to read.
-        let Some(reasoning) = message.reasoning.as_ref().filter(|r| !r.text.is_empty()) else {
+        let Some(text) = text(message) else {
             return Ok(std::ptr::null());
         };
-        let view = entry(lent, index)
-            .reasoning
-            .get_or_insert_with(|| text::CText::new(&reasoning.text));
+        let view = slot(entry(lent, index)).get_or_insert_with(|| text::CText::new(text));
         Ok(view.as_ptr())
     }
+}
+
+/// Runs `body` on a conversation held for it (see
+/// [`chatwire_conversation::hold`]): the body of most calls on one.
+///
+/// # Safety
+/// `ptr` is NULL or live.
+pub(super) unsafe fn on<T>(
+    ptr: *const chatwire_conversation,
+    body: impl FnOnce(&mut Held) -> Result<T, FfiError>,
+) -> Result<T, FfiError> {
+    body(&mut unsafe { chatwire_conversation::hold(ptr)? }.guard)
+}
+
+/// A message's reasoning text; none for details without text (encrypted
+/// reasoning, which has nothing to read).
+fn reasoning(message: &crate::Message) -> Option<&str> {
+    let text = message.reasoning.as_ref()?.text.as_str();
+    Some(text).filter(|text| !text.is_empty())
 }
 
 /// The entry of message `index`, made when it has none yet.
@@ -258,98 +226,74 @@ fn entry(lent: &mut Vec<Lent>, index: usize) -> &mut Lent {
 }
 
 /// Forgets what was lent from `count` messages from `index` on, which have
-/// left the conversation; the entries after them move down with their
-/// messages.
+/// left the conversation.
 fn forget(lent: &mut Vec<Lent>, index: usize, count: usize) {
     let len = lent.len();
     lent.drain(index.min(len)..index.saturating_add(count).min(len));
 }
 
-/// Creates an empty conversation for `model` (copied), e.g. "gpt-4o-mini".
-/// On success `*conversation_out` owns it; free with chatwire_conversation_free().
-///
-/// # Safety
-/// `model` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
+/// Creates in `*conversation_out` an empty conversation for `model`
+/// (copied), e.g. "gpt-4o-mini".
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_new(
     model: *const c_char,
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (model, out) = unsafe {
-            (
-                text::str_in(model, "model")?,
-                handle::out(conversation_out, "conversation_out")?,
-            )
-        };
-        out.write(handle::into_c_shared(chatwire_conversation::new(
-            Conversation::with_model(model)?,
-        )));
-        Ok(())
+        let model = unsafe { text::str_in(model, "model")? };
+        let out = unsafe { handle::out(conversation_out, "conversation_out")? };
+        new_into(Conversation::with_model(model)?, out)
     })
 }
 
-/// Writes the conversation as JSON, the request shape
-/// {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}, plus
+/// Writes the conversation to `*json_out` in the request's shape,
+/// {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}, with
 /// "tools" and the options when there are any, so that nothing is lost.
-/// On success `*json_out` owns the text; free with chatwire_string_free().
-///
-/// # Safety
-/// `conversation` is NULL or live; `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_to_json(
     conversation: *const chatwire_conversation,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        let (handle, out) = unsafe {
-            (
-                chatwire_conversation::hold(conversation)?,
-                handle::out(json_out, "json_out")?,
-            )
-        };
-        out.write(text::string_out(&handle.conversation.to_json()));
-        Ok(())
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
+            let out = handle::out(json_out, "json_out")?;
+            out.write(text::string_out(&held.conversation.to_json()));
+            Ok(())
+        })
     })
 }
 
-/// Reads a conversation written by chatwire_conversation_to_json(), checking
-/// the ordering. Not JSON of that shape: CHATWIRE_ERR_INVALID_ARGUMENT;
-/// broken ordering: CHATWIRE_ERR_INVALID_CONVERSATION. On success
-/// `*conversation_out` owns a new conversation.
-///
-/// # Safety
-/// `json` is NULL or NUL-terminated; `conversation_out` is NULL or writable.
+/// Reads into `*conversation_out` a conversation written by
+/// chatwire_conversation_to_json(). Not JSON of that shape:
+/// CHATWIRE_ERR_INVALID_ARGUMENT; broken ordering:
+/// CHATWIRE_ERR_INVALID_CONVERSATION.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_from_json(
     json: *const c_char,
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
     boundary::status(|| {
-        let (json, out) = unsafe {
-            (
-                text::str_in(json, "json")?,
-                handle::out(conversation_out, "conversation_out")?,
-            )
-        };
-        let conversation = Conversation::from_json(json)?;
-        out.write(handle::into_c_shared(chatwire_conversation::new(
-            conversation,
-        )));
-        Ok(())
+        let json = unsafe { text::str_in(json, "json")? };
+        let out = unsafe { handle::out(conversation_out, "conversation_out")? };
+        new_into(Conversation::from_json(json)?, out)
     })
 }
 
-/// Frees a conversation and every string borrowed from it. NULL is ignored.
-/// A conversation that a call still holds (freed from inside a callback of
-/// its own chatwire_send_stream(), or while a background request started on
-/// it runs) is released when the last call that holds it returns: the send
-/// finishes on it, chatwire_request_wait() still gives the reply, and the
-/// memory goes with the call or with chatwire_request_free(). Either way
-/// the pointer must not be used again.
-///
-/// # Safety
-/// `conversation` is NULL or live, and not used afterwards.
+/// Hands a new conversation to C.
+fn new_into(
+    conversation: Conversation,
+    out: handle::Out<'_, *mut chatwire_conversation>,
+) -> Result<(), FfiError> {
+    out.write(handle::into_c_shared(chatwire_conversation::new(
+        conversation,
+    )));
+    Ok(())
+}
+
+/// Frees a conversation and every string borrowed from it. One that a call
+/// holds (freed from a callback of its own send, or while a background
+/// request started on it runs) goes when that call returns: the send
+/// finishes, chatwire_request_wait() still gives the reply.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_free(conversation: *mut chatwire_conversation) {
     boundary::release(|| unsafe { handle::release_shared(conversation) })

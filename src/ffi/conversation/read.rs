@@ -3,114 +3,78 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::chatwire_conversation;
+use super::{chatwire_conversation, on, reasoning};
 use crate::ffi::boundary;
 use crate::ffi::status::role_to_c;
 
-/// The number of messages, the system message included; 0 for NULL.
-///
-/// # Safety
-/// `conversation` is NULL or live.
+/// The number of messages, the system message included.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_len(
     conversation: *const chatwire_conversation,
 ) -> usize {
-    boundary::value(0, || {
-        let handle = unsafe { chatwire_conversation::hold(conversation)? };
-        Ok(handle.conversation.len())
-    })
+    boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation.len())) })
 }
 
-/// The role (a chatwire_role value) of message `index`, or -1 when `index`
-/// is out of range or `conversation` is NULL (with a last error).
-///
-/// # Safety
-/// `conversation` is NULL or live.
+/// The role (a chatwire_role) of message `index`.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_role(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> c_int {
-    boundary::value(-1, || {
-        let handle = unsafe { chatwire_conversation::hold(conversation)? };
-        Ok(role_to_c(handle.message(index)?.role))
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            Ok(role_to_c(held.message(index)?.role))
+        })
     })
 }
 
-/// The text of message `index`, or NULL when `index` is out of range or
-/// `conversation` is NULL (with a last error). Borrowed, do not free: valid
-/// as long as its message is in the conversation, until the message goes
-/// (chatwire_conversation_truncate(), chatwire_conversation_remove(), a
-/// send leaving it out under the token budget, a system message replaced
-/// by chatwire_conversation_set_system()) or the conversation is freed;
-/// other changes keep it valid. A text holding U+0000 (a reply can) goes on past it:
-/// chatwire_conversation_content_len() gives its whole length.
-///
-/// # Safety
-/// `conversation` is NULL or live.
+/// The text of message `index`, borrowed as long as the message is in the
+/// conversation.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_content(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        let mut handle = unsafe { chatwire_conversation::hold(conversation)? };
-        handle.content_view(index)
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            held.lend(index, |m| Some(&m.content), |l| &mut l.content)
+        })
     })
 }
 
-/// The length in bytes of the text of message `index` (without the final
-/// NUL), which is more than strlen() of chatwire_conversation_content() when
-/// the text holds U+0000; 0 when `index` is out of range or `conversation`
-/// is NULL.
-///
-/// # Safety
-/// `conversation` is NULL or live.
+/// The length in bytes of chatwire_conversation_content().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_content_len(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> usize {
-    boundary::value(0, || {
-        let handle = unsafe { chatwire_conversation::hold(conversation)? };
-        Ok(handle.message(index)?.content.len())
-    })
+    boundary::value(|| unsafe { on(conversation, |held| Ok(held.message(index)?.content.len())) })
 }
 
-/// The reasoning of message `index` (an assistant message whose server
-/// sent any: reasoning_content, reasoning, reasoning_details or a leading
-/// <think> block); NULL when it has none (last error ""), when `index` is
-/// out of range or `conversation` is NULL (each with a last error).
-/// Borrowed as chatwire_conversation_content() is;
-/// chatwire_conversation_reasoning_len() gives its length.
-///
-/// # Safety
-/// `conversation` is NULL or live.
+/// The reasoning of message `index` (what the server sent of it, or a
+/// leading <think> block), borrowed as chatwire_conversation_content() is;
+/// NULL, with last error "", when it has none.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_reasoning(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
-    boundary::value(std::ptr::null(), || {
-        let mut handle = unsafe { chatwire_conversation::hold(conversation)? };
-        handle.reasoning_view(index)
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            held.lend(index, reasoning, |l| &mut l.reasoning)
+        })
     })
 }
 
-/// The length in bytes of the reasoning of message `index` (without the
-/// final NUL; U+0000 inside counts): 0 when it has none, when `index` is out
-/// of range (then with a last error) or `conversation` is NULL.
-///
-/// # Safety
-/// `conversation` is NULL or live.
+/// The length in bytes of chatwire_conversation_reasoning(); 0 when NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_reasoning_len(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> usize {
-    boundary::value(0, || {
-        let handle = unsafe { chatwire_conversation::hold(conversation)? };
-        let reasoning = handle.message(index)?.reasoning.as_ref();
-        Ok(reasoning.map_or(0, |reasoning| reasoning.text.len()))
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            Ok(reasoning(held.message(index)?).map_or(0, str::len))
+        })
     })
 }
