@@ -23,6 +23,7 @@ pub unsafe extern "system" fn chatwire_extract_json(
     text: *const c_char,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
+    // SAFETY: `text` is NULL or NUL-terminated and `json_out` NULL or writable (the C conventions).
     boundary::status(|| unsafe {
         text::transform((text, "text"), (json_out, "json_out"), |input| {
             Ok(crate::extract::extract_json(input)?.to_string())
@@ -43,6 +44,7 @@ pub unsafe extern "system" fn chatwire_extract_ingredients(
     text: *const c_char,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
+    // SAFETY: `text` is NULL or NUL-terminated and `json_out` NULL or writable (the C conventions).
     boundary::status(|| unsafe {
         text::transform((text, "text"), (json_out, "json_out"), |input| {
             let items = crate::extract::extract_ingredients(input)?;
@@ -80,6 +82,7 @@ unsafe fn item<'a>(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> Result<&'a IngredientView, FfiError> {
+    // SAFETY: `list` is NULL or a live handle (the C conventions).
     let list = unsafe { handle::borrow(list, "list")? };
     handle::item(&list.items, index, "ingredient")
 }
@@ -93,7 +96,9 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
     list_out: *mut *mut chatwire_ingredients,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `text` is NULL or NUL-terminated (the C conventions).
         let input = unsafe { text::str_in(text, "text")? };
+        // SAFETY: `list_out` is NULL or writable (the C conventions).
         let out = unsafe { handle::out(list_out, "list_out")? };
         let items = crate::extract::extract_ingredients(input)?.into_iter();
         let items = items
@@ -111,6 +116,7 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
 /// The number of ingredients in the list.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_len(list: *const chatwire_ingredients) -> usize {
+    // SAFETY: `list` is NULL or a live handle (the C conventions).
     boundary::value(|| Ok(unsafe { handle::borrow(list, "list")? }.items.len()))
 }
 
@@ -121,6 +127,7 @@ pub unsafe extern "system" fn chatwire_ingredients_name(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> *const c_char {
+    // SAFETY: `list` is NULL or a live handle (the C conventions).
     boundary::value(|| Ok(unsafe { item(list, index)? }.name.as_ptr()))
 }
 
@@ -130,6 +137,7 @@ pub unsafe extern "system" fn chatwire_ingredients_name_len(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> usize {
+    // SAFETY: `list` is NULL or a live handle (the C conventions).
     boundary::value(|| Ok(unsafe { item(list, index)? }.name.len()))
 }
 
@@ -140,6 +148,7 @@ pub unsafe extern "system" fn chatwire_ingredients_quantity(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> f64 {
+    // SAFETY: `list` is NULL or a live handle (the C conventions).
     boundary::value(|| Ok(unsafe { item(list, index)? }.quantity))
 }
 
@@ -151,6 +160,7 @@ pub unsafe extern "system" fn chatwire_ingredients_unit(
     index: usize,
 ) -> *const c_char {
     boundary::value(|| {
+        // SAFETY: `list` is NULL or a live handle (the C conventions).
         Ok(unsafe { item(list, index)? }
             .unit
             .as_ref()
@@ -165,6 +175,7 @@ pub unsafe extern "system" fn chatwire_ingredients_unit_len(
     index: usize,
 ) -> usize {
     boundary::value(|| {
+        // SAFETY: `list` is NULL or a live handle (the C conventions).
         Ok(unsafe { item(list, index)? }
             .unit
             .as_ref()
@@ -175,6 +186,7 @@ pub unsafe extern "system" fn chatwire_ingredients_unit_len(
 /// Frees a list and every string borrowed from it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_free(list: *mut chatwire_ingredients) {
+    // SAFETY: `list` is NULL or a live handle the caller gives up (the C conventions).
     boundary::release(|| unsafe { handle::free(list) })
 }
 
@@ -188,6 +200,8 @@ pub unsafe extern "system" fn chatwire_ingredients_prompt(
     text: *const c_char,
     prompt_out: *mut *mut c_char,
 ) -> chatwire_status {
+    // SAFETY: `text` is NULL or NUL-terminated and `prompt_out` NULL or writable (the C
+    // conventions).
     boundary::status(|| unsafe {
         text::transform((text, "text"), (prompt_out, "prompt_out"), |input| {
             Ok(crate::extract::ingredients_prompt(input))
@@ -208,9 +222,13 @@ pub unsafe extern "system" fn chatwire_json_prompt(
     prompt_out: *mut *mut c_char,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `instruction` is NULL or NUL-terminated (the C conventions).
         let instruction = unsafe { text::str_in(instruction, "instruction")? };
+        // SAFETY: `example_json` is NULL or NUL-terminated (the C conventions).
         let example_json = unsafe { text::str_in(example_json, "example_json")? };
+        // SAFETY: `text` is NULL or NUL-terminated (the C conventions).
         let input = unsafe { text::str_in(text, "text")? };
+        // SAFETY: `prompt_out` is NULL or writable (the C conventions).
         let out = unsafe { handle::out(prompt_out, "prompt_out")? };
         let prompt = crate::extract::json_prompt(instruction, example_json, input);
         out.write(text::string_out(&prompt));

@@ -26,6 +26,7 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     timeout_ms: u32,
 ) -> chatwire_status {
     let timeout = Duration::from_millis(timeout_ms.into());
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe { set(client, |s| s.set_timeout(timeout)) })
 }
 
@@ -36,6 +37,7 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(
     timeout_ms: u32,
 ) -> chatwire_status {
     let timeout = Duration::from_millis(timeout_ms.into());
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe { set(client, |s| s.set_idle_timeout(timeout)) })
 }
 
@@ -46,6 +48,7 @@ pub unsafe extern "system" fn chatwire_client_set_limit_u32(
     which: c_int,
     bytes: u32,
 ) -> chatwire_status {
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe { set(client, |s| s.set_limit(limit_from_c(which)?, bytes.into())) })
 }
 
@@ -55,6 +58,7 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
     conversation: *mut chatwire_conversation,
     max_prompt_tokens: u32,
 ) -> chatwire_status {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             held.conversation.set_token_budget(max_prompt_tokens.into());
@@ -74,7 +78,10 @@ pub unsafe extern "system" fn chatwire_reply_usage_u32(
     total_tokens: *mut u32,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `reply` is NULL or a live handle (the C conventions).
         let counts = unsafe { usage(reply)? }.map(narrowed);
+        // SAFETY: `prompt_tokens`, `completion_tokens`, `total_tokens` are each NULL or writable
+        // (the C conventions).
         unsafe { handle::write_optional([prompt_tokens, completion_tokens, total_tokens], counts) };
         Ok(())
     })
@@ -89,7 +96,10 @@ pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
     reasoning_tokens: *mut u32,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `reply` is NULL or a live handle (the C conventions).
         let counts = unsafe { usage_details(reply)? }.map(narrowed);
+        // SAFETY: `cached_tokens`, `reasoning_tokens` are each NULL or writable (the C
+        // conventions).
         unsafe { handle::write_optional([cached_tokens, reasoning_tokens], counts) };
         Ok(())
     })
@@ -126,6 +136,8 @@ pub unsafe extern "system" fn chatwire_request_wait_text(
     request: *mut chatwire_request,
     text_out: *mut *mut c_char,
 ) -> chatwire_status {
+    // SAFETY: `request` is NULL or a live handle and `text_out` is NULL or writable (the C
+    // conventions).
     boundary::status(|| unsafe { hand_text(request, text_out, None, BackgroundSend::wait_text) })
 }
 
@@ -137,6 +149,8 @@ pub unsafe extern "system" fn chatwire_request_wait_text_len(
     text_out: *mut *mut c_char,
     len_out: *mut usize,
 ) -> chatwire_status {
+    // SAFETY: `request` is NULL or a live handle and `text_out` and `len_out` are each NULL or
+    // writable (the C conventions).
     boundary::status(|| unsafe {
         hand_text(request, text_out, Some(len_out), BackgroundSend::wait_text)
     })

@@ -73,6 +73,7 @@ fn borrowed_len(text: &Option<CText>) -> usize {
 /// # Safety
 /// `reply` is NULL or live.
 unsafe fn choice<'a>(reply: *const chatwire_reply, index: usize) -> Result<&'a CText, FfiError> {
+    // SAFETY: `reply` is NULL or a live handle (the C conventions).
     let reply = unsafe { handle::borrow(reply, "reply")? };
     handle::item(&reply.choices, index, "choice")
 }
@@ -85,6 +86,7 @@ unsafe fn tool_call<'a>(
     reply: *const chatwire_reply,
     index: usize,
 ) -> Result<&'a [CText; 4], FfiError> {
+    // SAFETY: `reply` is NULL or a live handle (the C conventions).
     let reply = unsafe { handle::borrow(reply, "reply")? };
     handle::item(&reply.tool_calls, index, "tool call")
 }
@@ -95,6 +97,7 @@ unsafe fn tool_call<'a>(
 /// # Safety
 /// `reply` is NULL or live.
 pub(super) unsafe fn usage(reply: *const chatwire_reply) -> Result<[u64; 3], FfiError> {
+    // SAFETY: `reply` is NULL or a live handle (the C conventions).
     let reply = unsafe { handle::borrow(reply, "reply")? };
     let usage = reply
         .reply
@@ -113,6 +116,7 @@ pub(super) unsafe fn usage(reply: *const chatwire_reply) -> Result<[u64; 3], Ffi
 /// # Safety
 /// `reply` is NULL or live.
 pub(super) unsafe fn usage_details(reply: *const chatwire_reply) -> Result<[u64; 2], FfiError> {
+    // SAFETY: `reply` is NULL or a live handle (the C conventions).
     let reply = unsafe { handle::borrow(reply, "reply")? };
     let usage = reply
         .reply
@@ -129,12 +133,14 @@ pub(super) unsafe fn usage_details(reply: *const chatwire_reply) -> Result<[u64;
 pub unsafe extern "system" fn chatwire_reply_content(
     reply: *const chatwire_reply,
 ) -> *const c_char {
+    // SAFETY: `reply` is NULL or a live handle (the C conventions).
     boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.content.as_ptr()))
 }
 
 /// The length in bytes of chatwire_reply_content().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_content_len(reply: *const chatwire_reply) -> usize {
+    // SAFETY: `reply` is NULL or a live handle (the C conventions).
     boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.content.len()))
 }
 
@@ -146,6 +152,7 @@ pub unsafe extern "system" fn chatwire_reply_finish_reason(
 ) -> *const c_char {
     boundary::value(|| {
         Ok(borrowed(
+            // SAFETY: `reply` is NULL or a live handle (the C conventions).
             &unsafe { handle::borrow(reply, "reply")? }.finish_reason,
         ))
     })
@@ -158,6 +165,7 @@ pub unsafe extern "system" fn chatwire_reply_finish_reason_len(
 ) -> usize {
     boundary::value(|| {
         Ok(borrowed_len(
+            // SAFETY: `reply` is NULL or a live handle (the C conventions).
             &unsafe { handle::borrow(reply, "reply")? }.finish_reason,
         ))
     })
@@ -173,7 +181,10 @@ pub unsafe extern "system" fn chatwire_reply_usage(
     total_tokens: *mut u64,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `reply` is NULL or a live handle (the C conventions).
         let counts = unsafe { usage(reply)? };
+        // SAFETY: `prompt_tokens`, `completion_tokens`, `total_tokens` are each NULL or writable
+        // (the C conventions).
         unsafe { handle::write_optional([prompt_tokens, completion_tokens, total_tokens], counts) };
         Ok(())
     })
@@ -189,6 +200,7 @@ pub unsafe extern "system" fn chatwire_reply_request_id(
 ) -> *const c_char {
     boundary::value(|| {
         Ok(borrowed(
+            // SAFETY: `reply` is NULL or a live handle (the C conventions).
             &unsafe { handle::borrow(reply, "reply")? }.request_id,
         ))
     })
@@ -198,6 +210,7 @@ pub unsafe extern "system" fn chatwire_reply_request_id(
 /// non-streamed body built from the chunks).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) -> *const c_char {
+    // SAFETY: `reply` is NULL or a live handle (the C conventions).
     boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.json.as_ptr()))
 }
 
@@ -206,6 +219,7 @@ pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) 
 pub unsafe extern "system" fn chatwire_reply_tool_call_count(
     reply: *const chatwire_reply,
 ) -> usize {
+    // SAFETY: `reply` is NULL or a live handle (the C conventions).
     boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.tool_calls.len()))
 }
 
@@ -223,8 +237,11 @@ pub unsafe extern "system" fn chatwire_reply_tool_call(
     arguments_out: *mut *const c_char,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `reply` is NULL or a live handle (the C conventions).
         let [id, name, arguments, _] = unsafe { tool_call(reply, index)? };
         let texts = [id.as_ptr(), name.as_ptr(), arguments.as_ptr()];
+        // SAFETY: `id_out`, `name_out`, `arguments_out` are each NULL or writable (the C
+        // conventions).
         unsafe { handle::write_optional([id_out, name_out, arguments_out], texts) };
         Ok(())
     })
@@ -241,8 +258,11 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_len(
     arguments_len: *mut usize,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `reply` is NULL or a live handle (the C conventions).
         let [id, name, arguments, _] = unsafe { tool_call(reply, index)? };
         let lens = [id.len(), name.len(), arguments.len()];
+        // SAFETY: `id_len`, `name_len`, `arguments_len` are each NULL or writable (the C
+        // conventions).
         unsafe { handle::write_optional([id_len, name_len, arguments_len], lens) };
         Ok(())
     })
@@ -255,6 +275,7 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
     reply: *const chatwire_reply,
     index: usize,
 ) -> *const c_char {
+    // SAFETY: `reply` is NULL or a live handle (the C conventions).
     boundary::value(|| Ok(unsafe { tool_call(reply, index)? }[3].as_ptr()))
 }
 
@@ -269,6 +290,7 @@ pub unsafe extern "system" fn chatwire_reply_reasoning(
 ) -> *const c_char {
     boundary::value(|| {
         Ok(borrowed(
+            // SAFETY: `reply` is NULL or a live handle (the C conventions).
             &unsafe { handle::borrow(reply, "reply")? }.reasoning,
         ))
     })
@@ -279,6 +301,7 @@ pub unsafe extern "system" fn chatwire_reply_reasoning(
 pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwire_reply) -> usize {
     boundary::value(|| {
         Ok(borrowed_len(
+            // SAFETY: `reply` is NULL or a live handle (the C conventions).
             &unsafe { handle::borrow(reply, "reply")? }.reasoning,
         ))
     })
@@ -288,6 +311,7 @@ pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwir
 /// Choice 0 is the reply itself, the one appended to the conversation.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_count(reply: *const chatwire_reply) -> usize {
+    // SAFETY: `reply` is NULL or a live handle (the C conventions).
     boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.choices.len()))
 }
 
@@ -298,6 +322,7 @@ pub unsafe extern "system" fn chatwire_reply_choice_content(
     reply: *const chatwire_reply,
     index: usize,
 ) -> *const c_char {
+    // SAFETY: `reply` is NULL or a live handle (the C conventions).
     boundary::value(|| Ok(unsafe { choice(reply, index)? }.as_ptr()))
 }
 
@@ -307,6 +332,7 @@ pub unsafe extern "system" fn chatwire_reply_choice_content_len(
     reply: *const chatwire_reply,
     index: usize,
 ) -> usize {
+    // SAFETY: `reply` is NULL or a live handle (the C conventions).
     boundary::value(|| Ok(unsafe { choice(reply, index)? }.len()))
 }
 
@@ -321,7 +347,10 @@ pub unsafe extern "system" fn chatwire_reply_usage_details(
     reasoning_tokens: *mut u64,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `reply` is NULL or a live handle (the C conventions).
         let counts = unsafe { usage_details(reply)? };
+        // SAFETY: `cached_tokens`, `reasoning_tokens` are each NULL or writable (the C
+        // conventions).
         unsafe { handle::write_optional([cached_tokens, reasoning_tokens], counts) };
         Ok(())
     })
@@ -336,8 +365,13 @@ pub unsafe extern "system" fn chatwire_reply_header(
     name: *const c_char,
 ) -> *const c_char {
     boundary::value(|| {
+        // SAFETY: `reply` is NULL or a live handle (the C conventions).
         let reply = unsafe { handle::borrow(reply, "reply")? };
-        let value = reply.reply.headers.get_c(unsafe { text::str_in(name, "name")? });
+        // SAFETY: `name` is NULL or NUL-terminated (the C conventions).
+        let value = reply
+            .reply
+            .headers
+            .get_c(unsafe { text::str_in(name, "name")? });
         Ok(value.map_or(std::ptr::null(), CStr::as_ptr))
     })
 }
@@ -345,5 +379,6 @@ pub unsafe extern "system" fn chatwire_reply_header(
 /// Frees a reply and every string borrowed from it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_free(reply: *mut chatwire_reply) {
+    // SAFETY: `reply` is NULL or a live handle the caller gives up (the C conventions).
     boundary::release(|| unsafe { handle::free(reply) })
 }

@@ -35,6 +35,7 @@ pub struct chatwire_request {
 pub unsafe extern "system" fn chatwire_request_done(request: *const chatwire_request) -> c_int {
     boundary::value(|| {
         Ok(c_int::from(
+            // SAFETY: `request` is NULL or a live handle (the C conventions).
             unsafe { handle::borrow(request, "request")? }
                 .send
                 .is_done(),
@@ -52,8 +53,10 @@ pub unsafe extern "system" fn chatwire_request_wait(
     reply_out: *mut *mut c_char,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `request` is NULL or a live handle (the C conventions).
         let request = unsafe { handle::borrow_mut(request, "request")? };
         let reply = request.finish()?;
+        // SAFETY: `reply_out` is NULL or writable (the C conventions).
         if let Some(out) = unsafe { handle::optional_out(reply_out) } {
             out.write(text::string_out(&reply.content));
         }
@@ -69,7 +72,9 @@ pub unsafe extern "system" fn chatwire_request_wait_reply(
     reply_out: *mut *mut chatwire_reply,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `request` is NULL or a live handle (the C conventions).
         let request = unsafe { handle::borrow_mut(request, "request")? };
+        // SAFETY: `reply_out` is NULL or writable (the C conventions).
         let out = unsafe { handle::out(reply_out, "reply_out")? };
         let reply = request.finish()?.clone();
         out.write(handle::into_c(chatwire_reply::new(reply)));
@@ -96,6 +101,7 @@ pub unsafe extern "system" fn chatwire_request_cancel(
     request: *mut chatwire_request,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `request` is NULL or a live handle (the C conventions).
         unsafe { handle::borrow(request, "request")? }.send.cancel();
         Ok(())
     })
@@ -109,6 +115,7 @@ pub unsafe extern "system" fn chatwire_request_cancel(
 /// CHATWIRE_ERR_INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_request) {
+    // SAFETY: `request` is NULL or a live handle the caller gives up (the C conventions).
     boundary::release(|| unsafe { handle::free(request) })
 }
 
@@ -124,6 +131,7 @@ pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_reque
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_request) -> c_int {
     boundary::value(|| {
+        // SAFETY: `request` is NULL or a live handle (the C conventions).
         let request = unsafe { handle::borrow(request, "request")? };
         if !cfg!(unix) {
             return Err(unsupported("chatwire_request_fd", "chatwire_request_event").into());
@@ -143,6 +151,7 @@ pub unsafe extern "system" fn chatwire_request_event(
     request: *const chatwire_request,
 ) -> *mut c_void {
     boundary::value(|| {
+        // SAFETY: `request` is NULL or a live handle (the C conventions).
         let request = unsafe { handle::borrow(request, "request")? };
         if !cfg!(windows) {
             return Err(unsupported("chatwire_request_event", "chatwire_request_fd").into());
@@ -170,6 +179,8 @@ pub unsafe extern "system" fn chatwire_request_take_text(
     request: *mut chatwire_request,
     text_out: *mut *mut c_char,
 ) -> chatwire_status {
+    // SAFETY: `request` is NULL or a live handle and `text_out` is NULL or writable (the C
+    // conventions).
     boundary::status(|| unsafe { hand_text(request, text_out, None, BackgroundSend::take_text) })
 }
 
@@ -181,6 +192,8 @@ pub unsafe extern "system" fn chatwire_request_take_text_len(
     text_out: *mut *mut c_char,
     len_out: *mut usize,
 ) -> chatwire_status {
+    // SAFETY: `request` is NULL or a live handle and `text_out` and `len_out` are each NULL or
+    // writable (the C conventions).
     boundary::status(|| unsafe {
         hand_text(request, text_out, Some(len_out), BackgroundSend::take_text)
     })
@@ -198,9 +211,12 @@ pub(super) unsafe fn hand_text(
     len_out: Option<*mut usize>,
     take: fn(&BackgroundSend) -> String,
 ) -> Result<(), FfiError> {
+    // SAFETY: `request` is NULL or a live handle (the C conventions).
     let request = unsafe { handle::borrow(request, "request")? };
+    // SAFETY: `text_out` is NULL or writable (the C conventions).
     let out = unsafe { handle::out(text_out, "text_out")? };
     let len = len_out
+        // SAFETY: `len` is NULL or writable (the C conventions).
         .map(|len| unsafe { handle::out(len, "len_out") })
         .transpose()?;
     let text = take(&request.send);

@@ -32,7 +32,9 @@ pub unsafe extern "system" fn chatwire_send(
     reply_out: *mut *mut c_char,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `reply_out` is NULL or writable (the C conventions).
         let out = unsafe { handle::out(reply_out, "reply_out")? };
+        // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
         let reply = unsafe { send_with(client, conversation, Client::send)? };
         out.write(text::string_out(&reply));
         Ok(())
@@ -58,10 +60,13 @@ pub unsafe extern "system" fn chatwire_send_json(
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `schema_json` is NULL or NUL-terminated (the C conventions).
         let schema = unsafe { text::str_in(schema_json, "schema_json")? };
+        // SAFETY: `json_out` is NULL or writable (the C conventions).
         let out = unsafe { handle::out(json_out, "json_out")? };
         // Read inside the send, after the handles: a NULL handle is
         // reported as such, whatever the other arguments are.
+        // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
         let answer: serde_json::Value = unsafe {
             send_with(client, conversation, |client, conversation| {
                 let schema: serde_json::Value = serde_json::from_str(schema).map_err(|err| {
@@ -86,7 +91,9 @@ unsafe fn send_with<T>(
     conversation: *mut chatwire_conversation,
     send: impl FnOnce(&Client, &mut Conversation) -> crate::error::Result<T>,
 ) -> Result<T, FfiError> {
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     let client = unsafe { handle::borrow(client, "client")? };
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     let mut held = unsafe { chatwire_conversation::hold(conversation)? };
     Ok(send(&client.snapshot(), &mut held.guard.conversation)?)
 }
@@ -109,7 +116,10 @@ pub unsafe extern "system" fn chatwire_send_stream(
     reply_out: *mut *mut c_char,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `client` and `conversation` are NULL or live handles, `on_delta` NULL
+        // or valid with `userdata` (the C conventions).
         let reply = unsafe { stream_with(client, conversation, on_delta, userdata)? };
+        // SAFETY: `reply_out` is NULL or writable (the C conventions).
         if let Some(out) = unsafe { handle::optional_out(reply_out) } {
             out.write(text::string_out(&reply.content));
         }
@@ -125,6 +135,7 @@ unsafe fn stream_with(
     userdata: *mut c_void,
 ) -> Result<Reply, FfiError> {
     let mut sink = DeltaSink::new(on_delta.ok_or(FfiError::Null("on_delta"))?, userdata);
+    // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
     unsafe {
         send_with(client, conversation, |client, conversation| {
             client.send_stream(conversation, |delta| sink.deliver(delta))
@@ -143,7 +154,9 @@ pub unsafe extern "system" fn chatwire_send_reply(
     reply_out: *mut *mut chatwire_reply,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `reply_out` is NULL or writable (the C conventions).
         let out = unsafe { handle::out(reply_out, "reply_out")? };
+        // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
         let reply = unsafe { send_with(client, conversation, Client::send_reply)? };
         out.write(handle::into_c(chatwire_reply::new(reply)));
         Ok(())
@@ -161,7 +174,10 @@ pub unsafe extern "system" fn chatwire_send_stream_reply(
     reply_out: *mut *mut chatwire_reply,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `reply_out` is NULL or writable (the C conventions).
         let out = unsafe { handle::out(reply_out, "reply_out")? };
+        // SAFETY: `client` and `conversation` are NULL or live handles, `on_delta` NULL
+        // or valid with `userdata` (the C conventions).
         let reply = unsafe { stream_with(client, conversation, on_delta, userdata)? };
         out.write(handle::into_c(chatwire_reply::new(reply)));
         Ok(())
@@ -182,11 +198,13 @@ pub unsafe extern "system" fn chatwire_send_stream_events(
 ) -> chatwire_status {
     boundary::status(|| {
         let mut sink = EventSink::new(on_event.ok_or(FfiError::Null("on_event"))?, userdata);
+        // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
         let reply = unsafe {
             send_with(client, conversation, |client, conversation| {
                 client.send_stream_events(conversation, |delta| sink.deliver(delta))
             })?
         };
+        // SAFETY: `reply_out` is NULL or writable (the C conventions).
         if let Some(out) = unsafe { handle::optional_out(reply_out) } {
             out.write(handle::into_c(chatwire_reply::new(reply)));
         }
@@ -213,8 +231,11 @@ pub unsafe extern "system" fn chatwire_send_async(
     request_out: *mut *mut chatwire_request,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `client` is NULL or a live handle (the C conventions).
         let client = unsafe { handle::borrow(client, "client")? };
+        // SAFETY: `conversation` is NULL or a live handle (the C conventions).
         let (held, running) = unsafe { chatwire_conversation::hold_for_background(conversation)? };
+        // SAFETY: `request_out` is NULL or writable (the C conventions).
         let out = unsafe { handle::out(request_out, "request_out")? };
         let on_delta = on_delta.map(|callback| {
             let mut sink = DeltaSink::new(callback, userdata);

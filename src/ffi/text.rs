@@ -44,6 +44,7 @@ pub(crate) unsafe fn transform(
     output: (*mut *mut c_char, &'static str),
     transform: impl FnOnce(&str) -> crate::error::Result<String>,
 ) -> Result<(), FfiError> {
+    // SAFETY: `output` is NULL or writable (the C conventions).
     let (text, out) = unsafe { (str_in(input.0, input.1)?, handle::out(output.0, output.1)?) };
     out.write(string_out(&transform(text)?));
     Ok(())

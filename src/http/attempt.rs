@@ -4,8 +4,8 @@
 use std::io::Read;
 use std::time::SystemTime;
 
-use ureq::http::header::CONTENT_TYPE;
-use ureq::http::{HeaderValue, Response, Uri};
+use ureq::http::header::{CONTENT_TYPE, PROXY_AUTHORIZATION};
+use ureq::http::{HeaderValue, Method, Request, Response, Uri};
 use ureq::Body;
 
 use crate::config::{CredentialHeader, Settings};
@@ -73,19 +73,22 @@ impl Pool {
         settings: &Settings,
         seen: &mut Seen,
     ) -> Attempt<Response<Body>> {
-        let mut request = self.agent.post(url);
+        // Made in place: each step of ureq's request builder moves it whole.
+        let mut request = Request::new(body);
+        *request.method_mut() = Method::POST;
+        *request.uri_mut() = url;
+        let headers = request.headers_mut();
         if let Some((name, value)) = credential {
-            request = request.header(name, value.clone());
+            headers.append(name.clone(), value.clone());
         }
-        let mut request =
-            request.header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.append(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         for (name, value) in settings.headers.iter() {
-            request = request.header(name, value);
+            headers.append(name.clone(), value.clone());
         }
         if let Some(authorization) = self.route.proxy_authorization() {
-            request = request.header("Proxy-Authorization", authorization);
+            headers.append(PROXY_AUTHORIZATION, authorization.clone());
         }
-        let mut response = match request.send(body) {
+        let mut response = match self.agent.current().run(request) {
             Ok(response) => response,
             Err(error) => return failure::of_transport(&self.endpoint, error, settings),
         };

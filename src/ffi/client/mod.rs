@@ -58,6 +58,7 @@ pub(super) unsafe fn set<E: Into<FfiError>>(
     client: *const chatwire_client,
     change: impl FnOnce(&mut Resolved) -> Result<(), E>,
 ) -> Result<(), FfiError> {
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     unsafe { handle::borrow(client, "client")? }.update(change)
 }
 
@@ -82,8 +83,11 @@ pub unsafe extern "system" fn chatwire_client_new(
     client_out: *mut *mut chatwire_client,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `base_url` is NULL or NUL-terminated (the C conventions).
         let base_url = unsafe { text::opt_str_in(base_url, "base_url")? };
+        // SAFETY: `api_key` is NULL or NUL-terminated (the C conventions).
         let api_key = unsafe { text::opt_str_in(api_key, "api_key")? };
+        // SAFETY: `client_out` is NULL or writable (the C conventions).
         let out = unsafe { handle::out(client_out, "client_out")? };
         let mut builder = Client::builder();
         if let Some(base_url) = base_url {
@@ -113,6 +117,7 @@ fn build_into(
 /// Frees a client, once no call that uses it runs.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_free(client: *mut chatwire_client) {
+    // SAFETY: `client` is NULL or a live handle the caller gives up (the C conventions).
     boundary::release(|| unsafe { handle::free(client) })
 }
 
@@ -141,10 +146,15 @@ pub unsafe extern "system" fn chatwire_client_new_azure(
     client_out: *mut *mut chatwire_client,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `endpoint` is NULL or NUL-terminated (the C conventions).
         let endpoint = unsafe { text::opt_str_in(endpoint, "endpoint")? };
+        // SAFETY: `deployment` is NULL or NUL-terminated (the C conventions).
         let deployment = unsafe { text::str_in(deployment, "deployment")? };
+        // SAFETY: `api_version` is NULL or NUL-terminated (the C conventions).
         let api_version = unsafe { text::opt_str_in(api_version, "api_version")? };
+        // SAFETY: `api_key` is NULL or NUL-terminated (the C conventions).
         let api_key = unsafe { text::opt_str_in(api_key, "api_key")? };
+        // SAFETY: `client_out` is NULL or writable (the C conventions).
         let out = unsafe { handle::out(client_out, "client_out")? };
         let mut builder = match endpoint {
             Some(endpoint) => Client::builder().azure(endpoint, deployment),

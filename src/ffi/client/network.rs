@@ -22,6 +22,7 @@ pub unsafe extern "system" fn chatwire_client_set_ca_file(
     client: *mut chatwire_client,
     pem_path: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `pem_path` is NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
             Ok::<_, FfiError>(s.set_ca_file(text::str_in(pem_path, "pem_path")?.as_ref())?)
@@ -42,6 +43,8 @@ pub unsafe extern "system" fn chatwire_client_set_client_certificate(
     cert_pem_file: *const c_char,
     key_pem_file: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `cert_pem_file` and `key_pem_file` are each NULL or NUL-terminated (the C
+    // conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
             let cert = text::str_in(cert_pem_file, "cert_pem_file")?;
@@ -64,6 +67,7 @@ pub unsafe extern "system" fn chatwire_client_set_proxy(
     client: *mut chatwire_client,
     proxy_url: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `proxy_url` is NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
             Ok::<_, FfiError>(s.set_proxy(text::str_in(proxy_url, "proxy_url")?)?)
@@ -81,6 +85,7 @@ pub unsafe extern "system" fn chatwire_client_set_endpoint_url(
     client: *mut chatwire_client,
     url: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `url` is NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
             Ok::<_, FfiError>(s.set_endpoint_url(text::str_in(url, "url")?)?)
@@ -97,6 +102,7 @@ pub unsafe extern "system" fn chatwire_client_set_auth(
     client: *mut chatwire_client,
     auth: c_int,
 ) -> chatwire_status {
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe { set(client, |s| s.set_auth(auth_from_c(auth)?)) })
 }
 
@@ -116,5 +122,6 @@ pub unsafe extern "system" fn chatwire_client_set_credential_callback(
 ) -> chatwire_status {
     let source = callback.map(|callback| CredentialSource::new(callback, userdata));
     let provider = source.map(|source| provider_of(move || source.token()));
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe { set(client, |s| s.set_credential_provider(provider)) })
 }

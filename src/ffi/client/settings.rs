@@ -19,6 +19,7 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms(
     client: *mut chatwire_client,
     timeout_ms: u64,
 ) -> chatwire_status {
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| s.set_timeout(Duration::from_millis(timeout_ms)))
     })
@@ -32,6 +33,7 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms(
     client: *mut chatwire_client,
     timeout_ms: u64,
 ) -> chatwire_status {
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
             s.set_idle_timeout(Duration::from_millis(timeout_ms))
@@ -46,6 +48,7 @@ pub unsafe extern "system" fn chatwire_client_set_max_retries(
     client: *mut chatwire_client,
     max_retries: u32,
 ) -> chatwire_status {
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe { set(client, |s| s.set_max_retries(max_retries)) })
 }
 
@@ -67,6 +70,7 @@ pub unsafe extern "system" fn chatwire_client_set_limit(
     which: c_int,
     bytes: u64,
 ) -> chatwire_status {
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe { set(client, |s| s.set_limit(limit_from_c(which)?, bytes)) })
 }
 
@@ -81,6 +85,7 @@ pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
     max_idle_connections: u32,
 ) -> chatwire_status {
     let max = usize::try_from(max_idle_connections).unwrap_or(usize::MAX);
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe { set(client, |s| s.set_max_idle_connections(max)) })
 }
 
@@ -95,6 +100,7 @@ pub unsafe extern "system" fn chatwire_client_set_max_in_flight(
     max_in_flight: u32,
 ) -> chatwire_status {
     let max = usize::try_from(max_in_flight).unwrap_or(usize::MAX);
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe { set(client, |s| s.set_max_in_flight(max)) })
 }
 
@@ -108,6 +114,7 @@ pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
     client: *mut chatwire_client,
     bytes: usize,
 ) -> chatwire_status {
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe { set(client, |s| s.set_worker_stack_size(bytes)) })
 }
 
@@ -124,6 +131,7 @@ pub unsafe extern "system" fn chatwire_client_set_header(
     name: *const c_char,
     value: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `name` and `value` are each NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
             let name = text::str_in(name, "name")?;
@@ -139,6 +147,7 @@ pub unsafe extern "system" fn chatwire_client_set_json_corrections(
     client: *mut chatwire_client,
     corrections: u32,
 ) -> chatwire_status {
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe { set(client, |s| s.set_json_corrections(corrections)) })
 }
 
@@ -168,6 +177,7 @@ pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
     client: *mut chatwire_client,
     delivery: c_int,
 ) -> chatwire_status {
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
             let deliveries = [Prompt, ResponseFormat, CheckOnly];
@@ -189,6 +199,7 @@ pub unsafe extern "system" fn chatwire_client_set_stream_usage(
     client: *mut chatwire_client,
     enabled: c_int,
 ) -> chatwire_status {
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
             let enabled = from_c(enabled, &[false, true], |other| {

@@ -16,6 +16,7 @@ pub unsafe extern "system" fn chatwire_conversation_set_system(
     conversation: *mut chatwire_conversation,
     text: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `text` is NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let text = text::str_in(text, "text")?;
@@ -42,6 +43,7 @@ pub unsafe extern "system" fn chatwire_conversation_append(
     role: c_int,
     content: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `content` is NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let content = text::str_in(content, "content")?;
@@ -58,6 +60,7 @@ pub unsafe extern "system" fn chatwire_conversation_truncate(
     conversation: *mut chatwire_conversation,
     len: usize,
 ) -> chatwire_status {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let (conversation, lent) = held.parts();
@@ -79,6 +82,7 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_result(
     tool_call_id: *const c_char,
     content: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `tool_call_id` and `content` are each NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let id = text::str_in(tool_call_id, "tool_call_id")?;
@@ -99,6 +103,7 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_image(
     text: *const c_char,
     image: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `text` and `image` are each NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let text = text::str_in(text, "text")?;
@@ -120,6 +125,7 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_file(
     text: *const c_char,
     file: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `text` and `file` are each NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let text = text::str_in(text, "text")?;
@@ -144,6 +150,7 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget(
     conversation: *mut chatwire_conversation,
     max_prompt_tokens: u64,
 ) -> chatwire_status {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             held.conversation.set_token_budget(max_prompt_tokens);
@@ -157,6 +164,7 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget(
 pub unsafe extern "system" fn chatwire_conversation_last_dropped(
     conversation: *const chatwire_conversation,
 ) -> usize {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation.last_dropped())) })
 }
 
@@ -170,6 +178,7 @@ pub unsafe extern "system" fn chatwire_conversation_remove(
     index: usize,
     count: usize,
 ) -> chatwire_status {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let (conversation, lent) = held.parts();
@@ -194,6 +203,7 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_calls(
     content: *const c_char,
     calls_json: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `content` and `calls_json` are each NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let content = text::str_in(content, "content")?;

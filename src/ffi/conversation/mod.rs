@@ -73,6 +73,7 @@ impl chatwire_conversation {
     /// `ptr` is NULL or live (as for [`handle::retain`]; the borrow is
     /// shared, so it may overlap a call that holds the conversation).
     pub(crate) unsafe fn hold<'a>(ptr: *const chatwire_conversation) -> Result<Hold<'a>, FfiError> {
+        // SAFETY: `ptr` is NULL or a live handle (the C conventions).
         let alive = unsafe { handle::retain(ptr, "conversation")? };
         // SAFETY: `alive` keeps the value where it is for as long as the
         // guard lives: both go into one `Hold`, which drops the guard first.
@@ -92,6 +93,7 @@ impl chatwire_conversation {
     pub(crate) unsafe fn hold_for_background<'a>(
         ptr: *const chatwire_conversation,
     ) -> Result<(Hold<'a>, Running), FfiError> {
+        // SAFETY: `ptr` is NULL or a live handle (the C conventions).
         let held = unsafe { chatwire_conversation::hold(ptr)? };
         let handle = &held.alive;
         // Held, so no other call can be setting it between the check in
@@ -207,6 +209,7 @@ pub(super) unsafe fn on<T>(
     ptr: *const chatwire_conversation,
     body: impl FnOnce(&mut Held) -> Result<T, FfiError>,
 ) -> Result<T, FfiError> {
+    // SAFETY: `ptr` is NULL or a live handle (the C conventions).
     body(&mut unsafe { chatwire_conversation::hold(ptr)? }.guard)
 }
 
@@ -240,7 +243,9 @@ pub unsafe extern "system" fn chatwire_conversation_new(
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `model` is NULL or NUL-terminated (the C conventions).
         let model = unsafe { text::str_in(model, "model")? };
+        // SAFETY: `conversation_out` is NULL or writable (the C conventions).
         let out = unsafe { handle::out(conversation_out, "conversation_out")? };
         new_into(Conversation::with_model(model)?, out)
     })
@@ -254,6 +259,7 @@ pub unsafe extern "system" fn chatwire_conversation_to_json(
     conversation: *const chatwire_conversation,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
+    // SAFETY: `json_out` is NULL or writable (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let out = handle::out(json_out, "json_out")?;
@@ -273,7 +279,9 @@ pub unsafe extern "system" fn chatwire_conversation_from_json(
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
     boundary::status(|| {
+        // SAFETY: `json` is NULL or NUL-terminated (the C conventions).
         let json = unsafe { text::str_in(json, "json")? };
+        // SAFETY: `conversation_out` is NULL or writable (the C conventions).
         let out = unsafe { handle::out(conversation_out, "conversation_out")? };
         new_into(Conversation::from_json(json)?, out)
     })
@@ -296,5 +304,6 @@ fn new_into(
 /// finishes, chatwire_request_wait() still gives the reply.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_free(conversation: *mut chatwire_conversation) {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::release(|| unsafe { handle::release_shared(conversation) })
 }

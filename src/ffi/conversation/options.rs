@@ -25,6 +25,8 @@ pub unsafe extern "system" fn chatwire_conversation_set_option(
     name: *const c_char,
     json_value: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `conversation` is NULL or a live handle, `name` and `json_value` NULL or NUL-
+    // terminated (the C conventions).
     boundary::status(|| unsafe {
         set_option_with(
             conversation,
@@ -45,6 +47,7 @@ unsafe fn set_option_with(
     json_value: *const c_char,
     set: fn(&mut Conversation, &str, Option<&str>) -> crate::Result<()>,
 ) -> Result<(), FfiError> {
+    // SAFETY: `name` and `json_value` are each NULL or NUL-terminated (the C conventions).
     unsafe {
         on(conversation, |held| {
             let name = text::str_in(name, "name")?;
@@ -69,6 +72,8 @@ pub unsafe extern "system" fn chatwire_conversation_set_option_unchecked(
     name: *const c_char,
     json_value: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `conversation` is NULL or a live handle, `name` and `json_value` NULL or NUL-
+    // terminated (the C conventions).
     boundary::status(|| unsafe {
         set_option_with(
             conversation,
@@ -93,6 +98,8 @@ pub unsafe extern "system" fn chatwire_conversation_add_tool(
     description: *const c_char,
     parameters_schema_json: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `name`, `description` and `parameters_schema_json` are each NULL or NUL-terminated
+    // (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let name = text::str_in(name, "name")?;
@@ -117,6 +124,8 @@ pub unsafe extern "system" fn chatwire_conversation_add_custom_tool(
     description: *const c_char,
     format_json: *const c_char,
 ) -> chatwire_status {
+    // SAFETY: `name`, `description` and `format_json` are each NULL or NUL-terminated (the C
+    // conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let name = text::str_in(name, "name")?;

@@ -12,6 +12,7 @@ use crate::ffi::status::role_to_c;
 pub unsafe extern "system" fn chatwire_conversation_len(
     conversation: *const chatwire_conversation,
 ) -> usize {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation.len())) })
 }
 
@@ -21,6 +22,7 @@ pub unsafe extern "system" fn chatwire_conversation_role(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> c_int {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe {
         on(conversation, |held| {
             Ok(role_to_c(held.message(index)?.role))
@@ -35,6 +37,7 @@ pub unsafe extern "system" fn chatwire_conversation_content(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe {
         on(conversation, |held| {
             held.lend(index, |m| Some(&m.content), |l| &mut l.content)
@@ -48,6 +51,7 @@ pub unsafe extern "system" fn chatwire_conversation_content_len(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> usize {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe { on(conversation, |held| Ok(held.message(index)?.content.len())) })
 }
 
@@ -59,6 +63,7 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe {
         on(conversation, |held| {
             held.lend(index, reasoning, |l| &mut l.reasoning)
@@ -72,6 +77,7 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning_len(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> usize {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe {
         on(conversation, |held| {
             Ok(reasoning(held.message(index)?).map_or(0, str::len))
