@@ -205,7 +205,4 @@ mod tests {
             "{errors:?}"
         );
     }
-
-    #[test]
-    fn corrections_are_capped() {}
 }
