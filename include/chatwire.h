@@ -1157,7 +1157,8 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_request_id(const chatwire_
 
 /**
  * The response body as received (for a streamed reply, the equivalent
- * non-streamed body built from the chunks).
+ * non-streamed body built from the chunks, with their top-level fields
+ * chatwire does not know, such as Perplexity's `citations`).
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_json(const chatwire_reply *reply);
 

@@ -81,7 +81,9 @@ pub struct Reply {
     /// sent them; see [`header`](Self::header).
     pub headers: ResponseHeaders,
     /// The response body exactly as received (never edited); for a
-    /// streamed reply, the equivalent body built from the chunks.
+    /// streamed reply, the equivalent body built from the chunks, with
+    /// their top-level fields chatwire does not know (Perplexity's
+    /// `citations`), each with its last value.
     pub json: String,
 }
 

@@ -89,7 +89,13 @@ fn perplexity_gets_alternating_turns_and_its_sources_are_kept() {
     assert_eq!(json["citations"][0], "https://example.org/milky-way");
     assert_eq!(json["search_results"][0]["title"], "The Milky Way");
     conversation.user("And in Andromeda?").unwrap();
-    client.send_reply(&mut conversation).unwrap();
+    // A streamed reply's body, built from its chunks, keeps them too.
+    let reply = streamed(&client, &mut conversation).unwrap();
+    assert_eq!(reply.content, "About 100 to 400 billion [1].");
+    let json: Value = serde_json::from_str(&reply.json).unwrap();
+    assert_eq!(json["citations"][0], "https://example.org/milky-way");
+    assert_eq!(json["search_results"][0]["title"], "The Milky Way");
+    assert_eq!(json["choices"][0]["message"]["content"], reply.content);
     // Two user messages in a row never reach the server: chatwire's own
     // ordering rules are Perplexity's.
     let error = conversation

@@ -207,7 +207,8 @@ pub unsafe extern "system" fn chatwire_reply_request_id(
 }
 
 /// The response body as received (for a streamed reply, the equivalent
-/// non-streamed body built from the chunks).
+/// non-streamed body built from the chunks, with their top-level fields
+/// chatwire does not know, such as Perplexity's `citations`).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) -> *const c_char {
     // SAFETY: `reply` is NULL or a live handle (the C conventions).

@@ -40,6 +40,8 @@ pub struct Accumulator {
     model: Option<String>,
     usage: Option<Usage>,
     usage_json: Option<Value>,
+    /// The chunks' other top-level fields, each with its last value.
+    extra: Map<String, Value>,
     choices: BTreeMap<u32, ChoiceState>,
     done: bool,
     /// Bytes kept so far: every text taken in, and [`TOOL_CALL_OVERHEAD`] per call.
@@ -63,6 +65,7 @@ impl Accumulator {
             model: None,
             usage: None,
             usage_json: None,
+            extra: Map::new(),
             choices: BTreeMap::new(),
             done: false,
             kept: 0,
@@ -84,6 +87,10 @@ impl Accumulator {
             // Sent once, at the end; should it come more often, the last covers the most.
             self.usage = chunk.usage;
             self.usage_json = chunk.usage_json;
+        }
+        if !chunk.extra.is_empty() {
+            self.count(fields_bytes(&chunk.extra))?;
+            self.extra.extend(chunk.extra);
         }
         for choice in chunk.choices {
             self.count(choice_bytes(&choice))?;
@@ -177,6 +184,7 @@ impl Accumulator {
             model: self.model,
             usage: self.usage,
             usage_json: self.usage_json,
+            extra: self.extra,
             choices,
         })
     }
@@ -300,18 +308,21 @@ fn merge_logprobs(kept: &mut Option<Value>, more: Value) {
     }
 }
 
+/// The bytes of fields kept as sent: their names and their JSON.
+fn fields_bytes(fields: &Map<String, Value>) -> u64 {
+    fields
+        .iter()
+        .map(|(name, value)| (name.len() + value.to_string().len()) as u64)
+        .sum()
+}
+
 /// The bytes a choice may add to the reply: its texts, and the overhead of
 /// each tool-call fragment (which may start a call).
 fn choice_bytes(choice: &ChunkChoice) -> u64 {
     let delta = &choice.delta;
     let text = |value: &Option<String>| value.as_ref().map_or(0, String::len) as u64;
     let json = |value: &Value| value.to_string().len() as u64;
-    let extra = |extra: &Map<String, Value>| -> u64 {
-        extra
-            .iter()
-            .map(|(key, value)| key.len() as u64 + json(value))
-            .sum()
-    };
+    let extra = fields_bytes;
     let calls: u64 = delta
         .tool_calls
         .iter()

@@ -19,6 +19,9 @@ pub struct StreamResult {
     pub usage: Option<Usage>,
     /// The usage as the server sent it, details included.
     pub usage_json: Option<Value>,
+    /// The chunks' top-level fields chatwire does not know (Perplexity's
+    /// `citations`); one sent on several keeps its last value.
+    pub extra: Map<String, Value>,
     /// Every choice, in order of index; choice 0 is always there.
     pub choices: Vec<StreamChoice>,
 }
@@ -66,7 +69,9 @@ impl StreamResult {
             .into_iter()
             .map(StreamChoice::into_choice)
             .collect();
-        Completion::streamed(self.id, self.model, choices, self.usage_json)
+        let mut completion = Completion::streamed(self.id, self.model, choices, self.usage_json);
+        completion.extra = self.extra;
+        completion
     }
 }
 

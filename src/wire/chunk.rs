@@ -75,6 +75,7 @@ impl Payload {
             return Err(Error::decode("event data is not a json object", data));
         }
         let usage_json = usage_of(&value);
+        let extra = unknown_fields(&value);
         let mut chunk = Chunk::deserialize(value).map_err(|err| {
             Error::decode(
                 format!("event data is not a chat completion chunk: {err}"),
@@ -87,6 +88,7 @@ impl Payload {
                 .and_then(|usage| Usage::deserialize(usage).ok());
         }
         chunk.usage_json = usage_json;
+        chunk.extra = extra;
         Ok(Some(Self::checked(chunk)))
     }
 
@@ -105,8 +107,10 @@ impl Payload {
 }
 
 /// A chunk read in one pass, with the fields that tell it is not plain.
+/// It knows the fields of [`REBUILT`] and no other: a chunk with a field
+/// of its own (Perplexity's `citations`) takes the slow road, which keeps it.
 #[derive(Deserialize, Default)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 struct Plain<'a> {
     id: Option<String>,
     model: Option<String>,
@@ -117,6 +121,36 @@ struct Plain<'a> {
     error: Option<IgnoredAny>,
     #[serde(borrow)]
     object: Option<Cow<'a, str>>,
+    created: IgnoredAny,
+    system_fingerprint: IgnoredAny,
+    service_tier: IgnoredAny,
+    obfuscation: IgnoredAny,
+}
+
+/// A chunk's top-level fields that are not kept as sent: those a streamed
+/// reply's body writes itself (`id`, `object`, `model`, `choices`, `usage`)
+/// and those that tell one chunk from another (`created`,
+/// `system_fingerprint`, `service_tier`, and `obfuscation`, padding that
+/// hides a chunk's length).
+const REBUILT: [&str; 9] = [
+    "id",
+    "object",
+    "model",
+    "choices",
+    "usage",
+    "created",
+    "system_fingerprint",
+    "service_tier",
+    "obfuscation",
+];
+
+/// A chunk's top-level fields not in [`REBUILT`], but `null`s.
+fn unknown_fields(value: &Value) -> Map<String, Value> {
+    let fields = value.as_object().into_iter().flatten();
+    fields
+        .filter(|(name, value)| !value.is_null() && !REBUILT.contains(&name.as_str()))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect()
 }
 
 impl Plain<'_> {
@@ -160,6 +194,10 @@ pub struct Chunk {
     /// The usage as sent, details included (or Groq's `x_groq.usage`).
     #[serde(skip)]
     pub usage_json: Option<Value>,
+    /// The chunk's other top-level fields, but `null`s (Perplexity's
+    /// `citations` and `search_results`): kept in the streamed reply's body.
+    #[serde(skip)]
+    pub extra: Map<String, Value>,
 }
 
 /// One choice's part of a chunk.
@@ -328,6 +366,22 @@ mod tests {
         assert_eq!(chunk.choices[1], ChunkChoice::default());
         assert_eq!(chunk.id, None);
         assert_eq!(chunk.usage, None);
+    }
+
+    #[test]
+    fn top_level_fields_of_its_own_are_kept_and_those_of_every_chunk_are_not() {
+        let plain = r#"{"id":"c","object":"chat.completion.chunk","created":1,"model":"m",
+            "system_fingerprint":"fp","service_tier":"default","obfuscation":"xyz",
+            "choices":[{"index":0,"delta":{"content":"a"}}]}"#;
+        assert!(chunk(plain).extra.is_empty());
+        let sourced = r#"{"id":"c","created":1,"model":"sonar","citations":["https://a.example"],
+            "search_results":[{"title":"A"}],"gone":null,
+            "choices":[{"index":0,"delta":{"content":"a"}}]}"#;
+        let chunk = chunk(sourced);
+        let names: Vec<&str> = chunk.extra.keys().map(String::as_str).collect();
+        assert_eq!(names, ["citations", "search_results"]);
+        assert_eq!(chunk.extra["search_results"][0]["title"], "A");
+        assert_eq!(chunk.choices[0].delta.content.as_deref(), Some("a"));
     }
 
     #[test]

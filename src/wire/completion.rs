@@ -42,6 +42,10 @@ pub(crate) struct Completion {
     /// A stream's as sent, details included, for its reply's JSON.
     #[serde(rename = "usage", skip_deserializing)]
     pub(crate) usage_json: Option<Value>,
+    /// A stream's top-level fields that chatwire does not know, written
+    /// after the others by [`to_json`](Self::to_json).
+    #[serde(skip)]
+    pub(crate) extra: Map<String, Value>,
 }
 
 fn calls_out<S: serde::Serializer>(calls: &[ToolCall], serializer: S) -> Result<S::Ok, S::Error> {
@@ -284,12 +288,21 @@ impl Completion {
                 .clone()
                 .and_then(|usage| Usage::deserialize(usage).ok()),
             usage_json: usage,
+            extra: Map::new(),
         }
     }
 
     /// The completion as a non-streamed body would carry it.
     pub(crate) fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        let mut json = serde_json::to_string(self).unwrap_or_default();
+        if !self.extra.is_empty() && json.ends_with('}') {
+            // `{...}` and `{"name":value,...}`: one object.
+            let extra = serde_json::to_string(&self.extra).unwrap_or_default();
+            json.pop();
+            json.push(',');
+            json.push_str(&extra[1..]);
+        }
+        json
     }
 
     /// The reply this completion amounts to (choice 0, with every choice

@@ -70,6 +70,22 @@ pub fn answer(model: &str, request: &Request, body: &Value, stream: &mut TcpStre
         return;
     }
     match model {
+        // A stream carries the sources on its chunks too:
+        // https://docs.perplexity.ai/api-reference/chat-completions-post
+        PERPLEXITY if streamed => {
+            let sourced = |mut chunk: Value| {
+                chunk["citations"] = json!(["https://example.org/milky-way"]);
+                chunk["search_results"] = json!([{"title": "The Milky Way",
+                    "url": "https://example.org/milky-way", "date": "2025-01-01"}]);
+                chunk
+            };
+            let chunks = [
+                delta(json!({"role": "assistant", "content": "About 100 to "})),
+                delta(json!({"content": "400 billion [1]."})),
+                finish("stop"),
+            ];
+            sse(stream, &chunks.map(sourced), true);
+        }
         PERPLEXITY => {
             // Perplexity's answer carries its sources at the top level,
             // `citations` (URLs) and `search_results` (title, url, date):
