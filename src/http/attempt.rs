@@ -136,6 +136,8 @@ pub(crate) struct Head {
     pub(crate) request_id: Option<String>,
     /// How the body is coded.
     pub(crate) coding: Coding,
+    /// The body is one JSON document (a server that did not stream).
+    pub(crate) is_json: bool,
 }
 
 /// The head of `response`, from one pass over its headers.
@@ -144,6 +146,7 @@ pub(crate) fn head_of(response: &Response<Body>) -> Head {
     let mut headers = ResponseHeaders::with_capacity(all.len() * 48);
     let mut request_id = RequestId::default();
     let mut coding = Coding::AsSent;
+    let mut is_json = None;
     for (name, value) in all {
         let name = name.as_str();
         // Nearly every value is visible ASCII: taken without the lossy scan.
@@ -154,14 +157,20 @@ pub(crate) fn head_of(response: &Response<Body>) -> Head {
         };
         headers.push_without_nul(name, text);
         request_id.consider(name, text);
-        if name == "content-encoding" {
-            coding = Coding::named(Some(text));
+        match name {
+            "content-encoding" => coding = Coding::named(Some(text)),
+            // The first, as a lookup by name gives it.
+            "content-type" if is_json.is_none() => {
+                is_json = Some(text.trim_start().starts_with("application/json"));
+            }
+            _ => {}
         }
     }
     Head {
         headers,
         request_id: request_id.best(),
         coding,
+        is_json: is_json.unwrap_or(false),
     }
 }
 

@@ -3,7 +3,6 @@
 
 use std::fmt;
 use std::sync::{Mutex, TryLockError};
-use std::time::Duration;
 
 use ureq::config::Config;
 use ureq::http::Uri;
@@ -31,33 +30,6 @@ pub(crate) struct Pool {
     pub(super) credential: Credential,
     network: Network,
     pub(super) route: Route,
-}
-
-/// The settings ureq keeps in its agent. A pool is built for them, so
-/// that every request runs with its client's settings and none carries a
-/// config of its own (which ureq would copy per request, and keep off the
-/// pool when its input buffer differs from the agent's).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Tuning {
-    timeout: Duration,
-    connect_timeout: Duration,
-    header_limit: usize,
-}
-
-impl Tuning {
-    pub(crate) fn of(settings: &Settings) -> Tuning {
-        Tuning {
-            timeout: settings.timeout,
-            connect_timeout: settings.connect_timeout,
-            header_limit: usize::try_from(settings.limits.headers).unwrap_or(usize::MAX),
-        }
-    }
-
-    /// The most a connection's input buffer grows to: the headers must fit
-    /// in it. It starts far smaller (`http::buffers`).
-    fn input_buffer(&self) -> usize {
-        self.header_limit.saturating_add(INPUT_SLACK)
-    }
 }
 
 /// Where a pool's requests go and how: the endpoint and the credential,
@@ -105,12 +77,14 @@ impl Destination {
 
 impl Pool {
     /// The one way a pool is made: to `destination`, keeping up to
-    /// `max_idle_connections` idle connections, its agent built for
-    /// `tuning`.
+    /// `max_idle_connections` idle connections. Its agent holds the
+    /// timeouts and the header limit of `settings`, so that no request
+    /// carries a config of its own (which ureq would copy per request, and
+    /// keep off the pool when its input buffer differs from the agent's).
     pub(crate) fn new(
         destination: Destination,
         max_idle_connections: usize,
-        tuning: Tuning,
+        settings: &Settings,
     ) -> Pool {
         let Destination {
             endpoint,
@@ -120,11 +94,13 @@ impl Pool {
             route,
             tls,
         } = destination;
+        let header_limit = usize::try_from(settings.limits.headers).unwrap_or(usize::MAX);
         let config = ureq::Agent::config_builder()
-            .timeout_global(Some(tuning.timeout))
-            .timeout_connect(Some(tuning.connect_timeout))
-            .max_response_header_size(tuning.header_limit)
-            .input_buffer_size(tuning.input_buffer())
+            .timeout_global(Some(settings.timeout))
+            .timeout_connect(Some(settings.connect_timeout))
+            .max_response_header_size(header_limit)
+            // The most it grows to (`http::buffers`): the headers must fit.
+            .input_buffer_size(header_limit.saturating_add(INPUT_SLACK))
             .output_buffer_size(config::OUTPUT_BUFFER_BYTES)
             .http_status_as_error(false)
             // Redirects are judged by chatwire's own policy (http::redirect).
@@ -238,18 +214,22 @@ impl fmt::Debug for ProcessAgent {
 mod tests {
     use super::*;
     use std::hint::black_box;
+    use std::time::Duration;
     use std::time::Instant;
 
     fn pool() -> Pool {
         let network = Network::default();
-        let tuning = Tuning {
+        let settings = Settings {
             timeout: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(5),
-            header_limit: 64 * 1024,
+            idle_timeout: Duration::from_secs(5),
+            max_retries: 0,
+            headers: Default::default(),
+            limits: config::Limits::default(),
         };
         let destination =
             Destination::read("http://127.0.0.1:9/v1".into(), Credential::none(), network).unwrap();
-        Pool::new(destination, 4, tuning)
+        Pool::new(destination, 4, &settings)
     }
 
     #[test]

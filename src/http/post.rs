@@ -37,6 +37,7 @@ impl Pool {
                     headers,
                     request_id,
                     coding,
+                    ..
                 } = head_of(&response);
                 let announced = response.body().content_length();
                 let reader = coding.decode(response.body_mut().as_reader());
@@ -77,15 +78,10 @@ impl Pool {
             })
         })?;
         let head = head_of(&response);
-        let is_json = response
-            .headers()
-            .get("content-type")
-            .and_then(|value| value.to_str().ok())
-            .is_some_and(|value| value.trim_start().starts_with("application/json"));
         Ok(StreamReader {
             request_id: head.request_id,
             headers: head.headers,
-            is_json,
+            is_json: head.is_json,
             reader: Box::new(head.coding.decode(response.into_body().into_reader())),
             token: token.clone(),
             settings: settings.clone(),

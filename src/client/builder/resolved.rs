@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::config::{self, Auth, ClientCertFiles, Limit, ProxySetting};
 use crate::config::{Provider, Settings, Source};
 use crate::error::Result;
-use crate::http::pool::{Destination, Pool, Tuning};
+use crate::http::pool::{Destination, Pool};
 use crate::structured::{JsonSettings, SchemaDelivery};
 
 use super::super::in_flight::Gate;
@@ -60,10 +60,10 @@ impl Resolved {
     /// refusal of `stream_options`.
     pub(crate) fn client(&mut self, previous: Option<&Client>) -> Client {
         let (destination, size) = (&self.destination, self.max_idle_connections);
-        let tuning = Tuning::of(&self.settings);
+        let settings = &self.settings;
         let pool = Arc::clone(
             self.pool
-                .get_or_insert_with(|| Arc::new(Pool::new(destination.clone(), size, tuning))),
+                .get_or_insert_with(|| Arc::new(Pool::new(destination.clone(), size, settings))),
         );
         let (in_flight, stream_usage) = match previous {
             Some(previous) => {
