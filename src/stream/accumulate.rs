@@ -15,9 +15,6 @@ use super::{Chunk, ChunkChoice, StreamEvent};
 use crate::conversation::message::ReasoningField;
 use crate::wire::reasoning::{details_text, first_text, merge_details};
 
-/// The role a reply has when the server never says.
-const DEFAULT_ROLE: &str = "assistant";
-
 /// What a new tool call costs besides its texts, so that a server cannot
 /// grow memory with millions of empty calls.
 const TOOL_CALL_OVERHEAD: u64 = 128;
@@ -259,7 +256,7 @@ impl ChoiceState {
     fn finish(self) -> StreamChoice {
         let mut result = self.result;
         if result.role.is_empty() {
-            result.role = DEFAULT_ROLE.to_owned();
+            result.role = "assistant".to_owned();
         }
         result.tool_calls = self.tool_calls.finish();
         result

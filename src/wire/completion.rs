@@ -15,9 +15,6 @@ use crate::wire::reasoning::ReasoningFields;
 use crate::wire::usage::LenientUsage;
 use crate::wire::Key;
 
-/// The `object` of a completion built from a stream.
-const COMPLETION_OBJECT: &str = "chat.completion";
-
 /// The message of an error in a 2xx body that came without one.
 const NO_MESSAGE: &str = "the server answered with an error";
 
@@ -268,7 +265,7 @@ impl Completion {
     ) -> Completion {
         Completion {
             id,
-            object: Some(COMPLETION_OBJECT.to_owned()),
+            object: Some("chat.completion".to_owned()),
             model,
             choices,
             usage: usage
