@@ -1,5 +1,4 @@
-//! Folds the chunks of a stream into the final reply: every choice by its
-//! `index`, with its reasoning, tool calls and log probabilities.
+//! Folds a stream's chunks into the final reply, every choice by its `index`.
 
 use std::collections::BTreeMap;
 
@@ -14,15 +13,10 @@ use super::think::ThinkSplitter;
 use super::tool_calls::ToolCallAssembler;
 use super::{Chunk, ChunkChoice, StreamEvent};
 use crate::conversation::message::ReasoningField;
-use crate::reply::Usage;
 use crate::wire::reasoning::{details_text, first_text, merge_details};
 
-/// The role a reply has when the server never says.
-const DEFAULT_ROLE: &str = "assistant";
-
-/// What a new tool call costs besides its texts: its place in the list and
-/// in the index map. Counted so that a server cannot grow memory with
-/// millions of empty calls.
+/// What a new tool call costs besides its texts, so that a server cannot
+/// grow memory with millions of empty calls.
 const TOOL_CALL_OVERHEAD: u64 = 128;
 
 /// One choice being added up.
@@ -36,12 +30,9 @@ struct ChoiceState {
 /// Folds chunks into a [`StreamResult`], keeping at most a limit of bytes.
 #[derive(Debug)]
 pub struct Accumulator {
-    id: Option<String>,
-    model: Option<String>,
-    usage: Option<Usage>,
-    usage_json: Option<Value>,
-    /// The chunks' other top-level fields, each with its last value.
-    extra: Map<String, Value>,
+    /// The id, model, usage and other top-level fields so far (its
+    /// `choices` stay empty).
+    head: StreamResult,
     choices: BTreeMap<u32, ChoiceState>,
     done: bool,
     /// Bytes kept so far: every text taken in, and [`TOOL_CALL_OVERHEAD`] per call.
@@ -61,11 +52,7 @@ impl Accumulator {
     /// tool-call ids, names and arguments, of every choice).
     pub fn with_limit(limit: u64) -> Self {
         Self {
-            id: None,
-            model: None,
-            usage: None,
-            usage_json: None,
-            extra: Map::new(),
+            head: StreamResult::default(),
             choices: BTreeMap::new(),
             done: false,
             kept: 0,
@@ -73,24 +60,24 @@ impl Accumulator {
         }
     }
 
-    /// Adds a chunk; adds what it gives choice 0 to `pieces`, in order
-    /// (never an empty text). Other choices (`n` > 1) are added up without a word.
+    /// Adds a chunk; what it gives choice 0 goes to `pieces`, in order
+    /// (never an empty text). Other choices (`n` > 1) add up silently.
     ///
     /// # Errors
     ///
     /// [`Error::TooLarge`](crate::Error::TooLarge) once the reply adds up
     /// to more than the limit.
     pub fn push_chunk_into(&mut self, chunk: Chunk, pieces: &mut Vec<StreamEvent>) -> Result<()> {
-        fill_once(&mut self.id, chunk.id);
-        fill_once(&mut self.model, chunk.model);
+        fill_once(&mut self.head.id, chunk.id);
+        fill_once(&mut self.head.model, chunk.model);
         if chunk.usage.is_some() {
             // Sent once, at the end; should it come more often, the last covers the most.
-            self.usage = chunk.usage;
-            self.usage_json = chunk.usage_json;
+            self.head.usage = chunk.usage;
+            self.head.usage_json = chunk.usage_json;
         }
         if !chunk.extra.is_empty() {
             self.count(fields_bytes(&chunk.extra))?;
-            self.extra.extend(chunk.extra);
+            self.head.extra.extend(chunk.extra);
         }
         for choice in chunk.choices {
             self.count(choice_bytes(&choice))?;
@@ -142,8 +129,8 @@ impl Accumulator {
             .map_or("", |state| state.result.content.as_str())
     }
 
-    /// Hands out what choice 0 still holds back at the end of the stream (a
-    /// part of a think tag); the caller calls it once, at the end.
+    /// Hands out what choice 0 still holds back (a part of a think tag);
+    /// called once, at the end.
     pub fn flush(&mut self) -> Vec<StreamEvent> {
         let (mut pieces, mut others) = (Vec::new(), Vec::new());
         for (index, state) in &mut self.choices {
@@ -174,18 +161,10 @@ impl Accumulator {
         }
         self.flush();
         self.choices.entry(0).or_default();
-        let choices = self
-            .choices
-            .into_values()
-            .map(ChoiceState::finish)
-            .collect();
+        let choices = self.choices.into_values();
         Ok(StreamResult {
-            id: self.id,
-            model: self.model,
-            usage: self.usage,
-            usage_json: self.usage_json,
-            extra: self.extra,
-            choices,
+            choices: choices.map(ChoiceState::finish).collect(),
+            ..self.head
         })
     }
 }
@@ -252,9 +231,8 @@ impl ChoiceState {
         pieces.push(StreamEvent::Reasoning(text));
     }
 
-    /// Content, with a leading think block taken out of it (unless the
-    /// server already gave the reasoning in a field of its own, or the
-    /// content is past any think block: then it goes on as it came).
+    /// Content, a leading think block taken out (unless the reasoning came
+    /// in a field of its own, or the content is past any think block).
     fn add_content(&mut self, content: String, pieces: &mut Vec<StreamEvent>) {
         let parsed_apart = self
             .result
@@ -283,15 +261,15 @@ impl ChoiceState {
     fn finish(self) -> StreamChoice {
         let mut result = self.result;
         if result.role.is_empty() {
-            result.role = DEFAULT_ROLE.to_owned();
+            result.role = "assistant".to_owned();
         }
         result.tool_calls = self.tool_calls.finish();
         result
     }
 }
 
-/// Joins a chunk's log probabilities to those so far: each list (`content`,
-/// `refusal`) is extended, anything else taken as it comes.
+/// Joins a chunk's log probabilities to those so far: lists (`content`,
+/// `refusal`) are extended, anything else replaced.
 fn merge_logprobs(kept: &mut Option<Value>, more: Value) {
     let Value::Object(more) = more else { return };
     let Value::Object(kept) = kept.get_or_insert_with(|| Value::Object(Default::default())) else {
@@ -316,8 +294,8 @@ fn fields_bytes(fields: &Map<String, Value>) -> u64 {
         .sum()
 }
 
-/// The bytes a choice may add to the reply: its texts, and the overhead of
-/// each tool-call fragment (which may start a call).
+/// The bytes a choice may add to the reply: its texts, and
+/// [`TOOL_CALL_OVERHEAD`] per tool-call fragment.
 fn choice_bytes(choice: &ChunkChoice) -> u64 {
     let delta = &choice.delta;
     let text = |value: &Option<String>| value.as_ref().map_or(0, String::len) as u64;

@@ -21,11 +21,10 @@ pub enum StreamEvent {
     Done,
 }
 
-/// Decodes a streamed chat completion body: [`feed`](Self::feed) it the
-/// bytes as they arrive, then [`finish`](Self::finish) and
-/// [`into_result`](Self::into_result). Anything after `[DONE]` is ignored.
-/// After an error the stream is broken; further results are unspecified
-/// (but never a panic).
+/// Decodes a streamed body: [`feed`](Self::feed) it bytes as they arrive,
+/// then [`finish`](Self::finish) and [`into_result`](Self::into_result).
+/// What follows `[DONE]` is ignored; after an error, results are
+/// unspecified (never a panic).
 #[derive(Debug, Default)]
 pub struct StreamDecoder {
     parser: SseParser,
@@ -41,8 +40,7 @@ impl StreamDecoder {
         Self::default()
     }
 
-    /// A decoder that rejects a line, or an event's data, longer than
-    /// `limit` bytes (see [`SseParser::with_limit`]).
+    /// A decoder that rejects a line or event over `limit` bytes.
     #[cfg(test)]
     pub fn with_limit(limit: usize) -> Self {
         Self {
@@ -52,8 +50,7 @@ impl StreamDecoder {
     }
 
     /// A decoder that fails with [`Error::TooLarge`] at a line or event
-    /// longer than `event` bytes, or a reply that adds up to more than
-    /// `stream` bytes (see [`Accumulator::with_limit`]).
+    /// over `event` bytes, or a reply over `stream` bytes.
     pub fn with_limits(event: u64, stream: u64) -> Self {
         Self {
             parser: SseParser::with_limit(usize::try_from(event).unwrap_or(usize::MAX)),
@@ -62,14 +59,12 @@ impl StreamDecoder {
         }
     }
 
-    /// Decodes the next bytes of the body; returns the events they
-    /// complete, in order.
+    /// Decodes the next bytes; returns the events they complete, in order.
     ///
     /// # Errors
     ///
     /// [`Error::Server`] for an error the server reported, [`Error::Decode`]
-    /// for a broken event stream or data that is not a chunk (the events
-    /// before it in the same bytes are lost with it: the reply has failed).
+    /// for a broken stream or data that is not a chunk (the reply has failed).
     pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<StreamEvent>> {
         if self.done || self.closed {
             return Ok(Vec::new());
@@ -83,8 +78,8 @@ impl StreamDecoder {
     /// # Errors
     ///
     /// As [`feed`](Self::feed), and [`Error::Decode`] for an end cut off in
-    /// the middle of an event, unless a finish reason was seen (then what
-    /// was lost is at most `[DONE]` or the usage).
+    /// an event, unless a finish reason was seen (then at most `[DONE]` or
+    /// the usage was lost).
     pub fn finish(&mut self) -> Result<Vec<StreamEvent>> {
         if self.done || self.closed {
             return Ok(Vec::new());
@@ -114,12 +109,12 @@ impl StreamDecoder {
     }
 
     /// The whole reply; calls [`finish`](Self::finish) first if the caller
-    /// has not (the deltas that finds are then only in the result).
+    /// has not.
     ///
     /// # Errors
     ///
     /// As [`finish`](Self::finish), and [`Error::Decode`] if the stream ended
-    /// before the reply was complete (neither `[DONE]` nor a finish reason).
+    /// with neither `[DONE]` nor a finish reason.
     pub fn into_result(mut self) -> Result<StreamResult> {
         self.finish()?;
         self.accumulator.finish()
@@ -168,9 +163,8 @@ impl StreamDecoder {
         }
     }
 
-    /// A decode error in the body's unterminated end (most likely an event
-    /// cut off): dropped if the reply was already complete, else reported
-    /// as the stream ending early.
+    /// A decode error in the body's unterminated end (an event cut off):
+    /// dropped if the reply was complete, else the stream ended early.
     fn cut_off(&self, err: Error) -> Option<Error> {
         match err {
             Error::Decode { .. } if self.accumulator.is_complete() => None,
@@ -184,15 +178,13 @@ impl StreamDecoder {
     }
 }
 
-/// Reads an event; `Ok(None)` for one that carries nothing to act on. An
-/// event of type `error` is an error whatever its data says; others are
-/// read like chunks, since a chunk's JSON says what it is.
+/// Reads an event; `Ok(None)` for one that carries nothing. An `error`
+/// event is an error whatever its data says; others are read as chunks.
 fn payload_of(event: &SseEvent) -> Result<Option<Payload>> {
     match event.event.as_deref() {
         Some("error") => Ok(Some(Payload::Error(api_error_from_text(&event.data)))),
         None | Some("message") => Payload::from_data(&event.data),
-        // Not something chat completions define (a proxy's `ping`, say):
-        // used if it is a chunk, never fatal if it is not.
+        // Another type (a proxy's `ping`): used if a chunk, never fatal.
         Some(_) => Ok(Payload::from_data(&event.data).ok().flatten()),
     }
 }

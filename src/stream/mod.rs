@@ -1,11 +1,6 @@
-//! Streamed replies (`"stream": true`), decoded without I/O in three steps:
-//! [`SseParser`] (`sse.rs`) cuts bytes into events however the reads split
-//! them, [`Payload`](crate::wire::chunk::Payload) (`wire/chunk.rs`) reads an
-//! event's JSON, and [`Accumulator`] (`accumulate.rs`) folds the chunks into
-//! the [`StreamResult`]. [`StreamDecoder`] ties them together;
-//! `reply_stream.rs`, the only part that does I/O, pulls the body through
-//! it. Not public: the `fuzzing` feature exposes the decoder to the fuzz
-//! targets.
+//! Streamed replies: bytes to events (`sse.rs`), events to chunks
+//! (`wire/chunk.rs`), chunks to the result (`accumulate.rs`), tied together
+//! by [`StreamDecoder`]; only `reply_stream.rs` does I/O.
 
 mod accumulate;
 mod decoder;

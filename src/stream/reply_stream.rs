@@ -1,4 +1,4 @@
-//! Streamed replies: the text as it arrives, and the whole reply at the end.
+//! Streamed replies: the text as it arrives, the whole reply at the end.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -45,8 +45,7 @@ pub(crate) trait ByteSource: Send {
 
     /// Like [`read`](Self::read), waiting at most `patience` ([`Error::Timeout`]
     /// after it) where the source can wait less.
-    fn read_within(&mut self, buffer: &mut [u8], patience: Duration) -> Result<usize> {
-        let _ = patience;
+    fn read_within(&mut self, buffer: &mut [u8], _patience: Duration) -> Result<usize> {
         self.read(buffer)
     }
 
@@ -115,7 +114,7 @@ impl DeltaStream {
     }
 
     /// The next piece of the reply's text (reasoning and refusal passed
-    /// over), or `None` once the reply is complete.
+    /// over); `None` at the end.
     pub(crate) fn next_delta(&mut self) -> Result<Option<String>> {
         while let Some(delta) = self.next_event()? {
             if delta.kind == DeltaKind::Content {
@@ -125,7 +124,7 @@ impl DeltaStream {
         Ok(None)
     }
 
-    /// The next piece of any kind, or `None` once the reply is complete.
+    /// The next piece of any kind; `None` at the end.
     pub(crate) fn next_event(&mut self) -> Result<Option<StreamDelta>> {
         self.pull().map_err(|error| error.redact(&self.secrets))
     }
@@ -162,10 +161,10 @@ impl DeltaStream {
         }
     }
 
-    /// Reads the next bytes; `None` once there is no source. Once every
-    /// choice has finished, what may follow gets [`STREAM_END_GRACE`]: a
-    /// server that keeps the connection open without `[DONE]` (TGI, OCI,
-    /// some gateways) has sent a complete reply, and the silence ends it (0).
+    /// Reads the next bytes; `None` without a source. Once every choice has
+    /// finished, what follows gets [`STREAM_END_GRACE`]: a server that keeps
+    /// the connection open without `[DONE]` (TGI, OCI, some gateways) has sent
+    /// a complete reply, and the silence ends it (0).
     fn read(&mut self) -> Result<Option<usize>> {
         let finished = self.decoder.has_finished();
         let Some(source) = self.source.as_mut() else {
@@ -209,14 +208,12 @@ impl DeltaStream {
     }
 }
 
-/// The text of a streamed reply as it arrives: an iterator over deltas.
-///
-/// Made by [`Client::stream`](crate::Client::stream). Each item is the next
-/// piece of text (whole UTF-8 characters). When the iterator ends without an
-/// error, the whole reply has been appended to the conversation and
-/// [`reply`](Self::reply) returns it. After an error, or when the stream is
-/// dropped before its end, the conversation is unchanged and the connection
-/// is closed, so the server stops generating.
+/// The text of a streamed reply as it arrives, from
+/// [`Client::stream`](crate::Client::stream): each item is the next piece
+/// (whole UTF-8 characters). When it ends without an error, the reply has
+/// been appended to the conversation and [`reply`](Self::reply) returns it.
+/// After an error, or dropped before its end, the conversation is unchanged
+/// and the connection closed, so the server stops generating.
 pub struct ReplyStream<'c> {
     conversation: &'c mut Conversation,
     deltas: Option<DeltaStream>,

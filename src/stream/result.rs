@@ -1,5 +1,4 @@
-//! What a stream adds up to: every choice with its text, reasoning, tool
-//! calls and log probabilities, made into the completion a whole body gives.
+//! What a stream adds up to, made into the completion a whole body gives.
 
 use serde_json::{Map, Value};
 
@@ -64,12 +63,9 @@ impl std::ops::Deref for StreamResult {
 impl StreamResult {
     /// The completion this stream adds up to, as a whole body would carry it.
     pub(crate) fn into_completion(self) -> Completion {
-        let choices = self
-            .choices
-            .into_iter()
-            .map(StreamChoice::into_choice)
-            .collect();
-        let mut completion = Completion::streamed(self.id, self.model, choices, self.usage_json);
+        let choices = self.choices.into_iter().map(StreamChoice::into_choice);
+        let mut completion =
+            Completion::streamed(self.id, self.model, choices.collect(), self.usage_json);
         completion.extra = self.extra;
         completion
     }
@@ -81,7 +77,6 @@ impl StreamChoice {
             (!self.reasoning_details.is_empty()).then_some(Value::Array(self.reasoning_details));
         let mut message = AssistantMessage {
             role: Some(self.role),
-            content: None,
             refusal: self.refusal,
             tool_calls: self.tool_calls,
             reasoning_details: details,
@@ -94,25 +89,19 @@ impl StreamChoice {
                 message.reasoning_content = Some(text)
             }
             Some((text, ReasoningField::Reasoning)) => message.reasoning = Some(text),
-            Some((text, ReasoningField::ReasoningDetails))
-                if message.reasoning_details.is_none() =>
-            {
-                message.reasoning_details = Some(details_of_text(&text));
+            // Details the server sent hold the text already.
+            Some((text, ReasoningField::ReasoningDetails)) => {
+                (message.reasoning_details).get_or_insert_with(|| details_of_text(&text));
             }
-            // The details the server sent hold the text already.
-            Some((_, ReasoningField::ReasoningDetails)) => {}
-            // As the server sent it: thinking chunks before the text.
+            // As the server sent them: thinking chunks, or a think block, first.
             Some((text, ReasoningField::ContentChunks)) => {
-                message.content = Some(ReplyContent::with_thinking(&text, content));
-                content = String::new();
+                let chunks = ReplyContent::with_thinking(&text, std::mem::take(&mut content));
+                message.content = Some(chunks);
             }
-            // As the server sent it: the block in front of the content.
             Some((text, _)) => content = with_think_block(&text, &content),
             None => {}
         }
-        if message.content.is_none() {
-            message.content = Some(ReplyContent::Text(content));
-        }
+        message.content.get_or_insert(ReplyContent::Text(content));
         Choice {
             index: self.index,
             message: Some(message),

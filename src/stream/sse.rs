@@ -1,17 +1,9 @@
 //! Server-sent events, bytes in, events out, by the HTML standard's rules,
-//! decided for a client that must not hang or grow without bound:
-//!
-//! - A `\r\n` split between reads is still one line end.
-//! - A field line that is not UTF-8 is an error (broken text must not pass
-//!   as whole); a comment is read lossily, since nothing depends on it.
-//! - A line, and an event's data, longer than the limit is an
-//!   [`Error::TooLarge`], so a server that never ends a line cannot exhaust
-//!   memory.
-//! - `id:` and `retry:` are ignored: this client does not reconnect.
-//! - llama.cpp's `error: {...}` line (a field the standard does not know) is
-//!   read as `event: error` + `data: {...}`.
-//! - At the end of the body an unterminated last line and event still count:
-//!   a server that stops right after `data: [DONE]` has said all it meant to.
+//! and: a field line that is not UTF-8 is an error (a comment is read
+//! lossily); a line or event over the limit is [`Error::TooLarge`], so an
+//! endless line cannot exhaust memory; `id:` and `retry:` are ignored (no
+//! reconnecting); llama.cpp's `error: {...}` line is `event: error` with
+//! that data; an unterminated last line and event at the end still count.
 
 use crate::config::{Limit, DEFAULT_MAX_EVENT_BYTES};
 use crate::error::{Error, Result};
@@ -37,9 +29,9 @@ pub enum SseItem {
     Comment(String),
 }
 
-/// An incremental server-sent events parser. Bytes may be split anywhere
-/// between calls; each byte is scanned once, so the work is linear however
-/// they are split. After an error, results are unspecified (never a panic).
+/// An incremental server-sent events parser. Bytes may be split anywhere;
+/// each is scanned once. After an error, results are unspecified (never a
+/// panic).
 #[derive(Debug)]
 pub struct SseParser {
     lines: LineReader,
@@ -98,9 +90,8 @@ impl SseParser {
         Ok(None)
     }
 
-    /// Gives back the data of an event the caller is done with: the next
-    /// event's data is written into its room (one allocation fewer per
-    /// event); an unusually large room is let go, not kept for the stream.
+    /// Gives back an event's data: the next event's is written into its room
+    /// (one allocation fewer per event), unless that room is unusually large.
     pub fn recycle(&mut self, mut data: String) {
         /// The most room kept from one event for the next.
         const KEPT: usize = 64 * 1024;
@@ -135,8 +126,7 @@ impl SseParser {
     }
 }
 
-/// Splits buffered bytes into lines, remembering how far it has scanned so
-/// that bytes are looked at once, not once per read.
+/// Splits buffered bytes into lines, each byte scanned once.
 #[derive(Debug, Default)]
 struct LineReader {
     buf: Vec<u8>,
@@ -154,9 +144,8 @@ struct LineReader {
 
 impl LineReader {
     fn push(&mut self, bytes: &[u8]) {
-        // Drop consumed bytes before growing, but only when that copies no
-        // more than was consumed, so a caller that pushes without pulling
-        // still costs linear time.
+        // Drop consumed bytes only when that copies no more than was
+        // consumed: pushing without pulling stays linear.
         if self.pos > 0 && self.pos >= self.buf.len() - self.pos {
             self.compact();
         }
@@ -203,8 +192,8 @@ impl LineReader {
         Ok(Some(line))
     }
 
-    /// Skips the `\n` of a `\r\n` whose `\r` ended the previous line (with
-    /// no byte buffered yet, the decision waits for the next push).
+    /// Skips the `\n` of a `\r\n` whose `\r` ended the previous line
+    /// (with nothing buffered, it waits for the next push).
     fn skip_lf_after_cr(&mut self) {
         if !self.skip_lf || self.pos == self.buf.len() {
             return;
@@ -252,7 +241,6 @@ impl EventBuilder {
         match split_field(line) {
             ("data", value) => self.append_data(value, limit)?,
             ("event", value) => self.event = Some(value.to_owned()).filter(|e| !e.is_empty()),
-            // llama.cpp's `error: {...}`; see the module docs.
             ("error", value) => {
                 self.event = Some("error".to_owned());
                 self.append_data(value, limit)?;
@@ -291,9 +279,9 @@ impl EventBuilder {
 }
 
 /// Splits `field: value`: the value loses one leading space; a line without
-/// a colon is a field with an empty value.
+/// a colon is a field with an empty value. (':' is ASCII: a byte search
+/// finds a character boundary.)
 fn split_field(line: &str) -> (&str, &str) {
-    // A byte search: ':' is ASCII, so its place is a character boundary.
     match memchr::memchr(b':', line.as_bytes()) {
         Some(colon) => {
             let value = &line[colon + 1..];

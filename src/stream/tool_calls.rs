@@ -22,10 +22,26 @@ pub(crate) struct ToolCallAssembler {
 }
 
 impl ToolCallAssembler {
+    /// Adds a fragment to its call: arguments are concatenated; id, type
+    /// and name are taken from the first fragment that has them (some
+    /// servers repeat them on every fragment).
     pub(crate) fn push(&mut self, fragment: ToolCallDelta) {
         let slot = self.slot_for(&fragment);
         self.last = Some(slot);
-        merge_fragment(&mut self.calls[slot], fragment);
+        let call = &mut self.calls[slot];
+        fill_empty(&mut call.id, fragment.id);
+        fill_empty(&mut call.kind, fragment.kind);
+        fill_empty(&mut call.name, fragment.function.name);
+        fill_empty(&mut call.name, fragment.custom.name);
+        // A free-form tool's input is its arguments.
+        let texts = [fragment.function.arguments, fragment.custom.input];
+        for text in texts.into_iter().flatten() {
+            call.arguments.push_str(&text);
+        }
+        // Unknown fields (Gemini's extra_content) go with the call; the last value wins.
+        let extra = fragment.extra.into_iter();
+        call.extra
+            .extend(extra.filter(|(_, value)| !value.is_null()));
     }
 
     /// Which call a fragment belongs to, starting a new one if needed.
@@ -61,7 +77,7 @@ impl ToolCallAssembler {
     }
 
     /// The calls; one without a type is a `function`, one without an id
-    /// gets one, so that its result can quote it.
+    /// gets one.
     pub(crate) fn finish(self) -> Vec<ToolCall> {
         let mut calls = self.calls;
         for call in &mut calls {
@@ -74,30 +90,6 @@ impl ToolCallAssembler {
         }
         calls
     }
-}
-
-/// Adds one fragment to its call: arguments are concatenated; id, type and
-/// name are taken from the first fragment that has them, because some
-/// servers repeat them on every fragment.
-fn merge_fragment(call: &mut ToolCall, fragment: ToolCallDelta) {
-    fill_empty(&mut call.id, fragment.id);
-    fill_empty(&mut call.kind, fragment.kind);
-    fill_empty(&mut call.name, fragment.function.name);
-    fill_empty(&mut call.name, fragment.custom.name);
-    if let Some(arguments) = fragment.function.arguments {
-        call.arguments.push_str(&arguments);
-    }
-    // A free-form tool's input is its arguments.
-    if let Some(input) = fragment.custom.input {
-        call.arguments.push_str(&input);
-    }
-    // Unknown fields (Gemini's extra_content) go with the call; the last value wins.
-    call.extra.extend(
-        fragment
-            .extra
-            .into_iter()
-            .filter(|(_, value)| !value.is_null()),
-    );
 }
 
 fn fill_empty(slot: &mut String, value: Option<String>) {

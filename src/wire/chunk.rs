@@ -1,8 +1,6 @@
-//! One event's payload: a chat completion chunk, `[DONE]`, or an error the
-//! server reported inside the stream. Chunks are read leniently (servers
-//! differ): every field may be missing or `null`, `arguments` may be a JSON
-//! value. Data that is not JSON, or known fields of the wrong shape
-//! (`"choices": 3`), are decode errors.
+//! One event's payload: a chunk, `[DONE]`, or an error reported in the
+//! stream. Any field may be missing or `null`; data that is not JSON, or a
+//! known field of the wrong shape (`"choices": 3`), is a decode error.
 
 use std::borrow::Cow;
 
@@ -32,8 +30,7 @@ pub enum Payload {
 }
 
 impl Payload {
-    /// Reads the data of a plain (`message`) event; `Ok(None)` when it is
-    /// blank.
+    /// Reads the data of a plain (`message`) event; `Ok(None)` when blank.
     ///
     /// # Errors
     ///
@@ -47,8 +44,8 @@ impl Payload {
         if data == "[DONE]" {
             return Ok(Some(Self::Done));
         }
-        // Nearly every chunk is plain: read it straight into its types. One
-        // that carries usage or might be an error takes the slow road.
+        // Nearly every chunk is plain: read in one pass. One with usage or
+        // that may be an error takes the tree.
         if let Ok(plain) = serde_json::from_str::<Plain<'_>>(data) {
             if plain.is_plain() {
                 let chunk = Chunk {
@@ -64,7 +61,7 @@ impl Payload {
     }
 
     /// Reads event data through a JSON tree: errors in any shape, usage in
-    /// any place, and the exact complaint about data that is not a chunk.
+    /// any place.
     fn from_tree(data: &str) -> Result<Option<Self>> {
         let value: Value = serde_json::from_str(data)
             .map_err(|err| Error::decode(format!("event data is not json: {err}"), data))?;
@@ -93,7 +90,7 @@ impl Payload {
     }
 
     /// The chunk, unless it is how OpenRouter ends a failed stream: a choice
-    /// that finished with "error" (an error field was read as the error).
+    /// that finished with "error".
     fn checked(chunk: Chunk) -> Self {
         if chunk
             .choices
@@ -216,7 +213,7 @@ pub struct ChunkChoice {
     pub logprobs: Option<Value>,
 }
 
-/// What a chunk adds to the message. Read by hand ([`Delta::deserialize`]).
+/// What a chunk adds to the message.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct Delta {
@@ -224,8 +221,7 @@ pub struct Delta {
     pub role: Option<String>,
     /// More reply text (the text chunks of a content list).
     pub content: Option<String>,
-    /// More thinking: the `thinking` chunks of a content list (Mistral's
-    /// reasoning models send `content` as such a list while they think).
+    /// More thinking: the `thinking` chunks of a content list (Mistral).
     pub thinking: Option<String>,
     /// More refusal text.
     pub refusal: Option<String>,
@@ -237,14 +233,12 @@ pub struct Delta {
     pub reasoning_details: Vec<Value>,
     /// Fragments of tool calls.
     pub tool_calls: Vec<ToolCallDelta>,
-    /// The delta's other fields, not `null` (Gemini puts `extra_content`
-    /// here on a text reply).
+    /// The delta's other fields, not `null` (Gemini's `extra_content`).
     pub extra: Map<String, Value>,
 }
 
 impl<'de> Deserialize<'de> for Delta {
-    /// Read by hand, in one pass: a flattened map of the unknown fields
-    /// would make serde buffer every delta first.
+    /// By hand: a flattened map would make serde buffer every delta.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Fields;
         impl<'de> serde::de::Visitor<'de> for Fields {
@@ -306,8 +300,7 @@ pub struct ToolCallDelta {
     /// A free-form tool's name and a piece of its input.
     #[serde(deserialize_with = "null_as_default")]
     pub custom: CustomDelta,
-    /// The fragment's other fields, not `null` (Gemini 3 sends
-    /// `extra_content` with the call's `thought_signature` here).
+    /// The fragment's other fields, not `null` (Gemini 3's `extra_content`).
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

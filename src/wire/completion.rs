@@ -1,8 +1,6 @@
-//! A chat completion: one set of types, read from a whole body or built
-//! from a stream (whose reply's `json` is serialized from them, so both
-//! paths give the same reply), and the [`Reply`] it amounts to. Read
-//! leniently but for what makes one (a choice with a message); a 2xx body
-//! that is an error object (as Hugging Face TGI sends) is the server's error.
+//! A chat completion, read from a whole body or built from a stream (so both
+//! give the same reply), and the [`Reply`] it amounts to. A 2xx body that is
+//! an error object (as Hugging Face TGI sends) is the server's error.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -12,13 +10,10 @@ use crate::error::{Error, Result};
 use crate::reply::{Reply, ReplyChoice, Usage};
 use crate::response_headers::ResponseHeaders;
 use crate::wire::error::ErrorReport;
-use crate::wire::message::{made_up_call_id, without_nulls, ToolCallsOut, WireToolCall};
+use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
 use crate::wire::usage::LenientUsage;
 use crate::wire::Key;
-
-/// The `object` of a completion built from a stream.
-const COMPLETION_OBJECT: &str = "chat.completion";
 
 /// The message of an error in a 2xx body that came without one.
 const NO_MESSAGE: &str = "the server answered with an error";
@@ -35,8 +30,7 @@ pub(crate) struct Completion {
     pub(crate) model: Option<String>,
     #[serde(deserialize_with = "crate::wire::choices")]
     pub(crate) choices: Vec<Choice>,
-    /// A body's, read straight into [`Usage`] (no JSON tree or copy of its
-    /// text on every send: the reply's JSON is the body itself).
+    /// A body's, read straight into [`Usage`] (no tree or copy on a send).
     #[serde(default, skip_serializing, deserialize_with = "lenient")]
     pub(crate) usage: Option<Usage>,
     /// A stream's as sent, details included, for its reply's JSON.
@@ -46,10 +40,6 @@ pub(crate) struct Completion {
     /// after the others by [`to_json`](Self::to_json).
     #[serde(skip)]
     pub(crate) extra: Map<String, Value>,
-}
-
-fn calls_out<S: serde::Serializer>(calls: &[ToolCall], serializer: S) -> Result<S::Ok, S::Error> {
-    ToolCallsOut(calls).serialize(serializer)
 }
 
 fn lenient<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Usage>, D::Error> {
@@ -67,7 +57,7 @@ pub(crate) struct Choice {
     pub(crate) logprobs: Option<Value>,
 }
 
-/// The message of a choice. Read by hand ([`AssistantMessage::deserialize`]).
+/// The message of a choice.
 #[derive(Debug, Default, Serialize)]
 pub(crate) struct AssistantMessage {
     /// Written for a streamed reply's JSON; a body's is checked, not kept.
@@ -77,7 +67,10 @@ pub(crate) struct AssistantMessage {
     pub(crate) content: Option<ReplyContent>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) refusal: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "calls_out")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "crate::wire::message::tool_calls"
+    )]
     pub(crate) tool_calls: Vec<ToolCall>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) reasoning_content: Option<String>,
@@ -91,8 +84,7 @@ pub(crate) struct AssistantMessage {
 }
 
 impl<'de> Deserialize<'de> for AssistantMessage {
-    /// Read by hand, in one pass: a flattened map of the other fields would
-    /// make serde buffer the whole message before reading it, on every send.
+    /// By hand: a flattened map would make serde buffer every message.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Fields;
         impl<'de> serde::de::Visitor<'de> for Fields {
@@ -141,8 +133,7 @@ pub(crate) enum ReplyContent {
 }
 
 impl<'de> Deserialize<'de> for ReplyContent {
-    /// Read by hand: an untagged enum would make serde buffer the text of
-    /// every reply and every delta before reading it.
+    /// By hand: an untagged enum would make serde buffer every text.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Content;
         impl<'de> serde::de::Visitor<'de> for Content {
@@ -166,8 +157,7 @@ impl<'de> Deserialize<'de> for ReplyContent {
 }
 
 impl ReplyContent {
-    /// The text and the thinking it holds (`None` when it has no thinking
-    /// chunk).
+    /// The text, and the thinking if it has a thinking chunk.
     pub(crate) fn split(self) -> (String, Option<String>) {
         let chunks = match self {
             ReplyContent::Text(text) => return (text, None),
@@ -227,8 +217,7 @@ fn chunk_text(chunk: &Value) -> &str {
 const REPLY_ONLY_FIELDS: [&str; 2] = ["annotations", "executed_tools"];
 
 /// The unknown fields of a reply's message that go back with it: all but
-/// [`REPLY_ONLY_FIELDS`] and nulls; `audio` goes back as its `id` alone,
-/// the form a request takes.
+/// [`REPLY_ONLY_FIELDS`] and nulls; `audio` as its `id` alone (a request's form).
 fn request_fields(mut extra: Map<String, Value>) -> Map<String, Value> {
     for field in REPLY_ONLY_FIELDS {
         extra.remove(field);
@@ -242,10 +231,9 @@ fn request_fields(mut extra: Map<String, Value>) -> Map<String, Value> {
 }
 
 impl AssistantMessage {
-    /// The choice a caller sees. Its text is the content without a think
-    /// block, or when the model sent none (missing, `null` or `""`), its
-    /// refusal, so the caller sees why there is no answer: the one rule for
-    /// whole and streamed replies. A tool call without an id gets one.
+    /// The choice a caller sees: the content without a think block, or
+    /// without content (missing, `null` or `""`) the refusal, so the caller
+    /// sees why. A tool call without an id gets one.
     fn into_choice(self, index: u32, finish_reason: Option<String>) -> ReplyChoice {
         let (content, thinking) = ReplyContent::split_option(self.content);
         let fields = ReasoningFields {
@@ -281,7 +269,7 @@ impl Completion {
     ) -> Completion {
         Completion {
             id,
-            object: Some(COMPLETION_OBJECT.to_owned()),
+            object: Some("chat.completion".to_owned()),
             model,
             choices,
             usage: usage
@@ -341,9 +329,8 @@ impl Completion {
     }
 }
 
-/// Decodes a 2xx body into a [`Reply`], keeping the body as received. The
-/// body is read straight into the completion's types; only a body that is
-/// not one is read again, to find an error object in it.
+/// Decodes a 2xx body into a [`Reply`], keeping the body as received; only
+/// a body that is no completion is read again, for an error object.
 pub(crate) fn decode(body: String, request_id: Option<String>) -> Result<Reply> {
     match serde_json::from_str::<Completion>(&body) {
         Ok(completion) => completion.into_reply(body, request_id),

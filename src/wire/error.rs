@@ -1,6 +1,4 @@
-//! An error body, in whichever shape a server used: OpenAI's
-//! `{"error": {message, type, code}}`, a bare string, vLLM's
-//! `{"object": "error", ...}`, or plain text from a proxy.
+//! An error body, in whichever shape a server used.
 
 use serde_json::Value;
 
@@ -16,19 +14,15 @@ pub(crate) struct ErrorReport {
     pub(crate) kind: Option<String>,
     /// The `code` field; a number is kept as its decimal text.
     pub(crate) code: Option<String>,
-    /// The HTTP status the error names, if it names one: the first of its
-    /// `status`, `status_code`, `statusCode` and `code` fields that is an
-    /// HTTP status, as a number or as decimal text (llama.cpp and vLLM send
-    /// `code`, some gateways `status`; Google's word `status` such as
-    /// `"INVALID_ARGUMENT"` is passed over). Errors inside streams use it.
+    /// The HTTP status the error names: the first of its `status`,
+    /// `status_code`, `statusCode` and `code` fields that is one, as a number
+    /// or decimal text (Google's `"INVALID_ARGUMENT"` is passed over).
     pub(crate) code_status: Option<u16>,
 }
 
 impl ErrorReport {
-    /// Reads an error from a JSON value, if the value is one:
-    /// `{"error": {message, type, code}}` (OpenAI, llama.cpp),
-    /// `{"error": "text"}`, or the bare `{"object": "error", ...}` that some
-    /// vLLM versions send.
+    /// Reads an error from a JSON value, if it is one: `{"error": {message,
+    /// type, code}}`, `{"error": "text"}`, or vLLM's `{"object": "error", ...}`.
     pub(crate) fn from_value(value: &Value) -> Option<ErrorReport> {
         let object = value.as_object()?;
         match object.get("error") {
@@ -51,14 +45,14 @@ impl ErrorReport {
     /// knows, any other JSON as the error object itself, or plain text (a
     /// proxy's HTML page, say), whose first non-blank line is the message.
     pub(crate) fn from_text(text: &str) -> ErrorReport {
-        match serde_json::from_str::<Value>(text.trim()) {
-            Ok(value) => {
-                ErrorReport::from_value(&value).unwrap_or_else(|| ErrorReport::from_fields(&value))
-            }
-            Err(_) => ErrorReport {
-                message: first_line(text),
-                ..ErrorReport::default()
-            },
+        if let Ok(value) = serde_json::from_str::<Value>(text.trim()) {
+            return ErrorReport::from_value(&value)
+                .unwrap_or_else(|| ErrorReport::from_fields(&value));
+        }
+        let line = text.lines().map(str::trim).find(|line| !line.is_empty());
+        ErrorReport {
+            message: line.map(|line| excerpt(line, EXCERPT_BYTES, Keep::Start).to_owned()),
+            ..ErrorReport::default()
         }
     }
 
@@ -108,10 +102,9 @@ impl ErrorReport {
     }
 }
 
-/// An error a server reported inside a successful answer (a 2xx body that
-/// is an error object, an error event or chunk in a stream): a status the
-/// error names picks the variant, as for an HTTP error; without one it is
-/// the server's failure.
+/// An error reported inside a successful answer (a 2xx body, a stream): a
+/// status it names picks the variant, as for an HTTP error; else it is
+/// [`Error::Server`].
 pub(crate) fn in_band(api: ApiError) -> Error {
     if api.status.is_some() {
         Error::from_api(api)
@@ -135,20 +128,13 @@ fn http_status(value: &Value) -> Option<u16> {
 /// Reads a non-2xx answer: what the body says (see [`ErrorReport::from_text`]),
 /// else the reason phrase.
 pub(crate) fn decode(status: u16, body: &str, request_id: Option<String>) -> ApiError {
-    ErrorReport::from_text(body).into_api_error(Some(status), reason_phrase(status), request_id)
-}
-
-/// The first non-blank line of a text, shortened.
-fn first_line(text: &str) -> Option<String> {
-    let line = text.lines().map(str::trim).find(|line| !line.is_empty())?;
-    Some(excerpt(line, EXCERPT_BYTES, Keep::Start).to_owned())
-}
-
-fn reason_phrase(status: u16) -> &'static str {
-    ureq::http::StatusCode::from_u16(status)
-        .ok()
-        .and_then(|code| code.canonical_reason())
-        .unwrap_or("unknown status")
+    let reason = ureq::http::StatusCode::from_u16(status).ok();
+    let reason = reason.and_then(|code| code.canonical_reason());
+    ErrorReport::from_text(body).into_api_error(
+        Some(status),
+        reason.unwrap_or("unknown status"),
+        request_id,
+    )
 }
 
 #[cfg(test)]

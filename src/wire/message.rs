@@ -1,26 +1,22 @@
-//! How messages, tool calls and tools look on the wire: the serde forms of
-//! the domain types in `conversation/message.rs`. The same forms are the
-//! JSON of `Conversation::to_json`, so a saved conversation reads back as
-//! it was sent.
+//! Messages, tool calls and tools on the wire, also the JSON of
+//! `Conversation::to_json` (so a saved conversation reads back as sent).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::conversation::message::{
-    Image, ImageDetail, Message, Reasoning, ReasoningField, Role, Tool, ToolCall, CUSTOM, FUNCTION,
+    Image, ImageDetail, Message, ReasoningField, Role, Tool, ToolCall, CUSTOM, FUNCTION,
 };
 use crate::wire::reasoning::{self, ReasoningFields};
 
 mod attachment;
 use attachment::{WireAudio, WireFile};
 mod out;
-pub(crate) use out::{MessageOut, Replay, ToolCallsOut};
+pub(crate) use out::{tool_calls, MessageOut, Replay};
 
-// The wire shapes. Content is a string, or for a message with images or
-// files an array of parts. An assistant message that only calls tools is
-// sent with `""`, not `null`: OpenAI, llama.cpp, Ollama and vLLM accept both, but
-// llama-cpp-python's server answers a null content with HTTP 500. `null` is
-// still read.
+// Content is a string, or with images or files an array of parts. A message
+// that only calls tools is sent with `""`, not `null` (llama-cpp-python's
+// server answers a null content with HTTP 500); `null` is still read.
 
 /// A message as read (`out.rs` writes it).
 #[derive(Deserialize)]
@@ -38,8 +34,7 @@ struct WireMessage {
     extra: Map<String, Value>,
 }
 
-/// The fields [`WireMessage`] names: a message's `extra` never writes them
-/// (its own fields would be written twice).
+/// The fields [`WireMessage`] names, never written from a message's `extra`.
 const MESSAGE_FIELDS: [&str; 7] = [
     "role",
     "content",
@@ -98,10 +93,9 @@ struct WireImage {
     detail: Option<ImageDetail>,
 }
 
-/// A tool call as the API writes it: `{"id", "type": "function", "function":
-/// {"name", "arguments"}}`, or for a free-form tool `{"id", "type":
-/// "custom", "custom": {"name", "input"}}`; with whatever else the server
-/// put on it (Gemini's `extra_content`), kept as it came.
+/// A tool call: `{"id", "type": "function", "function": {"name",
+/// "arguments"}}` or `{"id", "type": "custom", "custom": {"name", "input"}}`,
+/// with whatever else the server put on it (Gemini's `extra_content`).
 #[derive(Deserialize)]
 pub(crate) struct WireToolCall {
     #[serde(default)]
@@ -147,8 +141,7 @@ pub(crate) fn arguments_text<'de, D: Deserializer<'de>>(
 }
 
 /// A JSON value as text: a string as itself, `null` as nothing, anything
-/// else as its JSON text. How tool-call arguments and error fields that
-/// servers send in varying forms are read.
+/// else as its JSON text.
 pub(crate) fn json_text(value: &Value) -> Option<String> {
     match value {
         Value::Null => None,
@@ -157,10 +150,9 @@ pub(crate) fn json_text(value: &Value) -> Option<String> {
     }
 }
 
-/// An id for a tool call a server sent without one (older llama.cpp), so
-/// that its result can quote it: `call_` and 24 hex digits, unique within
-/// the process (a counter) and unlikely to repeat across processes (the
-/// clock and the process id).
+/// An id for a tool call sent without one (older llama.cpp), so that its
+/// result can quote it: `call_` and 24 hex digits, unique in the process (a
+/// counter) and unlikely to repeat across processes (clock and process id).
 pub(crate) fn made_up_call_id() -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     use std::time::{SystemTime, UNIX_EPOCH};
@@ -193,7 +185,6 @@ impl From<WireToolCall> for ToolCall {
 /// Unknown fields without those that are `null`: a null says nothing, and
 /// sending it back would only risk a strict server's refusal.
 pub(crate) fn without_nulls(extra: Map<String, Value>) -> Map<String, Value> {
-    // Nearly always empty: not taken apart and built again then.
     if extra.is_empty() {
         return extra;
     }
@@ -203,9 +194,8 @@ pub(crate) fn without_nulls(extra: Map<String, Value>) -> Map<String, Value> {
         .collect()
 }
 
-/// Tool calls from JSON text in the API's form, a non-empty array of
-/// `{"id", "type", "function": {"name", "arguments"}}`: for rebuilding a
-/// history by hand from what a reply or `to_json` wrote.
+/// Tool calls from JSON text in the API's form (a non-empty array), for
+/// rebuilding a history by hand.
 pub(crate) fn tool_calls_from_json(text: &str) -> crate::error::Result<Vec<ToolCall>> {
     let calls: Vec<WireToolCall> = serde_json::from_str(text).map_err(|err| {
         crate::error::Error::InvalidArgument(format!(
@@ -295,23 +285,17 @@ impl<'de> Deserialize<'de> for Message {
 struct WireTool {
     #[serde(rename = "type")]
     kind: String,
-    function: Option<WireFunctionDefinition>,
-    custom: Option<WireCustomDefinition>,
+    function: Option<WireDefinition>,
+    custom: Option<WireDefinition>,
 }
 
+/// A function's definition (`parameters`) or a free-form tool's (`format`).
 #[derive(Deserialize)]
-struct WireFunctionDefinition {
+struct WireDefinition {
     name: String,
     description: Option<String>,
     #[serde(default)]
     parameters: Value,
-}
-
-/// A free-form tool: `{"name", "description", "format"}`.
-#[derive(Deserialize)]
-struct WireCustomDefinition {
-    name: String,
-    description: Option<String>,
     format: Option<Value>,
 }
 

@@ -1,10 +1,5 @@
-//! The OpenAI chat completions wire format, both ways, as serde types: the
-//! [`request`] body, [`message`]s, tools and tool calls (also the JSON of
-//! `Conversation::to_json`), a [`completion`] and the [`Reply`](crate::Reply)
-//! it amounts to, a streamed [`chunk`], an [`error`] body in any server's
-//! shape, a context [`overflow`] in any server's words, [`reasoning`] in
-//! any field, and [`usage`]. No I/O: `http/` moves the bytes, `stream/`
-//! cuts a streamed body into events.
+//! The OpenAI chat completions wire format, both ways, as serde types, with
+//! no I/O (ARCHITECTURE.md has a line per file).
 
 pub(crate) mod chunk;
 pub(crate) mod completion;
@@ -20,9 +15,8 @@ use std::marker::PhantomData;
 
 use serde::de::{Deserialize, Deserializer, SeqAccess, Visitor};
 
-/// A string (a field name, mostly), borrowed from the text when it has no
-/// escapes: the hand-written visitors of the hot paths match it in one pass
-/// and copy only an unknown one.
+/// A field name, borrowed when it has no escapes: the hot paths' visitors
+/// match it in one pass and copy only an unknown one.
 pub(crate) struct Key<'de>(pub(crate) Cow<'de, str>);
 
 impl<'de> Deserialize<'de> for Key<'de> {
@@ -47,9 +41,8 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
-/// A list of choices, read with room for one to start with: nearly every
-/// reply and chunk has one, and a choice is large enough that the usual
-/// first room for four takes the allocator's slow road on every send.
+/// A list of choices, with room for one to start with: nearly every reply
+/// has one, and serde's first room for four takes the allocator's slow road.
 pub(crate) fn choices<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,

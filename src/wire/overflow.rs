@@ -1,11 +1,7 @@
 //! "The conversation is longer than the model's context window", in the
 //! words of every server that says it: what turns an HTTP 4xx into
-//! [`Error::ContextLength`](crate::Error::ContextLength).
-//!
-//! Servers agree on no code, so the error's `code` and `type` are checked
-//! first (the two that name it exactly), then its message for the phrases
-//! each server uses. The tests in `tests/budget.rs` emulate each server's
-//! body and say where its wording comes from.
+//! [`Error::ContextLength`](crate::Error::ContextLength). Servers agree on no
+//! code; `tests/budget.rs` emulates each server's body and cites its source.
 
 /// Codes and types that name the error exactly: OpenAI's (and Groq's,
 /// DeepSeek's, LiteLLM's) `code`, and llama.cpp's `type`.
@@ -41,18 +37,13 @@ const LIMITS: [&str; 3] = ["context size", "context length", "context window"];
 const OVER: [&str; 3] = ["exceed", "larger than", "too long"];
 
 /// Whether a server's error (its message, `type` and `code`) says the
-/// request did not fit the context window. Plain fields, so that this file
-/// names nothing and `error.rs` can ask it.
+/// request did not fit the context window: the code or type names it, or
+/// the message says it in any server's words.
 pub(crate) fn is_context_length(message: &str, kind: Option<&str>, code: Option<&str>) -> bool {
-    let named = [code, kind]
-        .into_iter()
-        .flatten()
-        .any(|field| CODES.contains(&field.to_ascii_lowercase().as_str()));
-    named || says_context_length(message)
-}
-
-/// Whether a message says, in any server's words, that the context overflowed.
-fn says_context_length(message: &str) -> bool {
+    let mut fields = [code, kind].into_iter().flatten();
+    if fields.any(|field| CODES.contains(&field.to_ascii_lowercase().as_str())) {
+        return true;
+    }
     let message = message.to_ascii_lowercase();
     PHRASES.iter().any(|phrase| message.contains(phrase))
         || (LIMITS.iter().any(|limit| message.contains(limit))

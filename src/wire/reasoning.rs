@@ -1,10 +1,5 @@
-//! Reasoning ("thinking") as servers send it, both ways: read from
-//! `reasoning_content` (DeepSeek, llama.cpp, older vLLM), `reasoning` (vLLM
-//! 0.9 and later, Ollama, OpenRouter, Groq), the text parts of
-//! `reasoning_details` (OpenRouter), Mistral's `thinking` chunks in a
-//! `content` list, or a leading `<think>…</think>` block in `content` (a
-//! server without a reasoning parser); and written back in the field it
-//! came in.
+//! Reasoning ("thinking") in every field servers use (docs/reasoning.md),
+//! read, and written back in the field it came in.
 
 use serde_json::Value;
 
@@ -27,8 +22,7 @@ pub(crate) struct ReasoningFields {
 
 impl ReasoningFields {
     /// The reasoning these fields hold and the content without its think
-    /// block. A field that holds text wins over a think block: a server that
-    /// parsed reasoning out left none in the content.
+    /// block. A field with text wins over a think block.
     pub(crate) fn read(self, content: Option<String>) -> (Option<Reasoning>, Option<String>) {
         let details_text = self.reasoning_details.as_ref().and_then(details_text);
         let details = self
@@ -101,12 +95,10 @@ pub(crate) fn details_text(details: &Value) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-/// Adds streamed `reasoning_details` parts to those kept so far, as
-/// OpenRouter streams them: a part with the same `type` and `index` as the
-/// last one kept continues it (its `text`, `summary` and `data` are
-/// appended; other fields, such as a closing `signature`, are taken); any
-/// other part is a part of its own. Parts without an `index` are never
-/// joined.
+/// Adds streamed `reasoning_details` parts to those kept, as OpenRouter
+/// streams them: a part with the `type` and `index` of the last one kept
+/// continues it (`text`, `summary` and `data` appended, other fields such
+/// as a closing `signature` taken); parts without an `index` never join.
 pub(crate) fn merge_details(kept: &mut Vec<Value>, more: Vec<Value>) {
     for part in more {
         let index = part.get("index").filter(|index| !index.is_null());
@@ -143,26 +135,17 @@ pub(crate) fn details_of_text(text: &str) -> Value {
 }
 
 /// The fields to write for `reasoning` on the wire: `(name, value)` pairs;
-/// think tags go back into the content, which the caller writes.
+/// think tags and chunks go back into the content, which the caller writes.
 pub(crate) fn wire_fields(reasoning: &Reasoning) -> Vec<(&'static str, Value)> {
-    let details = || {
-        reasoning
-            .details
-            .as_deref()
-            .and_then(|details| serde_json::from_str(details).ok())
+    let text = || Value::from(reasoning.text.as_str());
+    let mut fields = match reasoning.field {
+        ReasoningField::ReasoningContent => vec![("reasoning_content", text())],
+        ReasoningField::Reasoning => vec![("reasoning", text())],
+        ReasoningField::ReasoningDetails => Vec::new(),
+        ReasoningField::ThinkTags | ReasoningField::ContentChunks => return Vec::new(),
     };
-    let mut fields = Vec::new();
-    match reasoning.field {
-        ReasoningField::ReasoningContent => {
-            fields.push(("reasoning_content", Value::from(reasoning.text.as_str())))
-        }
-        ReasoningField::Reasoning => {
-            fields.push(("reasoning", Value::from(reasoning.text.as_str())))
-        }
-        ReasoningField::ReasoningDetails => {}
-        ReasoningField::ThinkTags | ReasoningField::ContentChunks => return fields,
-    }
-    match details() {
+    let details = reasoning.details.as_deref();
+    match details.and_then(|details| serde_json::from_str(details).ok()) {
         Some(details) => fields.push(("reasoning_details", details)),
         None if reasoning.field == ReasoningField::ReasoningDetails => {
             fields.push(("reasoning_details", details_of_text(&reasoning.text)))

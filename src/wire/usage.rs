@@ -1,7 +1,5 @@
-//! Token counts as servers send them: any count may be missing or `null`,
-//! a missing total is the sum of the others; the details (cached and
-//! reasoning tokens) are read from `prompt_tokens_details` and
-//! `completion_tokens_details`.
+//! Token counts: any may be missing or `null`, a missing total is the sum
+//! of the others, cached and reasoning tokens come from the details.
 
 use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -11,28 +9,26 @@ use crate::reply::Usage;
 use crate::wire::Key;
 
 #[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
 struct WireUsage {
-    #[serde(default)]
     prompt_tokens: Option<u64>,
-    #[serde(default)]
     completion_tokens: Option<u64>,
-    #[serde(default)]
     total_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     prompt_tokens_details: Option<PromptDetails>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     completion_tokens_details: Option<CompletionDetails>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
 struct PromptDetails {
-    #[serde(default)]
     cached_tokens: Option<u64>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
 struct CompletionDetails {
-    #[serde(default)]
     reasoning_tokens: Option<u64>,
 }
 
@@ -77,14 +73,13 @@ impl<'de> Deserialize<'de> for Usage {
     }
 }
 
-/// A body's `usage` read straight into [`Usage`], as leniently as from its
-/// own text: a value that is not a usage object (the wrong shape, a count
-/// that is not a count, a field twice) is no usage, never a failed body.
+/// A body's `usage` read in one pass, as leniently as from its own text: a
+/// value that is no usage (a wrong shape, a field twice) is `None`, never a
+/// failed body.
 pub(crate) struct LenientUsage(pub(crate) Option<Usage>);
 
 impl WireUsage {
-    /// Sets a field, by its place in the struct, from its value; `false`
-    /// when the value is not of its shape.
+    /// Sets a field by its place from a value; `false` if of the wrong shape.
     fn set(&mut self, at: u8, value: Value) -> bool {
         fn read<T: serde::de::DeserializeOwned>(slot: &mut T, value: Value) -> bool {
             T::deserialize(value).map(|read| *slot = read).is_ok()

@@ -1,5 +1,4 @@
-//! A message as a request writes it: borrowed from the conversation,
-//! with or without its reasoning, nothing copied on a send.
+//! A message as a request writes it, borrowed: nothing copied on a send.
 
 use std::borrow::Cow;
 
@@ -7,8 +6,8 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::{
-    reasoning, text_kind, Message, Reasoning, ReasoningField, ThinkingText, ToolCall, WireImage,
-    WirePart, CUSTOM, MESSAGE_FIELDS, TOOL_CALL_FIELDS,
+    reasoning, text_kind, Message, ReasoningField, ThinkingText, ToolCall, WireImage, WirePart,
+    CUSTOM, MESSAGE_FIELDS, TOOL_CALL_FIELDS,
 };
 use crate::conversation::message::Role;
 
@@ -49,9 +48,15 @@ impl Serialize for MessageOut<'_> {
             || !message.files.is_empty()
             || field == Some(ReasoningField::ContentChunks)
         {
+            // Reasoning as Mistral sent it: one thinking chunk.
             let thinking = reasoning
                 .filter(|reasoning| reasoning.field == ReasoningField::ContentChunks)
-                .map(thinking_part);
+                .map(|reasoning| WirePart::Thinking {
+                    thinking: vec![ThinkingText {
+                        kind: text_kind(),
+                        text: reasoning.text.clone(),
+                    }],
+                });
             let text = (!text.is_empty()).then(|| WirePart::Text {
                 text: text.into_owned(),
             });
@@ -74,7 +79,7 @@ impl Serialize for MessageOut<'_> {
         WireMessageOut {
             role: message.role,
             content,
-            tool_calls: ToolCallsOut(&message.tool_calls),
+            tool_calls: &message.tool_calls,
             tool_call_id: message.tool_call_id.as_deref(),
             extra: ExtraOut {
                 reasoning: fields,
@@ -91,8 +96,11 @@ impl Serialize for MessageOut<'_> {
 struct WireMessageOut<'a> {
     role: Role,
     content: ContentOut<'a>,
-    #[serde(skip_serializing_if = "ToolCallsOut::is_empty")]
-    tool_calls: ToolCallsOut<'a>,
+    #[serde(
+        skip_serializing_if = "<[ToolCall]>::is_empty",
+        serialize_with = "tool_calls"
+    )]
+    tool_calls: &'a [ToolCall],
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_call_id: Option<&'a str>,
     #[serde(flatten)]
@@ -107,38 +115,31 @@ enum ContentOut<'a> {
     Parts(Vec<WirePart>),
 }
 
-/// A message's tool calls in the wire form, borrowed.
-pub(crate) struct ToolCallsOut<'a>(pub(crate) &'a [ToolCall]);
-
-impl ToolCallsOut<'_> {
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl Serialize for ToolCallsOut<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|call| {
-            let custom = call.kind == CUSTOM;
-            ToolCallOut {
-                id: &call.id,
-                kind: &call.kind,
-                function: (!custom).then_some(FunctionOut {
-                    name: &call.name,
-                    arguments: &call.arguments,
-                }),
-                custom: custom.then_some(CustomOut {
-                    name: &call.name,
-                    input: &call.arguments,
-                }),
-                extra: ExtraOut {
-                    reasoning: Vec::new(),
-                    extra: &call.extra,
-                    known: &TOOL_CALL_FIELDS,
-                },
-            }
-        }))
-    }
+/// Writes tool calls in the wire form, borrowed.
+pub(crate) fn tool_calls<S: Serializer>(
+    calls: &[ToolCall],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(calls.iter().map(|call| {
+        let custom = call.kind == CUSTOM;
+        ToolCallOut {
+            id: &call.id,
+            kind: &call.kind,
+            function: (!custom).then_some(FunctionOut {
+                name: &call.name,
+                arguments: &call.arguments,
+            }),
+            custom: custom.then_some(CustomOut {
+                name: &call.name,
+                input: &call.arguments,
+            }),
+            extra: ExtraOut {
+                reasoning: Vec::new(),
+                extra: &call.extra,
+                known: &TOOL_CALL_FIELDS,
+            },
+        }
+    }))
 }
 
 /// A tool call in the wire form ([`WireToolCall`]), borrowed.
@@ -184,15 +185,5 @@ impl Serialize for ExtraOut<'_> {
             .map(|(name, value)| (name.as_str(), value));
         let extra = extra.filter(|(name, _)| !self.known.contains(name));
         serializer.collect_map(reasoning.chain(extra))
-    }
-}
-
-/// Reasoning as Mistral sent it: one thinking chunk.
-fn thinking_part(reasoning: &Reasoning) -> WirePart {
-    WirePart::Thinking {
-        thinking: vec![ThinkingText {
-            kind: text_kind(),
-            text: reasoning.text.clone(),
-        }],
     }
 }
