@@ -1,21 +1,16 @@
-//! How bytes travel: the connection pool ([`pool`]), the two ways a request
-//! is posted ([`post`]), one attempt ([`attempt`], [`outcome`]) under the
-//! retry loop and its policy ([`retry`]), redirected only as [`redirect`]
-//! allows; whole bodies read up to their limit ([`body`]), streamed ones as
-//! they arrive ([`reader`]), both decompressed by [`decompress`], through
-//! buffers grown as needed ([`buffers`]); what went wrong, in chatwire's
-//! words ([`failure`]).
-//! Connections are opened by [`connect`] to the addresses [`resolve`]
-//! finds, through a route ([`proxy`]) and with a trust store ([`tls`]);
-//! requests that can be stopped carry a [`cancel`] token; a background
-//! worker waits with no more stack than waiting takes ([`stack`]). A forked
-//! child gets pools of its own ([`pool`]).
+//! How bytes travel, on ureq's agent: one attempt ([`attempt`], [`outcome`])
+//! under the retry loop ([`retry`]) and the redirect policy ([`redirect`]),
+//! posted whole or streamed ([`post`], [`body`], [`reader`], [`decompress`]);
+//! errors in chatwire's words ([`failure`]). What ureq lacks, each in its
+//! file: a per-request [`cancel`], connections that can be interrupted
+//! ([`connect`]) with buffers that grow ([`buffers`]), a cancellable cached
+//! lookup ([`resolve`]), absolute-form proxying and curl's NO_PROXY
+//! ([`proxy`]), the system's trust store ([`tls`]), a worker's stack given
+//! back while it waits ([`stack`]), and fork safety ([`pool`]).
 //!
-//! This stage moves bytes and nothing else: it names no conversation, no
-//! stream event, no client; the request body comes in as bytes, and the
-//! answer leaves as text or as a byte reader. Only an error body is read
-//! here (with the wire format's reader), because whether to retry depends
-//! on what it says.
+//! This stage names no conversation, stream event or client: the request
+//! body comes in as bytes, the answer leaves as text or a byte reader. Only
+//! an error body is read here, since whether to retry depends on it.
 
 pub(crate) mod attempt;
 pub(crate) mod body;
