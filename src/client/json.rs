@@ -13,27 +13,13 @@ use super::{Client, Outgoing};
 
 impl Client {
     /// Asks for JSON that matches a JSON Schema and returns it as a `T`
-    /// (which can be [`serde_json::Value`]). The reply is read with the
-    /// tolerant extraction ([`extract_json`]) and checked against `schema`;
-    /// when it does not match (or does not fit `T`), the model gets a
-    /// correction turn naming each problem, up to
-    /// [`json_corrections`](Self::json_corrections) times. How the model
-    /// learns the schema is the client's [`schema_delivery`](Self::schema_delivery).
-    ///
-    /// The last message must be a user message (or the last tool result).
-    /// On success the conversation holds the question and the valid JSON
-    /// (compact) as the answer, without the correction turns; on any failure
-    /// it is unchanged. chatwire checks a subset of JSON Schema (draft
-    /// 2020-12) with its own code, and refuses a schema that needs more
-    /// (`pattern`, a remote `$ref`, ...) before sending, so that no check is
-    /// silently skipped; the keywords are listed in
-    /// `docs/structured-output.md`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for an unusable schema;
-    /// [`Error::InvalidReply`](crate::Error::InvalidReply) with the last problems and the last reply
-    /// when no reply matched; any error of [`send`](Self::send).
+    /// (which can be [`serde_json::Value`]): the reply is read with
+    /// [`extract_json`] and checked against `schema`, and a reply that does
+    /// not match (or fit `T`) gets up to [`json_corrections`](Self::json_corrections)
+    /// correction turns. On success the conversation holds the question and
+    /// the compact JSON as the answer; on any failure it is unchanged
+    /// ([`Error::InvalidReply`](crate::Error::InvalidReply) when no reply
+    /// matched). The schema subset and the rest: `docs/structured-output.md`.
     ///
     /// ```no_run
     /// #[derive(serde::Deserialize)]

@@ -1,8 +1,6 @@
-//! The client: the calls users make. `mod.rs` holds [`Client`], the plain
-//! send and what a built client can be asked; the other ways to send, each
-//! in a file named after it ([`stream`], [`background`], [`json`]), and the
-//! builder ([`builder`]), the one way to configure a client: a built client
-//! never changes.
+//! The client: [`Client`], the plain send and what a built client can be
+//! asked; the other ways to send ([`stream`], [`background`], [`json`]) and
+//! the [`builder`] (a built client never changes) each have a file.
 
 mod background;
 mod budget;
@@ -34,14 +32,9 @@ pub(crate) use builder::{provider_of, Resolved};
 
 /// A connection to one chat completions endpoint with one key.
 ///
-/// Cheap to clone: clones share the connection pool, across sends and
-/// threads. `Send + Sync`: one client can serve many threads at once, each
-/// with its own [`Conversation`]. A request is retried (up to
-/// [`max_retries`](ClientBuilder::max_retries) times) after a connection
-/// failure, a timeout, or HTTP 408, 409, 429 and 5xx; only redirects that
-/// keep the request (307, 308) within the endpoint's origin are followed.
-/// `docs/configuration.md` and `docs/security.md` say how long it waits and
-/// what else it refuses.
+/// Cheap to clone (clones share the connection pool) and `Send + Sync`: one
+/// client can serve many threads, each with its own [`Conversation`].
+/// Retries and redirects: `docs/configuration.md`, `docs/security.md`.
 #[derive(Clone)]
 pub struct Client {
     pool: Arc<Pool>,

@@ -52,23 +52,8 @@ impl Client {
     /// Streams the reply: `on_delta` gets each piece of text as it arrives
     /// (whole UTF-8 characters), on the calling thread; the complete reply is
     /// appended and returned. [`ControlFlow::Break`] stops the request with
-    /// [`Error::Cancelled`]; a stream silent for longer than the idle timeout
-    /// fails with [`Error::Timeout`]. A failure leaves the conversation
-    /// unchanged.
-    ///
-    /// ```no_run
-    /// use std::io::Write;
-    /// use std::ops::ControlFlow;
-    /// # let client = chatwire::Client::from_env()?;
-    /// # let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.user("Tell me a story.")?;
-    /// client.send_stream(&mut conversation, |delta| {
-    ///     print!("{delta}");
-    ///     let _ = std::io::stdout().flush();
-    ///     ControlFlow::Continue(())
-    /// })?;
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// [`Error::Cancelled`]; a failure leaves the conversation unchanged.
+    /// Examples: `docs/rust.md`.
     pub fn send_stream(
         &self,
         conversation: &mut Conversation,
@@ -113,18 +98,6 @@ impl Client {
 
     /// Streams the reply as an iterator over its pieces of text ([`ReplyStream`]);
     /// when it ends, the reply has been appended.
-    ///
-    /// ```no_run
-    /// # let client = chatwire::Client::from_env()?;
-    /// # let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.user("Tell me a story.")?;
-    /// let mut stream = client.stream(&mut conversation)?;
-    /// for delta in &mut stream {
-    ///     print!("{}", delta?);
-    /// }
-    /// let usage = stream.reply().and_then(|reply| reply.usage);
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
     pub fn stream<'c>(&self, conversation: &'c mut Conversation) -> Result<ReplyStream<'c>> {
         let (deltas, trim) = self.start_stream(conversation, &CancelToken::new())?;
         Ok(ReplyStream::new(conversation, deltas, trim))
@@ -181,14 +154,10 @@ impl Client {
             let request_id = reader.request_id.clone();
             let headers = std::mem::take(&mut reader.headers);
             if !reader.is_json {
-                let limits = &self.settings.limits;
-                let source = Box::new(reader);
+                let (limits, source) = (&self.settings.limits, Box::new(reader));
+                let secrets = secrets.clone();
                 return Ok(DeltaStream::new(
-                    source,
-                    request_id,
-                    headers,
-                    limits,
-                    secrets.clone(),
+                    source, request_id, headers, limits, secrets,
                 ));
             }
             let mut reply = wire::completion::decode(reader.read_all()?, request_id)?;

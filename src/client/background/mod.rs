@@ -24,21 +24,8 @@ pub(crate) use request::BackgroundSend;
 
 impl Client {
     /// Sends the conversation on a worker thread and returns at once; see
-    /// [`PendingReply`]. Append the reply with [`Conversation::append_reply`].
-    ///
-    /// ```no_run
-    /// # let client = chatwire::Client::from_env()?;
-    /// # let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.user("Hello")?;
-    /// let pending = client.send_async(&conversation)?;
-    /// while !pending.is_done() {
-    ///     // ... the program's own loop goes on ...
-    /// #   std::thread::sleep(std::time::Duration::from_millis(10));
-    /// }
-    /// let reply = pending.wait()?;
-    /// conversation.append_reply(&reply)?;
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// [`PendingReply`]. Append the reply with [`Conversation::append_reply`]
+    /// (an example: `docs/rust.md`).
     pub fn send_async(&self, conversation: &Conversation) -> Result<PendingReply> {
         self.spawn(conversation, None, |_| {})
     }
