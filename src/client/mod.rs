@@ -154,17 +154,6 @@ impl Client {
     }
 
     /// The value of one of the limits on what chatwire keeps of an answer.
-    ///
-    /// ```
-    /// use chatwire::Limit;
-    /// let client = chatwire::Client::builder()
-    ///     .base_url("http://127.0.0.1:8080")
-    ///     .api_key("sk-local")
-    ///     .limit(Limit::Stream, 1024 * 1024)
-    ///     .build()?;
-    /// assert_eq!(client.limit(Limit::Stream), 1024 * 1024);
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
     pub fn limit(&self, limit: Limit) -> u64 {
         self.settings.limits.get(limit)
     }
@@ -188,3 +177,18 @@ impl Client {
 
 /// A callback for the pieces of a background send: `false` stops the request.
 pub(crate) type DeltaHandler = Box<dyn FnMut(&crate::StreamDelta) -> bool + Send>;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_limit_set_is_the_limit_read() -> crate::Result<()> {
+        use crate::Limit;
+        let client = crate::Client::builder()
+            .base_url("http://127.0.0.1:8080")
+            .api_key("sk-local")
+            .limit(Limit::Stream, 1024 * 1024)
+            .build()?;
+        assert_eq!(client.limit(Limit::Stream), 1024 * 1024);
+        Ok(())
+    }
+}

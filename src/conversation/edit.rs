@@ -11,19 +11,6 @@ impl Conversation {
     /// [`Error::InvalidConversation`], and nothing removed, when what is
     /// left would break the ordering rules or part a tool call from its
     /// results; `index + count` past the end is [`Error::InvalidArgument`].
-    ///
-    /// ```
-    /// let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.set_system("s");
-    /// for turn in ["a", "b", "c"] {
-    ///     conversation.user(turn)?;
-    ///     conversation.assistant("ok")?;
-    /// }
-    /// conversation.remove(1, 2)?; // the oldest exchange
-    /// assert_eq!(conversation.messages()[1].content, "b");
-    /// assert!(conversation.remove(1, 1).is_err()); // an assistant message first
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
     pub fn remove(&mut self, index: usize, count: usize) -> Result<()> {
         let len = self.messages.len();
         let end = index
@@ -61,9 +48,10 @@ impl Conversation {
                 "an assistant message with tool calls needs at least one call".into(),
             ));
         }
-        let mut message = Message::new(Role::Assistant, content);
-        message.tool_calls = calls;
-        self.push_message(message)
+        self.push_message(Message {
+            tool_calls: calls,
+            ..Message::new(Role::Assistant, content)
+        })
     }
 }
 
@@ -171,5 +159,19 @@ mod tests {
         assert!(c.check_ready_to_send().is_err());
         c.tool_result("c1", "r").unwrap();
         assert!(c.check_ready_to_send().is_ok());
+    }
+
+    #[test]
+    fn remove_takes_whole_exchanges() -> crate::Result<()> {
+        let mut conversation = crate::Conversation::new("m");
+        conversation.set_system("s");
+        for turn in ["a", "b", "c"] {
+            conversation.user(turn)?;
+            conversation.assistant("ok")?;
+        }
+        conversation.remove(1, 2)?; // the oldest exchange
+        assert_eq!(conversation.messages()[1].content, "b");
+        assert!(conversation.remove(1, 1).is_err()); // an assistant message first
+        Ok(())
     }
 }

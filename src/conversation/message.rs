@@ -355,14 +355,6 @@ impl Tool {
     /// `{"type": "text"}`, or `{"type": "grammar", "grammar": {"syntax":
     /// "lark" or "regex", "definition": "..."}}`; a bad name or format gives
     /// [`Error::InvalidArgument`].
-    ///
-    /// ```
-    /// let grammar = serde_json::json!({"type": "grammar",
-    ///     "grammar": {"syntax": "regex", "definition": "^[0-9]+$"}});
-    /// let tool = chatwire::Tool::custom("count", Some("A number"), Some(grammar))?;
-    /// assert!(tool.custom);
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
     pub fn custom(name: &str, description: Option<&str>, format: Option<Value>) -> Result<Tool> {
         check_tool_name(name)?;
         if let Some(format) = &format {
@@ -504,5 +496,14 @@ mod tests {
         }
         assert!(Tool::custom("bad name", None, None).is_err());
         assert!(Tool::custom_from_text("sql", None, Some("{")).is_err());
+    }
+
+    #[test]
+    fn a_custom_tool_with_a_grammar() -> crate::Result<()> {
+        let grammar = serde_json::json!({"type": "grammar",
+            "grammar": {"syntax": "regex", "definition": "^[0-9]+$"}});
+        let tool = crate::Tool::custom("count", Some("A number"), Some(grammar))?;
+        assert!(tool.custom);
+        Ok(())
     }
 }

@@ -106,15 +106,6 @@ impl ClientBuilder {
     /// The whole URL requests go to, used as given (path and query kept);
     /// replaces any target set before. [`build`](Self::build) refuses one that
     /// is not `http(s)://` or holds credentials or a fragment.
-    ///
-    /// ```
-    /// let client = chatwire::Client::builder()
-    ///     .endpoint_url("https://generativelanguage.googleapis.com/v1beta/openai/chat/completions")
-    ///     .api_key("gemini-key")
-    ///     .build()?;
-    /// assert!(client.endpoint().ends_with("/v1beta/openai/chat/completions"));
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
     pub fn endpoint_url(mut self, url: impl Into<String>) -> Self {
         self.target = Target::Exact(url.into());
         self
@@ -123,19 +114,6 @@ impl ClientBuilder {
     /// Azure OpenAI's classic route (`{endpoint}/openai/deployments/{deployment}/...`),
     /// the key in the `api-key` header; replaces any target set before. See
     /// `docs/providers.md` (Azure's `/openai/v1` route is a [`base_url`](Self::base_url)).
-    ///
-    /// ```
-    /// let client = chatwire::Client::builder()
-    ///     .azure("https://my-resource.openai.azure.com", "gpt-4o")
-    ///     .api_version("2024-10-21")
-    ///     .api_key("azure-key")
-    ///     .build()?;
-    /// assert_eq!(
-    ///     client.endpoint(),
-    ///     "https://my-resource.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21"
-    /// );
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
     pub fn azure(self, endpoint: impl Into<String>, deployment: impl Into<String>) -> Self {
         self.azure_target(Some(endpoint.into()), deployment.into())
     }
@@ -214,14 +192,6 @@ impl ClientBuilder {
     /// tokens such as Entra ID's), on whatever thread sends; an `Err` or an
     /// empty token fails the send with [`Error::Auth`](crate::Error::Auth).
     /// See `docs/providers.md`.
-    ///
-    /// ```
-    /// let client = chatwire::Client::builder()
-    ///     .azure("https://my-resource.openai.azure.com", "gpt-4o")
-    ///     .credential_provider(|| Ok::<_, std::io::Error>("entra-token".to_owned()))
-    ///     .build()?;
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
     pub fn credential_provider<F, E>(mut self, provider: F) -> Self
     where
         F: Fn() -> std::result::Result<String, E> + Send + Sync + 'static,
@@ -257,18 +227,6 @@ impl ClientBuilder {
 
     /// Sends no header of this name (in any case), given before or taken
     /// from the environment.
-    ///
-    /// ```
-    /// let client = chatwire::Client::builder()
-    ///     .base_url("http://127.0.0.1:8080")
-    ///     .api_key("sk-local")
-    ///     .header("X-Trace-Id", "run-42")
-    ///     .remove_header("x-trace-id")
-    ///     .remove_header("OpenAI-Organization")
-    ///     .build()?;
-    /// assert!(!format!("{client:?}").contains("x-trace-id"));
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
     pub fn remove_header(mut self, name: impl Into<String>) -> Self {
         self.headers.push((name.into(), None));
         self
@@ -354,4 +312,57 @@ where
     Provider::new(Arc::new(move || {
         provider().map_err(|error| error.to_string())
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn remove_header_sends_none_of_that_name() -> crate::Result<()> {
+        let client = crate::Client::builder()
+            .base_url("http://127.0.0.1:8080")
+            .api_key("sk-local")
+            .header("X-Trace-Id", "run-42")
+            .remove_header("x-trace-id")
+            .remove_header("OpenAI-Organization")
+            .build()?;
+        assert!(!format!("{client:?}").contains("x-trace-id"));
+        Ok(())
+    }
+
+    #[test]
+    fn a_credential_provider_is_taken_for_azure() -> crate::Result<()> {
+        let _client = crate::Client::builder()
+            .azure("https://my-resource.openai.azure.com", "gpt-4o")
+            .credential_provider(|| Ok::<_, std::io::Error>("entra-token".to_owned()))
+            .build()?;
+        Ok(())
+    }
+
+    #[test]
+    fn azure_builds_the_classic_route() -> crate::Result<()> {
+        let client = crate::Client::builder()
+            .azure("https://my-resource.openai.azure.com", "gpt-4o")
+            .api_version("2024-10-21")
+            .api_key("azure-key")
+            .build()?;
+        assert_eq!(
+            client.endpoint(),
+            "https://my-resource.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn endpoint_url_is_used_as_given() -> crate::Result<()> {
+        let client = crate::Client::builder()
+            .endpoint_url(
+                "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
+            )
+            .api_key("gemini-key")
+            .build()?;
+        assert!(client
+            .endpoint()
+            .ends_with("/v1beta/openai/chat/completions"));
+        Ok(())
+    }
 }
