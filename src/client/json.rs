@@ -59,12 +59,6 @@ impl Client {
 
     /// Like [`send_json`](Self::send_json), with the schema derived from `T`
     /// by `schemars` (the optional `schemars` feature).
-    ///
-    /// ```ignore
-    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
-    /// struct City { name: String, population: u64 }
-    /// let city: City = client.send_typed(&mut conversation)?;
-    /// ```
     #[cfg(feature = "schemars")]
     pub fn send_typed<T: DeserializeOwned + schemars::JsonSchema>(
         &self,

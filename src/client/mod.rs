@@ -104,8 +104,7 @@ impl Client {
     /// Fetches the reply to a conversation within its token budget, and
     /// what the request left out.
     fn fetch_planned(&self, conversation: &Conversation) -> Result<(Reply, Option<Trim>)> {
-        Outgoing::plan(conversation)?
-            .send(|sent| self.fetch(&wire::request::encode(sent, Delivery::Whole), None))
+        Outgoing::plan(conversation)?.send(Delivery::Whole, |body| self.fetch(body, None))
     }
 
     /// Posts a body and reads the whole reply; an error is cleaned of the

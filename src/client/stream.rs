@@ -115,12 +115,8 @@ impl Client {
         conversation: &Conversation,
         token: &CancelToken,
     ) -> Result<(DeltaStream, Option<Trim>)> {
-        Outgoing::plan(conversation)?.send(|sent| {
-            self.open_stream(
-                &wire::request::encode(sent, self.stream_usage.delivery()),
-                token,
-            )
-        })
+        let delivery = self.stream_usage.delivery();
+        Outgoing::plan(conversation)?.send(delivery, |body| self.open_stream(body, token))
     }
 
     /// Posts a body for a streamed reply and returns its deltas; a server

@@ -9,7 +9,6 @@ use crate::error::Result;
 use crate::http::cancel::CancelToken;
 use crate::reply::Reply;
 use crate::stream::reply_stream::{DeltaKind, StreamDelta};
-use crate::wire;
 use crate::wire::request::Delivery;
 
 use super::{Client, DeltaHandler, Outgoing};
@@ -71,9 +70,8 @@ impl Client {
         let client = self.clone();
         let work = move |token: &CancelToken| {
             let _place = client.in_flight.enter(token)?;
-            let (reply, _) = outgoing.send(|sent| {
-                let body = wire::request::encode(sent, delivery);
-                client.run_background(&body, token, on_delta.as_mut())
+            let (reply, _) = outgoing.send(delivery, |body| {
+                client.run_background(body, token, on_delta.as_mut())
             })?;
             Ok(reply)
         };
