@@ -89,8 +89,7 @@ impl Client {
     /// The last message must be a user message. On any error the conversation
     /// is left exactly as it was, so the call can be repeated.
     pub fn send(&self, conversation: &mut Conversation) -> Result<String> {
-        let reply = self.send_reply(conversation)?;
-        Ok(reply.content)
+        self.send_reply(conversation).map(|reply| reply.content)
     }
 
     /// Like [`send`](Self::send), returning the whole [`Reply`] (finish

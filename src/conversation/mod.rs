@@ -155,16 +155,14 @@ impl Conversation {
     }
 
     /// Like [`set_option_unchecked`](Self::set_option_unchecked), with the
-    /// value as JSON text; text that is not JSON is refused with
-    /// [`Error::InvalidArgument`].
+    /// value as JSON text.
     pub fn set_option_unchecked_json(&mut self, name: &str, json: Option<&str>) -> Result<()> {
         let value = message::json_text(json, || format!("the value of {name:?} is"))?;
         self.set_option_unchecked(name, value)
     }
 
     /// Like [`set_option`](Self::set_option), with the value as JSON text
-    /// (`"64"`, `"0.2"`, `"{\"type\":\"json_object\"}"`), checked the same
-    /// way; text that is not JSON is refused with [`Error::InvalidArgument`].
+    /// (`"64"`, `"{\"type\":\"json_object\"}"`).
     pub fn set_option_json(&mut self, name: &str, json: Option<&str>) -> Result<()> {
         let value = message::json_text(json, || format!("the value of {name:?} is"))?;
         self.set_option(name, value)
@@ -310,8 +308,7 @@ impl Conversation {
 
     /// Reads a conversation from its JSON form: [`Error::InvalidArgument`]
     /// for text that is not a conversation, [`Error::InvalidConversation`]
-    /// for broken ordering. Options are taken unchecked, since the JSON form
-    /// cannot say which were set that way.
+    /// for broken ordering. Options are taken unchecked.
     pub fn from_json(json: &str) -> Result<Conversation> {
         let raw: Unchecked = serde_json::from_str(json)
             .map_err(|err| Error::InvalidArgument(format!("not a conversation in JSON: {err}")))?;

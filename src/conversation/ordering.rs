@@ -151,13 +151,9 @@ pub(crate) fn check_ready(messages: &[Message]) -> Result<()> {
 }
 
 /// The role with its article, for messages: "a user", "an assistant".
-fn a(role: Role) -> &'static str {
-    match role {
-        Role::System => "a system",
-        Role::User => "a user",
-        Role::Assistant => "an assistant",
-        Role::Tool => "a tool",
-    }
+fn a(role: Role) -> String {
+    let article = if role == Role::Assistant { "an" } else { "a" };
+    format!("{article} {role}")
 }
 
 fn invalid(message: impl Into<String>) -> Error {

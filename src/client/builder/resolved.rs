@@ -1,9 +1,7 @@
 //! A client's settings once resolved and checked: what
 //! [`ClientBuilder::build`](super::ClientBuilder::build) makes a [`Client`]
-//! from. A Rust program configures with the builder alone, and a built
-//! client never changes; the C API's handle keeps these settings so that
-//! its setters, which the C API fixes, make the handle's next client the
-//! same way (the environment was read once, when the handle was made).
+//! from, and what the C API's handle keeps so that its setters make its next
+//! client the same way (the environment read once, when the handle was made).
 
 use std::path::Path;
 use std::sync::Arc;
