@@ -29,7 +29,18 @@ impl<'c> Outgoing<'c> {
         let sent = match &trim {
             None => Cow::Borrowed(conversation),
             Some(trim) => {
-                log_trim(conversation, trim);
+                log::line(
+                    Level::Info,
+                    format_args!(
+                        "dropping the {} oldest messages of {}: the conversation is estimated \
+                         at {} tokens, over its token budget of {}; {} tokens are sent",
+                        trim.dropped(),
+                        conversation.len(),
+                        trim.tokens_before,
+                        conversation.token_budget().unwrap_or_default(),
+                        trim.tokens_after
+                    ),
+                );
                 Cow::Owned(conversation.selection(trim))
             }
         };
@@ -76,20 +87,4 @@ impl<'c> Outgoing<'c> {
             outcome => outcome.map(|outcome| (outcome, self.trim)),
         }
     }
-}
-
-/// The line that says what a send leaves out, and why.
-fn log_trim(conversation: &Conversation, trim: &Trim) {
-    log::line(
-        Level::Info,
-        format_args!(
-            "dropping the {} oldest messages of {}: the conversation is estimated at {} tokens, \
-             over its token budget of {}; {} tokens are sent",
-            trim.dropped(),
-            conversation.len(),
-            trim.tokens_before,
-            conversation.token_budget().unwrap_or_default(),
-            trim.tokens_after
-        ),
-    );
 }

@@ -289,8 +289,14 @@ impl Conversation {
                 bytes -= message_bytes(message);
             }
         }
-        let messages = self.messages.len() - last_user;
-        Err(too_large(tokens(bytes, ratio), target, messages))
+        let (messages, estimate) = (self.messages.len() - last_user, tokens(bytes, ratio));
+        Err(Error::ContextLength(Box::new(ApiError {
+            message: format!(
+                "the last exchange ({messages} messages) is estimated at {estimate} tokens, \
+                 over the token budget of {target}: nothing older is left to drop"
+            ),
+            ..ApiError::default()
+        })))
     }
 
     /// The conversation as a send under `trim` sends it: the same model,
@@ -335,17 +341,6 @@ impl Conversation {
         }
         Ok(())
     }
-}
-
-/// The error for a last exchange that alone is over the budget.
-fn too_large(estimate: u64, budget: u64, messages: usize) -> Error {
-    Error::ContextLength(Box::new(ApiError {
-        message: format!(
-            "the last exchange ({messages} messages) is estimated at {estimate} tokens, \
-             over the token budget of {budget}: nothing older is left to drop"
-        ),
-        ..ApiError::default()
-    }))
 }
 
 #[cfg(test)]

@@ -72,20 +72,6 @@ impl TryFrom<Unchecked> for Conversation {
     }
 }
 
-/// The names an option may not have: those the conversation and the send
-/// call provide, and the empty name.
-fn check_option_name(name: &str) -> Result<()> {
-    if RESERVED_FIELDS.contains(&name) {
-        return Err(Error::InvalidArgument(format!(
-            "{name:?} cannot be set as an option: the conversation and the send call provide it"
-        )));
-    }
-    if name.is_empty() {
-        return Err(Error::InvalidArgument("the option name is empty".into()));
-    }
-    Ok(())
-}
-
 /// An empty model name is refused before any request is made.
 fn check_model(model: &str) -> Result<()> {
     if model.trim().is_empty() {
@@ -146,7 +132,14 @@ impl Conversation {
     /// server's own form of a field [`set_option`](Self::set_option) refuses;
     /// only the reserved names and an empty name are refused.
     pub fn set_option_unchecked(&mut self, name: &str, value: Option<Value>) -> Result<()> {
-        check_option_name(name)?;
+        if RESERVED_FIELDS.contains(&name) {
+            return Err(Error::InvalidArgument(format!(
+                "{name:?} cannot be set as an option: the conversation and the send call provide it"
+            )));
+        }
+        if name.is_empty() {
+            return Err(Error::InvalidArgument("the option name is empty".into()));
+        }
         match value {
             Some(value) => self.options.insert(name.to_owned(), value),
             None => self.options.remove(name),

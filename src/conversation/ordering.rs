@@ -113,10 +113,6 @@ fn check_shape(message: &Message) -> Result<()> {
         (Role::Tool, Some(_)) | (_, None) => {}
         (_, Some(_)) => return Err(invalid(format!("{} message answers no tool call", a(role)))),
     }
-    check_call_ids(message)
-}
-
-fn check_call_ids(message: &Message) -> Result<()> {
     for (position, call) in message.tool_calls.iter().enumerate() {
         if call.id.is_empty() {
             return Err(invalid(format!("tool call {position} has no id")));

@@ -70,29 +70,17 @@ impl Client {
         let client = self.clone();
         let work = move |token: &CancelToken| {
             let _place = client.in_flight.enter(token)?;
-            let (reply, _) = outgoing.send(delivery, |body| {
-                client.run_background(body, token, on_delta.as_mut())
+            let (reply, _) = outgoing.send(delivery, |body| match on_delta.as_mut() {
+                Some(on_delta) => {
+                    // Once cancelled (also by freeing the request from inside
+                    // a callback), no delta reaches the caller any more.
+                    let on_delta = |delta: &StreamDelta| !token.is_cancelled() && on_delta(delta);
+                    super::stream::run(client.open_stream(body, token)?, token, on_delta)
+                }
+                None => client.fetch(body, Some(token)),
             })?;
             Ok(reply)
         };
         PendingReply::spawn(self.worker_stack, work, on_finish)
-    }
-
-    /// The work of a background send, once it has its place.
-    fn run_background(
-        &self,
-        body: &[u8],
-        token: &CancelToken,
-        on_delta: Option<&mut DeltaHandler>,
-    ) -> Result<Reply> {
-        match on_delta {
-            Some(on_delta) => {
-                // Once cancelled (also by freeing the request from inside a
-                // callback), no delta reaches the caller any more.
-                let on_delta = |delta: &StreamDelta| !token.is_cancelled() && on_delta(delta);
-                super::stream::run(self.open_stream(body, token)?, token, on_delta)
-            }
-            None => self.fetch(body, Some(token)),
-        }
     }
 }
