@@ -17,8 +17,10 @@ mod network;
 mod resolved;
 
 use crate::config::{
-    checked_pool_size, checked_retries, checked_timeout, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT,
+    checked_corrections, checked_in_flight, checked_pool_size, checked_retries, checked_stack_size,
+    checked_timeout, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_JSON_CORRECTIONS,
+    DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT,
+    DEFAULT_WORKER_STACK_BYTES,
 };
 pub(crate) use resolved::Resolved;
 
@@ -275,9 +277,8 @@ impl ClientBuilder {
             limits,
         };
         let json = JsonSettings {
-            corrections: config::checked_corrections(
-                self.json_corrections
-                    .unwrap_or(config::DEFAULT_JSON_CORRECTIONS),
+            corrections: checked_corrections(
+                self.json_corrections.unwrap_or(DEFAULT_JSON_CORRECTIONS),
             )?,
             delivery: self.schema_delivery,
         };
@@ -290,12 +291,9 @@ impl ClientBuilder {
                     .unwrap_or(DEFAULT_MAX_IDLE_CONNECTIONS),
             )?,
             stream_usage: self.stream_usage.unwrap_or(true),
-            max_in_flight: config::checked_in_flight(
-                self.max_in_flight.unwrap_or(config::DEFAULT_MAX_IN_FLIGHT),
-            )?,
-            worker_stack: config::checked_stack_size(
-                self.worker_stack_size
-                    .unwrap_or(config::DEFAULT_WORKER_STACK_BYTES),
+            max_in_flight: checked_in_flight(self.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT))?,
+            worker_stack: checked_stack_size(
+                self.worker_stack_size.unwrap_or(DEFAULT_WORKER_STACK_BYTES),
             )?,
             pool: None,
         })
