@@ -21,20 +21,13 @@ use super::{Client, Outgoing};
 
 /// Whether streamed requests ask for usage (`stream_options`), and whether
 /// the server refused it; the refusal is shared by the client's clones.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct StreamUsage {
     pub(super) asked: bool,
     refused: Arc<AtomicBool>,
 }
 
 impl StreamUsage {
-    pub(super) fn new(asked: bool) -> StreamUsage {
-        StreamUsage {
-            asked,
-            refused: Arc::default(),
-        }
-    }
-
     /// How a streamed request is sent now.
     pub(super) fn delivery(&self) -> Delivery {
         Delivery::Streamed {

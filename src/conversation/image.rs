@@ -36,11 +36,9 @@ impl Image {
         Image::from_file(source)
     }
 
-    /// Reads a PNG, JPEG, GIF or WebP file (at most [`MAX_IMAGE_BYTES`]) into
-    /// a base64 `data:` URL; the type comes from the file's bytes, not its
-    /// name. Only a regular file is read (a FIFO, a device or a directory is
-    /// refused without waiting), and never more than the limit. Errors
-    /// ([`Error::InvalidArgument`]) name the path and why.
+    /// Reads a PNG, JPEG, GIF or WebP regular file (at most [`MAX_IMAGE_BYTES`])
+    /// into a base64 `data:` URL, the type told by its bytes; errors name the
+    /// path and why.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Image> {
         read_file(path.as_ref(), "image", MAX_IMAGE_BYTES, Image::from_bytes)
     }

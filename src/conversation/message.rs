@@ -333,7 +333,11 @@ impl Tool {
     /// A tool, checked: a valid name and parameters that are a JSON object
     /// (`None` gives a function without arguments).
     pub fn new(name: &str, description: Option<&str>, parameters: Option<Value>) -> Result<Tool> {
-        check_tool_name(name)?;
+        if !is_function_name(name) {
+            return Err(Error::InvalidArgument(format!(
+                "tool name {name:?} must be 1 to 64 letters, digits, '_' or '-'"
+            )));
+        }
         let parameters =
             parameters.unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
         if !parameters.is_object() {
@@ -356,16 +360,15 @@ impl Tool {
     /// "lark" or "regex", "definition": "..."}}`; a bad name or format gives
     /// [`Error::InvalidArgument`].
     pub fn custom(name: &str, description: Option<&str>, format: Option<Value>) -> Result<Tool> {
-        check_tool_name(name)?;
+        let function = Tool::new(name, description, None)?;
         if let Some(format) = &format {
             check_custom_format(name, format)?;
         }
         Ok(Tool {
-            name: name.to_owned(),
-            description: description.map(str::to_owned),
             parameters: Value::Null,
             format,
             custom: true,
+            ..function
         })
     }
 
@@ -390,15 +393,6 @@ impl Tool {
         })?;
         Tool::new(name, description, parameters)
     }
-}
-
-fn check_tool_name(name: &str) -> Result<()> {
-    if is_function_name(name) {
-        return Ok(());
-    }
-    Err(Error::InvalidArgument(format!(
-        "tool name {name:?} must be 1 to 64 letters, digits, '_' or '-'"
-    )))
 }
 
 /// JSON text as a value (`None` stays `None`); what is not JSON is refused,

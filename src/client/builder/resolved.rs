@@ -63,18 +63,17 @@ impl Resolved {
             self.pool
                 .get_or_insert_with(|| Arc::new(Pool::new(destination.clone(), size, tuning))),
         );
-        let (in_flight, stream_usage) = match previous {
+        let (in_flight, mut stream_usage) = match previous {
             Some(previous) => {
                 previous.in_flight.set_limit(self.max_in_flight);
-                let mut stream_usage = previous.stream_usage.clone();
-                stream_usage.asked = self.stream_usage;
-                (Arc::clone(&previous.in_flight), stream_usage)
+                (
+                    Arc::clone(&previous.in_flight),
+                    previous.stream_usage.clone(),
+                )
             }
-            None => (
-                Gate::new(self.max_in_flight),
-                StreamUsage::new(self.stream_usage),
-            ),
+            None => (Gate::new(self.max_in_flight), StreamUsage::default()),
         };
+        stream_usage.asked = self.stream_usage;
         Client {
             pool,
             settings: self.settings.clone(),
