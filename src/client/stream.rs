@@ -116,27 +116,22 @@ impl Client {
     /// that answers with one JSON body instead is read whole, one that
     /// refuses `stream_options` gets the body again without it.
     pub(super) fn open_stream(&self, body: &[u8], token: &CancelToken) -> Result<DeltaStream> {
-        let posted = match self.pool.post_stream(body, &self.settings, token) {
-            Err(error) if refuses_stream_options(&error) => {
-                match wire::request::without_stream_options(body) {
-                    Some(body) => {
-                        if self.stream_usage.refuse() {
-                            log::line(
-                                ::log::Level::Warn,
-                                format_args!(
-                                    "POST {}: the server refused stream_options; \
-                                     streaming without token usage from now on",
-                                    log::shown_url(self.pool.endpoint())
-                                ),
-                            );
-                        }
-                        self.pool.post_stream(&body, &self.settings, token)
-                    }
-                    None => Err(error),
-                }
+        let mut posted = self.pool.post_stream(body, &self.settings, token);
+        let refused = posted.as_ref().is_err_and(refuses_stream_options);
+        let again = refused.then(|| wire::request::without_stream_options(body));
+        if let Some(body) = again.flatten() {
+            if self.stream_usage.refuse() {
+                log::line(
+                    ::log::Level::Warn,
+                    format_args!(
+                        "POST {}: the server refused stream_options; \
+                         streaming without token usage from now on",
+                        log::shown_url(self.pool.endpoint())
+                    ),
+                );
             }
-            other => other,
-        };
+            posted = self.pool.post_stream(&body, &self.settings, token);
+        }
         // Read after the post: a credential callback's tokens are among them.
         let secrets = self.pool.secrets(&self.settings);
         let opened = posted.and_then(|mut reader| {

@@ -50,6 +50,7 @@ pub struct ClientBuilder {
 
 impl fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let headers: Vec<_> = self.headers.iter().map(|(name, _)| name).collect();
         f.debug_struct("ClientBuilder")
             .field("target", &self.target)
             .field("api_version", &self.api_version)
@@ -67,14 +68,7 @@ impl fmt::Debug for ClientBuilder {
             .field("max_idle_connections", &self.max_idle_connections)
             .field("max_in_flight", &self.max_in_flight)
             .field("worker_stack_size", &self.worker_stack_size)
-            .field(
-                "headers",
-                &self
-                    .headers
-                    .iter()
-                    .map(|(name, _)| name)
-                    .collect::<Vec<_>>(),
-            )
+            .field("headers", &headers)
             .field("proxy", &self.network.proxy)
             .field("ca_file", &self.network.ca_file)
             .field("client_cert", &self.network.client_cert)
