@@ -24,7 +24,16 @@ impl Conversation {
         if count == 0 {
             return Ok(());
         }
-        check_not_parting(&self.messages, index, end)?;
+        // A removal may neither start on a tool result (its call stays before)
+        // nor end right before one (its call goes, or some of its fellow results).
+        let is_result = |at: usize| self.messages.get(at).is_some_and(|m| m.role == Role::Tool);
+        if is_result(index) || is_result(end) {
+            return Err(Error::InvalidConversation(format!(
+                "removing messages {index} to {} would part a tool call from its results: \
+                 remove the assistant message that calls tools together with all its results",
+                end - 1
+            )));
+        }
         let removed: Vec<Message> = self.messages.drain(index..end).collect();
         if let Err(error) = check_from(&self.messages, index) {
             // Put back as it was: the refusal changes nothing.
@@ -53,20 +62,6 @@ impl Conversation {
             ..Message::new(Role::Assistant, content)
         })
     }
-}
-
-/// A removal may neither start on a tool result (its call stays before)
-/// nor end right before one (its call goes, or some of its fellow results).
-fn check_not_parting(messages: &[Message], index: usize, end: usize) -> Result<()> {
-    let is_result = |at: usize| messages.get(at).is_some_and(|m| m.role == Role::Tool);
-    if is_result(index) || is_result(end) {
-        return Err(Error::InvalidConversation(format!(
-            "removing messages {index} to {} would part a tool call from its results: \
-             remove the assistant message that calls tools together with all its results",
-            end - 1
-        )));
-    }
-    Ok(())
 }
 
 /// Checks the messages from `index` on against those before them.

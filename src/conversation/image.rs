@@ -31,7 +31,15 @@ impl Image {
             return Ok(Image::url(source));
         }
         if lower.starts_with("data:") {
-            return check_data_url(source).map(|()| Image::url(source));
+            let (header, data) = source.split_once(',').unwrap_or((source, ""));
+            let header = header.to_ascii_lowercase();
+            if !header.starts_with("data:image/") || !header.ends_with(";base64") || data.is_empty()
+            {
+                return Err(Error::InvalidArgument(
+                    "a data URL image must look like data:image/<type>;base64,<data>".into(),
+                ));
+            }
+            return Ok(Image::url(source));
         }
         Image::from_file(source)
     }
@@ -119,17 +127,6 @@ fn sniff(bytes: &[u8]) -> Option<&'static str> {
     } else {
         None
     }
-}
-
-fn check_data_url(url: &str) -> Result<()> {
-    let (header, data) = url.split_once(',').unwrap_or((url, ""));
-    let header = header.to_ascii_lowercase();
-    if !header.starts_with("data:image/") || !header.ends_with(";base64") || data.is_empty() {
-        return Err(Error::InvalidArgument(
-            "a data URL image must look like data:image/<type>;base64,<data>".into(),
-        ));
-    }
-    Ok(())
 }
 
 /// Standard base64 with padding.

@@ -50,9 +50,8 @@ pub struct ToolCall {
     pub kind: String,
     /// The function's (or custom tool's) name.
     pub name: String,
-    /// The arguments exactly as the model wrote them: JSON text, not checked,
-    /// because models do not always write valid JSON. For a `custom` call,
-    /// its `input`, the free text the model wrote.
+    /// The arguments exactly as the model wrote them (JSON text, not
+    /// checked), or a `custom` call's free-text `input`.
     pub arguments: String,
     /// Fields of the call that chatwire does not know (Gemini 3's
     /// `extra_content`), sent back with it unchanged.
@@ -278,10 +277,8 @@ pub struct Message {
     /// For an assistant message: the model's reasoning, when its server sent
     /// any (see [`Reasoning`] for when it is sent back).
     pub reasoning: Option<Reasoning>,
-    /// Fields of the message that chatwire does not know (a provider's own
-    /// keys, such as Gemini's `extra_content`): kept in the JSON form and
-    /// sent back unchanged. Fields that only describe a reply are not kept
-    /// (see `docs/providers.md`).
+    /// Fields of the message that chatwire does not know (Gemini's
+    /// `extra_content`), sent back unchanged; see `docs/providers.md`.
     pub extra: Map<String, Value>,
 }
 
@@ -355,10 +352,8 @@ impl Tool {
     }
 
     /// A free-form tool (`{"type": "custom"}`), called with free text
-    /// instead of JSON arguments. `format` is `None` for unconstrained text,
-    /// `{"type": "text"}`, or `{"type": "grammar", "grammar": {"syntax":
-    /// "lark" or "regex", "definition": "..."}}`; a bad name or format gives
-    /// [`Error::InvalidArgument`].
+    /// instead of JSON arguments; `format` is `None` for unconstrained text,
+    /// or a `text` or `grammar` format as the official schema has them.
     pub fn custom(name: &str, description: Option<&str>, format: Option<Value>) -> Result<Tool> {
         let function = Tool::new(name, description, None)?;
         if let Some(format) = &format {

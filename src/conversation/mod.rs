@@ -14,13 +14,11 @@ pub(crate) mod ordering;
 use crate::error::{Error, Result};
 use message::{Attachment, Image, Message, ReasoningReplay, Role, Tool};
 
-/// A model name and the messages exchanged so far, all sent with every request.
-///
-/// Ordering rules, checked on every change: at most one system message, and
-/// only first; then user and assistant messages alternate, starting with a
-/// user message; an assistant message that calls tools is followed by one
-/// tool result per call. It serializes to the request shape and back; the
-/// token budget is not part of that form, nor of equality.
+/// A model name and the messages exchanged so far, all sent with every
+/// request, checked on every change against the ordering rules: one system
+/// message at most, first; then user and assistant messages alternate; an
+/// assistant message that calls tools is followed by one result per call.
+/// Its JSON form is the request's; the token budget is in neither it nor equality.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "Unchecked")]
 pub struct Conversation {
