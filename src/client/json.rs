@@ -13,13 +13,10 @@ use super::{Client, Outgoing};
 
 impl Client {
     /// Asks for JSON that matches a JSON Schema and returns it as a `T`
-    /// (which can be [`serde_json::Value`]): the reply is read with
-    /// [`extract_json`] and checked against `schema`, and a reply that does
-    /// not match (or fit `T`) gets up to [`json_corrections`](Self::json_corrections)
-    /// correction turns. On success the conversation holds the question and
-    /// the compact JSON as the answer; on any failure it is unchanged
-    /// ([`Error::InvalidReply`](crate::Error::InvalidReply) when no reply
-    /// matched). The schema subset and the rest: `docs/structured-output.md`.
+    /// (which can be [`serde_json::Value`]), with up to
+    /// [`json_corrections`](Self::json_corrections) correction turns; the
+    /// conversation then holds the question and the compact JSON, and is
+    /// unchanged on any failure. See `docs/structured-output.md`.
     ///
     /// ```no_run
     /// #[derive(serde::Deserialize)]
@@ -40,8 +37,6 @@ impl Client {
     /// println!("{} ({})", city.name, city.population);
     /// # Ok::<(), chatwire::Error>(())
     /// ```
-    ///
-    /// [`extract_json`]: crate::extract_json
     pub fn send_json<T: DeserializeOwned>(
         &self,
         conversation: &mut Conversation,
