@@ -106,8 +106,7 @@ impl Client {
         Outgoing::plan(conversation)?.send(Delivery::Whole, |body| self.fetch(body, None))
     }
 
-    /// Posts a body and reads the whole reply; an error is cleaned of the
-    /// secrets.
+    /// Posts a body and reads the whole reply; an error is cleaned of secrets.
     fn fetch(&self, body: &[u8], token: Option<&CancelToken>) -> Result<Reply> {
         self.pool
             .post(body, &self.settings, token)
@@ -121,9 +120,8 @@ impl Client {
             .map_err(|error| error.redact(&self.pool.secrets(&self.settings)))
     }
 
-    /// Sends the conversation and returns the reply without appending it;
-    /// [`Conversation::append_reply`] appends it (and drops what a token
-    /// budget left out of the request).
+    /// Sends the conversation and returns the reply without appending it
+    /// (which [`Conversation::append_reply`] does).
     pub fn complete(&self, conversation: &Conversation) -> Result<Reply> {
         self.fetch_planned(conversation).map(|(reply, _)| reply)
     }

@@ -59,24 +59,8 @@ impl Client {
     }
 
     /// Like [`send_stream`](Self::send_stream), with content, reasoning and
-    /// refusal apart: each piece comes with its [`DeltaKind`].
-    ///
-    /// ```no_run
-    /// use std::ops::ControlFlow;
-    /// use chatwire::DeltaKind;
-    /// # let client = chatwire::Client::from_env()?;
-    /// # let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.user("Why is the sky blue?")?;
-    /// let reply = client.send_stream_events(&mut conversation, |delta| {
-    ///     match delta.kind {
-    ///         DeltaKind::Reasoning => eprint!("{}", delta.text),
-    ///         _ => print!("{}", delta.text),
-    ///     }
-    ///     ControlFlow::Continue(())
-    /// })?;
-    /// let thinking = reply.reasoning.map(|reasoning| reasoning.text);
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// refusal apart: each piece comes with its [`DeltaKind`] (an example:
+    /// `docs/reasoning.md`).
     pub fn send_stream_events(
         &self,
         conversation: &mut Conversation,

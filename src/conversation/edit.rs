@@ -43,10 +43,9 @@ impl Conversation {
         Ok(())
     }
 
-    /// Appends an assistant message that calls tools (each with an id,
-    /// unique in the message), with its text (often empty); the results
-    /// follow with [`tool_result`](Self::tool_result). Refused with
-    /// [`Error::InvalidConversation`] out of order or with no calls.
+    /// Appends an assistant message (its text often empty) that calls tools,
+    /// each with an id unique in the message; [`Error::InvalidConversation`]
+    /// out of order or with no calls. Results follow with [`tool_result`](Self::tool_result).
     pub fn assistant_tool_calls(
         &mut self,
         content: impl Into<String>,
