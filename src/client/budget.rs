@@ -10,6 +10,8 @@ use crate::conversation::budget::Trim;
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::log;
+use crate::wire;
+use crate::wire::request::Delivery;
 
 /// A conversation on its way out, and what its budget left out of it.
 pub(crate) struct Outgoing<'c> {
@@ -27,7 +29,18 @@ impl<'c> Outgoing<'c> {
         let sent = match &trim {
             None => Cow::Borrowed(conversation),
             Some(trim) => {
-                log_trim(conversation, trim);
+                log::line(
+                    Level::Info,
+                    format_args!(
+                        "dropping the {} oldest messages of {}: the conversation is estimated \
+                         at {} tokens, over its token budget of {}; {} tokens are sent",
+                        trim.dropped(),
+                        conversation.len(),
+                        trim.tokens_before,
+                        conversation.token_budget().unwrap_or_default(),
+                        trim.tokens_after
+                    ),
+                );
                 Cow::Owned(conversation.selection(trim))
             }
         };
@@ -42,14 +55,16 @@ impl<'c> Outgoing<'c> {
         }
     }
 
-    /// Makes the request with `post`; when the server answers
-    /// [`Error::ContextLength`] under a budget, more old exchanges are left
-    /// out and `post` runs once more. Gives what `post` gave, and all that
-    /// the request left out, for the append.
+    /// Makes the request, its body encoded for `delivery`, with `post`; when
+    /// the server answers [`Error::ContextLength`] under a budget, more old
+    /// exchanges are left out and `post` runs once more. Gives what `post`
+    /// gave, and all that the request left out, for the append.
     pub(crate) fn send<R>(
         self,
-        mut post: impl FnMut(&Conversation) -> Result<R>,
+        delivery: Delivery,
+        mut post: impl FnMut(&[u8]) -> Result<R>,
     ) -> Result<(R, Option<Trim>)> {
+        let mut post = |sent: &Conversation| post(&wire::request::encode(sent, delivery));
         match post(&self.sent) {
             Err(Error::ContextLength(api)) if self.sent.token_budget().is_some() => {
                 let Some(more) = self.sent.plan_retry() else {
@@ -72,20 +87,4 @@ impl<'c> Outgoing<'c> {
             outcome => outcome.map(|outcome| (outcome, self.trim)),
         }
     }
-}
-
-/// The line that says what a send leaves out, and why.
-fn log_trim(conversation: &Conversation, trim: &Trim) {
-    log::line(
-        Level::Info,
-        format_args!(
-            "dropping the {} oldest messages of {}: the conversation is estimated at {} tokens, \
-             over its token budget of {}; {} tokens are sent",
-            trim.dropped(),
-            conversation.len(),
-            trim.tokens_before,
-            conversation.token_budget().unwrap_or_default(),
-            trim.tokens_after
-        ),
-    );
 }

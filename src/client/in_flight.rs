@@ -9,13 +9,11 @@ use crate::error::{Error, Result};
 use crate::http::cancel::{self, CancelToken, Interrupt};
 
 /// How many background requests of one client (and its clones) run at once.
-#[derive(Debug)]
 pub(crate) struct Gate {
     state: Mutex<GateState>,
     turn: Condvar,
 }
 
-#[derive(Debug)]
 struct GateState {
     running: usize,
     limit: usize,
@@ -93,7 +91,6 @@ impl Gate {
 }
 
 /// A place in the gate, given back when dropped.
-#[derive(Debug)]
 pub(crate) struct Pass(Arc<Gate>);
 
 impl Drop for Pass {

@@ -13,27 +13,10 @@ use super::{Client, Outgoing};
 
 impl Client {
     /// Asks for JSON that matches a JSON Schema and returns it as a `T`
-    /// (which can be [`serde_json::Value`]). The reply is read with the
-    /// tolerant extraction ([`extract_json`]) and checked against `schema`;
-    /// when it does not match (or does not fit `T`), the model gets a
-    /// correction turn naming each problem, up to
-    /// [`json_corrections`](Self::json_corrections) times. How the model
-    /// learns the schema is the client's [`schema_delivery`](Self::schema_delivery).
-    ///
-    /// The last message must be a user message (or the last tool result).
-    /// On success the conversation holds the question and the valid JSON
-    /// (compact) as the answer, without the correction turns; on any failure
-    /// it is unchanged. chatwire checks a subset of JSON Schema (draft
-    /// 2020-12) with its own code, and refuses a schema that needs more
-    /// (`pattern`, a remote `$ref`, ...) before sending, so that no check is
-    /// silently skipped; the keywords are listed in
-    /// `docs/structured-output.md`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for an unusable schema;
-    /// [`Error::InvalidReply`](crate::Error::InvalidReply) with the last problems and the last reply
-    /// when no reply matched; any error of [`send`](Self::send).
+    /// (which can be [`serde_json::Value`]), with up to
+    /// [`json_corrections`](Self::json_corrections) correction turns; the
+    /// conversation then holds the question and the compact JSON, and is
+    /// unchanged on any failure. See `docs/structured-output.md`.
     ///
     /// ```no_run
     /// #[derive(serde::Deserialize)]
@@ -54,8 +37,6 @@ impl Client {
     /// println!("{} ({})", city.name, city.population);
     /// # Ok::<(), chatwire::Error>(())
     /// ```
-    ///
-    /// [`extract_json`]: crate::extract_json
     pub fn send_json<T: DeserializeOwned>(
         &self,
         conversation: &mut Conversation,
@@ -73,12 +54,6 @@ impl Client {
 
     /// Like [`send_json`](Self::send_json), with the schema derived from `T`
     /// by `schemars` (the optional `schemars` feature).
-    ///
-    /// ```ignore
-    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
-    /// struct City { name: String, population: u64 }
-    /// let city: City = client.send_typed(&mut conversation)?;
-    /// ```
     #[cfg(feature = "schemars")]
     pub fn send_typed<T: DeserializeOwned + schemars::JsonSchema>(
         &self,

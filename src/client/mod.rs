@@ -1,8 +1,6 @@
-//! The client: the calls users make. `mod.rs` holds [`Client`], the plain
-//! send and what a built client can be asked; the other ways to send, each
-//! in a file named after it ([`stream`], [`background`], [`json`]), and the
-//! builder ([`builder`]), the one way to configure a client: a built client
-//! never changes.
+//! The client: [`Client`], the plain send and what a built client can be
+//! asked; the other ways to send ([`stream`], [`background`], [`json`]) and
+//! the [`builder`] (a built client never changes) each have a file.
 
 mod background;
 mod budget;
@@ -34,14 +32,9 @@ pub(crate) use builder::{provider_of, Resolved};
 
 /// A connection to one chat completions endpoint with one key.
 ///
-/// Cheap to clone: clones share the connection pool, across sends and
-/// threads. `Send + Sync`: one client can serve many threads at once, each
-/// with its own [`Conversation`]. A request is retried (up to
-/// [`max_retries`](ClientBuilder::max_retries) times) after a connection
-/// failure, a timeout, or HTTP 408, 409, 429 and 5xx; only redirects that
-/// keep the request (307, 308) within the endpoint's origin are followed.
-/// `docs/configuration.md` and `docs/security.md` say how long it waits and
-/// what else it refuses.
+/// Cheap to clone (clones share the connection pool) and `Send + Sync`: one
+/// client can serve many threads, each with its own [`Conversation`].
+/// Retries and redirects: `docs/configuration.md`, `docs/security.md`.
 #[derive(Clone)]
 pub struct Client {
     pool: Arc<Pool>,
@@ -96,8 +89,7 @@ impl Client {
     /// The last message must be a user message. On any error the conversation
     /// is left exactly as it was, so the call can be repeated.
     pub fn send(&self, conversation: &mut Conversation) -> Result<String> {
-        let reply = self.send_reply(conversation)?;
-        Ok(reply.content)
+        self.send_reply(conversation).map(|reply| reply.content)
     }
 
     /// Like [`send`](Self::send), returning the whole [`Reply`] (finish
@@ -111,12 +103,10 @@ impl Client {
     /// Fetches the reply to a conversation within its token budget, and
     /// what the request left out.
     fn fetch_planned(&self, conversation: &Conversation) -> Result<(Reply, Option<Trim>)> {
-        Outgoing::plan(conversation)?
-            .send(|sent| self.fetch(&wire::request::encode(sent, Delivery::Whole), None))
+        Outgoing::plan(conversation)?.send(Delivery::Whole, |body| self.fetch(body, None))
     }
 
-    /// Posts a body and reads the whole reply; an error is cleaned of the
-    /// secrets.
+    /// Posts a body and reads the whole reply; an error is cleaned of secrets.
     fn fetch(&self, body: &[u8], token: Option<&CancelToken>) -> Result<Reply> {
         self.pool
             .post(body, &self.settings, token)
@@ -130,9 +120,8 @@ impl Client {
             .map_err(|error| error.redact(&self.pool.secrets(&self.settings)))
     }
 
-    /// Sends the conversation and returns the reply without appending it;
-    /// [`Conversation::append_reply`] appends it (and drops what a token
-    /// budget left out of the request).
+    /// Sends the conversation and returns the reply without appending it
+    /// (which [`Conversation::append_reply`] does).
     pub fn complete(&self, conversation: &Conversation) -> Result<Reply> {
         self.fetch_planned(conversation).map(|(reply, _)| reply)
     }
@@ -161,17 +150,6 @@ impl Client {
     }
 
     /// The value of one of the limits on what chatwire keeps of an answer.
-    ///
-    /// ```
-    /// use chatwire::Limit;
-    /// let client = chatwire::Client::builder()
-    ///     .base_url("http://127.0.0.1:8080")
-    ///     .api_key("sk-local")
-    ///     .limit(Limit::Stream, 1024 * 1024)
-    ///     .build()?;
-    /// assert_eq!(client.limit(Limit::Stream), 1024 * 1024);
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
     pub fn limit(&self, limit: Limit) -> u64 {
         self.settings.limits.get(limit)
     }
@@ -195,3 +173,18 @@ impl Client {
 
 /// A callback for the pieces of a background send: `false` stops the request.
 pub(crate) type DeltaHandler = Box<dyn FnMut(&crate::StreamDelta) -> bool + Send>;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_limit_set_is_the_limit_read() -> crate::Result<()> {
+        use crate::Limit;
+        let client = crate::Client::builder()
+            .base_url("http://127.0.0.1:8080")
+            .api_key("sk-local")
+            .limit(Limit::Stream, 1024 * 1024)
+            .build()?;
+        assert_eq!(client.limit(Limit::Stream), 1024 * 1024);
+        Ok(())
+    }
+}

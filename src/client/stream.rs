@@ -21,20 +21,13 @@ use super::{Client, Outgoing};
 
 /// Whether streamed requests ask for usage (`stream_options`), and whether
 /// the server refused it; the refusal is shared by the client's clones.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct StreamUsage {
     pub(super) asked: bool,
     refused: Arc<AtomicBool>,
 }
 
 impl StreamUsage {
-    pub(super) fn new(asked: bool) -> StreamUsage {
-        StreamUsage {
-            asked,
-            refused: Arc::default(),
-        }
-    }
-
     /// How a streamed request is sent now.
     pub(super) fn delivery(&self) -> Delivery {
         Delivery::Streamed {
@@ -52,23 +45,8 @@ impl Client {
     /// Streams the reply: `on_delta` gets each piece of text as it arrives
     /// (whole UTF-8 characters), on the calling thread; the complete reply is
     /// appended and returned. [`ControlFlow::Break`] stops the request with
-    /// [`Error::Cancelled`]; a stream silent for longer than the idle timeout
-    /// fails with [`Error::Timeout`]. A failure leaves the conversation
-    /// unchanged.
-    ///
-    /// ```no_run
-    /// use std::io::Write;
-    /// use std::ops::ControlFlow;
-    /// # let client = chatwire::Client::from_env()?;
-    /// # let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.user("Tell me a story.")?;
-    /// client.send_stream(&mut conversation, |delta| {
-    ///     print!("{delta}");
-    ///     let _ = std::io::stdout().flush();
-    ///     ControlFlow::Continue(())
-    /// })?;
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// [`Error::Cancelled`]; a failure leaves the conversation unchanged.
+    /// Examples: `docs/rust.md`.
     pub fn send_stream(
         &self,
         conversation: &mut Conversation,
@@ -81,24 +59,8 @@ impl Client {
     }
 
     /// Like [`send_stream`](Self::send_stream), with content, reasoning and
-    /// refusal apart: each piece comes with its [`DeltaKind`].
-    ///
-    /// ```no_run
-    /// use std::ops::ControlFlow;
-    /// use chatwire::DeltaKind;
-    /// # let client = chatwire::Client::from_env()?;
-    /// # let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.user("Why is the sky blue?")?;
-    /// let reply = client.send_stream_events(&mut conversation, |delta| {
-    ///     match delta.kind {
-    ///         DeltaKind::Reasoning => eprint!("{}", delta.text),
-    ///         _ => print!("{}", delta.text),
-    ///     }
-    ///     ControlFlow::Continue(())
-    /// })?;
-    /// let thinking = reply.reasoning.map(|reasoning| reasoning.text);
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// refusal apart: each piece comes with its [`DeltaKind`] (an example:
+    /// `docs/reasoning.md`).
     pub fn send_stream_events(
         &self,
         conversation: &mut Conversation,
@@ -113,18 +75,6 @@ impl Client {
 
     /// Streams the reply as an iterator over its pieces of text ([`ReplyStream`]);
     /// when it ends, the reply has been appended.
-    ///
-    /// ```no_run
-    /// # let client = chatwire::Client::from_env()?;
-    /// # let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.user("Tell me a story.")?;
-    /// let mut stream = client.stream(&mut conversation)?;
-    /// for delta in &mut stream {
-    ///     print!("{}", delta?);
-    /// }
-    /// let usage = stream.reply().and_then(|reply| reply.usage);
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
     pub fn stream<'c>(&self, conversation: &'c mut Conversation) -> Result<ReplyStream<'c>> {
         let (deltas, trim) = self.start_stream(conversation, &CancelToken::new())?;
         Ok(ReplyStream::new(conversation, deltas, trim))
@@ -142,53 +92,40 @@ impl Client {
         conversation: &Conversation,
         token: &CancelToken,
     ) -> Result<(DeltaStream, Option<Trim>)> {
-        Outgoing::plan(conversation)?.send(|sent| {
-            self.open_stream(
-                &wire::request::encode(sent, self.stream_usage.delivery()),
-                token,
-            )
-        })
+        let delivery = self.stream_usage.delivery();
+        Outgoing::plan(conversation)?.send(delivery, |body| self.open_stream(body, token))
     }
 
     /// Posts a body for a streamed reply and returns its deltas; a server
     /// that answers with one JSON body instead is read whole, one that
     /// refuses `stream_options` gets the body again without it.
     pub(super) fn open_stream(&self, body: &[u8], token: &CancelToken) -> Result<DeltaStream> {
-        let posted = match self.pool.post_stream(body, &self.settings, token) {
-            Err(error) if refuses_stream_options(&error) => {
-                match wire::request::without_stream_options(body) {
-                    Some(body) => {
-                        if self.stream_usage.refuse() {
-                            log::line(
-                                ::log::Level::Warn,
-                                format_args!(
-                                    "POST {}: the server refused stream_options; \
-                                     streaming without token usage from now on",
-                                    log::shown_url(self.pool.endpoint())
-                                ),
-                            );
-                        }
-                        self.pool.post_stream(&body, &self.settings, token)
-                    }
-                    None => Err(error),
-                }
+        let mut posted = self.pool.post_stream(body, &self.settings, token);
+        let refused = posted.as_ref().is_err_and(refuses_stream_options);
+        let again = refused.then(|| wire::request::without_stream_options(body));
+        if let Some(body) = again.flatten() {
+            if self.stream_usage.refuse() {
+                log::line(
+                    ::log::Level::Warn,
+                    format_args!(
+                        "POST {}: the server refused stream_options; \
+                         streaming without token usage from now on",
+                        log::shown_url(self.pool.endpoint())
+                    ),
+                );
             }
-            other => other,
-        };
+            posted = self.pool.post_stream(&body, &self.settings, token);
+        }
         // Read after the post: a credential callback's tokens are among them.
         let secrets = self.pool.secrets(&self.settings);
         let opened = posted.and_then(|mut reader| {
             let request_id = reader.request_id.clone();
             let headers = std::mem::take(&mut reader.headers);
             if !reader.is_json {
-                let limits = &self.settings.limits;
-                let source = Box::new(reader);
+                let (limits, source) = (&self.settings.limits, Box::new(reader));
+                let secrets = secrets.clone();
                 return Ok(DeltaStream::new(
-                    source,
-                    request_id,
-                    headers,
-                    limits,
-                    secrets.clone(),
+                    source, request_id, headers, limits, secrets,
                 ));
             }
             let mut reply = wire::completion::decode(reader.read_all()?, request_id)?;

@@ -1,15 +1,6 @@
-//! A conversation's token budget: before each send, the oldest exchanges are
-//! left out until the conversation is estimated to fit (see
-//! `docs/long-conversations.md`).
-//!
-//! The estimate needs no tokenizer: the bytes of the history (text, tool
-//! calls, a few bytes of template markers per message, images and files
-//! at a typical cost, the tool definitions) at the bytes per token learned
-//! from the server's last count (`usage` of the last reply) set against the
-//! bytes it covered; until then at
-//! [`DEFAULT_BYTES_PER_TOKEN`](crate::config::DEFAULT_BYTES_PER_TOKEN).
-//! An exchange, the unit left out, is a user message and everything after
-//! it up to the next one, so a tool call always goes with its results.
+//! A conversation's token budget: before each send, the oldest exchanges (a
+//! user message and all up to the next) are left out until the conversation
+//! is estimated to fit; the estimate is in `docs/long-conversations.md`.
 
 use crate::config::{
     DEFAULT_BYTES_PER_TOKEN, IMAGE_TOKENS, MP3_BYTES_PER_TOKEN, PDF_BYTES_PER_TOKEN,
@@ -161,26 +152,9 @@ fn tokens(bytes: u64, bytes_per_token: f64) -> u64 {
 
 impl Conversation {
     /// Sets the most prompt tokens a send of this conversation may be
-    /// estimated at; 0 removes the budget (the default).
-    ///
-    /// Before each send, when the conversation is estimated over the
-    /// budget, the oldest whole exchanges are left out until it is down to
-    /// three quarters of it (never the system message, nor the last user
-    /// message and what follows). When the reply is appended, so is the
-    /// trim ([`last_dropped`](Self::last_dropped) says how many messages).
-    /// If the server still answers [`Error::ContextLength`], more is left
-    /// out and the request is made once more. A last exchange over the
-    /// budget by itself fails the send with [`Error::ContextLength`],
-    /// changing nothing. How the estimate works and its limits:
+    /// estimated at; 0 removes the budget (the default). Over it, a send
+    /// leaves the oldest exchanges out, and the append drops them; see
     /// `docs/long-conversations.md`.
-    ///
-    /// ```
-    /// let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.set_token_budget(4096);
-    /// assert_eq!(conversation.token_budget(), Some(4096));
-    /// conversation.set_token_budget(0);
-    /// assert_eq!(conversation.token_budget(), None);
-    /// ```
     pub fn set_token_budget(&mut self, max_prompt_tokens: u64) {
         self.budget.max_prompt_tokens = max_prompt_tokens;
     }
@@ -315,8 +289,14 @@ impl Conversation {
                 bytes -= message_bytes(message);
             }
         }
-        let messages = self.messages.len() - last_user;
-        Err(too_large(tokens(bytes, ratio), target, messages))
+        let (messages, estimate) = (self.messages.len() - last_user, tokens(bytes, ratio));
+        Err(Error::ContextLength(Box::new(ApiError {
+            message: format!(
+                "the last exchange ({messages} messages) is estimated at {estimate} tokens, \
+                 over the token budget of {target}: nothing older is left to drop"
+            ),
+            ..ApiError::default()
+        })))
     }
 
     /// The conversation as a send under `trim` sends it: the same model,
@@ -361,17 +341,6 @@ impl Conversation {
         }
         Ok(())
     }
-}
-
-/// The error for a last exchange that alone is over the budget.
-fn too_large(estimate: u64, budget: u64, messages: usize) -> Error {
-    Error::ContextLength(Box::new(ApiError {
-        message: format!(
-            "the last exchange ({messages} messages) is estimated at {estimate} tokens, \
-             over the token budget of {budget}: nothing older is left to drop"
-        ),
-        ..ApiError::default()
-    }))
 }
 
 #[cfg(test)]

@@ -11,19 +11,6 @@ impl Conversation {
     /// [`Error::InvalidConversation`], and nothing removed, when what is
     /// left would break the ordering rules or part a tool call from its
     /// results; `index + count` past the end is [`Error::InvalidArgument`].
-    ///
-    /// ```
-    /// let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.set_system("s");
-    /// for turn in ["a", "b", "c"] {
-    ///     conversation.user(turn)?;
-    ///     conversation.assistant("ok")?;
-    /// }
-    /// conversation.remove(1, 2)?; // the oldest exchange
-    /// assert_eq!(conversation.messages()[1].content, "b");
-    /// assert!(conversation.remove(1, 1).is_err()); // an assistant message first
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
     pub fn remove(&mut self, index: usize, count: usize) -> Result<()> {
         let len = self.messages.len();
         let end = index
@@ -37,7 +24,16 @@ impl Conversation {
         if count == 0 {
             return Ok(());
         }
-        check_not_parting(&self.messages, index, end)?;
+        // A removal may neither start on a tool result (its call stays before)
+        // nor end right before one (its call goes, or some of its fellow results).
+        let is_result = |at: usize| self.messages.get(at).is_some_and(|m| m.role == Role::Tool);
+        if is_result(index) || is_result(end) {
+            return Err(Error::InvalidConversation(format!(
+                "removing messages {index} to {} would part a tool call from its results: \
+                 remove the assistant message that calls tools together with all its results",
+                end - 1
+            )));
+        }
         let removed: Vec<Message> = self.messages.drain(index..end).collect();
         if let Err(error) = check_from(&self.messages, index) {
             // Put back as it was: the refusal changes nothing.
@@ -47,10 +43,9 @@ impl Conversation {
         Ok(())
     }
 
-    /// Appends an assistant message that calls tools (each with an id,
-    /// unique in the message), with its text (often empty); the results
-    /// follow with [`tool_result`](Self::tool_result). Refused with
-    /// [`Error::InvalidConversation`] out of order or with no calls.
+    /// Appends an assistant message (its text often empty) that calls tools,
+    /// each with an id unique in the message; [`Error::InvalidConversation`]
+    /// out of order or with no calls. Results follow with [`tool_result`](Self::tool_result).
     pub fn assistant_tool_calls(
         &mut self,
         content: impl Into<String>,
@@ -61,24 +56,11 @@ impl Conversation {
                 "an assistant message with tool calls needs at least one call".into(),
             ));
         }
-        let mut message = Message::new(Role::Assistant, content);
-        message.tool_calls = calls;
-        self.push_message(message)
+        self.push_message(Message {
+            tool_calls: calls,
+            ..Message::new(Role::Assistant, content)
+        })
     }
-}
-
-/// A removal may neither start on a tool result (its call stays before)
-/// nor end right before one (its call goes, or some of its fellow results).
-fn check_not_parting(messages: &[Message], index: usize, end: usize) -> Result<()> {
-    let is_result = |at: usize| messages.get(at).is_some_and(|m| m.role == Role::Tool);
-    if is_result(index) || is_result(end) {
-        return Err(Error::InvalidConversation(format!(
-            "removing messages {index} to {} would part a tool call from its results: \
-             remove the assistant message that calls tools together with all its results",
-            end - 1
-        )));
-    }
-    Ok(())
 }
 
 /// Checks the messages from `index` on against those before them.
@@ -171,5 +153,19 @@ mod tests {
         assert!(c.check_ready_to_send().is_err());
         c.tool_result("c1", "r").unwrap();
         assert!(c.check_ready_to_send().is_ok());
+    }
+
+    #[test]
+    fn remove_takes_whole_exchanges() -> crate::Result<()> {
+        let mut conversation = crate::Conversation::new("m");
+        conversation.set_system("s");
+        for turn in ["a", "b", "c"] {
+            conversation.user(turn)?;
+            conversation.assistant("ok")?;
+        }
+        conversation.remove(1, 2)?; // the oldest exchange
+        assert_eq!(conversation.messages()[1].content, "b");
+        assert!(conversation.remove(1, 1).is_err()); // an assistant message first
+        Ok(())
     }
 }

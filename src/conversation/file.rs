@@ -13,12 +13,8 @@ use crate::error::{Error, Result};
 const DEFAULT_PDF_NAME: &str = "document.pdf";
 
 impl AttachmentKind {
-    /// The kind of file these bytes start, if chatwire can send it.
-    ///
-    /// PDF: `%PDF-`. WAV: `RIFF`, a length, `WAVE`. MP3: an `ID3` tag, or the
-    /// header of an MPEG layer III frame (eleven sync bits, a known version,
-    /// layer III, a valid bit rate and sample rate), which a JPEG (`FF D8`)
-    /// or an AAC stream (layer bits `00`) does not pass.
+    /// The kind of file these bytes start, if chatwire can send it (see
+    /// each kind for its signature).
     pub fn sniff(bytes: &[u8]) -> Option<AttachmentKind> {
         if bytes.starts_with(b"%PDF-") {
             Some(AttachmentKind::Pdf)
@@ -44,7 +40,7 @@ impl AttachmentKind {
 /// An MPEG audio layer III frame header: `FF`, then `111vvll p` with a
 /// version other than the reserved `01` and layer `01` (III), then a bit
 /// rate index other than `0000` (free) and `1111` (bad) and a sample rate
-/// index other than `11`.
+/// index other than `11`; a JPEG (`FF D8`) or an AAC stream does not pass.
 fn is_mp3_frame(bytes: &[u8]) -> bool {
     let [0xFF, second, third, ..] = *bytes else {
         return false;

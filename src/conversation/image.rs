@@ -31,16 +31,22 @@ impl Image {
             return Ok(Image::url(source));
         }
         if lower.starts_with("data:") {
-            return check_data_url(source).map(|()| Image::url(source));
+            let (header, data) = source.split_once(',').unwrap_or((source, ""));
+            let header = header.to_ascii_lowercase();
+            if !header.starts_with("data:image/") || !header.ends_with(";base64") || data.is_empty()
+            {
+                return Err(Error::InvalidArgument(
+                    "a data URL image must look like data:image/<type>;base64,<data>".into(),
+                ));
+            }
+            return Ok(Image::url(source));
         }
         Image::from_file(source)
     }
 
-    /// Reads a PNG, JPEG, GIF or WebP file (at most [`MAX_IMAGE_BYTES`]) into
-    /// a base64 `data:` URL; the type comes from the file's bytes, not its
-    /// name. Only a regular file is read (a FIFO, a device or a directory is
-    /// refused without waiting), and never more than the limit. Errors
-    /// ([`Error::InvalidArgument`]) name the path and why.
+    /// Reads a PNG, JPEG, GIF or WebP regular file (at most [`MAX_IMAGE_BYTES`])
+    /// into a base64 `data:` URL, the type told by its bytes; errors name the
+    /// path and why.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Image> {
         read_file(path.as_ref(), "image", MAX_IMAGE_BYTES, Image::from_bytes)
     }
@@ -121,17 +127,6 @@ fn sniff(bytes: &[u8]) -> Option<&'static str> {
     } else {
         None
     }
-}
-
-fn check_data_url(url: &str) -> Result<()> {
-    let (header, data) = url.split_once(',').unwrap_or((url, ""));
-    let header = header.to_ascii_lowercase();
-    if !header.starts_with("data:image/") || !header.ends_with(";base64") || data.is_empty() {
-        return Err(Error::InvalidArgument(
-            "a data URL image must look like data:image/<type>;base64,<data>".into(),
-        ));
-    }
-    Ok(())
 }
 
 /// Standard base64 with padding.

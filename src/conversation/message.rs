@@ -50,9 +50,8 @@ pub struct ToolCall {
     pub kind: String,
     /// The function's (or custom tool's) name.
     pub name: String,
-    /// The arguments exactly as the model wrote them: JSON text, not checked,
-    /// because models do not always write valid JSON. For a `custom` call,
-    /// its `input`, the free text the model wrote.
+    /// The arguments exactly as the model wrote them (JSON text, not
+    /// checked), or a `custom` call's free-text `input`.
     pub arguments: String,
     /// Fields of the call that chatwire does not know (Gemini 3's
     /// `extra_content`), sent back with it unchanged.
@@ -278,10 +277,8 @@ pub struct Message {
     /// For an assistant message: the model's reasoning, when its server sent
     /// any (see [`Reasoning`] for when it is sent back).
     pub reasoning: Option<Reasoning>,
-    /// Fields of the message that chatwire does not know (a provider's own
-    /// keys, such as Gemini's `extra_content`): kept in the JSON form and
-    /// sent back unchanged. Fields that only describe a reply are not kept
-    /// (see `docs/providers.md`).
+    /// Fields of the message that chatwire does not know (Gemini's
+    /// `extra_content`), sent back unchanged; see `docs/providers.md`.
     pub extra: Map<String, Value>,
 }
 
@@ -333,7 +330,11 @@ impl Tool {
     /// A tool, checked: a valid name and parameters that are a JSON object
     /// (`None` gives a function without arguments).
     pub fn new(name: &str, description: Option<&str>, parameters: Option<Value>) -> Result<Tool> {
-        check_tool_name(name)?;
+        if !is_function_name(name) {
+            return Err(Error::InvalidArgument(format!(
+                "tool name {name:?} must be 1 to 64 letters, digits, '_' or '-'"
+            )));
+        }
         let parameters =
             parameters.unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
         if !parameters.is_object() {
@@ -351,29 +352,18 @@ impl Tool {
     }
 
     /// A free-form tool (`{"type": "custom"}`), called with free text
-    /// instead of JSON arguments. `format` is `None` for unconstrained text,
-    /// `{"type": "text"}`, or `{"type": "grammar", "grammar": {"syntax":
-    /// "lark" or "regex", "definition": "..."}}`; a bad name or format gives
-    /// [`Error::InvalidArgument`].
-    ///
-    /// ```
-    /// let grammar = serde_json::json!({"type": "grammar",
-    ///     "grammar": {"syntax": "regex", "definition": "^[0-9]+$"}});
-    /// let tool = chatwire::Tool::custom("count", Some("A number"), Some(grammar))?;
-    /// assert!(tool.custom);
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// instead of JSON arguments; `format` is `None` for unconstrained text,
+    /// or a `text` or `grammar` format as the official schema has them.
     pub fn custom(name: &str, description: Option<&str>, format: Option<Value>) -> Result<Tool> {
-        check_tool_name(name)?;
+        let function = Tool::new(name, description, None)?;
         if let Some(format) = &format {
             check_custom_format(name, format)?;
         }
         Ok(Tool {
-            name: name.to_owned(),
-            description: description.map(str::to_owned),
             parameters: Value::Null,
             format,
             custom: true,
+            ..function
         })
     }
 
@@ -398,15 +388,6 @@ impl Tool {
         })?;
         Tool::new(name, description, parameters)
     }
-}
-
-fn check_tool_name(name: &str) -> Result<()> {
-    if is_function_name(name) {
-        return Ok(());
-    }
-    Err(Error::InvalidArgument(format!(
-        "tool name {name:?} must be 1 to 64 letters, digits, '_' or '-'"
-    )))
 }
 
 /// JSON text as a value (`None` stays `None`); what is not JSON is refused,
@@ -504,5 +485,14 @@ mod tests {
         }
         assert!(Tool::custom("bad name", None, None).is_err());
         assert!(Tool::custom_from_text("sql", None, Some("{")).is_err());
+    }
+
+    #[test]
+    fn a_custom_tool_with_a_grammar() -> crate::Result<()> {
+        let grammar = serde_json::json!({"type": "grammar",
+            "grammar": {"syntax": "regex", "definition": "^[0-9]+$"}});
+        let tool = crate::Tool::custom("count", Some("A number"), Some(grammar))?;
+        assert!(tool.custom);
+        Ok(())
     }
 }

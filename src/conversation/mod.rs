@@ -14,25 +14,11 @@ pub(crate) mod ordering;
 use crate::error::{Error, Result};
 use message::{Attachment, Image, Message, ReasoningReplay, Role, Tool};
 
-/// A model name and the messages exchanged so far.
-///
-/// The whole conversation travels with every request. Ordering rules,
-/// checked on every change: at most one system message, and only first;
-/// then user and assistant messages alternate, starting with a user
-/// message; an assistant message that calls tools is followed by one tool
-/// result per call. It serializes to the request shape (`{"model",
-/// "messages", "tools", ...options}`) and back, checking the rules; the
-/// token budget is not part of that form, nor of equality.
-///
-/// ```
-/// let mut conversation = chatwire::Conversation::new("gpt-4o-mini");
-/// conversation.set_system("You are terse.");
-/// conversation.user("Name three colours.")?;
-/// assert_eq!(conversation.len(), 2);
-/// assert!(conversation.assistant("again").is_ok());
-/// assert!(conversation.assistant("twice").is_err());
-/// # Ok::<(), chatwire::Error>(())
-/// ```
+/// A model name and the messages exchanged so far, all sent with every
+/// request, checked on every change against the ordering rules: one system
+/// message at most, first; then user and assistant messages alternate; an
+/// assistant message that calls tools is followed by one result per call.
+/// Its JSON form is the request's; the token budget is in neither it nor equality.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "Unchecked")]
 pub struct Conversation {
@@ -84,20 +70,6 @@ impl TryFrom<Unchecked> for Conversation {
     }
 }
 
-/// The names an option may not have: those the conversation and the send
-/// call provide, and the empty name.
-fn check_option_name(name: &str) -> Result<()> {
-    if RESERVED_FIELDS.contains(&name) {
-        return Err(Error::InvalidArgument(format!(
-            "{name:?} cannot be set as an option: the conversation and the send call provide it"
-        )));
-    }
-    if name.is_empty() {
-        return Err(Error::InvalidArgument("the option name is empty".into()));
-    }
-    Ok(())
-}
-
 /// An empty model name is refused before any request is made.
 fn check_model(model: &str) -> Result<()> {
     if model.trim().is_empty() {
@@ -142,30 +114,11 @@ impl Conversation {
         Ok(())
     }
 
-    /// Sets a top-level request field sent with every request of this
-    /// conversation, such as `max_tokens`, `temperature`, `seed` or a
-    /// server's own extension; `None` removes it. `model`, `messages`,
-    /// `stream`, `stream_options` and `tools` are refused: the conversation
-    /// and the send call own them.
-    ///
-    /// A field the official `CreateChatCompletionRequest` schema defines is
-    /// checked as that schema checks it, and a value it rejects (such as
-    /// `temperature` 5) is refused with [`Error::InvalidArgument`] naming the
-    /// field, the value and what is allowed; the conversation is unchanged.
-    /// Other fields (llama.cpp's `top_k`, ...) pass as they are. The fields
-    /// and their rules are listed in `docs/c-api.md` ("Request options");
-    /// [`set_option_unchecked`](Self::set_option_unchecked) sends a server's
-    /// own form of a checked field.
-    ///
-    /// ```
-    /// use serde_json::json;
-    /// let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.set_option("max_tokens", Some(json!(64)))?;
-    /// conversation.set_option("top_k", Some(json!(40)))?; // a llama.cpp extension
-    /// assert!(conversation.set_option("temperature", Some(json!(5))).is_err());
-    /// assert!(conversation.set_option("stream", Some(true.into())).is_err());
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// Sets a top-level request field sent with every request (`None`
+    /// removes it). A field the official schema defines is checked as it
+    /// checks it ([`Error::InvalidArgument`], nothing changed); others pass
+    /// as they are; `model`, `messages`, `stream`, `stream_options` and
+    /// `tools` are refused. The rules: `docs/c-api.md` ("Request options").
     pub fn set_option(&mut self, name: &str, value: Option<Value>) -> Result<()> {
         if let Some(value) = &value {
             options::check(name, value)?;
@@ -174,23 +127,17 @@ impl Conversation {
     }
 
     /// Sets a top-level request field without checking its value, for a
-    /// server's own form of a field that [`set_option`](Self::set_option)
-    /// refuses (llama.cpp's array form of `logit_bias`); the request may
-    /// then break the official schema. Only the reserved names and an empty
-    /// name are refused, with [`Error::InvalidArgument`].
-    ///
-    /// ```
-    /// use serde_json::json;
-    /// let mut conversation = chatwire::Conversation::new("m");
-    /// let bias = json!([[15043, -1.0]]); // llama.cpp's form
-    /// assert!(conversation.set_option("logit_bias", Some(bias.clone())).is_err());
-    /// conversation.set_option_unchecked("logit_bias", Some(bias))?;
-    /// let back = chatwire::Conversation::from_json(&conversation.to_json())?;
-    /// assert_eq!(back, conversation);
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// server's own form of a field [`set_option`](Self::set_option) refuses;
+    /// only the reserved names and an empty name are refused.
     pub fn set_option_unchecked(&mut self, name: &str, value: Option<Value>) -> Result<()> {
-        check_option_name(name)?;
+        if RESERVED_FIELDS.contains(&name) {
+            return Err(Error::InvalidArgument(format!(
+                "{name:?} cannot be set as an option: the conversation and the send call provide it"
+            )));
+        }
+        if name.is_empty() {
+            return Err(Error::InvalidArgument("the option name is empty".into()));
+        }
         match value {
             Some(value) => self.options.insert(name.to_owned(), value),
             None => self.options.remove(name),
@@ -199,16 +146,14 @@ impl Conversation {
     }
 
     /// Like [`set_option_unchecked`](Self::set_option_unchecked), with the
-    /// value as JSON text; text that is not JSON is refused with
-    /// [`Error::InvalidArgument`].
+    /// value as JSON text.
     pub fn set_option_unchecked_json(&mut self, name: &str, json: Option<&str>) -> Result<()> {
         let value = message::json_text(json, || format!("the value of {name:?} is"))?;
         self.set_option_unchecked(name, value)
     }
 
     /// Like [`set_option`](Self::set_option), with the value as JSON text
-    /// (`"64"`, `"0.2"`, `"{\"type\":\"json_object\"}"`), checked the same
-    /// way; text that is not JSON is refused with [`Error::InvalidArgument`].
+    /// (`"64"`, `"{\"type\":\"json_object\"}"`).
     pub fn set_option_json(&mut self, name: &str, json: Option<&str>) -> Result<()> {
         let value = message::json_text(json, || format!("the value of {name:?} is"))?;
         self.set_option(name, value)
@@ -244,9 +189,10 @@ impl Conversation {
 
     /// Appends a user message with images; see [`Image::from_source`].
     pub fn user_with_images(&mut self, text: impl Into<String>, images: Vec<Image>) -> Result<()> {
-        let mut message = Message::new(Role::User, text);
-        message.images = images;
-        self.push_message(message)
+        self.push_message(Message {
+            images,
+            ..Message::new(Role::User, text)
+        })
     }
 
     /// Appends a user message with one image: an `http(s)` URL, a `data:`
@@ -261,9 +207,10 @@ impl Conversation {
         text: impl Into<String>,
         files: Vec<Attachment>,
     ) -> Result<()> {
-        let mut message = Message::new(Role::User, text);
-        message.files = files;
-        self.push_message(message)
+        self.push_message(Message {
+            files,
+            ..Message::new(Role::User, text)
+        })
     }
 
     /// Appends a user message with text (may be empty) and one local PDF,
@@ -352,8 +299,7 @@ impl Conversation {
 
     /// Reads a conversation from its JSON form: [`Error::InvalidArgument`]
     /// for text that is not a conversation, [`Error::InvalidConversation`]
-    /// for broken ordering. Options are taken unchecked, since the JSON form
-    /// cannot say which were set that way.
+    /// for broken ordering. Options are taken unchecked.
     pub fn from_json(json: &str) -> Result<Conversation> {
         let raw: Unchecked = serde_json::from_str(json)
             .map_err(|err| Error::InvalidArgument(format!("not a conversation in JSON: {err}")))?;
@@ -530,5 +476,45 @@ mod tests {
         c.user("u").unwrap();
         c.clear();
         assert_eq!(c.messages(), &[Message::new(Role::System, "s")]);
+    }
+
+    #[test]
+    fn an_unchecked_option_survives_the_json_form() -> crate::Result<()> {
+        use serde_json::json;
+        let mut conversation = crate::Conversation::new("m");
+        let bias = json!([[15043, -1.0]]); // llama.cpp's form
+        assert!(conversation
+            .set_option("logit_bias", Some(bias.clone()))
+            .is_err());
+        conversation.set_option_unchecked("logit_bias", Some(bias))?;
+        let back = crate::Conversation::from_json(&conversation.to_json())?;
+        assert_eq!(back, conversation);
+        Ok(())
+    }
+
+    #[test]
+    fn set_option_checks_known_fields_and_refuses_reserved_ones() -> crate::Result<()> {
+        use serde_json::json;
+        let mut conversation = crate::Conversation::new("m");
+        conversation.set_option("max_tokens", Some(json!(64)))?;
+        conversation.set_option("top_k", Some(json!(40)))?; // a llama.cpp extension
+        assert!(conversation
+            .set_option("temperature", Some(json!(5)))
+            .is_err());
+        assert!(conversation
+            .set_option("stream", Some(true.into()))
+            .is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn the_ordering_rules_in_brief() -> crate::Result<()> {
+        let mut conversation = crate::Conversation::new("gpt-4o-mini");
+        conversation.set_system("You are terse.");
+        conversation.user("Name three colours.")?;
+        assert_eq!(conversation.len(), 2);
+        assert!(conversation.assistant("again").is_ok());
+        assert!(conversation.assistant("twice").is_err());
+        Ok(())
     }
 }

@@ -1,13 +1,7 @@
 //! Request options: the check every top-level request field passes before a
-//! [`Conversation`](crate::Conversation) stores it, and the typed setters
-//! for the common fields.
-//!
-//! A field that the official `CreateChatCompletionRequest` schema defines is
-//! checked by `crate::schema` against the rules in `options.schema.json`:
-//! the schema's definitions of the fields without annotations, which
-//! `tests/options.rs` writes from the official schema and keeps in step.
-//! OpenAPI's `nullable` is not JSON Schema, so `null` passes only where the
-//! schema allows it. Users read the rules in `docs/c-api.md`.
+//! [`Conversation`](crate::Conversation) stores it (against
+//! `options.schema.json`, which `tests/options.rs` writes from the official
+//! schema), and the typed setters for the common fields.
 
 use std::sync::OnceLock;
 
@@ -64,18 +58,6 @@ fn check_schema_name(format: &Value) -> Result<()> {
 }
 
 /// The format the model must answer in: the `response_format` request field.
-///
-/// ```
-/// use chatwire::{Conversation, ResponseFormat};
-/// use serde_json::json;
-///
-/// let mut conversation = Conversation::new("gpt-4o-mini");
-/// conversation.set_response_format(ResponseFormat::JsonObject)?;
-/// let schema = json!({"type": "object", "properties": {"colour": {"type": "string"}}});
-/// conversation.set_response_format(ResponseFormat::json_schema("colour", schema))?;
-/// assert_eq!(conversation.options()["response_format"]["json_schema"]["name"], "colour");
-/// # Ok::<(), chatwire::Error>(())
-/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ResponseFormat {
@@ -132,33 +114,18 @@ impl ResponseFormat {
     }
 }
 
-/// A finite number as JSON; NaN and infinities have no JSON form.
-fn finite(name: &str, value: f64) -> Result<Value> {
-    Number::from_f64(value).map(Value::Number).ok_or_else(|| {
-        Error::InvalidArgument(format!("{name} must be a finite number, not {value}"))
-    })
-}
-
 /// Each goes through [`set_option`](Conversation::set_option), checked as
 /// it checks; remove a field with `set_option(name, None)`.
 impl Conversation {
     /// Sets `temperature`, the sampling temperature: from 0 to 2 (lower is
     /// more deterministic).
-    ///
-    /// ```
-    /// let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.set_temperature(0.2)?;
-    /// assert!(conversation.set_temperature(5.0).is_err());
-    /// assert_eq!(conversation.options()["temperature"], 0.2);
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
     pub fn set_temperature(&mut self, temperature: f64) -> Result<()> {
-        self.set_option("temperature", Some(finite("temperature", temperature)?))
+        self.set_number("temperature", temperature)
     }
 
     /// Sets `top_p`, nucleus sampling: from 0 to 1.
     pub fn set_top_p(&mut self, top_p: f64) -> Result<()> {
-        self.set_option("top_p", Some(finite("top_p", top_p)?))
+        self.set_number("top_p", top_p)
     }
 
     /// Sets `max_tokens`, the most tokens the reply may have (OpenAI's
@@ -175,14 +142,6 @@ impl Conversation {
 
     /// Sets `stop`, up to 4 sequences that end the reply, as an array; an
     /// empty list removes the field.
-    ///
-    /// ```
-    /// let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.set_stop(["\n\n", "END"])?;
-    /// assert_eq!(conversation.options()["stop"], serde_json::json!(["\n\n", "END"]));
-    /// assert!(conversation.set_stop(["1", "2", "3", "4", "5"]).is_err());
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
     pub fn set_stop(&mut self, stop: impl IntoIterator<Item = impl Into<String>>) -> Result<()> {
         let stop: Vec<String> = stop.into_iter().map(Into::into).collect();
         let value = (!stop.is_empty()).then(|| json!(stop));
@@ -196,14 +155,12 @@ impl Conversation {
 
     /// Sets `presence_penalty`: from -2 to 2; positive values favour new topics.
     pub fn set_presence_penalty(&mut self, penalty: f64) -> Result<()> {
-        let value = finite("presence_penalty", penalty)?;
-        self.set_option("presence_penalty", Some(value))
+        self.set_number("presence_penalty", penalty)
     }
 
     /// Sets `frequency_penalty`: from -2 to 2; positive values discourage repetition.
     pub fn set_frequency_penalty(&mut self, penalty: f64) -> Result<()> {
-        let value = finite("frequency_penalty", penalty)?;
-        self.set_option("frequency_penalty", Some(value))
+        self.set_number("frequency_penalty", penalty)
     }
 
     /// Sets `response_format`: plain text, JSON mode, or a JSON Schema.
@@ -214,6 +171,14 @@ impl Conversation {
     /// Sets `user`, a stable identifier of the end user.
     pub fn set_user(&mut self, user: impl Into<String>) -> Result<()> {
         self.set_option("user", Some(Value::String(user.into())))
+    }
+
+    /// A number option; NaN and infinities have no JSON form.
+    fn set_number(&mut self, name: &str, value: f64) -> Result<()> {
+        let number = Number::from_f64(value).ok_or_else(|| {
+            Error::InvalidArgument(format!("{name} must be a finite number, not {value}"))
+        })?;
+        self.set_option(name, Some(Value::Number(number)))
     }
 }
 
@@ -371,5 +336,42 @@ mod tests {
             json!({"type": "json_schema", "json_schema": {
                 "name": "n", "schema": {"type": "object"}, "description": "d", "strict": true}})
         );
+    }
+
+    #[test]
+    fn set_stop_takes_up_to_four() -> crate::Result<()> {
+        let mut conversation = crate::Conversation::new("m");
+        conversation.set_stop(["\n\n", "END"])?;
+        assert_eq!(
+            conversation.options()["stop"],
+            serde_json::json!(["\n\n", "END"])
+        );
+        assert!(conversation.set_stop(["1", "2", "3", "4", "5"]).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn set_temperature_is_checked() -> crate::Result<()> {
+        let mut conversation = crate::Conversation::new("m");
+        conversation.set_temperature(0.2)?;
+        assert!(conversation.set_temperature(5.0).is_err());
+        assert_eq!(conversation.options()["temperature"], 0.2);
+        Ok(())
+    }
+
+    #[test]
+    fn response_formats_are_set_as_options() -> crate::Result<()> {
+        use crate::{Conversation, ResponseFormat};
+        use serde_json::json;
+
+        let mut conversation = Conversation::new("gpt-4o-mini");
+        conversation.set_response_format(ResponseFormat::JsonObject)?;
+        let schema = json!({"type": "object", "properties": {"colour": {"type": "string"}}});
+        conversation.set_response_format(ResponseFormat::json_schema("colour", schema))?;
+        assert_eq!(
+            conversation.options()["response_format"]["json_schema"]["name"],
+            "colour"
+        );
+        Ok(())
     }
 }

@@ -113,10 +113,6 @@ fn check_shape(message: &Message) -> Result<()> {
         (Role::Tool, Some(_)) | (_, None) => {}
         (_, Some(_)) => return Err(invalid(format!("{} message answers no tool call", a(role)))),
     }
-    check_call_ids(message)
-}
-
-fn check_call_ids(message: &Message) -> Result<()> {
     for (position, call) in message.tool_calls.iter().enumerate() {
         if call.id.is_empty() {
             return Err(invalid(format!("tool call {position} has no id")));
@@ -151,13 +147,9 @@ pub(crate) fn check_ready(messages: &[Message]) -> Result<()> {
 }
 
 /// The role with its article, for messages: "a user", "an assistant".
-fn a(role: Role) -> &'static str {
-    match role {
-        Role::System => "a system",
-        Role::User => "a user",
-        Role::Assistant => "an assistant",
-        Role::Tool => "a tool",
-    }
+fn a(role: Role) -> String {
+    let article = if role == Role::Assistant { "an" } else { "a" };
+    format!("{article} {role}")
 }
 
 fn invalid(message: impl Into<String>) -> Error {

@@ -38,17 +38,6 @@ struct InboxState {
     raised: bool,
 }
 
-impl std::fmt::Debug for Inbox {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let state = self.lock();
-        f.debug_struct("Inbox")
-            .field("untaken", &state.text.len())
-            .field("done", &state.done)
-            .field("raised", &state.raised)
-            .finish()
-    }
-}
-
 impl Inbox {
     fn lock(&self) -> MutexGuard<'_, InboxState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)

@@ -9,7 +9,6 @@ use crate::error::Result;
 use crate::http::cancel::CancelToken;
 use crate::reply::Reply;
 use crate::stream::reply_stream::{DeltaKind, StreamDelta};
-use crate::wire;
 use crate::wire::request::Delivery;
 
 use super::{Client, DeltaHandler, Outgoing};
@@ -24,21 +23,8 @@ pub(crate) use request::BackgroundSend;
 
 impl Client {
     /// Sends the conversation on a worker thread and returns at once; see
-    /// [`PendingReply`]. Append the reply with [`Conversation::append_reply`].
-    ///
-    /// ```no_run
-    /// # let client = chatwire::Client::from_env()?;
-    /// # let mut conversation = chatwire::Conversation::new("m");
-    /// conversation.user("Hello")?;
-    /// let pending = client.send_async(&conversation)?;
-    /// while !pending.is_done() {
-    ///     // ... the program's own loop goes on ...
-    /// #   std::thread::sleep(std::time::Duration::from_millis(10));
-    /// }
-    /// let reply = pending.wait()?;
-    /// conversation.append_reply(&reply)?;
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// [`PendingReply`]. Append the reply with [`Conversation::append_reply`]
+    /// (an example: `docs/rust.md`).
     pub fn send_async(&self, conversation: &Conversation) -> Result<PendingReply> {
         self.spawn(conversation, None, |_| {})
     }
@@ -84,30 +70,17 @@ impl Client {
         let client = self.clone();
         let work = move |token: &CancelToken| {
             let _place = client.in_flight.enter(token)?;
-            let (reply, _) = outgoing.send(|sent| {
-                let body = wire::request::encode(sent, delivery);
-                client.run_background(&body, token, on_delta.as_mut())
+            let (reply, _) = outgoing.send(delivery, |body| match on_delta.as_mut() {
+                Some(on_delta) => {
+                    // Once cancelled (also by freeing the request from inside
+                    // a callback), no delta reaches the caller any more.
+                    let on_delta = |delta: &StreamDelta| !token.is_cancelled() && on_delta(delta);
+                    super::stream::run(client.open_stream(body, token)?, token, on_delta)
+                }
+                None => client.fetch(body, Some(token)),
             })?;
             Ok(reply)
         };
         PendingReply::spawn(self.worker_stack, work, on_finish)
-    }
-
-    /// The work of a background send, once it has its place.
-    fn run_background(
-        &self,
-        body: &[u8],
-        token: &CancelToken,
-        on_delta: Option<&mut DeltaHandler>,
-    ) -> Result<Reply> {
-        match on_delta {
-            Some(on_delta) => {
-                // Once cancelled (also by freeing the request from inside a
-                // callback), no delta reaches the caller any more.
-                let on_delta = |delta: &StreamDelta| !token.is_cancelled() && on_delta(delta);
-                super::stream::run(self.open_stream(body, token)?, token, on_delta)
-            }
-            None => self.fetch(body, Some(token)),
-        }
     }
 }

@@ -14,14 +14,9 @@ use crate::reply::Reply;
 use crate::sys;
 
 /// A reply being fetched on a worker thread (which also runs the delta
-/// callback, if any), made by [`Client::send_async`](crate::Client::send_async)
-/// and its kin; append it with
-/// [`Conversation::append_reply`](crate::Conversation::append_reply).
-///
-/// Wait with [`wait`](Self::wait), poll with [`is_done`](Self::is_done),
-/// stop with [`cancel`](Self::cancel) (within milliseconds), or `.await` it
-/// in any executor: the worker wakes the task, no runtime is needed.
-/// Dropping the handle cancels the request and waits for the worker.
+/// callback), made by [`Client::send_async`](crate::Client::send_async) and
+/// its kin. Wait, poll, cancel, or `.await` it in any executor (no runtime
+/// needed); dropping it cancels the request and waits for the worker.
 #[derive(Debug)]
 pub struct PendingReply {
     shared: Arc<Shared>,

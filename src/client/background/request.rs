@@ -50,7 +50,6 @@ impl Client {
 /// A background send as the C API's request behaves: its outcome is
 /// collected by the first wait and kept for later ones, a successful reply
 /// is appended once, and its text can be taken as it arrives ([`Inbox`]).
-#[derive(Debug)]
 pub(crate) struct BackgroundSend {
     /// The send, while nobody has waited for it.
     pending: Option<PendingReply>,

@@ -17,8 +17,10 @@ mod network;
 mod resolved;
 
 use crate::config::{
-    checked_pool_size, checked_retries, checked_timeout, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT,
+    checked_corrections, checked_in_flight, checked_pool_size, checked_retries, checked_stack_size,
+    checked_timeout, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_JSON_CORRECTIONS,
+    DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT,
+    DEFAULT_WORKER_STACK_BYTES,
 };
 pub(crate) use resolved::Resolved;
 
@@ -48,6 +50,7 @@ pub struct ClientBuilder {
 
 impl fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let headers: Vec<_> = self.headers.iter().map(|(name, _)| name).collect();
         f.debug_struct("ClientBuilder")
             .field("target", &self.target)
             .field("api_version", &self.api_version)
@@ -65,14 +68,7 @@ impl fmt::Debug for ClientBuilder {
             .field("max_idle_connections", &self.max_idle_connections)
             .field("max_in_flight", &self.max_in_flight)
             .field("worker_stack_size", &self.worker_stack_size)
-            .field(
-                "headers",
-                &self
-                    .headers
-                    .iter()
-                    .map(|(name, _)| name)
-                    .collect::<Vec<_>>(),
-            )
+            .field("headers", &headers)
             .field("proxy", &self.network.proxy)
             .field("ca_file", &self.network.ca_file)
             .field("client_cert", &self.network.client_cert)
@@ -95,65 +91,31 @@ macro_rules! setters {
 }
 
 impl ClientBuilder {
-    /// The server's base URL, e.g. `https://api.openai.com`,
-    /// `http://localhost:11434/v1` (Ollama) or `http://127.0.0.1:8080`
-    /// (llama.cpp). Requests go to `{base_url}/v1/chat/completions`; a
-    /// trailing `/v1` or `/` is not doubled. Default: `$OPENAI_BASE_URL`,
-    /// then `./.env`, then `https://api.openai.com`. Replaces any target set
-    /// before. [`build`](Self::build) refuses to send a key given here or
-    /// found in the environment to a base URL that `./.env` names (see
-    /// `docs/configuration.md`).
+    /// The server's base URL; requests go to `{base_url}/v1/chat/completions`
+    /// (a trailing `/v1` or `/` is not doubled). Replaces any target set
+    /// before; the default and `.env`'s rules are in `docs/configuration.md`.
     pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
         self.target = Target::Base(Some(base_url.into()));
         self
     }
 
-    /// The whole URL requests go to, used as given (path and query kept),
-    /// for servers whose route is not `{base}/v1/chat/completions`.
-    /// [`build`](Self::build) fails with [`Error::Config`](crate::Error::Config)
-    /// for a URL that is not `http(s)://`, holds a user name or password, or
-    /// has a fragment. Replaces any target set before.
-    ///
-    /// ```
-    /// let client = chatwire::Client::builder()
-    ///     .endpoint_url("https://generativelanguage.googleapis.com/v1beta/openai/chat/completions")
-    ///     .api_key("gemini-key")
-    ///     .build()?;
-    /// assert!(client.endpoint().ends_with("/v1beta/openai/chat/completions"));
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// The whole URL requests go to, used as given (path and query kept);
+    /// replaces any target set before. [`build`](Self::build) refuses one that
+    /// is not `http(s)://` or holds credentials or a fragment.
     pub fn endpoint_url(mut self, url: impl Into<String>) -> Self {
         self.target = Target::Exact(url.into());
         self
     }
 
-    /// Azure OpenAI's classic route:
-    /// `{endpoint}/openai/deployments/{deployment}/chat/completions?api-version=...`,
-    /// with the key (default `$AZURE_OPENAI_API_KEY`, then `./.env`) in the
-    /// `api-key` header. Entra ID tokens come from a
-    /// [`credential_provider`](Self::credential_provider). Replaces any
-    /// target set before. Azure's `/openai/v1` route needs none of this: it
-    /// is a [`base_url`](Self::base_url).
-    ///
-    /// ```
-    /// let client = chatwire::Client::builder()
-    ///     .azure("https://my-resource.openai.azure.com", "gpt-4o")
-    ///     .api_version("2024-10-21")
-    ///     .api_key("azure-key")
-    ///     .build()?;
-    /// assert_eq!(
-    ///     client.endpoint(),
-    ///     "https://my-resource.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21"
-    /// );
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// Azure OpenAI's classic route (`{endpoint}/openai/deployments/{deployment}/...`),
+    /// the key in the `api-key` header; replaces any target set before. See
+    /// `docs/providers.md` (Azure's `/openai/v1` route is a [`base_url`](Self::base_url)).
     pub fn azure(self, endpoint: impl Into<String>, deployment: impl Into<String>) -> Self {
         self.azure_target(Some(endpoint.into()), deployment.into())
     }
 
     /// As [`azure`](Self::azure), with the endpoint from
-    /// `$AZURE_OPENAI_ENDPOINT`, then `./.env`; [`build`](Self::build) fails
-    /// with [`Error::Config`](crate::Error::Config) when neither has it.
+    /// `$AZURE_OPENAI_ENDPOINT`, then `./.env`.
     pub fn azure_from_env(self, deployment: impl Into<String>) -> Self {
         self.azure_target(None, deployment.into())
     }
@@ -174,17 +136,12 @@ impl ClientBuilder {
         /// [`DEFAULT_AZURE_API_VERSION`](crate::DEFAULT_AZURE_API_VERSION).
         api_version(api_version: impl Into<String>) => api_version.into();
 
-        /// The API key, sent as `Authorization: Bearer <key>` (see
-        /// [`auth`](Self::auth)). Default: `$OPENAI_API_KEY`
-        /// (`$AZURE_OPENAI_API_KEY` for [`azure`](Self::azure)), then
-        /// `./.env`. `""` sends no credential and looks nothing up. chatwire
-        /// never prints the key; the `ureq_proto` log target does at trace
-        /// level (see `docs/security.md`).
+        /// The API key, sent as [`auth`](Self::auth) says; `""` sends no
+        /// credential. Default and secrecy: `docs/configuration.md`, `docs/security.md`.
         api_key(api_key: impl Into<String>) => api_key.into();
 
-        /// Where the credential goes: [`Auth::Bearer`] (the default),
-        /// [`Auth::ApiKey`] (the default for Azure's classic route) or
-        /// [`Auth::None`]; for the key and a provider's tokens alike.
+        /// Where the key or a provider's token goes; default [`Auth::Bearer`]
+        /// ([`Auth::ApiKey`] for Azure's classic route).
         auth(auth: Auth) => auth;
 
         /// The whole-request timeout, per attempt; default [`DEFAULT_TIMEOUT`](crate::DEFAULT_TIMEOUT).
@@ -193,8 +150,7 @@ impl ClientBuilder {
         /// The connect timeout, per attempt; default [`DEFAULT_CONNECT_TIMEOUT`](crate::DEFAULT_CONNECT_TIMEOUT).
         connect_timeout(timeout: Duration) => connect_timeout;
 
-        /// How long a stream may stay silent (keep-alives count) before
-        /// [`Error::Timeout`](crate::Error::Timeout); default
+        /// How long a stream may stay silent (keep-alives count); default
         /// [`DEFAULT_IDLE_TIMEOUT`](crate::DEFAULT_IDLE_TIMEOUT).
         idle_timeout(timeout: Duration) => idle_timeout;
 
@@ -203,54 +159,35 @@ impl ClientBuilder {
         /// [`MAX_RETRIES_CEILING`](crate::MAX_RETRIES_CEILING).
         max_retries(max_retries: u32) => max_retries;
 
-        /// How many idle connections are kept for reuse (each closes after
-        /// 15 s); default [`DEFAULT_MAX_IDLE_CONNECTIONS`](crate::DEFAULT_MAX_IDLE_CONNECTIONS),
-        /// at most [`MAX_IDLE_CONNECTIONS`](crate::MAX_IDLE_CONNECTIONS).
-        /// Set it to at least the number of threads sending at once: the
-        /// surplus connections are closed after each send. 0 keeps none.
+        /// How many idle connections are kept for reuse (0: none); default
+        /// [`DEFAULT_MAX_IDLE_CONNECTIONS`](crate::DEFAULT_MAX_IDLE_CONNECTIONS), at most
+        /// [`MAX_IDLE_CONNECTIONS`](crate::MAX_IDLE_CONNECTIONS). Set it to at least the
+        /// number of threads sending at once.
         max_idle_connections(max_idle_connections: usize) => max_idle_connections;
 
         /// How many background requests of this client and its clones run at
-        /// once; more wait their turn (a cancel ends the wait). Default
-        /// [`DEFAULT_MAX_IN_FLIGHT`](crate::DEFAULT_MAX_IN_FLIGHT), from 1 to
-        /// [`MAX_IN_FLIGHT`](crate::MAX_IN_FLIGHT). Each holds a thread and
-        /// a socket: keep it below the process's limit on descriptors.
+        /// once (more wait their turn); default [`DEFAULT_MAX_IN_FLIGHT`](crate::DEFAULT_MAX_IN_FLIGHT),
+        /// from 1 to [`MAX_IN_FLIGHT`](crate::MAX_IN_FLIGHT).
         max_in_flight(max_in_flight: usize) => max_in_flight;
 
-        /// The stack size of a background request's worker thread, which
-        /// also runs its callbacks; default
-        /// [`DEFAULT_WORKER_STACK_BYTES`](crate::DEFAULT_WORKER_STACK_BYTES), from
-        /// [`MIN_WORKER_STACK_BYTES`](crate::MIN_WORKER_STACK_BYTES) to
-        /// [`MAX_WORKER_STACK_BYTES`](crate::MAX_WORKER_STACK_BYTES).
+        /// The stack size of a background request's worker thread (which runs
+        /// its callbacks); default [`DEFAULT_WORKER_STACK_BYTES`](crate::DEFAULT_WORKER_STACK_BYTES).
         worker_stack_size(bytes: usize) => worker_stack_size;
 
         /// How many correction turns [`Client::send_json`] allows; default
-        /// [`DEFAULT_JSON_CORRECTIONS`](crate::DEFAULT_JSON_CORRECTIONS), at
-        /// most [`MAX_JSON_CORRECTIONS`](crate::MAX_JSON_CORRECTIONS).
+        /// [`DEFAULT_JSON_CORRECTIONS`](crate::DEFAULT_JSON_CORRECTIONS).
         json_corrections(corrections: u32) => json_corrections;
 
         /// Whether streamed requests ask for the token usage with
-        /// `stream_options` (default: yes). A server that refuses the field
-        /// is asked again without it, once, and the client remembers;
-        /// turning it off saves that first refusal.
+        /// `stream_options` (default: yes); a server that refuses it is asked
+        /// again without it, and the client remembers.
         stream_usage(enabled: bool) => stream_usage;
     }
 
-    /// A function asked for the credential before every attempt, instead of
-    /// a fixed key: for short-lived tokens such as Entra ID's, sent as
-    /// [`auth`](Self::auth) says. It runs on whatever thread sends, possibly
-    /// several at once: keep it quick. An `Err` or an empty token fails the
-    /// send with [`Error::Auth`](crate::Error::Auth), not retried. Its
-    /// tokens are secrets, never shown. [`build`](Self::build) refuses a
-    /// provider for an endpoint that `./.env` names.
-    ///
-    /// ```
-    /// let client = chatwire::Client::builder()
-    ///     .azure("https://my-resource.openai.azure.com", "gpt-4o")
-    ///     .credential_provider(|| Ok::<_, std::io::Error>("entra-token".to_owned()))
-    ///     .build()?;
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// A function asked for the credential before every attempt (short-lived
+    /// tokens such as Entra ID's), on whatever thread sends; an `Err` or an
+    /// empty token fails the send with [`Error::Auth`](crate::Error::Auth).
+    /// See `docs/providers.md`.
     pub fn credential_provider<F, E>(mut self, provider: F) -> Self
     where
         F: Fn() -> std::result::Result<String, E> + Send + Sync + 'static,
@@ -260,11 +197,9 @@ impl ClientBuilder {
         self
     }
 
-    /// One of the limits on what chatwire keeps of an answer, in bytes
-    /// (after decompression); an answer past it fails with
-    /// [`Error::TooLarge`](crate::Error::TooLarge). From
-    /// [`MIN_LIMIT`](crate::MIN_LIMIT) to [`MAX_LIMIT`](crate::MAX_LIMIT)
-    /// ([`MAX_HEADER_LIMIT`](crate::MAX_HEADER_LIMIT) for headers).
+    /// One of the limits on what chatwire keeps of an answer, in bytes (after
+    /// decompression); past it, [`Error::TooLarge`](crate::Error::TooLarge).
+    /// See `docs/security.md`.
     pub fn limit(mut self, limit: Limit, bytes: u64) -> Self {
         self.limits.push((limit, bytes));
         self
@@ -277,48 +212,27 @@ impl ClientBuilder {
         self
     }
 
-    /// An extra header sent with every request; a later call with the same
-    /// name (in any case) replaces the value. Default: `OpenAI-Organization`
-    /// from `$OPENAI_ORG_ID` and `OpenAI-Project` from `$OPENAI_PROJECT_ID`.
-    /// An `Accept-Encoding` given here replaces chatwire's `gzip`.
-    /// [`build`](Self::build) refuses a name or value that HTTP does not
-    /// allow, and `Authorization`, `Content-Type`, `Content-Length`,
-    /// `Transfer-Encoding`, `Host` and `Connection`. Values never appear in
-    /// `Debug` output or errors.
+    /// An extra header sent with every request, replacing one of the same
+    /// name (in any case); [`build`](Self::build) refuses a name or value
+    /// HTTP does not allow and the headers chatwire sets itself. Values are
+    /// secrets. The defaults: `docs/configuration.md`.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), Some(value.into())));
         self
     }
 
-    /// Sends no header of this name (in any case): one given before with
-    /// [`header`](Self::header), or one chatwire would add from the
-    /// environment. Removing a header that is not there is not an error.
-    ///
-    /// ```
-    /// let client = chatwire::Client::builder()
-    ///     .base_url("http://127.0.0.1:8080")
-    ///     .api_key("sk-local")
-    ///     .header("X-Trace-Id", "run-42")
-    ///     .remove_header("x-trace-id")
-    ///     .remove_header("OpenAI-Organization")
-    ///     .build()?;
-    /// assert!(!format!("{client:?}").contains("x-trace-id"));
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// Sends no header of this name (in any case), given before or taken
+    /// from the environment.
     pub fn remove_header(mut self, name: impl Into<String>) -> Self {
         self.headers.push((name.into(), None));
         self
     }
 
-    /// Builds the client, resolving the endpoint, the key and the headers.
-    ///
-    /// Fails with [`Error::MissingApiKey`](crate::Error::MissingApiKey) when no key is found,
-    /// [`Error::Config`](crate::Error::Config) for an unusable URL, key, environment
-    /// value, proxy or CA file, or a key that would go to an endpoint
-    /// named by `./.env` (see `docs/configuration.md`), and
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for any
-    /// other setting out of its range, a refused header, or an empty Azure
-    /// deployment.
+    /// Builds the client, resolving the endpoint, the key and the headers:
+    /// [`Error::MissingApiKey`](crate::Error::MissingApiKey) without a key,
+    /// [`Error::Config`](crate::Error::Config) for what the environment,
+    /// a URL or a file gets wrong, [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+    /// for a setting out of its range.
     pub fn build(self) -> Result<Client> {
         Ok(self.resolve()?.client(None))
     }
@@ -326,18 +240,10 @@ impl ClientBuilder {
     /// Everything [`build`](Self::build) reads and checks, before the
     /// client is made: what the C API's handle keeps for its setters.
     pub(crate) fn resolve(self) -> Result<Resolved> {
-        let target = match self.target {
-            Target::Azure {
-                endpoint,
-                deployment,
-                ..
-            } => Target::Azure {
-                endpoint,
-                deployment,
-                api_version: self.api_version,
-            },
-            other => other,
-        };
+        let mut target = self.target;
+        if let Target::Azure { api_version, .. } = &mut target {
+            *api_version = self.api_version;
+        }
         let choice = CredentialChoice {
             api_key: self.api_key,
             auth: self.auth,
@@ -365,9 +271,8 @@ impl ClientBuilder {
             limits,
         };
         let json = JsonSettings {
-            corrections: config::checked_corrections(
-                self.json_corrections
-                    .unwrap_or(config::DEFAULT_JSON_CORRECTIONS),
+            corrections: checked_corrections(
+                self.json_corrections.unwrap_or(DEFAULT_JSON_CORRECTIONS),
             )?,
             delivery: self.schema_delivery,
         };
@@ -380,12 +285,9 @@ impl ClientBuilder {
                     .unwrap_or(DEFAULT_MAX_IDLE_CONNECTIONS),
             )?,
             stream_usage: self.stream_usage.unwrap_or(true),
-            max_in_flight: config::checked_in_flight(
-                self.max_in_flight.unwrap_or(config::DEFAULT_MAX_IN_FLIGHT),
-            )?,
-            worker_stack: config::checked_stack_size(
-                self.worker_stack_size
-                    .unwrap_or(config::DEFAULT_WORKER_STACK_BYTES),
+            max_in_flight: checked_in_flight(self.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT))?,
+            worker_stack: checked_stack_size(
+                self.worker_stack_size.unwrap_or(DEFAULT_WORKER_STACK_BYTES),
             )?,
             pool: None,
         })
@@ -402,4 +304,57 @@ where
     Provider::new(Arc::new(move || {
         provider().map_err(|error| error.to_string())
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn remove_header_sends_none_of_that_name() -> crate::Result<()> {
+        let client = crate::Client::builder()
+            .base_url("http://127.0.0.1:8080")
+            .api_key("sk-local")
+            .header("X-Trace-Id", "run-42")
+            .remove_header("x-trace-id")
+            .remove_header("OpenAI-Organization")
+            .build()?;
+        assert!(!format!("{client:?}").contains("x-trace-id"));
+        Ok(())
+    }
+
+    #[test]
+    fn a_credential_provider_is_taken_for_azure() -> crate::Result<()> {
+        let _client = crate::Client::builder()
+            .azure("https://my-resource.openai.azure.com", "gpt-4o")
+            .credential_provider(|| Ok::<_, std::io::Error>("entra-token".to_owned()))
+            .build()?;
+        Ok(())
+    }
+
+    #[test]
+    fn azure_builds_the_classic_route() -> crate::Result<()> {
+        let client = crate::Client::builder()
+            .azure("https://my-resource.openai.azure.com", "gpt-4o")
+            .api_version("2024-10-21")
+            .api_key("azure-key")
+            .build()?;
+        assert_eq!(
+            client.endpoint(),
+            "https://my-resource.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn endpoint_url_is_used_as_given() -> crate::Result<()> {
+        let client = crate::Client::builder()
+            .endpoint_url(
+                "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
+            )
+            .api_key("gemini-key")
+            .build()?;
+        assert!(client
+            .endpoint()
+            .ends_with("/v1beta/openai/chat/completions"));
+        Ok(())
+    }
 }

@@ -8,32 +8,15 @@ use crate::config::{ClientCertFiles, ProxySetting};
 
 impl ClientBuilder {
     /// Trusts the CA certificates in this PEM file as well as the system's
-    /// roots (its CA bundle, or `SSL_CERT_FILE` / `SSL_CERT_DIR`; see
-    /// `docs/configuration.md`). [`build`](Self::build) fails with
-    /// [`Error::Config`](crate::Error::Config) when the file cannot be read,
-    /// holds no PEM certificate, or is larger than
-    /// [`MAX_CA_FILE_BYTES`](crate::MAX_CA_FILE_BYTES).
+    /// roots; [`build`](Self::build) reads it. See `docs/configuration.md`.
     pub fn ca_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.network.ca_file = Some(path.into());
         self
     }
 
-    /// Mutual TLS: shows the certificate chain in the PEM file `cert_path`
-    /// (the client's own first) and its private key in the PEM file
-    /// `key_path` (PKCS#8, RSA or EC, not encrypted) to servers that ask.
-    /// [`build`](Self::build) reads both and fails with
-    /// [`Error::Config`](crate::Error::Config), naming the file, when one
-    /// cannot be read or used, or when the key is not the certificate's.
-    /// The key's text never appears in errors, logs or `Debug` output.
-    ///
-    /// ```no_run
-    /// let client = chatwire::Client::builder()
-    ///     .base_url("https://llm.internal.example")
-    ///     .api_key("sk-internal")
-    ///     .client_certificate("/etc/chatwire/client.pem", "/etc/chatwire/client.key")
-    ///     .build()?;
-    /// # Ok::<(), chatwire::Error>(())
-    /// ```
+    /// Mutual TLS: the certificate chain in the PEM file `cert_path` (the
+    /// client's own first) and its unencrypted private key in `key_path`,
+    /// both read by [`build`](Self::build). See `docs/configuration.md`.
     pub fn client_certificate(
         mut self,
         cert_path: impl Into<PathBuf>,
@@ -46,14 +29,9 @@ impl ClientBuilder {
         self
     }
 
-    /// Sends requests through the proxy at `url` (`http://proxy:3128`,
-    /// `http://user:password@proxy:3128`, `socks5://...`; no scheme means
-    /// `http://`), or through none when `url` is `""`, whatever `NO_PROXY`
-    /// says. By default the proxy comes from `https_proxy`, `http_proxy`,
-    /// `all_proxy` and `no_proxy` as curl reads them (see
-    /// `docs/configuration.md`). Credentials in the URL are never shown.
-    /// [`build`](Self::build) fails with [`Error::Config`](crate::Error::Config)
-    /// for an unusable proxy URL.
+    /// Sends requests through the proxy at `url` (`http://`, `socks5://`;
+    /// no scheme means `http://`), or through none for `""`, instead of the
+    /// proxy variables. See `docs/configuration.md`.
     pub fn proxy(mut self, url: &str) -> Self {
         self.network.proxy = ProxySetting::from_text(url);
         self

@@ -1,9 +1,7 @@
 //! A client's settings once resolved and checked: what
 //! [`ClientBuilder::build`](super::ClientBuilder::build) makes a [`Client`]
-//! from. A Rust program configures with the builder alone, and a built
-//! client never changes; the C API's handle keeps these settings so that
-//! its setters, which the C API fixes, make the handle's next client the
-//! same way (the environment was read once, when the handle was made).
+//! from, and what the C API's handle keeps so that its setters make its next
+//! client the same way (the environment read once, when the handle was made).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -65,18 +63,17 @@ impl Resolved {
             self.pool
                 .get_or_insert_with(|| Arc::new(Pool::new(destination.clone(), size, settings))),
         );
-        let (in_flight, stream_usage) = match previous {
+        let (in_flight, mut stream_usage) = match previous {
             Some(previous) => {
                 previous.in_flight.set_limit(self.max_in_flight);
-                let mut stream_usage = previous.stream_usage.clone();
-                stream_usage.asked = self.stream_usage;
-                (Arc::clone(&previous.in_flight), stream_usage)
+                (
+                    Arc::clone(&previous.in_flight),
+                    previous.stream_usage.clone(),
+                )
             }
-            None => (
-                Gate::new(self.max_in_flight),
-                StreamUsage::new(self.stream_usage),
-            ),
+            None => (Gate::new(self.max_in_flight), StreamUsage::default()),
         };
+        stream_usage.asked = self.stream_usage;
         Client {
             pool,
             settings: self.settings.clone(),

@@ -258,3 +258,13 @@ fn fields_kept_from_the_server_count_in_the_estimate() {
     );
     assert!(signed.estimated_tokens() >= before + 1000, "{before}");
 }
+
+#[test]
+fn a_token_budget_of_zero_is_none() -> crate::Result<()> {
+    let mut conversation = crate::Conversation::new("m");
+    conversation.set_token_budget(4096);
+    assert_eq!(conversation.token_budget(), Some(4096));
+    conversation.set_token_budget(0);
+    assert_eq!(conversation.token_budget(), None);
+    Ok(())
+}
