@@ -1,23 +1,9 @@
-//! Tolerant JSON extraction from model replies.
-//!
-//! Ask a model for JSON and what comes back is often *almost* JSON: wrapped
-//! in a fenced block, with prose around it, with `1/2` where a number should
-//! be. [`extract_json`] finds the JSON in such a reply and repairs it;
-//! [`extract`] does the same into your own type; [`extract_ingredients`]
-//! reads the ingredient-list convention that [`ingredients_prompt`] asks for.
-//!
-//! What comes back is the outermost object or array the reply holds,
-//! repaired, or [`Error::NoJson`](crate::Error::NoJson): never a part of a
-//! value presented as the whole. Candidates are tried in this order, and the
-//! first that can be repaired and parsed wins: fenced blocks marked `json`
-//! (or `jsonc`, `json5`, `jsonl`, `ndjson`), unmarked fenced blocks, a
-//! Python tuple that starts the reply, then every `{` or `[` of the text.
-//! Valid JSON is taken as it is; repairs (fractions such as `1/2` and `½`,
-//! other quotes, unquoted keys, missing or trailing commas, comments,
-//! cut-off output, ...) apply only to text that does not parse, and never
-//! inside a string. `docs/structured-output.md` lists every rule, every
-//! repair, where chatwire differs from other repairers, and the cost
-//! (linear in the reply's length).
+//! Tolerant JSON extraction from model replies: [`extract_json`] finds the
+//! almost-JSON a model wrote (fenced, in prose, with `1/2`, trailing commas,
+//! ...) and repairs it; [`extract`] reads it into your own type;
+//! [`extract_ingredients`] reads the list that [`ingredients_prompt`] asks for.
+//! `docs/structured-output.md` gives the search order, every repair, and the
+//! cost (linear in the reply's length).
 
 mod candidates;
 mod cursor;

@@ -1,4 +1,4 @@
-//! Walking the containers: opening, stepping through, and the items they share.
+//! Walking the containers: opening, stepping through, and their items.
 
 use super::*;
 
@@ -113,7 +113,15 @@ impl Scanner<'_> {
                 self.cursor.bump();
                 Some(Ok(()))
             }
-            _ if self.skip_ellipsis() => Some(Ok(())),
+            // Repair: `...` or `…` standing for "and so on" is dropped.
+            '…' => {
+                self.cursor.bump();
+                Some(Ok(()))
+            }
+            '.' if self.cursor.rest().starts_with("...") => {
+                self.cursor.pos += leading(self.cursor.rest(), |d| d == '.').len();
+                Some(Ok(()))
+            }
             _ => None,
         }
     }
@@ -148,12 +156,36 @@ impl Scanner<'_> {
         }
     }
 
-    /// Trivia and commas between top-level values.
-    pub(super) fn skip_separators(&mut self) {
+    pub(super) fn array_item(&mut self, c: char, frame: Frame) -> Result<(), RepairError> {
+        if let Some(done) = self.between_items(c) {
+            return done;
+        }
+        if c == ':' && self.string_item_is_a_key(frame) {
+            return self.item_to_member(frame);
+        }
+        self.begin_item();
+        self.value(c)
+    }
+
+    /// Repair: JavaScript string concatenation (`'hello' + 'world'`) is one
+    /// string. Returns whether a `+` and a string were read.
+    pub(super) fn concatenation(&mut self) -> bool {
+        let before = self.cursor.pos;
         self.skip_trivia();
-        while self.cursor.peek() == Some(',') {
+        if self.cursor.peek() == Some('+') {
             self.cursor.bump();
             self.skip_trivia();
+            if self.cursor.peek().is_some_and(strings::is_quote) {
+                // Drop the first string's closing quote and the second's
+                // opening one.
+                self.out.pop();
+                let joint = self.out.len();
+                self.string(false);
+                self.out.remove(joint);
+                return true;
+            }
         }
+        self.cursor.pos = before;
+        false
     }
 }

@@ -1,16 +1,12 @@
 //! The repairing scanner: reads almost-JSON from the start of a candidate and
-//! writes strict JSON text, which `serde_json` then parses.
-//!
-//! One pass, one explicit stack (no recursion, so deep nesting cannot
-//! overflow the thread's stack), no regular expressions: every repair
-//! happens at the token where it is needed (marked `Repair:` there), so the
-//! inside of a string is never rewritten.
+//! writes strict JSON text for `serde_json`. One pass with an explicit stack
+//! (deep nesting cannot overflow the thread's stack); each repair happens at
+//! its token (marked `Repair:`), never inside a string.
 
 use super::cursor::{leading, Cursor};
 use super::numbers::{self, NumberError};
 use super::strings::{self, LineCache};
 
-mod arrays;
 mod closing;
 mod containers;
 mod objects;
@@ -199,13 +195,23 @@ impl Scanner<'_> {
         if !group && !matches!(self.cursor.peek(), Some('{' | '[')) {
             return Err(self.error_here("expected '{' or '['"));
         }
-        if let Err(error) = self.container() {
-            return Err(self.past_failed_value(error));
+        if let Err(mut error) = self.container() {
+            // A value that was already JSON (a key or a complete item), or
+            // nests too deep, is passed over to its end.
+            if self.content || self.keyed || self.stack.len() >= MAX_DEPTH {
+                error.resume = skip_to_close(self.cursor.text, error.offset, self.stack.len());
+            }
+            return Err(error);
         }
         let mut count = 1;
         let mut good = (self.cursor.pos, self.out.len());
         loop {
-            self.skip_separators();
+            // Trivia and commas separate top-level values.
+            self.skip_trivia();
+            if self.cursor.peek() == Some(',') {
+                self.cursor.bump();
+                continue;
+            }
             if !matches!(self.cursor.peek(), Some('{' | '[')) {
                 break;
             }
@@ -227,16 +233,6 @@ impl Scanner<'_> {
         })
     }
 
-    /// A failure inside a value that was already JSON (it held a key or a
-    /// complete item) or nests too deep: the search must not look inside
-    /// it, so it resumes after the value's end.
-    fn past_failed_value(&self, mut error: RepairError) -> RepairError {
-        if self.content || self.keyed || self.stack.len() >= MAX_DEPTH {
-            error.resume = skip_to_close(self.cursor.text, error.offset, self.stack.len());
-        }
-        error
-    }
-
     fn error_here(&self, expected: &str) -> RepairError {
         let found = match self.cursor.peek() {
             Some(c) if c.is_control() => format!("U+{:04X}", u32::from(c)),
@@ -251,15 +247,6 @@ impl Scanner<'_> {
         let parent = self.stack.len().checked_sub(2)?;
         self.stack.get(parent).map(|frame| frame.kind)
     }
-}
-
-/// Whether `c` (followed by `next`) can begin a value: what a missing colon
-/// may be supplied before.
-pub(super) fn starts_value(c: char, next: Option<char>) -> bool {
-    strings::is_quote(c)
-        || matches!(c, '{' | '[')
-        || numbers::starts_number(c, next)
-        || is_word_char(c)
 }
 
 pub(super) fn is_space(c: char) -> bool {

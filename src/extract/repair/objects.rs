@@ -80,9 +80,14 @@ impl Scanner<'_> {
             self.out.replace_range(frame.open_at..=frame.open_at, "[");
             return Ok(());
         }
+        let next = self.cursor.peek_second();
+        let starts_value = strings::is_quote(c)
+            || matches!(c, '{' | '[')
+            || numbers::starts_number(c, next)
+            || is_word_char(c);
         if c == ':' {
             self.cursor.bump();
-        } else if !starts_value(c, self.cursor.peek_second()) {
+        } else if !starts_value {
             return Err(self.error_here("expected ':' after the key"));
         }
         self.out.push(':');
