@@ -3,11 +3,10 @@
 use super::*;
 
 impl Scanner<'_> {
-    /// Consumes a closer. Repair: a closer that matches an outer container
-    /// closes up to it, unless a comma follows (`{"a": [1, 2}, "b": 3}`):
-    /// then it was a typo for the innermost one, unless a member follows
-    /// that only the outer one can hold. A closer that matches nothing is
-    /// dropped when a comma follows, and closes the innermost one otherwise.
+    /// Consumes a closer. Repair: a wrong closer closes up to the container it
+    /// matches, or only the innermost one when a comma follows (a typo),
+    /// unless a member follows that only the outer one can hold; one that
+    /// matches nothing is dropped when a comma follows.
     pub(super) fn close(&mut self, c: char) -> Result<(), RepairError> {
         let wanted = Kind::of(c);
         let depth = self
@@ -63,18 +62,6 @@ impl Scanner<'_> {
     /// without a value) and containers opened just before the cut are
     /// dropped, then every open container is closed.
     pub(super) fn close_truncated(&mut self) -> Result<(), RepairError> {
-        self.drop_unfinished_tail();
-        if !self.content {
-            return Err(self.error_here("expected a complete value"));
-        }
-        while !self.stack.is_empty() {
-            self.close_one()?;
-        }
-        self.last_closed = None;
-        Ok(())
-    }
-
-    pub(super) fn drop_unfinished_tail(&mut self) {
         while let Some(frame) = self.stack.last().copied() {
             if frame.kind == Kind::Object && frame.expect != Expect::Key {
                 self.out.truncate(frame.item_start);
@@ -90,9 +77,17 @@ impl Scanner<'_> {
                 self.stack.pop();
                 self.unbegin_item();
             } else {
-                return;
+                break;
             }
         }
+        if !self.content {
+            return Err(self.error_here("expected a complete value"));
+        }
+        while !self.stack.is_empty() {
+            self.close_one()?;
+        }
+        self.last_closed = None;
+        Ok(())
     }
 }
 

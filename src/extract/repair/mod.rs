@@ -13,7 +13,6 @@ mod objects;
 mod scalars;
 
 use closing::skip_to_close;
-use objects::quoted_tail_len;
 
 /// The deepest nesting accepted. `serde_json` refuses 128 levels, and several
 /// top-level values are wrapped in one more array, so stop well before.

@@ -32,11 +32,9 @@ impl Scanner<'_> {
         }
     }
 
-    /// Repair: an unquoted key (`{name: "x"}`, also Python's `{1: "x"}`) is
-    /// quoted, but only when a colon follows (or a string and the end of
-    /// the member: `{a 'b'}`), so prose in braces is refused.
-    /// After a complete member, a word that is not a key is dropped as a
-    /// stray (`{"a": 1, COMMENT "b": 2}`).
+    /// Repair: an unquoted key (`{name: "x"}`, `{1: "x"}`) is quoted when a
+    /// colon (or a string ending the member: `{a 'b'}`) follows, so prose in
+    /// braces is refused; after a member, another word is dropped as a stray.
     pub(super) fn bare_key(&mut self, frame: Frame) -> Result<(), RepairError> {
         let start = self.cursor.pos;
         let rest = self.cursor.rest();
@@ -156,13 +154,4 @@ pub(super) fn string_member_follows(text: &str) -> bool {
         && strings::skip_quoted(chars.as_str(), strings::is_quote)
             .trim_start_matches([' ', '\t'])
             .starts_with([',', '}'])
-}
-
-/// The length of an unquoted string missing only its opening quote: up to
-/// a `"` that a separator follows, with no `:` `}` `]` or line break before
-/// it (stopping there keeps a run of unquoted members linear).
-pub(super) fn quoted_tail_len(text: &str) -> Option<usize> {
-    let end = text.find(['"', ':', '}', ']', '\n'])?;
-    let after = text.get(end..)?.strip_prefix('"')?;
-    strings::ends_string_at(after).then_some(end)
 }

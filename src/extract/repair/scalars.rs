@@ -39,10 +39,7 @@ impl Scanner<'_> {
                 if runs_on(after) && self.unquoted_allowed() {
                     return self.unquoted();
                 }
-                self.cursor.pos += len;
-                self.out.push_str(&number.to_json());
-                self.content = true;
-                Ok(())
+                self.put(len, &number.to_json())
             }
             Err(NumberError::DivisionByZero { offset }) => Err(RepairError::at(
                 self.cursor.pos + offset,
@@ -52,23 +49,17 @@ impl Scanner<'_> {
         }
     }
 
-    /// Repair: Python and JavaScript literals (`None`, `NaN`: JSON has no NaN
-    /// or infinity), also cut off (`tru`); a wrapper call (`ObjectId("1")`)
-    /// is its argument. Any other word starts an unquoted string where one
-    /// is allowed, and fails the candidate elsewhere.
+    /// Repair: Python and JavaScript literals, also cut off (`tru`); a wrapper
+    /// call (`ObjectId("1")`) is its argument; any other word is an unquoted
+    /// string where one is allowed.
     pub(super) fn word(&mut self) -> Result<(), RepairError> {
         let start = self.cursor.pos;
         let rest = self.cursor.rest();
         let word = leading(rest, is_word_char);
         let len = word.len();
         let after = rest.get(len..).unwrap_or("");
-        let at_end = after.is_empty();
-        let literal = literal_json(word).or_else(|| at_end.then(|| literal_prefix(word)).flatten());
-        if let Some(json) = literal {
-            self.cursor.pos += len;
-            self.out.push_str(json);
-            self.content = true;
-            return Ok(());
+        if let Some(json) = literal_json(word, after.is_empty()) {
+            return self.put(len, json);
         }
         if len > 0 && after.starts_with('(') {
             self.cursor.pos += len;
@@ -83,21 +74,17 @@ impl Scanner<'_> {
         ))
     }
 
-    /// Unquoted strings are taken inside objects (a key and a colon say this
-    /// is data), and in arrays that start the reply or its fenced block;
-    /// not in an array in prose, where `[the docs](link)` is not data.
+    /// Unquoted strings are data inside objects and in arrays that lead the
+    /// reply or its fenced block, not in an array in prose (`[the docs](link)`).
     pub(super) fn unquoted_allowed(&self) -> bool {
         self.placement == Placement::Leading
             || self.stack.iter().any(|frame| frame.kind == Kind::Object)
     }
 
-    /// Repair: an unquoted string value (`{"city": New York}`,
-    /// `{url: https://a.b/c}`, `[a, b]`) runs to the next `,` `}` `]` `)`,
-    /// line break or `"` (brackets inside it are kept when they pair up),
-    /// and is trimmed. A `"` that ends it and is followed by a separator is
-    /// its missing-opening-quote twin (`[a", "b"]`) and is dropped; in an
-    /// object, when such a quote comes before any `:` `}` `]` on the line,
-    /// the string runs to it, commas and all (`{"a": b, c.",}`).
+    /// Repair: an unquoted string value (`{"city": New York}`, `[a, b]`) runs
+    /// to the next separator (see `unquoted_len`), trimmed. A `"` ending it
+    /// is a missing opening quote's twin (`[a", "b"]`) and is dropped; in an
+    /// object the string runs to such a quote, commas and all (`{"a": b, c.",}`).
     pub(super) fn unquoted(&mut self) -> Result<(), RepairError> {
         let rest = self.cursor.rest();
         let member = self.stack.last().is_some_and(|f| f.kind == Kind::Object);
@@ -127,10 +114,7 @@ impl Scanner<'_> {
         let len = word.len();
         let word = word.to_ascii_lowercase();
         if matches!(word.as_str(), "infinity" | "inf" | "nan") {
-            self.cursor.pos += len;
-            self.out.push_str("null");
-            self.content = true;
-            return Ok(());
+            return self.put(len, "null");
         }
         self.cursor.pos = start;
         if self.unquoted_allowed() {
@@ -138,13 +122,21 @@ impl Scanner<'_> {
         }
         Err(self.error_here("expected a value"))
     }
+
+    /// Consumes `len` bytes that are the complete value `json`.
+    fn put(&mut self, len: usize, json: &str) -> Result<(), RepairError> {
+        self.cursor.pos += len;
+        self.out.push_str(json);
+        self.content = true;
+        Ok(())
+    }
 }
 
 /// Whether what follows a number makes it part of an unquoted string: a
 /// letter or digit right after it (`1notanumber`, `57eeeeb1`), `-` `.` `:`
 /// and a digit or letter (`10-20`, `1.1.1`, `2024-10-18T18:35`), or a
 /// space and a word that is neither a literal nor a key (`2 cups`).
-pub(super) fn runs_on(after: &str) -> bool {
+fn runs_on(after: &str) -> bool {
     let mut chars = after.chars();
     match chars.next() {
         Some(c) if is_word_char(c) => true,
@@ -155,15 +147,15 @@ pub(super) fn runs_on(after: &str) -> bool {
             let is_key = word_start
                 .get(word.len()..)
                 .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'));
-            word.starts_with(char::is_alphabetic) && literal_json(word).is_none() && !is_key
+            word.starts_with(char::is_alphabetic) && literal_json(word, false).is_none() && !is_key
         }
         _ => false,
     }
 }
 
-/// The length of an unquoted string at the start of `text` (see
-/// `Scanner::unquoted`).
-pub(super) fn unquoted_len(text: &str) -> usize {
+/// The length of an unquoted string at the start of `text`: up to a `,` `}`
+/// `]` `)` line break, `"` or comment (brackets that pair up are kept).
+fn unquoted_len(text: &str) -> usize {
     let mut depth = 0_usize;
     let mut after_space = false;
     for (i, c) in text.char_indices() {
@@ -186,19 +178,27 @@ pub(super) fn unquoted_len(text: &str) -> usize {
     text.len()
 }
 
-pub(super) fn literal_json(word: &str) -> Option<&'static str> {
-    match word.to_ascii_lowercase().as_str() {
+/// The JSON of a Python or JavaScript literal (JSON has no NaN or infinity);
+/// with `cut_off` (at the very end of the text), of a prefix of one (`tru`).
+fn literal_json(word: &str, cut_off: bool) -> Option<&'static str> {
+    let lower = word.to_ascii_lowercase();
+    match lower.as_str() {
         "true" => Some("true"),
         "false" => Some("false"),
         "null" | "none" | "nil" | "undefined" | "nan" | "infinity" | "inf" => Some("null"),
+        "" => None,
+        _ if cut_off => ["true", "false", "null"]
+            .into_iter()
+            .find(|literal| literal.starts_with(lower.as_str())),
         _ => None,
     }
 }
 
-/// `tru`, `fals`, `nul` at the very end of the text: a cut-off literal.
-pub(super) fn literal_prefix(word: &str) -> Option<&'static str> {
-    let lower = word.to_ascii_lowercase();
-    ["true", "false", "null"]
-        .into_iter()
-        .find(|literal| !lower.is_empty() && literal.starts_with(lower.as_str()))
+/// The length of an unquoted string missing only its opening quote: up to
+/// a `"` that a separator follows, with no `:` `}` `]` or line break before
+/// it (stopping there keeps a run of unquoted members linear).
+fn quoted_tail_len(text: &str) -> Option<usize> {
+    let end = text.find(['"', ':', '}', ']', '\n'])?;
+    let after = text.get(end..)?.strip_prefix('"')?;
+    strings::ends_string_at(after).then_some(end)
 }
