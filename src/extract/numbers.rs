@@ -1,7 +1,5 @@
-//! Reading numbers the way models write them: JSON numbers, plus `+1`, `.5`,
-//! `1.`, `007`, fractions (`1/2`), mixed numbers (`1 1/2`, `1-1/2`) and the
-//! Unicode fraction characters (`½`, `1½`, `⅟8`, `¹⁄₂`); for the repairing
-//! scanner and for quantities given as strings (`"1 1/2"`).
+//! Reading numbers the way models write them (`+1`, `.5`, `1 1/2`, `½`, `¹⁄₂`,
+//! ...), for the repairing scanner and for quantities given as strings.
 
 use super::cursor::{leading, Cursor};
 
@@ -86,12 +84,14 @@ fn vulgar_value(c: char) -> Option<f64> {
         .find_map(|&(symbol, n, d)| (symbol == c).then_some(n / d))
 }
 
-/// The value of a run of superscript or subscript `digits` (0 when empty).
-fn small_digits_value(digits: &str, set: &[char; 10]) -> f64 {
-    digits.chars().fold(0.0, |value, c| {
-        let digit = set.iter().position(|&d| d == c).unwrap_or(0) as f64;
-        value * 10.0 + digit
-    })
+/// The run of superscript or subscript digits (`set`) that starts `text`,
+/// and its value (0 when empty).
+fn small_digits<'t>(text: &'t str, set: &[char; 10]) -> (&'t str, f64) {
+    let digits = leading(text, |c| set.contains(&c));
+    let value = digits.chars().fold(0.0, |value, c| {
+        value * 10.0 + set.iter().position(|&d| d == c).unwrap_or(0) as f64
+    });
+    (digits, value)
 }
 
 /// True when `c` (followed by `next`) starts a number this module can read.
@@ -139,7 +139,16 @@ pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
         }
     }
 
-    let literal = json_literal(negative, integer, fraction, exponent);
+    // Strict JSON: no `+`, no leading zeros, a `0` around a lone dot.
+    let sign = if negative { "-" } else { "" };
+    let integer = integer.trim_start_matches('0');
+    let integer = if integer.is_empty() { "0" } else { integer };
+    let fraction = match fraction {
+        Some("") => ".0".to_owned(),
+        Some(digits) => format!(".{digits}"),
+        None => String::new(),
+    };
+    let literal = format!("{sign}{integer}{fraction}{}", exponent.unwrap_or(""));
     Ok((Number::Literal(literal), cursor.pos))
 }
 
@@ -184,25 +193,6 @@ fn exponent<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
     }
     cursor.pos += len;
     rest.get(..len)
-}
-
-/// Writes the parts of a decimal number as strict JSON: no `+`, no leading
-/// zeros, a `0` before a leading dot and after a trailing one.
-fn json_literal(
-    negative: bool,
-    integer: &str,
-    fraction: Option<&str>,
-    exponent: Option<&str>,
-) -> String {
-    let sign = if negative { "-" } else { "" };
-    let integer = integer.trim_start_matches('0');
-    let integer = if integer.is_empty() { "0" } else { integer };
-    let fraction = match fraction {
-        Some("") => ".0".to_owned(),
-        Some(digits) => format!(".{digits}"),
-        None => String::new(),
-    };
-    format!("{sign}{integer}{fraction}{}", exponent.unwrap_or(""))
 }
 
 /// After an integer, looks for what turns it into a fraction: `/2` (a simple
@@ -292,25 +282,13 @@ fn unicode_fraction(text: &str) -> Option<(f64, usize)> {
         let denominator = digits_value(digits);
         return (denominator != 0.0).then(|| (1.0 / denominator, first.len_utf8() + digits.len()));
     }
-    superscript_fraction(text)
-}
-
-/// `¹⁄₂`, `³⁄₁₆`: superscript numerator, slash, subscript denominator.
-fn superscript_fraction(text: &str) -> Option<(f64, usize)> {
-    let numerator = leading(text, |c| SUPERSCRIPT_DIGITS.contains(&c));
+    // `¹⁄₂`, `³⁄₁₆`: superscript numerator, slash, subscript denominator.
+    let (numerator, top) = small_digits(text, &SUPERSCRIPT_DIGITS);
     let rest = text.get(numerator.len()..)?;
     let slash = rest.chars().next().filter(|&c| is_fraction_slash(c))?;
-    let denominator = leading(rest.get(slash.len_utf8()..)?, |c| {
-        SUBSCRIPT_DIGITS.contains(&c)
-    });
-    let over = small_digits_value(denominator, &SUBSCRIPT_DIGITS);
+    let (denominator, bottom) = small_digits(rest.get(slash.len_utf8()..)?, &SUBSCRIPT_DIGITS);
     let len = numerator.len() + slash.len_utf8() + denominator.len();
-    (!numerator.is_empty() && over != 0.0).then(|| {
-        (
-            small_digits_value(numerator, &SUPERSCRIPT_DIGITS) / over,
-            len,
-        )
-    })
+    (!numerator.is_empty() && bottom != 0.0).then(|| (top / bottom, len))
 }
 
 #[cfg(test)]

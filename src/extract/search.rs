@@ -29,22 +29,15 @@ pub(crate) fn search<T>(
                 .map_err(|why| format!("in the JSON string that is the whole text: {why}"))
         }
         Some(_) => Err(BARE_VALUE.to_owned()),
-        None => search_text(
-            escaped_json(trimmed).as_deref().unwrap_or(text),
-            &mut accept,
-        ),
+        // Repair: a reply that is JSON with its quotes escaped (`{\"a\": 1}`,
+        // a JSON string's inside) is read as the JSON it escapes.
+        None if trimmed.starts_with("{\\\"") || trimmed.starts_with("[\\\"") => {
+            let unescaped = serde_json::from_str::<String>(&format!("\"{trimmed}\"")).ok();
+            search_text(unescaped.as_deref().unwrap_or(text), &mut accept)
+        }
+        None => search_text(text, &mut accept),
     };
     found.map_err(Error::NoJson)
-}
-
-/// Repair: a reply that is JSON with its quotes escaped (`{\"a\": 1}`, the
-/// inside of a JSON string without the string's own quotes) is read as
-/// the JSON it escapes.
-fn escaped_json(trimmed: &str) -> Option<String> {
-    if !(trimmed.starts_with("{\\\"") || trimmed.starts_with("[\\\"")) {
-        return None;
-    }
-    serde_json::from_str::<String>(&format!("\"{trimmed}\"")).ok()
 }
 
 /// Searches `text` (see `search`): fenced blocks, a leading tuple, then the
@@ -53,7 +46,7 @@ fn search_text<T>(
     text: &str,
     accept: &mut impl FnMut(Value) -> Result<T, String>,
 ) -> Result<T, String> {
-    let mut tries = Tries::default();
+    let mut log = Log::default();
     for fence in candidates::json_fences(text) {
         let candidate = Candidate {
             text: text
@@ -63,7 +56,7 @@ fn search_text<T>(
             placement: Placement::Leading,
         };
         let origin = Origin::Fence(fence.info.to_owned());
-        if let Ok((value, ..)) = tries.attempt(candidate, origin, accept) {
+        if let Ok((value, ..)) = log.attempt(candidate, origin, accept) {
             return Ok(value);
         }
     }
@@ -83,7 +76,7 @@ fn search_text<T>(
         },
     };
     if text.trim_start().starts_with('(') {
-        match tries.attempt(bare(leading), Origin::Bare(false), accept) {
+        match log.attempt(bare(leading), Origin::Bare(false), accept) {
             Ok((value, _, false)) => return Ok(value),
             Ok((value, _, true)) => guessed = Some(value),
             Err(_) => {}
@@ -92,7 +85,7 @@ fn search_text<T>(
     let mut from = 0;
     while let Some(start) = candidates::next_opener(text, from) {
         // Openers are ASCII, so `start + 1` is a char boundary.
-        from = match tries.bare_at(bare(start), accept) {
+        from = match log.bare_at(bare(start), accept) {
             Ok((value, _, false)) => return Ok(value),
             Ok((value, end, true)) => {
                 guessed.get_or_insert(value);
@@ -101,22 +94,14 @@ fn search_text<T>(
             Err(resume) => resume.max(start + 1),
         };
     }
-    guessed.ok_or_else(|| tries.log.summary(text))
+    guessed.ok_or_else(|| log.summary(text))
 }
 
 /// What `accept` made of a candidate, where the candidate ends, and whether
 /// it rests on a guess; or where the search may go on.
 type Attempt<T> = Result<(T, usize, bool), usize>;
 
-/// The candidates tried so far, and what the string reader learned on the
-/// way (see `LineCache`).
-#[derive(Default)]
-struct Tries {
-    log: Log,
-    lines: LineCache,
-}
-
-impl Tries {
+impl Log {
     /// Tries a bare candidate (a `{` or `[` of the text). On failure the
     /// search goes on where it stopped, or after its end when it was already
     /// JSON: starting over at every nested `{` would make the scan quadratic
@@ -133,7 +118,7 @@ impl Tries {
             // `{{` or `{[` can never be repaired: say so without the cost of a
             // scanner, which a megabyte of braces would pay a million times.
             let inner = start + rest.len() - inner.len();
-            self.log.fail_with(Origin::Bare(true), start, inner, || {
+            self.fail_with(Origin::Bare(true), start, inner, || {
                 RepairError::at(
                     inner,
                     "expected a key or '}', found an opening bracket".to_owned(),
@@ -153,11 +138,23 @@ impl Tries {
     ) -> Attempt<T> {
         let (value, end, guessed) = match strict(candidate) {
             Some((value, end)) => (value, end, false),
-            None => match repaired(candidate, &mut self.lines) {
-                Ok(found) => found,
+            None => match repair::repair_at(candidate, &mut self.lines) {
+                Ok(repaired) => match serde_json::from_str::<Value>(&repaired.json) {
+                    Ok(value) => (value, repaired.end, repaired.guessed),
+                    // The scanner writes valid JSON, so this is a limit of serde_json.
+                    Err(error) => {
+                        let message = format!("the repaired text is not valid JSON: {error}");
+                        self.fail(
+                            origin,
+                            candidate.start,
+                            RepairError::at(repaired.end, message),
+                        );
+                        return Err(repaired.end);
+                    }
+                },
                 Err(error) => {
                     let resume = error.resume;
-                    self.log.fail(origin, candidate.start, error);
+                    self.fail(origin, candidate.start, error);
                     return Err(resume);
                 }
             },
@@ -165,7 +162,7 @@ impl Tries {
         match accept(value) {
             Ok(value) => Ok((value, end, guessed)),
             Err(why) => {
-                self.log.reject(why);
+                self.reject(why);
                 Err(end)
             }
         }
@@ -215,23 +212,6 @@ fn depth(value: &Value) -> usize {
     1 + children.unwrap_or(0)
 }
 
-/// The candidate repaired and parsed, where it ends in the text, and
-/// whether it rests on a guess.
-fn repaired(
-    candidate: Candidate<'_>,
-    lines: &mut LineCache,
-) -> Result<(Value, usize, bool), RepairError> {
-    let repaired = repair::repair_at(candidate, lines)?;
-    match serde_json::from_str::<Value>(&repaired.json) {
-        Ok(value) => Ok((value, repaired.end, repaired.guessed)),
-        // The scanner writes valid JSON, so this is a limit of serde_json.
-        Err(error) => Err(RepairError::at(
-            repaired.end,
-            format!("the repaired text is not valid JSON: {error}"),
-        )),
-    }
-}
-
 /// Where a candidate came from, for messages.
 enum Origin {
     /// A fenced block with this info word.
@@ -253,12 +233,14 @@ impl Origin {
 
 /// What was tried, kept small: a count, the failure that got furthest (where
 /// its candidate came from and started, and why it failed), and the first
-/// JSON that was found but refused.
+/// JSON that was found but refused; and what the string reader learned on
+/// the way (see `LineCache`).
 #[derive(Default)]
 struct Log {
     tried: usize,
     best: Option<(Origin, usize, RepairError)>,
     rejection: Option<String>,
+    lines: LineCache,
 }
 
 impl Log {
