@@ -21,16 +21,15 @@ use crate::error::Result;
 pub use ingredients::Ingredient;
 pub(crate) use search::search as find_json;
 
-/// Finds the JSON object or array in a model's reply, repairs it, and parses
-/// it (the [module docs](mod@crate::extract) say where it looks). A reply
-/// that is one JSON string holding an object or array is unwrapped once.
+/// Finds the outermost JSON object or array in a model's reply, repairs it,
+/// and parses it. A reply that is one JSON string holding an object or array
+/// is unwrapped once.
 ///
 /// # Errors
 ///
-/// [`Error::NoJson`](crate::Error::NoJson) when the text holds no object or
-/// array (a JSON string holding anything else is a bare value) or none can
-/// be repaired; the message says how many candidates were tried and where
-/// (line and column) and why the most promising one failed.
+/// [`Error::NoJson`](crate::Error::NoJson) when no object or array is found
+/// or none can be repaired; the message says how many candidates were tried,
+/// and where and why the most promising one failed.
 ///
 /// # Example
 ///
@@ -62,10 +61,8 @@ pub fn extract_json(text: &str) -> Result<Value> {
 }
 
 /// Finds the JSON in a model's reply, as [`extract_json`] does, and
-/// deserializes it into `T`.
-///
-/// A candidate that does not fit `T` is passed over, so an example object
-/// before the answer does not hide it.
+/// deserializes it into `T`. A candidate that does not fit `T` is passed
+/// over, so an example object before the answer does not hide it.
 ///
 /// # Errors
 ///
@@ -97,27 +94,22 @@ pub fn extract<T: DeserializeOwned>(text: &str) -> Result<T> {
 /// Reads an ingredient list (the convention of [`ingredients_prompt`]) from
 /// a model's reply.
 ///
-/// Lenient, because small models are (each rule has a test):
+/// Lenient, because small models are (strict callers can use
+/// `extract::<Vec<Ingredient>>`):
 ///
-/// - **Shape**: an array of items, one item object, an object with an
+/// - **Shape**: an array of items, one item, an object with an
 ///   `"ingredients"` array (or object), or an object whose only array holds
-///   the items (`{"recipe": "...", "items": [...]}`). An empty array gives
-///   an empty list.
-/// - **Keys** match ignoring case; `name` or `item` stand in for
-///   `ingredient`, `amount` or `qty` for `quantity`, `units` for `unit`.
-/// - **Unusable items are skipped** (not an object, or no non-empty string
-///   `ingredient`); when none is usable, that is an error naming the first
-///   problem. Strict callers can use `extract::<Vec<Ingredient>>` instead.
-/// - **`quantity`**: a number as it is; missing, `null`, or not a number or
-///   string: `0.0`, never NaN (NaN would leak into C and compare unequal to
-///   itself). A string is read like a number in the JSON (`"1 1/2"`, `"½"`);
-///   words after the number (`"2 cups"`) or instead of one (`"a pinch"`,
-///   then `0.0`) become the unit if the item has none, so nothing the model
-///   said is lost; a range (`"2-3"`, `"2 to 3"`) gives its first number.
-/// - **`ingredient`** and **`unit`** are trimmed; a unit that is empty,
-///   `"null"`, `"none"`, `"n/a"`, `"na"`, `"-"` or not a string is `None`.
-///
-/// A candidate that holds no usable ingredient is passed over.
+///   the items; an empty array is an empty list. A candidate with no usable
+///   item is passed over.
+/// - **Keys** match ignoring case; `name` or `item` stand for `ingredient`,
+///   `amount` or `qty` for `quantity`, `units` for `unit`.
+/// - **Items** that are not objects or lack a non-empty string `ingredient`
+///   are skipped.
+/// - **`quantity`**: a number, or a string read like one (`"1 1/2"`, `"½"`,
+///   a range `"2-3"` gives 2); words in it (`"2 cups"`, `"a pinch"`) become
+///   the unit if the item has none; otherwise `0.0`, never NaN.
+/// - **`unit`** is trimmed; empty, `"null"`, `"none"`, `"n/a"`, `"na"`, `"-"`
+///   or not a string is `None`.
 ///
 /// # Errors
 ///
@@ -164,11 +156,8 @@ pub fn ingredients_prompt(text: &str) -> String {
 }
 
 /// Builds a prompt asking for JSON shaped like `example_json`: the
-/// instruction, a request for a fenced `json` block, the example in such a
-/// block, and then the text to work on.
-///
-/// The text comes last and after a `Text:` line, so an instruction hidden in
-/// it reads as part of the text rather than as the end of the prompt's own.
+/// instruction, the example in a fenced `json` block, and then the text
+/// after a `Text:` line (so an instruction hidden in it reads as text).
 ///
 /// ```
 /// let prompt = chatwire::extract::json_prompt(

@@ -1,8 +1,5 @@
 //! Reading the strings models write (any quote style, unescaped quotes and
-//! newlines, broken escapes) and writing them as JSON strings. A quote that
-//! cannot end the string (see `ends_string_at`) stays in it when a later
-//! quote on the same line could, so `'Ben's pie'` is one string. A lone
-//! surrogate escape becomes U+FFFD, which `serde_json` would refuse.
+//! newlines, broken escapes) and writing them as JSON strings.
 
 use std::fmt::Write as _;
 
@@ -23,9 +20,8 @@ pub(crate) struct LineCache {
 }
 
 /// Reads the string whose opening quote is at the cursor, writes it to `out`
-/// as a JSON string, and leaves the cursor just after it. `member` says the
-/// string is an object's value, where a comma followed by `"key":` ends a
-/// string whose closing quote is missing (`{"a": "b, "c": 1}`).
+/// as a JSON string, and leaves the cursor just after it. In an object's
+/// value (`member`), `, "key":` ends a string missing its closing quote.
 pub(crate) fn read_string(
     cursor: &mut Cursor<'_>,
     out: &mut String,
@@ -114,7 +110,8 @@ impl Reader<'_, '_, '_> {
         None
     }
 
-    /// Whether a quote later on the current line could close the string. The
+    /// Whether a quote later on the current line could close the string (then
+    /// one that cannot end it stays in it: `'Ben's pie'`). The
     /// answer for a line is computed once (the last such quote of each
     /// family), which keeps a line full of quotes linear.
     fn later_closer_on_line(&mut self, family: QuoteFamily) -> bool {
@@ -138,36 +135,35 @@ impl Reader<'_, '_, '_> {
                 self.out.push('\\');
                 self.out.push(c);
             }
-            Some('u') => self.unicode_escape(),
+            // `\uXXXX`, with surrogate pairs checked: a lone one becomes
+            // U+FFFD, which `serde_json` would refuse.
+            Some('u') => {
+                let Some(code) = hex4(self.cursor.rest().get(1..).unwrap_or("")) else {
+                    self.out.push_str("\\\\");
+                    return;
+                };
+                self.cursor.pos += 5;
+                let high = (0xD800..=0xDBFF).contains(&code);
+                let low = high
+                    .then(|| self.cursor.rest().strip_prefix("\\u").and_then(hex4))
+                    .flatten()
+                    .filter(|low| (0xDC00..=0xDFFF).contains(low));
+                match low {
+                    Some(low) => {
+                        self.cursor.pos += 6;
+                        push_unicode_escape(self.out, code);
+                        push_unicode_escape(self.out, low);
+                    }
+                    None if (0xD800..=0xDFFF).contains(&code) => self.out.push_str("\\ufffd"),
+                    None => push_unicode_escape(self.out, code),
+                }
+            }
             Some(c) if is_quote(c) => {
                 self.cursor.bump();
                 push_escaped_char(self.out, c);
             }
             // A backslash before anything else (or at the end) is literal.
             _ => self.out.push_str("\\\\"),
-        }
-    }
-
-    /// `\uXXXX`, with surrogate pairs checked.
-    fn unicode_escape(&mut self) {
-        let Some(code) = hex4(self.cursor.rest().get(1..).unwrap_or("")) else {
-            self.out.push_str("\\\\");
-            return;
-        };
-        self.cursor.pos += 5;
-        let high = (0xD800..=0xDBFF).contains(&code);
-        let low = high
-            .then(|| self.cursor.rest().strip_prefix("\\u").and_then(hex4))
-            .flatten()
-            .filter(|low| (0xDC00..=0xDFFF).contains(low));
-        match low {
-            Some(low) => {
-                self.cursor.pos += 6;
-                push_unicode_escape(self.out, code);
-                push_unicode_escape(self.out, low);
-            }
-            None if (0xD800..=0xDFFF).contains(&code) => self.out.push_str("\\ufffd"),
-            None => push_unicode_escape(self.out, code),
         }
     }
 }
