@@ -24,9 +24,26 @@ fn is_json_info(info: &str) -> bool {
 
 /// The fenced blocks worth trying, in the order to try them: blocks marked
 /// as JSON, then unmarked blocks, each group in text order. Blocks marked
-/// with another language are skipped (the bare scan still sees them).
+/// with another language are skipped (the bare scan still sees them). An
+/// unclosed block runs to the end of the text (output cut off).
 pub(crate) fn json_fences(text: &str) -> Vec<Fence<'_>> {
-    let fences = fenced_blocks(text);
+    let mut fences = Vec::new();
+    // Looking past a fence line that sits inside a string costs a scan; the
+    // budget keeps the total linear in the text length.
+    let mut budget = text.len().saturating_mul(2);
+    let mut from = 0;
+    while let Some((offset, open)) =
+        lines(text, from).find_map(|line| opener(line.text).map(|open| (line.end, open)))
+    {
+        let json_like = open.info.is_empty() || is_json_info(open.info);
+        let (content_end, resume) = find_close(text, offset, &open, json_like, &mut budget);
+        fences.push(Fence {
+            info: open.info,
+            content: text.get(offset..content_end).unwrap_or(""),
+            offset,
+        });
+        from = resume;
+    }
     let marked = fences.iter().filter(|fence| is_json_info(fence.info));
     let unmarked = fences.iter().filter(|fence| fence.info.is_empty());
     marked.chain(unmarked).cloned().collect()
@@ -97,36 +114,6 @@ fn opener(line: &str) -> Option<Opener<'_>> {
     })
 }
 
-/// Whether `line` closes a fence opened by `open`: the same character, at
-/// least as many of them, and nothing else.
-fn is_closer(line: &str, open: &Opener<'_>) -> bool {
-    let trimmed = line.trim_matches([' ', '\t']);
-    trimmed.len() >= open.len && trimmed.trim_start_matches(open.mark).is_empty()
-}
-
-/// All fenced blocks in text order. An unclosed block runs to the end of the
-/// text (output cut off by a token limit).
-fn fenced_blocks(text: &str) -> Vec<Fence<'_>> {
-    let mut fences = Vec::new();
-    // Looking past a fence line that sits inside a string costs a scan; the
-    // budget keeps the total linear in the text length.
-    let mut budget = text.len().saturating_mul(2);
-    let mut from = 0;
-    while let Some((offset, open)) =
-        lines(text, from).find_map(|line| opener(line.text).map(|open| (line.end, open)))
-    {
-        let json_like = open.info.is_empty() || is_json_info(open.info);
-        let (content_end, resume) = find_close(text, offset, &open, json_like, &mut budget);
-        fences.push(Fence {
-            info: open.info,
-            content: text.get(offset..content_end).unwrap_or(""),
-            offset,
-        });
-        from = resume;
-    }
-    fences
-}
-
 /// Finds where the block that starts at `content_start` ends. Returns the end
 /// of its content and the offset after its closing line.
 ///
@@ -145,7 +132,9 @@ fn find_close(
     let mut in_string = false;
     let mut first_close: Option<Line<'_>> = None;
     for line in lines(text, content_start) {
-        if is_closer(line.text, open) {
+        // The same character, at least as many of them, and nothing else.
+        let trimmed = line.text.trim_matches([' ', '\t']);
+        if trimmed.len() >= open.len && trimmed.trim_start_matches(open.mark).is_empty() {
             if !json_like || !in_string {
                 return (line.start, line.end);
             }

@@ -121,7 +121,15 @@ fn ingredient_from_item(item: &Value) -> Result<Ingredient, String> {
         }
         None => return Err("has no \"ingredient\"".to_owned()),
     };
-    let (quantity, unit_in_quantity) = quantity(field(map, &QUANTITY_KEYS));
+    let (quantity, unit_in_quantity) = match field(map, &QUANTITY_KEYS) {
+        Some(Value::Number(number)) => (
+            number.as_f64().filter(|q| q.is_finite()).unwrap_or(0.0),
+            None,
+        ),
+        Some(Value::String(text)) => quantity_from_text(text),
+        // Missing, null, or not a quantity at all (bool, array, object).
+        _ => (0.0, None),
+    };
     let unit = match field(map, &UNIT_KEYS) {
         Some(Value::String(unit)) => clean_unit(unit),
         _ => None,
@@ -133,45 +141,27 @@ fn ingredient_from_item(item: &Value) -> Result<Ingredient, String> {
     })
 }
 
-/// The quantity and, when it was a string with words in it, those words.
-fn quantity(value: Option<&Value>) -> (f64, Option<String>) {
-    match value {
-        Some(Value::Number(number)) => (
-            number.as_f64().filter(|q| q.is_finite()).unwrap_or(0.0),
-            None,
-        ),
-        Some(Value::String(text)) => quantity_from_text(text),
-        // Missing, null, or not a quantity at all (bool, array, object).
-        _ => (0.0, None),
-    }
-}
-
-/// Reads `"2"`, `"1/2"`, `"1 1/2"`, `"½"`, `"2 cups"`, `"2-3 cloves"`
-/// (a range: the first number) or words such as `"a pinch"` (no number:
-/// 0, and the words are kept as a unit).
+/// Reads a quantity given as a string (`"1 1/2"`, `"2 cups"`), and the words
+/// after or instead of the number (`"a pinch"`: 0), kept as a unit.
 pub(crate) fn quantity_from_text(text: &str) -> (f64, Option<String>) {
     let text = text.trim();
     let Some((value, rest)) = leading_number(text) else {
         return (0.0, clean_unit(text));
     };
-    (value, clean_unit(skip_range_end(rest)))
+    // A range (`2-3`, `2 – 3`, `2 to 3`) gives its first number.
+    let trimmed = rest.trim_start();
+    let rest = trimmed
+        .strip_prefix(['-', '–', '—'])
+        .or_else(|| trimmed.strip_prefix("to "))
+        .and_then(|after_dash| leading_number(after_dash.trim_start()))
+        .map_or(rest, |(_, after_range)| after_range);
+    (value, clean_unit(rest))
 }
 
 fn leading_number(text: &str) -> Option<(f64, &str)> {
     let (number, len) = numbers::lex_number(text).ok()?;
     let value = number.as_f64()?;
     Some((value, text.get(len..).unwrap_or("")))
-}
-
-/// After the first number of a range (`2-3`, `2 – 3`, `2 to 3`), skips the
-/// rest of the range.
-fn skip_range_end(rest: &str) -> &str {
-    let trimmed = rest.trim_start();
-    trimmed
-        .strip_prefix(['-', '–', '—'])
-        .or_else(|| trimmed.strip_prefix("to "))
-        .and_then(|after_dash| leading_number(after_dash.trim_start()))
-        .map_or(rest, |(_, after_range)| after_range)
 }
 
 fn clean_unit(unit: &str) -> Option<String> {
