@@ -1,11 +1,8 @@
-//! Structured output: a question whose answer must be JSON matching a JSON
-//! Schema, checked, and corrected by the model until it matches.
-//!
-//! The reply is read with the tolerant extraction ([`crate::extract`]); the
-//! first JSON in it that matches the schema wins. The correction turns live
-//! in a working copy: only the question and the valid answer reach the
-//! caller's conversation. This module names no client (it gets a function
-//! that completes a conversation), so it sits below `client/`.
+//! Structured output: an answer that must be JSON matching a JSON Schema,
+//! read with the tolerant extraction and corrected by the model until it
+//! matches. Correction turns stay in a working copy. This module gets a
+//! function that completes a conversation, not a client, so it sits below
+//! `client/`.
 
 mod turns;
 
@@ -26,17 +23,14 @@ pub(crate) use crate::schema::Schema;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum SchemaDelivery {
-    /// In the prompt (the default; any server): the last user message is
-    /// sent with an instruction to reply with JSON only, in a fenced `json`
-    /// block, matching the schema, which follows in a fenced block. The
-    /// conversation keeps the question as asked.
+    /// In the prompt (the default; any server): an instruction and the schema
+    /// follow the last user message as sent; the conversation keeps the
+    /// question as asked.
     #[default]
     Prompt,
-    /// As the request's `response_format` (`json_schema`, named `reply`),
-    /// for servers that constrain the reply to it: OpenAI's Structured
-    /// Outputs (whose strict mode is not asked for, as it needs a schema of
-    /// its own narrower kind), llama.cpp's server (a grammar), vLLM. The
-    /// reply is still checked.
+    /// As the request's `response_format` (`json_schema`, named `reply`), for
+    /// servers that constrain the reply to it (strict mode is not asked for:
+    /// it needs a narrower kind of schema). The reply is still checked.
     ResponseFormat,
     /// Not sent: the caller's prompt already describes the form (as
     /// [`ingredients_prompt`](crate::ingredients_prompt) does), and the
@@ -53,11 +47,9 @@ pub(crate) struct JsonSettings {
     pub(crate) delivery: SchemaDelivery,
 }
 
-/// Runs the exchange on `sent`, the conversation as it goes out (borrowed,
-/// or already a copy, which is then not copied again); `complete` sends a
-/// conversation and returns the reply without appending it. Gives the
-/// answer and the assistant message that records it (the valid JSON,
-/// compact), for the caller to append.
+/// Runs the exchange on `sent` (borrowed, or a copy that is not copied
+/// again); `complete` sends a conversation and returns the reply. Gives the
+/// answer and the assistant message (the valid JSON, compact) to append.
 pub(crate) fn exchange<T: DeserializeOwned>(
     sent: Cow<'_, Conversation>,
     schema: &Schema,
@@ -69,7 +61,6 @@ pub(crate) fn exchange<T: DeserializeOwned>(
     loop {
         let reply = complete(&work)?;
         let mut errors = match read_answer::<T>(&reply.content, schema) {
-            // The conversation keeps the valid JSON, compact.
             Ok((value, answer)) => {
                 return Ok((answer, Message::new(Role::Assistant, value.to_string())))
             }

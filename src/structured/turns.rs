@@ -27,7 +27,17 @@ pub(super) fn first_request(
 ) -> Result<Conversation> {
     let mut work = conversation.into_owned();
     match delivery {
-        SchemaDelivery::Prompt => with_instruction(&mut work, &schema_instruction(schema))?,
+        // The form of `json_prompt`. Small models tend to answer with the
+        // schema itself; the text says not to.
+        SchemaDelivery::Prompt => {
+            let instruction = format!(
+                "Reply with the JSON only, in a fenced ```json code block. \
+                 It must match this JSON Schema (write the data, not the schema):\n\n\
+                 ```json\n{}\n```",
+                schema.value()
+            );
+            with_instruction(&mut work, &instruction)?;
+        }
         SchemaDelivery::ResponseFormat => work.set_response_format(ResponseFormat::json_schema(
             FORMAT_NAME,
             schema.value().clone(),
@@ -35,18 +45,6 @@ pub(super) fn first_request(
         SchemaDelivery::CheckOnly => {}
     }
     Ok(work)
-}
-
-/// The instruction that carries the schema, in the form of the seed
-/// convention (`json_prompt`): JSON only, in a fenced `json` block. Small
-/// models tend to answer with the schema itself; the text says not to.
-fn schema_instruction(schema: &Schema) -> String {
-    format!(
-        "Reply with the JSON only, in a fenced ```json code block. \
-         It must match this JSON Schema (write the data, not the schema):\n\n\
-         ```json\n{}\n```",
-        schema.value()
-    )
 }
 
 /// Adds `instruction` after the last user message's text, or, when the
