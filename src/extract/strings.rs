@@ -58,7 +58,7 @@ impl Reader<'_, '_, '_> {
         while let Some(c) = self.cursor.peek() {
             let rest = self.cursor.rest();
             let after = rest.get(1..).unwrap_or("");
-            let member = self.member && family == QuoteFamily::Ascii;
+            let member = self.member && family == ASCII;
             if member && c == ',' && key_follows(after) {
                 break;
             }
@@ -72,7 +72,7 @@ impl Reader<'_, '_, '_> {
             self.cursor.bump();
             if c == '\\' {
                 self.escape();
-            } else if family.closes(c)
+            } else if closes(family, c)
                 && (ends_string_at(self.cursor.rest()) || !self.later_closer_on_line(family))
             {
                 break;
@@ -114,7 +114,7 @@ impl Reader<'_, '_, '_> {
     /// one that cannot end it stays in it: `'Ben's pie'`). The
     /// answer for a line is computed once (the last such quote of each
     /// family), which keeps a line full of quotes linear.
-    fn later_closer_on_line(&mut self, family: QuoteFamily) -> bool {
+    fn later_closer_on_line(&mut self, family: usize) -> bool {
         let (text, pos) = (self.cursor.text, self.cursor.pos);
         let closers = match self.lines.closers {
             Some(closers) if closers.answers(pos, text.len()) => closers,
@@ -176,42 +176,25 @@ fn hex4(text: &str) -> Option<u32> {
     u32::from_str_radix(digits, 16).ok()
 }
 
-/// Quotes that open strings, by what may close them (see `closes`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum QuoteFamily {
-    Ascii,
-    Double,
-    Single,
-    Backtick,
-}
-
-/// In the order of their discriminants (`Closers::last`).
-const FAMILIES: [QuoteFamily; 4] = [
-    QuoteFamily::Ascii,
-    QuoteFamily::Double,
-    QuoteFamily::Single,
-    QuoteFamily::Backtick,
+/// The quote families: the quotes that open a string of each, and those
+/// that may close it. The first is the ASCII `"`.
+const FAMILIES: [(&[char], &[char]); 4] = [
+    (&['"'], &['"']),
+    (&['“', '”', '„'], &['"', '“', '”']),
+    (&['\'', '‘', '’'], &['\'', '‘', '’']),
+    (&['`'], &['`', '´']),
 ];
+const ASCII: usize = 0;
 
-fn quote_family(c: char) -> Option<QuoteFamily> {
-    match c {
-        '"' => Some(QuoteFamily::Ascii),
-        '“' | '”' | '„' => Some(QuoteFamily::Double),
-        '\'' | '‘' | '’' => Some(QuoteFamily::Single),
-        '`' => Some(QuoteFamily::Backtick),
-        _ => None,
-    }
+/// The index in `FAMILIES` of the family that `c` opens.
+fn quote_family(c: char) -> Option<usize> {
+    FAMILIES.iter().position(|(opens, _)| opens.contains(&c))
 }
 
-impl QuoteFamily {
-    fn closes(self, c: char) -> bool {
-        match self {
-            QuoteFamily::Ascii => c == '"',
-            QuoteFamily::Double => matches!(c, '"' | '“' | '”'),
-            QuoteFamily::Single => matches!(c, '\'' | '‘' | '’'),
-            QuoteFamily::Backtick => matches!(c, '`' | '´'),
-        }
-    }
+fn closes(family: usize, c: char) -> bool {
+    FAMILIES
+        .get(family)
+        .is_some_and(|(_, closers)| closers.contains(&c))
 }
 
 /// Whether a quote followed by `after` ends a string: what follows it on the
@@ -254,7 +237,7 @@ pub(crate) fn skip_quoted(text: &str, closes: impl Fn(char) -> bool) -> &str {
 }
 
 fn is_closing_quote(c: char) -> bool {
-    FAMILIES.iter().any(|family| family.closes(c))
+    FAMILIES.iter().any(|(_, closers)| closers.contains(&c))
 }
 
 /// Whether `text` (after a comma) is `"key":`: a string on one line and a
@@ -288,8 +271,8 @@ impl Closers {
         let mut last = [None; 4];
         for (i, c) in unescaped(line) {
             let after = line.get(i + c.len_utf8()..).unwrap_or("");
-            for (family, slot) in FAMILIES.into_iter().zip(last.iter_mut()) {
-                if family.closes(c) && ends_string_at(after) {
+            for (family, slot) in last.iter_mut().enumerate() {
+                if closes(family, c) && ends_string_at(after) {
                     *slot = Some(from + i);
                 }
             }
@@ -312,8 +295,8 @@ impl Closers {
         same_line && same_end
     }
 
-    fn last(&self, family: QuoteFamily) -> Option<usize> {
-        self.last.get(family as usize).copied().flatten()
+    fn last(&self, family: usize) -> Option<usize> {
+        self.last.get(family).copied().flatten()
     }
 }
 
