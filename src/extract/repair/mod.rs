@@ -7,12 +7,10 @@ use super::cursor::{leading, Cursor};
 use super::numbers::{self, NumberError};
 use super::strings::{self, LineCache};
 
-mod closing;
 mod containers;
-mod objects;
-mod scalars;
+mod values;
 
-use closing::skip_to_close;
+use containers::skip_to_close;
 
 /// The deepest nesting accepted. `serde_json` refuses 128 levels, and several
 /// top-level values are wrapped in one more array, so stop well before.
