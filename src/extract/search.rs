@@ -97,6 +97,18 @@ fn search_text<T>(
     guessed.ok_or_else(|| log.summary(text))
 }
 
+/// What was tried, kept small: a count, the failure that got furthest (where
+/// its candidate came from and started, and why it failed), and the first
+/// JSON that was found but refused; and what the string reader learned on
+/// the way (see `LineCache`).
+#[derive(Default)]
+struct Log {
+    tried: usize,
+    best: Option<(Origin, usize, RepairError)>,
+    rejection: Option<String>,
+    lines: LineCache,
+}
+
 /// What `accept` made of a candidate, where the candidate ends, and whether
 /// it rests on a guess; or where the search may go on.
 type Attempt<T> = Result<(T, usize, bool), usize>;
@@ -136,28 +148,25 @@ impl Log {
         origin: Origin,
         accept: &mut impl FnMut(Value) -> Result<T, String>,
     ) -> Attempt<T> {
-        let (value, end, guessed) = match strict(candidate) {
-            Some((value, end)) => (value, end, false),
-            None => match repair::repair_at(candidate, &mut self.lines) {
-                Ok(repaired) => match serde_json::from_str::<Value>(&repaired.json) {
-                    Ok(value) => (value, repaired.end, repaired.guessed),
+        let found = match strict(candidate) {
+            Some((value, end)) => Ok((value, end, false)),
+            None => repair::repair_at(candidate, &mut self.lines).and_then(|repaired| {
+                serde_json::from_str::<Value>(&repaired.json)
+                    .map(|value| (value, repaired.end, repaired.guessed))
                     // The scanner writes valid JSON, so this is a limit of serde_json.
-                    Err(error) => {
+                    .map_err(|error| {
                         let message = format!("the repaired text is not valid JSON: {error}");
-                        self.fail(
-                            origin,
-                            candidate.start,
-                            RepairError::at(repaired.end, message),
-                        );
-                        return Err(repaired.end);
-                    }
-                },
-                Err(error) => {
-                    let resume = error.resume;
-                    self.fail(origin, candidate.start, error);
-                    return Err(resume);
-                }
-            },
+                        RepairError::at(repaired.end, message)
+                    })
+            }),
+        };
+        let (value, end, guessed) = match found {
+            Ok(found) => found,
+            Err(error) => {
+                let resume = error.resume;
+                self.fail(origin, candidate.start, error);
+                return Err(resume);
+            }
         };
         match accept(value) {
             Ok(value) => Ok((value, end, guessed)),
@@ -166,6 +175,58 @@ impl Log {
                 Err(end)
             }
         }
+    }
+
+    fn fail(&mut self, origin: Origin, start: usize, error: RepairError) {
+        let offset = error.offset;
+        self.fail_with(origin, start, offset, || error);
+    }
+
+    /// Counts a failure at `offset`, and builds its error only when it got
+    /// further than the best so far.
+    fn fail_with(
+        &mut self,
+        origin: Origin,
+        start: usize,
+        offset: usize,
+        error: impl FnOnce() -> RepairError,
+    ) {
+        self.tried += 1;
+        let progress = offset.saturating_sub(start);
+        let further = self
+            .best
+            .as_ref()
+            .is_none_or(|(_, best, failure)| progress > failure.offset.saturating_sub(*best));
+        if further {
+            self.best = Some((origin, start, error()));
+        }
+    }
+
+    fn reject(&mut self, why: String) {
+        self.tried += 1;
+        self.rejection.get_or_insert(why);
+    }
+
+    fn summary(self, text: &str) -> String {
+        if let Some(why) = self.rejection {
+            return why;
+        }
+        let Some((origin, start, error)) = self.best else {
+            return if serde_json::from_str::<Value>(text.trim()).is_ok() {
+                BARE_VALUE.to_owned()
+            } else {
+                "no object or array in the text".to_owned()
+            };
+        };
+        let plural = if self.tried == 1 { "" } else { "s" };
+        format!(
+            "tried {} candidate{plural}; the most promising, {} at {}, failed at {}: {}",
+            self.tried,
+            origin.describe(),
+            position(text, start),
+            position(text, error.offset),
+            error.message
+        )
     }
 }
 
@@ -228,72 +289,6 @@ impl Origin {
             Origin::Bare(true) => "the object".to_owned(),
             Origin::Bare(false) => "the array".to_owned(),
         }
-    }
-}
-
-/// What was tried, kept small: a count, the failure that got furthest (where
-/// its candidate came from and started, and why it failed), and the first
-/// JSON that was found but refused; and what the string reader learned on
-/// the way (see `LineCache`).
-#[derive(Default)]
-struct Log {
-    tried: usize,
-    best: Option<(Origin, usize, RepairError)>,
-    rejection: Option<String>,
-    lines: LineCache,
-}
-
-impl Log {
-    fn fail(&mut self, origin: Origin, start: usize, error: RepairError) {
-        let offset = error.offset;
-        self.fail_with(origin, start, offset, || error);
-    }
-
-    /// Counts a failure at `offset`, and builds its error only when it got
-    /// further than the best so far.
-    fn fail_with(
-        &mut self,
-        origin: Origin,
-        start: usize,
-        offset: usize,
-        error: impl FnOnce() -> RepairError,
-    ) {
-        self.tried += 1;
-        let progress = offset.saturating_sub(start);
-        let further = self
-            .best
-            .as_ref()
-            .is_none_or(|(_, best, failure)| progress > failure.offset.saturating_sub(*best));
-        if further {
-            self.best = Some((origin, start, error()));
-        }
-    }
-
-    fn reject(&mut self, why: String) {
-        self.tried += 1;
-        self.rejection.get_or_insert(why);
-    }
-
-    fn summary(self, text: &str) -> String {
-        if let Some(why) = self.rejection {
-            return why;
-        }
-        let Some((origin, start, error)) = self.best else {
-            return if serde_json::from_str::<Value>(text.trim()).is_ok() {
-                BARE_VALUE.to_owned()
-            } else {
-                "no object or array in the text".to_owned()
-            };
-        };
-        let plural = if self.tried == 1 { "" } else { "s" };
-        format!(
-            "tried {} candidate{plural}; the most promising, {} at {}, failed at {}: {}",
-            self.tried,
-            origin.describe(),
-            position(text, start),
-            position(text, error.offset),
-            error.message
-        )
     }
 }
 
