@@ -33,7 +33,7 @@ pub(crate) fn json_fences(text: &str) -> Vec<Fence<'_>> {
     let mut budget = text.len().saturating_mul(2);
     let mut from = 0;
     while let Some((offset, open)) =
-        lines(text, from).find_map(|line| opener(line.text).map(|open| (line.end, open)))
+        lines(text, from).find_map(|(_, end, line)| opener(line).map(|open| (end, open)))
     {
         let json_like = open.info.is_empty() || is_json_info(open.info);
         let (content_end, resume) = find_close(text, offset, &open, json_like, &mut budget);
@@ -55,29 +55,15 @@ pub(crate) fn next_opener(text: &str, from: usize) -> Option<usize> {
     rest.find(['{', '[']).map(|i| from + i)
 }
 
-/// A line of the text with its byte offsets.
-#[derive(Debug, Clone, Copy)]
-struct Line<'a> {
-    /// The line without its line break.
-    text: &'a str,
-    start: usize,
-    /// Offset just past the line break.
-    end: usize,
-}
-
-/// The lines of `text` from byte `start` on.
-fn lines(text: &str, mut start: usize) -> impl Iterator<Item = Line<'_>> {
+/// The lines of `text` from byte `start` on: where each starts, where the
+/// next one starts, and its text without the line break.
+fn lines(text: &str, mut start: usize) -> impl Iterator<Item = (usize, usize, &str)> {
     text.get(start..)
         .unwrap_or("")
         .split_inclusive('\n')
         .map(move |raw| {
-            let line = Line {
-                text: raw.trim_end_matches(['\n', '\r']),
-                start,
-                end: start + raw.len(),
-            };
             start += raw.len();
-            line
+            (start - raw.len(), start, raw.trim_end_matches(['\n', '\r']))
         })
 }
 
@@ -130,28 +116,25 @@ fn find_close(
     // Whether a JSON string is open after a line: a fence line inside a
     // multi-line string does not end the block.
     let mut in_string = false;
-    let mut first_close: Option<Line<'_>> = None;
-    for line in lines(text, content_start) {
+    let mut first_close = None;
+    for (start, end, line) in lines(text, content_start) {
         // The same character, at least as many of them, and nothing else.
-        let trimmed = line.text.trim_matches([' ', '\t']);
+        let trimmed = line.trim_matches([' ', '\t']);
         if trimmed.len() >= open.len && trimmed.trim_start_matches(open.mark).is_empty() {
             if !json_like || !in_string {
-                return (line.start, line.end);
+                return (start, end);
             }
-            first_close.get_or_insert(line);
+            first_close.get_or_insert((start, end));
         }
         if first_close.is_some() {
-            *budget = budget.saturating_sub(line.end - line.start);
+            *budget = budget.saturating_sub(end - start);
             if *budget == 0 {
                 break;
             }
         }
-        in_string ^= unescaped(line.text).filter(|&(_, c)| c == '"').count() % 2 == 1;
+        in_string ^= unescaped(line).filter(|&(_, c)| c == '"').count() % 2 == 1;
     }
-    match first_close {
-        Some(line) => (line.start, line.end),
-        None => (text.len(), text.len()),
-    }
+    first_close.unwrap_or((text.len(), text.len()))
 }
 
 #[cfg(test)]

@@ -6,12 +6,9 @@ use serde_json::{Map, Value};
 
 use super::numbers;
 
-/// One item of an ingredient list, as the convention asks a model to write
-/// it: `{"ingredient": "flour", "quantity": 2, "unit": "cup"}`.
-///
-/// With serde it reads and writes exactly that shape (`unit` may be `null`
-/// or absent). [`extract_ingredients`](super::extract_ingredients) is more
-/// forgiving than the derived `Deserialize`; see its docs.
+/// One item of an ingredient list: `{"ingredient": "flour", "quantity": 2,
+/// "unit": "cup"}` with serde (`unit` may be `null` or absent);
+/// [`extract_ingredients`](super::extract_ingredients) is more forgiving.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ingredient {
     /// What the ingredient is, e.g. `"flour"`; never empty when produced by
@@ -29,7 +26,6 @@ pub struct Ingredient {
 const NAME_KEYS: [&str; 3] = ["ingredient", "name", "item"];
 const QUANTITY_KEYS: [&str; 3] = ["quantity", "amount", "qty"];
 const UNIT_KEYS: [&str; 2] = ["unit", "units"];
-const LIST_KEYS: [&str; 1] = ["ingredients"];
 
 /// Unit texts that mean "no unit".
 const NO_UNIT: [&str; 5] = ["null", "none", "n/a", "na", "-"];
@@ -69,7 +65,7 @@ fn item_list(value: Value) -> Result<Vec<Value>, String> {
         Value::Object(map) => map,
         other => return Err(format!("expected an array, found {}", kind(&other))),
     };
-    if let Some(key) = find_key(&map, &LIST_KEYS) {
+    if let Some(key) = find_key(&map, &["ingredients"]) {
         match map.remove(&key) {
             Some(Value::Array(items)) => return Ok(items),
             Some(item @ Value::Object(_)) => return Ok(vec![item]),
