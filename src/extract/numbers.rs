@@ -196,48 +196,19 @@ fn exponent<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
 }
 
 /// After an integer, looks for what turns it into a fraction: `/2` (a simple
-/// fraction), `½` (attached), or ` 1/2`, ` ½`, `-1/2` (a mixed number).
-/// Returns the whole value and the bytes taken from `rest`.
+/// fraction), or `½`, ` 1/2`, ` ½`, `-1/2` (a mixed number; anything else is
+/// not taken, so `[1 2]` stays two numbers). Returns the whole value and the
+/// bytes taken from `rest`.
 fn fraction_tail(
     integer: &str,
     rest: &str,
     offset: usize,
 ) -> Result<Option<(f64, usize)>, NumberError> {
     let whole = digits_value(integer);
-    match rest.chars().next() {
-        Some(c) if is_fraction_slash(c) => {
-            let at = offset.saturating_sub(integer.len());
-            Ok(over(rest, at)?.map(|(denominator, len)| (whole / denominator, len)))
-        }
-        Some(c) if starts_unicode_fraction(c) => {
-            Ok(unicode_fraction(rest).map(|(part, len)| (whole + part, len)))
-        }
-        Some(' ' | '\t' | '-') => mixed_tail(whole, rest, offset),
-        _ => Ok(None),
+    if rest.starts_with(is_fraction_slash) {
+        let at = offset.saturating_sub(integer.len());
+        return Ok(over(rest, at)?.map(|(denominator, len)| (whole / denominator, len)));
     }
-}
-
-/// A fraction slash and the digits after it: the denominator and the bytes
-/// taken. No slash or no digits is no fraction, and a zero denominator fails
-/// the number (at `offset`).
-fn over(text: &str, offset: usize) -> Result<Option<(f64, usize)>, NumberError> {
-    let Some(slash) = text.chars().next().filter(|&c| is_fraction_slash(c)) else {
-        return Ok(None);
-    };
-    let digits = leading_digits(text.get(slash.len_utf8()..).unwrap_or(""));
-    if digits.is_empty() {
-        return Ok(None);
-    }
-    let value = digits_value(digits);
-    if value == 0.0 {
-        return Err(NumberError::DivisionByZero { offset });
-    }
-    Ok(Some((value, slash.len_utf8() + digits.len())))
-}
-
-/// The ` 1/2` or `-1/2` of a mixed number; anything else is not taken, so
-/// `[1 2]` stays two numbers.
-fn mixed_tail(whole: f64, rest: &str, offset: usize) -> Result<Option<(f64, usize)>, NumberError> {
     let gap = if rest.starts_with('-') {
         1
     } else {
@@ -256,6 +227,24 @@ fn mixed_tail(whole: f64, rest: &str, offset: usize) -> Result<Option<(f64, usiz
         let value = whole + digits_value(numerator) / denominator;
         (value, gap + numerator.len() + len)
     }))
+}
+
+/// A fraction slash and the digits after it: the denominator and the bytes
+/// taken. No slash or no digits is no fraction, and a zero denominator fails
+/// the number (at `offset`).
+fn over(text: &str, offset: usize) -> Result<Option<(f64, usize)>, NumberError> {
+    let Some(slash) = text.chars().next().filter(|&c| is_fraction_slash(c)) else {
+        return Ok(None);
+    };
+    let digits = leading_digits(text.get(slash.len_utf8()..).unwrap_or(""));
+    if digits.is_empty() {
+        return Ok(None);
+    }
+    let value = digits_value(digits);
+    if value == 0.0 {
+        return Err(NumberError::DivisionByZero { offset });
+    }
+    Ok(Some((value, slash.len_utf8() + digits.len())))
 }
 
 fn leading_digits(text: &str) -> &str {
