@@ -13,28 +13,24 @@ impl Scanner<'_> {
         self.open()?;
         loop {
             while let Some(frame) = self.stack.last().copied() {
-                self.step(frame)?;
+                self.skip_trivia();
+                // Repair: a closing fence glued to the JSON ends it, as the
+                // end of the text would.
+                let fence = self.cursor.rest().starts_with("```");
+                let Some(c) = self.cursor.peek().filter(|_| !fence) else {
+                    self.close_truncated()?;
+                    continue;
+                };
+                match (frame.kind, frame.expect) {
+                    (Kind::Object, Expect::Key) => self.object_key(c, frame),
+                    (Kind::Object, Expect::Colon) => self.object_colon(c, frame),
+                    (Kind::Object, Expect::Value) => self.object_value(c),
+                    (Kind::Array | Kind::Group, _) => self.array_item(c, frame),
+                }?;
             }
             if !self.reopen() {
                 return Ok(());
             }
-        }
-    }
-
-    /// Reads the next token of the innermost container.
-    pub(super) fn step(&mut self, frame: Frame) -> Result<(), RepairError> {
-        self.skip_trivia();
-        // Repair: a closing fence glued to the JSON ends it, as the end of
-        // the text would.
-        let fence = self.cursor.rest().starts_with("```");
-        let Some(c) = self.cursor.peek().filter(|_| !fence) else {
-            return self.close_truncated();
-        };
-        match (frame.kind, frame.expect) {
-            (Kind::Object, Expect::Key) => self.object_key(c, frame),
-            (Kind::Object, Expect::Colon) => self.object_colon(c, frame),
-            (Kind::Object, Expect::Value) => self.object_value(c),
-            (Kind::Array | Kind::Group, _) => self.array_item(c, frame),
         }
     }
 
@@ -109,13 +105,9 @@ impl Scanner<'_> {
         match c {
             '}' | ']' | ')' => Some(self.close(c)),
             // Repair: trailing, leading and doubled commas are dropped, and a
-            // missing comma is supplied (commas are written lazily).
-            ',' => {
-                self.cursor.bump();
-                Some(Ok(()))
-            }
-            // Repair: `...` or `…` standing for "and so on" is dropped.
-            '…' => {
+            // missing comma is supplied (commas are written lazily); `...` or
+            // `…` standing for "and so on" is dropped.
+            ',' | '…' => {
                 self.cursor.bump();
                 Some(Ok(()))
             }
