@@ -100,12 +100,9 @@ fn opener(line: &str) -> Option<Opener<'_>> {
     })
 }
 
-/// Finds where the block that starts at `content_start` ends. Returns the end
-/// of its content and the offset after its closing line.
-///
-/// For JSON-like blocks a closing line inside an open string is passed over,
-/// unless no later closing line outside a string exists, in which case the
-/// first closing line wins after all.
+/// The end of the content of the block that starts at `content_start`, and
+/// the offset after its closing line. In a JSON-like block, a closing line
+/// inside an open string is passed over unless no later one is outside.
 fn find_close(
     text: &str,
     content_start: usize,

@@ -195,10 +195,8 @@ fn exponent<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
     rest.get(..len)
 }
 
-/// After an integer, looks for what turns it into a fraction: `/2` (a simple
-/// fraction), or `½`, ` 1/2`, ` ½`, `-1/2` (a mixed number; anything else is
-/// not taken, so `[1 2]` stays two numbers). Returns the whole value and the
-/// bytes taken from `rest`.
+/// After an integer, what makes it a fraction (`/2`) or a mixed number (`½`,
+/// ` 1/2`, `-1/2`, not `[1 2]`): the whole value and the bytes taken.
 fn fraction_tail(
     integer: &str,
     rest: &str,

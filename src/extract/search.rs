@@ -7,11 +7,9 @@ use super::repair::{self, Candidate, Placement, RepairError};
 use super::strings::LineCache;
 use crate::error::{Error, Result};
 
-/// Tries every candidate in order and returns the first whose repaired JSON
-/// `accept` turns into the caller's type; one it refuses (saying why) is
-/// passed over like one that does not parse, so an example object earlier in
-/// a reply does not hide the answer. A reply that is one JSON string is
-/// searched only when it holds an object or array (JSON encoded twice).
+/// Tries every candidate in order and returns the first that `accept` turns
+/// into the caller's type; one it refuses (saying why) is passed over, so an
+/// example object earlier in a reply does not hide the answer.
 pub(crate) fn search<T>(
     text: &str,
     mut accept: impl FnMut(Value) -> Result<T, String>,
@@ -97,10 +95,8 @@ fn search_text<T>(
     guessed.ok_or_else(|| log.summary(text))
 }
 
-/// What was tried, kept small: a count, the failure that got furthest (where
-/// its candidate came from and started, and why it failed), and the first
-/// JSON that was found but refused; and what the string reader learned on
-/// the way (see `LineCache`).
+/// What was tried, kept small: a count, the failure that got furthest, the
+/// first JSON found but refused; and what the string reader learned.
 #[derive(Default)]
 struct Log {
     tried: usize,
@@ -114,10 +110,9 @@ struct Log {
 type Attempt<T> = Result<(T, usize, bool), usize>;
 
 impl Log {
-    /// Tries a bare candidate (a `{` or `[` of the text). On failure the
-    /// search goes on where it stopped, or after its end when it was already
-    /// JSON: starting over at every nested `{` would make the scan quadratic
-    /// (and offer a fragment of it as the answer).
+    /// Tries a bare candidate (a `{` or `[` of the text). A failure resumes
+    /// where it stopped or past a value that was JSON: starting over at every
+    /// nested `{` would be quadratic (and offer a fragment as the answer).
     fn bare_at<T>(
         &mut self,
         candidate: Candidate<'_>,
@@ -232,10 +227,9 @@ impl Log {
 
 const BARE_VALUE: &str = "the text is a bare JSON value, not an object or array";
 
-/// The candidate as it is, when it is valid JSON and alone: valid JSON needs
-/// no repair, and no repair heuristic may change it. Not when a comma or
-/// another value follows (those are the scanner's sequence repairs), nor
-/// when it nests deeper than the scanner allows.
+/// The candidate as it is, when it is valid JSON (no repair may change it),
+/// alone (a comma or another value after it is the scanner's sequence
+/// repair), and not nested deeper than the scanner allows.
 fn strict(candidate: Candidate<'_>) -> Option<(Value, usize)> {
     let Candidate { text, start, .. } = candidate;
     let rest = text.get(start..)?;

@@ -197,12 +197,9 @@ fn closes(family: usize, c: char) -> bool {
         .is_some_and(|(_, closers)| closers.contains(&c))
 }
 
-/// Whether a quote followed by `after` ends a string: what follows it on the
-/// line is `,` `:` `}` `]`, a comment, or nothing. (After a closing quote,
-/// valid JSON always has one of these, so valid strings are never affected.)
-/// Repair: so does another string that one of these or a third string
-/// follows, which is a missing comma or colon (`["a" "b" "c"]`,
-/// `{"a": "x" "b": 1}`, `{'a' 'b'}`).
+/// Whether a quote followed by `after` ends a string: `,` `:` `}` `]`, a
+/// comment or the line's end follows, as in valid JSON. Repair: or a string
+/// that one of these or a third string follows (`["a" "b" "c"]`).
 pub(crate) fn ends_string_at(after: &str) -> bool {
     let after = after.trim_start_matches([' ', '\t']);
     let mut chars = after.chars();

@@ -48,7 +48,7 @@ impl Scanner<'_> {
             .last()
             .map_or(self.out.len(), |parent| parent.item_start);
         let open_at = self.out.len();
-        self.out.push(kind.json().0);
+        self.out.push(if kind == Kind::Object { '{' } else { '[' });
         self.stack.push(Frame {
             kind,
             expect: Expect::Key,
@@ -229,7 +229,8 @@ impl Scanner<'_> {
             // Repair: a group of one (`("x")`, `ObjectId("1")`) is its item.
             self.out.remove(frame.open_at);
         } else {
-            self.out.push(frame.kind.json().1);
+            self.out
+                .push(if frame.kind == Kind::Object { '}' } else { ']' });
         }
         if self.stack.is_empty() {
             self.last_closed = Some(frame);

@@ -80,12 +80,9 @@ pub(crate) fn repair(text: &str) -> Result<Repaired, RepairError> {
     repair_at(candidate, &mut LineCache::default())
 }
 
-/// Repairs the value(s) of `candidate`, which must begin (after whitespace
-/// and comments) with `{` or `[` (or `(` when it leads the reply).
-///
-/// Repair: several top-level objects or arrays in a row (one per line)
-/// become one array; one that cannot be repaired ends the sequence instead
-/// of spoiling it.
+/// Repairs the value(s) of `candidate`, which must begin with `{` or `[` (or
+/// `(` when it leads). Repair: several top-level values in a row become one
+/// array; one that cannot be repaired ends the sequence.
 pub(crate) fn repair_at(
     candidate: Candidate<'_>,
     lines: &mut LineCache,
@@ -126,15 +123,6 @@ impl Kind {
             '[' | ']' => Some(Kind::Array),
             '(' | ')' => Some(Kind::Group),
             _ => None,
-        }
-    }
-
-    /// The opening and closing brackets it is written with.
-    fn json(self) -> (char, char) {
-        if self == Kind::Object {
-            ('{', '}')
-        } else {
-            ('[', ']')
         }
     }
 }
