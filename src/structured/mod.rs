@@ -74,14 +74,17 @@ pub(crate) fn exchange<T: DeserializeOwned>(
                 last_reply: reply.content,
             });
         }
-        push_correction(&mut work, &reply, &errors, settings.delivery)?;
+        // The wrong reply's text (a correction is about the text), and a
+        // user turn that names the problems.
+        let said = excerpt(&reply.content, REPEATED_REPLY_BYTES, Keep::Start);
+        work.push_message(Message::new(Role::Assistant, said))?;
+        work.user(correction(&errors, settings.delivery))?;
         turn += 1;
     }
 }
 
 /// The first problem named when a reply that does not match was cut by the
-/// token limit: the JSON's own problems (a missing key in its last item)
-/// would hide the cause, and the correction turn asks for a shorter reply.
+/// token limit, whose JSON's own problems would hide the cause.
 const CUT_SHORT: &str = "the reply was cut short by the token limit \
      (finish_reason \"length\"), so its JSON is incomplete: \
      raise max_tokens or ask for less";
@@ -121,12 +124,10 @@ macro_rules! ingredients_schema {
     };
 }
 
-/// The JSON Schema of the ingredient-list convention
-/// ([`ingredients_prompt`](crate::ingredients_prompt)), strict where
-/// [`extract_ingredients`](crate::extract_ingredients) is lenient: an array
-/// of at least one `{"ingredient": non-empty string, "quantity": number,
-/// "unit": string or null}`, with no other keys. With
-/// [`Client::send_json`](crate::Client::send_json) it gives a
+/// The JSON Schema of the ingredient-list convention, strict where
+/// [`extract_ingredients`](crate::extract_ingredients) is lenient: a
+/// non-empty array of `{"ingredient", "quantity", "unit"}` and no other keys.
+/// With [`Client::send_json`](crate::Client::send_json) it gives a
 /// `Vec<`[`Ingredient`](crate::Ingredient)`>`.
 ///
 /// ```
@@ -164,7 +165,26 @@ fn first_request(
                  ```json\n{}\n```",
                 schema.value()
             );
-            with_instruction(&mut work, &instruction)?;
+            // After the last user message's text, or, when the last message
+            // is a tool result, in the system message.
+            let last = work.len() - 1;
+            match work.messages().get(last) {
+                Some(message) if message.role == Role::User => {
+                    let mut question = message.clone();
+                    question.content = format!("{}\n\n{instruction}", question.content.trim_end());
+                    work.truncate(last)?;
+                    work.push_message(question)?;
+                }
+                _ => {
+                    let system = match work.messages().first() {
+                        Some(first) if first.role == Role::System => {
+                            format!("{}\n\n{instruction}", first.content.trim_end())
+                        }
+                        _ => instruction,
+                    };
+                    work.set_system(system);
+                }
+            }
         }
         SchemaDelivery::ResponseFormat => work.set_response_format(ResponseFormat::json_schema(
             FORMAT_NAME,
@@ -173,43 +193,6 @@ fn first_request(
         SchemaDelivery::CheckOnly => {}
     }
     Ok(work)
-}
-
-/// Adds `instruction` after the last user message's text, or, when the
-/// last message is a tool result, to the system message.
-fn with_instruction(work: &mut Conversation, instruction: &str) -> Result<()> {
-    let last = work.len() - 1;
-    match work.messages().get(last) {
-        Some(message) if message.role == Role::User => {
-            let mut question = message.clone();
-            question.content = format!("{}\n\n{instruction}", question.content.trim_end());
-            work.truncate(last)?;
-            work.push_message(question)
-        }
-        _ => {
-            let system = match work.messages().first() {
-                Some(first) if first.role == Role::System => {
-                    format!("{}\n\n{instruction}", first.content.trim_end())
-                }
-                _ => instruction.to_owned(),
-            };
-            work.set_system(system);
-            Ok(())
-        }
-    }
-}
-
-/// Appends the wrong reply (its text only: a correction is about the text)
-/// and a user turn that names the problems.
-fn push_correction(
-    work: &mut Conversation,
-    reply: &Reply,
-    errors: &[String],
-    delivery: SchemaDelivery,
-) -> Result<()> {
-    let said = excerpt(&reply.content, REPEATED_REPLY_BYTES, Keep::Start);
-    work.push_message(Message::new(Role::Assistant, said))?;
-    work.user(correction(errors, delivery))
 }
 
 /// The correction turn's text.
