@@ -138,11 +138,9 @@ pub fn extract_ingredients(text: &str) -> Result<Vec<Ingredient>> {
     search::search(text, ingredients::ingredients_from_value)
 }
 
-/// Builds the prompt for the ingredient-list convention: the instruction
-/// (keys `ingredient`, `quantity` as a number, `unit` as a string or null;
-/// one object per line), an example in a fenced `json` block, and then
-/// `text`, the text to extract from. Send it as the user message and read
-/// the reply with [`extract_ingredients`].
+/// Builds the prompt of the ingredient-list convention (the instruction, an
+/// example in a fenced `json` block, then `text`): send it as the user
+/// message and read the reply with [`extract_ingredients`].
 ///
 /// ```
 /// let prompt = chatwire::ingredients_prompt("Mix 2 cups of flour with 3 eggs.");

@@ -155,21 +155,15 @@ pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
 /// Reads `.digits` after the integer part. A bare trailing dot (`1.`) is
 /// taken as part of the number, but not the first dot of an ellipsis (`1...`).
 fn decimal_fraction<'a>(cursor: &mut Cursor<'a>, no_integer: bool) -> Option<&'a str> {
-    if cursor.peek() != Some('.') {
+    let next = cursor.peek_second();
+    if cursor.peek() != Some('.') || next == Some('.') {
         return None;
     }
-    match cursor.peek_second() {
-        Some(d) if d.is_ascii_digit() => {
-            cursor.bump();
-            Some(cursor.digits())
-        }
-        Some('.') => None,
-        _ if no_integer => None,
-        _ => {
-            cursor.bump();
-            Some("")
-        }
+    if no_integer && !next.is_some_and(|d| d.is_ascii_digit()) {
+        return None;
     }
+    cursor.bump();
+    Some(cursor.digits())
 }
 
 /// Reads an exponent (`e5`, `E-3`). One without digits (`2e`, `1e+`, cut
@@ -181,12 +175,11 @@ fn exponent<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
     let unsigned = after_e.strip_prefix(['+', '-']).unwrap_or(after_e);
     let digits = leading_digits(unsigned);
     let len = rest.len() - unsigned.len() + digits.len();
-    let word_follows = || {
-        rest.get(len..)
-            .is_some_and(|r| r.starts_with(char::is_alphanumeric))
-    };
     if digits.is_empty() {
-        if !word_follows() {
+        if !rest
+            .get(len..)
+            .is_some_and(|r| r.starts_with(char::is_alphanumeric))
+        {
             cursor.pos += len;
         }
         return None;
