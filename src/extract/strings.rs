@@ -83,10 +83,9 @@ impl Reader<'_, '_, '_> {
         self.out.push('"');
     }
 
-    /// Repair: the length of JSON written unescaped inside a string, from
-    /// the `{` at the cursor, when its braces pair up on the line. The
-    /// read-ahead is bounded by twice the text's length over a whole search,
-    /// which keeps it linear.
+    /// Repair: the length of JSON written unescaped inside a string, from the
+    /// `{` at the cursor, when its braces pair up on the line. Reading ahead
+    /// at most twice the text's length in a search keeps it linear.
     fn embedded_len(&mut self) -> Option<usize> {
         let rest = self.cursor.rest();
         if self.lines.lookahead > self.cursor.text.len().saturating_mul(2) {
@@ -110,20 +109,17 @@ impl Reader<'_, '_, '_> {
         None
     }
 
-    /// Whether a quote later on the current line could close the string (then
-    /// one that cannot end it stays in it: `'Ben's pie'`). The
-    /// answer for a line is computed once (the last such quote of each
-    /// family), which keeps a line full of quotes linear.
+    /// Whether a quote later on the line could close the string (then one that
+    /// cannot end it stays in it: `'Ben's pie'`). Computed once a line (the
+    /// last such quote of each family), which keeps it linear.
     fn later_closer_on_line(&mut self, family: usize) -> bool {
         let (text, pos) = (self.cursor.text, self.cursor.pos);
-        let closers = match self.lines.closers {
-            Some(closers) if closers.answers(pos, text.len()) => closers,
-            _ => {
-                let closers = Closers::scan(text, pos);
-                self.lines.closers = Some(closers);
-                closers
-            }
-        };
+        let cached = self
+            .lines
+            .closers
+            .filter(|closers| closers.answers(pos, text.len()));
+        let closers = cached.unwrap_or_else(|| Closers::scan(text, pos));
+        self.lines.closers = Some(closers);
         closers.last(family).is_some_and(|last| last >= pos)
     }
 
