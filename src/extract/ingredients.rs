@@ -11,14 +11,11 @@ use super::numbers;
 /// [`extract_ingredients`](super::extract_ingredients) is more forgiving.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ingredient {
-    /// What the ingredient is, e.g. `"flour"`; never empty when produced by
-    /// `extract_ingredients`.
+    /// What the ingredient is, e.g. `"flour"`; never empty when extracted.
     pub ingredient: String,
-    /// How much; always finite. `extract_ingredients` uses `0.0` when the
-    /// reply gives no amount.
+    /// How much; always finite (`0.0` when the reply gives no amount).
     pub quantity: f64,
-    /// The unit of `quantity`, e.g. `"cup"`, or `None` for a count
-    /// (`3` eggs) or when the reply gives none.
+    /// The unit, e.g. `"cup"`; `None` for a count (`3` eggs) or when not given.
     pub unit: Option<String>,
 }
 
@@ -30,8 +27,8 @@ const UNIT_KEYS: [&str; 2] = ["unit", "units"];
 /// Unit texts that mean "no unit".
 const NO_UNIT: [&str; 5] = ["null", "none", "n/a", "na", "-"];
 
-/// Reads the ingredient list out of extracted JSON (the rules are in the
-/// docs of `extract_ingredients`). The error says why nothing was usable.
+/// Reads the ingredient list out of extracted JSON (see `extract_ingredients`);
+/// the error says why nothing was usable.
 pub(crate) fn ingredients_from_value(value: Value) -> Result<Vec<Ingredient>, String> {
     let items = item_list(value)
         .map_err(|why| format!("the JSON found holds no ingredient list: {why}"))?;

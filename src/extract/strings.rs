@@ -28,72 +28,50 @@ pub(crate) fn read_string(
     lines: &mut LineCache,
     member: bool,
 ) {
-    Reader {
-        cursor,
-        out,
-        lines,
-        member,
-    }
-    .string();
-}
-
-/// Writes `text` as the inside of a JSON string.
-pub(crate) fn push_escaped_str(out: &mut String, text: &str) {
-    text.chars().for_each(|c| push_escaped_char(out, c));
-}
-
-struct Reader<'c, 'a, 'o> {
-    cursor: &'c mut Cursor<'a>,
-    out: &'o mut String,
-    lines: &'o mut LineCache,
-    member: bool,
-}
-
-impl Reader<'_, '_, '_> {
-    fn string(&mut self) {
-        let Some(family) = self.cursor.bump().and_then(quote_family) else {
-            return;
-        };
-        self.out.push('"');
-        while let Some(c) = self.cursor.peek() {
-            let rest = self.cursor.rest();
-            let after = rest.get(1..).unwrap_or("");
-            let member = self.member && family == ASCII;
-            if member && c == ',' && key_follows(after) {
-                break;
-            }
-            if member && c == '{' && after.starts_with('"') {
-                if let Some(len) = self.embedded_len() {
-                    push_escaped_str(self.out, rest.get(..len).unwrap_or(""));
-                    self.cursor.pos += len;
-                    continue;
-                }
-            }
-            self.cursor.bump();
-            if c == '\\' {
-                self.escape();
-            } else if closes(family, c)
-                && (ends_string_at(self.cursor.rest()) || !self.later_closer_on_line(family))
-            {
-                break;
-            } else {
-                push_escaped_char(self.out, c);
+    let Some(family) = cursor.bump().and_then(quote_family) else {
+        return;
+    };
+    out.push('"');
+    let member = member && family == ASCII;
+    while let Some(c) = cursor.peek() {
+        let rest = cursor.rest();
+        let after = rest.get(1..).unwrap_or("");
+        if member && c == ',' && key_follows(after) {
+            break;
+        }
+        if member && c == '{' && after.starts_with('"') {
+            if let Some(len) = lines.embedded_len(cursor) {
+                push_escaped_str(out, rest.get(..len).unwrap_or(""));
+                cursor.pos += len;
+                continue;
             }
         }
-        self.out.push('"');
+        cursor.bump();
+        if c == '\\' {
+            escape(cursor, out);
+        } else if closes(family, c)
+            && (ends_string_at(cursor.rest()) || !lines.later_closer_on_line(cursor, family))
+        {
+            break;
+        } else {
+            push_escaped_char(out, c);
+        }
     }
+    out.push('"');
+}
 
+impl LineCache {
     /// Repair: the length of JSON written unescaped inside a string, from the
     /// `{` at the cursor, when its braces pair up on the line. Reading ahead
     /// at most twice the text's length in a search keeps it linear.
-    fn embedded_len(&mut self) -> Option<usize> {
-        let rest = self.cursor.rest();
-        if self.lines.lookahead > self.cursor.text.len().saturating_mul(2) {
+    fn embedded_len(&mut self, cursor: &Cursor<'_>) -> Option<usize> {
+        let rest = cursor.rest();
+        if self.lookahead > cursor.text.len().saturating_mul(2) {
             return None;
         }
         let mut depth = 0_usize;
         for (i, c) in rest.char_indices() {
-            self.lines.lookahead += c.len_utf8();
+            self.lookahead += c.len_utf8();
             match c {
                 '{' | '[' => depth += 1,
                 '}' | ']' => {
@@ -112,56 +90,60 @@ impl Reader<'_, '_, '_> {
     /// Whether a quote later on the line could close the string (then one that
     /// cannot end it stays in it: `'Ben's pie'`). Computed once a line (the
     /// last such quote of each family), which keeps it linear.
-    fn later_closer_on_line(&mut self, family: usize) -> bool {
-        let (text, pos) = (self.cursor.text, self.cursor.pos);
+    fn later_closer_on_line(&mut self, cursor: &Cursor<'_>, family: usize) -> bool {
+        let (text, pos) = (cursor.text, cursor.pos);
         let cached = self
-            .lines
             .closers
             .filter(|closers| closers.answers(pos, text.len()));
         let closers = cached.unwrap_or_else(|| Closers::scan(text, pos));
-        self.lines.closers = Some(closers);
+        self.closers = Some(closers);
         closers.last(family).is_some_and(|last| last >= pos)
     }
+}
 
-    /// Handles what follows a backslash.
-    fn escape(&mut self) {
-        match self.cursor.peek() {
-            Some(c @ ('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't')) => {
-                self.cursor.bump();
-                self.out.push('\\');
-                self.out.push(c);
-            }
-            // `\uXXXX`, with surrogate pairs checked: a lone one becomes
-            // U+FFFD, which `serde_json` would refuse.
-            Some('u') => {
-                let Some(code) = hex4(self.cursor.rest().get(1..).unwrap_or("")) else {
-                    self.out.push_str("\\\\");
-                    return;
-                };
-                self.cursor.pos += 5;
-                let high = (0xD800..=0xDBFF).contains(&code);
-                let low = high
-                    .then(|| self.cursor.rest().strip_prefix("\\u").and_then(hex4))
-                    .flatten()
-                    .filter(|low| (0xDC00..=0xDFFF).contains(low));
-                match low {
-                    Some(low) => {
-                        self.cursor.pos += 6;
-                        push_unicode_escape(self.out, code);
-                        push_unicode_escape(self.out, low);
-                    }
-                    None if (0xD800..=0xDFFF).contains(&code) => self.out.push_str("\\ufffd"),
-                    None => push_unicode_escape(self.out, code),
-                }
-            }
-            Some(c) if is_quote(c) => {
-                self.cursor.bump();
-                push_escaped_char(self.out, c);
-            }
-            // A backslash before anything else (or at the end) is literal.
-            _ => self.out.push_str("\\\\"),
+/// Handles what follows a backslash.
+fn escape(cursor: &mut Cursor<'_>, out: &mut String) {
+    match cursor.peek() {
+        Some(c @ ('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't')) => {
+            cursor.bump();
+            out.push('\\');
+            out.push(c);
         }
+        // `\uXXXX`, with surrogate pairs checked: a lone one becomes
+        // U+FFFD, which `serde_json` would refuse.
+        Some('u') => {
+            let Some(code) = hex4(cursor.rest().get(1..).unwrap_or("")) else {
+                out.push_str("\\\\");
+                return;
+            };
+            cursor.pos += 5;
+            let high = (0xD800..=0xDBFF).contains(&code);
+            let low = high
+                .then(|| cursor.rest().strip_prefix("\\u").and_then(hex4))
+                .flatten()
+                .filter(|low| (0xDC00..=0xDFFF).contains(low));
+            match low {
+                Some(low) => {
+                    cursor.pos += 6;
+                    push_unicode_escape(out, code);
+                    push_unicode_escape(out, low);
+                }
+                None if (0xD800..=0xDFFF).contains(&code) => out.push_str("\\ufffd"),
+                None => push_unicode_escape(out, code),
+            }
+        }
+        Some(c) if is_quote(c) => {
+            cursor.bump();
+            push_escaped_char(out, c);
+        }
+        // A backslash before anything else (or at the end) is literal.
+        _ => out.push_str("\\\\"),
     }
+}
+
+/// Writes `text` as the inside of a JSON string.
+pub(crate) fn push_escaped_str(out: &mut String, text: &str) {
+    text.chars().for_each(|c| push_escaped_char(out, c));
 }
 
 /// Four hex digits at the start of `text` (`from_str_radix` alone would take a `+`).
