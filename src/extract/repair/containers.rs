@@ -173,7 +173,7 @@ impl Scanner<'_> {
                 // opening one.
                 self.out.pop();
                 let joint = self.out.len();
-                self.string(false);
+                strings::read_string(&mut self.cursor, &mut self.out, &mut self.lines, false);
                 self.out.remove(joint);
                 return true;
             }

@@ -16,7 +16,7 @@ impl Scanner<'_> {
             }
             _ if strings::is_quote(c) => {
                 self.begin_item();
-                self.string(false);
+                strings::read_string(&mut self.cursor, &mut self.out, &mut self.lines, false);
                 self.keyed = true;
                 self.set_expect(Expect::Colon);
                 Ok(())
@@ -140,12 +140,6 @@ impl Scanner<'_> {
         frame.count > 0 && item.len() >= 2 && item.starts_with('"') && item.ends_with('"')
     }
 
-    /// Reads a string (see `strings` for its repairs); `member` says it is
-    /// an object's value, where a `, "key":` inside it ends it.
-    pub(super) fn string(&mut self, member: bool) {
-        strings::read_string(&mut self.cursor, &mut self.out, &mut self.lines, member);
-    }
-
     /// Reads one value; the caller has already begun the item.
     pub(super) fn value(&mut self, c: char) -> Result<(), RepairError> {
         let next = self.cursor.peek_second();
@@ -153,7 +147,7 @@ impl Scanner<'_> {
             '{' | '[' | '(' => self.open(),
             _ if strings::is_quote(c) => {
                 let member = self.stack.last().is_some_and(|f| f.kind == Kind::Object);
-                self.string(member);
+                strings::read_string(&mut self.cursor, &mut self.out, &mut self.lines, member);
                 while self.concatenation() {}
                 self.content = true;
                 Ok(())
