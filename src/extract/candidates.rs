@@ -1,5 +1,4 @@
-//! Finding where the JSON might be: fenced code blocks first, then every
-//! `{` or `[` in the text.
+//! Where the JSON might be: fenced code blocks, then every `{` or `[`.
 
 use super::cursor::unescaped;
 

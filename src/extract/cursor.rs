@@ -1,5 +1,4 @@
-//! A position in the text, moved a char at a time, and the runs of chars
-//! that the scanners, the string reader and the number reader share.
+//! A position in the text, and the runs of chars the readers share.
 
 /// A tiny cursor over a `&str` that only ever stops on char boundaries.
 pub(super) struct Cursor<'a> {

@@ -1,5 +1,4 @@
-//! The ingredient-list convention: the item type, the lenient reader and the
-//! prompt that asks a model for the list.
+//! The ingredient-list convention: the item type, its reader, its prompt.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

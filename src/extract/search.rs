@@ -217,7 +217,12 @@ impl Log {
         format!(
             "tried {} candidate{plural}; the most promising, {} at {}, failed at {}: {}",
             self.tried,
-            origin.describe(),
+            match origin {
+                Origin::Fence(info) if info.is_empty() => "the unmarked fenced block".to_owned(),
+                Origin::Fence(info) => format!("the fenced block marked {info}"),
+                Origin::Bare(true) => "the object".to_owned(),
+                Origin::Bare(false) => "the array".to_owned(),
+            },
             position(text, start),
             position(text, error.offset),
             error.message
@@ -273,17 +278,6 @@ enum Origin {
     Fence(String),
     /// A bare object (`true`) or array (`false`) in the text.
     Bare(bool),
-}
-
-impl Origin {
-    fn describe(&self) -> String {
-        match self {
-            Origin::Fence(info) if info.is_empty() => "the unmarked fenced block".to_owned(),
-            Origin::Fence(info) => format!("the fenced block marked {info}"),
-            Origin::Bare(true) => "the object".to_owned(),
-            Origin::Bare(false) => "the array".to_owned(),
-        }
-    }
 }
 
 /// `line L column C` (both from 1, columns in chars) for a byte offset.

@@ -1,5 +1,4 @@
-//! Walking the containers: opening, stepping through, items, and closers
-//! (stray, missing, and the end of cut-off output).
+//! Walking the containers: opening, items, closers (stray, missing, cut off).
 
 use super::*;
 

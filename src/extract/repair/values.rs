@@ -1,5 +1,4 @@
-//! Values: objects (keys quoted or not, missing colons, items that are
-//! members), numbers, literals and unquoted words.
+//! Values: object members, numbers, literals and unquoted words.
 
 use super::*;
 
