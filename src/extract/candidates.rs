@@ -31,13 +31,13 @@ pub(crate) fn json_fences(text: &str) -> Vec<Fence<'_>> {
     // budget keeps the total linear in the text length.
     let mut budget = text.len().saturating_mul(2);
     let mut from = 0;
-    while let Some((offset, open)) =
+    while let Some((offset, (fence, info))) =
         lines(text, from).find_map(|(_, end, line)| opener(line).map(|open| (end, open)))
     {
-        let json_like = open.info.is_empty() || is_json_info(open.info);
-        let (content_end, resume) = find_close(text, offset, &open, json_like, &mut budget);
+        let json_like = info.is_empty() || is_json_info(info);
+        let (content_end, resume) = find_close(text, offset, fence, json_like, &mut budget);
         fences.push(Fence {
-            info: open.info,
+            info,
             content: text.get(offset..content_end).unwrap_or(""),
             offset,
         });
@@ -66,19 +66,11 @@ fn lines(text: &str, mut start: usize) -> impl Iterator<Item = (usize, usize, &s
         })
 }
 
-/// An opening fence: its character, its length and its info word.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Opener<'a> {
-    mark: char,
-    len: usize,
-    info: &'a str,
-}
-
-/// Reads an opening fence line. Any indentation is accepted, because models
+/// Reads an opening fence line: its run of marks and its info word. Any indentation is accepted, because models
 /// indent fences inside list items. As in `CommonMark`, the info string of a
 /// backtick fence may not contain a backtick, so ```` ```json {"a": 1}``` ````
 /// on one line is not a fence (the bare scan finds its JSON).
-fn opener(line: &str) -> Option<Opener<'_>> {
+fn opener(line: &str) -> Option<(&str, &str)> {
     let trimmed = line.trim_start_matches([' ', '\t']);
     let mark = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'))?;
     let info = trimmed.trim_start_matches(mark);
@@ -92,11 +84,7 @@ fn opener(line: &str) -> Option<Opener<'_>> {
     }
     // `json title="x"` or `json:data` is still json.
     let word_len = info.bytes().take_while(u8::is_ascii_alphanumeric).count();
-    Some(Opener {
-        mark,
-        len,
-        info: info.get(..word_len)?,
-    })
+    Some((trimmed.get(..len)?, info.get(..word_len)?))
 }
 
 /// The end of the content of the block that starts at `content_start`, and
@@ -105,7 +93,7 @@ fn opener(line: &str) -> Option<Opener<'_>> {
 fn find_close(
     text: &str,
     content_start: usize,
-    open: &Opener<'_>,
+    fence: &str,
     json_like: bool,
     budget: &mut usize,
 ) -> (usize, usize) {
@@ -116,7 +104,11 @@ fn find_close(
     for (start, end, line) in lines(text, content_start) {
         // The same character, at least as many of them, and nothing else.
         let trimmed = line.trim_matches([' ', '\t']);
-        if trimmed.len() >= open.len && trimmed.trim_start_matches(open.mark).is_empty() {
+        if trimmed.starts_with(fence)
+            && trimmed
+                .trim_start_matches(|c| fence.starts_with(c))
+                .is_empty()
+        {
             if !json_like || !in_string {
                 return (start, end);
             }
