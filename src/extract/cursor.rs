@@ -24,13 +24,6 @@ impl<'a> Cursor<'a> {
         self.pos += c.len_utf8();
         Some(c)
     }
-
-    /// Consumes a run of ASCII digits and returns it (possibly empty).
-    pub(super) fn digits(&mut self) -> &'a str {
-        let digits = leading(self.rest(), |c| c.is_ascii_digit());
-        self.pos += digits.len();
-        digits
-    }
 }
 
 /// The start of `text` whose chars all satisfy `keep` (possibly empty).

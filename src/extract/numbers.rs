@@ -20,8 +20,7 @@ impl Number {
         match self {
             Number::Literal(text) if self.as_f64().is_some() => text.clone(),
             Number::Literal(_) => "null".to_owned(),
-            Number::Computed(value) => serde_json::Number::from_f64(*value)
-                .map_or_else(|| "null".to_owned(), |number| number.to_string()),
+            Number::Computed(value) => serde_json::Value::from(*value).to_string(),
         }
     }
 
@@ -125,7 +124,8 @@ pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
         return Ok((Number::Computed(sign * value), cursor.pos));
     }
 
-    let integer = cursor.digits();
+    let integer = leading_digits(cursor.rest());
+    cursor.pos += integer.len();
     let fraction = decimal_fraction(&mut cursor, integer.is_empty());
     if integer.is_empty() && fraction.is_none_or(str::is_empty) {
         return Err(NumberError::NotANumber);
@@ -163,7 +163,9 @@ fn decimal_fraction<'a>(cursor: &mut Cursor<'a>, no_integer: bool) -> Option<&'a
         return None;
     }
     cursor.bump();
-    Some(cursor.digits())
+    let digits = leading_digits(cursor.rest());
+    cursor.pos += digits.len();
+    Some(digits)
 }
 
 /// Reads an exponent (`e5`, `E-3`). One without digits (`2e`, `1e+`, cut

@@ -69,17 +69,6 @@ pub(crate) struct Candidate<'a> {
     pub placement: Placement,
 }
 
-/// Repairs the value(s) at the start of `text`; see `repair_at`.
-#[cfg(test)]
-pub(crate) fn repair(text: &str) -> Result<Repaired, RepairError> {
-    let candidate = Candidate {
-        text,
-        start: 0,
-        placement: Placement::Leading,
-    };
-    repair_at(candidate, &mut LineCache::default())
-}
-
 /// Repairs the value(s) of `candidate`, which must begin with `{` or `[` (or
 /// `(` when it leads). Repair: several top-level values in a row become one
 /// array; one that cannot be repaired ends the sequence.
@@ -166,7 +155,6 @@ struct Scanner<'a> {
     /// The top-level object just closed, kept in case its closer was a stray
     /// one in the middle of it (`{"a": 1}, "b": 2}`).
     last_closed: Option<Frame>,
-    /// Passed on to `strings` (see `LineCache`).
     lines: LineCache,
 }
 
