@@ -105,8 +105,7 @@ struct Log {
     lines: LineCache,
 }
 
-/// What `accept` made of a candidate, where the candidate ends, and whether
-/// it rests on a guess; or where the search may go on.
+/// A candidate's value, end and guess (see `search_text`), or where to go on.
 type Attempt<T> = Result<(T, usize, bool), usize>;
 
 impl Log {

@@ -3,8 +3,7 @@
 use super::*;
 
 impl Scanner<'_> {
-    /// Reads one object or array to its end, or to the end of the text
-    /// (closing what is open).
+    /// Reads one object or array to its end, or the text's (closing it).
     pub(super) fn container(&mut self) -> Result<(), RepairError> {
         self.content = false;
         self.keyed = false;
@@ -80,8 +79,7 @@ impl Scanner<'_> {
         true
     }
 
-    /// Starts a member or element: remembers where it starts and writes the
-    /// comma that separates it from the previous one.
+    /// Starts a member or element, after a comma if it is not the first.
     pub(super) fn begin_item(&mut self) {
         if let Some(frame) = self.stack.last_mut() {
             frame.item_start = self.out.len();
@@ -98,8 +96,7 @@ impl Scanner<'_> {
         }
     }
 
-    /// What objects and arrays share between their items: a closer, a comma
-    /// or an ellipsis. `None` when `c` starts an item.
+    /// A closer, comma or ellipsis between items; `None` when `c` starts one.
     pub(super) fn between_items(&mut self, c: char) -> Option<Result<(), RepairError>> {
         match c {
             '}' | ']' | ')' => Some(self.close(c)),

@@ -33,9 +33,8 @@ pub(crate) struct Repaired {
 pub(crate) struct RepairError {
     pub offset: usize,
     pub message: String,
-    /// Where the search may look for the next candidate. When the failed
-    /// candidate was already JSON (it held a key or a complete item), this
-    /// is past its end, so that no part of it is offered as the answer.
+    /// Where the search may look next: past the candidate's end when it was
+    /// already JSON (a key or a complete item), so no part of it is offered.
     pub resume: usize,
 }
 

@@ -269,8 +269,7 @@ impl Scanner<'_> {
 }
 
 /// Whether what follows a number makes it part of an unquoted string: a
-/// letter or digit right after it (`1notanumber`, `57eeeeb1`), `-` `.` `:`
-/// and a digit or letter (`10-20`, `1.1.1`, `2024-10-18T18:35`), or a
+/// letter or digit (`57eeeeb1`), `-` `.` `:` and one (`1.1.1`, a date), or a
 /// space and a word that is neither a literal nor a key (`2 cups`).
 fn runs_on(after: &str) -> bool {
     let mut chars = after.chars();
