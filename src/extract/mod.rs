@@ -108,8 +108,8 @@ pub fn extract<T: DeserializeOwned>(text: &str) -> Result<T> {
 /// - **`quantity`**: a number, or a string read like one (`"1 1/2"`, `"½"`,
 ///   a range `"2-3"` gives 2); words in it (`"2 cups"`, `"a pinch"`) become
 ///   the unit if the item has none; otherwise `0.0`, never NaN.
-/// - **`unit`** is trimmed; empty, `"null"`, `"none"`, `"n/a"`, `"na"`, `"-"`
-///   or not a string is `None`.
+/// - **`ingredient`** and **`unit`** are trimmed; a unit that is empty,
+///   `"null"`, `"none"`, `"n/a"`, `"na"`, `"-"` or not a string is `None`.
 ///
 /// # Errors
 ///
