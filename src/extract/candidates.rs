@@ -1,5 +1,4 @@
-//! Finding where the JSON might be: fenced code blocks first, then every
-//! `{` or `[` in the text.
+//! Where the JSON might be: fenced code blocks, then every `{` or `[`.
 
 use super::cursor::unescaped;
 
@@ -24,9 +23,26 @@ fn is_json_info(info: &str) -> bool {
 
 /// The fenced blocks worth trying, in the order to try them: blocks marked
 /// as JSON, then unmarked blocks, each group in text order. Blocks marked
-/// with another language are skipped (the bare scan still sees them).
+/// with another language are skipped (the bare scan still sees them). An
+/// unclosed block runs to the end of the text (output cut off).
 pub(crate) fn json_fences(text: &str) -> Vec<Fence<'_>> {
-    let fences = fenced_blocks(text);
+    let mut fences = Vec::new();
+    // Looking past a fence line that sits inside a string costs a scan; the
+    // budget keeps the total linear in the text length.
+    let mut budget = text.len().saturating_mul(2);
+    let mut from = 0;
+    while let Some((offset, (fence, info))) =
+        lines(text, from).find_map(|(_, end, line)| opener(line).map(|open| (end, open)))
+    {
+        let json_like = info.is_empty() || is_json_info(info);
+        let (content_end, resume) = find_close(text, offset, fence, json_like, &mut budget);
+        fences.push(Fence {
+            info,
+            content: text.get(offset..content_end).unwrap_or(""),
+            offset,
+        });
+        from = resume;
+    }
     let marked = fences.iter().filter(|fence| is_json_info(fence.info));
     let unmarked = fences.iter().filter(|fence| fence.info.is_empty());
     marked.chain(unmarked).cloned().collect()
@@ -38,45 +54,23 @@ pub(crate) fn next_opener(text: &str, from: usize) -> Option<usize> {
     rest.find(['{', '[']).map(|i| from + i)
 }
 
-/// A line of the text with its byte offsets.
-#[derive(Debug, Clone, Copy)]
-struct Line<'a> {
-    /// The line without its line break.
-    text: &'a str,
-    start: usize,
-    /// Offset just past the line break.
-    end: usize,
-}
-
-/// The lines of `text` from byte `start` on.
-fn lines(text: &str, mut start: usize) -> impl Iterator<Item = Line<'_>> {
+/// The lines of `text` from byte `start` on: where each starts, where the
+/// next one starts, and its text without the line break.
+fn lines(text: &str, mut start: usize) -> impl Iterator<Item = (usize, usize, &str)> {
     text.get(start..)
         .unwrap_or("")
         .split_inclusive('\n')
         .map(move |raw| {
-            let line = Line {
-                text: raw.trim_end_matches(['\n', '\r']),
-                start,
-                end: start + raw.len(),
-            };
             start += raw.len();
-            line
+            (start - raw.len(), start, raw.trim_end_matches(['\n', '\r']))
         })
 }
 
-/// An opening fence: its character, its length and its info word.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Opener<'a> {
-    mark: char,
-    len: usize,
-    info: &'a str,
-}
-
-/// Reads an opening fence line. Any indentation is accepted, because models
+/// Reads an opening fence line: its run of marks and its info word. Any indentation is accepted, because models
 /// indent fences inside list items. As in `CommonMark`, the info string of a
 /// backtick fence may not contain a backtick, so ```` ```json {"a": 1}``` ````
 /// on one line is not a fence (the bare scan finds its JSON).
-fn opener(line: &str) -> Option<Opener<'_>> {
+fn opener(line: &str) -> Option<(&str, &str)> {
     let trimmed = line.trim_start_matches([' ', '\t']);
     let mark = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'))?;
     let info = trimmed.trim_start_matches(mark);
@@ -90,79 +84,45 @@ fn opener(line: &str) -> Option<Opener<'_>> {
     }
     // `json title="x"` or `json:data` is still json.
     let word_len = info.bytes().take_while(u8::is_ascii_alphanumeric).count();
-    Some(Opener {
-        mark,
-        len,
-        info: info.get(..word_len)?,
-    })
+    Some((trimmed.get(..len)?, info.get(..word_len)?))
 }
 
-/// Whether `line` closes a fence opened by `open`: the same character, at
-/// least as many of them, and nothing else.
-fn is_closer(line: &str, open: &Opener<'_>) -> bool {
-    let trimmed = line.trim_matches([' ', '\t']);
-    trimmed.len() >= open.len && trimmed.trim_start_matches(open.mark).is_empty()
-}
-
-/// All fenced blocks in text order. An unclosed block runs to the end of the
-/// text (output cut off by a token limit).
-fn fenced_blocks(text: &str) -> Vec<Fence<'_>> {
-    let mut fences = Vec::new();
-    // Looking past a fence line that sits inside a string costs a scan; the
-    // budget keeps the total linear in the text length.
-    let mut budget = text.len().saturating_mul(2);
-    let mut from = 0;
-    while let Some((offset, open)) =
-        lines(text, from).find_map(|line| opener(line.text).map(|open| (line.end, open)))
-    {
-        let json_like = open.info.is_empty() || is_json_info(open.info);
-        let (content_end, resume) = find_close(text, offset, &open, json_like, &mut budget);
-        fences.push(Fence {
-            info: open.info,
-            content: text.get(offset..content_end).unwrap_or(""),
-            offset,
-        });
-        from = resume;
-    }
-    fences
-}
-
-/// Finds where the block that starts at `content_start` ends. Returns the end
-/// of its content and the offset after its closing line.
-///
-/// For JSON-like blocks a closing line inside an open string is passed over,
-/// unless no later closing line outside a string exists, in which case the
-/// first closing line wins after all.
+/// The end of the content of the block that starts at `content_start`, and
+/// the offset after its closing line. In a JSON-like block, a closing line
+/// inside an open string is passed over unless no later one is outside.
 fn find_close(
     text: &str,
     content_start: usize,
-    open: &Opener<'_>,
+    fence: &str,
     json_like: bool,
     budget: &mut usize,
 ) -> (usize, usize) {
     // Whether a JSON string is open after a line: a fence line inside a
     // multi-line string does not end the block.
     let mut in_string = false;
-    let mut first_close: Option<Line<'_>> = None;
-    for line in lines(text, content_start) {
-        if is_closer(line.text, open) {
+    let mut first_close = None;
+    for (start, end, line) in lines(text, content_start) {
+        // The same character, at least as many of them, and nothing else.
+        let trimmed = line.trim_matches([' ', '\t']);
+        if trimmed.starts_with(fence)
+            && trimmed
+                .trim_start_matches(|c| fence.starts_with(c))
+                .is_empty()
+        {
             if !json_like || !in_string {
-                return (line.start, line.end);
+                return (start, end);
             }
-            first_close.get_or_insert(line);
+            first_close.get_or_insert((start, end));
         }
         if first_close.is_some() {
-            *budget = budget.saturating_sub(line.end - line.start);
+            *budget = budget.saturating_sub(end - start);
             if *budget == 0 {
                 break;
             }
         }
-        in_string ^= unescaped(line.text).filter(|&(_, c)| c == '"').count() % 2 == 1;
+        in_string ^= unescaped(line).filter(|&(_, c)| c == '"').count() % 2 == 1;
     }
-    match first_close {
-        Some(line) => (line.start, line.end),
-        None => (text.len(), text.len()),
-    }
+    first_close.unwrap_or((text.len(), text.len()))
 }
 
 #[cfg(test)]

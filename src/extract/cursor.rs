@@ -1,5 +1,4 @@
-//! A position in the text, moved a char at a time, and the runs of chars
-//! that the scanners, the string reader and the number reader share.
+//! A position in the text, and the runs of chars the readers share.
 
 /// A tiny cursor over a `&str` that only ever stops on char boundaries.
 pub(super) struct Cursor<'a> {
@@ -24,13 +23,6 @@ impl<'a> Cursor<'a> {
         let c = self.peek()?;
         self.pos += c.len_utf8();
         Some(c)
-    }
-
-    /// Consumes a run of ASCII digits and returns it (possibly empty).
-    pub(super) fn digits(&mut self) -> &'a str {
-        let digits = leading(self.rest(), |c| c.is_ascii_digit());
-        self.pos += digits.len();
-        digits
     }
 }
 

@@ -1,27 +1,20 @@
-//! The ingredient-list convention: the item type, the lenient reader and the
-//! prompt that asks a model for the list.
+//! The ingredient-list convention: the item type, its reader, its prompt.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::numbers;
 
-/// One item of an ingredient list, as the convention asks a model to write
-/// it: `{"ingredient": "flour", "quantity": 2, "unit": "cup"}`.
-///
-/// With serde it reads and writes exactly that shape (`unit` may be `null`
-/// or absent). [`extract_ingredients`](super::extract_ingredients) is more
-/// forgiving than the derived `Deserialize`; see its docs.
+/// One item of an ingredient list: `{"ingredient": "flour", "quantity": 2,
+/// "unit": "cup"}` with serde (`unit` may be `null` or absent);
+/// [`extract_ingredients`](super::extract_ingredients) is more forgiving.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ingredient {
-    /// What the ingredient is, e.g. `"flour"`; never empty when produced by
-    /// `extract_ingredients`.
+    /// What the ingredient is, e.g. `"flour"`; never empty when extracted.
     pub ingredient: String,
-    /// How much; always finite. `extract_ingredients` uses `0.0` when the
-    /// reply gives no amount.
+    /// How much; always finite (`0.0` when the reply gives no amount).
     pub quantity: f64,
-    /// The unit of `quantity`, e.g. `"cup"`, or `None` for a count
-    /// (`3` eggs) or when the reply gives none.
+    /// The unit, e.g. `"cup"`; `None` for a count (`3` eggs) or when not given.
     pub unit: Option<String>,
 }
 
@@ -29,13 +22,12 @@ pub struct Ingredient {
 const NAME_KEYS: [&str; 3] = ["ingredient", "name", "item"];
 const QUANTITY_KEYS: [&str; 3] = ["quantity", "amount", "qty"];
 const UNIT_KEYS: [&str; 2] = ["unit", "units"];
-const LIST_KEYS: [&str; 1] = ["ingredients"];
 
 /// Unit texts that mean "no unit".
 const NO_UNIT: [&str; 5] = ["null", "none", "n/a", "na", "-"];
 
-/// Reads the ingredient list out of extracted JSON (the rules are in the
-/// docs of `extract_ingredients`). The error says why nothing was usable.
+/// Reads the ingredient list out of extracted JSON (see `extract_ingredients`);
+/// the error says why nothing was usable.
 pub(crate) fn ingredients_from_value(value: Value) -> Result<Vec<Ingredient>, String> {
     let items = item_list(value)
         .map_err(|why| format!("the JSON found holds no ingredient list: {why}"))?;
@@ -69,7 +61,7 @@ fn item_list(value: Value) -> Result<Vec<Value>, String> {
         Value::Object(map) => map,
         other => return Err(format!("expected an array, found {}", kind(&other))),
     };
-    if let Some(key) = find_key(&map, &LIST_KEYS) {
+    if let Some(key) = find_key(&map, &["ingredients"]) {
         match map.remove(&key) {
             Some(Value::Array(items)) => return Ok(items),
             Some(item @ Value::Object(_)) => return Ok(vec![item]),
@@ -121,7 +113,15 @@ fn ingredient_from_item(item: &Value) -> Result<Ingredient, String> {
         }
         None => return Err("has no \"ingredient\"".to_owned()),
     };
-    let (quantity, unit_in_quantity) = quantity(field(map, &QUANTITY_KEYS));
+    let (quantity, unit_in_quantity) = match field(map, &QUANTITY_KEYS) {
+        Some(Value::Number(number)) => (
+            number.as_f64().filter(|q| q.is_finite()).unwrap_or(0.0),
+            None,
+        ),
+        Some(Value::String(text)) => quantity_from_text(text),
+        // Missing, null, or not a quantity at all (bool, array, object).
+        _ => (0.0, None),
+    };
     let unit = match field(map, &UNIT_KEYS) {
         Some(Value::String(unit)) => clean_unit(unit),
         _ => None,
@@ -133,45 +133,27 @@ fn ingredient_from_item(item: &Value) -> Result<Ingredient, String> {
     })
 }
 
-/// The quantity and, when it was a string with words in it, those words.
-fn quantity(value: Option<&Value>) -> (f64, Option<String>) {
-    match value {
-        Some(Value::Number(number)) => (
-            number.as_f64().filter(|q| q.is_finite()).unwrap_or(0.0),
-            None,
-        ),
-        Some(Value::String(text)) => quantity_from_text(text),
-        // Missing, null, or not a quantity at all (bool, array, object).
-        _ => (0.0, None),
-    }
-}
-
-/// Reads `"2"`, `"1/2"`, `"1 1/2"`, `"½"`, `"2 cups"`, `"2-3 cloves"`
-/// (a range: the first number) or words such as `"a pinch"` (no number:
-/// 0, and the words are kept as a unit).
+/// Reads a quantity given as a string (`"1 1/2"`, `"2 cups"`), and the words
+/// after or instead of the number (`"a pinch"`: 0), kept as a unit.
 pub(crate) fn quantity_from_text(text: &str) -> (f64, Option<String>) {
     let text = text.trim();
     let Some((value, rest)) = leading_number(text) else {
         return (0.0, clean_unit(text));
     };
-    (value, clean_unit(skip_range_end(rest)))
+    // A range (`2-3`, `2 – 3`, `2 to 3`) gives its first number.
+    let trimmed = rest.trim_start();
+    let rest = trimmed
+        .strip_prefix(['-', '–', '—'])
+        .or_else(|| trimmed.strip_prefix("to "))
+        .and_then(|after_dash| leading_number(after_dash.trim_start()))
+        .map_or(rest, |(_, after_range)| after_range);
+    (value, clean_unit(rest))
 }
 
 fn leading_number(text: &str) -> Option<(f64, &str)> {
     let (number, len) = numbers::lex_number(text).ok()?;
     let value = number.as_f64()?;
     Some((value, text.get(len..).unwrap_or("")))
-}
-
-/// After the first number of a range (`2-3`, `2 – 3`, `2 to 3`), skips the
-/// rest of the range.
-fn skip_range_end(rest: &str) -> &str {
-    let trimmed = rest.trim_start();
-    trimmed
-        .strip_prefix(['-', '–', '—'])
-        .or_else(|| trimmed.strip_prefix("to "))
-        .and_then(|after_dash| leading_number(after_dash.trim_start()))
-        .map_or(rest, |(_, after_range)| after_range)
 }
 
 fn clean_unit(unit: &str) -> Option<String> {

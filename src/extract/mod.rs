@@ -1,23 +1,9 @@
-//! Tolerant JSON extraction from model replies.
-//!
-//! Ask a model for JSON and what comes back is often *almost* JSON: wrapped
-//! in a fenced block, with prose around it, with `1/2` where a number should
-//! be. [`extract_json`] finds the JSON in such a reply and repairs it;
-//! [`extract`] does the same into your own type; [`extract_ingredients`]
-//! reads the ingredient-list convention that [`ingredients_prompt`] asks for.
-//!
-//! What comes back is the outermost object or array the reply holds,
-//! repaired, or [`Error::NoJson`](crate::Error::NoJson): never a part of a
-//! value presented as the whole. Candidates are tried in this order, and the
-//! first that can be repaired and parsed wins: fenced blocks marked `json`
-//! (or `jsonc`, `json5`, `jsonl`, `ndjson`), unmarked fenced blocks, a
-//! Python tuple that starts the reply, then every `{` or `[` of the text.
-//! Valid JSON is taken as it is; repairs (fractions such as `1/2` and `½`,
-//! other quotes, unquoted keys, missing or trailing commas, comments,
-//! cut-off output, ...) apply only to text that does not parse, and never
-//! inside a string. `docs/structured-output.md` lists every rule, every
-//! repair, where chatwire differs from other repairers, and the cost
-//! (linear in the reply's length).
+//! Tolerant JSON extraction from model replies: [`extract_json`] finds the
+//! almost-JSON a model wrote (fenced, in prose, with `1/2`, trailing commas,
+//! ...) and repairs it; [`extract`] reads it into your own type;
+//! [`extract_ingredients`] reads the list that [`ingredients_prompt`] asks for.
+//! `docs/structured-output.md` gives the search order, every repair, and the
+//! cost (linear in the reply's length).
 
 mod candidates;
 mod cursor;
@@ -35,16 +21,15 @@ use crate::error::Result;
 pub use ingredients::Ingredient;
 pub(crate) use search::search as find_json;
 
-/// Finds the JSON object or array in a model's reply, repairs it, and parses
-/// it (the [module docs](mod@crate::extract) say where it looks). A reply
-/// that is one JSON string holding an object or array is unwrapped once.
+/// Finds the outermost JSON object or array in a model's reply, repairs it,
+/// and parses it. A reply that is one JSON string holding an object or array
+/// is unwrapped once.
 ///
 /// # Errors
 ///
-/// [`Error::NoJson`](crate::Error::NoJson) when the text holds no object or
-/// array (a JSON string holding anything else is a bare value) or none can
-/// be repaired; the message says how many candidates were tried and where
-/// (line and column) and why the most promising one failed.
+/// [`Error::NoJson`](crate::Error::NoJson) when no object or array is found
+/// or none can be repaired; the message says how many candidates were tried,
+/// and where and why the most promising one failed.
 ///
 /// # Example
 ///
@@ -76,10 +61,8 @@ pub fn extract_json(text: &str) -> Result<Value> {
 }
 
 /// Finds the JSON in a model's reply, as [`extract_json`] does, and
-/// deserializes it into `T`.
-///
-/// A candidate that does not fit `T` is passed over, so an example object
-/// before the answer does not hide it.
+/// deserializes it into `T`. A candidate that does not fit `T` is passed
+/// over, so an example object before the answer does not hide it.
 ///
 /// # Errors
 ///
@@ -111,27 +94,22 @@ pub fn extract<T: DeserializeOwned>(text: &str) -> Result<T> {
 /// Reads an ingredient list (the convention of [`ingredients_prompt`]) from
 /// a model's reply.
 ///
-/// Lenient, because small models are (each rule has a test):
+/// Lenient, because small models are (strict callers can use
+/// `extract::<Vec<Ingredient>>`):
 ///
-/// - **Shape**: an array of items, one item object, an object with an
+/// - **Shape**: an array of items, one item, an object with an
 ///   `"ingredients"` array (or object), or an object whose only array holds
-///   the items (`{"recipe": "...", "items": [...]}`). An empty array gives
-///   an empty list.
-/// - **Keys** match ignoring case; `name` or `item` stand in for
-///   `ingredient`, `amount` or `qty` for `quantity`, `units` for `unit`.
-/// - **Unusable items are skipped** (not an object, or no non-empty string
-///   `ingredient`); when none is usable, that is an error naming the first
-///   problem. Strict callers can use `extract::<Vec<Ingredient>>` instead.
-/// - **`quantity`**: a number as it is; missing, `null`, or not a number or
-///   string: `0.0`, never NaN (NaN would leak into C and compare unequal to
-///   itself). A string is read like a number in the JSON (`"1 1/2"`, `"½"`);
-///   words after the number (`"2 cups"`) or instead of one (`"a pinch"`,
-///   then `0.0`) become the unit if the item has none, so nothing the model
-///   said is lost; a range (`"2-3"`, `"2 to 3"`) gives its first number.
+///   the items; an empty array is an empty list. A candidate with no usable
+///   item is passed over.
+/// - **Keys** match ignoring case; `name` or `item` stand for `ingredient`,
+///   `amount` or `qty` for `quantity`, `units` for `unit`.
+/// - **Items** that are not objects or lack a non-empty string `ingredient`
+///   are skipped.
+/// - **`quantity`**: a number, or a string read like one (`"1 1/2"`, `"½"`,
+///   a range `"2-3"` gives 2); words in it (`"2 cups"`, `"a pinch"`) become
+///   the unit if the item has none; otherwise `0.0`, never NaN.
 /// - **`ingredient`** and **`unit`** are trimmed; a unit that is empty,
 ///   `"null"`, `"none"`, `"n/a"`, `"na"`, `"-"` or not a string is `None`.
-///
-/// A candidate that holds no usable ingredient is passed over.
 ///
 /// # Errors
 ///
@@ -160,11 +138,9 @@ pub fn extract_ingredients(text: &str) -> Result<Vec<Ingredient>> {
     search::search(text, ingredients::ingredients_from_value)
 }
 
-/// Builds the prompt for the ingredient-list convention: the instruction
-/// (keys `ingredient`, `quantity` as a number, `unit` as a string or null;
-/// one object per line), an example in a fenced `json` block, and then
-/// `text`, the text to extract from. Send it as the user message and read
-/// the reply with [`extract_ingredients`].
+/// Builds the prompt of the ingredient-list convention (the instruction, an
+/// example in a fenced `json` block, then `text`): send it as the user
+/// message and read the reply with [`extract_ingredients`].
 ///
 /// ```
 /// let prompt = chatwire::ingredients_prompt("Mix 2 cups of flour with 3 eggs.");
@@ -178,11 +154,8 @@ pub fn ingredients_prompt(text: &str) -> String {
 }
 
 /// Builds a prompt asking for JSON shaped like `example_json`: the
-/// instruction, a request for a fenced `json` block, the example in such a
-/// block, and then the text to work on.
-///
-/// The text comes last and after a `Text:` line, so an instruction hidden in
-/// it reads as part of the text rather than as the end of the prompt's own.
+/// instruction, the example in a fenced `json` block, and then the text
+/// after a `Text:` line (so an instruction hidden in it reads as text).
 ///
 /// ```
 /// let prompt = chatwire::extract::json_prompt(

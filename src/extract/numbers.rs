@@ -1,7 +1,5 @@
-//! Reading numbers the way models write them: JSON numbers, plus `+1`, `.5`,
-//! `1.`, `007`, fractions (`1/2`), mixed numbers (`1 1/2`, `1-1/2`) and the
-//! Unicode fraction characters (`½`, `1½`, `⅟8`, `¹⁄₂`); for the repairing
-//! scanner and for quantities given as strings (`"1 1/2"`).
+//! Reading numbers the way models write them (`+1`, `.5`, `1 1/2`, `½`, `¹⁄₂`,
+//! ...), for the repairing scanner and for quantities given as strings.
 
 use super::cursor::{leading, Cursor};
 
@@ -22,8 +20,7 @@ impl Number {
         match self {
             Number::Literal(text) if self.as_f64().is_some() => text.clone(),
             Number::Literal(_) => "null".to_owned(),
-            Number::Computed(value) => serde_json::Number::from_f64(*value)
-                .map_or_else(|| "null".to_owned(), |number| number.to_string()),
+            Number::Computed(value) => serde_json::Value::from(*value).to_string(),
         }
     }
 
@@ -86,12 +83,14 @@ fn vulgar_value(c: char) -> Option<f64> {
         .find_map(|&(symbol, n, d)| (symbol == c).then_some(n / d))
 }
 
-/// The value of a run of superscript or subscript `digits` (0 when empty).
-fn small_digits_value(digits: &str, set: &[char; 10]) -> f64 {
-    digits.chars().fold(0.0, |value, c| {
-        let digit = set.iter().position(|&d| d == c).unwrap_or(0) as f64;
-        value * 10.0 + digit
-    })
+/// The run of superscript or subscript digits (`set`) that starts `text`,
+/// and its value (0 when empty).
+fn small_digits<'t>(text: &'t str, set: &[char; 10]) -> (&'t str, f64) {
+    let digits = leading(text, |c| set.contains(&c));
+    let value = digits.chars().fold(0.0, |value, c| {
+        value * 10.0 + set.iter().position(|&d| d == c).unwrap_or(0) as f64
+    });
+    (digits, value)
 }
 
 /// True when `c` (followed by `next`) starts a number this module can read.
@@ -125,7 +124,8 @@ pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
         return Ok((Number::Computed(sign * value), cursor.pos));
     }
 
-    let integer = cursor.digits();
+    let integer = leading_digits(cursor.rest());
+    cursor.pos += integer.len();
     let fraction = decimal_fraction(&mut cursor, integer.is_empty());
     if integer.is_empty() && fraction.is_none_or(str::is_empty) {
         return Err(NumberError::NotANumber);
@@ -139,28 +139,33 @@ pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
         }
     }
 
-    let literal = json_literal(negative, integer, fraction, exponent);
+    // Strict JSON: no `+`, no leading zeros, a `0` around a lone dot.
+    let sign = if negative { "-" } else { "" };
+    let integer = integer.trim_start_matches('0');
+    let integer = if integer.is_empty() { "0" } else { integer };
+    let fraction = match fraction {
+        Some("") => ".0".to_owned(),
+        Some(digits) => format!(".{digits}"),
+        None => String::new(),
+    };
+    let literal = format!("{sign}{integer}{fraction}{}", exponent.unwrap_or(""));
     Ok((Number::Literal(literal), cursor.pos))
 }
 
 /// Reads `.digits` after the integer part. A bare trailing dot (`1.`) is
 /// taken as part of the number, but not the first dot of an ellipsis (`1...`).
 fn decimal_fraction<'a>(cursor: &mut Cursor<'a>, no_integer: bool) -> Option<&'a str> {
-    if cursor.peek() != Some('.') {
+    let next = cursor.peek_second();
+    if cursor.peek() != Some('.') || next == Some('.') {
         return None;
     }
-    match cursor.peek_second() {
-        Some(d) if d.is_ascii_digit() => {
-            cursor.bump();
-            Some(cursor.digits())
-        }
-        Some('.') => None,
-        _ if no_integer => None,
-        _ => {
-            cursor.bump();
-            Some("")
-        }
+    if no_integer && !next.is_some_and(|d| d.is_ascii_digit()) {
+        return None;
     }
+    cursor.bump();
+    let digits = leading_digits(cursor.rest());
+    cursor.pos += digits.len();
+    Some(digits)
 }
 
 /// Reads an exponent (`e5`, `E-3`). One without digits (`2e`, `1e+`, cut
@@ -172,12 +177,11 @@ fn exponent<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
     let unsigned = after_e.strip_prefix(['+', '-']).unwrap_or(after_e);
     let digits = leading_digits(unsigned);
     let len = rest.len() - unsigned.len() + digits.len();
-    let word_follows = || {
-        rest.get(len..)
-            .is_some_and(|r| r.starts_with(char::is_alphanumeric))
-    };
     if digits.is_empty() {
-        if !word_follows() {
+        if !rest
+            .get(len..)
+            .is_some_and(|r| r.starts_with(char::is_alphanumeric))
+        {
             cursor.pos += len;
         }
         return None;
@@ -186,68 +190,18 @@ fn exponent<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
     rest.get(..len)
 }
 
-/// Writes the parts of a decimal number as strict JSON: no `+`, no leading
-/// zeros, a `0` before a leading dot and after a trailing one.
-fn json_literal(
-    negative: bool,
-    integer: &str,
-    fraction: Option<&str>,
-    exponent: Option<&str>,
-) -> String {
-    let sign = if negative { "-" } else { "" };
-    let integer = integer.trim_start_matches('0');
-    let integer = if integer.is_empty() { "0" } else { integer };
-    let fraction = match fraction {
-        Some("") => ".0".to_owned(),
-        Some(digits) => format!(".{digits}"),
-        None => String::new(),
-    };
-    format!("{sign}{integer}{fraction}{}", exponent.unwrap_or(""))
-}
-
-/// After an integer, looks for what turns it into a fraction: `/2` (a simple
-/// fraction), `½` (attached), or ` 1/2`, ` ½`, `-1/2` (a mixed number).
-/// Returns the whole value and the bytes taken from `rest`.
+/// After an integer, what makes it a fraction (`/2`) or a mixed number (`½`,
+/// ` 1/2`, `-1/2`, not `[1 2]`): the whole value and the bytes taken.
 fn fraction_tail(
     integer: &str,
     rest: &str,
     offset: usize,
 ) -> Result<Option<(f64, usize)>, NumberError> {
     let whole = digits_value(integer);
-    match rest.chars().next() {
-        Some(c) if is_fraction_slash(c) => {
-            let at = offset.saturating_sub(integer.len());
-            Ok(over(rest, at)?.map(|(denominator, len)| (whole / denominator, len)))
-        }
-        Some(c) if starts_unicode_fraction(c) => {
-            Ok(unicode_fraction(rest).map(|(part, len)| (whole + part, len)))
-        }
-        Some(' ' | '\t' | '-') => mixed_tail(whole, rest, offset),
-        _ => Ok(None),
+    if rest.starts_with(is_fraction_slash) {
+        let at = offset.saturating_sub(integer.len());
+        return Ok(over(rest, at)?.map(|(denominator, len)| (whole / denominator, len)));
     }
-}
-
-/// A fraction slash and the digits after it: the denominator and the bytes
-/// taken. No slash or no digits is no fraction, and a zero denominator fails
-/// the number (at `offset`).
-fn over(text: &str, offset: usize) -> Result<Option<(f64, usize)>, NumberError> {
-    let Some(slash) = text.chars().next().filter(|&c| is_fraction_slash(c)) else {
-        return Ok(None);
-    };
-    let digits = leading_digits(text.get(slash.len_utf8()..).unwrap_or(""));
-    if digits.is_empty() {
-        return Ok(None);
-    }
-    let value = digits_value(digits);
-    if value == 0.0 {
-        return Err(NumberError::DivisionByZero { offset });
-    }
-    Ok(Some((value, slash.len_utf8() + digits.len())))
-}
-
-/// The ` 1/2` or `-1/2` of a mixed number; anything else is not taken, so
-/// `[1 2]` stays two numbers.
-fn mixed_tail(whole: f64, rest: &str, offset: usize) -> Result<Option<(f64, usize)>, NumberError> {
     let gap = if rest.starts_with('-') {
         1
     } else {
@@ -266,6 +220,24 @@ fn mixed_tail(whole: f64, rest: &str, offset: usize) -> Result<Option<(f64, usiz
         let value = whole + digits_value(numerator) / denominator;
         (value, gap + numerator.len() + len)
     }))
+}
+
+/// A fraction slash and the digits after it: the denominator and the bytes
+/// taken. No slash or no digits is no fraction, and a zero denominator fails
+/// the number (at `offset`).
+fn over(text: &str, offset: usize) -> Result<Option<(f64, usize)>, NumberError> {
+    let Some(slash) = text.chars().next().filter(|&c| is_fraction_slash(c)) else {
+        return Ok(None);
+    };
+    let digits = leading_digits(text.get(slash.len_utf8()..).unwrap_or(""));
+    if digits.is_empty() {
+        return Ok(None);
+    }
+    let value = digits_value(digits);
+    if value == 0.0 {
+        return Err(NumberError::DivisionByZero { offset });
+    }
+    Ok(Some((value, slash.len_utf8() + digits.len())))
 }
 
 fn leading_digits(text: &str) -> &str {
@@ -292,25 +264,13 @@ fn unicode_fraction(text: &str) -> Option<(f64, usize)> {
         let denominator = digits_value(digits);
         return (denominator != 0.0).then(|| (1.0 / denominator, first.len_utf8() + digits.len()));
     }
-    superscript_fraction(text)
-}
-
-/// `¹⁄₂`, `³⁄₁₆`: superscript numerator, slash, subscript denominator.
-fn superscript_fraction(text: &str) -> Option<(f64, usize)> {
-    let numerator = leading(text, |c| SUPERSCRIPT_DIGITS.contains(&c));
+    // `¹⁄₂`, `³⁄₁₆`: superscript numerator, slash, subscript denominator.
+    let (numerator, top) = small_digits(text, &SUPERSCRIPT_DIGITS);
     let rest = text.get(numerator.len()..)?;
     let slash = rest.chars().next().filter(|&c| is_fraction_slash(c))?;
-    let denominator = leading(rest.get(slash.len_utf8()..)?, |c| {
-        SUBSCRIPT_DIGITS.contains(&c)
-    });
-    let over = small_digits_value(denominator, &SUBSCRIPT_DIGITS);
+    let (denominator, bottom) = small_digits(rest.get(slash.len_utf8()..)?, &SUBSCRIPT_DIGITS);
     let len = numerator.len() + slash.len_utf8() + denominator.len();
-    (!numerator.is_empty() && over != 0.0).then(|| {
-        (
-            small_digits_value(numerator, &SUPERSCRIPT_DIGITS) / over,
-            len,
-        )
-    })
+    (!numerator.is_empty() && bottom != 0.0).then(|| (top / bottom, len))
 }
 
 #[cfg(test)]

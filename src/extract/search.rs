@@ -7,11 +7,9 @@ use super::repair::{self, Candidate, Placement, RepairError};
 use super::strings::LineCache;
 use crate::error::{Error, Result};
 
-/// Tries every candidate in order and returns the first whose repaired JSON
-/// `accept` turns into the caller's type; one it refuses (saying why) is
-/// passed over like one that does not parse, so an example object earlier in
-/// a reply does not hide the answer. A reply that is one JSON string is
-/// searched only when it holds an object or array (JSON encoded twice).
+/// Tries every candidate in order and returns the first that `accept` turns
+/// into the caller's type; one it refuses (saying why) is passed over, so an
+/// example object earlier in a reply does not hide the answer.
 pub(crate) fn search<T>(
     text: &str,
     mut accept: impl FnMut(Value) -> Result<T, String>,
@@ -29,22 +27,15 @@ pub(crate) fn search<T>(
                 .map_err(|why| format!("in the JSON string that is the whole text: {why}"))
         }
         Some(_) => Err(BARE_VALUE.to_owned()),
-        None => search_text(
-            escaped_json(trimmed).as_deref().unwrap_or(text),
-            &mut accept,
-        ),
+        // Repair: a reply that is JSON with its quotes escaped (`{\"a\": 1}`,
+        // a JSON string's inside) is read as the JSON it escapes.
+        None if trimmed.starts_with("{\\\"") || trimmed.starts_with("[\\\"") => {
+            let unescaped = serde_json::from_str::<String>(&format!("\"{trimmed}\"")).ok();
+            search_text(unescaped.as_deref().unwrap_or(text), &mut accept)
+        }
+        None => search_text(text, &mut accept),
     };
     found.map_err(Error::NoJson)
-}
-
-/// Repair: a reply that is JSON with its quotes escaped (`{\"a\": 1}`, the
-/// inside of a JSON string without the string's own quotes) is read as
-/// the JSON it escapes.
-fn escaped_json(trimmed: &str) -> Option<String> {
-    if !(trimmed.starts_with("{\\\"") || trimmed.starts_with("[\\\"")) {
-        return None;
-    }
-    serde_json::from_str::<String>(&format!("\"{trimmed}\"")).ok()
 }
 
 /// Searches `text` (see `search`): fenced blocks, a leading tuple, then the
@@ -53,7 +44,7 @@ fn search_text<T>(
     text: &str,
     accept: &mut impl FnMut(Value) -> Result<T, String>,
 ) -> Result<T, String> {
-    let mut tries = Tries::default();
+    let mut log = Log::default();
     for fence in candidates::json_fences(text) {
         let candidate = Candidate {
             text: text
@@ -63,7 +54,7 @@ fn search_text<T>(
             placement: Placement::Leading,
         };
         let origin = Origin::Fence(fence.info.to_owned());
-        if let Ok((value, ..)) = tries.attempt(candidate, origin, accept) {
+        if let Ok((value, ..)) = log.attempt(candidate, origin, accept) {
             return Ok(value);
         }
     }
@@ -83,7 +74,7 @@ fn search_text<T>(
         },
     };
     if text.trim_start().starts_with('(') {
-        match tries.attempt(bare(leading), Origin::Bare(false), accept) {
+        match log.attempt(bare(leading), Origin::Bare(false), accept) {
             Ok((value, _, false)) => return Ok(value),
             Ok((value, _, true)) => guessed = Some(value),
             Err(_) => {}
@@ -92,7 +83,7 @@ fn search_text<T>(
     let mut from = 0;
     while let Some(start) = candidates::next_opener(text, from) {
         // Openers are ASCII, so `start + 1` is a char boundary.
-        from = match tries.bare_at(bare(start), accept) {
+        from = match log.bare_at(bare(start), accept) {
             Ok((value, _, false)) => return Ok(value),
             Ok((value, end, true)) => {
                 guessed.get_or_insert(value);
@@ -101,26 +92,26 @@ fn search_text<T>(
             Err(resume) => resume.max(start + 1),
         };
     }
-    guessed.ok_or_else(|| tries.log.summary(text))
+    guessed.ok_or_else(|| log.summary(text))
 }
 
-/// What `accept` made of a candidate, where the candidate ends, and whether
-/// it rests on a guess; or where the search may go on.
-type Attempt<T> = Result<(T, usize, bool), usize>;
-
-/// The candidates tried so far, and what the string reader learned on the
-/// way (see `LineCache`).
+/// What was tried, kept small: a count, the failure that got furthest, the
+/// first JSON found but refused; and what the string reader learned.
 #[derive(Default)]
-struct Tries {
-    log: Log,
+struct Log {
+    tried: usize,
+    best: Option<(Origin, usize, RepairError)>,
+    rejection: Option<String>,
     lines: LineCache,
 }
 
-impl Tries {
-    /// Tries a bare candidate (a `{` or `[` of the text). On failure the
-    /// search goes on where it stopped, or after its end when it was already
-    /// JSON: starting over at every nested `{` would make the scan quadratic
-    /// (and offer a fragment of it as the answer).
+/// A candidate's value, end and guess (see `search_text`), or where to go on.
+type Attempt<T> = Result<(T, usize, bool), usize>;
+
+impl Log {
+    /// Tries a bare candidate (a `{` or `[` of the text). A failure resumes
+    /// where it stopped or past a value that was JSON: starting over at every
+    /// nested `{` would be quadratic (and offer a fragment as the answer).
     fn bare_at<T>(
         &mut self,
         candidate: Candidate<'_>,
@@ -133,7 +124,7 @@ impl Tries {
             // `{{` or `{[` can never be repaired: say so without the cost of a
             // scanner, which a megabyte of braces would pay a million times.
             let inner = start + rest.len() - inner.len();
-            self.log.fail_with(Origin::Bare(true), start, inner, || {
+            self.fail_with(Origin::Bare(true), start, inner, || {
                 RepairError::at(
                     inner,
                     "expected a key or '}', found an opening bracket".to_owned(),
@@ -151,117 +142,35 @@ impl Tries {
         origin: Origin,
         accept: &mut impl FnMut(Value) -> Result<T, String>,
     ) -> Attempt<T> {
-        let (value, end, guessed) = match strict(candidate) {
-            Some((value, end)) => (value, end, false),
-            None => match repaired(candidate, &mut self.lines) {
-                Ok(found) => found,
-                Err(error) => {
-                    let resume = error.resume;
-                    self.log.fail(origin, candidate.start, error);
-                    return Err(resume);
-                }
-            },
+        let found = match strict(candidate) {
+            Some((value, end)) => Ok((value, end, false)),
+            None => repair::repair_at(candidate, &mut self.lines).and_then(|repaired| {
+                serde_json::from_str::<Value>(&repaired.json)
+                    .map(|value| (value, repaired.end, repaired.guessed))
+                    // The scanner writes valid JSON, so this is a limit of serde_json.
+                    .map_err(|error| {
+                        let message = format!("the repaired text is not valid JSON: {error}");
+                        RepairError::at(repaired.end, message)
+                    })
+            }),
+        };
+        let (value, end, guessed) = match found {
+            Ok(found) => found,
+            Err(error) => {
+                let resume = error.resume;
+                self.fail(origin, candidate.start, error);
+                return Err(resume);
+            }
         };
         match accept(value) {
             Ok(value) => Ok((value, end, guessed)),
             Err(why) => {
-                self.log.reject(why);
+                self.reject(why);
                 Err(end)
             }
         }
     }
-}
 
-const BARE_VALUE: &str = "the text is a bare JSON value, not an object or array";
-
-/// The candidate as it is, when it is valid JSON and alone: valid JSON needs
-/// no repair, and no repair heuristic may change it. Not when a comma or
-/// another value follows (those are the scanner's sequence repairs), nor
-/// when it nests deeper than the scanner allows.
-fn strict(candidate: Candidate<'_>) -> Option<(Value, usize)> {
-    let Candidate { text, start, .. } = candidate;
-    let rest = text.get(start..)?;
-    // Parsing prose as strict JSON would be wasted work: the character after
-    // the opener tells whether the candidate can be valid JSON at all.
-    let mut chars = rest.chars();
-    let opener = chars.next();
-    let first = chars.as_str().trim_start().chars().next()?;
-    let may_be_valid = match opener {
-        Some('{') => matches!(first, '"' | '}'),
-        Some('[') => {
-            matches!(first, '"' | '{' | '[' | ']' | '-' | 't' | 'f' | 'n') || first.is_ascii_digit()
-        }
-        _ => false,
-    };
-    if !may_be_valid {
-        return None;
-    }
-    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
-    let value = values.next()?.ok()?;
-    let end = start + values.byte_offset();
-    let after = text.get(end..)?.trim_start();
-    let alone = !after.starts_with([',', '{', '[']);
-    let container = value.is_object() || value.is_array();
-    (alone && container && depth(&value) <= repair::MAX_DEPTH).then_some((value, end))
-}
-
-/// How deep a parsed value nests (`serde_json` has already bounded it).
-fn depth(value: &Value) -> usize {
-    let children = match value {
-        Value::Array(items) => items.iter().map(depth).max(),
-        Value::Object(members) => members.values().map(depth).max(),
-        _ => return 0,
-    };
-    1 + children.unwrap_or(0)
-}
-
-/// The candidate repaired and parsed, where it ends in the text, and
-/// whether it rests on a guess.
-fn repaired(
-    candidate: Candidate<'_>,
-    lines: &mut LineCache,
-) -> Result<(Value, usize, bool), RepairError> {
-    let repaired = repair::repair_at(candidate, lines)?;
-    match serde_json::from_str::<Value>(&repaired.json) {
-        Ok(value) => Ok((value, repaired.end, repaired.guessed)),
-        // The scanner writes valid JSON, so this is a limit of serde_json.
-        Err(error) => Err(RepairError::at(
-            repaired.end,
-            format!("the repaired text is not valid JSON: {error}"),
-        )),
-    }
-}
-
-/// Where a candidate came from, for messages.
-enum Origin {
-    /// A fenced block with this info word.
-    Fence(String),
-    /// A bare object (`true`) or array (`false`) in the text.
-    Bare(bool),
-}
-
-impl Origin {
-    fn describe(&self) -> String {
-        match self {
-            Origin::Fence(info) if info.is_empty() => "the unmarked fenced block".to_owned(),
-            Origin::Fence(info) => format!("the fenced block marked {info}"),
-            Origin::Bare(true) => "the object".to_owned(),
-            Origin::Bare(false) => "the array".to_owned(),
-        }
-    }
-}
-
-/// What was tried, kept small: a count, the failure that got furthest (where
-/// its candidate came from and started, and why it failed), and the first
-/// JSON that was found but refused.
-#[derive(Default)]
-struct Log {
-    tried: usize,
-    best: Option<(Origin, usize, RepairError)>,
-    rejection: Option<String>,
-}
-
-impl Log {
     fn fail(&mut self, origin: Origin, start: usize, error: RepairError) {
         let offset = error.offset;
         self.fail_with(origin, start, offset, || error);
@@ -307,12 +216,67 @@ impl Log {
         format!(
             "tried {} candidate{plural}; the most promising, {} at {}, failed at {}: {}",
             self.tried,
-            origin.describe(),
+            match origin {
+                Origin::Fence(info) if info.is_empty() => "the unmarked fenced block".to_owned(),
+                Origin::Fence(info) => format!("the fenced block marked {info}"),
+                Origin::Bare(true) => "the object".to_owned(),
+                Origin::Bare(false) => "the array".to_owned(),
+            },
             position(text, start),
             position(text, error.offset),
             error.message
         )
     }
+}
+
+const BARE_VALUE: &str = "the text is a bare JSON value, not an object or array";
+
+/// The candidate as it is, when it is valid JSON (no repair may change it),
+/// alone (a comma or another value after it is the scanner's sequence
+/// repair), and not nested deeper than the scanner allows.
+fn strict(candidate: Candidate<'_>) -> Option<(Value, usize)> {
+    let Candidate { text, start, .. } = candidate;
+    let rest = text.get(start..)?;
+    // Parsing prose as strict JSON would be wasted work: the character after
+    // the opener tells whether the candidate can be valid JSON at all.
+    let mut chars = rest.chars();
+    let opener = chars.next();
+    let first = chars.as_str().trim_start().chars().next()?;
+    let may_be_valid = match opener {
+        Some('{') => matches!(first, '"' | '}'),
+        Some('[') => {
+            matches!(first, '"' | '{' | '[' | ']' | '-' | 't' | 'f' | 'n') || first.is_ascii_digit()
+        }
+        _ => false,
+    };
+    if !may_be_valid {
+        return None;
+    }
+    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+    let value = values.next()?.ok()?;
+    let end = start + values.byte_offset();
+    let after = text.get(end..)?.trim_start();
+    let alone = !after.starts_with([',', '{', '[']);
+    let container = value.is_object() || value.is_array();
+    (alone && container && depth(&value) <= repair::MAX_DEPTH).then_some((value, end))
+}
+
+/// How deep a parsed value nests (`serde_json` has already bounded it).
+fn depth(value: &Value) -> usize {
+    let children = match value {
+        Value::Array(items) => items.iter().map(depth).max(),
+        Value::Object(members) => members.values().map(depth).max(),
+        _ => return 0,
+    };
+    1 + children.unwrap_or(0)
+}
+
+/// Where a candidate came from, for messages.
+enum Origin {
+    /// A fenced block with this info word.
+    Fence(String),
+    /// A bare object (`true`) or array (`false`) in the text.
+    Bare(bool),
 }
 
 /// `line L column C` (both from 1, columns in chars) for a byte offset.

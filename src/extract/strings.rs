@@ -1,8 +1,5 @@
 //! Reading the strings models write (any quote style, unescaped quotes and
-//! newlines, broken escapes) and writing them as JSON strings. A quote that
-//! cannot end the string (see `ends_string_at`) stays in it when a later
-//! quote on the same line could, so `'Ben's pie'` is one string. A lone
-//! surrogate escape becomes U+FFFD, which `serde_json` would refuse.
+//! newlines, broken escapes) and writing them as JSON strings.
 
 use std::fmt::Write as _;
 
@@ -23,82 +20,58 @@ pub(crate) struct LineCache {
 }
 
 /// Reads the string whose opening quote is at the cursor, writes it to `out`
-/// as a JSON string, and leaves the cursor just after it. `member` says the
-/// string is an object's value, where a comma followed by `"key":` ends a
-/// string whose closing quote is missing (`{"a": "b, "c": 1}`).
+/// as a JSON string, and leaves the cursor just after it. In an object's
+/// value (`member`), `, "key":` ends a string missing its closing quote.
 pub(crate) fn read_string(
     cursor: &mut Cursor<'_>,
     out: &mut String,
     lines: &mut LineCache,
     member: bool,
 ) {
-    Reader {
-        cursor,
-        out,
-        lines,
-        member,
-    }
-    .string();
-}
-
-/// Writes `text` as the inside of a JSON string.
-pub(crate) fn push_escaped_str(out: &mut String, text: &str) {
-    text.chars().for_each(|c| push_escaped_char(out, c));
-}
-
-struct Reader<'c, 'a, 'o> {
-    cursor: &'c mut Cursor<'a>,
-    out: &'o mut String,
-    lines: &'o mut LineCache,
-    member: bool,
-}
-
-impl Reader<'_, '_, '_> {
-    fn string(&mut self) {
-        let Some(family) = self.cursor.bump().and_then(quote_family) else {
-            return;
-        };
-        self.out.push('"');
-        while let Some(c) = self.cursor.peek() {
-            let rest = self.cursor.rest();
-            let after = rest.get(1..).unwrap_or("");
-            let member = self.member && family == QuoteFamily::Ascii;
-            if member && c == ',' && key_follows(after) {
-                break;
-            }
-            if member && c == '{' && after.starts_with('"') {
-                if let Some(len) = self.embedded_len() {
-                    push_escaped_str(self.out, rest.get(..len).unwrap_or(""));
-                    self.cursor.pos += len;
-                    continue;
-                }
-            }
-            self.cursor.bump();
-            if c == '\\' {
-                self.escape();
-            } else if family.closes(c)
-                && (ends_string_at(self.cursor.rest()) || !self.later_closer_on_line(family))
-            {
-                break;
-            } else {
-                push_escaped_char(self.out, c);
+    let Some(family) = cursor.bump().and_then(quote_family) else {
+        return;
+    };
+    out.push('"');
+    let member = member && family == ASCII;
+    while let Some(c) = cursor.peek() {
+        let rest = cursor.rest();
+        let after = rest.get(1..).unwrap_or("");
+        if member && c == ',' && key_follows(after) {
+            break;
+        }
+        if member && c == '{' && after.starts_with('"') {
+            if let Some(len) = lines.embedded_len(cursor) {
+                push_escaped_str(out, rest.get(..len).unwrap_or(""));
+                cursor.pos += len;
+                continue;
             }
         }
-        self.out.push('"');
+        cursor.bump();
+        if c == '\\' {
+            escape(cursor, out);
+        } else if closes(family, c)
+            && (ends_string_at(cursor.rest()) || !lines.later_closer_on_line(cursor, family))
+        {
+            break;
+        } else {
+            push_escaped_char(out, c);
+        }
     }
+    out.push('"');
+}
 
-    /// Repair: the length of JSON written unescaped inside a string, from
-    /// the `{` at the cursor, when its braces pair up on the line. The
-    /// read-ahead is bounded by twice the text's length over a whole search,
-    /// which keeps it linear.
-    fn embedded_len(&mut self) -> Option<usize> {
-        let rest = self.cursor.rest();
-        if self.lines.lookahead > self.cursor.text.len().saturating_mul(2) {
+impl LineCache {
+    /// Repair: the length of JSON written unescaped inside a string, from the
+    /// `{` at the cursor, when its braces pair up on the line. Reading ahead
+    /// at most twice the text's length in a search keeps it linear.
+    fn embedded_len(&mut self, cursor: &Cursor<'_>) -> Option<usize> {
+        let rest = cursor.rest();
+        if self.lookahead > cursor.text.len().saturating_mul(2) {
             return None;
         }
         let mut depth = 0_usize;
         for (i, c) in rest.char_indices() {
-            self.lines.lookahead += c.len_utf8();
+            self.lookahead += c.len_utf8();
             match c {
                 '{' | '[' => depth += 1,
                 '}' | ']' => {
@@ -114,62 +87,63 @@ impl Reader<'_, '_, '_> {
         None
     }
 
-    /// Whether a quote later on the current line could close the string. The
-    /// answer for a line is computed once (the last such quote of each
-    /// family), which keeps a line full of quotes linear.
-    fn later_closer_on_line(&mut self, family: QuoteFamily) -> bool {
-        let (text, pos) = (self.cursor.text, self.cursor.pos);
-        let closers = match self.lines.closers {
-            Some(closers) if closers.answers(pos, text.len()) => closers,
-            _ => {
-                let closers = Closers::scan(text, pos);
-                self.lines.closers = Some(closers);
-                closers
-            }
-        };
+    /// Whether a quote later on the line could close the string (then one that
+    /// cannot end it stays in it: `'Ben's pie'`). Computed once a line (the
+    /// last such quote of each family), which keeps it linear.
+    fn later_closer_on_line(&mut self, cursor: &Cursor<'_>, family: usize) -> bool {
+        let (text, pos) = (cursor.text, cursor.pos);
+        let cached = self
+            .closers
+            .filter(|closers| closers.answers(pos, text.len()));
+        let closers = cached.unwrap_or_else(|| Closers::scan(text, pos));
+        self.closers = Some(closers);
         closers.last(family).is_some_and(|last| last >= pos)
     }
+}
 
-    /// Handles what follows a backslash.
-    fn escape(&mut self) {
-        match self.cursor.peek() {
-            Some(c @ ('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't')) => {
-                self.cursor.bump();
-                self.out.push('\\');
-                self.out.push(c);
-            }
-            Some('u') => self.unicode_escape(),
-            Some(c) if is_quote(c) => {
-                self.cursor.bump();
-                push_escaped_char(self.out, c);
-            }
-            // A backslash before anything else (or at the end) is literal.
-            _ => self.out.push_str("\\\\"),
+/// Handles what follows a backslash.
+fn escape(cursor: &mut Cursor<'_>, out: &mut String) {
+    match cursor.peek() {
+        Some(c @ ('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't')) => {
+            cursor.bump();
+            out.push('\\');
+            out.push(c);
         }
+        // `\uXXXX`, with surrogate pairs checked: a lone one becomes
+        // U+FFFD, which `serde_json` would refuse.
+        Some('u') => {
+            let Some(code) = hex4(cursor.rest().get(1..).unwrap_or("")) else {
+                out.push_str("\\\\");
+                return;
+            };
+            cursor.pos += 5;
+            let high = (0xD800..=0xDBFF).contains(&code);
+            let low = high
+                .then(|| cursor.rest().strip_prefix("\\u").and_then(hex4))
+                .flatten()
+                .filter(|low| (0xDC00..=0xDFFF).contains(low));
+            match low {
+                Some(low) => {
+                    cursor.pos += 6;
+                    push_unicode_escape(out, code);
+                    push_unicode_escape(out, low);
+                }
+                None if (0xD800..=0xDFFF).contains(&code) => out.push_str("\\ufffd"),
+                None => push_unicode_escape(out, code),
+            }
+        }
+        Some(c) if is_quote(c) => {
+            cursor.bump();
+            push_escaped_char(out, c);
+        }
+        // A backslash before anything else (or at the end) is literal.
+        _ => out.push_str("\\\\"),
     }
+}
 
-    /// `\uXXXX`, with surrogate pairs checked.
-    fn unicode_escape(&mut self) {
-        let Some(code) = hex4(self.cursor.rest().get(1..).unwrap_or("")) else {
-            self.out.push_str("\\\\");
-            return;
-        };
-        self.cursor.pos += 5;
-        let high = (0xD800..=0xDBFF).contains(&code);
-        let low = high
-            .then(|| self.cursor.rest().strip_prefix("\\u").and_then(hex4))
-            .flatten()
-            .filter(|low| (0xDC00..=0xDFFF).contains(low));
-        match low {
-            Some(low) => {
-                self.cursor.pos += 6;
-                push_unicode_escape(self.out, code);
-                push_unicode_escape(self.out, low);
-            }
-            None if (0xD800..=0xDFFF).contains(&code) => self.out.push_str("\\ufffd"),
-            None => push_unicode_escape(self.out, code),
-        }
-    }
+/// Writes `text` as the inside of a JSON string.
+pub(crate) fn push_escaped_str(out: &mut String, text: &str) {
+    text.chars().for_each(|c| push_escaped_char(out, c));
 }
 
 /// Four hex digits at the start of `text` (`from_str_radix` alone would take a `+`).
@@ -180,50 +154,30 @@ fn hex4(text: &str) -> Option<u32> {
     u32::from_str_radix(digits, 16).ok()
 }
 
-/// Quotes that open strings, by what may close them (see `closes`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum QuoteFamily {
-    Ascii,
-    Double,
-    Single,
-    Backtick,
-}
-
-/// In the order of their discriminants (`Closers::last`).
-const FAMILIES: [QuoteFamily; 4] = [
-    QuoteFamily::Ascii,
-    QuoteFamily::Double,
-    QuoteFamily::Single,
-    QuoteFamily::Backtick,
+/// The quote families: the quotes that open a string of each, and those
+/// that may close it. The first is the ASCII `"`.
+const FAMILIES: [(&[char], &[char]); 4] = [
+    (&['"'], &['"']),
+    (&['“', '”', '„'], &['"', '“', '”']),
+    (&['\'', '‘', '’'], &['\'', '‘', '’']),
+    (&['`'], &['`', '´']),
 ];
+const ASCII: usize = 0;
 
-fn quote_family(c: char) -> Option<QuoteFamily> {
-    match c {
-        '"' => Some(QuoteFamily::Ascii),
-        '“' | '”' | '„' => Some(QuoteFamily::Double),
-        '\'' | '‘' | '’' => Some(QuoteFamily::Single),
-        '`' => Some(QuoteFamily::Backtick),
-        _ => None,
-    }
+/// The index in `FAMILIES` of the family that `c` opens.
+fn quote_family(c: char) -> Option<usize> {
+    FAMILIES.iter().position(|(opens, _)| opens.contains(&c))
 }
 
-impl QuoteFamily {
-    fn closes(self, c: char) -> bool {
-        match self {
-            QuoteFamily::Ascii => c == '"',
-            QuoteFamily::Double => matches!(c, '"' | '“' | '”'),
-            QuoteFamily::Single => matches!(c, '\'' | '‘' | '’'),
-            QuoteFamily::Backtick => matches!(c, '`' | '´'),
-        }
-    }
+fn closes(family: usize, c: char) -> bool {
+    FAMILIES
+        .get(family)
+        .is_some_and(|(_, closers)| closers.contains(&c))
 }
 
-/// Whether a quote followed by `after` ends a string: what follows it on the
-/// line is `,` `:` `}` `]`, a comment, or nothing. (After a closing quote,
-/// valid JSON always has one of these, so valid strings are never affected.)
-/// Repair: so does another string that one of these or a third string
-/// follows, which is a missing comma or colon (`["a" "b" "c"]`,
-/// `{"a": "x" "b": 1}`, `{'a' 'b'}`).
+/// Whether a quote followed by `after` ends a string: `,` `:` `}` `]`, a
+/// comment or the line's end follows, as in valid JSON. Repair: or a string
+/// that one of these or a third string follows (`["a" "b" "c"]`).
 pub(crate) fn ends_string_at(after: &str) -> bool {
     let after = after.trim_start_matches([' ', '\t']);
     let mut chars = after.chars();
@@ -258,7 +212,7 @@ pub(crate) fn skip_quoted(text: &str, closes: impl Fn(char) -> bool) -> &str {
 }
 
 fn is_closing_quote(c: char) -> bool {
-    FAMILIES.iter().any(|family| family.closes(c))
+    FAMILIES.iter().any(|(_, closers)| closers.contains(&c))
 }
 
 /// Whether `text` (after a comma) is `"key":`: a string on one line and a
@@ -292,8 +246,8 @@ impl Closers {
         let mut last = [None; 4];
         for (i, c) in unescaped(line) {
             let after = line.get(i + c.len_utf8()..).unwrap_or("");
-            for (family, slot) in FAMILIES.into_iter().zip(last.iter_mut()) {
-                if family.closes(c) && ends_string_at(after) {
+            for (family, slot) in last.iter_mut().enumerate() {
+                if closes(family, c) && ends_string_at(after) {
                     *slot = Some(from + i);
                 }
             }
@@ -316,8 +270,8 @@ impl Closers {
         same_line && same_end
     }
 
-    fn last(&self, family: QuoteFamily) -> Option<usize> {
-        self.last.get(family as usize).copied().flatten()
+    fn last(&self, family: usize) -> Option<usize> {
+        self.last.get(family).copied().flatten()
     }
 }
 

@@ -1,13 +1,8 @@
-//! Structured output: a question whose answer must be JSON matching a JSON
-//! Schema, checked, and corrected by the model until it matches.
-//!
-//! The reply is read with the tolerant extraction ([`crate::extract`]); the
-//! first JSON in it that matches the schema wins. The correction turns live
-//! in a working copy: only the question and the valid answer reach the
-//! caller's conversation. This module names no client (it gets a function
-//! that completes a conversation), so it sits below `client/`.
-
-mod turns;
+//! Structured output: an answer that must be JSON matching a JSON Schema,
+//! read with the tolerant extraction and corrected by the model until it
+//! matches. Correction turns stay in a working copy. This module gets a
+//! function that completes a conversation, not a client, so it sits below
+//! `client/`.
 
 use std::borrow::Cow;
 
@@ -15,8 +10,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::conversation::message::{Message, Role};
+use crate::conversation::options::ResponseFormat;
 use crate::conversation::Conversation;
-use crate::error::{Error, Result};
+use crate::error::{excerpt, Error, Keep, Result};
 use crate::reply::Reply;
 
 pub(crate) use crate::schema::Schema;
@@ -26,17 +22,14 @@ pub(crate) use crate::schema::Schema;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum SchemaDelivery {
-    /// In the prompt (the default; any server): the last user message is
-    /// sent with an instruction to reply with JSON only, in a fenced `json`
-    /// block, matching the schema, which follows in a fenced block. The
-    /// conversation keeps the question as asked.
+    /// In the prompt (the default; any server): an instruction and the schema
+    /// follow the last user message as sent; the conversation keeps the
+    /// question as asked.
     #[default]
     Prompt,
-    /// As the request's `response_format` (`json_schema`, named `reply`),
-    /// for servers that constrain the reply to it: OpenAI's Structured
-    /// Outputs (whose strict mode is not asked for, as it needs a schema of
-    /// its own narrower kind), llama.cpp's server (a grammar), vLLM. The
-    /// reply is still checked.
+    /// As the request's `response_format` (`json_schema`, named `reply`), for
+    /// servers that constrain the reply to it (strict mode is not asked for:
+    /// it needs a narrower kind of schema). The reply is still checked.
     ResponseFormat,
     /// Not sent: the caller's prompt already describes the form (as
     /// [`ingredients_prompt`](crate::ingredients_prompt) does), and the
@@ -53,23 +46,20 @@ pub(crate) struct JsonSettings {
     pub(crate) delivery: SchemaDelivery,
 }
 
-/// Runs the exchange on `sent`, the conversation as it goes out (borrowed,
-/// or already a copy, which is then not copied again); `complete` sends a
-/// conversation and returns the reply without appending it. Gives the
-/// answer and the assistant message that records it (the valid JSON,
-/// compact), for the caller to append.
+/// Runs the exchange on `sent` (borrowed, or a copy that is not copied
+/// again); `complete` sends a conversation and returns the reply. Gives the
+/// answer and the assistant message (the valid JSON, compact) to append.
 pub(crate) fn exchange<T: DeserializeOwned>(
     sent: Cow<'_, Conversation>,
     schema: &Schema,
     settings: JsonSettings,
     mut complete: impl FnMut(&Conversation) -> Result<Reply>,
 ) -> Result<(T, Message)> {
-    let mut work = turns::first_request(sent, schema, settings.delivery)?;
+    let mut work = first_request(sent, schema, settings.delivery)?;
     let mut turn = 0;
     loop {
         let reply = complete(&work)?;
         let mut errors = match read_answer::<T>(&reply.content, schema) {
-            // The conversation keeps the valid JSON, compact.
             Ok((value, answer)) => {
                 return Ok((answer, Message::new(Role::Assistant, value.to_string())))
             }
@@ -84,14 +74,17 @@ pub(crate) fn exchange<T: DeserializeOwned>(
                 last_reply: reply.content,
             });
         }
-        turns::push_correction(&mut work, &reply, &errors, settings.delivery)?;
+        // The wrong reply's text (a correction is about the text), and a
+        // user turn that names the problems.
+        let said = excerpt(&reply.content, REPEATED_REPLY_BYTES, Keep::Start);
+        work.push_message(Message::new(Role::Assistant, said))?;
+        work.user(correction(&errors, settings.delivery))?;
         turn += 1;
     }
 }
 
 /// The first problem named when a reply that does not match was cut by the
-/// token limit: the JSON's own problems (a missing key in its last item)
-/// would hide the cause, and the correction turn asks for a shorter reply.
+/// token limit, whose JSON's own problems would hide the cause.
 const CUT_SHORT: &str = "the reply was cut short by the token limit \
      (finish_reason \"length\"), so its JSON is incomplete: \
      raise max_tokens or ask for less";
@@ -131,12 +124,10 @@ macro_rules! ingredients_schema {
     };
 }
 
-/// The JSON Schema of the ingredient-list convention
-/// ([`ingredients_prompt`](crate::ingredients_prompt)), strict where
-/// [`extract_ingredients`](crate::extract_ingredients) is lenient: an array
-/// of at least one `{"ingredient": non-empty string, "quantity": number,
-/// "unit": string or null}`, with no other keys. With
-/// [`Client::send_json`](crate::Client::send_json) it gives a
+/// The JSON Schema of the ingredient-list convention, strict where
+/// [`extract_ingredients`](crate::extract_ingredients) is lenient: a
+/// non-empty array of `{"ingredient", "quantity", "unit"}` and no other keys.
+/// With [`Client::send_json`](crate::Client::send_json) it gives a
 /// `Vec<`[`Ingredient`](crate::Ingredient)`>`.
 ///
 /// ```
@@ -148,6 +139,71 @@ pub const INGREDIENTS_SCHEMA: &str = ingredients_schema!();
 
 /// [`INGREDIENTS_SCHEMA`] with a NUL at the end, for C.
 pub(crate) const INGREDIENTS_SCHEMA_NUL: &str = concat!(ingredients_schema!(), "\0");
+
+/// The name of the `response_format` schema; servers require one.
+const FORMAT_NAME: &str = "reply";
+
+/// How much of a wrong reply a correction turn repeats: the model needs to
+/// see its own answer, and a long one would crowd out the problems.
+const REPEATED_REPLY_BYTES: usize = 2000;
+
+/// The conversation to send first: the caller's, with the schema where
+/// `delivery` puts it.
+fn first_request(
+    conversation: Cow<'_, Conversation>,
+    schema: &Schema,
+    delivery: SchemaDelivery,
+) -> Result<Conversation> {
+    let mut work = conversation.into_owned();
+    match delivery {
+        // The form of `json_prompt`. Small models tend to answer with the
+        // schema itself; the text says not to.
+        SchemaDelivery::Prompt => {
+            let instruction = format!(
+                "Reply with the JSON only, in a fenced ```json code block. \
+                 It must match this JSON Schema (write the data, not the schema):\n\n\
+                 ```json\n{}\n```",
+                schema.value()
+            );
+            // After the last user message's text, or, when the last message
+            // is a tool result, in the system message.
+            let last = work.len() - 1;
+            match work.messages().get(last) {
+                Some(message) if message.role == Role::User => {
+                    let mut question = message.clone();
+                    question.content = format!("{}\n\n{instruction}", question.content.trim_end());
+                    work.truncate(last)?;
+                    work.push_message(question)?;
+                }
+                _ => {
+                    let system = match work.messages().first() {
+                        Some(first) if first.role == Role::System => {
+                            format!("{}\n\n{instruction}", first.content.trim_end())
+                        }
+                        _ => instruction,
+                    };
+                    work.set_system(system);
+                }
+            }
+        }
+        SchemaDelivery::ResponseFormat => work.set_response_format(ResponseFormat::json_schema(
+            FORMAT_NAME,
+            schema.value().clone(),
+        ))?,
+        SchemaDelivery::CheckOnly => {}
+    }
+    Ok(work)
+}
+
+/// The correction turn's text.
+fn correction(errors: &[String], delivery: SchemaDelivery) -> String {
+    let problems: String = errors.iter().map(|error| format!("- {error}\n")).collect();
+    let end = match delivery {
+        SchemaDelivery::ResponseFormat => ".",
+        _ => ", in a fenced ```json code block.",
+    };
+    format!("That reply is not valid:\n{problems}Reply again with the corrected JSON only{end}")
+}
 
 #[cfg(test)]
 mod tests {
@@ -203,6 +259,95 @@ mod tests {
         assert!(
             errors[0].contains("does not fit the program's type"),
             "{errors:?}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod turn_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> Schema {
+        Schema::new(json!({"type": "object"})).unwrap()
+    }
+
+    #[test]
+    fn the_prompt_carries_the_schema_and_the_question_stays_first() {
+        let mut conversation = Conversation::new("m");
+        conversation.user("Where is Lyon?  ").unwrap();
+        let work = first_request(
+            Cow::Borrowed(&conversation),
+            &schema(),
+            SchemaDelivery::Prompt,
+        )
+        .unwrap();
+        let sent = &work.messages()[0].content;
+        assert!(
+            sent.starts_with("Where is Lyon?\n\nReply with the JSON only"),
+            "{sent}"
+        );
+        assert!(
+            sent.ends_with("```json\n{\"type\":\"object\"}\n```"),
+            "{sent}"
+        );
+        assert_eq!(conversation.messages()[0].content, "Where is Lyon?  ");
+    }
+
+    #[test]
+    fn after_a_tool_result_the_schema_goes_to_the_system_message() {
+        let mut conversation = Conversation::new("m");
+        conversation.user("q").unwrap();
+        let call = crate::ToolCall::new("c1", "f", "{}");
+        let mut asked = Message::new(Role::Assistant, "");
+        asked.tool_calls = vec![call];
+        conversation.push_message(asked).unwrap();
+        conversation.tool_result("c1", "42").unwrap();
+        let work = first_request(
+            Cow::Borrowed(&conversation),
+            &schema(),
+            SchemaDelivery::Prompt,
+        )
+        .unwrap();
+        assert_eq!(work.messages()[0].role, Role::System);
+        assert!(work.messages()[0].content.contains("JSON Schema"));
+        assert_eq!(work.len(), 4);
+    }
+
+    #[test]
+    fn response_format_carries_the_schema_and_check_only_sends_nothing() {
+        let mut conversation = Conversation::new("m");
+        conversation.user("q").unwrap();
+        let work = first_request(
+            Cow::Borrowed(&conversation),
+            &schema(),
+            SchemaDelivery::ResponseFormat,
+        )
+        .unwrap();
+        assert_eq!(
+            work.options()["response_format"],
+            json!({"type": "json_schema", "json_schema": {"name": "reply", "schema": {"type": "object"}}})
+        );
+        assert_eq!(work.messages()[0].content, "q");
+        let work = first_request(
+            Cow::Borrowed(&conversation),
+            &schema(),
+            SchemaDelivery::CheckOnly,
+        )
+        .unwrap();
+        assert_eq!(work, conversation);
+    }
+
+    #[test]
+    fn a_correction_names_each_problem() {
+        let text = correction(
+            &["at /a: x".into(), "at /b: y".into()],
+            SchemaDelivery::Prompt,
+        );
+        assert_eq!(
+            text,
+            "That reply is not valid:\n- at /a: x\n- at /b: y\n\
+             Reply again with the corrected JSON only, in a fenced ```json code block."
         );
     }
 }

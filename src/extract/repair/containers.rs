@@ -1,10 +1,9 @@
-//! Walking the containers: opening, stepping through, and the items they share.
+//! Walking the containers: opening, items, closers (stray, missing, cut off).
 
 use super::*;
 
 impl Scanner<'_> {
-    /// Reads one object or array to its end, or to the end of the text
-    /// (closing what is open).
+    /// Reads one object or array to its end, or the text's (closing it).
     pub(super) fn container(&mut self) -> Result<(), RepairError> {
         self.content = false;
         self.keyed = false;
@@ -12,28 +11,24 @@ impl Scanner<'_> {
         self.open()?;
         loop {
             while let Some(frame) = self.stack.last().copied() {
-                self.step(frame)?;
+                self.skip_trivia();
+                // Repair: a closing fence glued to the JSON ends it, as the
+                // end of the text would.
+                let fence = self.cursor.rest().starts_with("```");
+                let Some(c) = self.cursor.peek().filter(|_| !fence) else {
+                    self.close_truncated()?;
+                    continue;
+                };
+                match (frame.kind, frame.expect) {
+                    (Kind::Object, Expect::Key) => self.object_key(c, frame),
+                    (Kind::Object, Expect::Colon) => self.object_colon(c, frame),
+                    (Kind::Object, Expect::Value) => self.object_value(c),
+                    (Kind::Array | Kind::Group, _) => self.array_item(c, frame),
+                }?;
             }
             if !self.reopen() {
                 return Ok(());
             }
-        }
-    }
-
-    /// Reads the next token of the innermost container.
-    pub(super) fn step(&mut self, frame: Frame) -> Result<(), RepairError> {
-        self.skip_trivia();
-        // Repair: a closing fence glued to the JSON ends it, as the end of
-        // the text would.
-        let fence = self.cursor.rest().starts_with("```");
-        let Some(c) = self.cursor.peek().filter(|_| !fence) else {
-            return self.close_truncated();
-        };
-        match (frame.kind, frame.expect) {
-            (Kind::Object, Expect::Key) => self.object_key(c, frame),
-            (Kind::Object, Expect::Colon) => self.object_colon(c, frame),
-            (Kind::Object, Expect::Value) => self.object_value(c),
-            (Kind::Array | Kind::Group, _) => self.array_item(c, frame),
         }
     }
 
@@ -51,7 +46,7 @@ impl Scanner<'_> {
             .last()
             .map_or(self.out.len(), |parent| parent.item_start);
         let open_at = self.out.len();
-        self.out.push(kind.json().0);
+        self.out.push(if kind == Kind::Object { '{' } else { '[' });
         self.stack.push(Frame {
             kind,
             expect: Expect::Key,
@@ -84,8 +79,7 @@ impl Scanner<'_> {
         true
     }
 
-    /// Starts a member or element: remembers where it starts and writes the
-    /// comma that separates it from the previous one.
+    /// Starts a member or element, after a comma if it is not the first.
     pub(super) fn begin_item(&mut self) {
         if let Some(frame) = self.stack.last_mut() {
             frame.item_start = self.out.len();
@@ -102,18 +96,21 @@ impl Scanner<'_> {
         }
     }
 
-    /// What objects and arrays share between their items: a closer, a comma
-    /// or an ellipsis. `None` when `c` starts an item.
+    /// A closer, comma or ellipsis between items; `None` when `c` starts one.
     pub(super) fn between_items(&mut self, c: char) -> Option<Result<(), RepairError>> {
         match c {
             '}' | ']' | ')' => Some(self.close(c)),
             // Repair: trailing, leading and doubled commas are dropped, and a
-            // missing comma is supplied (commas are written lazily).
-            ',' => {
+            // missing comma is supplied (commas are written lazily); `...` or
+            // `…` standing for "and so on" is dropped.
+            ',' | '…' => {
                 self.cursor.bump();
                 Some(Ok(()))
             }
-            _ if self.skip_ellipsis() => Some(Ok(())),
+            '.' if self.cursor.rest().starts_with("...") => {
+                self.cursor.pos += leading(self.cursor.rest(), |d| d == '.').len();
+                Some(Ok(()))
+            }
             _ => None,
         }
     }
@@ -148,12 +145,150 @@ impl Scanner<'_> {
         }
     }
 
-    /// Trivia and commas between top-level values.
-    pub(super) fn skip_separators(&mut self) {
+    pub(super) fn array_item(&mut self, c: char, frame: Frame) -> Result<(), RepairError> {
+        if let Some(done) = self.between_items(c) {
+            return done;
+        }
+        if c == ':' && self.string_item_is_a_key(frame) {
+            return self.item_to_member(frame);
+        }
+        self.begin_item();
+        self.value(c)
+    }
+
+    /// Repair: JavaScript string concatenation (`'hello' + 'world'`) is one
+    /// string. Returns whether a `+` and a string were read.
+    pub(super) fn concatenation(&mut self) -> bool {
+        let before = self.cursor.pos;
         self.skip_trivia();
-        while self.cursor.peek() == Some(',') {
+        if self.cursor.peek() == Some('+') {
             self.cursor.bump();
             self.skip_trivia();
+            if self.cursor.peek().is_some_and(strings::is_quote) {
+                // Drop the first string's closing quote and the second's
+                // opening one.
+                self.out.pop();
+                let joint = self.out.len();
+                strings::read_string(&mut self.cursor, &mut self.out, &mut self.lines, false);
+                self.out.remove(joint);
+                return true;
+            }
+        }
+        self.cursor.pos = before;
+        false
+    }
+
+    /// Consumes a closer. Repair: a wrong closer closes up to the container it
+    /// matches, or only the innermost one when a comma follows (a typo),
+    /// unless a member follows that only the outer one can hold; one that
+    /// matches nothing is dropped when a comma follows.
+    pub(super) fn close(&mut self, c: char) -> Result<(), RepairError> {
+        let wanted = Kind::of(c);
+        let depth = self
+            .stack
+            .iter()
+            .rev()
+            .position(|frame| Some(frame.kind) == wanted)
+            .map(|i| i + 1);
+        let after = self.cursor.rest().get(c.len_utf8()..).unwrap_or("");
+        let after = after.trim_start_matches(is_space);
+        let comma_follows = after.starts_with(',');
+        let member_follows = comma_follows && strings::key_follows(after.get(1..).unwrap_or(""));
+        self.cursor.bump();
+        let depth = match depth {
+            None if comma_follows => return Ok(()),
+            // A member follows: close as far as leaves an object open.
+            Some(depth) if member_follows && self.parent_kind() != Some(Kind::Object) => depth,
+            Some(_) if comma_follows => 1,
+            Some(depth) => depth,
+            None => 1,
+        };
+        for _ in 0..depth {
+            self.close_one()?;
+        }
+        self.content = true;
+        Ok(())
+    }
+
+    pub(super) fn close_one(&mut self) -> Result<(), RepairError> {
+        let Some(frame) = self.stack.last().copied() else {
+            return Ok(());
+        };
+        if frame.kind == Kind::Object && frame.expect == Expect::Colon {
+            return Err(self.error_here("expected ':' after the key"));
+        }
+        if frame.kind == Kind::Object && frame.expect == Expect::Value {
+            self.out.push_str("null");
+        }
+        self.stack.pop();
+        if frame.kind == Kind::Group && frame.count == 1 && !self.stack.is_empty() {
+            // Repair: a group of one (`("x")`, `ObjectId("1")`) is its item.
+            self.out.remove(frame.open_at);
+        } else {
+            self.out
+                .push(if frame.kind == Kind::Object { '}' } else { ']' });
+        }
+        if self.stack.is_empty() {
+            self.last_closed = Some(frame);
+        }
+        Ok(())
+    }
+
+    /// Repair: output cut off by a token limit. Unfinished members (a key
+    /// without a value) and containers opened just before the cut are
+    /// dropped, then every open container is closed.
+    pub(super) fn close_truncated(&mut self) -> Result<(), RepairError> {
+        while let Some(frame) = self.stack.last().copied() {
+            if frame.kind == Kind::Object && frame.expect != Expect::Key {
+                self.out.truncate(frame.item_start);
+                if let Some(top) = self.stack.last_mut() {
+                    top.count = top.count.saturating_sub(1);
+                    top.expect = Expect::Key;
+                }
+            } else if frame.count == 0 && self.stack.len() > 1 {
+                // The parent's item is unfinished too: an array element
+                // disappears, an object member loses its value (and is
+                // dropped next round).
+                self.out.truncate(frame.out_start);
+                self.stack.pop();
+                self.unbegin_item();
+            } else {
+                break;
+            }
+        }
+        if !self.content {
+            return Err(self.error_here("expected a complete value"));
+        }
+        while !self.stack.is_empty() {
+            self.close_one()?;
+        }
+        self.last_closed = None;
+        Ok(())
+    }
+}
+
+/// From byte `from`, inside `depth` open containers: the offset just past
+/// the closer of the outermost one (brackets counted outside `"` strings),
+/// or the end of the text.
+pub(super) fn skip_to_close(text: &str, from: usize, depth: usize) -> usize {
+    let rest = text.get(from..).unwrap_or("");
+    let mut depth = depth;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in rest.char_indices() {
+        match (in_string, escaped, c) {
+            (true, true, _) => escaped = false,
+            (true, false, '\\') => escaped = true,
+            (_, false, '"') => in_string = !in_string,
+            (false, _, '{' | '[') => depth += 1,
+            (false, _, '}' | ']') => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return from + i + 1;
+                }
+            }
+            _ => {}
         }
     }
+    text.len()
 }

@@ -1,23 +1,16 @@
 //! The repairing scanner: reads almost-JSON from the start of a candidate and
-//! writes strict JSON text, which `serde_json` then parses.
-//!
-//! One pass, one explicit stack (no recursion, so deep nesting cannot
-//! overflow the thread's stack), no regular expressions: every repair
-//! happens at the token where it is needed (marked `Repair:` there), so the
-//! inside of a string is never rewritten.
+//! writes strict JSON text for `serde_json`. One pass with an explicit stack
+//! (deep nesting cannot overflow the thread's stack); each repair happens at
+//! its token (marked `Repair:`), never inside a string.
 
 use super::cursor::{leading, Cursor};
 use super::numbers::{self, NumberError};
 use super::strings::{self, LineCache};
 
-mod arrays;
-mod closing;
 mod containers;
-mod objects;
-mod scalars;
+mod values;
 
-use closing::skip_to_close;
-use objects::quoted_tail_len;
+use containers::skip_to_close;
 
 /// The deepest nesting accepted. `serde_json` refuses 128 levels, and several
 /// top-level values are wrapped in one more array, so stop well before.
@@ -40,9 +33,8 @@ pub(crate) struct Repaired {
 pub(crate) struct RepairError {
     pub offset: usize,
     pub message: String,
-    /// Where the search may look for the next candidate. When the failed
-    /// candidate was already JSON (it held a key or a complete item), this
-    /// is past its end, so that no part of it is offered as the answer.
+    /// Where the search may look next: past the candidate's end when it was
+    /// already JSON (a key or a complete item), so no part of it is offered.
     pub resume: usize,
 }
 
@@ -76,23 +68,9 @@ pub(crate) struct Candidate<'a> {
     pub placement: Placement,
 }
 
-/// Repairs the value(s) at the start of `text`; see `repair_at`.
-#[cfg(test)]
-pub(crate) fn repair(text: &str) -> Result<Repaired, RepairError> {
-    let candidate = Candidate {
-        text,
-        start: 0,
-        placement: Placement::Leading,
-    };
-    repair_at(candidate, &mut LineCache::default())
-}
-
-/// Repairs the value(s) of `candidate`, which must begin (after whitespace
-/// and comments) with `{` or `[` (or `(` when it leads the reply).
-///
-/// Repair: several top-level objects or arrays in a row (one per line)
-/// become one array; one that cannot be repaired ends the sequence instead
-/// of spoiling it.
+/// Repairs the value(s) of `candidate`, which must begin with `{` or `[` (or
+/// `(` when it leads). Repair: several top-level values in a row become one
+/// array; one that cannot be repaired ends the sequence.
 pub(crate) fn repair_at(
     candidate: Candidate<'_>,
     lines: &mut LineCache,
@@ -133,15 +111,6 @@ impl Kind {
             '[' | ']' => Some(Kind::Array),
             '(' | ')' => Some(Kind::Group),
             _ => None,
-        }
-    }
-
-    /// The opening and closing brackets it is written with.
-    fn json(self) -> (char, char) {
-        if self == Kind::Object {
-            ('{', '}')
-        } else {
-            ('[', ']')
         }
     }
 }
@@ -185,7 +154,6 @@ struct Scanner<'a> {
     /// The top-level object just closed, kept in case its closer was a stray
     /// one in the middle of it (`{"a": 1}, "b": 2}`).
     last_closed: Option<Frame>,
-    /// Passed on to `strings` (see `LineCache`).
     lines: LineCache,
 }
 
@@ -199,13 +167,23 @@ impl Scanner<'_> {
         if !group && !matches!(self.cursor.peek(), Some('{' | '[')) {
             return Err(self.error_here("expected '{' or '['"));
         }
-        if let Err(error) = self.container() {
-            return Err(self.past_failed_value(error));
+        if let Err(mut error) = self.container() {
+            // A value that was already JSON (a key or a complete item), or
+            // nests too deep, is passed over to its end.
+            if self.content || self.keyed || self.stack.len() >= MAX_DEPTH {
+                error.resume = skip_to_close(self.cursor.text, error.offset, self.stack.len());
+            }
+            return Err(error);
         }
         let mut count = 1;
         let mut good = (self.cursor.pos, self.out.len());
         loop {
-            self.skip_separators();
+            // Trivia and commas separate top-level values.
+            self.skip_trivia();
+            if self.cursor.peek() == Some(',') {
+                self.cursor.bump();
+                continue;
+            }
             if !matches!(self.cursor.peek(), Some('{' | '[')) {
                 break;
             }
@@ -227,16 +205,6 @@ impl Scanner<'_> {
         })
     }
 
-    /// A failure inside a value that was already JSON (it held a key or a
-    /// complete item) or nests too deep: the search must not look inside
-    /// it, so it resumes after the value's end.
-    fn past_failed_value(&self, mut error: RepairError) -> RepairError {
-        if self.content || self.keyed || self.stack.len() >= MAX_DEPTH {
-            error.resume = skip_to_close(self.cursor.text, error.offset, self.stack.len());
-        }
-        error
-    }
-
     fn error_here(&self, expected: &str) -> RepairError {
         let found = match self.cursor.peek() {
             Some(c) if c.is_control() => format!("U+{:04X}", u32::from(c)),
@@ -251,15 +219,6 @@ impl Scanner<'_> {
         let parent = self.stack.len().checked_sub(2)?;
         self.stack.get(parent).map(|frame| frame.kind)
     }
-}
-
-/// Whether `c` (followed by `next`) can begin a value: what a missing colon
-/// may be supplied before.
-pub(super) fn starts_value(c: char, next: Option<char>) -> bool {
-    strings::is_quote(c)
-        || matches!(c, '{' | '[')
-        || numbers::starts_number(c, next)
-        || is_word_char(c)
 }
 
 pub(super) fn is_space(c: char) -> bool {

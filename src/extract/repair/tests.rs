@@ -1,5 +1,15 @@
 use super::*;
 
+/// Repairs the value(s) at the start of `text`; see `repair_at`.
+fn repair(text: &str) -> Result<Repaired, RepairError> {
+    let candidate = Candidate {
+        text,
+        start: 0,
+        placement: Placement::Leading,
+    };
+    repair_at(candidate, &mut LineCache::default())
+}
+
 fn fixed(text: &str) -> String {
     repair(text).expect("repairable").json
 }
