@@ -12,8 +12,7 @@ use std::time::Duration;
 use super::boundary;
 use super::client::{chatwire_client, set};
 use super::conversation::{chatwire_conversation, on};
-use super::handle;
-use super::reply::{chatwire_reply, usage, usage_details};
+use super::reply::{chatwire_reply, usage, usage_details, write_counts};
 use super::request::{chatwire_request, hand_text};
 use super::status::{chatwire_status, limit_from_c};
 use crate::client::BackgroundSend;
@@ -77,13 +76,10 @@ pub unsafe extern "system" fn chatwire_reply_usage_u32(
     completion_tokens: *mut u32,
     total_tokens: *mut u32,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply` is NULL or a live handle (the C conventions).
-        let counts = unsafe { usage(reply)? }.map(narrowed);
-        // SAFETY: `prompt_tokens`, `completion_tokens`, `total_tokens` are each NULL or writable
-        // (the C conventions).
-        unsafe { handle::write_optional([prompt_tokens, completion_tokens, total_tokens], counts) };
-        Ok(())
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let outs = [prompt_tokens, completion_tokens, total_tokens];
+        write_counts(reply, usage, outs, narrowed)
     })
 }
 
@@ -95,13 +91,10 @@ pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
     cached_tokens: *mut u32,
     reasoning_tokens: *mut u32,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply` is NULL or a live handle (the C conventions).
-        let counts = unsafe { usage_details(reply)? }.map(narrowed);
-        // SAFETY: `cached_tokens`, `reasoning_tokens` are each NULL or writable (the C
-        // conventions).
-        unsafe { handle::write_optional([cached_tokens, reasoning_tokens], counts) };
-        Ok(())
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let outs = [cached_tokens, reasoning_tokens];
+        write_counts(reply, usage_details, outs, narrowed)
     })
 }
 
@@ -136,8 +129,7 @@ pub unsafe extern "system" fn chatwire_request_wait_text(
     request: *mut chatwire_request,
     text_out: *mut *mut c_char,
 ) -> chatwire_status {
-    // SAFETY: `request` is NULL or a live handle and `text_out` is NULL or writable (the C
-    // conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe { hand_text(request, text_out, None, BackgroundSend::wait_text) })
 }
 
@@ -149,8 +141,7 @@ pub unsafe extern "system" fn chatwire_request_wait_text_len(
     text_out: *mut *mut c_char,
     len_out: *mut usize,
 ) -> chatwire_status {
-    // SAFETY: `request` is NULL or a live handle and `text_out` and `len_out` are each NULL or
-    // writable (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         hand_text(request, text_out, Some(len_out), BackgroundSend::wait_text)
     })
