@@ -23,7 +23,7 @@ pub unsafe extern "system" fn chatwire_extract_json(
     text: *const c_char,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
-    // SAFETY: `text` is NULL or NUL-terminated and `json_out` NULL or writable (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         text::transform((text, "text"), (json_out, "json_out"), |input| {
             Ok(crate::extract::extract_json(input)?.to_string())
@@ -44,7 +44,7 @@ pub unsafe extern "system" fn chatwire_extract_ingredients(
     text: *const c_char,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
-    // SAFETY: `text` is NULL or NUL-terminated and `json_out` NULL or writable (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         text::transform((text, "text"), (json_out, "json_out"), |input| {
             let items = crate::extract::extract_ingredients(input)?;
@@ -73,8 +73,7 @@ struct IngredientView {
     unit: Option<CText>,
 }
 
-/// Item `index` of the list behind a handle; out of range is an error, so
-/// chatwire_last_error() says why.
+/// Item `index` of the list behind a handle.
 ///
 /// # Safety
 /// `list` is NULL or live.
@@ -82,9 +81,12 @@ unsafe fn item<'a>(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> Result<&'a IngredientView, FfiError> {
-    // SAFETY: `list` is NULL or a live handle (the C conventions).
-    let list = unsafe { handle::borrow(list, "list")? };
-    handle::item(&list.items, index, "ingredient")
+    // SAFETY: as the caller promises.
+    handle::item(
+        &unsafe { handle::borrow(list, "list")? }.items,
+        index,
+        "ingredient",
+    )
 }
 
 /// Reads an ingredient list as chatwire_extract_ingredients() does, into
@@ -95,11 +97,10 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
     text: *const c_char,
     list_out: *mut *mut chatwire_ingredients,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `text` is NULL or NUL-terminated (the C conventions).
-        let input = unsafe { text::str_in(text, "text")? };
-        // SAFETY: `list_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(list_out, "list_out")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let input = text::str_in(text, "text")?;
+        let out = handle::out(list_out, "list_out")?;
         let items = crate::extract::extract_ingredients(input)?.into_iter();
         let items = items
             .map(|item| IngredientView {
@@ -116,7 +117,7 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
 /// The number of ingredients in the list.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_len(list: *const chatwire_ingredients) -> usize {
-    // SAFETY: `list` is NULL or a live handle (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| Ok(unsafe { handle::borrow(list, "list")? }.items.len()))
 }
 
@@ -127,7 +128,7 @@ pub unsafe extern "system" fn chatwire_ingredients_name(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> *const c_char {
-    // SAFETY: `list` is NULL or a live handle (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| Ok(unsafe { item(list, index)? }.name.as_ptr()))
 }
 
@@ -137,7 +138,7 @@ pub unsafe extern "system" fn chatwire_ingredients_name_len(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> usize {
-    // SAFETY: `list` is NULL or a live handle (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| Ok(unsafe { item(list, index)? }.name.len()))
 }
 
@@ -148,7 +149,7 @@ pub unsafe extern "system" fn chatwire_ingredients_quantity(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> f64 {
-    // SAFETY: `list` is NULL or a live handle (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| Ok(unsafe { item(list, index)? }.quantity))
 }
 
@@ -159,9 +160,9 @@ pub unsafe extern "system" fn chatwire_ingredients_unit(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> *const c_char {
-    boundary::value(|| {
-        // SAFETY: `list` is NULL or a live handle (the C conventions).
-        Ok(unsafe { item(list, index)? }
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe {
+        Ok(item(list, index)?
             .unit
             .as_ref()
             .map_or(std::ptr::null(), CText::as_ptr))
@@ -174,13 +175,8 @@ pub unsafe extern "system" fn chatwire_ingredients_unit_len(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> usize {
-    boundary::value(|| {
-        // SAFETY: `list` is NULL or a live handle (the C conventions).
-        Ok(unsafe { item(list, index)? }
-            .unit
-            .as_ref()
-            .map_or(0, CText::len))
-    })
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(item(list, index)?.unit.as_ref().map_or(0, CText::len)) })
 }
 
 /// Frees a list and every string borrowed from it.
@@ -200,8 +196,7 @@ pub unsafe extern "system" fn chatwire_ingredients_prompt(
     text: *const c_char,
     prompt_out: *mut *mut c_char,
 ) -> chatwire_status {
-    // SAFETY: `text` is NULL or NUL-terminated and `prompt_out` NULL or writable (the C
-    // conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         text::transform((text, "text"), (prompt_out, "prompt_out"), |input| {
             Ok(crate::extract::ingredients_prompt(input))
@@ -221,15 +216,12 @@ pub unsafe extern "system" fn chatwire_json_prompt(
     text: *const c_char,
     prompt_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `instruction` is NULL or NUL-terminated (the C conventions).
-        let instruction = unsafe { text::str_in(instruction, "instruction")? };
-        // SAFETY: `example_json` is NULL or NUL-terminated (the C conventions).
-        let example_json = unsafe { text::str_in(example_json, "example_json")? };
-        // SAFETY: `text` is NULL or NUL-terminated (the C conventions).
-        let input = unsafe { text::str_in(text, "text")? };
-        // SAFETY: `prompt_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(prompt_out, "prompt_out")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let instruction = text::str_in(instruction, "instruction")?;
+        let example_json = text::str_in(example_json, "example_json")?;
+        let input = text::str_in(text, "text")?;
+        let out = handle::out(prompt_out, "prompt_out")?;
         let prompt = crate::extract::json_prompt(instruction, example_json, input);
         out.write(text::string_out(&prompt));
         Ok(())

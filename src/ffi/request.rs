@@ -29,18 +29,21 @@ pub struct chatwire_request {
     pub(super) _running: Running,
 }
 
+/// The request behind a handle.
+///
+/// # Safety
+/// `request` is NULL or live.
+unsafe fn get<'a>(request: *const chatwire_request) -> Result<&'a chatwire_request, FfiError> {
+    // SAFETY: as the caller promises.
+    unsafe { handle::borrow(request, "request") }
+}
+
 /// 1 when the request has finished (successfully or not), 0 while it runs.
 /// Never blocks.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_done(request: *const chatwire_request) -> c_int {
-    boundary::value(|| {
-        Ok(c_int::from(
-            // SAFETY: `request` is NULL or a live handle (the C conventions).
-            unsafe { handle::borrow(request, "request")? }
-                .send
-                .is_done(),
-        ))
-    })
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(c_int::from(get(request)?.send.is_done())) })
 }
 
 /// Waits for the request to finish and returns the send's status. On success
@@ -52,12 +55,10 @@ pub unsafe extern "system" fn chatwire_request_wait(
     request: *mut chatwire_request,
     reply_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `request` is NULL or a live handle (the C conventions).
-        let request = unsafe { handle::borrow_mut(request, "request")? };
-        let reply = request.finish()?;
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        if let Some(out) = unsafe { handle::optional_out(reply_out) } {
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let reply = handle::borrow_mut(request, "request")?.finish()?;
+        if let Some(out) = handle::optional_out(reply_out) {
             out.write(text::string_out(&reply.content));
         }
         Ok(())
@@ -71,11 +72,10 @@ pub unsafe extern "system" fn chatwire_request_wait_reply(
     request: *mut chatwire_request,
     reply_out: *mut *mut chatwire_reply,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `request` is NULL or a live handle (the C conventions).
-        let request = unsafe { handle::borrow_mut(request, "request")? };
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(reply_out, "reply_out")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let request = handle::borrow_mut(request, "request")?;
+        let out = handle::out(reply_out, "reply_out")?;
         let reply = request.finish()?.clone();
         out.write(handle::into_c(chatwire_reply::new(reply)));
         Ok(())
@@ -100,11 +100,8 @@ impl chatwire_request {
 pub unsafe extern "system" fn chatwire_request_cancel(
     request: *mut chatwire_request,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `request` is NULL or a live handle (the C conventions).
-        unsafe { handle::borrow(request, "request")? }.send.cancel();
-        Ok(())
-    })
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe { get(request).map(|request| request.send.cancel()) })
 }
 
 /// Frees a request and closes its descriptor or event; a running one is
@@ -130,9 +127,9 @@ pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_reque
 /// CHATWIRE_ERR_SYSTEM, as when the system refuses a descriptor.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_request) -> c_int {
-    boundary::value(|| {
-        // SAFETY: `request` is NULL or a live handle (the C conventions).
-        let request = unsafe { handle::borrow(request, "request")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe {
+        let request = get(request)?;
         if !cfg!(unix) {
             return Err(unsupported("chatwire_request_fd", "chatwire_request_event").into());
         }
@@ -150,9 +147,9 @@ pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_reque
 pub unsafe extern "system" fn chatwire_request_event(
     request: *const chatwire_request,
 ) -> *mut c_void {
-    boundary::value(|| {
-        // SAFETY: `request` is NULL or a live handle (the C conventions).
-        let request = unsafe { handle::borrow(request, "request")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe {
+        let request = get(request)?;
         if !cfg!(windows) {
             return Err(unsupported("chatwire_request_event", "chatwire_request_fd").into());
         }
@@ -179,8 +176,7 @@ pub unsafe extern "system" fn chatwire_request_take_text(
     request: *mut chatwire_request,
     text_out: *mut *mut c_char,
 ) -> chatwire_status {
-    // SAFETY: `request` is NULL or a live handle and `text_out` is NULL or writable (the C
-    // conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe { hand_text(request, text_out, None, BackgroundSend::take_text) })
 }
 
@@ -192,8 +188,7 @@ pub unsafe extern "system" fn chatwire_request_take_text_len(
     text_out: *mut *mut c_char,
     len_out: *mut usize,
 ) -> chatwire_status {
-    // SAFETY: `request` is NULL or a live handle and `text_out` and `len_out` are each NULL or
-    // writable (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         hand_text(request, text_out, Some(len_out), BackgroundSend::take_text)
     })
@@ -211,14 +206,13 @@ pub(super) unsafe fn hand_text(
     len_out: Option<*mut usize>,
     take: fn(&BackgroundSend) -> String,
 ) -> Result<(), FfiError> {
-    // SAFETY: `request` is NULL or a live handle (the C conventions).
-    let request = unsafe { handle::borrow(request, "request")? };
-    // SAFETY: `text_out` is NULL or writable (the C conventions).
-    let out = unsafe { handle::out(text_out, "text_out")? };
-    let len = len_out
-        // SAFETY: `len` is NULL or writable (the C conventions).
-        .map(|len| unsafe { handle::out(len, "len_out") })
-        .transpose()?;
+    // SAFETY: as the caller promises.
+    let (request, out, len) = unsafe {
+        let request = get(request)?;
+        let out = handle::out(text_out, "text_out")?;
+        let len = len_out.map(|len| handle::out(len, "len_out")).transpose()?;
+        (request, out, len)
+    };
     let text = take(&request.send);
     out.write(text::string_out(&text));
     if let Some(len) = len {

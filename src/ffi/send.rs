@@ -31,11 +31,10 @@ pub unsafe extern "system" fn chatwire_send(
     conversation: *mut chatwire_conversation,
     reply_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(reply_out, "reply_out")? };
-        // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
-        let reply = unsafe { send_with(client, conversation, Client::send)? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let out = handle::out(reply_out, "reply_out")?;
+        let reply = send_with(client, conversation, Client::send)?;
         out.write(text::string_out(&reply));
         Ok(())
     })
@@ -59,22 +58,18 @@ pub unsafe extern "system" fn chatwire_send_json(
     schema_json: *const c_char,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `schema_json` is NULL or NUL-terminated (the C conventions).
-        let schema = unsafe { text::str_in(schema_json, "schema_json")? };
-        // SAFETY: `json_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(json_out, "json_out")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let schema = text::str_in(schema_json, "schema_json")?;
+        let out = handle::out(json_out, "json_out")?;
         // Read inside the send, after the handles: a NULL handle is
         // reported as such, whatever the other arguments are.
-        // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
-        let answer: serde_json::Value = unsafe {
-            send_with(client, conversation, |client, conversation| {
-                let schema: serde_json::Value = serde_json::from_str(schema).map_err(|err| {
-                    crate::Error::InvalidArgument(format!("schema_json is not JSON: {err}"))
-                })?;
-                client.send_json(conversation, &schema)
-            })?
-        };
+        let answer: serde_json::Value = send_with(client, conversation, |client, conversation| {
+            let schema: serde_json::Value = serde_json::from_str(schema).map_err(|err| {
+                crate::Error::InvalidArgument(format!("schema_json is not JSON: {err}"))
+            })?;
+            client.send_json(conversation, &schema)
+        })?;
         out.write(text::string_out(&answer.to_string()));
         Ok(())
     })
@@ -115,12 +110,10 @@ pub unsafe extern "system" fn chatwire_send_stream(
     userdata: *mut c_void,
     reply_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `client` and `conversation` are NULL or live handles, `on_delta` NULL
-        // or valid with `userdata` (the C conventions).
-        let reply = unsafe { stream_with(client, conversation, on_delta, userdata)? };
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        if let Some(out) = unsafe { handle::optional_out(reply_out) } {
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let reply = stream_with(client, conversation, on_delta, userdata)?;
+        if let Some(out) = handle::optional_out(reply_out) {
             out.write(text::string_out(&reply.content));
         }
         Ok(())
@@ -153,11 +146,10 @@ pub unsafe extern "system" fn chatwire_send_reply(
     conversation: *mut chatwire_conversation,
     reply_out: *mut *mut chatwire_reply,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(reply_out, "reply_out")? };
-        // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
-        let reply = unsafe { send_with(client, conversation, Client::send_reply)? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let out = handle::out(reply_out, "reply_out")?;
+        let reply = send_with(client, conversation, Client::send_reply)?;
         out.write(handle::into_c(chatwire_reply::new(reply)));
         Ok(())
     })
@@ -173,12 +165,10 @@ pub unsafe extern "system" fn chatwire_send_stream_reply(
     userdata: *mut c_void,
     reply_out: *mut *mut chatwire_reply,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(reply_out, "reply_out")? };
-        // SAFETY: `client` and `conversation` are NULL or live handles, `on_delta` NULL
-        // or valid with `userdata` (the C conventions).
-        let reply = unsafe { stream_with(client, conversation, on_delta, userdata)? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let out = handle::out(reply_out, "reply_out")?;
+        let reply = stream_with(client, conversation, on_delta, userdata)?;
         out.write(handle::into_c(chatwire_reply::new(reply)));
         Ok(())
     })
@@ -196,16 +186,13 @@ pub unsafe extern "system" fn chatwire_send_stream_events(
     userdata: *mut c_void,
     reply_out: *mut *mut chatwire_reply,
 ) -> chatwire_status {
-    boundary::status(|| {
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
         let mut sink = EventSink::new(on_event.ok_or(FfiError::Null("on_event"))?, userdata);
-        // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
-        let reply = unsafe {
-            send_with(client, conversation, |client, conversation| {
-                client.send_stream_events(conversation, |delta| sink.deliver(delta))
-            })?
-        };
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        if let Some(out) = unsafe { handle::optional_out(reply_out) } {
+        let reply = send_with(client, conversation, |client, conversation| {
+            client.send_stream_events(conversation, |delta| sink.deliver(delta))
+        })?;
+        if let Some(out) = handle::optional_out(reply_out) {
             out.write(handle::into_c(chatwire_reply::new(reply)));
         }
         Ok(())

@@ -82,13 +82,11 @@ pub unsafe extern "system" fn chatwire_client_new(
     api_key: *const c_char,
     client_out: *mut *mut chatwire_client,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `base_url` is NULL or NUL-terminated (the C conventions).
-        let base_url = unsafe { text::opt_str_in(base_url, "base_url")? };
-        // SAFETY: `api_key` is NULL or NUL-terminated (the C conventions).
-        let api_key = unsafe { text::opt_str_in(api_key, "api_key")? };
-        // SAFETY: `client_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(client_out, "client_out")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let base_url = text::opt_str_in(base_url, "base_url")?;
+        let api_key = text::opt_str_in(api_key, "api_key")?;
+        let out = handle::out(client_out, "client_out")?;
         let mut builder = Client::builder();
         if let Some(base_url) = base_url {
             builder = builder.base_url(base_url);
@@ -145,17 +143,13 @@ pub unsafe extern "system" fn chatwire_client_new_azure(
     api_key: *const c_char,
     client_out: *mut *mut chatwire_client,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `endpoint` is NULL or NUL-terminated (the C conventions).
-        let endpoint = unsafe { text::opt_str_in(endpoint, "endpoint")? };
-        // SAFETY: `deployment` is NULL or NUL-terminated (the C conventions).
-        let deployment = unsafe { text::str_in(deployment, "deployment")? };
-        // SAFETY: `api_version` is NULL or NUL-terminated (the C conventions).
-        let api_version = unsafe { text::opt_str_in(api_version, "api_version")? };
-        // SAFETY: `api_key` is NULL or NUL-terminated (the C conventions).
-        let api_key = unsafe { text::opt_str_in(api_key, "api_key")? };
-        // SAFETY: `client_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(client_out, "client_out")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let endpoint = text::opt_str_in(endpoint, "endpoint")?;
+        let deployment = text::str_in(deployment, "deployment")?;
+        let api_version = text::opt_str_in(api_version, "api_version")?;
+        let api_key = text::opt_str_in(api_key, "api_key")?;
+        let out = handle::out(client_out, "client_out")?;
         let mut builder = match endpoint {
             Some(endpoint) => Client::builder().azure(endpoint, deployment),
             None => Client::builder().azure_from_env(deployment),

@@ -43,8 +43,7 @@ pub unsafe extern "system" fn chatwire_client_set_client_certificate(
     cert_pem_file: *const c_char,
     key_pem_file: *const c_char,
 ) -> chatwire_status {
-    // SAFETY: `cert_pem_file` and `key_pem_file` are each NULL or NUL-terminated (the C
-    // conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
             let cert = text::str_in(cert_pem_file, "cert_pem_file")?;

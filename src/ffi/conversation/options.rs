@@ -25,16 +25,9 @@ pub unsafe extern "system" fn chatwire_conversation_set_option(
     name: *const c_char,
     json_value: *const c_char,
 ) -> chatwire_status {
-    // SAFETY: `conversation` is NULL or a live handle, `name` and `json_value` NULL or NUL-
-    // terminated (the C conventions).
-    boundary::status(|| unsafe {
-        set_option_with(
-            conversation,
-            name,
-            json_value,
-            Conversation::set_option_json,
-        )
-    })
+    let set = Conversation::set_option_json;
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe { set_option_with(conversation, name, json_value, set) })
 }
 
 /// The body of both option setters: `set` gets the name and the value text.
@@ -72,16 +65,9 @@ pub unsafe extern "system" fn chatwire_conversation_set_option_unchecked(
     name: *const c_char,
     json_value: *const c_char,
 ) -> chatwire_status {
-    // SAFETY: `conversation` is NULL or a live handle, `name` and `json_value` NULL or NUL-
-    // terminated (the C conventions).
-    boundary::status(|| unsafe {
-        set_option_with(
-            conversation,
-            name,
-            json_value,
-            Conversation::set_option_unchecked_json,
-        )
-    })
+    let set = Conversation::set_option_unchecked_json;
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe { set_option_with(conversation, name, json_value, set) })
 }
 
 /// Offers a function to the model with every request (replacing a tool of
@@ -98,8 +84,7 @@ pub unsafe extern "system" fn chatwire_conversation_add_tool(
     description: *const c_char,
     parameters_schema_json: *const c_char,
 ) -> chatwire_status {
-    // SAFETY: `name`, `description` and `parameters_schema_json` are each NULL or NUL-terminated
-    // (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let name = text::str_in(name, "name")?;
@@ -124,8 +109,7 @@ pub unsafe extern "system" fn chatwire_conversation_add_custom_tool(
     description: *const c_char,
     format_json: *const c_char,
 ) -> chatwire_status {
-    // SAFETY: `name`, `description` and `format_json` are each NULL or NUL-terminated (the C
-    // conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let name = text::str_in(name, "name")?;
