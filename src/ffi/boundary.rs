@@ -106,13 +106,8 @@ pub(crate) fn release(body: impl FnOnce()) {
 }
 
 /// A one-line description of the last failure on the calling thread, or ""
-/// after a success (docs/c-api.md, "The last error after success"); borrowed
-/// until the next chatwire call on this thread. Print it alone: what failed,
-/// then for a server's error its HTTP status, message and request id, e.g.
-/// "authentication failed: HTTP 401: Invalid API Key (request id req_1)".
-/// Control characters, U+2028, U+2029 and bidirectional overrides in a
-/// server's text are escaped (`\n`, `\u{1b}`), so a server cannot forge log
-/// lines; the client's secrets (API key, header values) never appear.
+/// after a success; borrowed until the next chatwire call on this thread. A
+/// server's control characters are escaped; secrets never appear.
 #[no_mangle]
 pub extern "system" fn chatwire_last_error() -> *const c_char {
     LAST_ERROR.with(|cell| match &*cell.borrow() {
@@ -123,9 +118,8 @@ pub extern "system" fn chatwire_last_error() -> *const c_char {
     })
 }
 
-/// The HTTP status of the last failure on the calling thread (401, 429,
-/// ...), or 0 when it was no HTTP error or there was none; set and kept as
-/// chatwire_last_error() is.
+/// The HTTP status of the last failure on the calling thread, or 0 (no HTTP
+/// error, or none).
 #[no_mangle]
 pub extern "system" fn chatwire_last_http_status() -> c_int {
     LAST_ERROR.with(|cell| cell.borrow().as_ref().map_or(0, |last| last.http_status))

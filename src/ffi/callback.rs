@@ -7,10 +7,8 @@ use super::status::chatwire_status;
 use crate::config::MAX_CREDENTIAL_BYTES;
 
 /// Receives a streamed reply's text as it arrives: `delta` is `len` bytes of
-/// whole UTF-8 characters and a NUL, valid only during the call, `userdata`
-/// the pointer given with the callback. Return 0 to go on, else the request
-/// stops (CHATWIRE_ERR_CANCELLED). Runs on the thread of chatwire_send_stream(),
-/// or the worker of chatwire_send_async() (chatwire_client_set_worker_stack_size()).
+/// whole UTF-8 characters and a NUL, valid only during the call. Return 0 to
+/// go on; anything else stops the request (CHATWIRE_ERR_CANCELLED).
 pub type chatwire_delta_callback = Option<
     unsafe extern "system" fn(userdata: *mut c_void, delta: *const c_char, len: usize) -> c_int,
 >;
@@ -42,8 +40,7 @@ pub type chatwire_event_callback = Option<
 >;
 
 /// Told once, on the worker thread, that a background request has finished,
-/// with its status; chatwire_request_done() already gives 1. Fetch the reply
-/// with chatwire_request_wait() from the caller's own thread.
+/// with its status; collect it with chatwire_request_wait().
 pub type chatwire_done_callback =
     Option<unsafe extern "system" fn(userdata: *mut c_void, status: chatwire_status)>;
 
@@ -127,14 +124,11 @@ impl EventSink {
     }
 }
 
-/// Gives a client its credential before each attempt (see
-/// chatwire_client_set_credential_callback()). Write the token and a NUL into
-/// `token`, which has room for `capacity` bytes (16385) and is valid only
-/// during the call; chatwire copies and wipes it. Return 0 on success;
-/// anything else, also for a token that does not fit, fails the send with
-/// CHATWIRE_ERR_AUTH, not retried, naming the value returned. Called on
-/// whatever thread sends, several at once: it must be thread-safe, and
-/// should be quick (a cached token, refreshed ahead of its expiry).
+/// Gives a client its credential before each attempt: write the token and a
+/// NUL into `token`, which has room for `capacity` bytes and is valid only
+/// during the call. Return 0 on success; anything else (or a token that does
+/// not fit) fails the send with CHATWIRE_ERR_AUTH, not retried. Called on any
+/// thread, several at once: it must be thread-safe, and should be quick.
 pub type chatwire_credential_callback = Option<
     unsafe extern "system" fn(userdata: *mut c_void, token: *mut c_char, capacity: usize) -> c_int,
 >;

@@ -13,11 +13,9 @@ use crate::error::Error;
 use crate::structured::INGREDIENTS_SCHEMA_NUL;
 
 /// Finds the JSON in a model's reply (a fenced json block, or bare JSON in
-/// prose), repairs what models get wrong (fractions such as 1/2 or ½, mixed
-/// numbers, trailing commas, unquoted keys and values, missing commas and
-/// colons, output cut off) and writes the outermost object or array, whole,
-/// as compact JSON to `*json_out` (a JSON string holding one is unwrapped
-/// once). None recoverable whole: CHATWIRE_ERR_NO_JSON.
+/// prose), repairs what models get wrong (docs/structured-output.md) and
+/// writes the outermost object or array, compact, to `*json_out`. None
+/// recoverable whole: CHATWIRE_ERR_NO_JSON.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_json(
     text: *const c_char,
@@ -31,14 +29,11 @@ pub unsafe extern "system" fn chatwire_extract_json(
     })
 }
 
-/// Reads an ingredient list (the convention of chatwire_ingredients_prompt())
-/// from a model's reply into `*json_out`, normalised: an array of
-/// {"ingredient": a trimmed, non-empty string, "quantity": a finite number
-/// with a decimal point (½ gives 0.5, no amount 0.0), "unit": a string or
-/// null}. Lenient, as small models need (a wrapping object, keys such as
-/// "name" or "amount", unusable items skipped: the Rust docs of
-/// `chatwire::extract_ingredients` give every rule); an empty list gives
-/// "[]". No usable ingredient: CHATWIRE_ERR_NO_JSON, and the last error says why.
+/// Reads an ingredient list (chatwire_ingredients_prompt()'s convention) from
+/// a model's reply into `*json_out`: an array of {"ingredient": a non-empty
+/// string, "quantity": a finite number, "unit": a string or null}, read
+/// leniently (docs/structured-output.md). No usable ingredient:
+/// CHATWIRE_ERR_NO_JSON, and the last error says why.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_ingredients(
     text: *const c_char,
@@ -56,10 +51,9 @@ pub unsafe extern "system" fn chatwire_extract_ingredients(
     })
 }
 
-/// An ingredient list read from a model's reply, for C programs that want the
-/// items without parsing JSON: made by chatwire_extract_ingredient_list(),
-/// freed by chatwire_ingredients_free(). It never changes, so several threads
-/// may read it at once; its strings live until it is freed.
+/// An ingredient list read from a model's reply, made by
+/// chatwire_extract_ingredient_list(), freed by chatwire_ingredients_free(),
+/// which ends its strings. It never changes: several threads may read it.
 pub struct chatwire_ingredients {
     items: Vec<IngredientView>,
 }
@@ -90,8 +84,8 @@ unsafe fn item<'a>(
 }
 
 /// Reads an ingredient list as chatwire_extract_ingredients() does, into
-/// `*list_out` (empty when the reply holds an empty array), to read with the
-/// chatwire_ingredients_ functions (docs/structured-output.md has a loop).
+/// `*list_out` (empty for an empty array), to read with the
+/// chatwire_ingredients_ functions.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_ingredient_list(
     text: *const c_char,
@@ -121,8 +115,7 @@ pub unsafe extern "system" fn chatwire_ingredients_len(list: *const chatwire_ing
     boundary::value(|| Ok(unsafe { handle::borrow(list, "list")? }.items.len()))
 }
 
-/// The name of ingredient `index` ("flour"), never empty; borrowed until the
-/// list is freed.
+/// The name of ingredient `index` ("flour"), never empty.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_name(
     list: *const chatwire_ingredients,
@@ -142,7 +135,7 @@ pub unsafe extern "system" fn chatwire_ingredients_name_len(
     boundary::value(|| Ok(unsafe { item(list, index)? }.name.len()))
 }
 
-/// The quantity of ingredient `index` (½ gives 0.5): finite; 0.0 when the
+/// The quantity of ingredient `index` (½ gives 0.5), finite; 0.0 when the
 /// reply gives no amount.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_quantity(
@@ -153,8 +146,7 @@ pub unsafe extern "system" fn chatwire_ingredients_quantity(
     boundary::value(|| Ok(unsafe { item(list, index)? }.quantity))
 }
 
-/// The unit of ingredient `index` ("cup", "g"), NULL when it has none (3
-/// eggs); borrowed until the list is freed.
+/// The unit of ingredient `index` ("cup", "g"), NULL when it has none.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_unit(
     list: *const chatwire_ingredients,
@@ -187,10 +179,8 @@ pub unsafe extern "system" fn chatwire_ingredients_free(list: *mut chatwire_ingr
 }
 
 /// Builds in `*prompt_out` the prompt of the ingredient-list convention: the
-/// instruction (keys "ingredient", "quantity" a number, "unit" a string or
-/// null), an example in a fenced json block, then `text` after a "Text:"
-/// line. Read the reply with chatwire_extract_ingredients() or
-/// chatwire_extract_ingredient_list().
+/// instruction, an example in a fenced json block, then `text` after a
+/// "Text:" line.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_prompt(
     text: *const c_char,
@@ -205,10 +195,9 @@ pub unsafe extern "system" fn chatwire_ingredients_prompt(
 }
 
 /// Builds in `*prompt_out` a prompt asking for JSON shaped like
-/// `example_json`, as chatwire_extract_json() reads best: `instruction`, a
-/// request for the JSON alone in a fenced json block, `example_json` in one,
-/// then `text` after a "Text:" line (last, so an instruction hidden in it
-/// reads as text). Each part is trimmed; `example_json` is not checked.
+/// `example_json` (not checked): `instruction`, a request for the JSON alone
+/// in a fenced json block, `example_json` in one, then `text` after a "Text:"
+/// line, last. Each part is trimmed.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_json_prompt(
     instruction: *const c_char,
@@ -228,9 +217,8 @@ pub unsafe extern "system" fn chatwire_json_prompt(
     })
 }
 
-/// The JSON Schema of the ingredient-list convention, for chatwire_send_json():
-/// an array of at least one {"ingredient": a non-empty string, "quantity": a
-/// number of 0 or more, "unit": a string or null}, no other keys. Static.
+/// The JSON Schema of the ingredient-list convention, for
+/// chatwire_send_json(). Static.
 #[no_mangle]
 pub extern "system" fn chatwire_ingredients_schema() -> *const c_char {
     const SCHEMA: &std::ffi::CStr =

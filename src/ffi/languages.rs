@@ -18,7 +18,7 @@ use super::status::{chatwire_status, limit_from_c};
 use crate::client::BackgroundSend;
 
 /// chatwire_client_set_timeout_ms() with a 32-bit count, for languages
-/// without a 64-bit integer (VB6, 32-bit VBA: a `Long`).
+/// without a 64-bit integer (VB6, 32-bit VBA).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     client: *mut chatwire_client,
@@ -66,9 +66,8 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
     })
 }
 
-/// chatwire_reply_usage() in 32-bit counts: a count past 4294967295 (which no
-/// reply reaches) is given as 4294967295, negative in VB's signed `Long`
-/// past 2147483647.
+/// chatwire_reply_usage() in 32-bit counts; a count past 4294967295 (which no
+/// reply reaches) is given as 4294967295.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_u32(
     reply: *const chatwire_reply,
@@ -103,27 +102,12 @@ fn narrowed(count: u64) -> u32 {
     u32::try_from(count).unwrap_or(u32::MAX)
 }
 
-/// Waits until a background request has text not yet taken, or is done, and
-/// hands it out as chatwire_request_take_text() does; "" only once it is done
-/// and all its text was taken, when chatwire_request_wait() no longer blocks.
-/// A streamed reply in a plain loop, for languages that can neither hand
-/// over a callback nor wait on a descriptor (COBOL, batch Fortran):
-///
-/// ```c
-/// for (;;) {
-///     char *text;
-///     if (chatwire_request_wait_text(request, &text) != CHATWIRE_OK) break;
-///     int end = text[0] == '\0';
-///     fputs(text, stdout);
-///     chatwire_string_free(text);
-///     if (end) break;
-/// }
-/// status = chatwire_request_wait(request, &reply);
-/// ```
-///
-/// With an `on_delta` callback it waits for the end and gives "": never call
-/// it from that callback (the request would wait for itself). Cancel a wait
-/// from another thread or with a timeout; never free the request during it.
+/// Waits until the request has text not yet taken, or is done, and hands it
+/// out as chatwire_request_take_text() does; "" only once it is done and all
+/// its text was taken. A streamed reply in a plain loop (docs/languages.md),
+/// for languages that can neither take a callback nor wait on a descriptor.
+/// With an `on_delta` callback it waits for the end and gives "": never call it
+/// from that callback. Never free the request during it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait_text(
     request: *mut chatwire_request,

@@ -29,14 +29,10 @@ pub enum chatwire_log_level {
 }
 
 /// Receives one of chatwire's log lines: `level` is a chatwire_log_level,
-/// `line` one line without a newline, valid only during the call. For each
-/// request attempt: the method, the URL (no user name, password or query),
-/// the status, the bytes sent and received, the time, the attempt's number,
-/// and whether and why it is retried; never the API key, a header value or
-/// proxy credentials; a server's text escaped as in chatwire_last_error().
-/// Called on whichever thread logs, so it must be thread-safe. It may call
-/// chatwire functions except chatwire_set_log_callback(); lines logged from
-/// inside it are dropped.
+/// `line` one line without a newline, valid only during the call, never with
+/// a secret (docs/configuration.md lists what it holds). Called on whichever
+/// thread logs, so it must be thread-safe; it may call chatwire functions
+/// except chatwire_set_log_callback(); lines logged inside it are dropped.
 pub type chatwire_log_callback =
     Option<unsafe extern "system" fn(userdata: *mut c_void, level: c_int, line: *const c_char)>;
 
@@ -81,12 +77,9 @@ fn level_filter(max_level: c_int) -> Result<LevelFilter, Error> {
 }
 
 /// Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
-/// `callback` with `userdata`, for the whole process; NULL or
-/// CHATWIRE_LOG_OFF removes it. When this returns, the previous callback is
-/// not running and will not be called again. Refused from inside the log
-/// callback (CHATWIRE_ERR_INVALID_ARGUMENT). Independently, the environment
-/// variable CHATWIRE_LOG=error, warn, info or debug writes the lines to
-/// stderr.
+/// `callback` with `userdata`, for the whole process; NULL or CHATWIRE_LOG_OFF
+/// removes it. On return the previous callback is not running and will not be
+/// called again. Refused from inside the log callback.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_set_log_callback(
     callback: chatwire_log_callback,

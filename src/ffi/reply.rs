@@ -12,9 +12,8 @@ use crate::reply::Reply;
 
 /// A reply and its metadata, made by chatwire_send_reply(),
 /// chatwire_send_stream_reply() or chatwire_request_wait_reply(), freed by
-/// chatwire_reply_free(); every string it hands out is borrowed until then,
-/// and is what the server sent, never edited. Independent of the client and
-/// the conversation; may be read from any thread.
+/// chatwire_reply_free(), which ends every string borrowed from it (as the
+/// server sent it). Independent of the client; may be read from any thread.
 pub struct chatwire_reply {
     reply: Reply,
     // Texts from JSON strings may hold U+0000: kept whole, with a `_len`
@@ -176,10 +175,8 @@ pub unsafe extern "system" fn chatwire_reply_usage(
     })
 }
 
-/// The request id the server or gateway sent, to quote when asking the
-/// provider for help: the x-request-id header, else the first of request-id,
-/// apim-request-id, x-ms-request-id, x-amzn-requestid, x-litellm-call-id,
-/// x-kong-request-id and cf-ray; NULL when none came.
+/// The request id the server or gateway sent (x-request-id, else the first
+/// of the others docs/providers.md lists); NULL when none came.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_request_id(
     reply: *const chatwire_reply,
@@ -189,7 +186,7 @@ pub unsafe extern "system" fn chatwire_reply_request_id(
 }
 
 /// The response body as received (for a streamed reply, the equivalent
-/// non-streamed body built from the chunks).
+/// body built from the chunks).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) -> *const c_char {
     // SAFETY: each pointer is NULL or valid (the C conventions).
@@ -206,10 +203,8 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_count(
 }
 
 /// Tool call `index`: its id (to quote in the result), the function's name
-/// and its arguments, the JSON text the model wrote, byte for byte and
-/// unchecked (chatwire_extract_json() reads sloppy arguments leniently); for
-/// a free-form tool (type "custom"), its name and the model's free text.
-/// Each out-parameter may be NULL.
+/// and its arguments as the model wrote them, unchecked; for a free-form tool,
+/// its name and the model's text. Each out-parameter may be NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call(
     reply: *const chatwire_reply,
@@ -257,11 +252,9 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
     boundary::value(|| unsafe { Ok(get(reply)?.tool_call(index)?[3].as_ptr()) })
 }
 
-/// The model's reasoning ("thinking"), as it wrote it: from
-/// reasoning_content, reasoning, the text parts of reasoning_details,
-/// Mistral's thinking chunks, or a leading <think>...</think> block, which
-/// chatwire_reply_content() then never holds. NULL when there is no text of
-/// it (encrypted reasoning is still sent back).
+/// The model's reasoning ("thinking"), from whichever field the server used
+/// or a leading <think>...</think> block, which the content then never holds
+/// (docs/reasoning.md). NULL when there is no text of it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_reasoning(
     reply: *const chatwire_reply,
@@ -277,16 +270,15 @@ pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwir
     boundary::value(|| unsafe { Ok(borrowed_len(&get(reply)?.reasoning)) })
 }
 
-/// How many choices the reply has: 1 unless the option "n" asked for more.
-/// Choice 0 is the reply itself, the one appended to the conversation.
+/// How many choices the reply has: 1 unless the option "n" asked for more;
+/// choice 0 is the one appended to the conversation.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_count(reply: *const chatwire_reply) -> usize {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| unsafe { Ok(get(reply)?.choices.len()) })
 }
 
-/// The text of choice `index` (in the order of the choices' index), without
-/// its reasoning.
+/// The text of choice `index`, without its reasoning.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_content(
     reply: *const chatwire_reply,
@@ -306,10 +298,9 @@ pub unsafe extern "system" fn chatwire_reply_choice_content_len(
     boundary::value(|| unsafe { Ok(get(reply)?.choice(index)?.len()) })
 }
 
-/// Prompt tokens the server had cached (prompt_tokens_details.cached_tokens)
-/// and completion tokens spent on reasoning (completion_tokens_details,
-/// Groq's x_groq.usage too), each out-parameter NULL when not wanted; one the
-/// server left out is 0. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
+/// Prompt tokens the server had cached and completion tokens spent on
+/// reasoning, each out-parameter NULL when not wanted; one the server left out
+/// is 0. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_details(
     reply: *const chatwire_reply,
@@ -323,9 +314,8 @@ pub unsafe extern "system" fn chatwire_reply_usage_details(
     })
 }
 
-/// The value of the response header `name`, case-insensitive (such as
-/// "x-ratelimit-remaining-requests"); the first when it came twice; NULL when
-/// the response had none.
+/// The value of the response header `name`, case-insensitive (the first when
+/// it came twice); NULL when the response had none.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_header(
     reply: *const chatwire_reply,

@@ -14,11 +14,9 @@ use super::text;
 use crate::client::BackgroundSend;
 use crate::reply::Reply;
 
-/// A send running on a worker thread, made by chatwire_send_async(): poll it
-/// with chatwire_request_done(), stop it with chatwire_request_cancel(),
-/// collect it with chatwire_request_wait(), free it with
-/// chatwire_request_free(). It holds its conversation, which the caller
-/// leaves untouched until the wait has returned or the request is freed.
+/// A send running on a worker thread, made by chatwire_send_async(): poll
+/// with chatwire_request_done(), stop with chatwire_request_cancel(), collect
+/// with chatwire_request_wait(), free with chatwire_request_free().
 pub struct chatwire_request {
     pub(super) send: BackgroundSend,
     /// Holds the conversation that the reply is appended to, also after C
@@ -38,18 +36,16 @@ unsafe fn get<'a>(request: *const chatwire_request) -> Result<&'a chatwire_reque
     unsafe { handle::borrow(request, "request") }
 }
 
-/// 1 when the request has finished (successfully or not), 0 while it runs.
-/// Never blocks.
+/// 1 when the request has finished, 0 while it runs; never blocks.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_done(request: *const chatwire_request) -> c_int {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| unsafe { Ok(c_int::from(get(request)?.send.is_done())) })
 }
 
-/// Waits for the request to finish and returns the send's status. On success
-/// the reply is appended to the conversation and `*reply_out`, unless NULL,
-/// owns a copy as chatwire_send() gives it. Waiting again gives the same
-/// status (and a new copy) without appending twice.
+/// Waits for the request and returns the send's status; on success the reply
+/// is appended and `*reply_out`, unless NULL, owns a copy as chatwire_send()
+/// gives it. Waiting again gives the same status without appending twice.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait(
     request: *mut chatwire_request,
@@ -94,8 +90,7 @@ impl chatwire_request {
 }
 
 /// Stops the request if it still runs: it finishes with
-/// CHATWIRE_ERR_CANCELLED within milliseconds, also while the server is
-/// silent, and its connection is closed. A finished request is left as it is.
+/// CHATWIRE_ERR_CANCELLED within milliseconds and its connection is closed.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_cancel(
     request: *mut chatwire_request,
@@ -104,27 +99,19 @@ pub unsafe extern "system" fn chatwire_request_cancel(
     boundary::status(|| unsafe { get(request).map(|request| request.send.cancel()) })
 }
 
-/// Frees a request and closes its descriptor or event; a running one is
-/// cancelled and waited for (its reply is not appended). From its own
-/// `on_delta` or `on_done` (fire and forget) it is released when the
-/// callback returns, and `on_done` still comes (CHATWIRE_ERR_CANCELLED when
-/// freed from `on_delta`); chatwire_request_wait() there gives
-/// CHATWIRE_ERR_INVALID_ARGUMENT.
+/// Frees a request and its descriptor or event; a running one is cancelled
+/// and waited for (its reply is not appended). Freed from its own callbacks,
+/// it goes when the callback returns, and `on_done` still comes.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_request) {
     // SAFETY: `request` is NULL or a live handle the caller gives up (the C conventions).
     boundary::release(|| unsafe { handle::free(request) })
 }
 
-/// POSIX: a descriptor, for a program's own event loop (poll, epoll, libuv,
-/// ...), readable while the request has text not yet taken and for good
-/// once it is done: on readable, call chatwire_request_take_text() (the only
-/// way to make it unreadable; never read from it), then
-/// chatwire_request_done(), and collect the request with
-/// chatwire_request_wait(). The same descriptor every time (an eventfd on
-/// Linux, a pipe elsewhere; close on exec, non-blocking), closed by
-/// chatwire_request_free(). Never blocks. Elsewhere -1 and
-/// CHATWIRE_ERR_SYSTEM, as when the system refuses a descriptor.
+/// POSIX: a descriptor for an event loop, readable while the request has text
+/// not yet taken and once it is done: then call chatwire_request_take_text()
+/// (never read from it) and chatwire_request_done(). The same one every time,
+/// owned by the request. Elsewhere -1 and CHATWIRE_ERR_SYSTEM.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_request) -> c_int {
     // SAFETY: each pointer is NULL or valid (the C conventions).
@@ -139,10 +126,9 @@ pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_reque
     })
 }
 
-/// Windows: a manual-reset event HANDLE (as `void *`) for
-/// WaitForSingleObject() and its kin, signalled as chatwire_request_fd() is
-/// readable on POSIX, owned by the request (never close, set or reset it).
-/// Elsewhere NULL and CHATWIRE_ERR_SYSTEM, as when the system refuses one.
+/// Windows: a manual-reset event HANDLE, signalled as chatwire_request_fd()
+/// is readable, owned by the request (never close, set or reset it). Elsewhere
+/// NULL and CHATWIRE_ERR_SYSTEM.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_event(
     request: *const chatwire_request,
@@ -166,11 +152,9 @@ fn unsupported(asked: &str, instead: &str) -> crate::error::Error {
     }
 }
 
-/// The request's text that arrived since the last call, in whole UTF-8
-/// characters, owned by `*text_out`: "" when nothing new came, always "" for
-/// a request with an `on_delta` callback. All pieces together are the
-/// reply's text, which chatwire_request_wait() still gives whole. Never
-/// blocks; fine while the request runs and after it is done.
+/// The text that arrived since the last call, in whole UTF-8 characters,
+/// owned by `*text_out`: "" when nothing new came, always "" with an
+/// `on_delta` callback. Never blocks.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_take_text(
     request: *mut chatwire_request,

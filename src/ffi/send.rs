@@ -20,11 +20,10 @@ use crate::client::Client;
 use crate::conversation::Conversation;
 use crate::reply::Reply;
 
-/// Sends the whole conversation, whose last message must be a user message
-/// (else CHATWIRE_ERR_INVALID_CONVERSATION), and appends the reply, of which
-/// `*reply_out` gets a copy that ends at its first U+0000 (chatwire_send_reply()
-/// gives all of it). Blocks until the reply, the timeout or the last retry.
-/// On failure the conversation is unchanged: the call can be repeated.
+/// Sends the whole conversation, whose last message must be the user's, and
+/// appends the reply; `*reply_out` owns a copy that ends at its first U+0000
+/// (chatwire_send_reply() gives all). Blocks until the reply, the timeout or
+/// the last retry; on failure the conversation is unchanged.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send(
     client: *mut chatwire_client,
@@ -40,17 +39,12 @@ pub unsafe extern "system" fn chatwire_send(
     })
 }
 
-/// Asks for JSON matching the JSON Schema `schema_json` (the subset of draft
-/// 2020-12 that the Rust docs of `Client::send_json` list; other keywords,
-/// or text that is not JSON, give CHATWIRE_ERR_INVALID_ARGUMENT before
-/// anything is sent), delivered as chatwire_client_set_schema_delivery()
-/// says. The reply is read as chatwire_extract_json() reads it; a mismatch
-/// gets the model up to chatwire_client_set_json_corrections() correction
-/// turns. On success `*json_out` owns the matching JSON, compact, and the
-/// conversation holds the question and that JSON as the answer. Else
-/// CHATWIRE_ERR_INVALID_REPLY, whose last error lists the last problems
-/// ("at /0/quantity: expected a number, got \"two\"") and the start of the
-/// last reply; the conversation is unchanged.
+/// Asks for JSON matching the JSON Schema `schema_json` (the subset
+/// docs/structured-output.md lists, else CHATWIRE_ERR_INVALID_ARGUMENT before
+/// sending), delivered as chatwire_client_set_schema_delivery() says, with up
+/// to chatwire_client_set_json_corrections() correction turns. `*json_out` owns
+/// the matching JSON, compact, which the conversation keeps as the answer. No
+/// match: CHATWIRE_ERR_INVALID_REPLY, the last error listing the problems.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_json(
     client: *mut chatwire_client,
@@ -94,14 +88,9 @@ unsafe fn send_with<T>(
 }
 
 /// Like chatwire_send(), streamed: `on_delta` (required) gets each piece of
-/// text as it arrives, on the calling thread, with `userdata`; non-zero from
-/// it stops the request (CHATWIRE_ERR_CANCELLED). A server that answers with
-/// one JSON body instead is accepted (one delta). `reply_out` may be NULL.
-/// While the send runs, calls on this conversation are refused with
-/// CHATWIRE_ERR_INVALID_CONVERSATION (on others they are fine). An answer past
-/// a limit (chatwire_client_set_limit()) gives CHATWIRE_ERR_TOO_LARGE, a
-/// stream silent past the idle timeout CHATWIRE_ERR_TIMEOUT, also after deltas
-/// went out; the conversation is then unchanged.
+/// text on the calling thread; non-zero from it gives CHATWIRE_ERR_CANCELLED.
+/// `reply_out` may be NULL. Past a limit or the idle timeout it fails, also
+/// after deltas went out, and the conversation is unchanged.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_stream(
     client: *mut chatwire_client,
@@ -137,9 +126,7 @@ unsafe fn stream_with(
 }
 
 /// Like chatwire_send(), but `*reply_out` owns the whole reply (free with
-/// chatwire_reply_free()). When the model calls tools, chatwire_reply_content()
-/// is "" and chatwire_reply_tool_call() gives each call: append one result per
-/// call with chatwire_conversation_append_tool_result(), then send again.
+/// chatwire_reply_free()), tool calls included.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_reply(
     client: *mut chatwire_client,
@@ -156,7 +143,7 @@ pub unsafe extern "system" fn chatwire_send_reply(
 }
 
 /// Like chatwire_send_stream(), handing out the whole reply as
-/// chatwire_send_reply() does; tool calls streamed in fragments are assembled.
+/// chatwire_send_reply() does.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_stream_reply(
     client: *mut chatwire_client,
@@ -175,9 +162,8 @@ pub unsafe extern "system" fn chatwire_send_stream_reply(
 }
 
 /// Like chatwire_send_stream_reply() (`reply_out` may be NULL), with text,
-/// reasoning and refusal apart: `on_event` (required) gets each piece with
-/// its chatwire_stream_kind. A leading <think>...</think> block arrives as
-/// reasoning, also with its tags split across chunks.
+/// reasoning and refusal apart: `on_event` (required) gets each piece with its
+/// chatwire_stream_kind.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_stream_events(
     client: *mut chatwire_client,
@@ -199,15 +185,12 @@ pub unsafe extern "system" fn chatwire_send_stream_events(
     })
 }
 
-/// Starts sending the conversation on a worker thread and returns at once;
-/// `*request_out` owns the request. A conversation that cannot be sent fails
-/// here. The reply is streamed to `on_delta` (see chatwire_send_stream()) or,
-/// when NULL, kept for chatwire_request_take_text(). `on_done` (may be NULL)
-/// gets the status once at the end. Both run on the worker thread with
-/// `userdata` and may free the request. chatwire_request_wait() appends the
-/// reply; until then (up to the return of `on_done`) calls on the
-/// conversation are refused with CHATWIRE_ERR_INVALID_CONVERSATION, and it
-/// may be freed: the request holds it.
+/// Starts sending the conversation on a worker thread; `*request_out` owns
+/// the request. The reply is streamed to `on_delta`, or kept for
+/// chatwire_request_take_text() when it is NULL; `on_done` (may be NULL) gets
+/// the status once. Both run on the worker with `userdata` and may free the
+/// request. Calls on the conversation are refused until `on_done` has returned;
+/// it may be freed: the request holds it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_async(
     client: *mut chatwire_client,

@@ -15,9 +15,9 @@ use crate::ffi::status::chatwire_status;
 use crate::ffi::text;
 
 /// A connection to one chat completions endpoint with one API key, made by
-/// chatwire_client_new(), freed by chatwire_client_free(). Several threads
-/// may use one client at once (with a conversation each); connections are
-/// pooled. Setters affect the sends that start after them.
+/// chatwire_client_new(), freed by chatwire_client_free(). Several threads may
+/// use one client at once (with a conversation each); connections are pooled.
+/// Setters affect the sends that start after them.
 pub struct chatwire_client {
     /// The settings, held while a setter makes the next client, so that two
     /// setters never lose each other's change.
@@ -62,20 +62,12 @@ pub(super) unsafe fn set<E: Into<FfiError>>(
     unsafe { handle::borrow(client, "client")? }.update(change)
 }
 
-/// Creates a client in `*client_out`. Requests go to
-/// {base_url}/v1/chat/completions ("/v1" or "/" at its end is not doubled;
-/// other routes: chatwire_client_set_endpoint_url()). Each setting comes
-/// from the first place that has it:
-///
-/// | setting  | 1. argument | 2. environment   | 3. ./.env        | else                         |
-/// |----------|-------------|------------------|------------------|------------------------------|
-/// | base URL | base_url    | $OPENAI_BASE_URL | OPENAI_BASE_URL= | "https://api.openai.com"     |
-/// | API key  | api_key     | $OPENAI_API_KEY  | OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
-///
-/// An `api_key` of "" means no credential at all (a local server). ./.env,
-/// which comes with whatever directory the program runs in, is less
-/// trusted: a key from an argument or the environment is never sent to a
-/// base URL that ./.env names (CHATWIRE_ERR_CONFIG, as for an unusable URL).
+/// Creates a client in `*client_out` for {base_url}/v1/chat/completions
+/// (other routes: chatwire_client_set_endpoint_url()). NULL `base_url`:
+/// $OPENAI_BASE_URL, then ./.env, else "https://api.openai.com"; NULL
+/// `api_key`: $OPENAI_API_KEY, then ./.env, else CHATWIRE_ERR_MISSING_API_KEY;
+/// "" means no credential. A key from an argument or the environment is never
+/// sent to a base URL from ./.env: CHATWIRE_ERR_CONFIG (docs/configuration.md).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new(
     base_url: *const c_char,
@@ -120,21 +112,12 @@ pub unsafe extern "system" fn chatwire_client_free(client: *mut chatwire_client)
 }
 
 /// Creates in `*client_out` a client for Azure OpenAI's classic route,
-/// {endpoint}/openai/deployments/{deployment}/chat/completions?api-version={api_version},
-/// with the key in the "api-key" header; `endpoint` is the resource's
-/// ("https://RESOURCE.openai.azure.com"), `deployment` (required, not "")
-/// the model deployment's. Each setting comes from the first place that has
-/// it, with chatwire_client_new()'s trust rule for ./.env:
-///
-/// | setting     | 1. argument        | 2. environment         | 3. ./.env | else |
-/// |-------------|--------------------|------------------------|-----------|------|
-/// | endpoint    | endpoint           | $AZURE_OPENAI_ENDPOINT | AZURE_OPENAI_ENDPOINT= | CHATWIRE_ERR_CONFIG |
-/// | api_version | api_version        | $OPENAI_API_VERSION    | OPENAI_API_VERSION=    | "2024-10-21" (the latest generally available) |
-/// | api_key     | api_key ("": none) | $AZURE_OPENAI_API_KEY  | AZURE_OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
-///
-/// For Entra ID tokens pass "" as `api_key` and set a credential callback.
-/// Azure's /openai/v1 route needs none of this: use chatwire_client_new(),
-/// with the deployment's name as the model.
+/// {endpoint}/openai/deployments/{deployment}/chat/completions?api-version=...,
+/// the key in the "api-key" header; `deployment` is required, not "". NULL
+/// `endpoint`, `api_version` or `api_key`: $AZURE_OPENAI_ENDPOINT,
+/// $OPENAI_API_VERSION (else "2024-10-21"), $AZURE_OPENAI_API_KEY, then ./.env,
+/// with chatwire_client_new()'s rule for ./.env (docs/providers.md). Azure's
+/// /openai/v1 route needs none of this: use chatwire_client_new().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new_azure(
     endpoint: *const c_char,

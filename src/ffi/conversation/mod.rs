@@ -20,9 +20,8 @@ use crate::ffi::text;
 
 /// A model name and the messages so far, which every send carries in full.
 /// One thread at a time; it may move between threads. A call on it while
-/// another call holds it (a callback of its own send, another thread, a
-/// background request until its `on_done` has returned) is refused with
-/// CHATWIRE_ERR_INVALID_CONVERSATION, reads too.
+/// another holds it (a callback of its own send, another thread, a running
+/// background request) is refused with CHATWIRE_ERR_INVALID_CONVERSATION.
 pub struct chatwire_conversation {
     /// Taken by every call while it runs, never waited for (see
     /// [`Self::hold`]): a re-entrant call never makes a second reference to
@@ -251,9 +250,8 @@ pub unsafe extern "system" fn chatwire_conversation_new(
     })
 }
 
-/// Writes the conversation to `*json_out` in the request's shape,
-/// {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}, with
-/// "tools" and the options when there are any, so that nothing is lost.
+/// Writes the conversation to `*json_out` in the request's shape ("model",
+/// "messages", and "tools" and the options when there are any).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_to_json(
     conversation: *const chatwire_conversation,
@@ -298,10 +296,8 @@ fn new_into(
     Ok(())
 }
 
-/// Frees a conversation and every string borrowed from it. One that a call
-/// holds (freed from a callback of its own send, or while a background
-/// request started on it runs) goes when that call returns: the send
-/// finishes, chatwire_request_wait() still gives the reply.
+/// Frees a conversation and every string borrowed from it; one that a call
+/// holds goes when that call returns.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_free(conversation: *mut chatwire_conversation) {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).

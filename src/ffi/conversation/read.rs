@@ -30,8 +30,7 @@ pub unsafe extern "system" fn chatwire_conversation_role(
     })
 }
 
-/// The text of message `index`, borrowed as long as the message is in the
-/// conversation.
+/// The text of message `index`.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_content(
     conversation: *const chatwire_conversation,
@@ -55,9 +54,7 @@ pub unsafe extern "system" fn chatwire_conversation_content_len(
     boundary::value(|| unsafe { on(conversation, |held| Ok(held.message(index)?.content.len())) })
 }
 
-/// The reasoning of message `index` (what the server sent of it, or a
-/// leading <think> block), borrowed as chatwire_conversation_content() is;
-/// NULL, with last error "", when it has none.
+/// The reasoning of message `index`; NULL when it has none.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_reasoning(
     conversation: *const chatwire_conversation,
