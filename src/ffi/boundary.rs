@@ -1,8 +1,5 @@
 //! The boundary every exported function goes through: panics are caught,
 //! errors become a status, and the thread's last error is recorded.
-//!
-//! Part of the support layer: it uses [`super::error`], [`super::status`]
-//! and [`super::text`], and no module of a C type.
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -76,32 +73,21 @@ pub(crate) trait Failed {
     const FAILED: Self;
 }
 
-impl Failed for *const c_char {
-    const FAILED: Self = std::ptr::null();
+macro_rules! failed {
+    ($($type:ty = $value:expr),*) => {
+        $(impl Failed for $type {
+            const FAILED: Self = $value;
+        })*
+    };
 }
 
-impl Failed for *mut c_void {
-    const FAILED: Self = std::ptr::null_mut();
-}
-
-impl Failed for usize {
-    const FAILED: Self = 0;
-}
-
-impl Failed for c_int {
-    const FAILED: Self = -1;
-}
-
-impl Failed for f64 {
-    const FAILED: Self = 0.0;
-}
+failed!(*const c_char = std::ptr::null(), *mut c_void = std::ptr::null_mut());
+failed!(usize = 0, c_int = -1, f64 = 0.0);
 
 /// The body of a `_free` function: panics are caught, the last error is
 /// kept, so that a program may free what it holds before it reports the
 /// failure of an earlier call.
 pub(crate) fn release(body: impl FnOnce()) {
-    // Nothing sensible can be reported from a free function; a panic is still
-    // kept from unwinding into C.
     let _ = catch_unwind(AssertUnwindSafe(body));
 }
 

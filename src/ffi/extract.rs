@@ -67,10 +67,7 @@ struct IngredientView {
     unit: Option<CText>,
 }
 
-/// Item `index` of the list behind a handle.
-///
-/// # Safety
-/// `list` is NULL or live.
+/// Item `index` of the list behind `list`, which is NULL or live (unsafe: the caller's promise).
 unsafe fn item<'a>(
     list: *const chatwire_ingredients,
     index: usize,

@@ -14,8 +14,7 @@ pub(crate) fn into_c<T>(value: T) -> *mut T {
 /// Borrows the value behind a handle.
 ///
 /// # Safety
-/// `ptr` is NULL or came from [`into_c`] and has not been freed, and no
-/// `&mut` to it is alive.
+/// `ptr` is NULL or from [`into_c`], not freed, with no `&mut` to it alive.
 pub(crate) unsafe fn borrow<'a, T>(ptr: *const T, name: &'static str) -> Result<&'a T, FfiError> {
     // SAFETY: non-NULL pointers are live handles, by the caller's contract.
     unsafe { ptr.as_ref() }.ok_or(FfiError::Null(name))
@@ -36,7 +35,7 @@ pub(crate) unsafe fn borrow_mut<'a, T>(
 /// Takes a handle back and drops it; NULL is ignored.
 ///
 /// # Safety
-/// `ptr` is NULL or came from [`into_c`] and has not been freed.
+/// `ptr` is NULL or from [`into_c`] and not freed.
 pub(crate) unsafe fn free<T>(ptr: *mut T) {
     if !ptr.is_null() {
         // SAFETY: the pointer came from Box::into_raw and is freed once.
@@ -53,7 +52,7 @@ pub(crate) fn into_c_shared<T>(value: T) -> *mut T {
 /// A reference that keeps the value behind a shared handle alive.
 ///
 /// # Safety
-/// `ptr` is NULL or came from [`into_c_shared`] and C has not freed it.
+/// `ptr` is NULL or from [`into_c_shared`] and C has not freed it.
 pub(crate) unsafe fn retain<T>(ptr: *const T, name: &'static str) -> Result<Arc<T>, FfiError> {
     if ptr.is_null() {
         return Err(FfiError::Null(name));
@@ -69,7 +68,7 @@ pub(crate) unsafe fn retain<T>(ptr: *const T, name: &'static str) -> Result<Arc<
 /// Gives up C's reference to a shared handle; NULL is ignored.
 ///
 /// # Safety
-/// `ptr` is NULL or came from [`into_c_shared`] and C has not freed it.
+/// As [`retain`].
 pub(crate) unsafe fn release_shared<T>(ptr: *mut T) {
     if !ptr.is_null() {
         // SAFETY: C's reference, given up once.
@@ -77,8 +76,8 @@ pub(crate) unsafe fn release_shared<T>(ptr: *mut T) {
     }
 }
 
-/// Item `index` of a list; past the end, the error of every C function for
-/// an index out of range (`what` names an item).
+/// Item `index` of a list, or the error of an index out of range (`what`
+/// names an item).
 pub(crate) fn item<'a, T>(
     items: &'a [T],
     index: usize,
@@ -106,9 +105,9 @@ impl<T> Out<'_, T> {
 /// # Safety
 /// `ptr` is NULL or points to writable memory for a `T` (a caller's variable).
 pub(crate) unsafe fn out<'a, T>(ptr: *mut T, name: &'static str) -> Result<Out<'a, T>, FfiError> {
-    // SAFETY: a non-NULL out-parameter points to the caller's variable; the
-    // old value is a plain pointer or integer, so overwriting it drops nothing.
-    unsafe { ptr.as_mut() }.map(Out).ok_or(FfiError::Null(name))
+    // SAFETY: as the caller promises; the old value is a plain pointer or
+    // integer, so overwriting it drops nothing.
+    unsafe { optional_out(ptr) }.ok_or(FfiError::Null(name))
 }
 
 /// An out-parameter the caller may leave NULL when it does not want the value.
@@ -116,7 +115,7 @@ pub(crate) unsafe fn out<'a, T>(ptr: *mut T, name: &'static str) -> Result<Out<'
 /// # Safety
 /// As [`out`].
 pub(crate) unsafe fn optional_out<'a, T>(ptr: *mut T) -> Option<Out<'a, T>> {
-    // SAFETY: as in `out`.
+    // SAFETY: as the caller promises.
     unsafe { ptr.as_mut() }.map(Out)
 }
 
@@ -126,7 +125,7 @@ pub(crate) unsafe fn optional_out<'a, T>(ptr: *mut T) -> Option<Out<'a, T>> {
 /// Each pointer is NULL or writable.
 pub(crate) unsafe fn write_optional<T, const N: usize>(outs: [*mut T; N], values: [T; N]) {
     for (out, value) in outs.into_iter().zip(values) {
-        // SAFETY: as the caller promised.
+        // SAFETY: as the caller promises.
         if let Some(out) = unsafe { optional_out(out) } {
             out.write(value);
         }

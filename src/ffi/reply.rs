@@ -78,20 +78,15 @@ impl chatwire_reply {
     }
 }
 
-/// The reply behind a handle.
-///
-/// # Safety
-/// `reply` is NULL or live.
+/// The reply behind `reply`, which is NULL or live (unsafe: the caller's promise).
 unsafe fn get<'a>(reply: *const chatwire_reply) -> Result<&'a chatwire_reply, FfiError> {
     // SAFETY: as the caller promises.
     unsafe { handle::borrow(reply, "reply") }
 }
 
-/// Writes the token counts that `counts` reads from the reply behind a
-/// handle, each made a `T` by `to`, where its out-parameter is not NULL.
-///
-/// # Safety
-/// `reply` is NULL or live; each out-parameter is NULL or writable.
+/// Writes the counts that `counts` reads from the reply behind `reply`, each
+/// made a `T` by `to`, where its out-parameter is not NULL (unsafe: as [`get`],
+/// and each out-parameter NULL or writable).
 pub(super) unsafe fn write_counts<T, const N: usize>(
     reply: *const chatwire_reply,
     counts: fn(&Reply) -> Result<[u64; N], FfiError>,

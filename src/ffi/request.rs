@@ -27,10 +27,7 @@ pub struct chatwire_request {
     pub(super) _running: Running,
 }
 
-/// The request behind a handle.
-///
-/// # Safety
-/// `request` is NULL or live.
+/// The request behind `request`, which is NULL or live (unsafe: the caller's promise).
 unsafe fn get<'a>(request: *const chatwire_request) -> Result<&'a chatwire_request, FfiError> {
     // SAFETY: as the caller promises.
     unsafe { handle::borrow(request, "request") }
@@ -79,8 +76,7 @@ pub unsafe extern "system" fn chatwire_request_wait_reply(
 }
 
 impl chatwire_request {
-    /// The outcome of the send, collected by the first wait, which also
-    /// appends a successful reply to the conversation.
+    /// The outcome of the send; the first wait appends a successful reply.
     fn finish(&mut self) -> Result<&Reply, FfiError> {
         let mut held = self.conversation.appendable()?;
         self.send
@@ -178,12 +174,9 @@ pub unsafe extern "system" fn chatwire_request_take_text_len(
     })
 }
 
-/// The body of the functions that hand out a request's text: `take` gives
-/// it, `*text_out` owns it and `*len_out`, for a `_len` form, says its
-/// length; both are checked before the text is taken.
-///
-/// # Safety
-/// `request` is NULL or live; the out-parameters are NULL or writable.
+/// The body of the functions that hand out a request's text (`take` gives it)
+/// to `*text_out`, and its length to `*len_out` for a `_len` form, both checked
+/// first (unsafe: `request` NULL or live, the out-parameters NULL or writable).
 pub(super) unsafe fn hand_text(
     request: *const chatwire_request,
     text_out: *mut *mut c_char,

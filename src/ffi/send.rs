@@ -69,12 +69,8 @@ pub unsafe extern "system" fn chatwire_send_json(
     })
 }
 
-/// Borrows the client and holds the conversation of a send (refused when
-/// another call holds it, also from a callback of this send) and runs `send`
-/// with the client as it is now.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live.
+/// Runs `send` with the client as it is now and the conversation held
+/// (refused when another call holds it); unsafe: both are NULL or live.
 unsafe fn send_with<T>(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,

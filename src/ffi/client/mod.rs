@@ -49,11 +49,8 @@ impl chatwire_client {
     }
 }
 
-/// What every setter does: the client is checked for NULL first, then
-/// `change` makes its next settings (see [`chatwire_client::update`]).
-///
-/// # Safety
-/// `client` is NULL or live.
+/// What every setter does: the client behind `client` (unsafe: NULL or
+/// live) is checked for NULL first, then `change` makes its next settings.
 pub(super) unsafe fn set<E: Into<FfiError>>(
     client: *const chatwire_client,
     change: impl FnOnce(&mut Resolved) -> Result<(), E>,

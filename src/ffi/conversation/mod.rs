@@ -65,12 +65,9 @@ impl chatwire_conversation {
         }
     }
 
-    /// Holds the conversation behind a handle for one call, or refuses when
-    /// another call holds it; also keeps it alive until the call returns.
-    ///
-    /// # Safety
-    /// `ptr` is NULL or live (as for [`handle::retain`]; the borrow is
-    /// shared, so it may overlap a call that holds the conversation).
+    /// Holds the conversation behind `ptr` for one call, or refuses when another
+    /// call holds it; also keeps it alive until the call returns. Unsafe: `ptr`
+    /// is NULL or live (a shared borrow, which may overlap a holding call).
     pub(crate) unsafe fn hold<'a>(ptr: *const chatwire_conversation) -> Result<Hold<'a>, FfiError> {
         // SAFETY: `ptr` is NULL or a live handle (the C conventions).
         let alive = unsafe { handle::retain(ptr, "conversation")? };
@@ -84,11 +81,8 @@ impl chatwire_conversation {
         Ok(Hold { guard, alive })
     }
 
-    /// Like [`hold`](Self::hold), and marks the conversation as sent by a
-    /// background request until the returned mark is dropped.
-    ///
-    /// # Safety
-    /// As [`hold`](Self::hold).
+    /// Like [`hold`](Self::hold) (unsafe as it), and marks the conversation as
+    /// sent by a background request until the returned mark is dropped.
     pub(crate) unsafe fn hold_for_background<'a>(
         ptr: *const chatwire_conversation,
     ) -> Result<(Hold<'a>, Running), FfiError> {
@@ -199,11 +193,8 @@ impl Held {
     }
 }
 
-/// Runs `body` on a conversation held for it (see
-/// [`chatwire_conversation::hold`]): the body of most calls on one.
-///
-/// # Safety
-/// `ptr` is NULL or live.
+/// Runs `body` on the conversation behind `ptr`, held for it (see
+/// [`chatwire_conversation::hold`]); unsafe: `ptr` is NULL or live.
 pub(super) unsafe fn on<T>(
     ptr: *const chatwire_conversation,
     body: impl FnOnce(&mut Held) -> Result<T, FfiError>,

@@ -27,10 +27,8 @@ pub unsafe extern "system" fn chatwire_conversation_set_option(
     boundary::status(|| unsafe { set_option_with(conversation, name, json_value, set) })
 }
 
-/// The body of both option setters: `set` gets the name and the value text.
-///
-/// # Safety
-/// As chatwire_conversation_set_option().
+/// The body of both option setters: `set` gets the name and the value text
+/// (unsafe: the arguments as chatwire_conversation_set_option() takes them).
 unsafe fn set_option_with(
     conversation: *mut chatwire_conversation,
     name: *const c_char,
