@@ -106,8 +106,7 @@ typedef enum {
    */
   CHATWIRE_ERR_MISSING_API_KEY = 5,
   /**
-   * Unusable configuration: a base URL that is not http(s), a key that
-   * would go to a base URL from a less trusted place (chatwire_client_new()).
+   * Unusable configuration (a base URL that is not http(s), say).
    */
   CHATWIRE_ERR_CONFIG = 6,
   /**
@@ -119,8 +118,7 @@ typedef enum {
    */
   CHATWIRE_ERR_TIMEOUT = 8,
   /**
-   * The server refused the key (HTTP 401 or 403), or the credential
-   * callback failed (HTTP status 0; nothing was sent).
+   * The server refused the key (HTTP 401 or 403), or the credential callback failed.
    */
   CHATWIRE_ERR_AUTH = 9,
   /**
@@ -132,8 +130,7 @@ typedef enum {
    */
   CHATWIRE_ERR_SERVER = 11,
   /**
-   * Any other non-2xx HTTP status (400, 404, 422, ...), and a redirect
-   * not followed (only 307 and 308 within the origin are, 3 in a row).
+   * Any other non-2xx HTTP status (400, 404, 422, ...), or a redirect not followed.
    */
   CHATWIRE_ERR_HTTP = 12,
   /**
@@ -157,8 +154,7 @@ typedef enum {
    */
   CHATWIRE_ERR_UNAVAILABLE = 17,
   /**
-   * What the server sent is over a limit (chatwire_client_set_limit());
-   * the request was stopped.
+   * What the server sent is over a limit (chatwire_client_set_limit()).
    */
   CHATWIRE_ERR_TOO_LARGE = 18,
   /**
@@ -166,34 +162,27 @@ typedef enum {
    */
   CHATWIRE_ERR_SYSTEM = 19,
   /**
-   * The model's reply did not match the JSON Schema of chatwire_send_json(),
-   * also after the correction turns.
+   * The reply did not match the JSON Schema of chatwire_send_json().
    */
   CHATWIRE_ERR_INVALID_REPLY = 20,
   /**
-   * The TLS handshake failed, not retried: the server's certificate was
-   * refused (unknown issuer: see chatwire_client_set_ca_file(); expired;
-   * name mismatch), no TLS could be agreed, or the server wanted a client
-   * certificate (chatwire_client_set_client_certificate()).
+   * The TLS handshake failed (a certificate refused: see
+   * chatwire_client_set_ca_file()); not retried.
    */
   CHATWIRE_ERR_TLS = 21,
   /**
-   * The conversation is longer than the model's context window, as the
-   * server said, or its last exchange alone is over the token budget.
-   * Not retried. Remove old messages, or set a token budget.
+   * The conversation is longer than the model's context window, or its
+   * last exchange alone is over the token budget; not retried.
    */
   CHATWIRE_ERR_CONTEXT_LENGTH = 22,
   /**
-   * The provider's content filter refused the request (Azure OpenAI's
-   * `content_filter` error), not retried; a reply whose finish_reason is
-   * "content_filter" is a reply.
+   * The provider's content filter refused the request; not retried.
    */
   CHATWIRE_ERR_CONTENT_FILTERED = 23
 } chatwire_status;
 
 /**
- * The role of a message, passed to chatwire_conversation_append() and
- * returned by chatwire_conversation_role() as an `int`.
+ * The role of a message, as an `int` (chatwire_conversation_append()).
  */
 typedef enum {
   /**
@@ -241,8 +230,7 @@ typedef enum {
  */
 typedef enum {
   /**
-   * "Authorization: Bearer KEY", the default: OpenAI and the servers
-   * modelled on it, Azure's /openai/v1 route, Entra ID tokens.
+   * "Authorization: Bearer KEY", the default.
    */
   CHATWIRE_AUTH_BEARER = 0,
   /**
@@ -280,8 +268,7 @@ typedef enum {
 } chatwire_schema_delivery;
 
 /**
- * The level of a log line, most severe first. A callback set for a level
- * gets the lines of that level and the more severe ones.
+ * The level of a log line, most severe first.
  */
 typedef enum {
   /**
@@ -293,8 +280,7 @@ typedef enum {
    */
   CHATWIRE_LOG_ERROR = 1,
   /**
-   * A request attempt failed and will be retried, or a setting was
-   * partly unusable.
+   * A request attempt failed and will be retried.
    */
   CHATWIRE_LOG_WARN = 2,
   /**
@@ -308,7 +294,7 @@ typedef enum {
 } chatwire_log_level;
 
 /**
- * What kind of text a chatwire_event_callback gets, passed as its `kind`.
+ * What kind of text a chatwire_event_callback gets.
  */
 typedef enum {
   /**
@@ -316,8 +302,7 @@ typedef enum {
    */
   CHATWIRE_STREAM_CONTENT = 0,
   /**
-   * The model's reasoning (chatwire_reply_reasoning()), also from a
-   * leading <think> block, which never reaches the content.
+   * The model's reasoning (chatwire_reply_reasoning()).
    */
   CHATWIRE_STREAM_REASONING = 1,
   /**
@@ -391,8 +376,7 @@ typedef int (CHATWIRE_CALL *chatwire_delta_callback)(void *userdata, const char 
 
 /**
  * Receives a streamed reply's pieces with their `kind`, a
- * chatwire_stream_kind; otherwise as chatwire_delta_callback, on the thread
- * of the send that takes it.
+ * chatwire_stream_kind; otherwise as chatwire_delta_callback.
  */
 typedef int (CHATWIRE_CALL *chatwire_event_callback)(void *userdata, int kind, const char *text, size_t len);
 
@@ -635,6 +619,46 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_from_json(const char *json,
 CHATWIRE_API void CHATWIRE_CALL chatwire_conversation_free(chatwire_conversation *conversation);
 
 /**
+ * The number of messages, the system message included.
+ */
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_conversation_len(const chatwire_conversation *conversation);
+
+/**
+ * The role (a chatwire_role) of message `index`.
+ */
+CHATWIRE_API
+int CHATWIRE_CALL chatwire_conversation_role(const chatwire_conversation *conversation,
+                                             size_t index);
+
+/**
+ * The text of message `index`.
+ */
+CHATWIRE_API
+const char *CHATWIRE_CALL chatwire_conversation_content(const chatwire_conversation *conversation,
+                                                        size_t index);
+
+/**
+ * The length in bytes of chatwire_conversation_content().
+ */
+CHATWIRE_API
+size_t CHATWIRE_CALL chatwire_conversation_content_len(const chatwire_conversation *conversation,
+                                                       size_t index);
+
+/**
+ * The reasoning of message `index`; NULL when it has none.
+ */
+CHATWIRE_API
+const char *CHATWIRE_CALL chatwire_conversation_reasoning(const chatwire_conversation *conversation,
+                                                          size_t index);
+
+/**
+ * The length in bytes of chatwire_conversation_reasoning(); 0 when NULL.
+ */
+CHATWIRE_API
+size_t CHATWIRE_CALL chatwire_conversation_reasoning_len(const chatwire_conversation *conversation,
+                                                         size_t index);
+
+/**
  * Puts the system message (copied) at the start, or replaces the one there.
  */
 CHATWIRE_API
@@ -769,46 +793,6 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_add_custom_tool(chatwire_con
                                                                     const char *name,
                                                                     const char *description,
                                                                     const char *format_json);
-
-/**
- * The number of messages, the system message included.
- */
-CHATWIRE_API size_t CHATWIRE_CALL chatwire_conversation_len(const chatwire_conversation *conversation);
-
-/**
- * The role (a chatwire_role) of message `index`.
- */
-CHATWIRE_API
-int CHATWIRE_CALL chatwire_conversation_role(const chatwire_conversation *conversation,
-                                             size_t index);
-
-/**
- * The text of message `index`.
- */
-CHATWIRE_API
-const char *CHATWIRE_CALL chatwire_conversation_content(const chatwire_conversation *conversation,
-                                                        size_t index);
-
-/**
- * The length in bytes of chatwire_conversation_content().
- */
-CHATWIRE_API
-size_t CHATWIRE_CALL chatwire_conversation_content_len(const chatwire_conversation *conversation,
-                                                       size_t index);
-
-/**
- * The reasoning of message `index`; NULL when it has none.
- */
-CHATWIRE_API
-const char *CHATWIRE_CALL chatwire_conversation_reasoning(const chatwire_conversation *conversation,
-                                                          size_t index);
-
-/**
- * The length in bytes of chatwire_conversation_reasoning(); 0 when NULL.
- */
-CHATWIRE_API
-size_t CHATWIRE_CALL chatwire_conversation_reasoning_len(const chatwire_conversation *conversation,
-                                                         size_t index);
 
 /**
  * Finds the JSON in a model's reply (a fenced json block, or bare JSON in
@@ -1253,9 +1237,8 @@ chatwire_status CHATWIRE_CALL chatwire_send_async(chatwire_client *client,
                                                   chatwire_request **request_out);
 
 /**
- * A fixed, static description of a status code, for any `int` ("unknown
- * chatwire_status" for unknown values). It names the kind of failure
- * only; to tell a person what went wrong, print chatwire_last_error().
+ * A static description of a status code, for any `int`; it names the
+ * kind of failure only (print chatwire_last_error() to a person).
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_status_str(int status);
 

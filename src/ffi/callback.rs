@@ -13,23 +13,21 @@ pub type chatwire_delta_callback = Option<
     unsafe extern "system" fn(userdata: *mut c_void, delta: *const c_char, len: usize) -> c_int,
 >;
 
-/// What kind of text a chatwire_event_callback gets, passed as its `kind`.
+/// What kind of text a chatwire_event_callback gets.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
 pub enum chatwire_stream_kind {
     /// The answer's text (chatwire_reply_content()).
     CHATWIRE_STREAM_CONTENT = 0,
-    /// The model's reasoning (chatwire_reply_reasoning()), also from a
-    /// leading <think> block, which never reaches the content.
+    /// The model's reasoning (chatwire_reply_reasoning()).
     CHATWIRE_STREAM_REASONING = 1,
     /// The model's refusal.
     CHATWIRE_STREAM_REFUSAL = 2,
 }
 
 /// Receives a streamed reply's pieces with their `kind`, a
-/// chatwire_stream_kind; otherwise as chatwire_delta_callback, on the thread
-/// of the send that takes it.
+/// chatwire_stream_kind; otherwise as chatwire_delta_callback.
 pub type chatwire_event_callback = Option<
     unsafe extern "system" fn(
         userdata: *mut c_void,
@@ -44,8 +42,7 @@ pub type chatwire_event_callback = Option<
 pub type chatwire_done_callback =
     Option<unsafe extern "system" fn(userdata: *mut c_void, status: chatwire_status)>;
 
-/// The caller's `userdata`, carried to the worker thread. C owns what it
-/// points to and promises it stays valid while the request runs.
+/// The caller's `userdata`, carried to the worker thread.
 #[derive(Clone, Copy)]
 pub(crate) struct UserData(pub(crate) *mut c_void);
 
@@ -53,8 +50,7 @@ pub(crate) struct UserData(pub(crate) *mut c_void);
 // the caller's callbacks, which the caller wrote to run on the worker thread.
 unsafe impl Send for UserData {}
 
-/// A C callback that gets text: its function, its userdata, and a buffer
-/// for the NUL-terminated copy of each piece.
+/// A C callback, its userdata, and a buffer for the NUL-terminated copies.
 pub(crate) struct Sink<F> {
     callback: F,
     userdata: UserData,
@@ -81,8 +77,7 @@ impl<F: Copy> Sink<F> {
         }
     }
 
-    /// Hands `text` to C through `call` (given the callback, the userdata
-    /// and the copy); `Break` when C asks to stop.
+    /// Hands `text` to C through `call`; `Break` when C asks to stop.
     fn hand(
         &mut self,
         text: &str,

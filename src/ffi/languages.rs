@@ -1,10 +1,7 @@
 //! Forms of a few functions for languages that cannot call the originals
-//! cleanly (docs/languages.md): a `uint32_t` twin of each function with a
-//! `uint64_t` parameter, for VB6 and 32-bit VBA, which have no 64-bit
-//! integer; and [`chatwire_request_wait_text`], a streamed reply in a plain
-//! loop, for COBOL, which can neither hand over a callback nor wait on a
-//! descriptor. Each has the body of the original (or the core's wait), so
-//! the same checks and errors.
+//! (docs/languages.md): `uint32_t` twins of those with a `uint64_t`, and
+//! [`chatwire_request_wait_text`], a streamed reply in a plain loop. Each
+//! has the body of the original, so the same checks and errors.
 
 use std::ffi::{c_char, c_int};
 use std::time::Duration;

@@ -9,8 +9,7 @@ use super::status::{chatwire_status, from_c};
 use super::text;
 use crate::error::Error;
 
-/// The level of a log line, most severe first. A callback set for a level
-/// gets the lines of that level and the more severe ones.
+/// The level of a log line, most severe first.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(clippy::upper_case_acronyms, dead_code)]
@@ -19,8 +18,7 @@ pub enum chatwire_log_level {
     CHATWIRE_LOG_OFF = 0,
     /// A request failed for good.
     CHATWIRE_LOG_ERROR = 1,
-    /// A request attempt failed and will be retried, or a setting was
-    /// partly unusable.
+    /// A request attempt failed and will be retried.
     CHATWIRE_LOG_WARN = 2,
     /// One line per successful request attempt.
     CHATWIRE_LOG_INFO = 3,

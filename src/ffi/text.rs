@@ -34,8 +34,7 @@ pub(crate) unsafe fn opt_str_in<'a>(
 }
 
 /// The body of a function that turns one C string into another the caller
-/// owns: reads `input`, checks `output` for NULL first, and writes it only
-/// when `transform` succeeds.
+/// owns, written only when `transform` succeeds.
 ///
 /// # Safety
 /// As [`str_in`] for `input`; `output` is NULL or writable.
@@ -60,10 +59,8 @@ pub(crate) fn c_string(text: impl Into<Vec<u8>>) -> CString {
     })
 }
 
-/// A borrowed copy of text for C that keeps all of it, NUL bytes included:
-/// C reads it up to the first NUL as a string, or `len()` bytes with a
-/// `_len` accessor. The buffer never moves, so its pointer stays valid for
-/// as long as the value lives.
+/// A copy of text for C to borrow, NUL bytes included (read whole with a
+/// `_len` accessor), in a buffer that never moves while the value lives.
 pub(crate) struct CText(Box<[u8]>);
 
 impl CText {
@@ -81,10 +78,8 @@ impl CText {
     }
 }
 
-/// A copy of text that C owns and frees with chatwire_string_free(): all
-/// of it, U+0000 included (C reads it up to the first NUL as a string, or
-/// `text.len()` bytes where a `_len` form says how many), and a final NUL.
-/// From C's allocator, so that chatwire_string_free() needs no length.
+/// A copy of text, U+0000 included, and a final NUL, that C owns and frees
+/// with chatwire_string_free(): from C's allocator, which needs no length.
 pub(crate) fn string_out(text: &str) -> *mut c_char {
     let bytes = text.as_bytes();
     // SAFETY: malloc gives `len + 1` writable bytes or NULL, checked; the

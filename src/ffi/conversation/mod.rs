@@ -1,12 +1,11 @@
 //! `chatwire_conversation`: the handle (its lock against calls that call
-//! back, and the texts it lends); what changes the history in [`edit`],
-//! options and tools in [`options`], what reads it in [`read`].
+//! back, and the texts it lends) and what reads it; what changes the history
+//! in [`edit`], options and tools in [`options`].
 
 pub(super) mod edit;
 mod options;
-mod read;
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
@@ -15,7 +14,7 @@ use crate::error::Error;
 use crate::ffi::boundary;
 use crate::ffi::error::FfiError;
 use crate::ffi::handle;
-use crate::ffi::status::chatwire_status;
+use crate::ffi::status::{chatwire_status, role_to_c};
 use crate::ffi::text;
 
 /// A model name and the messages so far, which every send carries in full.
@@ -54,15 +53,16 @@ struct Lent {
 }
 
 impl chatwire_conversation {
-    fn new(conversation: Conversation) -> chatwire_conversation {
-        chatwire_conversation {
+    /// A new handle for C.
+    fn into_c(conversation: Conversation) -> *mut chatwire_conversation {
+        handle::into_c_shared(chatwire_conversation {
             held: Mutex::new(Held {
                 lent_dropped: conversation.dropped_total(),
                 conversation,
                 lent: Vec::new(),
             }),
             running: Arc::default(),
-        }
+        })
     }
 
     /// Holds the conversation behind `ptr` for one call, or refuses when another
@@ -232,12 +232,14 @@ pub unsafe extern "system" fn chatwire_conversation_new(
     model: *const c_char,
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `model` is NULL or NUL-terminated (the C conventions).
-        let model = unsafe { text::str_in(model, "model")? };
-        // SAFETY: `conversation_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(conversation_out, "conversation_out")? };
-        new_into(Conversation::with_model(model)?, out)
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let model = text::str_in(model, "model")?;
+        let out = handle::out(conversation_out, "conversation_out")?;
+        out.write(chatwire_conversation::into_c(Conversation::with_model(
+            model,
+        )?));
+        Ok(())
     })
 }
 
@@ -267,24 +269,15 @@ pub unsafe extern "system" fn chatwire_conversation_from_json(
     json: *const c_char,
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `json` is NULL or NUL-terminated (the C conventions).
-        let json = unsafe { text::str_in(json, "json")? };
-        // SAFETY: `conversation_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(conversation_out, "conversation_out")? };
-        new_into(Conversation::from_json(json)?, out)
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let json = text::str_in(json, "json")?;
+        let out = handle::out(conversation_out, "conversation_out")?;
+        out.write(chatwire_conversation::into_c(Conversation::from_json(
+            json,
+        )?));
+        Ok(())
     })
-}
-
-/// Hands a new conversation to C.
-fn new_into(
-    conversation: Conversation,
-    out: handle::Out<'_, *mut chatwire_conversation>,
-) -> Result<(), FfiError> {
-    out.write(handle::into_c_shared(chatwire_conversation::new(
-        conversation,
-    )));
-    Ok(())
 }
 
 /// Frees a conversation and every string borrowed from it; one that a call
@@ -293,4 +286,79 @@ fn new_into(
 pub unsafe extern "system" fn chatwire_conversation_free(conversation: *mut chatwire_conversation) {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::release(|| unsafe { handle::release_shared(conversation) })
+}
+
+/// The number of messages, the system message included.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_len(
+    conversation: *const chatwire_conversation,
+) -> usize {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation.len())) })
+}
+
+/// The role (a chatwire_role) of message `index`.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_role(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> c_int {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            Ok(role_to_c(held.message(index)?.role))
+        })
+    })
+}
+
+/// The text of message `index`.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_content(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> *const c_char {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            held.lend(index, |m| Some(&m.content), |l| &mut l.content)
+        })
+    })
+}
+
+/// The length in bytes of chatwire_conversation_content().
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_content_len(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> usize {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::value(|| unsafe { on(conversation, |held| Ok(held.message(index)?.content.len())) })
+}
+
+/// The reasoning of message `index`; NULL when it has none.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_reasoning(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> *const c_char {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            held.lend(index, reasoning, |l| &mut l.reasoning)
+        })
+    })
+}
+
+/// The length in bytes of chatwire_conversation_reasoning(); 0 when NULL.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_reasoning_len(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> usize {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            Ok(reasoning(held.message(index)?).map_or(0, str::len))
+        })
+    })
 }
