@@ -16,7 +16,6 @@ pub type chatwire_delta_callback = Option<
 /// What kind of text a chatwire_event_callback gets.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
 pub enum chatwire_stream_kind {
     /// The answer's text (chatwire_reply_content()).
     CHATWIRE_STREAM_CONTENT = 0,

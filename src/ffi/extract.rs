@@ -218,10 +218,5 @@ pub unsafe extern "system" fn chatwire_json_prompt(
 /// chatwire_send_json(). Static.
 #[no_mangle]
 pub extern "system" fn chatwire_ingredients_schema() -> *const c_char {
-    const SCHEMA: &std::ffi::CStr =
-        match std::ffi::CStr::from_bytes_with_nul(INGREDIENTS_SCHEMA_NUL.as_bytes()) {
-            Ok(schema) => schema,
-            Err(_) => c"true",
-        };
-    SCHEMA.as_ptr()
+    INGREDIENTS_SCHEMA_NUL.as_ptr().cast()
 }

@@ -12,7 +12,7 @@ use crate::error::Error;
 /// The level of a log line, most severe first.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(clippy::upper_case_acronyms, dead_code)]
+#[allow(dead_code)]
 pub enum chatwire_log_level {
     /// No lines (as a maximum level: the callback is removed).
     CHATWIRE_LOG_OFF = 0,
@@ -62,13 +62,8 @@ impl Target {
 }
 
 fn level_filter(max_level: c_int) -> Result<LevelFilter, Error> {
-    let levels = [
-        LevelFilter::Off,
-        LevelFilter::Error,
-        LevelFilter::Warn,
-        LevelFilter::Info,
-        LevelFilter::Debug,
-    ];
+    use LevelFilter as L;
+    let levels = [L::Off, L::Error, L::Warn, L::Info, L::Debug];
     from_c(max_level, &levels, |other| {
         format!("{other} is not a chatwire_log_level (0 to 4)")
     })

@@ -11,7 +11,7 @@
 //! relies on it; [`handle`] and [`text`] turn NULL into an error.
 
 // The C names are the API: snake case, with the chatwire_ prefix.
-#![allow(non_camel_case_types)]
+#![allow(non_camel_case_types, clippy::upper_case_acronyms)]
 
 mod boundary;
 mod callback;

@@ -9,7 +9,6 @@ use crate::error::Error;
 /// The result of every fallible chatwire function; `CHATWIRE_OK` is 0.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
 pub enum chatwire_status {
     /// Success.
     CHATWIRE_OK = 0,
@@ -68,7 +67,6 @@ use chatwire_status::*;
 /// The role of a message, as an `int` (chatwire_conversation_append()).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
 pub enum chatwire_role {
     /// Instructions for the model; at most one, and only first.
     CHATWIRE_ROLE_SYSTEM = 0,
@@ -83,7 +81,7 @@ pub enum chatwire_role {
 /// Which limit chatwire_client_set_limit() sets; see there.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
+#[allow(dead_code)]
 pub enum chatwire_limit {
     /// A whole response body.
     CHATWIRE_LIMIT_BODY = 0,
@@ -98,7 +96,7 @@ pub enum chatwire_limit {
 /// Where a client puts its credential (chatwire_client_set_auth()).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
+#[allow(dead_code)]
 pub enum chatwire_auth {
     /// "Authorization: Bearer KEY", the default.
     CHATWIRE_AUTH_BEARER = 0,
@@ -225,13 +223,8 @@ pub extern "system" fn chatwire_status_str(status: c_int) -> *const c_char {
 /// The library's name and version, e.g. "chatwire 0.1.0". Static; do not free.
 #[no_mangle]
 pub extern "system" fn chatwire_version() -> *const c_char {
-    const VERSION: &CStr = match CStr::from_bytes_with_nul(
-        concat!("chatwire ", env!("CARGO_PKG_VERSION"), "\0").as_bytes(),
-    ) {
-        Ok(version) => version,
-        Err(_) => c"chatwire",
-    };
-    VERSION.as_ptr()
+    const VERSION: &str = concat!("chatwire ", env!("CARGO_PKG_VERSION"), "\0");
+    VERSION.as_ptr().cast()
 }
 
 #[cfg(test)]

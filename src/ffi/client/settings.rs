@@ -136,7 +136,7 @@ pub unsafe extern "system" fn chatwire_client_set_json_corrections(
 /// (chatwire_client_set_schema_delivery()).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
+#[allow(dead_code)]
 pub enum chatwire_schema_delivery {
     /// In the prompt (the default; any server): the question is sent with
     /// an instruction to reply with JSON only, in a fenced json block,
