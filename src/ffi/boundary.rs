@@ -28,11 +28,7 @@ fn record(error: &FfiError) {
         message: text::c_string(one_line::escape(&message).as_bytes()),
         http_status: error.http_status(),
     };
-    LAST_ERROR.with(|cell| *cell.borrow_mut() = Some(last));
-}
-
-fn clear() {
-    LAST_ERROR.with(|cell| *cell.borrow_mut() = None);
+    LAST_ERROR.set(Some(last));
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -46,7 +42,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// Runs a function body, catching panics, with the last error cleared
 /// first and recorded on failure.
 fn run<T>(body: impl FnOnce() -> Result<T, FfiError>) -> Result<T, chatwire_status> {
-    clear();
+    LAST_ERROR.set(None);
     let outcome = catch_unwind(AssertUnwindSafe(body))
         .unwrap_or_else(|payload| Err(FfiError::Panic(panic_message(&*payload))));
     outcome.map_err(|error| {

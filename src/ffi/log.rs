@@ -11,7 +11,6 @@ use crate::error::Error;
 
 /// The level of a log line, most severe first.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(dead_code)]
 pub enum chatwire_log_level {
     /// No lines (as a maximum level: the callback is removed).

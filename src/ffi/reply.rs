@@ -100,12 +100,8 @@ pub(super) unsafe fn write_counts<T, const N: usize>(
 
 /// The prompt, completion and total token counts.
 pub(super) fn usage(reply: &Reply) -> Result<[u64; 3], FfiError> {
-    let usage = reply.usage.ok_or(FfiError::Unavailable("token usage"))?;
-    Ok([
-        usage.prompt_tokens,
-        usage.completion_tokens,
-        usage.total_tokens,
-    ])
+    let u = reply.usage.ok_or(FfiError::Unavailable("token usage"))?;
+    Ok([u.prompt_tokens, u.completion_tokens, u.total_tokens])
 }
 
 /// The cached and reasoning token counts, when the server sent either.

@@ -19,11 +19,9 @@ use crate::reply::Reply;
 /// with chatwire_request_wait(), free with chatwire_request_free().
 pub struct chatwire_request {
     pub(super) send: BackgroundSend,
-    /// Holds the conversation that the reply is appended to, also after C
-    /// freed it.
+    /// The conversation the reply is appended to, held also after C freed it.
     pub(super) conversation: Arc<chatwire_conversation>,
-    /// The conversation's mark of this request, cleared when the request
-    /// is freed (or its worker is done, whichever comes first).
+    /// The conversation's mark of this request (see [`Running`]).
     pub(super) _running: Running,
 }
 

@@ -216,19 +216,16 @@ pub unsafe extern "system" fn chatwire_send_async(
             // (or once the request is freed, if that comes first).
             let _running = running;
             if let Some(on_done) = on_done {
-                let status = match outcome {
-                    Ok(_) => chatwire_status::CHATWIRE_OK,
-                    Err(error) => status_of(error),
-                };
+                let status = outcome
+                    .as_ref()
+                    .map_or_else(status_of, |_| chatwire_status::CHATWIRE_OK);
                 let userdata = done_userdata;
                 // SAFETY: the caller gave a valid callback and its own userdata.
                 unsafe { on_done(userdata.0, status) };
             }
         };
-        let send =
-            client
-                .snapshot()
-                .start_background(&held.guard.conversation, on_delta, on_finish)?;
+        let client = client.snapshot();
+        let send = client.start_background(&held.guard.conversation, on_delta, on_finish)?;
         let conversation = held.alive.clone();
         drop(held);
         out.write(handle::into_c(chatwire_request {

@@ -80,7 +80,6 @@ pub enum chatwire_role {
 
 /// Which limit chatwire_client_set_limit() sets; see there.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(dead_code)]
 pub enum chatwire_limit {
     /// A whole response body.
@@ -95,7 +94,6 @@ pub enum chatwire_limit {
 
 /// Where a client puts its credential (chatwire_client_set_auth()).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(dead_code)]
 pub enum chatwire_auth {
     /// "Authorization: Bearer KEY", the default.

@@ -5,10 +5,8 @@ use std::ffi::{c_char, CStr, CString};
 use super::error::FfiError;
 use super::handle;
 
-/// Reads a required NUL-terminated UTF-8 argument.
-///
-/// # Safety
-/// `ptr` is NULL or points to a NUL-terminated string that outlives `'a`.
+/// Reads a required NUL-terminated UTF-8 argument (unsafe: `ptr` is NULL or
+/// points to a NUL-terminated string that outlives `'a`).
 pub(crate) unsafe fn str_in<'a>(
     ptr: *const c_char,
     name: &'static str,
@@ -17,10 +15,8 @@ pub(crate) unsafe fn str_in<'a>(
     unsafe { opt_str_in(ptr, name) }?.ok_or(FfiError::Null(name))
 }
 
-/// Reads an optional NUL-terminated UTF-8 argument (NULL gives `None`).
-///
-/// # Safety
-/// As [`str_in`].
+/// Reads an optional NUL-terminated UTF-8 argument, NULL giving `None`
+/// (unsafe: as [`str_in`]).
 pub(crate) unsafe fn opt_str_in<'a>(
     ptr: *const c_char,
     name: &'static str,
@@ -34,10 +30,8 @@ pub(crate) unsafe fn opt_str_in<'a>(
 }
 
 /// The body of a function that turns one C string into another the caller
-/// owns, written only when `transform` succeeds.
-///
-/// # Safety
-/// As [`str_in`] for `input`; `output` is NULL or writable.
+/// owns, written only when `transform` succeeds (unsafe: as [`str_in`] for
+/// `input`; `output` is NULL or writable).
 pub(crate) unsafe fn transform(
     input: (*const c_char, &'static str),
     output: (*mut *mut c_char, &'static str),
@@ -98,10 +92,8 @@ pub(crate) fn string_out(text: &str) -> *mut c_char {
     }
 }
 
-/// Frees a string from [`string_out`]; NULL is ignored.
-///
-/// # Safety
-/// `text` is NULL or came from [`string_out`] and was not freed.
+/// Frees a string from [`string_out`]; NULL is ignored (unsafe: `text` is NULL
+/// or from [`string_out`] and not freed).
 pub(crate) unsafe fn string_free(text: *mut c_char) {
     // SAFETY: from malloc, by the caller's contract; free(NULL) does nothing.
     unsafe { libc::free(text.cast()) }

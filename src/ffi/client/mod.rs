@@ -19,11 +19,9 @@ use crate::ffi::text;
 /// use one client at once (with a conversation each); connections are pooled.
 /// Setters affect the sends that start after them.
 pub struct chatwire_client {
-    /// The settings, held while a setter makes the next client, so that two
-    /// setters never lose each other's change.
+    /// Held while a setter makes the next client: no setter loses another's change.
     settings: Mutex<Resolved>,
-    /// The client sends use: a send takes a copy of the `Arc` and holds no
-    /// lock while it runs.
+    /// The client sends use; a send takes a copy and holds no lock while it runs.
     client: RwLock<Arc<Client>>,
 }
 
@@ -84,8 +82,7 @@ pub unsafe extern "system" fn chatwire_client_new(
     })
 }
 
-/// Builds the client, with the key when one was passed (NULL: look it
-/// up), and hands it to C.
+/// Builds the client, with the key when one was passed, and hands it to C.
 fn build_into(
     mut builder: ClientBuilder,
     api_key: Option<&str>,

@@ -135,19 +135,14 @@ pub unsafe extern "system" fn chatwire_client_set_json_corrections(
 /// How chatwire_send_json() tells the model about the schema
 /// (chatwire_client_set_schema_delivery()).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(dead_code)]
 pub enum chatwire_schema_delivery {
-    /// In the prompt (the default; any server): the question is sent with
-    /// an instruction to reply with JSON only, in a fenced json block,
-    /// matching the schema that follows. The conversation keeps the
-    /// question as asked.
+    /// In the prompt (the default; any server), as an instruction to reply
+    /// with JSON only; the conversation keeps the question as asked.
     CHATWIRE_SCHEMA_IN_PROMPT = 0,
-    /// As the request's "response_format" (type "json_schema"), for servers
-    /// that constrain the reply to it (OpenAI, llama.cpp's server, vLLM).
+    /// As the request's "response_format", for servers that constrain the reply.
     CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT = 1,
-    /// Not sent: the prompt already describes the form (as
-    /// chatwire_ingredients_prompt() does); the schema only checks the reply.
+    /// Not sent (the prompt describes the form); the schema only checks the reply.
     CHATWIRE_SCHEMA_CHECK_ONLY = 2,
 }
 

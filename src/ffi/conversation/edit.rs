@@ -82,9 +82,8 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_result(
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let id = text::str_in(tool_call_id, "tool_call_id")?;
-            Ok(held
-                .conversation
-                .tool_result(id, text::str_in(content, "content")?)?)
+            let content = text::str_in(content, "content")?;
+            Ok(held.conversation.tool_result(id, content)?)
         })
     })
 }
@@ -101,10 +100,8 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_image(
     // SAFETY: `text` and `image` are each NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
-            let text = text::str_in(text, "text")?;
-            Ok(held
-                .conversation
-                .user_image(text, text::str_in(image, "image")?)?)
+            let (text, image) = (text::str_in(text, "text")?, text::str_in(image, "image")?);
+            Ok(held.conversation.user_image(text, image)?)
         })
     })
 }
@@ -121,10 +118,8 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_file(
     // SAFETY: `text` and `file` are each NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
-            let text = text::str_in(text, "text")?;
-            Ok(held
-                .conversation
-                .user_file(text, text::str_in(file, "file")?)?)
+            let (text, file) = (text::str_in(text, "text")?, text::str_in(file, "file")?);
+            Ok(held.conversation.user_file(text, file)?)
         })
     })
 }
