@@ -100,7 +100,7 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
                 unit: item.unit.as_deref().map(CText::new),
             })
             .collect();
-        out.write(handle::into_c(chatwire_ingredients { items }));
+        *out = handle::into_c(chatwire_ingredients { items });
         Ok(())
     })
 }
@@ -209,7 +209,7 @@ pub unsafe extern "system" fn chatwire_json_prompt(
         let input = text::str_in(text, "text")?;
         let out = handle::out(prompt_out, "prompt_out")?;
         let prompt = crate::extract::json_prompt(instruction, example_json, input);
-        out.write(text::string_out(&prompt));
+        *out = text::string_out(&prompt);
         Ok(())
     })
 }

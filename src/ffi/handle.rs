@@ -80,19 +80,9 @@ pub(crate) fn item<'a, T>(
     })
 }
 
-/// An out-parameter, checked for NULL before any work is done and written
-/// once it has succeeded.
-pub(crate) struct Out<'a, T>(&'a mut T);
-
-impl<T> Out<'_, T> {
-    pub(crate) fn write(self, value: T) {
-        *self.0 = value;
-    }
-}
-
-/// Checks an out-parameter (unsafe: `ptr` is NULL or points to writable memory
-/// for a `T`, a caller's variable).
-pub(crate) unsafe fn out<'a, T>(ptr: *mut T, name: &'static str) -> Result<Out<'a, T>, FfiError> {
+/// Checks an out-parameter before any work is done, to write once it has
+/// succeeded (unsafe: `ptr` is NULL or points to a caller's writable `T`).
+pub(crate) unsafe fn out<'a, T>(ptr: *mut T, name: &'static str) -> Result<&'a mut T, FfiError> {
     // SAFETY: as the caller promises; the old value is a plain pointer or
     // integer, so overwriting it drops nothing.
     unsafe { optional_out(ptr) }.ok_or(FfiError::Null(name))
@@ -100,9 +90,9 @@ pub(crate) unsafe fn out<'a, T>(ptr: *mut T, name: &'static str) -> Result<Out<'
 
 /// An out-parameter the caller may leave NULL when it does not want the value
 /// (unsafe: as [`out`]).
-pub(crate) unsafe fn optional_out<'a, T>(ptr: *mut T) -> Option<Out<'a, T>> {
+pub(crate) unsafe fn optional_out<'a, T>(ptr: *mut T) -> Option<&'a mut T> {
     // SAFETY: as the caller promises.
-    unsafe { ptr.as_mut() }.map(Out)
+    unsafe { ptr.as_mut() }
 }
 
 /// Writes each value where its out-parameter is not NULL (unsafe: each pointer
@@ -111,7 +101,7 @@ pub(crate) unsafe fn write_optional<T, const N: usize>(outs: [*mut T; N], values
     for (out, value) in outs.into_iter().zip(values) {
         // SAFETY: as the caller promises.
         if let Some(out) = unsafe { optional_out(out) } {
-            out.write(value);
+            *out = value;
         }
     }
 }

@@ -50,7 +50,7 @@ pub unsafe extern "system" fn chatwire_request_wait(
     boundary::status(|| unsafe {
         let reply = handle::borrow_mut(request, "request")?.finish()?;
         if let Some(out) = handle::optional_out(reply_out) {
-            out.write(text::string_out(&reply.content));
+            *out = text::string_out(&reply.content);
         }
         Ok(())
     })
@@ -68,7 +68,7 @@ pub unsafe extern "system" fn chatwire_request_wait_reply(
         let request = handle::borrow_mut(request, "request")?;
         let out = handle::out(reply_out, "reply_out")?;
         let reply = request.finish()?.clone();
-        out.write(handle::into_c(chatwire_reply::new(reply)));
+        *out = handle::into_c(chatwire_reply::new(reply));
         Ok(())
     })
 }
@@ -189,9 +189,9 @@ pub(super) unsafe fn hand_text(
         (request, out, len)
     };
     let text = take(&request.send);
-    out.write(text::string_out(&text));
+    *out = text::string_out(&text);
     if let Some(len) = len {
-        len.write(text.len());
+        *len = text.len();
     }
     Ok(())
 }

@@ -34,7 +34,7 @@ pub unsafe extern "system" fn chatwire_send(
     boundary::status(|| unsafe {
         let out = handle::out(reply_out, "reply_out")?;
         let reply = send_with(client, conversation, Client::send)?;
-        out.write(text::string_out(&reply));
+        *out = text::string_out(&reply);
         Ok(())
     })
 }
@@ -64,7 +64,7 @@ pub unsafe extern "system" fn chatwire_send_json(
             })?;
             client.send_json(conversation, &schema)
         })?;
-        out.write(text::string_out(&answer.to_string()));
+        *out = text::string_out(&answer.to_string());
         Ok(())
     })
 }
@@ -99,7 +99,7 @@ pub unsafe extern "system" fn chatwire_send_stream(
     boundary::status(|| unsafe {
         let reply = stream_with(client, conversation, on_delta, userdata)?;
         if let Some(out) = handle::optional_out(reply_out) {
-            out.write(text::string_out(&reply.content));
+            *out = text::string_out(&reply.content);
         }
         Ok(())
     })
@@ -133,7 +133,7 @@ pub unsafe extern "system" fn chatwire_send_reply(
     boundary::status(|| unsafe {
         let out = handle::out(reply_out, "reply_out")?;
         let reply = send_with(client, conversation, Client::send_reply)?;
-        out.write(handle::into_c(chatwire_reply::new(reply)));
+        *out = handle::into_c(chatwire_reply::new(reply));
         Ok(())
     })
 }
@@ -152,7 +152,7 @@ pub unsafe extern "system" fn chatwire_send_stream_reply(
     boundary::status(|| unsafe {
         let out = handle::out(reply_out, "reply_out")?;
         let reply = stream_with(client, conversation, on_delta, userdata)?;
-        out.write(handle::into_c(chatwire_reply::new(reply)));
+        *out = handle::into_c(chatwire_reply::new(reply));
         Ok(())
     })
 }
@@ -175,7 +175,7 @@ pub unsafe extern "system" fn chatwire_send_stream_events(
             client.send_stream_events(conversation, |delta| sink.deliver(delta))
         })?;
         if let Some(out) = handle::optional_out(reply_out) {
-            out.write(handle::into_c(chatwire_reply::new(reply)));
+            *out = handle::into_c(chatwire_reply::new(reply));
         }
         Ok(())
     })
@@ -228,11 +228,11 @@ pub unsafe extern "system" fn chatwire_send_async(
         let send = client.start_background(&held.guard.conversation, on_delta, on_finish)?;
         let conversation = held.alive.clone();
         drop(held);
-        out.write(handle::into_c(chatwire_request {
+        *out = handle::into_c(chatwire_request {
             send,
             conversation,
             _running: request_mark,
-        }));
+        });
         Ok(())
     })
 }

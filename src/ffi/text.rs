@@ -39,7 +39,7 @@ pub(crate) unsafe fn transform(
 ) -> Result<(), FfiError> {
     // SAFETY: `output` is NULL or writable (the C conventions).
     let (text, out) = unsafe { (str_in(input.0, input.1)?, handle::out(output.0, output.1)?) };
-    out.write(string_out(&transform(text)?));
+    *out = string_out(&transform(text)?);
     Ok(())
 }
 

@@ -86,7 +86,7 @@ pub unsafe extern "system" fn chatwire_client_new(
 fn build_into(
     mut builder: ClientBuilder,
     api_key: Option<&str>,
-    out: handle::Out<'_, *mut chatwire_client>,
+    out: &mut *mut chatwire_client,
 ) -> Result<(), FfiError> {
     if let Some(api_key) = api_key {
         builder = builder.api_key(api_key);
@@ -94,7 +94,7 @@ fn build_into(
     let mut settings = builder.resolve()?;
     let client = RwLock::new(Arc::new(settings.client(None)));
     let settings = Mutex::new(settings);
-    out.write(handle::into_c(chatwire_client { settings, client }));
+    *out = handle::into_c(chatwire_client { settings, client });
     Ok(())
 }
 

@@ -236,9 +236,7 @@ pub unsafe extern "system" fn chatwire_conversation_new(
     boundary::status(|| unsafe {
         let model = text::str_in(model, "model")?;
         let out = handle::out(conversation_out, "conversation_out")?;
-        out.write(chatwire_conversation::into_c(Conversation::with_model(
-            model,
-        )?));
+        *out = chatwire_conversation::into_c(Conversation::with_model(model)?);
         Ok(())
     })
 }
@@ -254,7 +252,7 @@ pub unsafe extern "system" fn chatwire_conversation_to_json(
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let out = handle::out(json_out, "json_out")?;
-            out.write(text::string_out(&held.conversation.to_json()));
+            *out = text::string_out(&held.conversation.to_json());
             Ok(())
         })
     })
@@ -273,9 +271,7 @@ pub unsafe extern "system" fn chatwire_conversation_from_json(
     boundary::status(|| unsafe {
         let json = text::str_in(json, "json")?;
         let out = handle::out(conversation_out, "conversation_out")?;
-        out.write(chatwire_conversation::into_c(Conversation::from_json(
-            json,
-        )?));
+        *out = chatwire_conversation::into_c(Conversation::from_json(json)?);
         Ok(())
     })
 }
