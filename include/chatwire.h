@@ -346,20 +346,18 @@ typedef struct chatwire_reply chatwire_reply;
 typedef struct chatwire_request chatwire_request;
 
 /**
- * Gives a client its credential before each attempt: write the token and a
- * NUL into `token`, which has room for `capacity` bytes and is valid only
- * during the call. Return 0 on success; anything else (or a token that does
- * not fit) fails the send with CHATWIRE_ERR_AUTH, not retried. Called on any
- * thread, several at once: it must be thread-safe, and should be quick.
+ * Gives a client its credential before each attempt: writes the token and a
+ * NUL into `token`, `capacity` bytes valid during the call, and returns 0;
+ * anything else, or a token that does not fit, fails the send with
+ * CHATWIRE_ERR_AUTH. Called on any thread, several at once, so thread-safe.
  */
 typedef int (CHATWIRE_CALL *chatwire_credential_callback)(void *userdata, char *token, size_t capacity);
 
 /**
- * Receives one of chatwire's log lines: `level` is a chatwire_log_level,
- * `line` one line without a newline, valid only during the call, never with
- * a secret (docs/configuration.md lists what it holds). Called on whichever
- * thread logs, so it must be thread-safe; it may call chatwire functions
- * except chatwire_set_log_callback(); lines logged inside it are dropped.
+ * Receives one of chatwire's log lines, never with a secret: `level` is a
+ * chatwire_log_level, `line` one line without a newline, valid during the
+ * call. Called on whichever thread logs (so thread-safe); lines logged from
+ * inside it are dropped, and it must not call chatwire_set_log_callback().
  */
 typedef void (CHATWIRE_CALL *chatwire_log_callback)(void *userdata, int level, const char *line);
 
@@ -396,12 +394,11 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_last_error(void);
 CHATWIRE_API int CHATWIRE_CALL chatwire_last_http_status(void);
 
 /**
- * Creates a client in `*client_out` for {base_url}/v1/chat/completions
- * (other routes: chatwire_client_set_endpoint_url()). NULL `base_url`:
- * $OPENAI_BASE_URL, then ./.env, else "https://api.openai.com"; NULL
- * `api_key`: $OPENAI_API_KEY, then ./.env, else CHATWIRE_ERR_MISSING_API_KEY;
- * "" means no credential. A key from an argument or the environment is never
- * sent to a base URL from ./.env: CHATWIRE_ERR_CONFIG (docs/configuration.md).
+ * Creates a client in `*client_out` for {base_url}/v1/chat/completions.
+ * NULL `base_url` or `api_key`: $OPENAI_BASE_URL or $OPENAI_API_KEY, then
+ * ./.env, else "https://api.openai.com" or CHATWIRE_ERR_MISSING_API_KEY; an
+ * `api_key` of "" means none. A key from an argument or the environment never
+ * goes to a base URL from ./.env: CHATWIRE_ERR_CONFIG (docs/configuration.md).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_new(const char *base_url,
@@ -414,13 +411,11 @@ chatwire_status CHATWIRE_CALL chatwire_client_new(const char *base_url,
 CHATWIRE_API void CHATWIRE_CALL chatwire_client_free(chatwire_client *client);
 
 /**
- * Creates in `*client_out` a client for Azure OpenAI's classic route,
- * {endpoint}/openai/deployments/{deployment}/chat/completions?api-version=...,
- * the key in the "api-key" header; `deployment` is required, not "". NULL
- * `endpoint`, `api_version` or `api_key`: $AZURE_OPENAI_ENDPOINT,
- * $OPENAI_API_VERSION (else "2024-10-21"), $AZURE_OPENAI_API_KEY, then ./.env,
- * with chatwire_client_new()'s rule for ./.env (docs/providers.md). Azure's
- * /openai/v1 route needs none of this: use chatwire_client_new().
+ * Creates in `*client_out` a client for Azure OpenAI's classic route
+ * (deployment required, the key in "api-key"). NULL `endpoint`, `api_version`
+ * or `api_key`: $AZURE_OPENAI_ENDPOINT, $OPENAI_API_VERSION (else
+ * "2024-10-21"), $AZURE_OPENAI_API_KEY, then ./.env, as chatwire_client_new()
+ * reads it (docs/providers.md; the /openai/v1 route needs chatwire_client_new()).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_new_azure(const char *endpoint,
@@ -476,10 +471,9 @@ CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_auth(chatwire_cli
 
 /**
  * Asks `callback` for the credential before every attempt instead of
- * sending the key (short-lived tokens such as Entra ID's); NULL goes back to
- * the key. `userdata` and the callback stay valid until the client is freed
- * and its requests have finished. CHATWIRE_ERR_CONFIG when ./.env named the
- * endpoint.
+ * sending the key; NULL goes back to the key. It and `userdata` stay valid
+ * until the client is freed and its requests have finished.
+ * CHATWIRE_ERR_CONFIG when ./.env named the endpoint.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_credential_callback(chatwire_client *client,
@@ -549,10 +543,9 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_worker_stack_size(chatwire_cli
 
 /**
  * Sets a header sent with every request, replacing one of the same name
- * (case-insensitive), also the defaults OpenAI-Organization, OpenAI-Project
- * and Accept-Encoding; a NULL `value` removes it. Authorization,
- * Content-Type, Content-Length, Transfer-Encoding, Host, Connection, or not a
- * header: CHATWIRE_ERR_INVALID_ARGUMENT (the last error never quotes values).
+ * (defaults too); a NULL `value` removes it. A reserved name (Authorization,
+ * Content-Type, Content-Length, Transfer-Encoding, Host, Connection) or not a
+ * header: CHATWIRE_ERR_INVALID_ARGUMENT, whose last error never quotes values.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_header(chatwire_client *client,
@@ -747,11 +740,10 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_calls(chatwire_c
                                                                       const char *calls_json);
 
 /**
- * Sets a top-level field of every request of this conversation: `name`
- * ("max_tokens", "temperature", ...) and its value as JSON text ("64");
- * NULL `json_value` removes it. CHATWIRE_ERR_INVALID_ARGUMENT for a reserved
- * name ("model", "messages", "stream", "stream_options", "tools"), text that
- * is not JSON, or a value the official schema rejects (temperature 5).
+ * Sets a top-level field of every request (`name`, its value as JSON text;
+ * NULL `json_value` removes it). CHATWIRE_ERR_INVALID_ARGUMENT for "model",
+ * "messages", "stream", "stream_options" and "tools", text that is not JSON,
+ * or a value the official schema rejects (temperature 5).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_set_option(chatwire_conversation *conversation,
@@ -800,10 +792,9 @@ CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_extract_json(const char *tex
 
 /**
  * Reads an ingredient list (chatwire_ingredients_prompt()'s convention) from
- * a model's reply into `*json_out`: an array of {"ingredient": a non-empty
- * string, "quantity": a finite number, "unit": a string or null}, read
- * leniently (docs/structured-output.md). No usable ingredient:
- * CHATWIRE_ERR_NO_JSON, and the last error says why.
+ * a model's reply into `*json_out`: an array of {"ingredient", "quantity" a
+ * number, "unit" a string or null}, read leniently (docs/structured-output.md).
+ * No usable ingredient: CHATWIRE_ERR_NO_JSON, the last error saying why.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_extract_ingredients(const char *text, char **json_out);
 
@@ -928,11 +919,9 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage_details_u32(const chatwire_re
 
 /**
  * Waits until the request has text not yet taken, or is done, and hands it
- * out as chatwire_request_take_text() does; "" only once it is done and all
- * its text was taken. A streamed reply in a plain loop (docs/languages.md),
- * for languages that can neither take a callback nor wait on a descriptor.
- * With an `on_delta` callback it waits for the end and gives "": never call it
- * from that callback. Never free the request during it.
+ * out as chatwire_request_take_text() does; "" only once all is taken and the
+ * request is done: a streamed reply in a plain loop (docs/languages.md). With
+ * `on_delta` it gives "" at the end; never call it from that callback.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_wait_text(chatwire_request *request, char **text_out);
 
@@ -1159,9 +1148,8 @@ chatwire_status CHATWIRE_CALL chatwire_send(chatwire_client *client,
 
 /**
  * Asks for JSON matching the JSON Schema `schema_json` (the subset
- * docs/structured-output.md lists, else CHATWIRE_ERR_INVALID_ARGUMENT before
- * sending), delivered as chatwire_client_set_schema_delivery() says, with up
- * to chatwire_client_set_json_corrections() correction turns. `*json_out` owns
+ * docs/structured-output.md lists), with up to
+ * chatwire_client_set_json_corrections() correction turns; `*json_out` owns
  * the matching JSON, compact, which the conversation keeps as the answer. No
  * match: CHATWIRE_ERR_INVALID_REPLY, the last error listing the problems.
  */
@@ -1218,11 +1206,10 @@ chatwire_status CHATWIRE_CALL chatwire_send_stream_events(chatwire_client *clien
 
 /**
  * Starts sending the conversation on a worker thread; `*request_out` owns
- * the request. The reply is streamed to `on_delta`, or kept for
+ * the request. The reply goes to `on_delta`, or waits for
  * chatwire_request_take_text() when it is NULL; `on_done` (may be NULL) gets
  * the status once. Both run on the worker with `userdata` and may free the
- * request. Calls on the conversation are refused until `on_done` has returned;
- * it may be freed: the request holds it.
+ * request. The conversation is held until `on_done` returns.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_async(chatwire_client *client,

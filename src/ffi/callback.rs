@@ -118,11 +118,10 @@ impl EventSink {
     }
 }
 
-/// Gives a client its credential before each attempt: write the token and a
-/// NUL into `token`, which has room for `capacity` bytes and is valid only
-/// during the call. Return 0 on success; anything else (or a token that does
-/// not fit) fails the send with CHATWIRE_ERR_AUTH, not retried. Called on any
-/// thread, several at once: it must be thread-safe, and should be quick.
+/// Gives a client its credential before each attempt: writes the token and a
+/// NUL into `token`, `capacity` bytes valid during the call, and returns 0;
+/// anything else, or a token that does not fit, fails the send with
+/// CHATWIRE_ERR_AUTH. Called on any thread, several at once, so thread-safe.
 pub type chatwire_credential_callback = Option<
     unsafe extern "system" fn(userdata: *mut c_void, token: *mut c_char, capacity: usize) -> c_int,
 >;

@@ -30,10 +30,9 @@ pub unsafe extern "system" fn chatwire_extract_json(
 }
 
 /// Reads an ingredient list (chatwire_ingredients_prompt()'s convention) from
-/// a model's reply into `*json_out`: an array of {"ingredient": a non-empty
-/// string, "quantity": a finite number, "unit": a string or null}, read
-/// leniently (docs/structured-output.md). No usable ingredient:
-/// CHATWIRE_ERR_NO_JSON, and the last error says why.
+/// a model's reply into `*json_out`: an array of {"ingredient", "quantity" a
+/// number, "unit" a string or null}, read leniently (docs/structured-output.md).
+/// No usable ingredient: CHATWIRE_ERR_NO_JSON, the last error saying why.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_ingredients(
     text: *const c_char,
@@ -150,12 +149,7 @@ pub unsafe extern "system" fn chatwire_ingredients_unit(
     index: usize,
 ) -> *const c_char {
     // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe {
-        Ok(item(list, index)?
-            .unit
-            .as_ref()
-            .map_or(std::ptr::null(), CText::as_ptr))
-    })
+    boundary::value(|| unsafe { Ok(text::borrowed(&item(list, index)?.unit)) })
 }
 
 /// The length in bytes of chatwire_ingredients_unit(); 0 when it has none.
@@ -165,7 +159,7 @@ pub unsafe extern "system" fn chatwire_ingredients_unit_len(
     index: usize,
 ) -> usize {
     // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(item(list, index)?.unit.as_ref().map_or(0, CText::len)) })
+    boundary::value(|| unsafe { Ok(text::borrowed_len(&item(list, index)?.unit)) })
 }
 
 /// Frees a list and every string borrowed from it.

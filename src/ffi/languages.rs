@@ -100,11 +100,9 @@ fn narrowed(count: u64) -> u32 {
 }
 
 /// Waits until the request has text not yet taken, or is done, and hands it
-/// out as chatwire_request_take_text() does; "" only once it is done and all
-/// its text was taken. A streamed reply in a plain loop (docs/languages.md),
-/// for languages that can neither take a callback nor wait on a descriptor.
-/// With an `on_delta` callback it waits for the end and gives "": never call it
-/// from that callback. Never free the request during it.
+/// out as chatwire_request_take_text() does; "" only once all is taken and the
+/// request is done: a streamed reply in a plain loop (docs/languages.md). With
+/// `on_delta` it gives "" at the end; never call it from that callback.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait_text(
     request: *mut chatwire_request,

@@ -25,11 +25,10 @@ pub enum chatwire_log_level {
     CHATWIRE_LOG_DEBUG = 4,
 }
 
-/// Receives one of chatwire's log lines: `level` is a chatwire_log_level,
-/// `line` one line without a newline, valid only during the call, never with
-/// a secret (docs/configuration.md lists what it holds). Called on whichever
-/// thread logs, so it must be thread-safe; it may call chatwire functions
-/// except chatwire_set_log_callback(); lines logged inside it are dropped.
+/// Receives one of chatwire's log lines, never with a secret: `level` is a
+/// chatwire_log_level, `line` one line without a newline, valid during the
+/// call. Called on whichever thread logs (so thread-safe); lines logged from
+/// inside it are dropped, and it must not call chatwire_set_log_callback().
 pub type chatwire_log_callback =
     Option<unsafe extern "system" fn(userdata: *mut c_void, level: c_int, line: *const c_char)>;
 

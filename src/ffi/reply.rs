@@ -7,7 +7,7 @@ use super::boundary;
 use super::error::FfiError;
 use super::handle;
 use super::status::chatwire_status;
-use super::text::{self, CText};
+use super::text::{self, borrowed, borrowed_len, CText};
 use crate::reply::Reply;
 
 /// A reply and its metadata, made by chatwire_send_reply(),
@@ -57,14 +57,6 @@ impl chatwire_reply {
             reply,
         }
     }
-}
-
-fn borrowed(text: &Option<CText>) -> *const c_char {
-    text.as_ref().map_or(std::ptr::null(), CText::as_ptr)
-}
-
-fn borrowed_len(text: &Option<CText>) -> usize {
-    text.as_ref().map_or(0, CText::len)
 }
 
 impl chatwire_reply {

@@ -74,6 +74,17 @@ pub unsafe extern "system" fn chatwire_request_wait_reply(
 }
 
 impl chatwire_request {
+    /// The request's descriptor or event, where this platform has what
+    /// `asked` gives (`here`), else an error naming the function to use.
+    fn waitable(&self, here: bool, asked: &str, instead: &str) -> Result<isize, FfiError> {
+        if !here {
+            let message = format!("{asked} is not available on this platform; use {instead}");
+            let source = std::io::ErrorKind::Unsupported.into();
+            return Err(crate::error::Error::System { message, source }.into());
+        }
+        Ok(self.send.signal(notify::new_signal)?.waitable())
+    }
+
     /// The outcome of the send; the first wait appends a successful reply.
     fn finish(&mut self) -> Result<&Reply, FfiError> {
         let mut held = self.conversation.appendable()?;
@@ -110,13 +121,10 @@ pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_reque
 pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_request) -> c_int {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| unsafe {
-        let request = get(request)?;
-        if !cfg!(unix) {
-            return Err(unsupported("chatwire_request_fd", "chatwire_request_event").into());
-        }
-        let signal = request.send.signal(notify::new_signal)?;
+        let (asked, instead) = ("chatwire_request_fd", "chatwire_request_event");
+        let fd = get(request)?.waitable(cfg!(unix), asked, instead)?;
         // A descriptor as the system made it: it fits.
-        Ok(c_int::try_from(signal.waitable()).unwrap_or(-1))
+        Ok(c_int::try_from(fd).unwrap_or(-1))
     })
 }
 
@@ -129,21 +137,10 @@ pub unsafe extern "system" fn chatwire_request_event(
 ) -> *mut c_void {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| unsafe {
-        let request = get(request)?;
-        if !cfg!(windows) {
-            return Err(unsupported("chatwire_request_event", "chatwire_request_fd").into());
-        }
-        let signal = request.send.signal(notify::new_signal)?;
-        Ok(signal.waitable() as *mut c_void)
+        let (asked, instead) = ("chatwire_request_event", "chatwire_request_fd");
+        let event = get(request)?.waitable(cfg!(windows), asked, instead)?;
+        Ok(event as *mut c_void)
     })
-}
-
-/// The error of a waitable that this platform does not have.
-fn unsupported(asked: &str, instead: &str) -> crate::error::Error {
-    crate::error::Error::System {
-        message: format!("{asked} is not available on this platform; use {instead}"),
-        source: std::io::ErrorKind::Unsupported.into(),
-    }
 }
 
 /// The text that arrived since the last call, in whole UTF-8 characters,

@@ -40,9 +40,8 @@ pub unsafe extern "system" fn chatwire_send(
 }
 
 /// Asks for JSON matching the JSON Schema `schema_json` (the subset
-/// docs/structured-output.md lists, else CHATWIRE_ERR_INVALID_ARGUMENT before
-/// sending), delivered as chatwire_client_set_schema_delivery() says, with up
-/// to chatwire_client_set_json_corrections() correction turns. `*json_out` owns
+/// docs/structured-output.md lists), with up to
+/// chatwire_client_set_json_corrections() correction turns; `*json_out` owns
 /// the matching JSON, compact, which the conversation keeps as the answer. No
 /// match: CHATWIRE_ERR_INVALID_REPLY, the last error listing the problems.
 #[no_mangle]
@@ -182,11 +181,10 @@ pub unsafe extern "system" fn chatwire_send_stream_events(
 }
 
 /// Starts sending the conversation on a worker thread; `*request_out` owns
-/// the request. The reply is streamed to `on_delta`, or kept for
+/// the request. The reply goes to `on_delta`, or waits for
 /// chatwire_request_take_text() when it is NULL; `on_done` (may be NULL) gets
 /// the status once. Both run on the worker with `userdata` and may free the
-/// request. Calls on the conversation are refused until `on_done` has returned;
-/// it may be freed: the request holds it.
+/// request. The conversation is held until `on_done` returns.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_async(
     client: *mut chatwire_client,

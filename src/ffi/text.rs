@@ -72,6 +72,16 @@ impl CText {
     }
 }
 
+/// An optional text for C: NULL for none.
+pub(crate) fn borrowed(text: &Option<CText>) -> *const c_char {
+    text.as_ref().map_or(std::ptr::null(), CText::as_ptr)
+}
+
+/// The length of an optional text: 0 for none.
+pub(crate) fn borrowed_len(text: &Option<CText>) -> usize {
+    text.as_ref().map_or(0, CText::len)
+}
+
 /// A copy of text, U+0000 included, and a final NUL, that C owns and frees
 /// with chatwire_string_free(): from C's allocator, which needs no length.
 pub(crate) fn string_out(text: &str) -> *mut c_char {

@@ -57,12 +57,11 @@ pub(super) unsafe fn set<E: Into<FfiError>>(
     unsafe { handle::borrow(client, "client")? }.update(change)
 }
 
-/// Creates a client in `*client_out` for {base_url}/v1/chat/completions
-/// (other routes: chatwire_client_set_endpoint_url()). NULL `base_url`:
-/// $OPENAI_BASE_URL, then ./.env, else "https://api.openai.com"; NULL
-/// `api_key`: $OPENAI_API_KEY, then ./.env, else CHATWIRE_ERR_MISSING_API_KEY;
-/// "" means no credential. A key from an argument or the environment is never
-/// sent to a base URL from ./.env: CHATWIRE_ERR_CONFIG (docs/configuration.md).
+/// Creates a client in `*client_out` for {base_url}/v1/chat/completions.
+/// NULL `base_url` or `api_key`: $OPENAI_BASE_URL or $OPENAI_API_KEY, then
+/// ./.env, else "https://api.openai.com" or CHATWIRE_ERR_MISSING_API_KEY; an
+/// `api_key` of "" means none. A key from an argument or the environment never
+/// goes to a base URL from ./.env: CHATWIRE_ERR_CONFIG (docs/configuration.md).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new(
     base_url: *const c_char,
@@ -105,13 +104,11 @@ pub unsafe extern "system" fn chatwire_client_free(client: *mut chatwire_client)
     boundary::release(|| unsafe { handle::free(client) })
 }
 
-/// Creates in `*client_out` a client for Azure OpenAI's classic route,
-/// {endpoint}/openai/deployments/{deployment}/chat/completions?api-version=...,
-/// the key in the "api-key" header; `deployment` is required, not "". NULL
-/// `endpoint`, `api_version` or `api_key`: $AZURE_OPENAI_ENDPOINT,
-/// $OPENAI_API_VERSION (else "2024-10-21"), $AZURE_OPENAI_API_KEY, then ./.env,
-/// with chatwire_client_new()'s rule for ./.env (docs/providers.md). Azure's
-/// /openai/v1 route needs none of this: use chatwire_client_new().
+/// Creates in `*client_out` a client for Azure OpenAI's classic route
+/// (deployment required, the key in "api-key"). NULL `endpoint`, `api_version`
+/// or `api_key`: $AZURE_OPENAI_ENDPOINT, $OPENAI_API_VERSION (else
+/// "2024-10-21"), $AZURE_OPENAI_API_KEY, then ./.env, as chatwire_client_new()
+/// reads it (docs/providers.md; the /openai/v1 route needs chatwire_client_new()).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new_azure(
     endpoint: *const c_char,

@@ -93,10 +93,9 @@ pub unsafe extern "system" fn chatwire_client_set_auth(
 }
 
 /// Asks `callback` for the credential before every attempt instead of
-/// sending the key (short-lived tokens such as Entra ID's); NULL goes back to
-/// the key. `userdata` and the callback stay valid until the client is freed
-/// and its requests have finished. CHATWIRE_ERR_CONFIG when ./.env named the
-/// endpoint.
+/// sending the key; NULL goes back to the key. It and `userdata` stay valid
+/// until the client is freed and its requests have finished.
+/// CHATWIRE_ERR_CONFIG when ./.env named the endpoint.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_credential_callback(
     client: *mut chatwire_client,

@@ -102,10 +102,9 @@ pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
 }
 
 /// Sets a header sent with every request, replacing one of the same name
-/// (case-insensitive), also the defaults OpenAI-Organization, OpenAI-Project
-/// and Accept-Encoding; a NULL `value` removes it. Authorization,
-/// Content-Type, Content-Length, Transfer-Encoding, Host, Connection, or not a
-/// header: CHATWIRE_ERR_INVALID_ARGUMENT (the last error never quotes values).
+/// (defaults too); a NULL `value` removes it. A reserved name (Authorization,
+/// Content-Type, Content-Length, Transfer-Encoding, Host, Connection) or not a
+/// header: CHATWIRE_ERR_INVALID_ARGUMENT, whose last error never quotes values.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_header(
     client: *mut chatwire_client,

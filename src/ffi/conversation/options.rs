@@ -11,11 +11,10 @@ use crate::ffi::error::FfiError;
 use crate::ffi::status::chatwire_status;
 use crate::ffi::text;
 
-/// Sets a top-level field of every request of this conversation: `name`
-/// ("max_tokens", "temperature", ...) and its value as JSON text ("64");
-/// NULL `json_value` removes it. CHATWIRE_ERR_INVALID_ARGUMENT for a reserved
-/// name ("model", "messages", "stream", "stream_options", "tools"), text that
-/// is not JSON, or a value the official schema rejects (temperature 5).
+/// Sets a top-level field of every request (`name`, its value as JSON text;
+/// NULL `json_value` removes it). CHATWIRE_ERR_INVALID_ARGUMENT for "model",
+/// "messages", "stream", "stream_options" and "tools", text that is not JSON,
+/// or a value the official schema rejects (temperature 5).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_set_option(
     conversation: *mut chatwire_conversation,
