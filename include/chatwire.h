@@ -324,17 +324,15 @@ typedef struct chatwire_client chatwire_client;
 typedef struct chatwire_conversation chatwire_conversation;
 
 /**
- * An ingredient list read from a model's reply, made by
- * chatwire_extract_ingredient_list(), freed by chatwire_ingredients_free(),
- * which ends its strings. It never changes: several threads may read it.
+ * An ingredient list made by chatwire_extract_ingredient_list(), freed with its strings by
+ * chatwire_ingredients_free(). It never changes: several threads may read it at once.
  */
 typedef struct chatwire_ingredients chatwire_ingredients;
 
 /**
- * A reply and its metadata, made by chatwire_send_reply(),
- * chatwire_send_stream_reply() or chatwire_request_wait_reply(), freed by
- * chatwire_reply_free(), which ends every string borrowed from it (as the
- * server sent it). Independent of the client; may be read from any thread.
+ * A reply and its metadata as the server sent them, made by chatwire_send_reply(),
+ * chatwire_send_stream_reply() or chatwire_request_wait_reply(); its strings are
+ * borrowed until chatwire_reply_free(). May be read from any thread.
  */
 typedef struct chatwire_reply chatwire_reply;
 
@@ -516,18 +514,16 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_limit(chatwire_client *client,
                                                         uint64_t bytes);
 
 /**
- * Sets how many idle connections the client keeps (each closes after 15
- * seconds); default 16, at most 1024. Set it to at least the number of sends
- * using the client at once, or the surplus connections are reopened each time.
+ * Sets how many idle connections the client keeps (each closes after 15 s); default
+ * 16, at most 1024. Fewer than the sends at once: the surplus is reopened each time.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_max_idle_connections(chatwire_client *client,
                                                                        uint32_t max_idle_connections);
 
 /**
- * Sets how many background requests of this client run at once, from 1 to
- * 65536 (default 1024); more wait their turn, in order. Each holds a thread and
- * a socket: keep it below the limit on descriptors (RLIMIT_NOFILE).
+ * Sets how many background requests of this client run at once, 1 to 65536 (default 1024),
+ * the rest waiting in order; each holds a thread and a socket (mind RLIMIT_NOFILE).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_max_in_flight(chatwire_client *client,
@@ -569,9 +565,8 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_schema_delivery(chatwire_clien
                                                                   int delivery);
 
 /**
- * Whether streamed requests ask for token usage (stream_options
- * include_usage): 1, the default, or 0. A server that refuses the field is
- * asked again without it, and the client remembers.
+ * Whether streamed requests ask for token usage (stream_options include_usage):
+ * 1, the default, or 0. A server that refuses it is asked again without it; the client remembers.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_stream_usage(chatwire_client *client, int enabled);
 
@@ -592,10 +587,8 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_to_json(const chatwire_conve
                                                             char **json_out);
 
 /**
- * Reads into `*conversation_out` a conversation written by
- * chatwire_conversation_to_json(). Not JSON of that shape:
- * CHATWIRE_ERR_INVALID_ARGUMENT; broken ordering:
- * CHATWIRE_ERR_INVALID_CONVERSATION.
+ * Reads into `*conversation_out` what chatwire_conversation_to_json() wrote. Another
+ * shape: CHATWIRE_ERR_INVALID_ARGUMENT; broken ordering: CHATWIRE_ERR_INVALID_CONVERSATION.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_from_json(const char *json,
@@ -674,9 +667,8 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_truncate(chatwire_conversati
                                                              size_t len);
 
 /**
- * Appends a tool's result (copied) for the call `tool_call_id`. Each call of
- * an assistant message needs one before the next send, else
- * CHATWIRE_ERR_INVALID_CONVERSATION naming the missing calls.
+ * Appends a tool's result (copied) for the call `tool_call_id`; each call of an assistant
+ * message needs one before the next send (else CHATWIRE_ERR_INVALID_CONVERSATION, naming them).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_result(chatwire_conversation *conversation,
@@ -684,9 +676,8 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_result(chatwire_
                                                                        const char *content);
 
 /**
- * Appends a user message with text (may be "") and one image: an http(s) or
- * data: URL, or a local PNG, JPEG, GIF or WebP file of at most 20 MiB, sent
- * inline. Another file: CHATWIRE_ERR_INVALID_ARGUMENT.
+ * Appends a user message with text (may be "") and one image: an http(s) or data: URL,
+ * or a local PNG, JPEG, GIF or WebP file of at most 20 MiB; else CHATWIRE_ERR_INVALID_ARGUMENT.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_image(chatwire_conversation *conversation,
@@ -800,8 +791,7 @@ CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_extract_ingredients(const ch
 
 /**
  * Reads an ingredient list as chatwire_extract_ingredients() does, into
- * `*list_out` (empty for an empty array), to read with the
- * chatwire_ingredients_ functions.
+ * `*list_out` (empty for an empty array), for the chatwire_ingredients_ functions.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_extract_ingredient_list(const char *text,
@@ -844,9 +834,8 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_unit_len(const chatwire_i
 CHATWIRE_API void CHATWIRE_CALL chatwire_ingredients_free(chatwire_ingredients *list);
 
 /**
- * Builds in `*prompt_out` the prompt of the ingredient-list convention: the
- * instruction, an example in a fenced json block, then `text` after a
- * "Text:" line.
+ * Builds in `*prompt_out` the ingredient-list prompt: the instruction, an
+ * example in a fenced json block, then `text` after a "Text:" line.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_ingredients_prompt(const char *text, char **prompt_out);
 
@@ -1051,9 +1040,8 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_choice_content(const chatw
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_choice_content_len(const chatwire_reply *reply, size_t index);
 
 /**
- * Prompt tokens the server had cached and completion tokens spent on
- * reasoning, each out-parameter NULL when not wanted; one the server left out
- * is 0. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
+ * Prompt tokens the server had cached and completion tokens spent on reasoning, 0 when left
+ * out; each out-parameter may be NULL. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_usage_details(const chatwire_reply *reply,
@@ -1098,9 +1086,8 @@ chatwire_status CHATWIRE_CALL chatwire_request_wait_reply(chatwire_request *requ
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_cancel(chatwire_request *request);
 
 /**
- * Frees a request and its descriptor or event; a running one is cancelled
- * and waited for (its reply is not appended). Freed from its own callbacks,
- * it goes when the callback returns, and `on_done` still comes.
+ * Frees a request and its descriptor or event; a running one is cancelled and waited
+ * for (its reply not appended). From its own callbacks it goes on return; `on_done` still comes.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_request_free(chatwire_request *request);
 
@@ -1113,16 +1100,14 @@ CHATWIRE_API void CHATWIRE_CALL chatwire_request_free(chatwire_request *request)
 CHATWIRE_API int CHATWIRE_CALL chatwire_request_fd(const chatwire_request *request);
 
 /**
- * Windows: a manual-reset event HANDLE, signalled as chatwire_request_fd()
- * is readable, owned by the request (never close, set or reset it). Elsewhere
- * NULL and CHATWIRE_ERR_SYSTEM.
+ * Windows: a manual-reset event HANDLE owned by the request (never close, set or reset
+ * it), signalled as chatwire_request_fd() is readable. Elsewhere NULL (CHATWIRE_ERR_SYSTEM).
  */
 CHATWIRE_API void *CHATWIRE_CALL chatwire_request_event(const chatwire_request *request);
 
 /**
- * The text that arrived since the last call, in whole UTF-8 characters,
- * owned by `*text_out`: "" when nothing new came, always "" with an
- * `on_delta` callback. Never blocks.
+ * The text that arrived since the last call (whole UTF-8 characters), owned by
+ * `*text_out`; "" when nothing new came or with an `on_delta` callback. Never blocks.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_take_text(chatwire_request *request, char **text_out);
 

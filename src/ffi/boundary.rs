@@ -57,9 +57,8 @@ pub(crate) fn status(body: impl FnOnce() -> Result<(), FfiError>) -> chatwire_st
     run(body).err().unwrap_or(chatwire_status::CHATWIRE_OK)
 }
 
-/// The body of a getter, which returns a value, or its type's [`Failed`]
-/// value; as for [`status`], C tells a NULL meaning "none" from a failure
-/// by chatwire_last_error().
+/// The body of a getter: its value, or its type's [`Failed`] value, told
+/// from a value by chatwire_last_error().
 pub(crate) fn value<T: Failed>(body: impl FnOnce() -> Result<T, FfiError>) -> T {
     run(body).unwrap_or(T::FAILED)
 }

@@ -50,9 +50,8 @@ pub unsafe extern "system" fn chatwire_extract_ingredients(
     })
 }
 
-/// An ingredient list read from a model's reply, made by
-/// chatwire_extract_ingredient_list(), freed by chatwire_ingredients_free(),
-/// which ends its strings. It never changes: several threads may read it.
+/// An ingredient list made by chatwire_extract_ingredient_list(), freed with its strings by
+/// chatwire_ingredients_free(). It never changes: several threads may read it at once.
 pub struct chatwire_ingredients {
     items: Vec<IngredientView>,
 }
@@ -80,8 +79,7 @@ unsafe fn item<'a>(
 }
 
 /// Reads an ingredient list as chatwire_extract_ingredients() does, into
-/// `*list_out` (empty for an empty array), to read with the
-/// chatwire_ingredients_ functions.
+/// `*list_out` (empty for an empty array), for the chatwire_ingredients_ functions.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_ingredient_list(
     text: *const c_char,
@@ -169,9 +167,8 @@ pub unsafe extern "system" fn chatwire_ingredients_free(list: *mut chatwire_ingr
     boundary::release(|| unsafe { handle::free(list) })
 }
 
-/// Builds in `*prompt_out` the prompt of the ingredient-list convention: the
-/// instruction, an example in a fenced json block, then `text` after a
-/// "Text:" line.
+/// Builds in `*prompt_out` the ingredient-list prompt: the instruction, an
+/// example in a fenced json block, then `text` after a "Text:" line.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_prompt(
     text: *const c_char,

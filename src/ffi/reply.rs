@@ -10,10 +10,9 @@ use super::status::chatwire_status;
 use super::text::{self, borrowed, borrowed_len, CText};
 use crate::reply::Reply;
 
-/// A reply and its metadata, made by chatwire_send_reply(),
-/// chatwire_send_stream_reply() or chatwire_request_wait_reply(), freed by
-/// chatwire_reply_free(), which ends every string borrowed from it (as the
-/// server sent it). Independent of the client; may be read from any thread.
+/// A reply and its metadata as the server sent them, made by chatwire_send_reply(),
+/// chatwire_send_stream_reply() or chatwire_request_wait_reply(); its strings are
+/// borrowed until chatwire_reply_free(). May be read from any thread.
 pub struct chatwire_reply {
     reply: Reply,
     // Texts from JSON strings may hold U+0000: kept whole, with a `_len`
@@ -281,9 +280,8 @@ pub unsafe extern "system" fn chatwire_reply_choice_content_len(
     boundary::value(|| unsafe { Ok(get(reply)?.choice(index)?.len()) })
 }
 
-/// Prompt tokens the server had cached and completion tokens spent on
-/// reasoning, each out-parameter NULL when not wanted; one the server left out
-/// is 0. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
+/// Prompt tokens the server had cached and completion tokens spent on reasoning, 0 when left
+/// out; each out-parameter may be NULL. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_details(
     reply: *const chatwire_reply,

@@ -104,9 +104,8 @@ pub unsafe extern "system" fn chatwire_request_cancel(
     boundary::status(|| unsafe { get(request).map(|request| request.send.cancel()) })
 }
 
-/// Frees a request and its descriptor or event; a running one is cancelled
-/// and waited for (its reply is not appended). Freed from its own callbacks,
-/// it goes when the callback returns, and `on_done` still comes.
+/// Frees a request and its descriptor or event; a running one is cancelled and waited
+/// for (its reply not appended). From its own callbacks it goes on return; `on_done` still comes.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_request) {
     // SAFETY: `request` is NULL or a live handle the caller gives up (the C conventions).
@@ -128,9 +127,8 @@ pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_reque
     })
 }
 
-/// Windows: a manual-reset event HANDLE, signalled as chatwire_request_fd()
-/// is readable, owned by the request (never close, set or reset it). Elsewhere
-/// NULL and CHATWIRE_ERR_SYSTEM.
+/// Windows: a manual-reset event HANDLE owned by the request (never close, set or reset
+/// it), signalled as chatwire_request_fd() is readable. Elsewhere NULL (CHATWIRE_ERR_SYSTEM).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_event(
     request: *const chatwire_request,
@@ -143,9 +141,8 @@ pub unsafe extern "system" fn chatwire_request_event(
     })
 }
 
-/// The text that arrived since the last call, in whole UTF-8 characters,
-/// owned by `*text_out`: "" when nothing new came, always "" with an
-/// `on_delta` callback. Never blocks.
+/// The text that arrived since the last call (whole UTF-8 characters), owned by
+/// `*text_out`; "" when nothing new came or with an `on_delta` callback. Never blocks.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_take_text(
     request: *mut chatwire_request,

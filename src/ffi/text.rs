@@ -1,5 +1,6 @@
 //! Strings across the boundary: C strings in, owned C strings out.
 
+use std::alloc::{handle_alloc_error, Layout};
 use std::ffi::{c_char, CStr, CString};
 
 use super::error::FfiError;
@@ -91,10 +92,7 @@ pub(crate) fn string_out(text: &str) -> *mut c_char {
     unsafe {
         let copy = libc::malloc(bytes.len() + 1).cast::<u8>();
         if copy.is_null() {
-            std::alloc::handle_alloc_error(
-                std::alloc::Layout::array::<u8>(bytes.len() + 1)
-                    .unwrap_or(std::alloc::Layout::new::<u8>()),
-            );
+            handle_alloc_error(Layout::array::<u8>(bytes.len() + 1).unwrap_or(Layout::new::<u8>()));
         }
         std::ptr::copy_nonoverlapping(bytes.as_ptr(), copy, bytes.len());
         *copy.add(bytes.len()) = 0;

@@ -64,9 +64,8 @@ pub unsafe extern "system" fn chatwire_client_set_limit(
     boundary::status(|| unsafe { set(client, |s| s.set_limit(limit_from_c(which)?, bytes)) })
 }
 
-/// Sets how many idle connections the client keeps (each closes after 15
-/// seconds); default 16, at most 1024. Set it to at least the number of sends
-/// using the client at once, or the surplus connections are reopened each time.
+/// Sets how many idle connections the client keeps (each closes after 15 s); default
+/// 16, at most 1024. Fewer than the sends at once: the surplus is reopened each time.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
     client: *mut chatwire_client,
@@ -77,9 +76,8 @@ pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
     boundary::status(|| unsafe { set(client, |s| s.set_max_idle_connections(max)) })
 }
 
-/// Sets how many background requests of this client run at once, from 1 to
-/// 65536 (default 1024); more wait their turn, in order. Each holds a thread and
-/// a socket: keep it below the limit on descriptors (RLIMIT_NOFILE).
+/// Sets how many background requests of this client run at once, 1 to 65536 (default 1024),
+/// the rest waiting in order; each holds a thread and a socket (mind RLIMIT_NOFILE).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_max_in_flight(
     client: *mut chatwire_client,
@@ -164,9 +162,8 @@ pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
     })
 }
 
-/// Whether streamed requests ask for token usage (stream_options
-/// include_usage): 1, the default, or 0. A server that refuses the field is
-/// asked again without it, and the client remembers.
+/// Whether streamed requests ask for token usage (stream_options include_usage):
+/// 1, the default, or 0. A server that refuses it is asked again without it; the client remembers.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_stream_usage(
     client: *mut chatwire_client,

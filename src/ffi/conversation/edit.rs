@@ -69,9 +69,8 @@ pub unsafe extern "system" fn chatwire_conversation_truncate(
     })
 }
 
-/// Appends a tool's result (copied) for the call `tool_call_id`. Each call of
-/// an assistant message needs one before the next send, else
-/// CHATWIRE_ERR_INVALID_CONVERSATION naming the missing calls.
+/// Appends a tool's result (copied) for the call `tool_call_id`; each call of an assistant
+/// message needs one before the next send (else CHATWIRE_ERR_INVALID_CONVERSATION, naming them).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append_tool_result(
     conversation: *mut chatwire_conversation,
@@ -88,9 +87,8 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_result(
     })
 }
 
-/// Appends a user message with text (may be "") and one image: an http(s) or
-/// data: URL, or a local PNG, JPEG, GIF or WebP file of at most 20 MiB, sent
-/// inline. Another file: CHATWIRE_ERR_INVALID_ARGUMENT.
+/// Appends a user message with text (may be "") and one image: an http(s) or data: URL,
+/// or a local PNG, JPEG, GIF or WebP file of at most 20 MiB; else CHATWIRE_ERR_INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append_user_image(
     conversation: *mut chatwire_conversation,

@@ -36,16 +36,14 @@ pub(crate) struct Held {
     pub(crate) conversation: Conversation,
     /// The texts lent out, one entry per message; see [`Held::parts`].
     lent: Vec<Lent>,
-    /// How many messages sends had left out under the token budget when
-    /// `lent` last followed them.
+    /// How many messages sends had left out when `lent` last followed them.
     lent_dropped: u64,
 }
 
-/// The NUL-terminated copies of one message's texts that
-/// chatwire_conversation_content() and chatwire_conversation_reasoning()
-/// lend, made on first request. A text lent lives as long as its message is
-/// in the conversation: an entry goes when its message goes and moves with
-/// it otherwise; a copy's buffer does not move with the entry.
+/// The copies of one message's texts that chatwire_conversation_content()
+/// and chatwire_conversation_reasoning() lend, made on first request: an
+/// entry goes when its message goes and moves with it otherwise (its
+/// buffers do not move), so a text lives as long as its message.
 #[derive(Default)]
 struct Lent {
     content: Option<text::CText>,
@@ -133,8 +131,7 @@ fn in_use(user: &str) -> FfiError {
 }
 
 /// A conversation's mark of a running background request, held by the
-/// request and its worker: the first to drop clears it, if it is still this
-/// request's (a later request's mark is never cleared).
+/// request and its worker: the first to drop clears it, if still this one's.
 #[derive(Clone)]
 pub(crate) struct Running {
     mark: Arc<AtomicU64>,
@@ -158,19 +155,14 @@ impl Held {
         handle::item(self.conversation.messages(), index, "message")
     }
 
-    /// The conversation and the texts lent from it, which follow first the
-    /// messages sends left out since the last look (one range: the oldest
-    /// after the system message).
+    /// The conversation and the texts lent from it, which first follow the
+    /// messages sends left out since (the oldest after the system message).
     fn parts(&mut self) -> (&mut Conversation, &mut Vec<Lent>) {
         let total = self.conversation.dropped_total();
         let new = usize::try_from(total.saturating_sub(self.lent_dropped)).unwrap_or(usize::MAX);
         self.lent_dropped = total;
-        let start = usize::from(
-            self.conversation
-                .messages()
-                .first()
-                .is_some_and(|m| m.role == crate::Role::System),
-        );
+        let first = self.conversation.messages().first();
+        let start = usize::from(first.is_some_and(|m| m.role == crate::Role::System));
         forget(&mut self.lent, start, new);
         (&mut self.conversation, &mut self.lent)
     }
@@ -258,10 +250,8 @@ pub unsafe extern "system" fn chatwire_conversation_to_json(
     })
 }
 
-/// Reads into `*conversation_out` a conversation written by
-/// chatwire_conversation_to_json(). Not JSON of that shape:
-/// CHATWIRE_ERR_INVALID_ARGUMENT; broken ordering:
-/// CHATWIRE_ERR_INVALID_CONVERSATION.
+/// Reads into `*conversation_out` what chatwire_conversation_to_json() wrote. Another
+/// shape: CHATWIRE_ERR_INVALID_ARGUMENT; broken ordering: CHATWIRE_ERR_INVALID_CONVERSATION.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_from_json(
     json: *const c_char,
