@@ -106,8 +106,7 @@ typedef enum {
    */
   CHATWIRE_ERR_MISSING_API_KEY = 5,
   /**
-   * Unusable configuration: a base URL that is not http(s), a key that
-   * would go to a base URL from a less trusted place (chatwire_client_new()).
+   * Unusable configuration (a base URL that is not http(s), say).
    */
   CHATWIRE_ERR_CONFIG = 6,
   /**
@@ -119,8 +118,7 @@ typedef enum {
    */
   CHATWIRE_ERR_TIMEOUT = 8,
   /**
-   * The server refused the key (HTTP 401 or 403), or the credential
-   * callback failed (HTTP status 0; nothing was sent).
+   * The server refused the key (HTTP 401 or 403), or the credential callback failed.
    */
   CHATWIRE_ERR_AUTH = 9,
   /**
@@ -132,8 +130,7 @@ typedef enum {
    */
   CHATWIRE_ERR_SERVER = 11,
   /**
-   * Any other non-2xx HTTP status (400, 404, 422, ...), and a redirect
-   * not followed (only 307 and 308 within the origin are, 3 in a row).
+   * Any other non-2xx HTTP status (400, 404, 422, ...), or a redirect not followed.
    */
   CHATWIRE_ERR_HTTP = 12,
   /**
@@ -157,8 +154,7 @@ typedef enum {
    */
   CHATWIRE_ERR_UNAVAILABLE = 17,
   /**
-   * What the server sent is over a limit (chatwire_client_set_limit());
-   * the request was stopped.
+   * What the server sent is over a limit (chatwire_client_set_limit()).
    */
   CHATWIRE_ERR_TOO_LARGE = 18,
   /**
@@ -166,34 +162,27 @@ typedef enum {
    */
   CHATWIRE_ERR_SYSTEM = 19,
   /**
-   * The model's reply did not match the JSON Schema of chatwire_send_json(),
-   * also after the correction turns.
+   * The reply did not match the JSON Schema of chatwire_send_json().
    */
   CHATWIRE_ERR_INVALID_REPLY = 20,
   /**
-   * The TLS handshake failed, not retried: the server's certificate was
-   * refused (unknown issuer: see chatwire_client_set_ca_file(); expired;
-   * name mismatch), no TLS could be agreed, or the server wanted a client
-   * certificate (chatwire_client_set_client_certificate()).
+   * The TLS handshake failed (a certificate refused: see
+   * chatwire_client_set_ca_file()); not retried.
    */
   CHATWIRE_ERR_TLS = 21,
   /**
-   * The conversation is longer than the model's context window, as the
-   * server said, or its last exchange alone is over the token budget.
-   * Not retried. Remove old messages, or set a token budget.
+   * The conversation is longer than the model's context window, or its
+   * last exchange alone is over the token budget; not retried.
    */
   CHATWIRE_ERR_CONTEXT_LENGTH = 22,
   /**
-   * The provider's content filter refused the request (Azure OpenAI's
-   * `content_filter` error), not retried; a reply whose finish_reason is
-   * "content_filter" is a reply.
+   * The provider's content filter refused the request; not retried.
    */
   CHATWIRE_ERR_CONTENT_FILTERED = 23
 } chatwire_status;
 
 /**
- * The role of a message, passed to chatwire_conversation_append() and
- * returned by chatwire_conversation_role() as an `int`.
+ * The role of a message, as an `int` (chatwire_conversation_append()).
  */
 typedef enum {
   /**
@@ -241,8 +230,7 @@ typedef enum {
  */
 typedef enum {
   /**
-   * "Authorization: Bearer KEY", the default: OpenAI and the servers
-   * modelled on it, Azure's /openai/v1 route, Entra ID tokens.
+   * "Authorization: Bearer KEY", the default.
    */
   CHATWIRE_AUTH_BEARER = 0,
   /**
@@ -256,32 +244,27 @@ typedef enum {
 } chatwire_auth;
 
 /**
- * How chatwire_send_json() tells the model about the schema; set with
- * chatwire_client_set_schema_delivery().
+ * How chatwire_send_json() tells the model about the schema
+ * (chatwire_client_set_schema_delivery()).
  */
 typedef enum {
   /**
-   * In the prompt (the default; any server): the question is sent with
-   * an instruction to reply with JSON only, in a fenced json block,
-   * matching the schema that follows. The conversation keeps the
-   * question as asked.
+   * In the prompt (the default; any server), as an instruction to reply
+   * with JSON only; the conversation keeps the question as asked.
    */
   CHATWIRE_SCHEMA_IN_PROMPT = 0,
   /**
-   * As the request's "response_format" (type "json_schema"), for servers
-   * that constrain the reply to it (OpenAI, llama.cpp's server, vLLM).
+   * As the request's "response_format", for servers that constrain the reply.
    */
   CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT = 1,
   /**
-   * Not sent: the prompt already describes the form (as
-   * chatwire_ingredients_prompt() does); the schema only checks the reply.
+   * Not sent (the prompt describes the form); the schema only checks the reply.
    */
   CHATWIRE_SCHEMA_CHECK_ONLY = 2
 } chatwire_schema_delivery;
 
 /**
- * The level of a log line, most severe first. A callback set for a level
- * gets the lines of that level and the more severe ones.
+ * The level of a log line, most severe first.
  */
 typedef enum {
   /**
@@ -293,8 +276,7 @@ typedef enum {
    */
   CHATWIRE_LOG_ERROR = 1,
   /**
-   * A request attempt failed and will be retried, or a setting was
-   * partly unusable.
+   * A request attempt failed and will be retried.
    */
   CHATWIRE_LOG_WARN = 2,
   /**
@@ -308,7 +290,7 @@ typedef enum {
 } chatwire_log_level;
 
 /**
- * What kind of text a chatwire_event_callback gets, passed as its `kind`.
+ * What kind of text a chatwire_event_callback gets.
  */
 typedef enum {
   /**
@@ -316,8 +298,7 @@ typedef enum {
    */
   CHATWIRE_STREAM_CONTENT = 0,
   /**
-   * The model's reasoning (chatwire_reply_reasoning()), also from a
-   * leading <think> block, which never reaches the content.
+   * The model's reasoning (chatwire_reply_reasoning()).
    */
   CHATWIRE_STREAM_REASONING = 1,
   /**
@@ -328,129 +309,94 @@ typedef enum {
 
 /**
  * A connection to one chat completions endpoint with one API key, made by
- * chatwire_client_new(), freed by chatwire_client_free(). Several threads
- * may use one client at once (with a conversation each); connections are
- * pooled. Setters affect the sends that start after them.
+ * chatwire_client_new(), freed by chatwire_client_free(). Several threads may
+ * use one client at once (with a conversation each); connections are pooled.
+ * Setters affect the sends that start after them.
  */
 typedef struct chatwire_client chatwire_client;
 
 /**
  * A model name and the messages so far, which every send carries in full.
  * One thread at a time; it may move between threads. A call on it while
- * another call holds it (a callback of its own send, another thread, a
- * background request until its `on_done` has returned) is refused with
- * CHATWIRE_ERR_INVALID_CONVERSATION, reads too.
+ * another holds it (a callback of its own send, another thread, a running
+ * background request) is refused with CHATWIRE_ERR_INVALID_CONVERSATION.
  */
 typedef struct chatwire_conversation chatwire_conversation;
 
 /**
- * An ingredient list read from a model's reply, for C programs that want the
- * items without parsing JSON: made by chatwire_extract_ingredient_list(),
- * freed by chatwire_ingredients_free(). It never changes, so several threads
- * may read it at once; its strings live until it is freed.
+ * An ingredient list made by chatwire_extract_ingredient_list(), freed with its strings by
+ * chatwire_ingredients_free(). It never changes: several threads may read it at once.
  */
 typedef struct chatwire_ingredients chatwire_ingredients;
 
 /**
- * A reply and its metadata, made by chatwire_send_reply(),
- * chatwire_send_stream_reply() or chatwire_request_wait_reply(), freed by
- * chatwire_reply_free(); every string it hands out is borrowed until then,
- * and is what the server sent, never edited. Independent of the client and
- * the conversation; may be read from any thread.
+ * A reply and its metadata as the server sent them, made by chatwire_send_reply(),
+ * chatwire_send_stream_reply() or chatwire_request_wait_reply(); its strings are
+ * borrowed until chatwire_reply_free(). May be read from any thread.
  */
 typedef struct chatwire_reply chatwire_reply;
 
 /**
- * A send running on a worker thread, made by chatwire_send_async(): poll it
- * with chatwire_request_done(), stop it with chatwire_request_cancel(),
- * collect it with chatwire_request_wait(), free it with
- * chatwire_request_free(). It holds its conversation, which the caller
- * leaves untouched until the wait has returned or the request is freed.
+ * A send running on a worker thread, made by chatwire_send_async(): poll
+ * with chatwire_request_done(), stop with chatwire_request_cancel(), collect
+ * with chatwire_request_wait(), free with chatwire_request_free().
  */
 typedef struct chatwire_request chatwire_request;
 
 /**
- * Gives a client its credential before each attempt (see
- * chatwire_client_set_credential_callback()). Write the token and a NUL into
- * `token`, which has room for `capacity` bytes (16385) and is valid only
- * during the call; chatwire copies and wipes it. Return 0 on success;
- * anything else, also for a token that does not fit, fails the send with
- * CHATWIRE_ERR_AUTH, not retried, naming the value returned. Called on
- * whatever thread sends, several at once: it must be thread-safe, and
- * should be quick (a cached token, refreshed ahead of its expiry).
+ * Gives a client its credential before each attempt: writes the token and a
+ * NUL into `token`, `capacity` bytes valid during the call, and returns 0;
+ * anything else, or a token that does not fit, fails the send with
+ * CHATWIRE_ERR_AUTH. Called on any thread, several at once, so thread-safe.
  */
 typedef int (CHATWIRE_CALL *chatwire_credential_callback)(void *userdata, char *token, size_t capacity);
 
 /**
- * Receives one of chatwire's log lines: `level` is a chatwire_log_level,
- * `line` one line without a newline, valid only during the call. For each
- * request attempt: the method, the URL (no user name, password or query),
- * the status, the bytes sent and received, the time, the attempt's number,
- * and whether and why it is retried; never the API key, a header value or
- * proxy credentials; a server's text escaped as in chatwire_last_error().
- * Called on whichever thread logs, so it must be thread-safe. It may call
- * chatwire functions except chatwire_set_log_callback(); lines logged from
- * inside it are dropped.
+ * Receives one of chatwire's log lines, never with a secret: `level` is a
+ * chatwire_log_level, `line` one line without a newline, valid during the
+ * call. Called on whichever thread logs (so thread-safe); lines logged from
+ * inside it are dropped, and it must not call chatwire_set_log_callback().
  */
 typedef void (CHATWIRE_CALL *chatwire_log_callback)(void *userdata, int level, const char *line);
 
 /**
  * Receives a streamed reply's text as it arrives: `delta` is `len` bytes of
- * whole UTF-8 characters and a NUL, valid only during the call, `userdata`
- * the pointer given with the callback. Return 0 to go on, else the request
- * stops (CHATWIRE_ERR_CANCELLED). Runs on the thread of chatwire_send_stream(),
- * or the worker of chatwire_send_async() (chatwire_client_set_worker_stack_size()).
+ * whole UTF-8 characters and a NUL, valid only during the call. Return 0 to
+ * go on; anything else stops the request (CHATWIRE_ERR_CANCELLED).
  */
 typedef int (CHATWIRE_CALL *chatwire_delta_callback)(void *userdata, const char *delta, size_t len);
 
 /**
  * Receives a streamed reply's pieces with their `kind`, a
- * chatwire_stream_kind; otherwise as chatwire_delta_callback, on the thread
- * of the send that takes it.
+ * chatwire_stream_kind; otherwise as chatwire_delta_callback.
  */
 typedef int (CHATWIRE_CALL *chatwire_event_callback)(void *userdata, int kind, const char *text, size_t len);
 
 /**
  * Told once, on the worker thread, that a background request has finished,
- * with its status; chatwire_request_done() already gives 1. Fetch the reply
- * with chatwire_request_wait() from the caller's own thread.
+ * with its status; collect it with chatwire_request_wait().
  */
 typedef void (CHATWIRE_CALL *chatwire_done_callback)(void *userdata, chatwire_status status);
 
 /**
  * A one-line description of the last failure on the calling thread, or ""
- * after a success (docs/c-api.md, "The last error after success"); borrowed
- * until the next chatwire call on this thread. Print it alone: what failed,
- * then for a server's error its HTTP status, message and request id, e.g.
- * "authentication failed: HTTP 401: Invalid API Key (request id req_1)".
- * Control characters, U+2028, U+2029 and bidirectional overrides in a
- * server's text are escaped (`\n`, `\u{1b}`), so a server cannot forge log
- * lines; the client's secrets (API key, header values) never appear.
+ * after a success; borrowed until the next chatwire call on this thread. A
+ * server's control characters are escaped; secrets never appear.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_last_error(void);
 
 /**
- * The HTTP status of the last failure on the calling thread (401, 429,
- * ...), or 0 when it was no HTTP error or there was none; set and kept as
- * chatwire_last_error() is.
+ * The HTTP status of the last failure on the calling thread, or 0 (no HTTP
+ * error, or none).
  */
 CHATWIRE_API int CHATWIRE_CALL chatwire_last_http_status(void);
 
 /**
- * Creates a client in `*client_out`. Requests go to
- * {base_url}/v1/chat/completions ("/v1" or "/" at its end is not doubled;
- * other routes: chatwire_client_set_endpoint_url()). Each setting comes
- * from the first place that has it:
- *
- * | setting  | 1. argument | 2. environment   | 3. ./.env        | else                         |
- * |----------|-------------|------------------|------------------|------------------------------|
- * | base URL | base_url    | $OPENAI_BASE_URL | OPENAI_BASE_URL= | "https://api.openai.com"     |
- * | API key  | api_key     | $OPENAI_API_KEY  | OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
- *
- * An `api_key` of "" means no credential at all (a local server). ./.env,
- * which comes with whatever directory the program runs in, is less
- * trusted: a key from an argument or the environment is never sent to a
- * base URL that ./.env names (CHATWIRE_ERR_CONFIG, as for an unusable URL).
+ * Creates a client in `*client_out` for {base_url}/v1/chat/completions.
+ * NULL `base_url` or `api_key`: $OPENAI_BASE_URL or $OPENAI_API_KEY, then
+ * ./.env, else "https://api.openai.com" or CHATWIRE_ERR_MISSING_API_KEY; an
+ * `api_key` of "" means none. A key from an argument or the environment never
+ * goes to a base URL from ./.env: CHATWIRE_ERR_CONFIG (docs/configuration.md).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_new(const char *base_url,
@@ -463,22 +409,11 @@ chatwire_status CHATWIRE_CALL chatwire_client_new(const char *base_url,
 CHATWIRE_API void CHATWIRE_CALL chatwire_client_free(chatwire_client *client);
 
 /**
- * Creates in `*client_out` a client for Azure OpenAI's classic route,
- * {endpoint}/openai/deployments/{deployment}/chat/completions?api-version={api_version},
- * with the key in the "api-key" header; `endpoint` is the resource's
- * ("https://RESOURCE.openai.azure.com"), `deployment` (required, not "")
- * the model deployment's. Each setting comes from the first place that has
- * it, with chatwire_client_new()'s trust rule for ./.env:
- *
- * | setting     | 1. argument        | 2. environment         | 3. ./.env | else |
- * |-------------|--------------------|------------------------|-----------|------|
- * | endpoint    | endpoint           | $AZURE_OPENAI_ENDPOINT | AZURE_OPENAI_ENDPOINT= | CHATWIRE_ERR_CONFIG |
- * | api_version | api_version        | $OPENAI_API_VERSION    | OPENAI_API_VERSION=    | "2024-10-21" (the latest generally available) |
- * | api_key     | api_key ("": none) | $AZURE_OPENAI_API_KEY  | AZURE_OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
- *
- * For Entra ID tokens pass "" as `api_key` and set a credential callback.
- * Azure's /openai/v1 route needs none of this: use chatwire_client_new(),
- * with the deployment's name as the model.
+ * Creates in `*client_out` a client for Azure OpenAI's classic route
+ * (deployment required, the key in "api-key"). NULL `endpoint`, `api_version`
+ * or `api_key`: $AZURE_OPENAI_ENDPOINT, $OPENAI_API_VERSION (else
+ * "2024-10-21"), $AZURE_OPENAI_API_KEY, then ./.env, as chatwire_client_new()
+ * reads it (docs/providers.md; the /openai/v1 route needs chatwire_client_new()).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_new_azure(const char *endpoint,
@@ -489,23 +424,18 @@ chatwire_status CHATWIRE_CALL chatwire_client_new_azure(const char *endpoint,
 
 /**
  * Trusts the CA certificates in the PEM file `pem_path`, read now, besides
- * the system's (its bundle, or $SSL_CERT_FILE / $SSL_CERT_DIR as curl reads
- * them): a company CA, a local server's own; without it such a server gives
- * CHATWIRE_ERR_TLS. An unreadable file, no PEM certificate or more than
- * 16 MiB: CHATWIRE_ERR_CONFIG.
+ * the system's (docs/configuration.md). An unreadable file, no PEM
+ * certificate or more than 16 MiB: CHATWIRE_ERR_CONFIG.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_ca_file(chatwire_client *client,
                                                           const char *pem_path);
 
 /**
- * Shows the certificate chain in the PEM file `cert_pem_file` (the client's
- * own first) and its key in `key_pem_file` (PKCS#8, RSA or EC, not
- * encrypted), both read now, to servers that ask for one (mutual TLS); one
- * that gets none or refuses it fails the send with CHATWIRE_ERR_TLS. An
- * unreadable file or one over 16 MiB, no certificate, not exactly one key,
- * or a key not the certificate's: CHATWIRE_ERR_CONFIG, naming the file. The
- * key never appears in the last error or log lines.
+ * Shows the certificate chain in `cert_pem_file` and its key (PKCS#8, RSA
+ * or EC, not encrypted) in `key_pem_file`, both read now, to servers that ask
+ * (mutual TLS). A file unreadable or over 16 MiB, no certificate, not exactly
+ * one key, or a key not the certificate's: CHATWIRE_ERR_CONFIG.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_client_certificate(chatwire_client *client,
@@ -513,47 +443,35 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_client_certificate(chatwire_cl
                                                                      const char *key_pem_file);
 
 /**
- * Sends through the proxy at `proxy_url` ("http://proxy:3128",
- * "http://user:password@proxy:3128", "socks5://..."; no scheme means
- * http://), or through none for "", whatever the environment and NO_PROXY
- * say. By default curl's variables are followed: $https_proxy or
- * $http_proxy by the endpoint's scheme, else $all_proxy, and $no_proxy
- * ("host", ".domain", "host:port", "10.0.0.0/8", "*"), each also in upper
- * case. Credentials in the URL go as Proxy-Authorization, never into the
- * last error or log lines. An unusable URL: CHATWIRE_ERR_CONFIG.
+ * Sends through the proxy at `proxy_url` ("http://user:password@proxy:3128",
+ * "socks5://..."; no scheme means http://), or through none for "", whatever
+ * the environment says (by default $https_proxy, $http_proxy, $all_proxy and
+ * $no_proxy, as curl reads them). An unusable URL: CHATWIRE_ERR_CONFIG.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_proxy(chatwire_client *client,
                                                         const char *proxy_url);
 
 /**
- * Sends to `url`, the whole URL as given (path and query kept), for routes
- * other than {base}/v1/chat/completions, such as Gemini's
- * "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions";
- * the credential goes there too. Not http(s)://, a user name or password,
- * or a fragment: CHATWIRE_ERR_CONFIG.
+ * Sends to `url`, whole (path and query kept), for routes other than
+ * {base}/v1/chat/completions; the credential goes there too. Not http(s)://,
+ * a user name or password, or a fragment: CHATWIRE_ERR_CONFIG.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_endpoint_url(chatwire_client *client,
                                                                const char *url);
 
 /**
- * Sets where the key or a credential callback's token goes, a
- * chatwire_auth: CHATWIRE_AUTH_BEARER ("Authorization: Bearer KEY", the
- * default), CHATWIRE_AUTH_API_KEY ("api-key: KEY", the default for the key
- * of chatwire_client_new_azure()) or CHATWIRE_AUTH_NONE (none at all).
+ * Sets where the key or a callback's token goes: a chatwire_auth, default
+ * CHATWIRE_AUTH_BEARER (CHATWIRE_AUTH_API_KEY for chatwire_client_new_azure()).
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_auth(chatwire_client *client, int auth);
 
 /**
- * Asks `callback` (see chatwire_credential_callback) for the credential
- * before every attempt instead of sending the key: for short-lived tokens
- * such as Entra ID's, sent as "Authorization: Bearer TOKEN" unless
- * chatwire_client_set_auth() says otherwise. NULL goes back to the key.
- * Tokens are secrets: never in the last error or log lines, taken out of
- * what a server echoes. `userdata` and the callback stay valid until the
- * client is freed and its requests have finished. CHATWIRE_ERR_CONFIG when
- * ./.env named the endpoint (set it with chatwire_client_set_endpoint_url()).
+ * Asks `callback` for the credential before every attempt instead of
+ * sending the key; NULL goes back to the key. It and `userdata` stay valid
+ * until the client is freed and its requests have finished.
+ * CHATWIRE_ERR_CONFIG when ./.env named the endpoint.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_credential_callback(chatwire_client *client,
@@ -561,44 +479,34 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_credential_callback(chatwire_c
                                                                       void *userdata);
 
 /**
- * Sets the whole-request timeout in milliseconds (connecting, sending and
- * reading the reply; each retry gets its own). Default 600000 (10 minutes);
- * 0 and more than a day (86400000) give CHATWIRE_ERR_INVALID_ARGUMENT.
+ * Sets the whole-request timeout in milliseconds (each retry gets its own);
+ * default 600000, from 1 to 86400000 (a day).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_timeout_ms(chatwire_client *client,
                                                              uint64_t timeout_ms);
 
 /**
- * Sets the longest silence of a streamed reply in milliseconds (keep-alive
- * comments count as activity) before it fails with CHATWIRE_ERR_TIMEOUT.
- * Default 60000; 0 and more than a day give CHATWIRE_ERR_INVALID_ARGUMENT.
+ * Sets the longest silence of a streamed reply in milliseconds (keep-alives
+ * count) before CHATWIRE_ERR_TIMEOUT; default 60000, from 1 to 86400000.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_idle_timeout_ms(chatwire_client *client,
                                                                   uint64_t timeout_ms);
 
 /**
- * Sets how many times a failed request is retried: connection failures,
- * timeouts, HTTP 408, 409, 429 and 5xx. Default 2, at most 10 (0: never).
+ * Sets how many times a failed request is retried (connection failures,
+ * timeouts, HTTP 408, 409, 429 and 5xx); default 2, at most 10.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_max_retries(chatwire_client *client,
                                                               uint32_t max_retries);
 
 /**
- * Sets one of the limits on what chatwire keeps of a server's answer, in
- * bytes after decompression; `which` is a chatwire_limit:
- *
- * | limit | bounds | default |
- * |---|---|---|
- * | CHATWIRE_LIMIT_BODY | a whole response body (also an error body) | 64 MiB |
- * | CHATWIRE_LIMIT_EVENT | one line or event of a stream | 16 MiB |
- * | CHATWIRE_LIMIT_STREAM | all a streamed reply adds up to (text, tool calls) | 64 MiB |
- * | CHATWIRE_LIMIT_HEADERS | the status line and headers | 64 KiB |
- *
- * From 1024 to 4 GiB (1 MiB for headers). An answer past a limit stops the
- * request with CHATWIRE_ERR_TOO_LARGE, also after deltas went out.
+ * Sets a limit in bytes on what chatwire keeps of an answer, after
+ * decompression; `which` is a chatwire_limit (defaults: body 64 MiB, event
+ * 16 MiB, stream 64 MiB, headers 64 KiB). From 1024 to 4 GiB (1 MiB for
+ * headers). An answer past it stops the request: CHATWIRE_ERR_TOO_LARGE.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_limit(chatwire_client *client,
@@ -606,46 +514,34 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_limit(chatwire_client *client,
                                                         uint64_t bytes);
 
 /**
- * Sets how many idle connections the client keeps for later sends (they
- * close after 15 seconds); default 16, at most 1024, 0 keeps none. Set it to
- * at least the number of threads and background sends using the client at
- * once, or the surplus connections are opened and closed at every send.
- * Sends running now finish on their connections, which then close.
+ * Sets how many idle connections the client keeps (each closes after 15 s); default
+ * 16, at most 1024. Fewer than the sends at once: the surplus is reopened each time.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_max_idle_connections(chatwire_client *client,
                                                                        uint32_t max_idle_connections);
 
 /**
- * Sets how many background requests of this client run at once, from 1 to
- * 65536 (default 1024); more wait their turn, in order
- * (chatwire_request_cancel() ends a wait). Each running request holds a
- * thread and a socket: keep it below the limit on descriptors
- * (RLIMIT_NOFILE, often 1024).
+ * Sets how many background requests of this client run at once, 1 to 65536 (default 1024),
+ * the rest waiting in order; each holds a thread and a socket (mind RLIMIT_NOFILE).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_max_in_flight(chatwire_client *client,
                                                                 uint32_t max_in_flight);
 
 /**
- * Sets the stack size in bytes of the worker threads of background requests
- * started from now on, from 65536 to 8388608 (default 262144, 256 KiB).
- * Their callbacks (`on_delta`, `on_done`, and the credential and log
- * callbacks) run on it: raise it for deep recursion, large local arrays or
- * a script interpreter. Only touched pages take memory.
+ * Sets the stack size in bytes of the worker threads of later background
+ * requests, which run their callbacks: from 65536 to 8388608 (default 262144).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_worker_stack_size(chatwire_client *client,
                                                                     size_t bytes);
 
 /**
- * Sets a header sent with every request (a gateway's key, a tracing id),
- * replacing one of the same name, case-insensitive, also the defaults
- * OpenAI-Organization ($OPENAI_ORG_ID), OpenAI-Project ($OPENAI_PROJECT_ID)
- * and "Accept-Encoding: gzip"; a NULL `value` removes it. Not a header name
- * or value, or Authorization, Content-Type, Content-Length,
- * Transfer-Encoding, Host, Connection: CHATWIRE_ERR_INVALID_ARGUMENT. The
- * last error never quotes values: they may be secrets.
+ * Sets a header sent with every request, replacing one of the same name
+ * (defaults too); a NULL `value` removes it. A reserved name (Authorization,
+ * Content-Type, Content-Length, Transfer-Encoding, Host, Connection) or not a
+ * header: CHATWIRE_ERR_INVALID_ARGUMENT, whose last error never quotes values.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_header(chatwire_client *client,
@@ -653,8 +549,8 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_header(chatwire_client *client
                                                          const char *value);
 
 /**
- * Sets how many correction turns chatwire_send_json() allows (0: none):
- * each tells the model what is wrong with its reply. Default 2, at most 10.
+ * Sets how many correction turns chatwire_send_json() allows (0: none);
+ * default 2, at most 10.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_json_corrections(chatwire_client *client,
@@ -669,11 +565,8 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_schema_delivery(chatwire_clien
                                                                   int delivery);
 
 /**
- * Whether streamed requests ask for the token usage (stream_options
- * `include_usage`): 1, the default, or 0, for servers that refuse the field.
- * Without being told, a server that answers 400 or 422 naming
- * stream_options (Mistral, Databricks, Bedrock) is asked again without it,
- * and the client remembers (one log line).
+ * Whether streamed requests ask for token usage (stream_options include_usage):
+ * 1, the default, or 0. A server that refuses it is asked again without it; the client remembers.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_stream_usage(chatwire_client *client, int enabled);
 
@@ -686,196 +579,26 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_new(const char *model,
                                                         chatwire_conversation **conversation_out);
 
 /**
- * Writes the conversation to `*json_out` in the request's shape,
- * {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}, with
- * "tools" and the options when there are any, so that nothing is lost.
+ * Writes the conversation to `*json_out` in the request's shape ("model",
+ * "messages", and "tools" and the options when there are any).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_to_json(const chatwire_conversation *conversation,
                                                             char **json_out);
 
 /**
- * Reads into `*conversation_out` a conversation written by
- * chatwire_conversation_to_json(). Not JSON of that shape:
- * CHATWIRE_ERR_INVALID_ARGUMENT; broken ordering:
- * CHATWIRE_ERR_INVALID_CONVERSATION.
+ * Reads into `*conversation_out` what chatwire_conversation_to_json() wrote. Another
+ * shape: CHATWIRE_ERR_INVALID_ARGUMENT; broken ordering: CHATWIRE_ERR_INVALID_CONVERSATION.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_conversation_from_json(const char *json,
                                                               chatwire_conversation **conversation_out);
 
 /**
- * Frees a conversation and every string borrowed from it. One that a call
- * holds (freed from a callback of its own send, or while a background
- * request started on it runs) goes when that call returns: the send
- * finishes, chatwire_request_wait() still gives the reply.
+ * Frees a conversation and every string borrowed from it; one that a call
+ * holds goes when that call returns.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_conversation_free(chatwire_conversation *conversation);
-
-/**
- * Puts the system message (copied) at the start, or replaces the one there.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_conversation_set_system(chatwire_conversation *conversation,
-                                                               const char *text);
-
-/**
- * Appends a message (copied) of `role`, a chatwire_role. One that breaks the
- * ordering (at most one system message, first; then user and assistant
- * alternate, starting with user), or CHATWIRE_ROLE_TOOL (use
- * chatwire_conversation_append_tool_result()), gives
- * CHATWIRE_ERR_INVALID_CONVERSATION, the last error saying what was expected.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_conversation_append(chatwire_conversation *conversation,
-                                                           int role,
-                                                           const char *content);
-
-/**
- * Keeps the first `len` messages and drops the rest, e.g. to take back a
- * question whose send failed (save chatwire_conversation_len() before
- * appending). `len` beyond the length: CHATWIRE_ERR_INVALID_ARGUMENT.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_conversation_truncate(chatwire_conversation *conversation,
-                                                             size_t len);
-
-/**
- * Appends a tool's result (copied) for the call `tool_call_id` (from
- * chatwire_reply_tool_call()). Each call of an assistant message needs one
- * before the next send: a result for a call not waiting, or another message
- * while results are missing, gives CHATWIRE_ERR_INVALID_CONVERSATION naming
- * the missing calls.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_result(chatwire_conversation *conversation,
-                                                                       const char *tool_call_id,
-                                                                       const char *content);
-
-/**
- * Appends a user message with text (may be "") and one image: an http(s) or
- * data: URL, sent as it is, or a local PNG, JPEG, GIF or WebP file of at
- * most 20 MiB, sent as a base64 data: URL. A missing, empty, too large or
- * non-image file gives CHATWIRE_ERR_INVALID_ARGUMENT.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_image(chatwire_conversation *conversation,
-                                                                      const char *text,
-                                                                      const char *image);
-
-/**
- * Appends a user message with text (may be "") and one local file, told by
- * its bytes: a PDF, sent as a "file" part (base64 file_data, the path's last
- * part as its file name), or WAV or MP3 audio, as an "input_audio" part. A
- * regular file of at most 20 MiB, else CHATWIRE_ERR_INVALID_ARGUMENT, the
- * last error naming the path and why. The server says whether a model takes it.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_file(chatwire_conversation *conversation,
-                                                                     const char *text,
-                                                                     const char *file);
-
-/**
- * Sets the token budget (0, the default: none; not saved by
- * chatwire_conversation_to_json()). Before each send, a conversation
- * estimated over `max_prompt_tokens` prompt tokens has its oldest whole
- * exchanges left out down to three quarters of it (a stable start, which
- * servers cache): never the system message nor the last user message and
- * what follows, a tool call always with its results. They leave the
- * conversation when the reply is appended (chatwire_conversation_last_dropped()
- * says how many). CHATWIRE_ERR_CONTEXT_LENGTH from the server gets one more
- * try with more left out; a last exchange over the budget alone gives it.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_conversation_set_token_budget(chatwire_conversation *conversation,
-                                                                     uint64_t max_prompt_tokens);
-
-/**
- * How many messages the last send left out under the token budget.
- */
-CHATWIRE_API size_t CHATWIRE_CALL chatwire_conversation_last_dropped(const chatwire_conversation *conversation);
-
-/**
- * Removes `count` messages from `index` on. Refused with
- * CHATWIRE_ERR_INVALID_CONVERSATION when what is left would break the
- * ordering or part a tool call from its results (remove them together);
- * `index + count` past the end gives CHATWIRE_ERR_INVALID_ARGUMENT.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_conversation_remove(chatwire_conversation *conversation,
-                                                           size_t index,
-                                                           size_t count);
-
-/**
- * Appends an assistant message that calls tools, to rebuild a history by
- * hand: `content` (may be "") and `calls_json`, a non-empty JSON array of
- * calls as chatwire_conversation_to_json() writes them, e.g.
- * [{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]
- * or, for a free-form tool, {"id","type":"custom","custom":{"name","input"}};
- * other fields of a call (Gemini's "extra_content") are sent back with it.
- * Ids must be unique in the message. Else CHATWIRE_ERR_INVALID_ARGUMENT, or
- * CHATWIRE_ERR_INVALID_CONVERSATION where an assistant message may not come.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_calls(chatwire_conversation *conversation,
-                                                                      const char *content,
-                                                                      const char *calls_json);
-
-/**
- * Sets a top-level field of every request of this conversation: `name`
- * ("max_tokens", "temperature", "response_format", a server's own extension)
- * and its value as JSON text ("64", "\"auto\"", "{\"type\":\"json_object\"}");
- * a NULL `json_value` removes it. CHATWIRE_ERR_INVALID_ARGUMENT for "model",
- * "messages", "stream", "stream_options" and "tools", a value that is not
- * JSON, and one the official schema rejects for a field it defines
- * (temperature 5; the last error names the allowed range). Kept by
- * chatwire_conversation_to_json().
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_conversation_set_option(chatwire_conversation *conversation,
-                                                               const char *name,
-                                                               const char *json_value);
-
-/**
- * Like chatwire_conversation_set_option(), without checking the value, for
- * a server's own form of a field (llama.cpp's "logit_bias" as
- * "[[15043,-1.0]]", vLLM's "stop" list of more than four strings), which a
- * strict server may refuse; only reserved names, an empty name and text
- * that is not JSON are refused. chatwire_conversation_from_json() loads
- * every option this way.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_conversation_set_option_unchecked(chatwire_conversation *conversation,
-                                                                         const char *name,
-                                                                         const char *json_value);
-
-/**
- * Offers a function to the model with every request (replacing a tool of
- * the same name): `name` of 1 to 64 letters, digits, '_' or '-',
- * `description` (may be NULL) and `parameters_schema_json`, a JSON Schema
- * object for the arguments (NULL: none), e.g.
- * {"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}.
- * A bad name or schema: CHATWIRE_ERR_INVALID_ARGUMENT. The option
- * "tool_choice" says how the model uses tools.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_conversation_add_tool(chatwire_conversation *conversation,
-                                                             const char *name,
-                                                             const char *description,
-                                                             const char *parameters_schema_json);
-
-/**
- * Offers a free-form tool ({"type": "custom"}), called with free text, as
- * chatwire_conversation_add_tool() offers a function; its calls have type
- * "custom". `format_json`: NULL for any text, {"type":"text"}, or a grammar,
- * {"type":"grammar","grammar":{"syntax":"lark","definition":"..."}} (syntax
- * "lark" or "regex"); another value: CHATWIRE_ERR_INVALID_ARGUMENT.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_conversation_add_custom_tool(chatwire_conversation *conversation,
-                                                                    const char *name,
-                                                                    const char *description,
-                                                                    const char *format_json);
 
 /**
  * The number of messages, the system message included.
@@ -890,8 +613,7 @@ int CHATWIRE_CALL chatwire_conversation_role(const chatwire_conversation *conver
                                              size_t index);
 
 /**
- * The text of message `index`, borrowed as long as the message is in the
- * conversation.
+ * The text of message `index`.
  */
 CHATWIRE_API
 const char *CHATWIRE_CALL chatwire_conversation_content(const chatwire_conversation *conversation,
@@ -905,9 +627,7 @@ size_t CHATWIRE_CALL chatwire_conversation_content_len(const chatwire_conversati
                                                        size_t index);
 
 /**
- * The reasoning of message `index` (what the server sent of it, or a
- * leading <think> block), borrowed as chatwire_conversation_content() is;
- * NULL, with last error "", when it has none.
+ * The reasoning of message `index`; NULL when it has none.
  */
 CHATWIRE_API
 const char *CHATWIRE_CALL chatwire_conversation_reasoning(const chatwire_conversation *conversation,
@@ -921,31 +641,157 @@ size_t CHATWIRE_CALL chatwire_conversation_reasoning_len(const chatwire_conversa
                                                          size_t index);
 
 /**
+ * Puts the system message (copied) at the start, or replaces the one there.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_set_system(chatwire_conversation *conversation,
+                                                               const char *text);
+
+/**
+ * Appends a message (copied) of `role`, a chatwire_role. One that breaks the
+ * ordering (one system message, first; then user and assistant alternate),
+ * or CHATWIRE_ROLE_TOOL, gives CHATWIRE_ERR_INVALID_CONVERSATION, the last
+ * error saying what was expected.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_append(chatwire_conversation *conversation,
+                                                           int role,
+                                                           const char *content);
+
+/**
+ * Keeps the first `len` messages, e.g. to take back a question whose send
+ * failed. `len` beyond the length: CHATWIRE_ERR_INVALID_ARGUMENT.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_truncate(chatwire_conversation *conversation,
+                                                             size_t len);
+
+/**
+ * Appends a tool's result (copied) for the call `tool_call_id`; each call of an assistant
+ * message needs one before the next send (else CHATWIRE_ERR_INVALID_CONVERSATION, naming them).
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_result(chatwire_conversation *conversation,
+                                                                       const char *tool_call_id,
+                                                                       const char *content);
+
+/**
+ * Appends a user message with text (may be "") and one image: an http(s) or data: URL,
+ * or a local PNG, JPEG, GIF or WebP file of at most 20 MiB; else CHATWIRE_ERR_INVALID_ARGUMENT.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_image(chatwire_conversation *conversation,
+                                                                      const char *text,
+                                                                      const char *image);
+
+/**
+ * Appends a user message with text (may be "") and one local file of at most
+ * 20 MiB, a PDF or WAV or MP3 audio, told by its bytes; another file:
+ * CHATWIRE_ERR_INVALID_ARGUMENT, the last error naming the path and why.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_append_user_file(chatwire_conversation *conversation,
+                                                                     const char *text,
+                                                                     const char *file);
+
+/**
+ * Sets the token budget (0, the default: none; not saved by
+ * chatwire_conversation_to_json()): before each send, the oldest whole
+ * exchanges are left out of a conversation estimated over it
+ * (docs/long-conversations.md), and leave it when the reply is appended.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_set_token_budget(chatwire_conversation *conversation,
+                                                                     uint64_t max_prompt_tokens);
+
+/**
+ * How many messages the last send left out under the token budget.
+ */
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_conversation_last_dropped(const chatwire_conversation *conversation);
+
+/**
+ * Removes `count` messages from `index` on. What is left breaking the
+ * ordering, or a tool call parted from its results:
+ * CHATWIRE_ERR_INVALID_CONVERSATION; past the end: CHATWIRE_ERR_INVALID_ARGUMENT.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_remove(chatwire_conversation *conversation,
+                                                           size_t index,
+                                                           size_t count);
+
+/**
+ * Appends an assistant message that calls tools, to rebuild a history by
+ * hand: `content` (may be "") and `calls_json`, a non-empty JSON array of
+ * calls as chatwire_conversation_to_json() writes them, with unique ids. Else
+ * CHATWIRE_ERR_INVALID_ARGUMENT, or CHATWIRE_ERR_INVALID_CONVERSATION.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_calls(chatwire_conversation *conversation,
+                                                                      const char *content,
+                                                                      const char *calls_json);
+
+/**
+ * Sets a top-level field of every request (`name`, its value as JSON text;
+ * NULL `json_value` removes it). CHATWIRE_ERR_INVALID_ARGUMENT for "model",
+ * "messages", "stream", "stream_options" and "tools", text that is not JSON,
+ * or a value the official schema rejects (temperature 5).
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_set_option(chatwire_conversation *conversation,
+                                                               const char *name,
+                                                               const char *json_value);
+
+/**
+ * Like chatwire_conversation_set_option(), without checking the value
+ * against the schema, for a server's own form of a field.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_set_option_unchecked(chatwire_conversation *conversation,
+                                                                         const char *name,
+                                                                         const char *json_value);
+
+/**
+ * Offers a function to the model with every request, replacing one of the
+ * same name: `name` (1 to 64 letters, digits, '_' or '-'), `description`
+ * (may be NULL) and `parameters_schema_json`, a JSON Schema object (NULL:
+ * none). A bad name or schema: CHATWIRE_ERR_INVALID_ARGUMENT.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_add_tool(chatwire_conversation *conversation,
+                                                             const char *name,
+                                                             const char *description,
+                                                             const char *parameters_schema_json);
+
+/**
+ * Offers a free-form tool ({"type": "custom"}), called with free text;
+ * `format_json` is NULL for any text, {"type":"text"} or a "grammar" (syntax
+ * "lark" or "regex"); another value: CHATWIRE_ERR_INVALID_ARGUMENT.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_add_custom_tool(chatwire_conversation *conversation,
+                                                                    const char *name,
+                                                                    const char *description,
+                                                                    const char *format_json);
+
+/**
  * Finds the JSON in a model's reply (a fenced json block, or bare JSON in
- * prose), repairs what models get wrong (fractions such as 1/2 or ½, mixed
- * numbers, trailing commas, unquoted keys and values, missing commas and
- * colons, output cut off) and writes the outermost object or array, whole,
- * as compact JSON to `*json_out` (a JSON string holding one is unwrapped
- * once). None recoverable whole: CHATWIRE_ERR_NO_JSON.
+ * prose), repairs what models get wrong (docs/structured-output.md) and
+ * writes the outermost object or array, compact, to `*json_out`. None
+ * recoverable whole: CHATWIRE_ERR_NO_JSON.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_extract_json(const char *text, char **json_out);
 
 /**
- * Reads an ingredient list (the convention of chatwire_ingredients_prompt())
- * from a model's reply into `*json_out`, normalised: an array of
- * {"ingredient": a trimmed, non-empty string, "quantity": a finite number
- * with a decimal point (½ gives 0.5, no amount 0.0), "unit": a string or
- * null}. Lenient, as small models need (a wrapping object, keys such as
- * "name" or "amount", unusable items skipped: the Rust docs of
- * `chatwire::extract_ingredients` give every rule); an empty list gives
- * "[]". No usable ingredient: CHATWIRE_ERR_NO_JSON, and the last error says why.
+ * Reads an ingredient list (chatwire_ingredients_prompt()'s convention) from
+ * a model's reply into `*json_out`: an array of {"ingredient", "quantity" a
+ * number, "unit" a string or null}, read leniently (docs/structured-output.md).
+ * No usable ingredient: CHATWIRE_ERR_NO_JSON, the last error saying why.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_extract_ingredients(const char *text, char **json_out);
 
 /**
  * Reads an ingredient list as chatwire_extract_ingredients() does, into
- * `*list_out` (empty when the reply holds an empty array), to read with the
- * chatwire_ingredients_ functions (docs/structured-output.md has a loop).
+ * `*list_out` (empty for an empty array), for the chatwire_ingredients_ functions.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_extract_ingredient_list(const char *text,
@@ -957,8 +803,7 @@ chatwire_status CHATWIRE_CALL chatwire_extract_ingredient_list(const char *text,
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_len(const chatwire_ingredients *list);
 
 /**
- * The name of ingredient `index` ("flour"), never empty; borrowed until the
- * list is freed.
+ * The name of ingredient `index` ("flour"), never empty.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_name(const chatwire_ingredients *list, size_t index);
 
@@ -968,14 +813,13 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_name(const chatwire_
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_name_len(const chatwire_ingredients *list, size_t index);
 
 /**
- * The quantity of ingredient `index` (½ gives 0.5): finite; 0.0 when the
+ * The quantity of ingredient `index` (½ gives 0.5), finite; 0.0 when the
  * reply gives no amount.
  */
 CHATWIRE_API double CHATWIRE_CALL chatwire_ingredients_quantity(const chatwire_ingredients *list, size_t index);
 
 /**
- * The unit of ingredient `index` ("cup", "g"), NULL when it has none (3
- * eggs); borrowed until the list is freed.
+ * The unit of ingredient `index` ("cup", "g"), NULL when it has none.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_unit(const chatwire_ingredients *list, size_t index);
 
@@ -990,20 +834,16 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_unit_len(const chatwire_i
 CHATWIRE_API void CHATWIRE_CALL chatwire_ingredients_free(chatwire_ingredients *list);
 
 /**
- * Builds in `*prompt_out` the prompt of the ingredient-list convention: the
- * instruction (keys "ingredient", "quantity" a number, "unit" a string or
- * null), an example in a fenced json block, then `text` after a "Text:"
- * line. Read the reply with chatwire_extract_ingredients() or
- * chatwire_extract_ingredient_list().
+ * Builds in `*prompt_out` the ingredient-list prompt: the instruction, an
+ * example in a fenced json block, then `text` after a "Text:" line.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_ingredients_prompt(const char *text, char **prompt_out);
 
 /**
  * Builds in `*prompt_out` a prompt asking for JSON shaped like
- * `example_json`, as chatwire_extract_json() reads best: `instruction`, a
- * request for the JSON alone in a fenced json block, `example_json` in one,
- * then `text` after a "Text:" line (last, so an instruction hidden in it
- * reads as text). Each part is trimmed; `example_json` is not checked.
+ * `example_json` (not checked): `instruction`, a request for the JSON alone
+ * in a fenced json block, `example_json` in one, then `text` after a "Text:"
+ * line, last. Each part is trimmed.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_json_prompt(const char *instruction,
@@ -1012,15 +852,14 @@ chatwire_status CHATWIRE_CALL chatwire_json_prompt(const char *instruction,
                                                    char **prompt_out);
 
 /**
- * The JSON Schema of the ingredient-list convention, for chatwire_send_json():
- * an array of at least one {"ingredient": a non-empty string, "quantity": a
- * number of 0 or more, "unit": a string or null}, no other keys. Static.
+ * The JSON Schema of the ingredient-list convention, for
+ * chatwire_send_json(). Static.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_schema(void);
 
 /**
  * chatwire_client_set_timeout_ms() with a 32-bit count, for languages
- * without a 64-bit integer (VB6, 32-bit VBA: a `Long`).
+ * without a 64-bit integer (VB6, 32-bit VBA).
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_timeout_ms_u32(chatwire_client *client,
@@ -1049,9 +888,8 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_set_token_budget_u32(chatwir
                                                                          uint32_t max_prompt_tokens);
 
 /**
- * chatwire_reply_usage() in 32-bit counts: a count past 4294967295 (which no
- * reply reaches) is given as 4294967295, negative in VB's signed `Long`
- * past 2147483647.
+ * chatwire_reply_usage() in 32-bit counts; a count past 4294967295 (which no
+ * reply reaches) is given as 4294967295.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_usage_u32(const chatwire_reply *reply,
@@ -1069,27 +907,10 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage_details_u32(const chatwire_re
                                                                uint32_t *reasoning_tokens);
 
 /**
- * Waits until a background request has text not yet taken, or is done, and
- * hands it out as chatwire_request_take_text() does; "" only once it is done
- * and all its text was taken, when chatwire_request_wait() no longer blocks.
- * A streamed reply in a plain loop, for languages that can neither hand
- * over a callback nor wait on a descriptor (COBOL, batch Fortran):
- *
- * ```c
- * for (;;) {
- *     char *text;
- *     if (chatwire_request_wait_text(request, &text) != CHATWIRE_OK) break;
- *     int end = text[0] == '\0';
- *     fputs(text, stdout);
- *     chatwire_string_free(text);
- *     if (end) break;
- * }
- * status = chatwire_request_wait(request, &reply);
- * ```
- *
- * With an `on_delta` callback it waits for the end and gives "": never call
- * it from that callback (the request would wait for itself). Cancel a wait
- * from another thread or with a timeout; never free the request during it.
+ * Waits until the request has text not yet taken, or is done, and hands it
+ * out as chatwire_request_take_text() does; "" only once all is taken and the
+ * request is done: a streamed reply in a plain loop (docs/languages.md). With
+ * `on_delta` it gives "" at the end; never call it from that callback.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_wait_text(chatwire_request *request, char **text_out);
 
@@ -1104,12 +925,9 @@ chatwire_status CHATWIRE_CALL chatwire_request_wait_text_len(chatwire_request *r
 
 /**
  * Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
- * `callback` with `userdata`, for the whole process; NULL or
- * CHATWIRE_LOG_OFF removes it. When this returns, the previous callback is
- * not running and will not be called again. Refused from inside the log
- * callback (CHATWIRE_ERR_INVALID_ARGUMENT). Independently, the environment
- * variable CHATWIRE_LOG=error, warn, info or debug writes the lines to
- * stderr.
+ * `callback` with `userdata`, for the whole process; NULL or CHATWIRE_LOG_OFF
+ * removes it. On return the previous callback is not running and will not be
+ * called again. Refused from inside the log callback.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_set_log_callback(chatwire_log_callback callback,
@@ -1148,17 +966,15 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage(const chatwire_reply *reply,
                                                    uint64_t *total_tokens);
 
 /**
- * The request id the server or gateway sent, to quote when asking the
- * provider for help: the x-request-id header, else the first of request-id,
- * apim-request-id, x-ms-request-id, x-amzn-requestid, x-litellm-call-id,
- * x-kong-request-id and cf-ray; NULL when none came.
+ * The request id the server or gateway sent (x-request-id, else the first
+ * of the others docs/providers.md lists); NULL when none came.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_request_id(const chatwire_reply *reply);
 
 /**
  * The response body as received (for a streamed reply, the equivalent
- * non-streamed body built from the chunks, with their top-level fields
- * chatwire does not know, such as Perplexity's `citations`).
+ * body built from the chunks, with their top-level fields such as
+ * Perplexity's `citations`).
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_json(const chatwire_reply *reply);
 
@@ -1169,10 +985,8 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_tool_call_count(const chatwire_
 
 /**
  * Tool call `index`: its id (to quote in the result), the function's name
- * and its arguments, the JSON text the model wrote, byte for byte and
- * unchecked (chatwire_extract_json() reads sloppy arguments leniently); for
- * a free-form tool (type "custom"), its name and the model's free text.
- * Each out-parameter may be NULL.
+ * and its arguments as the model wrote them, unchecked; for a free-form tool,
+ * its name and the model's text. Each out-parameter may be NULL.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_tool_call(const chatwire_reply *reply,
@@ -1199,11 +1013,9 @@ chatwire_status CHATWIRE_CALL chatwire_reply_tool_call_len(const chatwire_reply 
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_tool_call_type(const chatwire_reply *reply, size_t index);
 
 /**
- * The model's reasoning ("thinking"), as it wrote it: from
- * reasoning_content, reasoning, the text parts of reasoning_details,
- * Mistral's thinking chunks, or a leading <think>...</think> block, which
- * chatwire_reply_content() then never holds. NULL when there is no text of
- * it (encrypted reasoning is still sent back).
+ * The model's reasoning ("thinking"), from whichever field the server used
+ * or a leading <think>...</think> block, which the content then never holds
+ * (docs/reasoning.md). NULL when there is no text of it.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_reasoning(const chatwire_reply *reply);
 
@@ -1213,14 +1025,13 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_reasoning(const chatwire_r
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_reasoning_len(const chatwire_reply *reply);
 
 /**
- * How many choices the reply has: 1 unless the option "n" asked for more.
- * Choice 0 is the reply itself, the one appended to the conversation.
+ * How many choices the reply has: 1 unless the option "n" asked for more;
+ * choice 0 is the one appended to the conversation.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_choice_count(const chatwire_reply *reply);
 
 /**
- * The text of choice `index` (in the order of the choices' index), without
- * its reasoning.
+ * The text of choice `index`, without its reasoning.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_choice_content(const chatwire_reply *reply, size_t index);
 
@@ -1230,10 +1041,8 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_choice_content(const chatw
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_choice_content_len(const chatwire_reply *reply, size_t index);
 
 /**
- * Prompt tokens the server had cached (prompt_tokens_details.cached_tokens)
- * and completion tokens spent on reasoning (completion_tokens_details,
- * Groq's x_groq.usage too), each out-parameter NULL when not wanted; one the
- * server left out is 0. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
+ * Prompt tokens the server had cached and completion tokens spent on reasoning, 0 when left
+ * out; each out-parameter may be NULL. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_usage_details(const chatwire_reply *reply,
@@ -1241,9 +1050,8 @@ chatwire_status CHATWIRE_CALL chatwire_reply_usage_details(const chatwire_reply 
                                                            uint64_t *reasoning_tokens);
 
 /**
- * The value of the response header `name`, case-insensitive (such as
- * "x-ratelimit-remaining-requests"); the first when it came twice; NULL when
- * the response had none.
+ * The value of the response header `name`, case-insensitive (the first when
+ * it came twice); NULL when the response had none.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_header(const chatwire_reply *reply, const char *name);
 
@@ -1253,16 +1061,14 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_header(const chatwire_repl
 CHATWIRE_API void CHATWIRE_CALL chatwire_reply_free(chatwire_reply *reply);
 
 /**
- * 1 when the request has finished (successfully or not), 0 while it runs.
- * Never blocks.
+ * 1 when the request has finished, 0 while it runs; never blocks.
  */
 CHATWIRE_API int CHATWIRE_CALL chatwire_request_done(const chatwire_request *request);
 
 /**
- * Waits for the request to finish and returns the send's status. On success
- * the reply is appended to the conversation and `*reply_out`, unless NULL,
- * owns a copy as chatwire_send() gives it. Waiting again gives the same
- * status (and a new copy) without appending twice.
+ * Waits for the request and returns the send's status; on success the reply
+ * is appended and `*reply_out`, unless NULL, owns a copy as chatwire_send()
+ * gives it. Waiting again gives the same status without appending twice.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_wait(chatwire_request *request, char **reply_out);
 
@@ -1276,48 +1082,33 @@ chatwire_status CHATWIRE_CALL chatwire_request_wait_reply(chatwire_request *requ
 
 /**
  * Stops the request if it still runs: it finishes with
- * CHATWIRE_ERR_CANCELLED within milliseconds, also while the server is
- * silent, and its connection is closed. A finished request is left as it is.
+ * CHATWIRE_ERR_CANCELLED within milliseconds and its connection is closed.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_cancel(chatwire_request *request);
 
 /**
- * Frees a request and closes its descriptor or event; a running one is
- * cancelled and waited for (its reply is not appended). From its own
- * `on_delta` or `on_done` (fire and forget) it is released when the
- * callback returns, and `on_done` still comes (CHATWIRE_ERR_CANCELLED when
- * freed from `on_delta`); chatwire_request_wait() there gives
- * CHATWIRE_ERR_INVALID_ARGUMENT.
+ * Frees a request and its descriptor or event; a running one is cancelled and waited
+ * for (its reply not appended). From its own callbacks it goes on return; `on_done` still comes.
  */
 CHATWIRE_API void CHATWIRE_CALL chatwire_request_free(chatwire_request *request);
 
 /**
- * POSIX: a descriptor, for a program's own event loop (poll, epoll, libuv,
- * ...), readable while the request has text not yet taken and for good
- * once it is done: on readable, call chatwire_request_take_text() (the only
- * way to make it unreadable; never read from it), then
- * chatwire_request_done(), and collect the request with
- * chatwire_request_wait(). The same descriptor every time (an eventfd on
- * Linux, a pipe elsewhere; close on exec, non-blocking), closed by
- * chatwire_request_free(). Never blocks. Elsewhere -1 and
- * CHATWIRE_ERR_SYSTEM, as when the system refuses a descriptor.
+ * POSIX: a descriptor for an event loop, readable while the request has text
+ * not yet taken and once it is done: then call chatwire_request_take_text()
+ * (never read from it) and chatwire_request_done(). The same one every time,
+ * owned by the request. Elsewhere -1 and CHATWIRE_ERR_SYSTEM.
  */
 CHATWIRE_API int CHATWIRE_CALL chatwire_request_fd(const chatwire_request *request);
 
 /**
- * Windows: a manual-reset event HANDLE (as `void *`) for
- * WaitForSingleObject() and its kin, signalled as chatwire_request_fd() is
- * readable on POSIX, owned by the request (never close, set or reset it).
- * Elsewhere NULL and CHATWIRE_ERR_SYSTEM, as when the system refuses one.
+ * Windows: a manual-reset event HANDLE owned by the request (never close, set or reset
+ * it), signalled as chatwire_request_fd() is readable. Elsewhere NULL (CHATWIRE_ERR_SYSTEM).
  */
 CHATWIRE_API void *CHATWIRE_CALL chatwire_request_event(const chatwire_request *request);
 
 /**
- * The request's text that arrived since the last call, in whole UTF-8
- * characters, owned by `*text_out`: "" when nothing new came, always "" for
- * a request with an `on_delta` callback. All pieces together are the
- * reply's text, which chatwire_request_wait() still gives whole. Never
- * blocks; fine while the request runs and after it is done.
+ * The text that arrived since the last call (whole UTF-8 characters), owned by
+ * `*text_out`; "" when nothing new came or with an `on_delta` callback. Never blocks.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_take_text(chatwire_request *request, char **text_out);
 
@@ -1331,11 +1122,10 @@ chatwire_status CHATWIRE_CALL chatwire_request_take_text_len(chatwire_request *r
                                                              size_t *len_out);
 
 /**
- * Sends the whole conversation, whose last message must be a user message
- * (else CHATWIRE_ERR_INVALID_CONVERSATION), and appends the reply, of which
- * `*reply_out` gets a copy that ends at its first U+0000 (chatwire_send_reply()
- * gives all of it). Blocks until the reply, the timeout or the last retry.
- * On failure the conversation is unchanged: the call can be repeated.
+ * Sends the whole conversation, whose last message must be the user's, and
+ * appends the reply; `*reply_out` owns a copy that ends at its first U+0000
+ * (chatwire_send_reply() gives all). Blocks until the reply, the timeout or
+ * the last retry; on failure the conversation is unchanged.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send(chatwire_client *client,
@@ -1343,17 +1133,11 @@ chatwire_status CHATWIRE_CALL chatwire_send(chatwire_client *client,
                                             char **reply_out);
 
 /**
- * Asks for JSON matching the JSON Schema `schema_json` (the subset of draft
- * 2020-12 that the Rust docs of `Client::send_json` list; other keywords,
- * or text that is not JSON, give CHATWIRE_ERR_INVALID_ARGUMENT before
- * anything is sent), delivered as chatwire_client_set_schema_delivery()
- * says. The reply is read as chatwire_extract_json() reads it; a mismatch
- * gets the model up to chatwire_client_set_json_corrections() correction
- * turns. On success `*json_out` owns the matching JSON, compact, and the
- * conversation holds the question and that JSON as the answer. Else
- * CHATWIRE_ERR_INVALID_REPLY, whose last error lists the last problems
- * ("at /0/quantity: expected a number, got \"two\"") and the start of the
- * last reply; the conversation is unchanged.
+ * Asks for JSON matching the JSON Schema `schema_json` (the subset
+ * docs/structured-output.md lists), with up to
+ * chatwire_client_set_json_corrections() correction turns; `*json_out` owns
+ * the matching JSON, compact, which the conversation keeps as the answer. No
+ * match: CHATWIRE_ERR_INVALID_REPLY, the last error listing the problems.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_json(chatwire_client *client,
@@ -1363,14 +1147,9 @@ chatwire_status CHATWIRE_CALL chatwire_send_json(chatwire_client *client,
 
 /**
  * Like chatwire_send(), streamed: `on_delta` (required) gets each piece of
- * text as it arrives, on the calling thread, with `userdata`; non-zero from
- * it stops the request (CHATWIRE_ERR_CANCELLED). A server that answers with
- * one JSON body instead is accepted (one delta). `reply_out` may be NULL.
- * While the send runs, calls on this conversation are refused with
- * CHATWIRE_ERR_INVALID_CONVERSATION (on others they are fine). An answer past
- * a limit (chatwire_client_set_limit()) gives CHATWIRE_ERR_TOO_LARGE, a
- * stream silent past the idle timeout CHATWIRE_ERR_TIMEOUT, also after deltas
- * went out; the conversation is then unchanged.
+ * text on the calling thread; non-zero from it gives CHATWIRE_ERR_CANCELLED.
+ * `reply_out` may be NULL. Past a limit or the idle timeout it fails, also
+ * after deltas went out, and the conversation is unchanged.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_stream(chatwire_client *client,
@@ -1381,9 +1160,7 @@ chatwire_status CHATWIRE_CALL chatwire_send_stream(chatwire_client *client,
 
 /**
  * Like chatwire_send(), but `*reply_out` owns the whole reply (free with
- * chatwire_reply_free()). When the model calls tools, chatwire_reply_content()
- * is "" and chatwire_reply_tool_call() gives each call: append one result per
- * call with chatwire_conversation_append_tool_result(), then send again.
+ * chatwire_reply_free()), tool calls included.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_reply(chatwire_client *client,
@@ -1392,7 +1169,7 @@ chatwire_status CHATWIRE_CALL chatwire_send_reply(chatwire_client *client,
 
 /**
  * Like chatwire_send_stream(), handing out the whole reply as
- * chatwire_send_reply() does; tool calls streamed in fragments are assembled.
+ * chatwire_send_reply() does.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_stream_reply(chatwire_client *client,
@@ -1403,9 +1180,8 @@ chatwire_status CHATWIRE_CALL chatwire_send_stream_reply(chatwire_client *client
 
 /**
  * Like chatwire_send_stream_reply() (`reply_out` may be NULL), with text,
- * reasoning and refusal apart: `on_event` (required) gets each piece with
- * its chatwire_stream_kind. A leading <think>...</think> block arrives as
- * reasoning, also with its tags split across chunks.
+ * reasoning and refusal apart: `on_event` (required) gets each piece with its
+ * chatwire_stream_kind.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_stream_events(chatwire_client *client,
@@ -1415,15 +1191,11 @@ chatwire_status CHATWIRE_CALL chatwire_send_stream_events(chatwire_client *clien
                                                           chatwire_reply **reply_out);
 
 /**
- * Starts sending the conversation on a worker thread and returns at once;
- * `*request_out` owns the request. A conversation that cannot be sent fails
- * here. The reply is streamed to `on_delta` (see chatwire_send_stream()) or,
- * when NULL, kept for chatwire_request_take_text(). `on_done` (may be NULL)
- * gets the status once at the end. Both run on the worker thread with
- * `userdata` and may free the request. chatwire_request_wait() appends the
- * reply; until then (up to the return of `on_done`) calls on the
- * conversation are refused with CHATWIRE_ERR_INVALID_CONVERSATION, and it
- * may be freed: the request holds it.
+ * Starts sending the conversation on a worker thread; `*request_out` owns
+ * the request. The reply goes to `on_delta`, or waits for
+ * chatwire_request_take_text() when it is NULL; `on_done` (may be NULL) gets
+ * the status once. Both run on the worker with `userdata` and may free the
+ * request. The conversation is held until `on_done` returns.
  */
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_send_async(chatwire_client *client,
@@ -1434,9 +1206,8 @@ chatwire_status CHATWIRE_CALL chatwire_send_async(chatwire_client *client,
                                                   chatwire_request **request_out);
 
 /**
- * A fixed, static description of a status code, for any `int` ("unknown
- * chatwire_status" for unknown values). It names the kind of failure
- * only; to tell a person what went wrong, print chatwire_last_error().
+ * A static description of a status code, for any `int`; it names the
+ * kind of failure only (print chatwire_last_error() to a person).
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_status_str(int status);
 

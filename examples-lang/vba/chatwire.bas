@@ -104,6 +104,12 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_conversation_to_json Lib "chatwire.dll" (ByVal conversation As LongPtr, ByRef jsonOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_from_json Lib "chatwire.dll" (ByVal json As LongPtr, ByRef conversationOut As LongPtr) As Long
     Public Declare PtrSafe Sub chatwire_conversation_free Lib "chatwire.dll" (ByVal conversation As LongPtr)
+    Public Declare PtrSafe Function chatwire_conversation_len Lib "chatwire.dll" (ByVal conversation As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_conversation_role Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_conversation_content Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_conversation_content_len Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_conversation_reasoning Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_conversation_reasoning_len Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_conversation_set_system Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal textArg As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_append Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal role As Long, ByVal content As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_truncate Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal lenArg As LongPtr) As Long
@@ -117,12 +123,6 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_conversation_set_option_unchecked Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal nameArg As LongPtr, ByVal jsonValue As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_add_tool Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal nameArg As LongPtr, ByVal description As LongPtr, ByVal parametersSchemaJson As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_add_custom_tool Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal nameArg As LongPtr, ByVal description As LongPtr, ByVal formatJson As LongPtr) As Long
-    Public Declare PtrSafe Function chatwire_conversation_len Lib "chatwire.dll" (ByVal conversation As LongPtr) As LongPtr
-    Public Declare PtrSafe Function chatwire_conversation_role Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As Long
-    Public Declare PtrSafe Function chatwire_conversation_content Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As LongPtr
-    Public Declare PtrSafe Function chatwire_conversation_content_len Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As LongPtr
-    Public Declare PtrSafe Function chatwire_conversation_reasoning Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As LongPtr
-    Public Declare PtrSafe Function chatwire_conversation_reasoning_len Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_extract_json Lib "chatwire.dll" (ByVal textArg As LongPtr, ByRef jsonOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_extract_ingredients Lib "chatwire.dll" (ByVal textArg As LongPtr, ByRef jsonOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_extract_ingredient_list Lib "chatwire.dll" (ByVal textArg As LongPtr, ByRef listOut As LongPtr) As Long
@@ -206,6 +206,12 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_conversation_to_json Lib "chatwire.dll" (ByVal conversation As Long, ByRef jsonOut As Long) As Long
     Public Declare Function chatwire_conversation_from_json Lib "chatwire.dll" (ByVal json As Long, ByRef conversationOut As Long) As Long
     Public Declare Sub chatwire_conversation_free Lib "chatwire.dll" (ByVal conversation As Long)
+    Public Declare Function chatwire_conversation_len Lib "chatwire.dll" (ByVal conversation As Long) As Long
+    Public Declare Function chatwire_conversation_role Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
+    Public Declare Function chatwire_conversation_content Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
+    Public Declare Function chatwire_conversation_content_len Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
+    Public Declare Function chatwire_conversation_reasoning Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
+    Public Declare Function chatwire_conversation_reasoning_len Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_conversation_set_system Lib "chatwire.dll" (ByVal conversation As Long, ByVal textArg As Long) As Long
     Public Declare Function chatwire_conversation_append Lib "chatwire.dll" (ByVal conversation As Long, ByVal role As Long, ByVal content As Long) As Long
     Public Declare Function chatwire_conversation_truncate Lib "chatwire.dll" (ByVal conversation As Long, ByVal lenArg As Long) As Long
@@ -219,12 +225,6 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_conversation_set_option_unchecked Lib "chatwire.dll" (ByVal conversation As Long, ByVal nameArg As Long, ByVal jsonValue As Long) As Long
     Public Declare Function chatwire_conversation_add_tool Lib "chatwire.dll" (ByVal conversation As Long, ByVal nameArg As Long, ByVal description As Long, ByVal parametersSchemaJson As Long) As Long
     Public Declare Function chatwire_conversation_add_custom_tool Lib "chatwire.dll" (ByVal conversation As Long, ByVal nameArg As Long, ByVal description As Long, ByVal formatJson As Long) As Long
-    Public Declare Function chatwire_conversation_len Lib "chatwire.dll" (ByVal conversation As Long) As Long
-    Public Declare Function chatwire_conversation_role Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
-    Public Declare Function chatwire_conversation_content Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
-    Public Declare Function chatwire_conversation_content_len Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
-    Public Declare Function chatwire_conversation_reasoning Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
-    Public Declare Function chatwire_conversation_reasoning_len Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_extract_json Lib "chatwire.dll" (ByVal textArg As Long, ByRef jsonOut As Long) As Long
     Public Declare Function chatwire_extract_ingredients Lib "chatwire.dll" (ByVal textArg As Long, ByRef jsonOut As Long) As Long
     Public Declare Function chatwire_extract_ingredient_list Lib "chatwire.dll" (ByVal textArg As Long, ByRef listOut As Long) As Long

@@ -1,8 +1,5 @@
 //! The boundary every exported function goes through: panics are caught,
 //! errors become a status, and the thread's last error is recorded.
-//!
-//! Part of the support layer: it uses [`super::error`], [`super::status`]
-//! and [`super::text`], and no module of a C type.
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -31,11 +28,7 @@ fn record(error: &FfiError) {
         message: text::c_string(one_line::escape(&message).as_bytes()),
         http_status: error.http_status(),
     };
-    LAST_ERROR.with(|cell| *cell.borrow_mut() = Some(last));
-}
-
-fn clear() {
-    LAST_ERROR.with(|cell| *cell.borrow_mut() = None);
+    LAST_ERROR.set(Some(last));
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -49,7 +42,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// Runs a function body, catching panics, with the last error cleared
 /// first and recorded on failure.
 fn run<T>(body: impl FnOnce() -> Result<T, FfiError>) -> Result<T, chatwire_status> {
-    clear();
+    LAST_ERROR.set(None);
     let outcome = catch_unwind(AssertUnwindSafe(body))
         .unwrap_or_else(|payload| Err(FfiError::Panic(panic_message(&*payload))));
     outcome.map_err(|error| {
@@ -64,9 +57,8 @@ pub(crate) fn status(body: impl FnOnce() -> Result<(), FfiError>) -> chatwire_st
     run(body).err().unwrap_or(chatwire_status::CHATWIRE_OK)
 }
 
-/// The body of a getter, which returns a value, or its type's [`Failed`]
-/// value; as for [`status`], C tells a NULL meaning "none" from a failure
-/// by chatwire_last_error().
+/// The body of a getter: its value, or its type's [`Failed`] value, told
+/// from a value by chatwire_last_error().
 pub(crate) fn value<T: Failed>(body: impl FnOnce() -> Result<T, FfiError>) -> T {
     run(body).unwrap_or(T::FAILED)
 }
@@ -76,43 +68,27 @@ pub(crate) trait Failed {
     const FAILED: Self;
 }
 
-impl Failed for *const c_char {
-    const FAILED: Self = std::ptr::null();
+macro_rules! failed {
+    ($($type:ty = $value:expr),*) => {
+        $(impl Failed for $type {
+            const FAILED: Self = $value;
+        })*
+    };
 }
 
-impl Failed for *mut c_void {
-    const FAILED: Self = std::ptr::null_mut();
-}
-
-impl Failed for usize {
-    const FAILED: Self = 0;
-}
-
-impl Failed for c_int {
-    const FAILED: Self = -1;
-}
-
-impl Failed for f64 {
-    const FAILED: Self = 0.0;
-}
+failed!(*const c_char = std::ptr::null(), *mut c_void = std::ptr::null_mut());
+failed!(usize = 0, c_int = -1, f64 = 0.0);
 
 /// The body of a `_free` function: panics are caught, the last error is
 /// kept, so that a program may free what it holds before it reports the
 /// failure of an earlier call.
 pub(crate) fn release(body: impl FnOnce()) {
-    // Nothing sensible can be reported from a free function; a panic is still
-    // kept from unwinding into C.
     let _ = catch_unwind(AssertUnwindSafe(body));
 }
 
 /// A one-line description of the last failure on the calling thread, or ""
-/// after a success (docs/c-api.md, "The last error after success"); borrowed
-/// until the next chatwire call on this thread. Print it alone: what failed,
-/// then for a server's error its HTTP status, message and request id, e.g.
-/// "authentication failed: HTTP 401: Invalid API Key (request id req_1)".
-/// Control characters, U+2028, U+2029 and bidirectional overrides in a
-/// server's text are escaped (`\n`, `\u{1b}`), so a server cannot forge log
-/// lines; the client's secrets (API key, header values) never appear.
+/// after a success; borrowed until the next chatwire call on this thread. A
+/// server's control characters are escaped; secrets never appear.
 #[no_mangle]
 pub extern "system" fn chatwire_last_error() -> *const c_char {
     LAST_ERROR.with(|cell| match &*cell.borrow() {
@@ -123,9 +99,8 @@ pub extern "system" fn chatwire_last_error() -> *const c_char {
     })
 }
 
-/// The HTTP status of the last failure on the calling thread (401, 429,
-/// ...), or 0 when it was no HTTP error or there was none; set and kept as
-/// chatwire_last_error() is.
+/// The HTTP status of the last failure on the calling thread, or 0 (no HTTP
+/// error, or none).
 #[no_mangle]
 pub extern "system" fn chatwire_last_http_status() -> c_int {
     LAST_ERROR.with(|cell| cell.borrow().as_ref().map_or(0, |last| last.http_status))

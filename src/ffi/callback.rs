@@ -7,31 +7,26 @@ use super::status::chatwire_status;
 use crate::config::MAX_CREDENTIAL_BYTES;
 
 /// Receives a streamed reply's text as it arrives: `delta` is `len` bytes of
-/// whole UTF-8 characters and a NUL, valid only during the call, `userdata`
-/// the pointer given with the callback. Return 0 to go on, else the request
-/// stops (CHATWIRE_ERR_CANCELLED). Runs on the thread of chatwire_send_stream(),
-/// or the worker of chatwire_send_async() (chatwire_client_set_worker_stack_size()).
+/// whole UTF-8 characters and a NUL, valid only during the call. Return 0 to
+/// go on; anything else stops the request (CHATWIRE_ERR_CANCELLED).
 pub type chatwire_delta_callback = Option<
     unsafe extern "system" fn(userdata: *mut c_void, delta: *const c_char, len: usize) -> c_int,
 >;
 
-/// What kind of text a chatwire_event_callback gets, passed as its `kind`.
+/// What kind of text a chatwire_event_callback gets.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
 pub enum chatwire_stream_kind {
     /// The answer's text (chatwire_reply_content()).
     CHATWIRE_STREAM_CONTENT = 0,
-    /// The model's reasoning (chatwire_reply_reasoning()), also from a
-    /// leading <think> block, which never reaches the content.
+    /// The model's reasoning (chatwire_reply_reasoning()).
     CHATWIRE_STREAM_REASONING = 1,
     /// The model's refusal.
     CHATWIRE_STREAM_REFUSAL = 2,
 }
 
 /// Receives a streamed reply's pieces with their `kind`, a
-/// chatwire_stream_kind; otherwise as chatwire_delta_callback, on the thread
-/// of the send that takes it.
+/// chatwire_stream_kind; otherwise as chatwire_delta_callback.
 pub type chatwire_event_callback = Option<
     unsafe extern "system" fn(
         userdata: *mut c_void,
@@ -42,13 +37,11 @@ pub type chatwire_event_callback = Option<
 >;
 
 /// Told once, on the worker thread, that a background request has finished,
-/// with its status; chatwire_request_done() already gives 1. Fetch the reply
-/// with chatwire_request_wait() from the caller's own thread.
+/// with its status; collect it with chatwire_request_wait().
 pub type chatwire_done_callback =
     Option<unsafe extern "system" fn(userdata: *mut c_void, status: chatwire_status)>;
 
-/// The caller's `userdata`, carried to the worker thread. C owns what it
-/// points to and promises it stays valid while the request runs.
+/// The caller's `userdata`, carried to the worker thread.
 #[derive(Clone, Copy)]
 pub(crate) struct UserData(pub(crate) *mut c_void);
 
@@ -56,8 +49,7 @@ pub(crate) struct UserData(pub(crate) *mut c_void);
 // the caller's callbacks, which the caller wrote to run on the worker thread.
 unsafe impl Send for UserData {}
 
-/// A C callback that gets text: its function, its userdata, and a buffer
-/// for the NUL-terminated copy of each piece.
+/// A C callback, its userdata, and a buffer for the NUL-terminated copies.
 pub(crate) struct Sink<F> {
     callback: F,
     userdata: UserData,
@@ -84,8 +76,7 @@ impl<F: Copy> Sink<F> {
         }
     }
 
-    /// Hands `text` to C through `call` (given the callback, the userdata
-    /// and the copy); `Break` when C asks to stop.
+    /// Hands `text` to C through `call`; `Break` when C asks to stop.
     fn hand(
         &mut self,
         text: &str,
@@ -127,14 +118,10 @@ impl EventSink {
     }
 }
 
-/// Gives a client its credential before each attempt (see
-/// chatwire_client_set_credential_callback()). Write the token and a NUL into
-/// `token`, which has room for `capacity` bytes (16385) and is valid only
-/// during the call; chatwire copies and wipes it. Return 0 on success;
-/// anything else, also for a token that does not fit, fails the send with
-/// CHATWIRE_ERR_AUTH, not retried, naming the value returned. Called on
-/// whatever thread sends, several at once: it must be thread-safe, and
-/// should be quick (a cached token, refreshed ahead of its expiry).
+/// Gives a client its credential before each attempt: writes the token and a
+/// NUL into `token`, `capacity` bytes valid during the call, and returns 0;
+/// anything else, or a token that does not fit, fails the send with
+/// CHATWIRE_ERR_AUTH. Called on any thread, several at once, so thread-safe.
 pub type chatwire_credential_callback = Option<
     unsafe extern "system" fn(userdata: *mut c_void, token: *mut c_char, capacity: usize) -> c_int,
 >;

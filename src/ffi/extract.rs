@@ -13,17 +13,15 @@ use crate::error::Error;
 use crate::structured::INGREDIENTS_SCHEMA_NUL;
 
 /// Finds the JSON in a model's reply (a fenced json block, or bare JSON in
-/// prose), repairs what models get wrong (fractions such as 1/2 or ½, mixed
-/// numbers, trailing commas, unquoted keys and values, missing commas and
-/// colons, output cut off) and writes the outermost object or array, whole,
-/// as compact JSON to `*json_out` (a JSON string holding one is unwrapped
-/// once). None recoverable whole: CHATWIRE_ERR_NO_JSON.
+/// prose), repairs what models get wrong (docs/structured-output.md) and
+/// writes the outermost object or array, compact, to `*json_out`. None
+/// recoverable whole: CHATWIRE_ERR_NO_JSON.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_json(
     text: *const c_char,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
-    // SAFETY: `text` is NULL or NUL-terminated and `json_out` NULL or writable (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         text::transform((text, "text"), (json_out, "json_out"), |input| {
             Ok(crate::extract::extract_json(input)?.to_string())
@@ -31,20 +29,16 @@ pub unsafe extern "system" fn chatwire_extract_json(
     })
 }
 
-/// Reads an ingredient list (the convention of chatwire_ingredients_prompt())
-/// from a model's reply into `*json_out`, normalised: an array of
-/// {"ingredient": a trimmed, non-empty string, "quantity": a finite number
-/// with a decimal point (½ gives 0.5, no amount 0.0), "unit": a string or
-/// null}. Lenient, as small models need (a wrapping object, keys such as
-/// "name" or "amount", unusable items skipped: the Rust docs of
-/// `chatwire::extract_ingredients` give every rule); an empty list gives
-/// "[]". No usable ingredient: CHATWIRE_ERR_NO_JSON, and the last error says why.
+/// Reads an ingredient list (chatwire_ingredients_prompt()'s convention) from
+/// a model's reply into `*json_out`: an array of {"ingredient", "quantity" a
+/// number, "unit" a string or null}, read leniently (docs/structured-output.md).
+/// No usable ingredient: CHATWIRE_ERR_NO_JSON, the last error saying why.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_ingredients(
     text: *const c_char,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
-    // SAFETY: `text` is NULL or NUL-terminated and `json_out` NULL or writable (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         text::transform((text, "text"), (json_out, "json_out"), |input| {
             let items = crate::extract::extract_ingredients(input)?;
@@ -56,10 +50,8 @@ pub unsafe extern "system" fn chatwire_extract_ingredients(
     })
 }
 
-/// An ingredient list read from a model's reply, for C programs that want the
-/// items without parsing JSON: made by chatwire_extract_ingredient_list(),
-/// freed by chatwire_ingredients_free(). It never changes, so several threads
-/// may read it at once; its strings live until it is freed.
+/// An ingredient list made by chatwire_extract_ingredient_list(), freed with its strings by
+/// chatwire_ingredients_free(). It never changes: several threads may read it at once.
 pub struct chatwire_ingredients {
     items: Vec<IngredientView>,
 }
@@ -73,33 +65,30 @@ struct IngredientView {
     unit: Option<CText>,
 }
 
-/// Item `index` of the list behind a handle; out of range is an error, so
-/// chatwire_last_error() says why.
-///
-/// # Safety
-/// `list` is NULL or live.
+/// Item `index` of the list behind `list`, which is NULL or live (unsafe: the caller's promise).
 unsafe fn item<'a>(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> Result<&'a IngredientView, FfiError> {
-    // SAFETY: `list` is NULL or a live handle (the C conventions).
-    let list = unsafe { handle::borrow(list, "list")? };
-    handle::item(&list.items, index, "ingredient")
+    // SAFETY: as the caller promises.
+    handle::item(
+        &unsafe { handle::borrow(list, "list")? }.items,
+        index,
+        "ingredient",
+    )
 }
 
 /// Reads an ingredient list as chatwire_extract_ingredients() does, into
-/// `*list_out` (empty when the reply holds an empty array), to read with the
-/// chatwire_ingredients_ functions (docs/structured-output.md has a loop).
+/// `*list_out` (empty for an empty array), for the chatwire_ingredients_ functions.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_extract_ingredient_list(
     text: *const c_char,
     list_out: *mut *mut chatwire_ingredients,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `text` is NULL or NUL-terminated (the C conventions).
-        let input = unsafe { text::str_in(text, "text")? };
-        // SAFETY: `list_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(list_out, "list_out")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let input = text::str_in(text, "text")?;
+        let out = handle::out(list_out, "list_out")?;
         let items = crate::extract::extract_ingredients(input)?.into_iter();
         let items = items
             .map(|item| IngredientView {
@@ -108,7 +97,7 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
                 unit: item.unit.as_deref().map(CText::new),
             })
             .collect();
-        out.write(handle::into_c(chatwire_ingredients { items }));
+        *out = handle::into_c(chatwire_ingredients { items });
         Ok(())
     })
 }
@@ -116,18 +105,17 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
 /// The number of ingredients in the list.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_len(list: *const chatwire_ingredients) -> usize {
-    // SAFETY: `list` is NULL or a live handle (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| Ok(unsafe { handle::borrow(list, "list")? }.items.len()))
 }
 
-/// The name of ingredient `index` ("flour"), never empty; borrowed until the
-/// list is freed.
+/// The name of ingredient `index` ("flour"), never empty.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_name(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> *const c_char {
-    // SAFETY: `list` is NULL or a live handle (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| Ok(unsafe { item(list, index)? }.name.as_ptr()))
 }
 
@@ -137,35 +125,29 @@ pub unsafe extern "system" fn chatwire_ingredients_name_len(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> usize {
-    // SAFETY: `list` is NULL or a live handle (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| Ok(unsafe { item(list, index)? }.name.len()))
 }
 
-/// The quantity of ingredient `index` (½ gives 0.5): finite; 0.0 when the
+/// The quantity of ingredient `index` (½ gives 0.5), finite; 0.0 when the
 /// reply gives no amount.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_quantity(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> f64 {
-    // SAFETY: `list` is NULL or a live handle (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| Ok(unsafe { item(list, index)? }.quantity))
 }
 
-/// The unit of ingredient `index` ("cup", "g"), NULL when it has none (3
-/// eggs); borrowed until the list is freed.
+/// The unit of ingredient `index` ("cup", "g"), NULL when it has none.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_unit(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> *const c_char {
-    boundary::value(|| {
-        // SAFETY: `list` is NULL or a live handle (the C conventions).
-        Ok(unsafe { item(list, index)? }
-            .unit
-            .as_ref()
-            .map_or(std::ptr::null(), CText::as_ptr))
-    })
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(text::borrowed(&item(list, index)?.unit)) })
 }
 
 /// The length in bytes of chatwire_ingredients_unit(); 0 when it has none.
@@ -174,13 +156,8 @@ pub unsafe extern "system" fn chatwire_ingredients_unit_len(
     list: *const chatwire_ingredients,
     index: usize,
 ) -> usize {
-    boundary::value(|| {
-        // SAFETY: `list` is NULL or a live handle (the C conventions).
-        Ok(unsafe { item(list, index)? }
-            .unit
-            .as_ref()
-            .map_or(0, CText::len))
-    })
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(text::borrowed_len(&item(list, index)?.unit)) })
 }
 
 /// Frees a list and every string borrowed from it.
@@ -190,18 +167,14 @@ pub unsafe extern "system" fn chatwire_ingredients_free(list: *mut chatwire_ingr
     boundary::release(|| unsafe { handle::free(list) })
 }
 
-/// Builds in `*prompt_out` the prompt of the ingredient-list convention: the
-/// instruction (keys "ingredient", "quantity" a number, "unit" a string or
-/// null), an example in a fenced json block, then `text` after a "Text:"
-/// line. Read the reply with chatwire_extract_ingredients() or
-/// chatwire_extract_ingredient_list().
+/// Builds in `*prompt_out` the ingredient-list prompt: the instruction, an
+/// example in a fenced json block, then `text` after a "Text:" line.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_prompt(
     text: *const c_char,
     prompt_out: *mut *mut c_char,
 ) -> chatwire_status {
-    // SAFETY: `text` is NULL or NUL-terminated and `prompt_out` NULL or writable (the C
-    // conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         text::transform((text, "text"), (prompt_out, "prompt_out"), |input| {
             Ok(crate::extract::ingredients_prompt(input))
@@ -210,10 +183,9 @@ pub unsafe extern "system" fn chatwire_ingredients_prompt(
 }
 
 /// Builds in `*prompt_out` a prompt asking for JSON shaped like
-/// `example_json`, as chatwire_extract_json() reads best: `instruction`, a
-/// request for the JSON alone in a fenced json block, `example_json` in one,
-/// then `text` after a "Text:" line (last, so an instruction hidden in it
-/// reads as text). Each part is trimmed; `example_json` is not checked.
+/// `example_json` (not checked): `instruction`, a request for the JSON alone
+/// in a fenced json block, `example_json` in one, then `text` after a "Text:"
+/// line, last. Each part is trimmed.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_json_prompt(
     instruction: *const c_char,
@@ -221,30 +193,21 @@ pub unsafe extern "system" fn chatwire_json_prompt(
     text: *const c_char,
     prompt_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `instruction` is NULL or NUL-terminated (the C conventions).
-        let instruction = unsafe { text::str_in(instruction, "instruction")? };
-        // SAFETY: `example_json` is NULL or NUL-terminated (the C conventions).
-        let example_json = unsafe { text::str_in(example_json, "example_json")? };
-        // SAFETY: `text` is NULL or NUL-terminated (the C conventions).
-        let input = unsafe { text::str_in(text, "text")? };
-        // SAFETY: `prompt_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(prompt_out, "prompt_out")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let instruction = text::str_in(instruction, "instruction")?;
+        let example_json = text::str_in(example_json, "example_json")?;
+        let input = text::str_in(text, "text")?;
+        let out = handle::out(prompt_out, "prompt_out")?;
         let prompt = crate::extract::json_prompt(instruction, example_json, input);
-        out.write(text::string_out(&prompt));
+        *out = text::string_out(&prompt);
         Ok(())
     })
 }
 
-/// The JSON Schema of the ingredient-list convention, for chatwire_send_json():
-/// an array of at least one {"ingredient": a non-empty string, "quantity": a
-/// number of 0 or more, "unit": a string or null}, no other keys. Static.
+/// The JSON Schema of the ingredient-list convention, for
+/// chatwire_send_json(). Static.
 #[no_mangle]
 pub extern "system" fn chatwire_ingredients_schema() -> *const c_char {
-    const SCHEMA: &std::ffi::CStr =
-        match std::ffi::CStr::from_bytes_with_nul(INGREDIENTS_SCHEMA_NUL.as_bytes()) {
-            Ok(schema) => schema,
-            Err(_) => c"true",
-        };
-    SCHEMA.as_ptr()
+    INGREDIENTS_SCHEMA_NUL.as_ptr().cast()
 }

@@ -11,20 +11,15 @@ pub(crate) fn into_c<T>(value: T) -> *mut T {
     Box::into_raw(Box::new(value))
 }
 
-/// Borrows the value behind a handle.
-///
-/// # Safety
-/// `ptr` is NULL or came from [`into_c`] and has not been freed, and no
-/// `&mut` to it is alive.
+/// Borrows the value behind a handle (unsafe: `ptr` is NULL or from [`into_c`], not
+/// freed, with no `&mut` to it alive).
 pub(crate) unsafe fn borrow<'a, T>(ptr: *const T, name: &'static str) -> Result<&'a T, FfiError> {
     // SAFETY: non-NULL pointers are live handles, by the caller's contract.
     unsafe { ptr.as_ref() }.ok_or(FfiError::Null(name))
 }
 
-/// Borrows the value behind a handle mutably.
-///
-/// # Safety
-/// As [`borrow`], and nothing else borrows it.
+/// Borrows the value behind a handle mutably (unsafe: as [`borrow`], and nothing
+/// else borrows it).
 pub(crate) unsafe fn borrow_mut<'a, T>(
     ptr: *mut T,
     name: &'static str,
@@ -33,10 +28,8 @@ pub(crate) unsafe fn borrow_mut<'a, T>(
     unsafe { ptr.as_mut() }.ok_or(FfiError::Null(name))
 }
 
-/// Takes a handle back and drops it; NULL is ignored.
-///
-/// # Safety
-/// `ptr` is NULL or came from [`into_c`] and has not been freed.
+/// Takes a handle back and drops it; NULL is ignored (unsafe: `ptr` is NULL or
+/// from [`into_c`] and not freed).
 pub(crate) unsafe fn free<T>(ptr: *mut T) {
     if !ptr.is_null() {
         // SAFETY: the pointer came from Box::into_raw and is freed once.
@@ -50,10 +43,8 @@ pub(crate) fn into_c_shared<T>(value: T) -> *mut T {
     Arc::into_raw(Arc::new(value)).cast_mut()
 }
 
-/// A reference that keeps the value behind a shared handle alive.
-///
-/// # Safety
-/// `ptr` is NULL or came from [`into_c_shared`] and C has not freed it.
+/// A reference that keeps the value behind a shared handle alive (unsafe: `ptr`
+/// is NULL or from [`into_c_shared`] and C has not freed it).
 pub(crate) unsafe fn retain<T>(ptr: *const T, name: &'static str) -> Result<Arc<T>, FfiError> {
     if ptr.is_null() {
         return Err(FfiError::Null(name));
@@ -66,10 +57,8 @@ pub(crate) unsafe fn retain<T>(ptr: *const T, name: &'static str) -> Result<Arc<
     }
 }
 
-/// Gives up C's reference to a shared handle; NULL is ignored.
-///
-/// # Safety
-/// `ptr` is NULL or came from [`into_c_shared`] and C has not freed it.
+/// Gives up C's reference to a shared handle; NULL is ignored (unsafe: as
+/// [`retain`]).
 pub(crate) unsafe fn release_shared<T>(ptr: *mut T) {
     if !ptr.is_null() {
         // SAFETY: C's reference, given up once.
@@ -77,8 +66,8 @@ pub(crate) unsafe fn release_shared<T>(ptr: *mut T) {
     }
 }
 
-/// Item `index` of a list; past the end, the error of every C function for
-/// an index out of range (`what` names an item).
+/// Item `index` of a list, or the error of an index out of range (`what`
+/// names an item).
 pub(crate) fn item<'a, T>(
     items: &'a [T],
     index: usize,
@@ -91,44 +80,28 @@ pub(crate) fn item<'a, T>(
     })
 }
 
-/// An out-parameter, checked for NULL before any work is done and written
-/// once it has succeeded.
-pub(crate) struct Out<'a, T>(&'a mut T);
-
-impl<T> Out<'_, T> {
-    pub(crate) fn write(self, value: T) {
-        *self.0 = value;
-    }
+/// Checks an out-parameter before any work is done, to write once it has
+/// succeeded (unsafe: `ptr` is NULL or points to a caller's writable `T`).
+pub(crate) unsafe fn out<'a, T>(ptr: *mut T, name: &'static str) -> Result<&'a mut T, FfiError> {
+    // SAFETY: as the caller promises; the old value is a plain pointer or
+    // integer, so overwriting it drops nothing.
+    unsafe { optional_out(ptr) }.ok_or(FfiError::Null(name))
 }
 
-/// Checks an out-parameter.
-///
-/// # Safety
-/// `ptr` is NULL or points to writable memory for a `T` (a caller's variable).
-pub(crate) unsafe fn out<'a, T>(ptr: *mut T, name: &'static str) -> Result<Out<'a, T>, FfiError> {
-    // SAFETY: a non-NULL out-parameter points to the caller's variable; the
-    // old value is a plain pointer or integer, so overwriting it drops nothing.
-    unsafe { ptr.as_mut() }.map(Out).ok_or(FfiError::Null(name))
+/// An out-parameter the caller may leave NULL when it does not want the value
+/// (unsafe: as [`out`]).
+pub(crate) unsafe fn optional_out<'a, T>(ptr: *mut T) -> Option<&'a mut T> {
+    // SAFETY: as the caller promises.
+    unsafe { ptr.as_mut() }
 }
 
-/// An out-parameter the caller may leave NULL when it does not want the value.
-///
-/// # Safety
-/// As [`out`].
-pub(crate) unsafe fn optional_out<'a, T>(ptr: *mut T) -> Option<Out<'a, T>> {
-    // SAFETY: as in `out`.
-    unsafe { ptr.as_mut() }.map(Out)
-}
-
-/// Writes each value where its out-parameter is not NULL.
-///
-/// # Safety
-/// Each pointer is NULL or writable.
+/// Writes each value where its out-parameter is not NULL (unsafe: each pointer
+/// is NULL or writable).
 pub(crate) unsafe fn write_optional<T, const N: usize>(outs: [*mut T; N], values: [T; N]) {
     for (out, value) in outs.into_iter().zip(values) {
-        // SAFETY: as the caller promised.
+        // SAFETY: as the caller promises.
         if let Some(out) = unsafe { optional_out(out) } {
-            out.write(value);
+            *out = value;
         }
     }
 }

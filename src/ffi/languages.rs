@@ -1,10 +1,7 @@
 //! Forms of a few functions for languages that cannot call the originals
-//! cleanly (docs/languages.md): a `uint32_t` twin of each function with a
-//! `uint64_t` parameter, for VB6 and 32-bit VBA, which have no 64-bit
-//! integer; and [`chatwire_request_wait_text`], a streamed reply in a plain
-//! loop, for COBOL, which can neither hand over a callback nor wait on a
-//! descriptor. Each has the body of the original (or the core's wait), so
-//! the same checks and errors.
+//! (docs/languages.md): `uint32_t` twins of those with a `uint64_t`, and
+//! [`chatwire_request_wait_text`], a streamed reply in a plain loop. Each
+//! has the body of the original, so the same checks and errors.
 
 use std::ffi::{c_char, c_int};
 use std::time::Duration;
@@ -12,14 +9,13 @@ use std::time::Duration;
 use super::boundary;
 use super::client::{chatwire_client, set};
 use super::conversation::{chatwire_conversation, on};
-use super::handle;
-use super::reply::{chatwire_reply, usage, usage_details};
+use super::reply::{chatwire_reply, usage, usage_details, write_counts};
 use super::request::{chatwire_request, hand_text};
 use super::status::{chatwire_status, limit_from_c};
 use crate::client::BackgroundSend;
 
 /// chatwire_client_set_timeout_ms() with a 32-bit count, for languages
-/// without a 64-bit integer (VB6, 32-bit VBA: a `Long`).
+/// without a 64-bit integer (VB6, 32-bit VBA).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     client: *mut chatwire_client,
@@ -67,9 +63,8 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
     })
 }
 
-/// chatwire_reply_usage() in 32-bit counts: a count past 4294967295 (which no
-/// reply reaches) is given as 4294967295, negative in VB's signed `Long`
-/// past 2147483647.
+/// chatwire_reply_usage() in 32-bit counts; a count past 4294967295 (which no
+/// reply reaches) is given as 4294967295.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_u32(
     reply: *const chatwire_reply,
@@ -77,13 +72,10 @@ pub unsafe extern "system" fn chatwire_reply_usage_u32(
     completion_tokens: *mut u32,
     total_tokens: *mut u32,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply` is NULL or a live handle (the C conventions).
-        let counts = unsafe { usage(reply)? }.map(narrowed);
-        // SAFETY: `prompt_tokens`, `completion_tokens`, `total_tokens` are each NULL or writable
-        // (the C conventions).
-        unsafe { handle::write_optional([prompt_tokens, completion_tokens, total_tokens], counts) };
-        Ok(())
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let outs = [prompt_tokens, completion_tokens, total_tokens];
+        write_counts(reply, usage, outs, narrowed)
     })
 }
 
@@ -95,13 +87,10 @@ pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
     cached_tokens: *mut u32,
     reasoning_tokens: *mut u32,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply` is NULL or a live handle (the C conventions).
-        let counts = unsafe { usage_details(reply)? }.map(narrowed);
-        // SAFETY: `cached_tokens`, `reasoning_tokens` are each NULL or writable (the C
-        // conventions).
-        unsafe { handle::write_optional([cached_tokens, reasoning_tokens], counts) };
-        Ok(())
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let outs = [cached_tokens, reasoning_tokens];
+        write_counts(reply, usage_details, outs, narrowed)
     })
 }
 
@@ -110,34 +99,16 @@ fn narrowed(count: u64) -> u32 {
     u32::try_from(count).unwrap_or(u32::MAX)
 }
 
-/// Waits until a background request has text not yet taken, or is done, and
-/// hands it out as chatwire_request_take_text() does; "" only once it is done
-/// and all its text was taken, when chatwire_request_wait() no longer blocks.
-/// A streamed reply in a plain loop, for languages that can neither hand
-/// over a callback nor wait on a descriptor (COBOL, batch Fortran):
-///
-/// ```c
-/// for (;;) {
-///     char *text;
-///     if (chatwire_request_wait_text(request, &text) != CHATWIRE_OK) break;
-///     int end = text[0] == '\0';
-///     fputs(text, stdout);
-///     chatwire_string_free(text);
-///     if (end) break;
-/// }
-/// status = chatwire_request_wait(request, &reply);
-/// ```
-///
-/// With an `on_delta` callback it waits for the end and gives "": never call
-/// it from that callback (the request would wait for itself). Cancel a wait
-/// from another thread or with a timeout; never free the request during it.
+/// Waits until the request has text not yet taken, or is done, and hands it
+/// out as chatwire_request_take_text() does; "" only once all is taken and the
+/// request is done: a streamed reply in a plain loop (docs/languages.md). With
+/// `on_delta` it gives "" at the end; never call it from that callback.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait_text(
     request: *mut chatwire_request,
     text_out: *mut *mut c_char,
 ) -> chatwire_status {
-    // SAFETY: `request` is NULL or a live handle and `text_out` is NULL or writable (the C
-    // conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe { hand_text(request, text_out, None, BackgroundSend::wait_text) })
 }
 
@@ -149,8 +120,7 @@ pub unsafe extern "system" fn chatwire_request_wait_text_len(
     text_out: *mut *mut c_char,
     len_out: *mut usize,
 ) -> chatwire_status {
-    // SAFETY: `request` is NULL or a live handle and `text_out` and `len_out` are each NULL or
-    // writable (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         hand_text(request, text_out, Some(len_out), BackgroundSend::wait_text)
     })

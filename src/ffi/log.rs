@@ -9,18 +9,15 @@ use super::status::{chatwire_status, from_c};
 use super::text;
 use crate::error::Error;
 
-/// The level of a log line, most severe first. A callback set for a level
-/// gets the lines of that level and the more severe ones.
+/// The level of a log line, most severe first.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(clippy::upper_case_acronyms, dead_code)]
+#[allow(dead_code)]
 pub enum chatwire_log_level {
     /// No lines (as a maximum level: the callback is removed).
     CHATWIRE_LOG_OFF = 0,
     /// A request failed for good.
     CHATWIRE_LOG_ERROR = 1,
-    /// A request attempt failed and will be retried, or a setting was
-    /// partly unusable.
+    /// A request attempt failed and will be retried.
     CHATWIRE_LOG_WARN = 2,
     /// One line per successful request attempt.
     CHATWIRE_LOG_INFO = 3,
@@ -28,15 +25,10 @@ pub enum chatwire_log_level {
     CHATWIRE_LOG_DEBUG = 4,
 }
 
-/// Receives one of chatwire's log lines: `level` is a chatwire_log_level,
-/// `line` one line without a newline, valid only during the call. For each
-/// request attempt: the method, the URL (no user name, password or query),
-/// the status, the bytes sent and received, the time, the attempt's number,
-/// and whether and why it is retried; never the API key, a header value or
-/// proxy credentials; a server's text escaped as in chatwire_last_error().
-/// Called on whichever thread logs, so it must be thread-safe. It may call
-/// chatwire functions except chatwire_set_log_callback(); lines logged from
-/// inside it are dropped.
+/// Receives one of chatwire's log lines, never with a secret: `level` is a
+/// chatwire_log_level, `line` one line without a newline, valid during the
+/// call. Called on whichever thread logs (so thread-safe); lines logged from
+/// inside it are dropped, and it must not call chatwire_set_log_callback().
 pub type chatwire_log_callback =
     Option<unsafe extern "system" fn(userdata: *mut c_void, level: c_int, line: *const c_char)>;
 
@@ -68,25 +60,17 @@ impl Target {
 }
 
 fn level_filter(max_level: c_int) -> Result<LevelFilter, Error> {
-    let levels = [
-        LevelFilter::Off,
-        LevelFilter::Error,
-        LevelFilter::Warn,
-        LevelFilter::Info,
-        LevelFilter::Debug,
-    ];
+    use LevelFilter as L;
+    let levels = [L::Off, L::Error, L::Warn, L::Info, L::Debug];
     from_c(max_level, &levels, |other| {
         format!("{other} is not a chatwire_log_level (0 to 4)")
     })
 }
 
 /// Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
-/// `callback` with `userdata`, for the whole process; NULL or
-/// CHATWIRE_LOG_OFF removes it. When this returns, the previous callback is
-/// not running and will not be called again. Refused from inside the log
-/// callback (CHATWIRE_ERR_INVALID_ARGUMENT). Independently, the environment
-/// variable CHATWIRE_LOG=error, warn, info or debug writes the lines to
-/// stderr.
+/// `callback` with `userdata`, for the whole process; NULL or CHATWIRE_LOG_OFF
+/// removes it. On return the previous callback is not running and will not be
+/// called again. Refused from inside the log callback.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_set_log_callback(
     callback: chatwire_log_callback,

@@ -1,7 +1,6 @@
-//! The system calls behind a waitable request: the descriptor an event loop
-//! polls (an eventfd on Linux, a pipe elsewhere on POSIX) and the event
-//! object a Windows program waits on. The core decides when the signal goes
-//! up and down ([`Signal`]); this file only does it.
+//! The system calls behind a waitable request: an eventfd on Linux, a pipe
+//! elsewhere on POSIX, an event object on Windows. The core decides when
+//! the signal goes up and down ([`Signal`]); this file only does it.
 
 use std::io;
 use std::sync::Arc;

@@ -7,14 +7,12 @@ use super::boundary;
 use super::error::FfiError;
 use super::handle;
 use super::status::chatwire_status;
-use super::text::{self, CText};
+use super::text::{self, borrowed, borrowed_len, CText};
 use crate::reply::Reply;
 
-/// A reply and its metadata, made by chatwire_send_reply(),
-/// chatwire_send_stream_reply() or chatwire_request_wait_reply(), freed by
-/// chatwire_reply_free(); every string it hands out is borrowed until then,
-/// and is what the server sent, never edited. Independent of the client and
-/// the conversation; may be read from any thread.
+/// A reply and its metadata as the server sent them, made by chatwire_send_reply(),
+/// chatwire_send_stream_reply() or chatwire_request_wait_reply(); its strings are
+/// borrowed until chatwire_reply_free(). May be read from any thread.
 pub struct chatwire_reply {
     reply: Reply,
     // Texts from JSON strings may hold U+0000: kept whole, with a `_len`
@@ -60,66 +58,46 @@ impl chatwire_reply {
     }
 }
 
-fn borrowed(text: &Option<CText>) -> *const c_char {
-    text.as_ref().map_or(std::ptr::null(), CText::as_ptr)
+impl chatwire_reply {
+    fn choice(&self, index: usize) -> Result<&CText, FfiError> {
+        handle::item(&self.choices, index, "choice")
+    }
+
+    /// The id, name, arguments and type of tool call `index`.
+    fn tool_call(&self, index: usize) -> Result<&[CText; 4], FfiError> {
+        handle::item(&self.tool_calls, index, "tool call")
+    }
 }
 
-fn borrowed_len(text: &Option<CText>) -> usize {
-    text.as_ref().map_or(0, CText::len)
+/// The reply behind `reply`, which is NULL or live (unsafe: the caller's promise).
+unsafe fn get<'a>(reply: *const chatwire_reply) -> Result<&'a chatwire_reply, FfiError> {
+    // SAFETY: as the caller promises.
+    unsafe { handle::borrow(reply, "reply") }
 }
 
-/// Choice `index` of the reply behind a handle.
-///
-/// # Safety
-/// `reply` is NULL or live.
-unsafe fn choice<'a>(reply: *const chatwire_reply, index: usize) -> Result<&'a CText, FfiError> {
-    // SAFETY: `reply` is NULL or a live handle (the C conventions).
-    let reply = unsafe { handle::borrow(reply, "reply")? };
-    handle::item(&reply.choices, index, "choice")
-}
-
-/// The texts of tool call `index` of the reply behind a handle.
-///
-/// # Safety
-/// `reply` is NULL or live.
-unsafe fn tool_call<'a>(
+/// Writes the counts that `counts` reads from the reply behind `reply`, each
+/// made a `T` by `to`, where its out-parameter is not NULL (unsafe: as [`get`],
+/// and each out-parameter NULL or writable).
+pub(super) unsafe fn write_counts<T, const N: usize>(
     reply: *const chatwire_reply,
-    index: usize,
-) -> Result<&'a [CText; 4], FfiError> {
-    // SAFETY: `reply` is NULL or a live handle (the C conventions).
-    let reply = unsafe { handle::borrow(reply, "reply")? };
-    handle::item(&reply.tool_calls, index, "tool call")
+    counts: fn(&Reply) -> Result<[u64; N], FfiError>,
+    outs: [*mut T; N],
+    to: fn(u64) -> T,
+) -> Result<(), FfiError> {
+    // SAFETY: as the caller promises.
+    unsafe { handle::write_optional(outs, counts(&get(reply)?.reply)?.map(to)) };
+    Ok(())
 }
 
-/// The prompt, completion and total token counts of the reply behind a
-/// handle.
-///
-/// # Safety
-/// `reply` is NULL or live.
-pub(super) unsafe fn usage(reply: *const chatwire_reply) -> Result<[u64; 3], FfiError> {
-    // SAFETY: `reply` is NULL or a live handle (the C conventions).
-    let reply = unsafe { handle::borrow(reply, "reply")? };
-    let usage = reply
-        .reply
-        .usage
-        .ok_or(FfiError::Unavailable("token usage"))?;
-    Ok([
-        usage.prompt_tokens,
-        usage.completion_tokens,
-        usage.total_tokens,
-    ])
+/// The prompt, completion and total token counts.
+pub(super) fn usage(reply: &Reply) -> Result<[u64; 3], FfiError> {
+    let u = reply.usage.ok_or(FfiError::Unavailable("token usage"))?;
+    Ok([u.prompt_tokens, u.completion_tokens, u.total_tokens])
 }
 
-/// The cached and reasoning token counts of the reply behind a handle,
-/// when the server sent either.
-///
-/// # Safety
-/// `reply` is NULL or live.
-pub(super) unsafe fn usage_details(reply: *const chatwire_reply) -> Result<[u64; 2], FfiError> {
-    // SAFETY: `reply` is NULL or a live handle (the C conventions).
-    let reply = unsafe { handle::borrow(reply, "reply")? };
+/// The cached and reasoning token counts, when the server sent either.
+pub(super) fn usage_details(reply: &Reply) -> Result<[u64; 2], FfiError> {
     let usage = reply
-        .reply
         .usage
         .map(|usage| [usage.cached_tokens, usage.reasoning_tokens]);
     let details = usage.filter(|details| details.iter().any(Option::is_some));
@@ -133,15 +111,15 @@ pub(super) unsafe fn usage_details(reply: *const chatwire_reply) -> Result<[u64;
 pub unsafe extern "system" fn chatwire_reply_content(
     reply: *const chatwire_reply,
 ) -> *const c_char {
-    // SAFETY: `reply` is NULL or a live handle (the C conventions).
-    boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.content.as_ptr()))
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(get(reply)?.content.as_ptr()) })
 }
 
 /// The length in bytes of chatwire_reply_content().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_content_len(reply: *const chatwire_reply) -> usize {
-    // SAFETY: `reply` is NULL or a live handle (the C conventions).
-    boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.content.len()))
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(get(reply)?.content.len()) })
 }
 
 /// Why the model stopped: "stop", "length", "tool_calls", "content_filter",
@@ -150,12 +128,8 @@ pub unsafe extern "system" fn chatwire_reply_content_len(reply: *const chatwire_
 pub unsafe extern "system" fn chatwire_reply_finish_reason(
     reply: *const chatwire_reply,
 ) -> *const c_char {
-    boundary::value(|| {
-        Ok(borrowed(
-            // SAFETY: `reply` is NULL or a live handle (the C conventions).
-            &unsafe { handle::borrow(reply, "reply")? }.finish_reason,
-        ))
-    })
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(borrowed(&get(reply)?.finish_reason)) })
 }
 
 /// The length in bytes of chatwire_reply_finish_reason(); 0 when NULL.
@@ -163,12 +137,8 @@ pub unsafe extern "system" fn chatwire_reply_finish_reason(
 pub unsafe extern "system" fn chatwire_reply_finish_reason_len(
     reply: *const chatwire_reply,
 ) -> usize {
-    boundary::value(|| {
-        Ok(borrowed_len(
-            // SAFETY: `reply` is NULL or a live handle (the C conventions).
-            &unsafe { handle::borrow(reply, "reply")? }.finish_reason,
-        ))
-    })
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(borrowed_len(&get(reply)?.finish_reason)) })
 }
 
 /// The token counts of the request, each out-parameter NULL when not
@@ -180,39 +150,30 @@ pub unsafe extern "system" fn chatwire_reply_usage(
     completion_tokens: *mut u64,
     total_tokens: *mut u64,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply` is NULL or a live handle (the C conventions).
-        let counts = unsafe { usage(reply)? };
-        // SAFETY: `prompt_tokens`, `completion_tokens`, `total_tokens` are each NULL or writable
-        // (the C conventions).
-        unsafe { handle::write_optional([prompt_tokens, completion_tokens, total_tokens], counts) };
-        Ok(())
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let outs = [prompt_tokens, completion_tokens, total_tokens];
+        write_counts(reply, usage, outs, |count| count)
     })
 }
 
-/// The request id the server or gateway sent, to quote when asking the
-/// provider for help: the x-request-id header, else the first of request-id,
-/// apim-request-id, x-ms-request-id, x-amzn-requestid, x-litellm-call-id,
-/// x-kong-request-id and cf-ray; NULL when none came.
+/// The request id the server or gateway sent (x-request-id, else the first
+/// of the others docs/providers.md lists); NULL when none came.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_request_id(
     reply: *const chatwire_reply,
 ) -> *const c_char {
-    boundary::value(|| {
-        Ok(borrowed(
-            // SAFETY: `reply` is NULL or a live handle (the C conventions).
-            &unsafe { handle::borrow(reply, "reply")? }.request_id,
-        ))
-    })
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(borrowed(&get(reply)?.request_id)) })
 }
 
 /// The response body as received (for a streamed reply, the equivalent
-/// non-streamed body built from the chunks, with their top-level fields
-/// chatwire does not know, such as Perplexity's `citations`).
+/// body built from the chunks, with their top-level fields such as
+/// Perplexity's `citations`).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) -> *const c_char {
-    // SAFETY: `reply` is NULL or a live handle (the C conventions).
-    boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.json.as_ptr()))
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(get(reply)?.json.as_ptr()) })
 }
 
 /// How many tools the model called.
@@ -220,15 +181,13 @@ pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) 
 pub unsafe extern "system" fn chatwire_reply_tool_call_count(
     reply: *const chatwire_reply,
 ) -> usize {
-    // SAFETY: `reply` is NULL or a live handle (the C conventions).
-    boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.tool_calls.len()))
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(get(reply)?.tool_calls.len()) })
 }
 
 /// Tool call `index`: its id (to quote in the result), the function's name
-/// and its arguments, the JSON text the model wrote, byte for byte and
-/// unchecked (chatwire_extract_json() reads sloppy arguments leniently); for
-/// a free-form tool (type "custom"), its name and the model's free text.
-/// Each out-parameter may be NULL.
+/// and its arguments as the model wrote them, unchecked; for a free-form tool,
+/// its name and the model's text. Each out-parameter may be NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call(
     reply: *const chatwire_reply,
@@ -237,13 +196,11 @@ pub unsafe extern "system" fn chatwire_reply_tool_call(
     name_out: *mut *const c_char,
     arguments_out: *mut *const c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply` is NULL or a live handle (the C conventions).
-        let [id, name, arguments, _] = unsafe { tool_call(reply, index)? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let [id, name, arguments, _] = get(reply)?.tool_call(index)?;
         let texts = [id.as_ptr(), name.as_ptr(), arguments.as_ptr()];
-        // SAFETY: `id_out`, `name_out`, `arguments_out` are each NULL or writable (the C
-        // conventions).
-        unsafe { handle::write_optional([id_out, name_out, arguments_out], texts) };
+        handle::write_optional([id_out, name_out, arguments_out], texts);
         Ok(())
     })
 }
@@ -258,13 +215,11 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_len(
     name_len: *mut usize,
     arguments_len: *mut usize,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply` is NULL or a live handle (the C conventions).
-        let [id, name, arguments, _] = unsafe { tool_call(reply, index)? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let [id, name, arguments, _] = get(reply)?.tool_call(index)?;
         let lens = [id.len(), name.len(), arguments.len()];
-        // SAFETY: `id_len`, `name_len`, `arguments_len` are each NULL or writable (the C
-        // conventions).
-        unsafe { handle::write_optional([id_len, name_len, arguments_len], lens) };
+        handle::write_optional([id_len, name_len, arguments_len], lens);
         Ok(())
     })
 }
@@ -276,55 +231,44 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
     reply: *const chatwire_reply,
     index: usize,
 ) -> *const c_char {
-    // SAFETY: `reply` is NULL or a live handle (the C conventions).
-    boundary::value(|| Ok(unsafe { tool_call(reply, index)? }[3].as_ptr()))
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(get(reply)?.tool_call(index)?[3].as_ptr()) })
 }
 
-/// The model's reasoning ("thinking"), as it wrote it: from
-/// reasoning_content, reasoning, the text parts of reasoning_details,
-/// Mistral's thinking chunks, or a leading <think>...</think> block, which
-/// chatwire_reply_content() then never holds. NULL when there is no text of
-/// it (encrypted reasoning is still sent back).
+/// The model's reasoning ("thinking"), from whichever field the server used
+/// or a leading <think>...</think> block, which the content then never holds
+/// (docs/reasoning.md). NULL when there is no text of it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_reasoning(
     reply: *const chatwire_reply,
 ) -> *const c_char {
-    boundary::value(|| {
-        Ok(borrowed(
-            // SAFETY: `reply` is NULL or a live handle (the C conventions).
-            &unsafe { handle::borrow(reply, "reply")? }.reasoning,
-        ))
-    })
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(borrowed(&get(reply)?.reasoning)) })
 }
 
 /// The length in bytes of chatwire_reply_reasoning(); 0 when NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwire_reply) -> usize {
-    boundary::value(|| {
-        Ok(borrowed_len(
-            // SAFETY: `reply` is NULL or a live handle (the C conventions).
-            &unsafe { handle::borrow(reply, "reply")? }.reasoning,
-        ))
-    })
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(borrowed_len(&get(reply)?.reasoning)) })
 }
 
-/// How many choices the reply has: 1 unless the option "n" asked for more.
-/// Choice 0 is the reply itself, the one appended to the conversation.
+/// How many choices the reply has: 1 unless the option "n" asked for more;
+/// choice 0 is the one appended to the conversation.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_count(reply: *const chatwire_reply) -> usize {
-    // SAFETY: `reply` is NULL or a live handle (the C conventions).
-    boundary::value(|| Ok(unsafe { handle::borrow(reply, "reply")? }.choices.len()))
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(get(reply)?.choices.len()) })
 }
 
-/// The text of choice `index` (in the order of the choices' index), without
-/// its reasoning.
+/// The text of choice `index`, without its reasoning.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_content(
     reply: *const chatwire_reply,
     index: usize,
 ) -> *const c_char {
-    // SAFETY: `reply` is NULL or a live handle (the C conventions).
-    boundary::value(|| Ok(unsafe { choice(reply, index)? }.as_ptr()))
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(get(reply)?.choice(index)?.as_ptr()) })
 }
 
 /// The length in bytes of chatwire_reply_choice_content().
@@ -333,46 +277,36 @@ pub unsafe extern "system" fn chatwire_reply_choice_content_len(
     reply: *const chatwire_reply,
     index: usize,
 ) -> usize {
-    // SAFETY: `reply` is NULL or a live handle (the C conventions).
-    boundary::value(|| Ok(unsafe { choice(reply, index)? }.len()))
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(get(reply)?.choice(index)?.len()) })
 }
 
-/// Prompt tokens the server had cached (prompt_tokens_details.cached_tokens)
-/// and completion tokens spent on reasoning (completion_tokens_details,
-/// Groq's x_groq.usage too), each out-parameter NULL when not wanted; one the
-/// server left out is 0. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
+/// Prompt tokens the server had cached and completion tokens spent on reasoning, 0 when left
+/// out; each out-parameter may be NULL. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_details(
     reply: *const chatwire_reply,
     cached_tokens: *mut u64,
     reasoning_tokens: *mut u64,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply` is NULL or a live handle (the C conventions).
-        let counts = unsafe { usage_details(reply)? };
-        // SAFETY: `cached_tokens`, `reasoning_tokens` are each NULL or writable (the C
-        // conventions).
-        unsafe { handle::write_optional([cached_tokens, reasoning_tokens], counts) };
-        Ok(())
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let outs = [cached_tokens, reasoning_tokens];
+        write_counts(reply, usage_details, outs, |count| count)
     })
 }
 
-/// The value of the response header `name`, case-insensitive (such as
-/// "x-ratelimit-remaining-requests"); the first when it came twice; NULL when
-/// the response had none.
+/// The value of the response header `name`, case-insensitive (the first when
+/// it came twice); NULL when the response had none.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_header(
     reply: *const chatwire_reply,
     name: *const c_char,
 ) -> *const c_char {
-    boundary::value(|| {
-        // SAFETY: `reply` is NULL or a live handle (the C conventions).
-        let reply = unsafe { handle::borrow(reply, "reply")? };
-        // SAFETY: `name` is NULL or NUL-terminated (the C conventions).
-        let value = reply
-            .reply
-            .headers
-            .get_c(unsafe { text::str_in(name, "name")? });
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe {
+        let headers = &get(reply)?.reply.headers;
+        let value = headers.get_c(text::str_in(name, "name")?);
         Ok(value.map_or(std::ptr::null(), CStr::as_ptr))
     })
 }

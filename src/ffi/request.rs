@@ -14,51 +14,43 @@ use super::text;
 use crate::client::BackgroundSend;
 use crate::reply::Reply;
 
-/// A send running on a worker thread, made by chatwire_send_async(): poll it
-/// with chatwire_request_done(), stop it with chatwire_request_cancel(),
-/// collect it with chatwire_request_wait(), free it with
-/// chatwire_request_free(). It holds its conversation, which the caller
-/// leaves untouched until the wait has returned or the request is freed.
+/// A send running on a worker thread, made by chatwire_send_async(): poll
+/// with chatwire_request_done(), stop with chatwire_request_cancel(), collect
+/// with chatwire_request_wait(), free with chatwire_request_free().
 pub struct chatwire_request {
     pub(super) send: BackgroundSend,
-    /// Holds the conversation that the reply is appended to, also after C
-    /// freed it.
+    /// The conversation the reply is appended to, held also after C freed it.
     pub(super) conversation: Arc<chatwire_conversation>,
-    /// The conversation's mark of this request, cleared when the request
-    /// is freed (or its worker is done, whichever comes first).
+    /// The conversation's mark of this request (see [`Running`]).
     pub(super) _running: Running,
 }
 
-/// 1 when the request has finished (successfully or not), 0 while it runs.
-/// Never blocks.
-#[no_mangle]
-pub unsafe extern "system" fn chatwire_request_done(request: *const chatwire_request) -> c_int {
-    boundary::value(|| {
-        Ok(c_int::from(
-            // SAFETY: `request` is NULL or a live handle (the C conventions).
-            unsafe { handle::borrow(request, "request")? }
-                .send
-                .is_done(),
-        ))
-    })
+/// The request behind `request`, which is NULL or live (unsafe: the caller's promise).
+unsafe fn get<'a>(request: *const chatwire_request) -> Result<&'a chatwire_request, FfiError> {
+    // SAFETY: as the caller promises.
+    unsafe { handle::borrow(request, "request") }
 }
 
-/// Waits for the request to finish and returns the send's status. On success
-/// the reply is appended to the conversation and `*reply_out`, unless NULL,
-/// owns a copy as chatwire_send() gives it. Waiting again gives the same
-/// status (and a new copy) without appending twice.
+/// 1 when the request has finished, 0 while it runs; never blocks.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_request_done(request: *const chatwire_request) -> c_int {
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe { Ok(c_int::from(get(request)?.send.is_done())) })
+}
+
+/// Waits for the request and returns the send's status; on success the reply
+/// is appended and `*reply_out`, unless NULL, owns a copy as chatwire_send()
+/// gives it. Waiting again gives the same status without appending twice.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_wait(
     request: *mut chatwire_request,
     reply_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `request` is NULL or a live handle (the C conventions).
-        let request = unsafe { handle::borrow_mut(request, "request")? };
-        let reply = request.finish()?;
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        if let Some(out) = unsafe { handle::optional_out(reply_out) } {
-            out.write(text::string_out(&reply.content));
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let reply = handle::borrow_mut(request, "request")?.finish()?;
+        if let Some(out) = handle::optional_out(reply_out) {
+            *out = text::string_out(&reply.content);
         }
         Ok(())
     })
@@ -71,20 +63,29 @@ pub unsafe extern "system" fn chatwire_request_wait_reply(
     request: *mut chatwire_request,
     reply_out: *mut *mut chatwire_reply,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `request` is NULL or a live handle (the C conventions).
-        let request = unsafe { handle::borrow_mut(request, "request")? };
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(reply_out, "reply_out")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let request = handle::borrow_mut(request, "request")?;
+        let out = handle::out(reply_out, "reply_out")?;
         let reply = request.finish()?.clone();
-        out.write(handle::into_c(chatwire_reply::new(reply)));
+        *out = handle::into_c(chatwire_reply::new(reply));
         Ok(())
     })
 }
 
 impl chatwire_request {
-    /// The outcome of the send, collected by the first wait, which also
-    /// appends a successful reply to the conversation.
+    /// The request's descriptor or event, where this platform has what
+    /// `asked` gives (`here`), else an error naming the function to use.
+    fn waitable(&self, here: bool, asked: &str, instead: &str) -> Result<isize, FfiError> {
+        if !here {
+            let message = format!("{asked} is not available on this platform; use {instead}");
+            let source = std::io::ErrorKind::Unsupported.into();
+            return Err(crate::error::Error::System { message, source }.into());
+        }
+        Ok(self.send.signal(notify::new_signal)?.waitable())
+    }
+
+    /// The outcome of the send; the first wait appends a successful reply.
     fn finish(&mut self) -> Result<&Reply, FfiError> {
         let mut held = self.conversation.appendable()?;
         self.send
@@ -94,93 +95,60 @@ impl chatwire_request {
 }
 
 /// Stops the request if it still runs: it finishes with
-/// CHATWIRE_ERR_CANCELLED within milliseconds, also while the server is
-/// silent, and its connection is closed. A finished request is left as it is.
+/// CHATWIRE_ERR_CANCELLED within milliseconds and its connection is closed.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_cancel(
     request: *mut chatwire_request,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `request` is NULL or a live handle (the C conventions).
-        unsafe { handle::borrow(request, "request")? }.send.cancel();
-        Ok(())
-    })
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe { get(request).map(|request| request.send.cancel()) })
 }
 
-/// Frees a request and closes its descriptor or event; a running one is
-/// cancelled and waited for (its reply is not appended). From its own
-/// `on_delta` or `on_done` (fire and forget) it is released when the
-/// callback returns, and `on_done` still comes (CHATWIRE_ERR_CANCELLED when
-/// freed from `on_delta`); chatwire_request_wait() there gives
-/// CHATWIRE_ERR_INVALID_ARGUMENT.
+/// Frees a request and its descriptor or event; a running one is cancelled and waited
+/// for (its reply not appended). From its own callbacks it goes on return; `on_done` still comes.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_request) {
     // SAFETY: `request` is NULL or a live handle the caller gives up (the C conventions).
     boundary::release(|| unsafe { handle::free(request) })
 }
 
-/// POSIX: a descriptor, for a program's own event loop (poll, epoll, libuv,
-/// ...), readable while the request has text not yet taken and for good
-/// once it is done: on readable, call chatwire_request_take_text() (the only
-/// way to make it unreadable; never read from it), then
-/// chatwire_request_done(), and collect the request with
-/// chatwire_request_wait(). The same descriptor every time (an eventfd on
-/// Linux, a pipe elsewhere; close on exec, non-blocking), closed by
-/// chatwire_request_free(). Never blocks. Elsewhere -1 and
-/// CHATWIRE_ERR_SYSTEM, as when the system refuses a descriptor.
+/// POSIX: a descriptor for an event loop, readable while the request has text
+/// not yet taken and once it is done: then call chatwire_request_take_text()
+/// (never read from it) and chatwire_request_done(). The same one every time,
+/// owned by the request. Elsewhere -1 and CHATWIRE_ERR_SYSTEM.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_request) -> c_int {
-    boundary::value(|| {
-        // SAFETY: `request` is NULL or a live handle (the C conventions).
-        let request = unsafe { handle::borrow(request, "request")? };
-        if !cfg!(unix) {
-            return Err(unsupported("chatwire_request_fd", "chatwire_request_event").into());
-        }
-        let signal = request.send.signal(notify::new_signal)?;
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe {
+        let (asked, instead) = ("chatwire_request_fd", "chatwire_request_event");
+        let fd = get(request)?.waitable(cfg!(unix), asked, instead)?;
         // A descriptor as the system made it: it fits.
-        Ok(c_int::try_from(signal.waitable()).unwrap_or(-1))
+        Ok(c_int::try_from(fd).unwrap_or(-1))
     })
 }
 
-/// Windows: a manual-reset event HANDLE (as `void *`) for
-/// WaitForSingleObject() and its kin, signalled as chatwire_request_fd() is
-/// readable on POSIX, owned by the request (never close, set or reset it).
-/// Elsewhere NULL and CHATWIRE_ERR_SYSTEM, as when the system refuses one.
+/// Windows: a manual-reset event HANDLE owned by the request (never close, set or reset
+/// it), signalled as chatwire_request_fd() is readable. Elsewhere NULL (CHATWIRE_ERR_SYSTEM).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_event(
     request: *const chatwire_request,
 ) -> *mut c_void {
-    boundary::value(|| {
-        // SAFETY: `request` is NULL or a live handle (the C conventions).
-        let request = unsafe { handle::borrow(request, "request")? };
-        if !cfg!(windows) {
-            return Err(unsupported("chatwire_request_event", "chatwire_request_fd").into());
-        }
-        let signal = request.send.signal(notify::new_signal)?;
-        Ok(signal.waitable() as *mut c_void)
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::value(|| unsafe {
+        let (asked, instead) = ("chatwire_request_event", "chatwire_request_fd");
+        let event = get(request)?.waitable(cfg!(windows), asked, instead)?;
+        Ok(event as *mut c_void)
     })
 }
 
-/// The error of a waitable that this platform does not have.
-fn unsupported(asked: &str, instead: &str) -> crate::error::Error {
-    crate::error::Error::System {
-        message: format!("{asked} is not available on this platform; use {instead}"),
-        source: std::io::ErrorKind::Unsupported.into(),
-    }
-}
-
-/// The request's text that arrived since the last call, in whole UTF-8
-/// characters, owned by `*text_out`: "" when nothing new came, always "" for
-/// a request with an `on_delta` callback. All pieces together are the
-/// reply's text, which chatwire_request_wait() still gives whole. Never
-/// blocks; fine while the request runs and after it is done.
+/// The text that arrived since the last call (whole UTF-8 characters), owned by
+/// `*text_out`; "" when nothing new came or with an `on_delta` callback. Never blocks.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_take_text(
     request: *mut chatwire_request,
     text_out: *mut *mut c_char,
 ) -> chatwire_status {
-    // SAFETY: `request` is NULL or a live handle and `text_out` is NULL or writable (the C
-    // conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe { hand_text(request, text_out, None, BackgroundSend::take_text) })
 }
 
@@ -192,37 +160,32 @@ pub unsafe extern "system" fn chatwire_request_take_text_len(
     text_out: *mut *mut c_char,
     len_out: *mut usize,
 ) -> chatwire_status {
-    // SAFETY: `request` is NULL or a live handle and `text_out` and `len_out` are each NULL or
-    // writable (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         hand_text(request, text_out, Some(len_out), BackgroundSend::take_text)
     })
 }
 
-/// The body of the functions that hand out a request's text: `take` gives
-/// it, `*text_out` owns it and `*len_out`, for a `_len` form, says its
-/// length; both are checked before the text is taken.
-///
-/// # Safety
-/// `request` is NULL or live; the out-parameters are NULL or writable.
+/// The body of the functions that hand out a request's text (`take` gives it)
+/// to `*text_out`, and its length to `*len_out` for a `_len` form, both checked
+/// first (unsafe: `request` NULL or live, the out-parameters NULL or writable).
 pub(super) unsafe fn hand_text(
     request: *const chatwire_request,
     text_out: *mut *mut c_char,
     len_out: Option<*mut usize>,
     take: fn(&BackgroundSend) -> String,
 ) -> Result<(), FfiError> {
-    // SAFETY: `request` is NULL or a live handle (the C conventions).
-    let request = unsafe { handle::borrow(request, "request")? };
-    // SAFETY: `text_out` is NULL or writable (the C conventions).
-    let out = unsafe { handle::out(text_out, "text_out")? };
-    let len = len_out
-        // SAFETY: `len` is NULL or writable (the C conventions).
-        .map(|len| unsafe { handle::out(len, "len_out") })
-        .transpose()?;
+    // SAFETY: as the caller promises.
+    let (request, out, len) = unsafe {
+        let request = get(request)?;
+        let out = handle::out(text_out, "text_out")?;
+        let len = len_out.map(|len| handle::out(len, "len_out")).transpose()?;
+        (request, out, len)
+    };
     let text = take(&request.send);
-    out.write(text::string_out(&text));
+    *out = text::string_out(&text);
     if let Some(len) = len {
-        len.write(text.len());
+        *len = text.len();
     }
     Ok(())
 }

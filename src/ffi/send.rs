@@ -20,38 +20,30 @@ use crate::client::Client;
 use crate::conversation::Conversation;
 use crate::reply::Reply;
 
-/// Sends the whole conversation, whose last message must be a user message
-/// (else CHATWIRE_ERR_INVALID_CONVERSATION), and appends the reply, of which
-/// `*reply_out` gets a copy that ends at its first U+0000 (chatwire_send_reply()
-/// gives all of it). Blocks until the reply, the timeout or the last retry.
-/// On failure the conversation is unchanged: the call can be repeated.
+/// Sends the whole conversation, whose last message must be the user's, and
+/// appends the reply; `*reply_out` owns a copy that ends at its first U+0000
+/// (chatwire_send_reply() gives all). Blocks until the reply, the timeout or
+/// the last retry; on failure the conversation is unchanged.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
     reply_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(reply_out, "reply_out")? };
-        // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
-        let reply = unsafe { send_with(client, conversation, Client::send)? };
-        out.write(text::string_out(&reply));
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let out = handle::out(reply_out, "reply_out")?;
+        let reply = send_with(client, conversation, Client::send)?;
+        *out = text::string_out(&reply);
         Ok(())
     })
 }
 
-/// Asks for JSON matching the JSON Schema `schema_json` (the subset of draft
-/// 2020-12 that the Rust docs of `Client::send_json` list; other keywords,
-/// or text that is not JSON, give CHATWIRE_ERR_INVALID_ARGUMENT before
-/// anything is sent), delivered as chatwire_client_set_schema_delivery()
-/// says. The reply is read as chatwire_extract_json() reads it; a mismatch
-/// gets the model up to chatwire_client_set_json_corrections() correction
-/// turns. On success `*json_out` owns the matching JSON, compact, and the
-/// conversation holds the question and that JSON as the answer. Else
-/// CHATWIRE_ERR_INVALID_REPLY, whose last error lists the last problems
-/// ("at /0/quantity: expected a number, got \"two\"") and the start of the
-/// last reply; the conversation is unchanged.
+/// Asks for JSON matching the JSON Schema `schema_json` (the subset
+/// docs/structured-output.md lists), with up to
+/// chatwire_client_set_json_corrections() correction turns; `*json_out` owns
+/// the matching JSON, compact, which the conversation keeps as the answer. No
+/// match: CHATWIRE_ERR_INVALID_REPLY, the last error listing the problems.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_json(
     client: *mut chatwire_client,
@@ -59,33 +51,25 @@ pub unsafe extern "system" fn chatwire_send_json(
     schema_json: *const c_char,
     json_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `schema_json` is NULL or NUL-terminated (the C conventions).
-        let schema = unsafe { text::str_in(schema_json, "schema_json")? };
-        // SAFETY: `json_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(json_out, "json_out")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let schema = text::str_in(schema_json, "schema_json")?;
+        let out = handle::out(json_out, "json_out")?;
         // Read inside the send, after the handles: a NULL handle is
         // reported as such, whatever the other arguments are.
-        // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
-        let answer: serde_json::Value = unsafe {
-            send_with(client, conversation, |client, conversation| {
-                let schema: serde_json::Value = serde_json::from_str(schema).map_err(|err| {
-                    crate::Error::InvalidArgument(format!("schema_json is not JSON: {err}"))
-                })?;
-                client.send_json(conversation, &schema)
-            })?
-        };
-        out.write(text::string_out(&answer.to_string()));
+        let answer: serde_json::Value = send_with(client, conversation, |client, conversation| {
+            let schema: serde_json::Value = serde_json::from_str(schema).map_err(|err| {
+                crate::Error::InvalidArgument(format!("schema_json is not JSON: {err}"))
+            })?;
+            client.send_json(conversation, &schema)
+        })?;
+        *out = text::string_out(&answer.to_string());
         Ok(())
     })
 }
 
-/// Borrows the client and holds the conversation of a send (refused when
-/// another call holds it, also from a callback of this send) and runs `send`
-/// with the client as it is now.
-///
-/// # Safety
-/// `client` and `conversation` are NULL or live.
+/// Runs `send` with the client as it is now and the conversation held
+/// (refused when another call holds it); unsafe: both are NULL or live.
 unsafe fn send_with<T>(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
@@ -99,14 +83,9 @@ unsafe fn send_with<T>(
 }
 
 /// Like chatwire_send(), streamed: `on_delta` (required) gets each piece of
-/// text as it arrives, on the calling thread, with `userdata`; non-zero from
-/// it stops the request (CHATWIRE_ERR_CANCELLED). A server that answers with
-/// one JSON body instead is accepted (one delta). `reply_out` may be NULL.
-/// While the send runs, calls on this conversation are refused with
-/// CHATWIRE_ERR_INVALID_CONVERSATION (on others they are fine). An answer past
-/// a limit (chatwire_client_set_limit()) gives CHATWIRE_ERR_TOO_LARGE, a
-/// stream silent past the idle timeout CHATWIRE_ERR_TIMEOUT, also after deltas
-/// went out; the conversation is then unchanged.
+/// text on the calling thread; non-zero from it gives CHATWIRE_ERR_CANCELLED.
+/// `reply_out` may be NULL. Past a limit or the idle timeout it fails, also
+/// after deltas went out, and the conversation is unchanged.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_stream(
     client: *mut chatwire_client,
@@ -115,13 +94,11 @@ pub unsafe extern "system" fn chatwire_send_stream(
     userdata: *mut c_void,
     reply_out: *mut *mut c_char,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `client` and `conversation` are NULL or live handles, `on_delta` NULL
-        // or valid with `userdata` (the C conventions).
-        let reply = unsafe { stream_with(client, conversation, on_delta, userdata)? };
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        if let Some(out) = unsafe { handle::optional_out(reply_out) } {
-            out.write(text::string_out(&reply.content));
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let reply = stream_with(client, conversation, on_delta, userdata)?;
+        if let Some(out) = handle::optional_out(reply_out) {
+            *out = text::string_out(&reply.content);
         }
         Ok(())
     })
@@ -144,27 +121,24 @@ unsafe fn stream_with(
 }
 
 /// Like chatwire_send(), but `*reply_out` owns the whole reply (free with
-/// chatwire_reply_free()). When the model calls tools, chatwire_reply_content()
-/// is "" and chatwire_reply_tool_call() gives each call: append one result per
-/// call with chatwire_conversation_append_tool_result(), then send again.
+/// chatwire_reply_free()), tool calls included.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_reply(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
     reply_out: *mut *mut chatwire_reply,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(reply_out, "reply_out")? };
-        // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
-        let reply = unsafe { send_with(client, conversation, Client::send_reply)? };
-        out.write(handle::into_c(chatwire_reply::new(reply)));
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let out = handle::out(reply_out, "reply_out")?;
+        let reply = send_with(client, conversation, Client::send_reply)?;
+        *out = handle::into_c(chatwire_reply::new(reply));
         Ok(())
     })
 }
 
 /// Like chatwire_send_stream(), handing out the whole reply as
-/// chatwire_send_reply() does; tool calls streamed in fragments are assembled.
+/// chatwire_send_reply() does.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_stream_reply(
     client: *mut chatwire_client,
@@ -173,21 +147,18 @@ pub unsafe extern "system" fn chatwire_send_stream_reply(
     userdata: *mut c_void,
     reply_out: *mut *mut chatwire_reply,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(reply_out, "reply_out")? };
-        // SAFETY: `client` and `conversation` are NULL or live handles, `on_delta` NULL
-        // or valid with `userdata` (the C conventions).
-        let reply = unsafe { stream_with(client, conversation, on_delta, userdata)? };
-        out.write(handle::into_c(chatwire_reply::new(reply)));
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let out = handle::out(reply_out, "reply_out")?;
+        let reply = stream_with(client, conversation, on_delta, userdata)?;
+        *out = handle::into_c(chatwire_reply::new(reply));
         Ok(())
     })
 }
 
 /// Like chatwire_send_stream_reply() (`reply_out` may be NULL), with text,
-/// reasoning and refusal apart: `on_event` (required) gets each piece with
-/// its chatwire_stream_kind. A leading <think>...</think> block arrives as
-/// reasoning, also with its tags split across chunks.
+/// reasoning and refusal apart: `on_event` (required) gets each piece with its
+/// chatwire_stream_kind.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_stream_events(
     client: *mut chatwire_client,
@@ -196,31 +167,24 @@ pub unsafe extern "system" fn chatwire_send_stream_events(
     userdata: *mut c_void,
     reply_out: *mut *mut chatwire_reply,
 ) -> chatwire_status {
-    boundary::status(|| {
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
         let mut sink = EventSink::new(on_event.ok_or(FfiError::Null("on_event"))?, userdata);
-        // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
-        let reply = unsafe {
-            send_with(client, conversation, |client, conversation| {
-                client.send_stream_events(conversation, |delta| sink.deliver(delta))
-            })?
-        };
-        // SAFETY: `reply_out` is NULL or writable (the C conventions).
-        if let Some(out) = unsafe { handle::optional_out(reply_out) } {
-            out.write(handle::into_c(chatwire_reply::new(reply)));
+        let reply = send_with(client, conversation, |client, conversation| {
+            client.send_stream_events(conversation, |delta| sink.deliver(delta))
+        })?;
+        if let Some(out) = handle::optional_out(reply_out) {
+            *out = handle::into_c(chatwire_reply::new(reply));
         }
         Ok(())
     })
 }
 
-/// Starts sending the conversation on a worker thread and returns at once;
-/// `*request_out` owns the request. A conversation that cannot be sent fails
-/// here. The reply is streamed to `on_delta` (see chatwire_send_stream()) or,
-/// when NULL, kept for chatwire_request_take_text(). `on_done` (may be NULL)
-/// gets the status once at the end. Both run on the worker thread with
-/// `userdata` and may free the request. chatwire_request_wait() appends the
-/// reply; until then (up to the return of `on_done`) calls on the
-/// conversation are refused with CHATWIRE_ERR_INVALID_CONVERSATION, and it
-/// may be freed: the request holds it.
+/// Starts sending the conversation on a worker thread; `*request_out` owns
+/// the request. The reply goes to `on_delta`, or waits for
+/// chatwire_request_take_text() when it is NULL; `on_done` (may be NULL) gets
+/// the status once. Both run on the worker with `userdata` and may free the
+/// request. The conversation is held until `on_done` returns.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_send_async(
     client: *mut chatwire_client,
@@ -250,26 +214,23 @@ pub unsafe extern "system" fn chatwire_send_async(
             // (or once the request is freed, if that comes first).
             let _running = running;
             if let Some(on_done) = on_done {
-                let status = match outcome {
-                    Ok(_) => chatwire_status::CHATWIRE_OK,
-                    Err(error) => status_of(error),
-                };
+                let status = outcome
+                    .as_ref()
+                    .map_or_else(status_of, |_| chatwire_status::CHATWIRE_OK);
                 let userdata = done_userdata;
                 // SAFETY: the caller gave a valid callback and its own userdata.
                 unsafe { on_done(userdata.0, status) };
             }
         };
-        let send =
-            client
-                .snapshot()
-                .start_background(&held.guard.conversation, on_delta, on_finish)?;
+        let client = client.snapshot();
+        let send = client.start_background(&held.guard.conversation, on_delta, on_finish)?;
         let conversation = held.alive.clone();
         drop(held);
-        out.write(handle::into_c(chatwire_request {
+        *out = handle::into_c(chatwire_request {
             send,
             conversation,
             _running: request_mark,
-        }));
+        });
         Ok(())
     })
 }

@@ -9,7 +9,6 @@ use crate::error::Error;
 /// The result of every fallible chatwire function; `CHATWIRE_OK` is 0.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
 pub enum chatwire_status {
     /// Success.
     CHATWIRE_OK = 0,
@@ -23,22 +22,19 @@ pub enum chatwire_status {
     CHATWIRE_ERR_INVALID_CONVERSATION = 4,
     /// No API key: not passed, not in $OPENAI_API_KEY, not in ./.env.
     CHATWIRE_ERR_MISSING_API_KEY = 5,
-    /// Unusable configuration: a base URL that is not http(s), a key that
-    /// would go to a base URL from a less trusted place (chatwire_client_new()).
+    /// Unusable configuration (a base URL that is not http(s), say).
     CHATWIRE_ERR_CONFIG = 6,
     /// The server could not be reached or the connection broke.
     CHATWIRE_ERR_TRANSPORT = 7,
     /// The request took longer than the client's timeout.
     CHATWIRE_ERR_TIMEOUT = 8,
-    /// The server refused the key (HTTP 401 or 403), or the credential
-    /// callback failed (HTTP status 0; nothing was sent).
+    /// The server refused the key (HTTP 401 or 403), or the credential callback failed.
     CHATWIRE_ERR_AUTH = 9,
     /// Rate limited (HTTP 429), also after retrying.
     CHATWIRE_ERR_RATE_LIMITED = 10,
     /// The server failed (HTTP 5xx), also after retrying.
     CHATWIRE_ERR_SERVER = 11,
-    /// Any other non-2xx HTTP status (400, 404, 422, ...), and a redirect
-    /// not followed (only 307 and 308 within the origin are, 3 in a row).
+    /// Any other non-2xx HTTP status (400, 404, 422, ...), or a redirect not followed.
     CHATWIRE_ERR_HTTP = 12,
     /// A 2xx response whose body is not a chat completion.
     CHATWIRE_ERR_DECODE = 13,
@@ -50,36 +46,27 @@ pub enum chatwire_status {
     CHATWIRE_ERR_PANIC = 16,
     /// The server did not send what was asked for (token usage, say).
     CHATWIRE_ERR_UNAVAILABLE = 17,
-    /// What the server sent is over a limit (chatwire_client_set_limit());
-    /// the request was stopped.
+    /// What the server sent is over a limit (chatwire_client_set_limit()).
     CHATWIRE_ERR_TOO_LARGE = 18,
     /// The operating system refused something chatwire needed (a thread, say).
     CHATWIRE_ERR_SYSTEM = 19,
-    /// The model's reply did not match the JSON Schema of chatwire_send_json(),
-    /// also after the correction turns.
+    /// The reply did not match the JSON Schema of chatwire_send_json().
     CHATWIRE_ERR_INVALID_REPLY = 20,
-    /// The TLS handshake failed, not retried: the server's certificate was
-    /// refused (unknown issuer: see chatwire_client_set_ca_file(); expired;
-    /// name mismatch), no TLS could be agreed, or the server wanted a client
-    /// certificate (chatwire_client_set_client_certificate()).
+    /// The TLS handshake failed (a certificate refused: see
+    /// chatwire_client_set_ca_file()); not retried.
     CHATWIRE_ERR_TLS = 21,
-    /// The conversation is longer than the model's context window, as the
-    /// server said, or its last exchange alone is over the token budget.
-    /// Not retried. Remove old messages, or set a token budget.
+    /// The conversation is longer than the model's context window, or its
+    /// last exchange alone is over the token budget; not retried.
     CHATWIRE_ERR_CONTEXT_LENGTH = 22,
-    /// The provider's content filter refused the request (Azure OpenAI's
-    /// `content_filter` error), not retried; a reply whose finish_reason is
-    /// "content_filter" is a reply.
+    /// The provider's content filter refused the request; not retried.
     CHATWIRE_ERR_CONTENT_FILTERED = 23,
 }
 
 use chatwire_status::*;
 
-/// The role of a message, passed to chatwire_conversation_append() and
-/// returned by chatwire_conversation_role() as an `int`.
+/// The role of a message, as an `int` (chatwire_conversation_append()).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
 pub enum chatwire_role {
     /// Instructions for the model; at most one, and only first.
     CHATWIRE_ROLE_SYSTEM = 0,
@@ -93,8 +80,7 @@ pub enum chatwire_role {
 
 /// Which limit chatwire_client_set_limit() sets; see there.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
+#[allow(dead_code)]
 pub enum chatwire_limit {
     /// A whole response body.
     CHATWIRE_LIMIT_BODY = 0,
@@ -108,11 +94,9 @@ pub enum chatwire_limit {
 
 /// Where a client puts its credential (chatwire_client_set_auth()).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
+#[allow(dead_code)]
 pub enum chatwire_auth {
-    /// "Authorization: Bearer KEY", the default: OpenAI and the servers
-    /// modelled on it, Azure's /openai/v1 route, Entra ID tokens.
+    /// "Authorization: Bearer KEY", the default.
     CHATWIRE_AUTH_BEARER = 0,
     /// "api-key: KEY": Azure OpenAI's keys (chatwire_client_new_azure()).
     CHATWIRE_AUTH_API_KEY = 1,
@@ -227,9 +211,8 @@ fn describe(status: c_int) -> &'static CStr {
         .unwrap_or(c"unknown chatwire_status")
 }
 
-/// A fixed, static description of a status code, for any `int` ("unknown
-/// chatwire_status" for unknown values). It names the kind of failure
-/// only; to tell a person what went wrong, print chatwire_last_error().
+/// A static description of a status code, for any `int`; it names the
+/// kind of failure only (print chatwire_last_error() to a person).
 #[no_mangle]
 pub extern "system" fn chatwire_status_str(status: c_int) -> *const c_char {
     describe(status).as_ptr()
@@ -238,13 +221,8 @@ pub extern "system" fn chatwire_status_str(status: c_int) -> *const c_char {
 /// The library's name and version, e.g. "chatwire 0.1.0". Static; do not free.
 #[no_mangle]
 pub extern "system" fn chatwire_version() -> *const c_char {
-    const VERSION: &CStr = match CStr::from_bytes_with_nul(
-        concat!("chatwire ", env!("CARGO_PKG_VERSION"), "\0").as_bytes(),
-    ) {
-        Ok(version) => version,
-        Err(_) => c"chatwire",
-    };
-    VERSION.as_ptr()
+    const VERSION: &str = concat!("chatwire ", env!("CARGO_PKG_VERSION"), "\0");
+    VERSION.as_ptr().cast()
 }
 
 #[cfg(test)]

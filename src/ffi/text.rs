@@ -1,14 +1,13 @@
 //! Strings across the boundary: C strings in, owned C strings out.
 
+use std::alloc::{handle_alloc_error, Layout};
 use std::ffi::{c_char, CStr, CString};
 
 use super::error::FfiError;
 use super::handle;
 
-/// Reads a required NUL-terminated UTF-8 argument.
-///
-/// # Safety
-/// `ptr` is NULL or points to a NUL-terminated string that outlives `'a`.
+/// Reads a required NUL-terminated UTF-8 argument (unsafe: `ptr` is NULL or
+/// points to a NUL-terminated string that outlives `'a`).
 pub(crate) unsafe fn str_in<'a>(
     ptr: *const c_char,
     name: &'static str,
@@ -17,10 +16,8 @@ pub(crate) unsafe fn str_in<'a>(
     unsafe { opt_str_in(ptr, name) }?.ok_or(FfiError::Null(name))
 }
 
-/// Reads an optional NUL-terminated UTF-8 argument (NULL gives `None`).
-///
-/// # Safety
-/// As [`str_in`].
+/// Reads an optional NUL-terminated UTF-8 argument, NULL giving `None`
+/// (unsafe: as [`str_in`]).
 pub(crate) unsafe fn opt_str_in<'a>(
     ptr: *const c_char,
     name: &'static str,
@@ -34,11 +31,8 @@ pub(crate) unsafe fn opt_str_in<'a>(
 }
 
 /// The body of a function that turns one C string into another the caller
-/// owns: reads `input`, checks `output` for NULL first, and writes it only
-/// when `transform` succeeds.
-///
-/// # Safety
-/// As [`str_in`] for `input`; `output` is NULL or writable.
+/// owns, written only when `transform` succeeds (unsafe: as [`str_in`] for
+/// `input`; `output` is NULL or writable).
 pub(crate) unsafe fn transform(
     input: (*const c_char, &'static str),
     output: (*mut *mut c_char, &'static str),
@@ -46,7 +40,7 @@ pub(crate) unsafe fn transform(
 ) -> Result<(), FfiError> {
     // SAFETY: `output` is NULL or writable (the C conventions).
     let (text, out) = unsafe { (str_in(input.0, input.1)?, handle::out(output.0, output.1)?) };
-    out.write(string_out(&transform(text)?));
+    *out = string_out(&transform(text)?);
     Ok(())
 }
 
@@ -60,10 +54,8 @@ pub(crate) fn c_string(text: impl Into<Vec<u8>>) -> CString {
     })
 }
 
-/// A borrowed copy of text for C that keeps all of it, NUL bytes included:
-/// C reads it up to the first NUL as a string, or `len()` bytes with a
-/// `_len` accessor. The buffer never moves, so its pointer stays valid for
-/// as long as the value lives.
+/// A copy of text for C to borrow, NUL bytes included (read whole with a
+/// `_len` accessor), in a buffer that never moves while the value lives.
 pub(crate) struct CText(Box<[u8]>);
 
 impl CText {
@@ -81,10 +73,18 @@ impl CText {
     }
 }
 
-/// A copy of text that C owns and frees with chatwire_string_free(): all
-/// of it, U+0000 included (C reads it up to the first NUL as a string, or
-/// `text.len()` bytes where a `_len` form says how many), and a final NUL.
-/// From C's allocator, so that chatwire_string_free() needs no length.
+/// An optional text for C: NULL for none.
+pub(crate) fn borrowed(text: &Option<CText>) -> *const c_char {
+    text.as_ref().map_or(std::ptr::null(), CText::as_ptr)
+}
+
+/// The length of an optional text: 0 for none.
+pub(crate) fn borrowed_len(text: &Option<CText>) -> usize {
+    text.as_ref().map_or(0, CText::len)
+}
+
+/// A copy of text, U+0000 included, and a final NUL, that C owns and frees
+/// with chatwire_string_free(): from C's allocator, which needs no length.
 pub(crate) fn string_out(text: &str) -> *mut c_char {
     let bytes = text.as_bytes();
     // SAFETY: malloc gives `len + 1` writable bytes or NULL, checked; the
@@ -92,10 +92,7 @@ pub(crate) fn string_out(text: &str) -> *mut c_char {
     unsafe {
         let copy = libc::malloc(bytes.len() + 1).cast::<u8>();
         if copy.is_null() {
-            std::alloc::handle_alloc_error(
-                std::alloc::Layout::array::<u8>(bytes.len() + 1)
-                    .unwrap_or(std::alloc::Layout::new::<u8>()),
-            );
+            handle_alloc_error(Layout::array::<u8>(bytes.len() + 1).unwrap_or(Layout::new::<u8>()));
         }
         std::ptr::copy_nonoverlapping(bytes.as_ptr(), copy, bytes.len());
         *copy.add(bytes.len()) = 0;
@@ -103,10 +100,8 @@ pub(crate) fn string_out(text: &str) -> *mut c_char {
     }
 }
 
-/// Frees a string from [`string_out`]; NULL is ignored.
-///
-/// # Safety
-/// `text` is NULL or came from [`string_out`] and was not freed.
+/// Frees a string from [`string_out`]; NULL is ignored (unsafe: `text` is NULL
+/// or from [`string_out`] and not freed).
 pub(crate) unsafe fn string_free(text: *mut c_char) {
     // SAFETY: from malloc, by the caller's contract; free(NULL) does nothing.
     unsafe { libc::free(text.cast()) }

@@ -15,15 +15,13 @@ use crate::ffi::status::chatwire_status;
 use crate::ffi::text;
 
 /// A connection to one chat completions endpoint with one API key, made by
-/// chatwire_client_new(), freed by chatwire_client_free(). Several threads
-/// may use one client at once (with a conversation each); connections are
-/// pooled. Setters affect the sends that start after them.
+/// chatwire_client_new(), freed by chatwire_client_free(). Several threads may
+/// use one client at once (with a conversation each); connections are pooled.
+/// Setters affect the sends that start after them.
 pub struct chatwire_client {
-    /// The settings, held while a setter makes the next client, so that two
-    /// setters never lose each other's change.
+    /// Held while a setter makes the next client: no setter loses another's change.
     settings: Mutex<Resolved>,
-    /// The client sends use: a send takes a copy of the `Arc` and holds no
-    /// lock while it runs.
+    /// The client sends use; a send takes a copy and holds no lock while it runs.
     client: RwLock<Arc<Client>>,
 }
 
@@ -49,11 +47,8 @@ impl chatwire_client {
     }
 }
 
-/// What every setter does: the client is checked for NULL first, then
-/// `change` makes its next settings (see [`chatwire_client::update`]).
-///
-/// # Safety
-/// `client` is NULL or live.
+/// What every setter does: the client behind `client` (unsafe: NULL or
+/// live) is checked for NULL first, then `change` makes its next settings.
 pub(super) unsafe fn set<E: Into<FfiError>>(
     client: *const chatwire_client,
     change: impl FnOnce(&mut Resolved) -> Result<(), E>,
@@ -62,33 +57,22 @@ pub(super) unsafe fn set<E: Into<FfiError>>(
     unsafe { handle::borrow(client, "client")? }.update(change)
 }
 
-/// Creates a client in `*client_out`. Requests go to
-/// {base_url}/v1/chat/completions ("/v1" or "/" at its end is not doubled;
-/// other routes: chatwire_client_set_endpoint_url()). Each setting comes
-/// from the first place that has it:
-///
-/// | setting  | 1. argument | 2. environment   | 3. ./.env        | else                         |
-/// |----------|-------------|------------------|------------------|------------------------------|
-/// | base URL | base_url    | $OPENAI_BASE_URL | OPENAI_BASE_URL= | "https://api.openai.com"     |
-/// | API key  | api_key     | $OPENAI_API_KEY  | OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
-///
-/// An `api_key` of "" means no credential at all (a local server). ./.env,
-/// which comes with whatever directory the program runs in, is less
-/// trusted: a key from an argument or the environment is never sent to a
-/// base URL that ./.env names (CHATWIRE_ERR_CONFIG, as for an unusable URL).
+/// Creates a client in `*client_out` for {base_url}/v1/chat/completions.
+/// NULL `base_url` or `api_key`: $OPENAI_BASE_URL or $OPENAI_API_KEY, then
+/// ./.env, else "https://api.openai.com" or CHATWIRE_ERR_MISSING_API_KEY; an
+/// `api_key` of "" means none. A key from an argument or the environment never
+/// goes to a base URL from ./.env: CHATWIRE_ERR_CONFIG (docs/configuration.md).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new(
     base_url: *const c_char,
     api_key: *const c_char,
     client_out: *mut *mut chatwire_client,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `base_url` is NULL or NUL-terminated (the C conventions).
-        let base_url = unsafe { text::opt_str_in(base_url, "base_url")? };
-        // SAFETY: `api_key` is NULL or NUL-terminated (the C conventions).
-        let api_key = unsafe { text::opt_str_in(api_key, "api_key")? };
-        // SAFETY: `client_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(client_out, "client_out")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let base_url = text::opt_str_in(base_url, "base_url")?;
+        let api_key = text::opt_str_in(api_key, "api_key")?;
+        let out = handle::out(client_out, "client_out")?;
         let mut builder = Client::builder();
         if let Some(base_url) = base_url {
             builder = builder.base_url(base_url);
@@ -97,12 +81,11 @@ pub unsafe extern "system" fn chatwire_client_new(
     })
 }
 
-/// Builds the client, with the key when one was passed (NULL: look it
-/// up), and hands it to C.
+/// Builds the client, with the key when one was passed, and hands it to C.
 fn build_into(
     mut builder: ClientBuilder,
     api_key: Option<&str>,
-    out: handle::Out<'_, *mut chatwire_client>,
+    out: &mut *mut chatwire_client,
 ) -> Result<(), FfiError> {
     if let Some(api_key) = api_key {
         builder = builder.api_key(api_key);
@@ -110,7 +93,7 @@ fn build_into(
     let mut settings = builder.resolve()?;
     let client = RwLock::new(Arc::new(settings.client(None)));
     let settings = Mutex::new(settings);
-    out.write(handle::into_c(chatwire_client { settings, client }));
+    *out = handle::into_c(chatwire_client { settings, client });
     Ok(())
 }
 
@@ -121,22 +104,11 @@ pub unsafe extern "system" fn chatwire_client_free(client: *mut chatwire_client)
     boundary::release(|| unsafe { handle::free(client) })
 }
 
-/// Creates in `*client_out` a client for Azure OpenAI's classic route,
-/// {endpoint}/openai/deployments/{deployment}/chat/completions?api-version={api_version},
-/// with the key in the "api-key" header; `endpoint` is the resource's
-/// ("https://RESOURCE.openai.azure.com"), `deployment` (required, not "")
-/// the model deployment's. Each setting comes from the first place that has
-/// it, with chatwire_client_new()'s trust rule for ./.env:
-///
-/// | setting     | 1. argument        | 2. environment         | 3. ./.env | else |
-/// |-------------|--------------------|------------------------|-----------|------|
-/// | endpoint    | endpoint           | $AZURE_OPENAI_ENDPOINT | AZURE_OPENAI_ENDPOINT= | CHATWIRE_ERR_CONFIG |
-/// | api_version | api_version        | $OPENAI_API_VERSION    | OPENAI_API_VERSION=    | "2024-10-21" (the latest generally available) |
-/// | api_key     | api_key ("": none) | $AZURE_OPENAI_API_KEY  | AZURE_OPENAI_API_KEY=  | CHATWIRE_ERR_MISSING_API_KEY |
-///
-/// For Entra ID tokens pass "" as `api_key` and set a credential callback.
-/// Azure's /openai/v1 route needs none of this: use chatwire_client_new(),
-/// with the deployment's name as the model.
+/// Creates in `*client_out` a client for Azure OpenAI's classic route
+/// (deployment required, the key in "api-key"). NULL `endpoint`, `api_version`
+/// or `api_key`: $AZURE_OPENAI_ENDPOINT, $OPENAI_API_VERSION (else
+/// "2024-10-21"), $AZURE_OPENAI_API_KEY, then ./.env, as chatwire_client_new()
+/// reads it (docs/providers.md; the /openai/v1 route needs chatwire_client_new()).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_new_azure(
     endpoint: *const c_char,
@@ -145,17 +117,13 @@ pub unsafe extern "system" fn chatwire_client_new_azure(
     api_key: *const c_char,
     client_out: *mut *mut chatwire_client,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `endpoint` is NULL or NUL-terminated (the C conventions).
-        let endpoint = unsafe { text::opt_str_in(endpoint, "endpoint")? };
-        // SAFETY: `deployment` is NULL or NUL-terminated (the C conventions).
-        let deployment = unsafe { text::str_in(deployment, "deployment")? };
-        // SAFETY: `api_version` is NULL or NUL-terminated (the C conventions).
-        let api_version = unsafe { text::opt_str_in(api_version, "api_version")? };
-        // SAFETY: `api_key` is NULL or NUL-terminated (the C conventions).
-        let api_key = unsafe { text::opt_str_in(api_key, "api_key")? };
-        // SAFETY: `client_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(client_out, "client_out")? };
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let endpoint = text::opt_str_in(endpoint, "endpoint")?;
+        let deployment = text::str_in(deployment, "deployment")?;
+        let api_version = text::opt_str_in(api_version, "api_version")?;
+        let api_key = text::opt_str_in(api_key, "api_key")?;
+        let out = handle::out(client_out, "client_out")?;
         let mut builder = match endpoint {
             Some(endpoint) => Client::builder().azure(endpoint, deployment),
             None => Client::builder().azure_from_env(deployment),

@@ -11,9 +11,8 @@ use crate::ffi::status::{chatwire_status, from_c, limit_from_c};
 use crate::ffi::text;
 use crate::structured::SchemaDelivery::{CheckOnly, Prompt, ResponseFormat};
 
-/// Sets the whole-request timeout in milliseconds (connecting, sending and
-/// reading the reply; each retry gets its own). Default 600000 (10 minutes);
-/// 0 and more than a day (86400000) give CHATWIRE_ERR_INVALID_ARGUMENT.
+/// Sets the whole-request timeout in milliseconds (each retry gets its own);
+/// default 600000, from 1 to 86400000 (a day).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_timeout_ms(
     client: *mut chatwire_client,
@@ -25,9 +24,8 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms(
     })
 }
 
-/// Sets the longest silence of a streamed reply in milliseconds (keep-alive
-/// comments count as activity) before it fails with CHATWIRE_ERR_TIMEOUT.
-/// Default 60000; 0 and more than a day give CHATWIRE_ERR_INVALID_ARGUMENT.
+/// Sets the longest silence of a streamed reply in milliseconds (keep-alives
+/// count) before CHATWIRE_ERR_TIMEOUT; default 60000, from 1 to 86400000.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms(
     client: *mut chatwire_client,
@@ -41,8 +39,8 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms(
     })
 }
 
-/// Sets how many times a failed request is retried: connection failures,
-/// timeouts, HTTP 408, 409, 429 and 5xx. Default 2, at most 10 (0: never).
+/// Sets how many times a failed request is retried (connection failures,
+/// timeouts, HTTP 408, 409, 429 and 5xx); default 2, at most 10.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_max_retries(
     client: *mut chatwire_client,
@@ -52,18 +50,10 @@ pub unsafe extern "system" fn chatwire_client_set_max_retries(
     boundary::status(|| unsafe { set(client, |s| s.set_max_retries(max_retries)) })
 }
 
-/// Sets one of the limits on what chatwire keeps of a server's answer, in
-/// bytes after decompression; `which` is a chatwire_limit:
-///
-/// | limit | bounds | default |
-/// |---|---|---|
-/// | CHATWIRE_LIMIT_BODY | a whole response body (also an error body) | 64 MiB |
-/// | CHATWIRE_LIMIT_EVENT | one line or event of a stream | 16 MiB |
-/// | CHATWIRE_LIMIT_STREAM | all a streamed reply adds up to (text, tool calls) | 64 MiB |
-/// | CHATWIRE_LIMIT_HEADERS | the status line and headers | 64 KiB |
-///
-/// From 1024 to 4 GiB (1 MiB for headers). An answer past a limit stops the
-/// request with CHATWIRE_ERR_TOO_LARGE, also after deltas went out.
+/// Sets a limit in bytes on what chatwire keeps of an answer, after
+/// decompression; `which` is a chatwire_limit (defaults: body 64 MiB, event
+/// 16 MiB, stream 64 MiB, headers 64 KiB). From 1024 to 4 GiB (1 MiB for
+/// headers). An answer past it stops the request: CHATWIRE_ERR_TOO_LARGE.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_limit(
     client: *mut chatwire_client,
@@ -74,11 +64,8 @@ pub unsafe extern "system" fn chatwire_client_set_limit(
     boundary::status(|| unsafe { set(client, |s| s.set_limit(limit_from_c(which)?, bytes)) })
 }
 
-/// Sets how many idle connections the client keeps for later sends (they
-/// close after 15 seconds); default 16, at most 1024, 0 keeps none. Set it to
-/// at least the number of threads and background sends using the client at
-/// once, or the surplus connections are opened and closed at every send.
-/// Sends running now finish on their connections, which then close.
+/// Sets how many idle connections the client keeps (each closes after 15 s); default
+/// 16, at most 1024. Fewer than the sends at once: the surplus is reopened each time.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
     client: *mut chatwire_client,
@@ -89,11 +76,8 @@ pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
     boundary::status(|| unsafe { set(client, |s| s.set_max_idle_connections(max)) })
 }
 
-/// Sets how many background requests of this client run at once, from 1 to
-/// 65536 (default 1024); more wait their turn, in order
-/// (chatwire_request_cancel() ends a wait). Each running request holds a
-/// thread and a socket: keep it below the limit on descriptors
-/// (RLIMIT_NOFILE, often 1024).
+/// Sets how many background requests of this client run at once, 1 to 65536 (default 1024),
+/// the rest waiting in order; each holds a thread and a socket (mind RLIMIT_NOFILE).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_max_in_flight(
     client: *mut chatwire_client,
@@ -104,11 +88,8 @@ pub unsafe extern "system" fn chatwire_client_set_max_in_flight(
     boundary::status(|| unsafe { set(client, |s| s.set_max_in_flight(max)) })
 }
 
-/// Sets the stack size in bytes of the worker threads of background requests
-/// started from now on, from 65536 to 8388608 (default 262144, 256 KiB).
-/// Their callbacks (`on_delta`, `on_done`, and the credential and log
-/// callbacks) run on it: raise it for deep recursion, large local arrays or
-/// a script interpreter. Only touched pages take memory.
+/// Sets the stack size in bytes of the worker threads of later background
+/// requests, which run their callbacks: from 65536 to 8388608 (default 262144).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
     client: *mut chatwire_client,
@@ -118,13 +99,10 @@ pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
     boundary::status(|| unsafe { set(client, |s| s.set_worker_stack_size(bytes)) })
 }
 
-/// Sets a header sent with every request (a gateway's key, a tracing id),
-/// replacing one of the same name, case-insensitive, also the defaults
-/// OpenAI-Organization ($OPENAI_ORG_ID), OpenAI-Project ($OPENAI_PROJECT_ID)
-/// and "Accept-Encoding: gzip"; a NULL `value` removes it. Not a header name
-/// or value, or Authorization, Content-Type, Content-Length,
-/// Transfer-Encoding, Host, Connection: CHATWIRE_ERR_INVALID_ARGUMENT. The
-/// last error never quotes values: they may be secrets.
+/// Sets a header sent with every request, replacing one of the same name
+/// (defaults too); a NULL `value` removes it. A reserved name (Authorization,
+/// Content-Type, Content-Length, Transfer-Encoding, Host, Connection) or not a
+/// header: CHATWIRE_ERR_INVALID_ARGUMENT, whose last error never quotes values.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_header(
     client: *mut chatwire_client,
@@ -140,8 +118,8 @@ pub unsafe extern "system" fn chatwire_client_set_header(
     })
 }
 
-/// Sets how many correction turns chatwire_send_json() allows (0: none):
-/// each tells the model what is wrong with its reply. Default 2, at most 10.
+/// Sets how many correction turns chatwire_send_json() allows (0: none);
+/// default 2, at most 10.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_json_corrections(
     client: *mut chatwire_client,
@@ -151,22 +129,17 @@ pub unsafe extern "system" fn chatwire_client_set_json_corrections(
     boundary::status(|| unsafe { set(client, |s| s.set_json_corrections(corrections)) })
 }
 
-/// How chatwire_send_json() tells the model about the schema; set with
-/// chatwire_client_set_schema_delivery().
+/// How chatwire_send_json() tells the model about the schema
+/// (chatwire_client_set_schema_delivery()).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
+#[allow(dead_code)]
 pub enum chatwire_schema_delivery {
-    /// In the prompt (the default; any server): the question is sent with
-    /// an instruction to reply with JSON only, in a fenced json block,
-    /// matching the schema that follows. The conversation keeps the
-    /// question as asked.
+    /// In the prompt (the default; any server), as an instruction to reply
+    /// with JSON only; the conversation keeps the question as asked.
     CHATWIRE_SCHEMA_IN_PROMPT = 0,
-    /// As the request's "response_format" (type "json_schema"), for servers
-    /// that constrain the reply to it (OpenAI, llama.cpp's server, vLLM).
+    /// As the request's "response_format", for servers that constrain the reply.
     CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT = 1,
-    /// Not sent: the prompt already describes the form (as
-    /// chatwire_ingredients_prompt() does); the schema only checks the reply.
+    /// Not sent (the prompt describes the form); the schema only checks the reply.
     CHATWIRE_SCHEMA_CHECK_ONLY = 2,
 }
 
@@ -189,11 +162,8 @@ pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
     })
 }
 
-/// Whether streamed requests ask for the token usage (stream_options
-/// `include_usage`): 1, the default, or 0, for servers that refuse the field.
-/// Without being told, a server that answers 400 or 422 naming
-/// stream_options (Mistral, Databricks, Bedrock) is asked again without it,
-/// and the client remembers (one log line).
+/// Whether streamed requests ask for token usage (stream_options include_usage):
+/// 1, the default, or 0. A server that refuses it is asked again without it; the client remembers.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_stream_usage(
     client: *mut chatwire_client,

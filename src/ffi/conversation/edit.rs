@@ -33,10 +33,9 @@ pub unsafe extern "system" fn chatwire_conversation_set_system(
 }
 
 /// Appends a message (copied) of `role`, a chatwire_role. One that breaks the
-/// ordering (at most one system message, first; then user and assistant
-/// alternate, starting with user), or CHATWIRE_ROLE_TOOL (use
-/// chatwire_conversation_append_tool_result()), gives
-/// CHATWIRE_ERR_INVALID_CONVERSATION, the last error saying what was expected.
+/// ordering (one system message, first; then user and assistant alternate),
+/// or CHATWIRE_ROLE_TOOL, gives CHATWIRE_ERR_INVALID_CONVERSATION, the last
+/// error saying what was expected.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append(
     conversation: *mut chatwire_conversation,
@@ -52,9 +51,8 @@ pub unsafe extern "system" fn chatwire_conversation_append(
     })
 }
 
-/// Keeps the first `len` messages and drops the rest, e.g. to take back a
-/// question whose send failed (save chatwire_conversation_len() before
-/// appending). `len` beyond the length: CHATWIRE_ERR_INVALID_ARGUMENT.
+/// Keeps the first `len` messages, e.g. to take back a question whose send
+/// failed. `len` beyond the length: CHATWIRE_ERR_INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_truncate(
     conversation: *mut chatwire_conversation,
@@ -71,11 +69,8 @@ pub unsafe extern "system" fn chatwire_conversation_truncate(
     })
 }
 
-/// Appends a tool's result (copied) for the call `tool_call_id` (from
-/// chatwire_reply_tool_call()). Each call of an assistant message needs one
-/// before the next send: a result for a call not waiting, or another message
-/// while results are missing, gives CHATWIRE_ERR_INVALID_CONVERSATION naming
-/// the missing calls.
+/// Appends a tool's result (copied) for the call `tool_call_id`; each call of an assistant
+/// message needs one before the next send (else CHATWIRE_ERR_INVALID_CONVERSATION, naming them).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append_tool_result(
     conversation: *mut chatwire_conversation,
@@ -86,17 +81,14 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_result(
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let id = text::str_in(tool_call_id, "tool_call_id")?;
-            Ok(held
-                .conversation
-                .tool_result(id, text::str_in(content, "content")?)?)
+            let content = text::str_in(content, "content")?;
+            Ok(held.conversation.tool_result(id, content)?)
         })
     })
 }
 
-/// Appends a user message with text (may be "") and one image: an http(s) or
-/// data: URL, sent as it is, or a local PNG, JPEG, GIF or WebP file of at
-/// most 20 MiB, sent as a base64 data: URL. A missing, empty, too large or
-/// non-image file gives CHATWIRE_ERR_INVALID_ARGUMENT.
+/// Appends a user message with text (may be "") and one image: an http(s) or data: URL,
+/// or a local PNG, JPEG, GIF or WebP file of at most 20 MiB; else CHATWIRE_ERR_INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append_user_image(
     conversation: *mut chatwire_conversation,
@@ -106,19 +98,15 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_image(
     // SAFETY: `text` and `image` are each NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
-            let text = text::str_in(text, "text")?;
-            Ok(held
-                .conversation
-                .user_image(text, text::str_in(image, "image")?)?)
+            let (text, image) = (text::str_in(text, "text")?, text::str_in(image, "image")?);
+            Ok(held.conversation.user_image(text, image)?)
         })
     })
 }
 
-/// Appends a user message with text (may be "") and one local file, told by
-/// its bytes: a PDF, sent as a "file" part (base64 file_data, the path's last
-/// part as its file name), or WAV or MP3 audio, as an "input_audio" part. A
-/// regular file of at most 20 MiB, else CHATWIRE_ERR_INVALID_ARGUMENT, the
-/// last error naming the path and why. The server says whether a model takes it.
+/// Appends a user message with text (may be "") and one local file of at most
+/// 20 MiB, a PDF or WAV or MP3 audio, told by its bytes; another file:
+/// CHATWIRE_ERR_INVALID_ARGUMENT, the last error naming the path and why.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append_user_file(
     conversation: *mut chatwire_conversation,
@@ -128,23 +116,16 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_file(
     // SAFETY: `text` and `file` are each NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
-            let text = text::str_in(text, "text")?;
-            Ok(held
-                .conversation
-                .user_file(text, text::str_in(file, "file")?)?)
+            let (text, file) = (text::str_in(text, "text")?, text::str_in(file, "file")?);
+            Ok(held.conversation.user_file(text, file)?)
         })
     })
 }
 
 /// Sets the token budget (0, the default: none; not saved by
-/// chatwire_conversation_to_json()). Before each send, a conversation
-/// estimated over `max_prompt_tokens` prompt tokens has its oldest whole
-/// exchanges left out down to three quarters of it (a stable start, which
-/// servers cache): never the system message nor the last user message and
-/// what follows, a tool call always with its results. They leave the
-/// conversation when the reply is appended (chatwire_conversation_last_dropped()
-/// says how many). CHATWIRE_ERR_CONTEXT_LENGTH from the server gets one more
-/// try with more left out; a last exchange over the budget alone gives it.
+/// chatwire_conversation_to_json()): before each send, the oldest whole
+/// exchanges are left out of a conversation estimated over it
+/// (docs/long-conversations.md), and leave it when the reply is appended.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_set_token_budget(
     conversation: *mut chatwire_conversation,
@@ -168,10 +149,9 @@ pub unsafe extern "system" fn chatwire_conversation_last_dropped(
     boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation.last_dropped())) })
 }
 
-/// Removes `count` messages from `index` on. Refused with
-/// CHATWIRE_ERR_INVALID_CONVERSATION when what is left would break the
-/// ordering or part a tool call from its results (remove them together);
-/// `index + count` past the end gives CHATWIRE_ERR_INVALID_ARGUMENT.
+/// Removes `count` messages from `index` on. What is left breaking the
+/// ordering, or a tool call parted from its results:
+/// CHATWIRE_ERR_INVALID_CONVERSATION; past the end: CHATWIRE_ERR_INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_remove(
     conversation: *mut chatwire_conversation,
@@ -191,12 +171,8 @@ pub unsafe extern "system" fn chatwire_conversation_remove(
 
 /// Appends an assistant message that calls tools, to rebuild a history by
 /// hand: `content` (may be "") and `calls_json`, a non-empty JSON array of
-/// calls as chatwire_conversation_to_json() writes them, e.g.
-/// [{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]
-/// or, for a free-form tool, {"id","type":"custom","custom":{"name","input"}};
-/// other fields of a call (Gemini's "extra_content") are sent back with it.
-/// Ids must be unique in the message. Else CHATWIRE_ERR_INVALID_ARGUMENT, or
-/// CHATWIRE_ERR_INVALID_CONVERSATION where an assistant message may not come.
+/// calls as chatwire_conversation_to_json() writes them, with unique ids. Else
+/// CHATWIRE_ERR_INVALID_ARGUMENT, or CHATWIRE_ERR_INVALID_CONVERSATION.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_append_tool_calls(
     conversation: *mut chatwire_conversation,

@@ -1,12 +1,11 @@
 //! `chatwire_conversation`: the handle (its lock against calls that call
-//! back, and the texts it lends); what changes the history in [`edit`],
-//! options and tools in [`options`], what reads it in [`read`].
+//! back, and the texts it lends) and what reads it; what changes the history
+//! in [`edit`], options and tools in [`options`].
 
 pub(super) mod edit;
 mod options;
-mod read;
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
@@ -15,14 +14,13 @@ use crate::error::Error;
 use crate::ffi::boundary;
 use crate::ffi::error::FfiError;
 use crate::ffi::handle;
-use crate::ffi::status::chatwire_status;
+use crate::ffi::status::{chatwire_status, role_to_c};
 use crate::ffi::text;
 
 /// A model name and the messages so far, which every send carries in full.
 /// One thread at a time; it may move between threads. A call on it while
-/// another call holds it (a callback of its own send, another thread, a
-/// background request until its `on_done` has returned) is refused with
-/// CHATWIRE_ERR_INVALID_CONVERSATION, reads too.
+/// another holds it (a callback of its own send, another thread, a running
+/// background request) is refused with CHATWIRE_ERR_INVALID_CONVERSATION.
 pub struct chatwire_conversation {
     /// Taken by every call while it runs, never waited for (see
     /// [`Self::hold`]): a re-entrant call never makes a second reference to
@@ -38,16 +36,14 @@ pub(crate) struct Held {
     pub(crate) conversation: Conversation,
     /// The texts lent out, one entry per message; see [`Held::parts`].
     lent: Vec<Lent>,
-    /// How many messages sends had left out under the token budget when
-    /// `lent` last followed them.
+    /// How many messages sends had left out when `lent` last followed them.
     lent_dropped: u64,
 }
 
-/// The NUL-terminated copies of one message's texts that
-/// chatwire_conversation_content() and chatwire_conversation_reasoning()
-/// lend, made on first request. A text lent lives as long as its message is
-/// in the conversation: an entry goes when its message goes and moves with
-/// it otherwise; a copy's buffer does not move with the entry.
+/// The copies of one message's texts that chatwire_conversation_content()
+/// and chatwire_conversation_reasoning() lend, made on first request: an
+/// entry goes when its message goes and moves with it otherwise (its
+/// buffers do not move), so a text lives as long as its message.
 #[derive(Default)]
 struct Lent {
     content: Option<text::CText>,
@@ -55,23 +51,21 @@ struct Lent {
 }
 
 impl chatwire_conversation {
-    fn new(conversation: Conversation) -> chatwire_conversation {
-        chatwire_conversation {
+    /// A new handle for C.
+    fn into_c(conversation: Conversation) -> *mut chatwire_conversation {
+        handle::into_c_shared(chatwire_conversation {
             held: Mutex::new(Held {
                 lent_dropped: conversation.dropped_total(),
                 conversation,
                 lent: Vec::new(),
             }),
             running: Arc::default(),
-        }
+        })
     }
 
-    /// Holds the conversation behind a handle for one call, or refuses when
-    /// another call holds it; also keeps it alive until the call returns.
-    ///
-    /// # Safety
-    /// `ptr` is NULL or live (as for [`handle::retain`]; the borrow is
-    /// shared, so it may overlap a call that holds the conversation).
+    /// Holds the conversation behind `ptr` for one call, or refuses when another
+    /// call holds it; also keeps it alive until the call returns. Unsafe: `ptr`
+    /// is NULL or live (a shared borrow, which may overlap a holding call).
     pub(crate) unsafe fn hold<'a>(ptr: *const chatwire_conversation) -> Result<Hold<'a>, FfiError> {
         // SAFETY: `ptr` is NULL or a live handle (the C conventions).
         let alive = unsafe { handle::retain(ptr, "conversation")? };
@@ -85,11 +79,8 @@ impl chatwire_conversation {
         Ok(Hold { guard, alive })
     }
 
-    /// Like [`hold`](Self::hold), and marks the conversation as sent by a
-    /// background request until the returned mark is dropped.
-    ///
-    /// # Safety
-    /// As [`hold`](Self::hold).
+    /// Like [`hold`](Self::hold) (unsafe as it), and marks the conversation as
+    /// sent by a background request until the returned mark is dropped.
     pub(crate) unsafe fn hold_for_background<'a>(
         ptr: *const chatwire_conversation,
     ) -> Result<(Hold<'a>, Running), FfiError> {
@@ -140,8 +131,7 @@ fn in_use(user: &str) -> FfiError {
 }
 
 /// A conversation's mark of a running background request, held by the
-/// request and its worker: the first to drop clears it, if it is still this
-/// request's (a later request's mark is never cleared).
+/// request and its worker: the first to drop clears it, if still this one's.
 #[derive(Clone)]
 pub(crate) struct Running {
     mark: Arc<AtomicU64>,
@@ -165,19 +155,14 @@ impl Held {
         handle::item(self.conversation.messages(), index, "message")
     }
 
-    /// The conversation and the texts lent from it, which follow first the
-    /// messages sends left out since the last look (one range: the oldest
-    /// after the system message).
+    /// The conversation and the texts lent from it, which first follow the
+    /// messages sends left out since (the oldest after the system message).
     fn parts(&mut self) -> (&mut Conversation, &mut Vec<Lent>) {
         let total = self.conversation.dropped_total();
         let new = usize::try_from(total.saturating_sub(self.lent_dropped)).unwrap_or(usize::MAX);
         self.lent_dropped = total;
-        let start = usize::from(
-            self.conversation
-                .messages()
-                .first()
-                .is_some_and(|m| m.role == crate::Role::System),
-        );
+        let first = self.conversation.messages().first();
+        let start = usize::from(first.is_some_and(|m| m.role == crate::Role::System));
         forget(&mut self.lent, start, new);
         (&mut self.conversation, &mut self.lent)
     }
@@ -200,11 +185,8 @@ impl Held {
     }
 }
 
-/// Runs `body` on a conversation held for it (see
-/// [`chatwire_conversation::hold`]): the body of most calls on one.
-///
-/// # Safety
-/// `ptr` is NULL or live.
+/// Runs `body` on the conversation behind `ptr`, held for it (see
+/// [`chatwire_conversation::hold`]); unsafe: `ptr` is NULL or live.
 pub(super) unsafe fn on<T>(
     ptr: *const chatwire_conversation,
     body: impl FnOnce(&mut Held) -> Result<T, FfiError>,
@@ -242,18 +224,17 @@ pub unsafe extern "system" fn chatwire_conversation_new(
     model: *const c_char,
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `model` is NULL or NUL-terminated (the C conventions).
-        let model = unsafe { text::str_in(model, "model")? };
-        // SAFETY: `conversation_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(conversation_out, "conversation_out")? };
-        new_into(Conversation::with_model(model)?, out)
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let model = text::str_in(model, "model")?;
+        let out = handle::out(conversation_out, "conversation_out")?;
+        *out = chatwire_conversation::into_c(Conversation::with_model(model)?);
+        Ok(())
     })
 }
 
-/// Writes the conversation to `*json_out` in the request's shape,
-/// {"model": ..., "messages": [{"role": ..., "content": ...}, ...]}, with
-/// "tools" and the options when there are any, so that nothing is lost.
+/// Writes the conversation to `*json_out` in the request's shape ("model",
+/// "messages", and "tools" and the options when there are any).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_to_json(
     conversation: *const chatwire_conversation,
@@ -263,47 +244,107 @@ pub unsafe extern "system" fn chatwire_conversation_to_json(
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let out = handle::out(json_out, "json_out")?;
-            out.write(text::string_out(&held.conversation.to_json()));
+            *out = text::string_out(&held.conversation.to_json());
             Ok(())
         })
     })
 }
 
-/// Reads into `*conversation_out` a conversation written by
-/// chatwire_conversation_to_json(). Not JSON of that shape:
-/// CHATWIRE_ERR_INVALID_ARGUMENT; broken ordering:
-/// CHATWIRE_ERR_INVALID_CONVERSATION.
+/// Reads into `*conversation_out` what chatwire_conversation_to_json() wrote. Another
+/// shape: CHATWIRE_ERR_INVALID_ARGUMENT; broken ordering: CHATWIRE_ERR_INVALID_CONVERSATION.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_from_json(
     json: *const c_char,
     conversation_out: *mut *mut chatwire_conversation,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `json` is NULL or NUL-terminated (the C conventions).
-        let json = unsafe { text::str_in(json, "json")? };
-        // SAFETY: `conversation_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(conversation_out, "conversation_out")? };
-        new_into(Conversation::from_json(json)?, out)
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        let json = text::str_in(json, "json")?;
+        let out = handle::out(conversation_out, "conversation_out")?;
+        *out = chatwire_conversation::into_c(Conversation::from_json(json)?);
+        Ok(())
     })
 }
 
-/// Hands a new conversation to C.
-fn new_into(
-    conversation: Conversation,
-    out: handle::Out<'_, *mut chatwire_conversation>,
-) -> Result<(), FfiError> {
-    out.write(handle::into_c_shared(chatwire_conversation::new(
-        conversation,
-    )));
-    Ok(())
-}
-
-/// Frees a conversation and every string borrowed from it. One that a call
-/// holds (freed from a callback of its own send, or while a background
-/// request started on it runs) goes when that call returns: the send
-/// finishes, chatwire_request_wait() still gives the reply.
+/// Frees a conversation and every string borrowed from it; one that a call
+/// holds goes when that call returns.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_free(conversation: *mut chatwire_conversation) {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::release(|| unsafe { handle::release_shared(conversation) })
+}
+
+/// The number of messages, the system message included.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_len(
+    conversation: *const chatwire_conversation,
+) -> usize {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation.len())) })
+}
+
+/// The role (a chatwire_role) of message `index`.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_role(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> c_int {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            Ok(role_to_c(held.message(index)?.role))
+        })
+    })
+}
+
+/// The text of message `index`.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_content(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> *const c_char {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            held.lend(index, |m| Some(&m.content), |l| &mut l.content)
+        })
+    })
+}
+
+/// The length in bytes of chatwire_conversation_content().
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_content_len(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> usize {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::value(|| unsafe { on(conversation, |held| Ok(held.message(index)?.content.len())) })
+}
+
+/// The reasoning of message `index`; NULL when it has none.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_reasoning(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> *const c_char {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            held.lend(index, reasoning, |l| &mut l.reasoning)
+        })
+    })
+}
+
+/// The length in bytes of chatwire_conversation_reasoning(); 0 when NULL.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_reasoning_len(
+    conversation: *const chatwire_conversation,
+    index: usize,
+) -> usize {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::value(|| unsafe {
+        on(conversation, |held| {
+            Ok(reasoning(held.message(index)?).map_or(0, str::len))
+        })
+    })
 }

@@ -11,36 +11,23 @@ use crate::ffi::error::FfiError;
 use crate::ffi::status::chatwire_status;
 use crate::ffi::text;
 
-/// Sets a top-level field of every request of this conversation: `name`
-/// ("max_tokens", "temperature", "response_format", a server's own extension)
-/// and its value as JSON text ("64", "\"auto\"", "{\"type\":\"json_object\"}");
-/// a NULL `json_value` removes it. CHATWIRE_ERR_INVALID_ARGUMENT for "model",
-/// "messages", "stream", "stream_options" and "tools", a value that is not
-/// JSON, and one the official schema rejects for a field it defines
-/// (temperature 5; the last error names the allowed range). Kept by
-/// chatwire_conversation_to_json().
+/// Sets a top-level field of every request (`name`, its value as JSON text;
+/// NULL `json_value` removes it). CHATWIRE_ERR_INVALID_ARGUMENT for "model",
+/// "messages", "stream", "stream_options" and "tools", text that is not JSON,
+/// or a value the official schema rejects (temperature 5).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_set_option(
     conversation: *mut chatwire_conversation,
     name: *const c_char,
     json_value: *const c_char,
 ) -> chatwire_status {
-    // SAFETY: `conversation` is NULL or a live handle, `name` and `json_value` NULL or NUL-
-    // terminated (the C conventions).
-    boundary::status(|| unsafe {
-        set_option_with(
-            conversation,
-            name,
-            json_value,
-            Conversation::set_option_json,
-        )
-    })
+    let set = Conversation::set_option_json;
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe { set_option_with(conversation, name, json_value, set) })
 }
 
-/// The body of both option setters: `set` gets the name and the value text.
-///
-/// # Safety
-/// As chatwire_conversation_set_option().
+/// The body of both option setters: `set` gets the name and the value text
+/// (unsafe: the arguments as chatwire_conversation_set_option() takes them).
 unsafe fn set_option_with(
     conversation: *mut chatwire_conversation,
     name: *const c_char,
@@ -60,37 +47,23 @@ unsafe fn set_option_with(
     }
 }
 
-/// Like chatwire_conversation_set_option(), without checking the value, for
-/// a server's own form of a field (llama.cpp's "logit_bias" as
-/// "[[15043,-1.0]]", vLLM's "stop" list of more than four strings), which a
-/// strict server may refuse; only reserved names, an empty name and text
-/// that is not JSON are refused. chatwire_conversation_from_json() loads
-/// every option this way.
+/// Like chatwire_conversation_set_option(), without checking the value
+/// against the schema, for a server's own form of a field.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_set_option_unchecked(
     conversation: *mut chatwire_conversation,
     name: *const c_char,
     json_value: *const c_char,
 ) -> chatwire_status {
-    // SAFETY: `conversation` is NULL or a live handle, `name` and `json_value` NULL or NUL-
-    // terminated (the C conventions).
-    boundary::status(|| unsafe {
-        set_option_with(
-            conversation,
-            name,
-            json_value,
-            Conversation::set_option_unchecked_json,
-        )
-    })
+    let set = Conversation::set_option_unchecked_json;
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe { set_option_with(conversation, name, json_value, set) })
 }
 
-/// Offers a function to the model with every request (replacing a tool of
-/// the same name): `name` of 1 to 64 letters, digits, '_' or '-',
-/// `description` (may be NULL) and `parameters_schema_json`, a JSON Schema
-/// object for the arguments (NULL: none), e.g.
-/// {"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}.
-/// A bad name or schema: CHATWIRE_ERR_INVALID_ARGUMENT. The option
-/// "tool_choice" says how the model uses tools.
+/// Offers a function to the model with every request, replacing one of the
+/// same name: `name` (1 to 64 letters, digits, '_' or '-'), `description`
+/// (may be NULL) and `parameters_schema_json`, a JSON Schema object (NULL:
+/// none). A bad name or schema: CHATWIRE_ERR_INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_add_tool(
     conversation: *mut chatwire_conversation,
@@ -98,8 +71,7 @@ pub unsafe extern "system" fn chatwire_conversation_add_tool(
     description: *const c_char,
     parameters_schema_json: *const c_char,
 ) -> chatwire_status {
-    // SAFETY: `name`, `description` and `parameters_schema_json` are each NULL or NUL-terminated
-    // (the C conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let name = text::str_in(name, "name")?;
@@ -112,10 +84,8 @@ pub unsafe extern "system" fn chatwire_conversation_add_tool(
     })
 }
 
-/// Offers a free-form tool ({"type": "custom"}), called with free text, as
-/// chatwire_conversation_add_tool() offers a function; its calls have type
-/// "custom". `format_json`: NULL for any text, {"type":"text"}, or a grammar,
-/// {"type":"grammar","grammar":{"syntax":"lark","definition":"..."}} (syntax
+/// Offers a free-form tool ({"type": "custom"}), called with free text;
+/// `format_json` is NULL for any text, {"type":"text"} or a "grammar" (syntax
 /// "lark" or "regex"); another value: CHATWIRE_ERR_INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_add_custom_tool(
@@ -124,8 +94,7 @@ pub unsafe extern "system" fn chatwire_conversation_add_custom_tool(
     description: *const c_char,
     format_json: *const c_char,
 ) -> chatwire_status {
-    // SAFETY: `name`, `description` and `format_json` are each NULL or NUL-terminated (the C
-    // conventions).
+    // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let name = text::str_in(name, "name")?;
