@@ -1,12 +1,8 @@
 //! chatwire's own log lines, and where they go: the `log` facade (target
-//! `chatwire`) for Rust programs, one callback set from C, and stderr when
-//! `CHATWIRE_LOG` is set.
-//!
-//! Every line is written by chatwire from values that hold no secret (URLs
-//! pass through [`shown_url`]); the stderr writer and the callback never
-//! see the HTTP layer's lines, which show raw requests. [`line`] escapes
-//! whatever a server put into a line (see `error::one_line`), so that no
-//! server can forge a line or steer the terminal a log is read on.
+//! `chatwire`), one callback set from C, and stderr when `CHATWIRE_LOG` is
+//! set. Lines are made from values that hold no secret (URLs pass through
+//! [`shown_url`]), and [`line`] escapes them onto one line, so that no
+//! server can forge a line (see `docs/security.md`).
 
 use std::cell::Cell;
 use std::fmt;
@@ -41,9 +37,9 @@ thread_local! {
     static IN_SINK: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Installs (or with `None` removes) the sink for lines up to `max`. When
-/// this returns, the old sink is not running and will not run again.
-/// Refused from inside the sink, where it would wait for itself.
+/// Installs (or with `None` removes) the sink for lines up to `max`; when
+/// this returns, the old sink is not running. Refused from inside the sink,
+/// where it would wait for itself.
 pub(crate) fn set_sink(sink: Option<Sink>, max: LevelFilter) -> Result<()> {
     if IN_SINK.get() {
         return Err(Error::InvalidArgument(
@@ -82,8 +78,7 @@ fn parse_level(value: &str) -> Option<LevelFilter> {
     }
 }
 
-/// Writes one line at `level` wherever it is wanted; formats it only
-/// then, and escapes it onto one line.
+/// Writes one line at `level` wherever it is wanted, formatted only then.
 pub(crate) fn line(level: Level, args: fmt::Arguments<'_>) {
     let to_log = log::log_enabled!(target: TARGET, level);
     // `log` numbers a Level as the LevelFilter of the same name.
@@ -93,7 +88,6 @@ pub(crate) fn line(level: Level, args: fmt::Arguments<'_>) {
         return;
     }
     let text = args.to_string();
-    // Once here, for every line, wherever its parts came from.
     let text = one_line::escape(&text);
     if to_log {
         log::log!(target: TARGET, level, "{text}");
@@ -140,8 +134,7 @@ pub(crate) fn shown_url(url: &str) -> String {
     }
 }
 
-/// How one attempt at a request ended; `why` is the error's text with
-/// every secret taken out.
+/// How one attempt at a request ended; `why` is the error's redacted text.
 pub(crate) enum Verdict<'a> {
     /// It succeeded (a 2xx status).
     Done,
@@ -153,7 +146,7 @@ pub(crate) enum Verdict<'a> {
     Cancelled,
 }
 
-/// One attempt at a request, as logged: one line per attempt.
+/// One attempt at a request, as logged.
 pub(crate) struct AttemptLine<'a> {
     pub(crate) method: &'a str,
     pub(crate) url: &'a str,

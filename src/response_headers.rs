@@ -4,11 +4,10 @@ use std::ffi::CStr;
 use std::fmt;
 
 /// Every header of a response, in the order the server sent them: names in
-/// lower case, values as sent (a value that is not UTF-8 is read leniently).
-///
-/// They are kept in one buffer, each name and value followed by a NUL
-/// (which no header can hold): one allocation per reply instead of two per
-/// header, and a value the C API hands out without a copy.
+/// lower case, values as sent (read leniently when not UTF-8).
+//
+// One buffer, each name and value followed by a NUL (which no header can
+// hold): one allocation per reply, and values C gets without a copy.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct ResponseHeaders {
     text: String,

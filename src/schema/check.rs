@@ -249,17 +249,19 @@ impl<'s> Checker<'s> {
         things: &str,
         walk: &mut Walk,
     ) {
-        let bound = |keyword| here.object.get(keyword).and_then(Value::as_u64);
         let count = count as u64;
-        if let Some(min) = bound(min).filter(|min| count < *min) {
-            self.broken(here, walk, || {
-                format!("expected at least {min} {}, got {count}", noun(min, things))
-            });
-        }
-        if let Some(max) = bound(max).filter(|max| count > *max) {
-            self.broken(here, walk, || {
-                format!("expected at most {max} {}, got {count}", noun(max, things))
-            });
+        let bounds: [(&str, fn(&u64, &u64) -> bool, &str); 2] =
+            [(min, u64::lt, "at least"), (max, u64::gt, "at most")];
+        for (keyword, breaks, words) in bounds {
+            let bound = here.object.get(keyword).and_then(Value::as_u64);
+            if let Some(bound) = bound.filter(|bound| breaks(&count, bound)) {
+                self.broken(here, walk, || {
+                    format!(
+                        "expected {words} {bound} {}, got {count}",
+                        noun(bound, things)
+                    )
+                });
+            }
         }
     }
 
