@@ -1,14 +1,12 @@
-//! What a check finds wrong: where (a path of steps into the value), the
-//! value found there, and what the schema wanted; and the two ways of
-//! saying it: for a model's reply (`at /0/n: expected ..., got ...`) and
-//! for a named value such as a request option (`n must be ..., not ...`).
+//! What a check finds wrong, and the two ways of saying it: for a model's
+//! reply (`at /0/n: expected ..., got ...`) and for a named value such as a
+//! request option (`n must be ..., not ...`).
 
 use serde_json::Value;
 
 use crate::error::{excerpt, Keep};
 
-/// The most problems one check keeps: enough to correct a reply, short
-/// enough for a correction turn.
+/// The most problems one check keeps: enough to correct a reply.
 pub(crate) const MAX_PROBLEMS: usize = 8;
 
 /// How much of a value a problem quotes.
@@ -24,17 +22,15 @@ pub(crate) enum Step {
 /// What is wrong at one place.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum What {
-    /// The value breaks a keyword: `said` is that keyword's complaint
-    /// ("expected a number at least 0, got -5"), `whole` what the schema
-    /// there accepts, in words ("an integer from 0 to 20, or null").
+    /// The value breaks a keyword: `said` is its complaint, `whole` what
+    /// the schema there accepts, in words.
     Breaks { said: String, whole: String },
-    /// A required property is absent (`because`: the present property that
-    /// requires it, for `dependentRequired`).
+    /// A required property is absent (`because`: the one that requires it).
     Missing {
         name: String,
         because: Option<String>,
     },
-    /// Anything else, as a clause ("item 2 repeats an earlier item, 1").
+    /// Anything else, as a clause.
     Other(String),
 }
 
@@ -93,8 +89,7 @@ impl Problem {
         }
     }
 
-    /// Whether the problem is the value's own at `depth` steps (not one
-    /// inside it), and of its form rather than a missing property.
+    /// Whether the problem is of the form of the value `depth` steps in.
     pub(crate) fn is_form_at(&self, depth: usize) -> bool {
         self.path.len() == depth && matches!(self.what, What::Breaks { .. })
     }
@@ -105,7 +100,7 @@ impl Problem {
 pub(crate) struct Problems {
     kept: Vec<Problem>,
     total: usize,
-    /// How many to keep: [`MAX_PROBLEMS`], or none when only "any?" matters.
+    /// How many to keep: none when only "any?" matters.
     room: usize,
 }
 
@@ -120,8 +115,7 @@ impl Default for Problems {
 }
 
 impl Problems {
-    /// Problems that are only counted: for trying a choice, where only
-    /// whether it matches counts, and words would be wasted work.
+    /// Problems that are only counted, for trying a choice.
     pub(crate) fn counted() -> Problems {
         Problems {
             room: 0,
@@ -129,8 +123,7 @@ impl Problems {
         }
     }
 
-    /// Adds a problem with `value` at `path`; `what` runs only when the
-    /// problem is kept.
+    /// Adds a problem with `value` at `path`; `what` runs only when kept.
     pub(crate) fn add(&mut self, path: &[Step], value: &Value, what: impl FnOnce() -> What) {
         self.total += 1;
         if self.kept.len() < self.room {
@@ -157,8 +150,7 @@ impl Problems {
         self.kept.first()
     }
 
-    /// The problems as said in a reply, at most [`MAX_PROBLEMS`] (the last
-    /// one says how many more there were).
+    /// The problems as said in a reply (the last says how many more there were).
     pub(crate) fn into_texts(self) -> Vec<String> {
         let mut texts: Vec<String> = self.kept.iter().map(Problem::in_reply).collect();
         if self.total > texts.len() {
@@ -181,8 +173,7 @@ pub(crate) fn quote(value: &Value) -> String {
     }
 }
 
-/// A path as a JSON Pointer (`/0/n`), or as code writes it after a name
-/// (`.json_schema.name`, `[2]`).
+/// A path as a JSON Pointer (`/0/n`), or as code writes it (`.a[2]`).
 fn written(path: &[Step], pointer: bool) -> String {
     path.iter()
         .map(|step| match (step, pointer) {
