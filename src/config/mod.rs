@@ -1,9 +1,6 @@
 //! Every setting, and where it comes from: arguments first, then the
-//! environment, then a `.env` file in the current directory.
-//!
-//! One job per file; [`defaults`] holds every default and maximum, with
-//! the reason for its value. Everything is re-exported here, so the rest
-//! of the crate names `crate::config::X`.
+//! environment, then `./.env`. [`defaults`] holds every default and
+//! maximum; the rest of the crate names `crate::config::X`.
 
 use std::time::Duration;
 

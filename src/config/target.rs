@@ -1,5 +1,4 @@
-//! Where requests go and with which credential; [`check_trust`] says
-//! whether the key may go there.
+//! Where requests go and with which credential.
 
 use super::credential::{ApiKey, Auth, Credential, Provider};
 use super::defaults::{DEFAULT_AZURE_API_VERSION, DEFAULT_BASE_URL};
@@ -42,16 +41,8 @@ pub(crate) struct CredentialChoice {
 }
 
 /// The endpoint and the credential, each from the first place that has it:
-///
-/// | setting | 1. argument | 2. environment | 3. `./.env` | else |
-/// |---|---|---|---|---|
-/// | base URL | `base_url` | `$OPENAI_BASE_URL` | `OPENAI_BASE_URL=` | `https://api.openai.com` |
-/// | API key | `api_key` (`""`: none) | `$OPENAI_API_KEY` | `OPENAI_API_KEY=` | [`Error::MissingApiKey`] |
-///
-/// Azure's classic route reads `$AZURE_OPENAI_ENDPOINT` and
-/// `$AZURE_OPENAI_API_KEY` instead, and `$OPENAI_API_VERSION`. With a
-/// callback, no key is looked up. The key is sent there only if
-/// [`check_trust`] allows it.
+/// the argument, the environment, `./.env` (see `docs/configuration.md`);
+/// the key goes there only if [`check_trust`] allows it.
 pub(crate) fn resolve_target(
     target: Target,
     choice: CredentialChoice,
