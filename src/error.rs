@@ -13,13 +13,11 @@ use one_line::OneLine;
 /// The result type of every fallible chatwire call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// An error reported by the server: the HTTP status and what its
-/// `{"error": {...}}` body said, when it said anything.
+/// An error reported by the server: the HTTP status and what its body said.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ApiError {
-    /// The HTTP status code; `None` for an error reported inside a stream
-    /// that names no status (the stream itself came with a success status).
+    /// The HTTP status code; `None` for an error inside a stream.
     pub status: Option<u16>,
     /// The server's message, or the HTTP reason phrase when the body had none.
     pub message: String,
@@ -159,8 +157,7 @@ pub enum Error {
         limit: u64,
     },
 
-    /// The operating system refused something, such as a thread for a
-    /// background request.
+    /// The operating system refused something, such as a thread.
     System {
         /// What chatwire was trying to do.
         message: String,
@@ -170,11 +167,9 @@ pub enum Error {
     },
 
     /// The model's reply did not match the JSON Schema asked for
-    /// ([`Client::send_json`](crate::Client::send_json)), also after the
-    /// correction turns allowed.
+    /// ([`Client::send_json`](crate::Client::send_json)), also after correction.
     InvalidReply {
-        /// Each problem of the last reply with its place
-        /// (`at /0/quantity: expected a number, got "two"`), or why it held no JSON.
+        /// Each problem of the last reply with its place, or why it held no JSON.
         errors: Vec<String>,
         /// The last reply, as the model wrote it.
         last_reply: String,
@@ -189,8 +184,7 @@ pub enum Error {
         message: String,
     },
 
-    /// A state chatwire never expects, such as a background request whose
-    /// worker ended without an outcome (a panic in a callback).
+    /// A state chatwire never expects (a panic in a callback, say).
     Internal(String),
 }
 

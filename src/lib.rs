@@ -22,14 +22,9 @@
 //! # Ok::<(), chatwire::Error>(())
 //! ```
 //!
-//! The main types: [`Client`] (built with [`Client::builder`] or
-//! [`Client::from_env`]), [`Conversation`], [`Reply`], [`Error`]; JSON
-//! out of a model's text: [`mod@extract`]. The repository's
-//! `docs/rust.md` lists the API by task; its `docs/` folder is the manual
-//! (the C API behind `include/chatwire.h`, configuration, providers,
-//! security, structured output). Errors and log lines never hold the API
-//! key or a header value, and everything kept from an answer has a
-//! [`Limit`].
+//! The main types: [`Client`], [`Conversation`], [`Reply`], [`Error`]; JSON
+//! out of a model's text: [`mod@extract`]. The repository's `docs/rust.md`
+//! lists the API by task; its `docs/` folder is the manual.
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]

@@ -1,6 +1,5 @@
-//! The operating-system calls that neither std nor a dependency offers:
-//! the crate's only `unsafe` outside `ffi/`. Callers see safe functions
-//! that do nothing where a platform lacks the call.
+//! The operating-system calls that neither std nor a dependency offers, as
+//! safe functions that do nothing where a platform lacks the call.
 #![allow(unsafe_code)]
 
 /// Cancels every read and write pending on `socket`, in any thread: on
@@ -85,7 +84,7 @@ pub(crate) fn thread_stack_reserve() -> usize {
 }
 
 /// Room below this function's local variable for the rest of its frame
-/// and the system call's wrapper: nothing in use lies lower.
+/// and the system call's wrapper.
 #[cfg(target_os = "linux")]
 const FRAME_MARGIN: usize = 1024;
 

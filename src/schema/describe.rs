@@ -102,6 +102,7 @@ fn flatten<'s>(root: &'s Value, schema: &'s Value, into: &mut Vec<&'s Value>, ne
         return;
     }
     let schema = follow(root, schema);
+    let only_choices = |object| only_check(object).and(choices(object));
     if let Some(choices) = schema.as_object().and_then(only_choices) {
         if nesting < MAX_NESTING {
             for choice in choices {
@@ -120,11 +121,6 @@ fn only_check(object: &Map<String, Value>) -> Option<&str> {
         (Some(key), None) => Some(key),
         _ => None,
     }
-}
-
-/// The choices of a schema that is nothing but one `anyOf` or `oneOf`.
-fn only_choices(object: &Map<String, Value>) -> Option<&Vec<Value>> {
-    only_check(object).and(choices(object))
 }
 
 fn choices(object: &Map<String, Value>) -> Option<&Vec<Value>> {
@@ -273,11 +269,7 @@ fn plural(root: &Value, schema: &Value) -> Option<String> {
         let quoted: Vec<String> = values.iter().map(Value::to_string).collect();
         return Some(listed(&quoted));
     }
-    let name = object.get("type")?.as_str()?;
-    Some(match name {
-        "null" => "nulls".to_owned(),
-        other => format!("{other}s"),
-    })
+    Some(format!("{}s", object.get("type")?.as_str()?))
 }
 
 /// ` with "type": "text" and "json_schema"`, ` of strings`, or nothing.
