@@ -23,7 +23,8 @@ impl ResponseHeaders {
 
     /// Adds a header; a NUL in either text ends it there.
     pub fn push(&mut self, name: &str, value: &str) {
-        self.push_without_nul(before_nul(name), before_nul(value));
+        let [name, value] = [name, value].map(|text| until_nul(text).map_or(text, |(at, _)| at));
+        self.push_without_nul(name, value);
     }
 
     /// Adds a header whose texts hold no NUL (as an HTTP header's cannot).
@@ -70,11 +71,6 @@ impl ResponseHeaders {
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
-}
-
-/// The text before its first NUL, if any.
-fn before_nul(text: &str) -> &str {
-    until_nul(text).map_or(text, |(before, _)| before)
 }
 
 /// The text before the first NUL, and the text after it.

@@ -67,6 +67,13 @@ fn header_for(auth: Auth, secret: &str) -> std::result::Result<Option<Header>, (
     Ok(Some((name, value)))
 }
 
+/// The key's header, made once.
+fn key_header(key: &Option<ApiKey>, auth: Auth) -> Result<Option<Header>> {
+    let Some(key) = key else { return Ok(None) };
+    header_for(auth, key.expose())
+        .map_err(|()| Error::Config("the API key cannot be sent in a header".into()))
+}
+
 /// A credential header: its name and its (sensitive) value.
 pub(crate) type Header = (HeaderName, HeaderValue);
 
@@ -157,17 +164,15 @@ impl Credential {
         destination: Source,
         names: TrustNames,
     ) -> Result<Credential> {
-        let mut credential = Credential {
+        Ok(Credential {
+            fixed: key_header(&key, key_auth)?,
             key,
             key_auth,
             provider: None,
             token_auth: Auth::Bearer,
-            fixed: None,
             destination,
             names,
-        };
-        credential.make_fixed()?;
-        Ok(credential)
+        })
     }
 
     /// No credential, for tests of the layers below.
@@ -184,24 +189,14 @@ impl Credential {
         }
     }
 
-    fn make_fixed(&mut self) -> Result<()> {
-        self.fixed = match &self.key {
-            Some(key) => header_for(self.key_auth, key.expose())
-                .map_err(|()| Error::Config("the API key cannot be sent in a header".into()))?,
-            None => None,
-        };
-        Ok(())
-    }
-
     /// The same credential, key and tokens both sent as `auth` says.
     pub(crate) fn with_auth(&self, auth: Auth) -> Result<Credential> {
-        let mut credential = Credential {
+        Ok(Credential {
+            fixed: key_header(&self.key, auth)?,
             key_auth: auth,
             token_auth: auth,
             ..self.clone()
-        };
-        credential.make_fixed()?;
-        Ok(credential)
+        })
     }
 
     /// The same credential asking `provider` before each attempt instead of

@@ -96,37 +96,33 @@ impl Problem {
 }
 
 /// Problems found so far; only the first [`MAX_PROBLEMS`] are kept.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Problems {
     kept: Vec<Problem>,
     total: usize,
-    /// How many to keep: none when only "any?" matters.
-    room: usize,
-}
-
-impl Default for Problems {
-    fn default() -> Self {
-        Problems {
-            kept: Vec::new(),
-            total: 0,
-            room: MAX_PROBLEMS,
-        }
-    }
+    /// None are kept: only "any?" matters.
+    only_counted: bool,
 }
 
 impl Problems {
     /// Problems that are only counted, for trying a choice.
     pub(crate) fn counted() -> Problems {
         Problems {
-            room: 0,
+            only_counted: true,
             ..Problems::default()
         }
+    }
+
+    /// How many more problems may be kept.
+    fn room(&self) -> usize {
+        let max = if self.only_counted { 0 } else { MAX_PROBLEMS };
+        max.saturating_sub(self.kept.len())
     }
 
     /// Adds a problem with `value` at `path`; `what` runs only when kept.
     pub(crate) fn add(&mut self, path: &[Step], value: &Value, what: impl FnOnce() -> What) {
         self.total += 1;
-        if self.kept.len() < self.room {
+        if self.room() > 0 {
             self.kept.push(Problem {
                 path: path.to_vec(),
                 found: quote(value),
@@ -138,8 +134,7 @@ impl Problems {
     /// Takes in the problems of another check (a branch tried on its own).
     pub(crate) fn absorb(&mut self, other: Problems) {
         self.total += other.total;
-        let room = self.room.saturating_sub(self.kept.len());
-        self.kept.extend(other.kept.into_iter().take(room));
+        self.kept.extend(other.kept.into_iter().take(self.room()));
     }
 
     pub(crate) fn is_empty(&self) -> bool {
