@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 mod credential;
-mod defaults;
+pub(crate) mod defaults;
 mod endpoint;
 mod env;
 mod headers;
