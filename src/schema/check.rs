@@ -239,16 +239,18 @@ impl<'s> Checker<'s> {
         &self,
         here: &Here<'s, '_>,
         count: usize,
-        [min, max]: [&str; 2],
+        [min, max]: [&'static str; 2],
         things: &str,
         walk: &mut Walk,
     ) {
         let count = count as u64;
-        let bounds: [(&str, fn(&u64, &u64) -> bool, &str); 2] =
-            [(min, u64::lt, "at least"), (max, u64::gt, "at most")];
-        for (keyword, breaks, words) in bounds {
+        let bounds: [Bound; 2] = [
+            (min, Ordering::is_ge, "at least"),
+            (max, Ordering::is_le, "at most"),
+        ];
+        for (keyword, holds, words) in bounds {
             let bound = here.object.get(keyword).and_then(Value::as_u64);
-            if let Some(bound) = bound.filter(|bound| breaks(&count, bound)) {
+            if let Some(bound) = bound.filter(|bound| !holds(count.cmp(bound))) {
                 let things = noun(bound, things);
                 self.broken(here, walk, || {
                     format!("expected {words} {bound} {things}, got {count}")
