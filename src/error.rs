@@ -41,9 +41,11 @@ impl ApiError {
     fn redact(&mut self, secrets: &Secrets) {
         // The message may be the first line of a body, cut short.
         secrets.scrub_excerpt(&mut self.message);
-        secrets.scrub_opt(&mut self.kind);
-        secrets.scrub_opt(&mut self.code);
-        secrets.scrub_opt(&mut self.request_id);
+        let details = [&mut self.kind, &mut self.code, &mut self.request_id];
+        details
+            .into_iter()
+            .flatten()
+            .for_each(|text| secrets.scrub(text));
     }
 
     /// The text of `Display`, before escaping.

@@ -96,18 +96,14 @@ pub(crate) fn line(level: Level, args: fmt::Arguments<'_>) {
         let _ = writeln!(std::io::stderr().lock(), "[chatwire {level}] {text}");
     }
     if to_sink {
-        call_sink(level, &text);
-    }
-}
-
-fn call_sink(level: Level, text: &str) {
-    // The read lock is held while the sink runs, so that set_sink can
-    // promise the old sink has finished when it returns.
-    let installed = SINK.read().unwrap_or_else(PoisonError::into_inner);
-    if let Some(installed) = installed.as_ref().filter(|i| level <= i.max) {
-        IN_SINK.set(true);
-        (installed.sink)(level, text);
-        IN_SINK.set(false);
+        // The read lock is held while the sink runs, so that set_sink can
+        // promise the old sink has finished when it returns.
+        let installed = SINK.read().unwrap_or_else(PoisonError::into_inner);
+        if let Some(installed) = installed.as_ref().filter(|i| level <= i.max) {
+            IN_SINK.set(true);
+            (installed.sink)(level, &text);
+            IN_SINK.set(false);
+        }
     }
 }
 

@@ -73,13 +73,6 @@ impl Secrets {
             *text = self.redact_excerpt(text);
         }
     }
-
-    /// Redacts an optional text in place.
-    pub(crate) fn scrub_opt(&self, text: &mut Option<String>) {
-        if let Some(text) = text {
-            self.scrub(text);
-        }
-    }
 }
 
 /// Replaces a piece of `secret` at either end of `text`, at least
