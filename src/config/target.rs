@@ -47,11 +47,11 @@ pub(crate) fn resolve_target(
     target: Target,
     choice: CredentialChoice,
 ) -> Result<(String, Credential)> {
-    let azure = matches!(target, Target::Azure { .. });
-    let names = if azure {
-        TrustNames::AZURE
-    } else {
-        TrustNames::OPENAI
+    // Azure's keys go in `api-key`; everything else (Entra ID tokens
+    // included) as a bearer token, as openai-python sends them.
+    let (names, key_auth) = match target {
+        Target::Azure { .. } => (TrustNames::AZURE, Auth::ApiKey),
+        _ => (TrustNames::OPENAI, Auth::Bearer),
     };
     let (endpoint, url_source) = resolve_endpoint(target)?;
     let (key, key_source) = match choice.api_key {
@@ -67,9 +67,6 @@ pub(crate) fn resolve_target(
         check_trust(key_source, url_source, names)?;
     }
     let key = key.map(ApiKey::new).transpose()?;
-    // Azure's keys go in `api-key`; everything else (Entra ID tokens
-    // included) as a bearer token, as openai-python sends them.
-    let key_auth = if azure { Auth::ApiKey } else { Auth::Bearer };
     let mut credential = Credential::new(key, key_auth, url_source, names)?;
     if let Some(auth) = choice.auth {
         credential = credential.with_auth(auth)?;
