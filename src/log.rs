@@ -118,16 +118,12 @@ pub(crate) fn debug(args: fmt::Arguments<'_>) {
 /// A URL as it may be shown: no user name or password, no query, no fragment.
 pub(crate) fn shown_url(url: &str) -> String {
     let url = url.split(['?', '#']).next().unwrap_or_default();
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let (scheme, rest) = url.split_at(url.find("://").map_or(0, |at| at + 3));
     let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let host = authority
         .rsplit_once('@')
         .map_or(authority, |(_, host)| host);
-    if scheme.is_empty() {
-        format!("{host}{path}")
-    } else {
-        format!("{scheme}://{host}{path}")
-    }
+    format!("{scheme}{host}{path}")
 }
 
 /// How one attempt at a request ended; `why` is the error's redacted text.

@@ -86,8 +86,7 @@ fn redact_cut_ends(text: &mut String, secret: &str) {
                 .starts_with(&text.as_bytes()[text.len() - n..])
     });
     if let Some(n) = tail {
-        text.truncate(text.len() - n);
-        text.push_str(REDACTED);
+        text.replace_range(text.len() - n.., REDACTED);
     }
     let longest = secret.len().saturating_sub(1).min(text.len());
     let head = (MIN_SECRET_BYTES..=longest)
