@@ -18,10 +18,6 @@ mod target;
 pub use self::{credential::Auth, defaults::*, limits::Limit};
 pub(crate) use self::{
     credential::{secrets, Credential, Header as CredentialHeader, Provider},
-    defaults::{
-        checked_corrections, checked_in_flight, checked_pool_size, checked_retries,
-        checked_stack_size, checked_timeout,
-    },
     endpoint::exact_endpoint_url,
     env::Source,
     headers::resolve_headers,
