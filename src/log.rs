@@ -38,8 +38,7 @@ thread_local! {
 }
 
 /// Installs (or with `None` removes) the sink for lines up to `max`; when
-/// this returns, the old sink is not running. Refused from inside the sink,
-/// where it would wait for itself.
+/// this returns, the old sink is not running. Refused from inside the sink.
 pub(crate) fn set_sink(sink: Option<Sink>, max: LevelFilter) -> Result<()> {
     if IN_SINK.get() {
         return Err(Error::InvalidArgument(

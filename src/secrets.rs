@@ -47,9 +47,8 @@ impl Secrets {
         text
     }
 
-    /// An excerpt (a piece cut from a longer text) without any secret: one
-    /// that ends with the start of a secret, or starts with its end, loses
-    /// that part too, since the cut may have gone through a secret.
+    /// An excerpt without any secret, nor a piece of one at either end, where
+    /// the cut may have gone through a secret.
     pub(crate) fn redact_excerpt(&self, text: &str) -> String {
         let mut text = self.redact(text);
         for secret in &self.0 {

@@ -44,9 +44,8 @@ pub(crate) fn stack_low() -> Option<usize> {
     None
 }
 
-/// The bytes glibc takes from a new thread's stack for itself (static TLS,
-/// which a host program can make large, and a guard page), read once; zero
-/// where the C library takes nothing or does not say.
+/// The bytes glibc takes from a new thread's stack for itself (static TLS
+/// and a guard page), read once; zero where the C library does not say.
 pub(crate) fn thread_stack_reserve() -> usize {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {

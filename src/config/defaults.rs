@@ -56,15 +56,13 @@ pub const DEFAULT_MAX_IDLE_CONNECTIONS: usize = 16;
 /// The most idle connections a client may keep: each holds a socket.
 pub const MAX_IDLE_CONNECTIONS: usize = 1024;
 
-/// How many background requests of one client (and its clones) run at once
-/// unless set otherwise: each holds a thread and a connection, and past a
-/// thousand a process's default limit of 1024 descriptors runs out first.
+/// How many background requests of one client run at once unless set
+/// otherwise: past 1024, a process's default limit of descriptors runs out.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
 /// The highest cap on requests in flight that can be set.
 pub const MAX_IN_FLIGHT: usize = 65_536;
 /// The stack of a background request's worker thread unless set otherwise:
-/// what a debug build's request takes, with room for callbacks (only the
-/// pages touched take memory, about 32 KiB while it waits when optimized).
+/// what a debug build's request takes, with room for callbacks.
 pub const DEFAULT_WORKER_STACK_BYTES: usize = 256 * 1024;
 /// The smallest worker stack that can be set: an optimized request touches
 /// about 48 KiB of it.

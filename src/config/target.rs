@@ -14,9 +14,8 @@ pub(crate) enum Target {
     Base(Option<String>),
     /// The whole endpoint URL, used as given.
     Exact(String),
-    /// Azure OpenAI's classic route. `endpoint` `None`:
-    /// `$AZURE_OPENAI_ENDPOINT`, then `./.env`; `api_version` `None`:
-    /// `$OPENAI_API_VERSION`, then `./.env`, then [`DEFAULT_AZURE_API_VERSION`].
+    /// Azure OpenAI's classic route; `None`: `$AZURE_OPENAI_ENDPOINT`, and
+    /// `$OPENAI_API_VERSION` or [`DEFAULT_AZURE_API_VERSION`].
     Azure {
         endpoint: Option<String>,
         deployment: String,
@@ -30,9 +29,8 @@ impl Default for Target {
     }
 }
 
-/// How the credential is given: the key (`Some("")`: none at all; `None`:
-/// look it up), where it goes (`None`: the target's default), and a
-/// callback that replaces the key.
+/// How the credential is given: the key (`Some("")`: none; `None`: look it
+/// up), where it goes (`None`: the target's default), and a callback.
 #[derive(Default)]
 pub(crate) struct CredentialChoice {
     pub(crate) api_key: Option<String>,

@@ -88,9 +88,8 @@ impl<'s> Checker<'s> {
         }
     }
 
-    /// Among object choices told apart by one property with a fixed value
-    /// in each: the problems of the choice the value names, or of the
-    /// property itself when it names none or is missing.
+    /// Among object choices told apart by one property with a fixed value in
+    /// each: the problems of the choice the value names, or of the property.
     fn discriminate(
         &self,
         candidates: &[&'s Value],

@@ -53,8 +53,7 @@ impl Schema {
     }
 
     /// The problems of `value` against the subschema that `keys` lead to
-    /// from the root, object key by object key (`["properties", "n"]`);
-    /// `None` when there is no such subschema.
+    /// from the root (`["properties", "n"]`), if there is one.
     pub(crate) fn problems_under(&self, keys: &[&str], value: &Value) -> Option<Problems> {
         let schema = keys
             .iter()
