@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value};
 
-use super::describe::{article, describe, noun};
+use super::describe::{article, describe_choices, noun};
 use super::problem::{quote, Problems, Step, What};
 use super::types::{compare, has_type, resolve, same, show_number, type_names};
 
@@ -152,17 +152,13 @@ impl<'s> Checker<'s> {
         std::mem::replace(&mut walk.problems, outer)
     }
 
-    /// A broken keyword: its own complaint, and all that `schema` accepts.
-    pub(super) fn breaks(&self, schema: &Value, said: String) -> What {
-        What::Breaks {
-            said,
-            whole: describe(self.root, schema),
-        }
-    }
-
-    /// Adds the complaint of a keyword that `here` breaks.
+    /// Adds the complaint of a keyword that `here` breaks, with all that
+    /// its schema accepts.
     fn broken(&self, here: &Here<'s, '_>, walk: &mut Walk, said: impl FnOnce() -> String) {
-        walk.add(here.value, || self.breaks(here.schema, said()));
+        walk.add(here.value, || What::Breaks {
+            said: said(),
+            whole: describe_choices(self.root, std::slice::from_ref(here.schema)),
+        });
     }
 
     /// `type`; false when it does not match.

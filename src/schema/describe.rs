@@ -16,11 +16,6 @@ const MAX_NESTING: usize = 8;
 /// `$ref` could otherwise multiply without end).
 const MAX_ALTERNATIVES: usize = 64;
 
-/// What `schema` accepts, in words.
-pub(super) fn describe(root: &Value, schema: &Value) -> String {
-    describe_choices(root, std::slice::from_ref(schema))
-}
-
 /// What any of `choices` accepts, in words, leaving out a choice that a
 /// bare type beside it already holds.
 pub(super) fn describe_choices(root: &Value, choices: &[Value]) -> String {
