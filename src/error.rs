@@ -13,13 +13,11 @@ use one_line::OneLine;
 /// The result type of every fallible chatwire call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// An error reported by the server: the HTTP status and what its
-/// `{"error": {...}}` body said, when it said anything.
+/// An error reported by the server: the HTTP status and what its body said.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ApiError {
-    /// The HTTP status code; `None` for an error reported inside a stream
-    /// that names no status (the stream itself came with a success status).
+    /// The HTTP status code; `None` for an error inside a stream.
     pub status: Option<u16>,
     /// The server's message, or the HTTP reason phrase when the body had none.
     pub message: String,
@@ -27,15 +25,13 @@ pub struct ApiError {
     pub kind: Option<String>,
     /// The error's `code` field; numeric codes are kept as their decimal text.
     pub code: Option<String>,
-    /// The request id the server or gateway sent (as [`Reply::request_id`](crate::Reply::request_id)),
-    /// to quote when asking the provider for help.
+    /// The request id the server or gateway sent (as [`Reply::request_id`](crate::Reply::request_id)).
     pub request_id: Option<String>,
 }
 
 impl fmt::Display for ApiError {
-    /// `HTTP 400: the message (type t, code c, request id r)`: each detail
-    /// once, the parenthesis only for those the server sent, the server's
-    /// text escaped onto one line (see [`Error`]).
+    /// `HTTP 400: the message (type t, code c, request id r)`, on one line
+    /// (see [`Error`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.write_raw(&mut OneLine(f))
     }
@@ -45,9 +41,11 @@ impl ApiError {
     fn redact(&mut self, secrets: &Secrets) {
         // The message may be the first line of a body, cut short.
         secrets.scrub_excerpt(&mut self.message);
-        secrets.scrub_opt(&mut self.kind);
-        secrets.scrub_opt(&mut self.code);
-        secrets.scrub_opt(&mut self.request_id);
+        let details = [&mut self.kind, &mut self.code, &mut self.request_id];
+        details
+            .into_iter()
+            .flatten()
+            .for_each(|text| secrets.scrub(text));
     }
 
     /// The text of `Display`, before escaping.
@@ -80,14 +78,10 @@ impl ApiError {
 
 /// Everything that can go wrong in chatwire.
 ///
-/// `Display` gives one line that says each thing once:
-/// `authentication failed: HTTP 401: Invalid API Key (request id req_1)`.
-/// A server's text is escaped onto that line (line breaks as `\n`, other
-/// control characters, U+2028, U+2029 and bidirectional overrides as
-/// `\u{1b}`-style escapes); the fields keep its raw text. `Debug` (what a
-/// `main` returning [`Result`] prints) is `Variant: the same line`; `{:#?}`
-/// adds the fields. Neither ever holds the client's API key or a header
-/// value, even echoed by a server (replaced by `[redacted]`).
+/// `Display` gives one line, a server's text escaped onto it (the fields
+/// keep it raw): `authentication failed: HTTP 401: Invalid API Key (request
+/// id req_1)`. `Debug` is `Variant: the same line`; `{:#?}` adds the fields.
+/// Neither ever holds the API key or a header value (`[redacted]`).
 #[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -133,15 +127,13 @@ pub enum Error {
     Http(Box<ApiError>),
 
     /// The conversation is longer than the model's context window, as the
-    /// server said, or a token budget cannot be met because the last
-    /// exchange alone is over it (then with no HTTP status). Not retried.
-    /// Drop old messages, or set a token budget
-    /// ([`Conversation::set_token_budget`](crate::Conversation::set_token_budget)).
+    /// server said, or the last exchange alone is over a token budget (then
+    /// with no HTTP status). Not retried; see
+    /// [`Conversation::set_token_budget`](crate::Conversation::set_token_budget).
     ContextLength(Box<ApiError>),
 
     /// The provider's content filter refused the request (an error with
-    /// code `content_filter`). Not retried. A reply with `finish_reason`
-    /// `content_filter` is a reply, not this error.
+    /// code `content_filter`). Not retried.
     ContentFiltered(Box<ApiError>),
 
     /// A 2xx answer whose body is not a chat completion.
@@ -158,8 +150,8 @@ pub enum Error {
     /// The caller cancelled the request.
     Cancelled,
 
-    /// What the server sent is larger than the limit chatwire keeps for it;
-    /// the request was stopped there.
+    /// What the server sent is larger than its [`Limit`](crate::Limit); the
+    /// request was stopped there.
     TooLarge {
         /// What grew past its limit (the response body, one stream event, ...).
         what: String,
@@ -167,8 +159,7 @@ pub enum Error {
         limit: u64,
     },
 
-    /// The operating system refused something, such as a thread for a
-    /// background request.
+    /// The operating system refused something, such as a thread.
     System {
         /// What chatwire was trying to do.
         message: String,
@@ -178,28 +169,24 @@ pub enum Error {
     },
 
     /// The model's reply did not match the JSON Schema asked for
-    /// ([`Client::send_json`](crate::Client::send_json)), also after the
-    /// correction turns allowed.
+    /// ([`Client::send_json`](crate::Client::send_json)), also after correction.
     InvalidReply {
-        /// Each problem of the last reply with its place
-        /// (`at /0/quantity: expected a number, got "two"`), or why it held no JSON.
+        /// Each problem of the last reply with its place, or why it held no JSON.
         errors: Vec<String>,
         /// The last reply, as the model wrote it.
         last_reply: String,
     },
 
     /// The TLS handshake failed: the server's certificate was refused (the
-    /// message says why), no TLS could be agreed, or a server wanted a
-    /// client certificate ([`ClientBuilder::client_certificate`](crate::ClientBuilder::client_certificate))
-    /// and got none or refused it. Not retried. A company CA is trusted with
-    /// [`ClientBuilder::ca_file`](crate::ClientBuilder::ca_file) or `SSL_CERT_FILE` / `SSL_CERT_DIR`.
+    /// message says why), no TLS could be agreed, or a client certificate
+    /// was wanted or refused. Not retried; see
+    /// [`ClientBuilder::ca_file`](crate::ClientBuilder::ca_file).
     Tls {
         /// What failed, and the server's address.
         message: String,
     },
 
-    /// A state chatwire never expects, such as a background request whose
-    /// worker ended without an outcome (a panic in a callback).
+    /// A state chatwire never expects (a panic in a callback, say).
     Internal(String),
 }
 
@@ -266,12 +253,9 @@ impl Error {
             excerpt: excerpt(body, EXCERPT_BYTES, Keep::Start).to_owned(),
         }
     }
-}
 
-impl Error {
-    /// The same error without any of `secrets` in any of its texts; what
-    /// every error built from a server's answer goes through before a caller
-    /// sees it. An underlying error whose text holds a secret is dropped.
+    /// The same error without any of `secrets` in any of its texts (an
+    /// underlying error whose text holds a secret is dropped).
     pub(crate) fn redact(mut self, secrets: &Secrets) -> Error {
         match &mut self {
             Error::InvalidArgument(text)
@@ -300,8 +284,7 @@ impl Error {
                 secrets.scrub_excerpt(excerpt);
             }
             Error::TooLarge { what, .. } => secrets.scrub(what),
-            // Quotes what the model wrote, which a reply keeps as it came:
-            // the error's text is chatwire's, so it is cleaned.
+            // Unlike a reply, the error's text is chatwire's: cleaned.
             Error::InvalidReply { errors, last_reply } => {
                 errors.iter_mut().for_each(|error| secrets.scrub(error));
                 secrets.scrub(last_reply);
@@ -330,21 +313,10 @@ pub(crate) fn excerpt(text: &str, max: usize, keep: Keep) -> &str {
     if text.len() <= max {
         return text;
     }
+    let boundary = |at: &usize| text.is_char_boundary(*at);
     match keep {
-        Keep::Start => {
-            let mut end = max;
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
-            &text[..end]
-        }
-        Keep::End => {
-            let mut start = text.len() - max;
-            while !text.is_char_boundary(start) {
-                start += 1;
-            }
-            &text[start..]
-        }
+        Keep::Start => &text[..(0..=max).rev().find(boundary).unwrap_or(0)],
+        Keep::End => &text[(text.len() - max..).find(boundary).unwrap_or(text.len())..],
     }
 }
 

@@ -22,14 +22,9 @@
 //! # Ok::<(), chatwire::Error>(())
 //! ```
 //!
-//! The main types: [`Client`] (built with [`Client::builder`] or
-//! [`Client::from_env`]), [`Conversation`], [`Reply`], [`Error`]; JSON
-//! out of a model's text: [`mod@extract`]. The repository's
-//! `docs/rust.md` lists the API by task; its `docs/` folder is the manual
-//! (the C API behind `include/chatwire.h`, configuration, providers,
-//! security, structured output). Errors and log lines never hold the API
-//! key or a header value, and everything kept from an answer has a
-//! [`Limit`].
+//! The main types: [`Client`], [`Conversation`], [`Reply`], [`Error`]; JSON
+//! out of a model's text: [`mod@extract`]. The repository's `docs/rust.md`
+//! lists the API by task; its `docs/` folder is the manual.
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
@@ -62,16 +57,8 @@ pub mod fuzzing {
 }
 
 pub use client::{Client, ClientBuilder, PendingReply};
-pub use config::{
-    Auth, Limit, DEFAULT_AZURE_API_VERSION, DEFAULT_BASE_URL, DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_IDLE_TIMEOUT, DEFAULT_JSON_CORRECTIONS, DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS,
-    DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_RETRIES, DEFAULT_MAX_STREAM_BYTES, DEFAULT_TIMEOUT,
-    DEFAULT_WORKER_STACK_BYTES, MAX_CA_FILE_BYTES, MAX_CREDENTIAL_BYTES, MAX_FILE_BYTES,
-    MAX_HEADER_LIMIT, MAX_IDLE_CONNECTIONS, MAX_IMAGE_BYTES, MAX_IN_FLIGHT, MAX_JSON_CORRECTIONS,
-    MAX_LIMIT, MAX_RETRIES_CEILING, MAX_TIMEOUT, MAX_WORKER_STACK_BYTES, MIN_LIMIT,
-    MIN_WORKER_STACK_BYTES, STREAM_END_GRACE,
-};
+// Every public default and maximum.
+pub use config::{defaults::*, Auth, Limit};
 pub use conversation::message::{
     Attachment, AttachmentKind, Image, ImageDetail, Message, Reasoning, ReasoningField,
     ReasoningReplay, Role, Tool, ToolCall,

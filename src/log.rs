@@ -1,12 +1,8 @@
 //! chatwire's own log lines, and where they go: the `log` facade (target
-//! `chatwire`) for Rust programs, one callback set from C, and stderr when
-//! `CHATWIRE_LOG` is set.
-//!
-//! Every line is written by chatwire from values that hold no secret (URLs
-//! pass through [`shown_url`]); the stderr writer and the callback never
-//! see the HTTP layer's lines, which show raw requests. [`line`] escapes
-//! whatever a server put into a line (see `error::one_line`), so that no
-//! server can forge a line or steer the terminal a log is read on.
+//! `chatwire`), one callback set from C, and stderr when `CHATWIRE_LOG` is
+//! set. Lines are made from values that hold no secret (URLs pass through
+//! [`shown_url`]), and [`line`] escapes them onto one line, so that no
+//! server can forge a line (see `docs/security.md`).
 
 use std::cell::Cell;
 use std::fmt;
@@ -41,9 +37,8 @@ thread_local! {
     static IN_SINK: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Installs (or with `None` removes) the sink for lines up to `max`. When
-/// this returns, the old sink is not running and will not run again.
-/// Refused from inside the sink, where it would wait for itself.
+/// Installs (or with `None` removes) the sink for lines up to `max`; when
+/// this returns, the old sink is not running. Refused from inside the sink.
 pub(crate) fn set_sink(sink: Option<Sink>, max: LevelFilter) -> Result<()> {
     if IN_SINK.get() {
         return Err(Error::InvalidArgument(
@@ -82,8 +77,7 @@ fn parse_level(value: &str) -> Option<LevelFilter> {
     }
 }
 
-/// Writes one line at `level` wherever it is wanted; formats it only
-/// then, and escapes it onto one line.
+/// Writes one line at `level` wherever it is wanted, formatted only then.
 pub(crate) fn line(level: Level, args: fmt::Arguments<'_>) {
     let to_log = log::log_enabled!(target: TARGET, level);
     // `log` numbers a Level as the LevelFilter of the same name.
@@ -93,7 +87,6 @@ pub(crate) fn line(level: Level, args: fmt::Arguments<'_>) {
         return;
     }
     let text = args.to_string();
-    // Once here, for every line, wherever its parts came from.
     let text = one_line::escape(&text);
     if to_log {
         log::log!(target: TARGET, level, "{text}");
@@ -102,18 +95,14 @@ pub(crate) fn line(level: Level, args: fmt::Arguments<'_>) {
         let _ = writeln!(std::io::stderr().lock(), "[chatwire {level}] {text}");
     }
     if to_sink {
-        call_sink(level, &text);
-    }
-}
-
-fn call_sink(level: Level, text: &str) {
-    // The read lock is held while the sink runs, so that set_sink can
-    // promise the old sink has finished when it returns.
-    let installed = SINK.read().unwrap_or_else(PoisonError::into_inner);
-    if let Some(installed) = installed.as_ref().filter(|i| level <= i.max) {
-        IN_SINK.set(true);
-        (installed.sink)(level, text);
-        IN_SINK.set(false);
+        // The read lock is held while the sink runs, so that set_sink can
+        // promise the old sink has finished when it returns.
+        let installed = SINK.read().unwrap_or_else(PoisonError::into_inner);
+        if let Some(installed) = installed.as_ref().filter(|i| level <= i.max) {
+            IN_SINK.set(true);
+            (installed.sink)(level, &text);
+            IN_SINK.set(false);
+        }
     }
 }
 
@@ -128,20 +117,15 @@ pub(crate) fn debug(args: fmt::Arguments<'_>) {
 /// A URL as it may be shown: no user name or password, no query, no fragment.
 pub(crate) fn shown_url(url: &str) -> String {
     let url = url.split(['?', '#']).next().unwrap_or_default();
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let (scheme, rest) = url.split_at(url.find("://").map_or(0, |at| at + 3));
     let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let host = authority
         .rsplit_once('@')
         .map_or(authority, |(_, host)| host);
-    if scheme.is_empty() {
-        format!("{host}{path}")
-    } else {
-        format!("{scheme}://{host}{path}")
-    }
+    format!("{scheme}{host}{path}")
 }
 
-/// How one attempt at a request ended; `why` is the error's text with
-/// every secret taken out.
+/// How one attempt at a request ended; `why` is the error's redacted text.
 pub(crate) enum Verdict<'a> {
     /// It succeeded (a 2xx status).
     Done,
@@ -153,7 +137,7 @@ pub(crate) enum Verdict<'a> {
     Cancelled,
 }
 
-/// One attempt at a request, as logged: one line per attempt.
+/// One attempt at a request, as logged.
 pub(crate) struct AttemptLine<'a> {
     pub(crate) method: &'a str,
     pub(crate) url: &'a str,

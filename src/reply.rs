@@ -16,22 +16,20 @@ pub struct Usage {
     pub completion_tokens: u64,
     /// Both together.
     pub total_tokens: u64,
-    /// Prompt tokens the server had cached (`prompt_tokens_details.cached_tokens`),
-    /// when it said.
+    /// Prompt tokens the server had cached, when it said.
     pub cached_tokens: Option<u64>,
-    /// Completion tokens spent on reasoning
-    /// (`completion_tokens_details.reasoning_tokens`), when the server said.
+    /// Completion tokens spent on reasoning, when the server said.
     pub reasoning_tokens: Option<u64>,
 }
 
-/// One choice of a reply: a server asked for `n` > 1 answers sends several.
-/// Choice 0 is the [`Reply`] itself, the one appended to the conversation.
+/// One choice of a reply (a request for `n` > 1 answers gets several);
+/// choice 0 is the [`Reply`] itself.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ReplyChoice {
     /// The choice's `index`.
     pub index: u32,
-    /// Its text (the refusal when the model sent no text, as for the reply).
+    /// Its text (or its refusal, as for the reply).
     pub content: String,
     /// Why its generation stopped.
     pub finish_reason: Option<String>,
@@ -57,33 +55,24 @@ pub struct Reply {
     pub id: Option<String>,
     /// The model that answered, as the server names it.
     pub model: Option<String>,
-    /// The request id the server or gateway sent: the `x-request-id`
-    /// header, else the first of `request-id`, `apim-request-id`,
-    /// `x-ms-request-id`, `x-amzn-requestid`, `x-litellm-call-id`,
-    /// `x-kong-request-id` and `cf-ray`.
+    /// The request id the server or gateway sent: `x-request-id`, or one
+    /// of the other headers that gateways use (listed in `docs/c-api.md`).
     pub request_id: Option<String>,
-    /// The calls the model asked for (`finish_reason` is then `tool_calls`);
-    /// a call sent without an id gets a unique one (`call_` and 24 hex digits).
+    /// The calls the model asked for; one sent without an id gets a unique one.
     pub tool_calls: Vec<ToolCall>,
     /// The model's reasoning ("thinking"), from whichever field the server
-    /// used, or the leading `<think>…</think>` block taken out of the
-    /// content; kept on the appended message (see [`Reasoning`]).
+    /// used or a leading `<think>` block (see [`Reasoning`]).
     pub reasoning: Option<Reasoning>,
-    /// The fields of the reply's message that chatwire does not know
-    /// (Gemini's `extra_content`, say), but those a request may not carry:
-    /// kept on the appended message and sent back with it (see
-    /// [`Message::extra`]; a tool call's are in [`ToolCall::extra`]).
+    /// The fields of the reply's message that chatwire does not know, sent
+    /// back with the appended message (see [`Message::extra`]).
     pub extra: serde_json::Map<String, serde_json::Value>,
-    /// Every choice, in order of `index`; choice 0 is this reply. One
-    /// unless the request asked for `n` > 1.
+    /// Every choice, in order of `index`; choice 0 is this reply.
     pub choices: Vec<ReplyChoice>,
-    /// Every response header, names in lower case, values as the server
-    /// sent them; see [`header`](Self::header).
+    /// Every response header; see [`header`](Self::header).
     pub headers: ResponseHeaders,
-    /// The response body exactly as received (never edited); for a
-    /// streamed reply, the equivalent body built from the chunks, with
-    /// their top-level fields chatwire does not know (Perplexity's
-    /// `citations`), each with its last value.
+    /// The response body as received, never edited; for a streamed reply,
+    /// the equivalent body built from the chunks, with their other
+    /// top-level fields (Perplexity's `citations`).
     pub json: String,
 }
 
@@ -120,10 +109,8 @@ impl Reply {
 
 impl Conversation {
     /// Appends a reply fetched with [`Client::send_async`](crate::Client::send_async)
-    /// or [`Client::complete`](crate::Client::complete) as the assistant
-    /// message, with its tool calls; it must fit the ordering rules. Under a
-    /// token budget, the old exchanges the request left out are dropped now
-    /// (when the conversation is still the one sent).
+    /// or [`Client::complete`](crate::Client::complete) as the assistant message
+    /// (see `docs/long-conversations.md` for a token budget).
     pub fn append_reply(&mut self, reply: &Reply) -> Result<()> {
         let trim = self.plan_trim().unwrap_or(None);
         self.append_answer(reply.to_message(), trim, reply.tokens())

@@ -4,11 +4,10 @@ use std::ffi::CStr;
 use std::fmt;
 
 /// Every header of a response, in the order the server sent them: names in
-/// lower case, values as sent (a value that is not UTF-8 is read leniently).
-///
-/// They are kept in one buffer, each name and value followed by a NUL
-/// (which no header can hold): one allocation per reply instead of two per
-/// header, and a value the C API hands out without a copy.
+/// lower case, values as sent (read leniently when not UTF-8).
+//
+// One buffer, each name and value followed by a NUL (which no header can
+// hold): one allocation per reply, and values C gets without a copy.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct ResponseHeaders {
     text: String,
@@ -24,7 +23,8 @@ impl ResponseHeaders {
 
     /// Adds a header; a NUL in either text ends it there.
     pub fn push(&mut self, name: &str, value: &str) {
-        self.push_without_nul(before_nul(name), before_nul(value));
+        let [name, value] = [name, value].map(|text| until_nul(text).map_or(text, |(at, _)| at));
+        self.push_without_nul(name, value);
     }
 
     /// Adds a header whose texts hold no NUL (as an HTTP header's cannot).
@@ -71,11 +71,6 @@ impl ResponseHeaders {
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
-}
-
-/// The text before its first NUL, if any.
-fn before_nul(text: &str) -> &str {
-    until_nul(text).map_or(text, |(before, _)| before)
 }
 
 /// The text before the first NUL, and the text after it.

@@ -1,8 +1,6 @@
-//! The one place that knows a client's secrets, and takes them out of the
-//! texts chatwire composes: a server or a proxy may echo the key or a
-//! gateway's token, so every error composed from a server's answer, and
-//! every log line, passes through [`Secrets::redact`]. A reply is never
-//! edited: what the model wrote is the caller's, byte for byte.
+//! A client's secrets, taken out of the texts chatwire composes (errors,
+//! log lines), since a server may echo the key or a gateway's token. A
+//! reply is never edited: what the model wrote is the caller's.
 
 use crate::error::one_line;
 
@@ -14,23 +12,19 @@ pub(crate) const REDACTED: &str = "[redacted]";
 pub(crate) const MIN_SECRET_BYTES: usize = 4;
 
 /// Every secret of one client, in the forms a server may echo it: as sent,
-/// escaped as inside a JSON string (a value with a quote or a backslash
-/// appears as `\"` or `\\` in a raw JSON body), and escaped as a
-/// one-line text shows it (a tab as `\t`).
+/// escaped as inside a JSON string, and escaped as a one-line text shows it.
 #[derive(Clone, Default)]
 pub(crate) struct Secrets(Vec<String>);
 
 impl Secrets {
-    /// Registers a secret. Values shorter than [`MIN_SECRET_BYTES`] are
-    /// ignored.
+    /// Registers a secret (unless shorter than [`MIN_SECRET_BYTES`]).
     pub(crate) fn add(&mut self, value: &str) {
         if value.len() < MIN_SECRET_BYTES {
             return;
         }
         let escaped = serde_json::to_string(value).unwrap_or_default();
         let escaped = escaped.trim_matches('"');
-        // A log line escapes an error's text before the secrets are taken
-        // out of it: a value with a tab is then found in its escaped form.
+        // A log line escapes an error's text before it is redacted.
         let shown = one_line::escape(value);
         for form in [escaped, &shown] {
             if form != value && !self.0.iter().any(|known| known == form) {
@@ -53,9 +47,8 @@ impl Secrets {
         text
     }
 
-    /// An excerpt (a piece cut from a longer text) without any secret: one
-    /// that ends with the start of a secret, or starts with its end, loses
-    /// that part too, since the cut may have gone through a secret.
+    /// An excerpt without any secret, nor a piece of one at either end, where
+    /// the cut may have gone through a secret.
     pub(crate) fn redact_excerpt(&self, text: &str) -> String {
         let mut text = self.redact(text);
         for secret in &self.0 {
@@ -64,11 +57,9 @@ impl Secrets {
         text
     }
 
-    /// Redacts a text in place; a text without secrets (the usual case, and
-    /// a reply may be large) is left as it is, not copied.
+    /// Redacts a text in place, copying it only when it holds a secret.
     pub(crate) fn scrub(&self, text: &mut String) {
-        // The length first: most texts (ids, dates, short header values)
-        // are shorter than any key, and a search costs its setup.
+        // The length first: most texts are shorter than any key.
         let holds = |secret: &String| text.len() >= secret.len() && text.contains(secret.as_str());
         if self.0.iter().any(holds) {
             *text = self.redact(text);
@@ -79,13 +70,6 @@ impl Secrets {
     pub(crate) fn scrub_excerpt(&self, text: &mut String) {
         if !self.0.is_empty() {
             *text = self.redact_excerpt(text);
-        }
-    }
-
-    /// Redacts an optional text in place.
-    pub(crate) fn scrub_opt(&self, text: &mut Option<String>) {
-        if let Some(text) = text {
-            self.scrub(text);
         }
     }
 }
@@ -101,8 +85,7 @@ fn redact_cut_ends(text: &mut String, secret: &str) {
                 .starts_with(&text.as_bytes()[text.len() - n..])
     });
     if let Some(n) = tail {
-        text.truncate(text.len() - n);
-        text.push_str(REDACTED);
+        text.replace_range(text.len() - n.., REDACTED);
     }
     let longest = secret.len().saturating_sub(1).min(text.len());
     let head = (MIN_SECRET_BYTES..=longest)

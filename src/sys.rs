@@ -1,11 +1,9 @@
-//! The operating-system calls that neither std nor a dependency offers:
-//! the crate's only `unsafe` outside `ffi/`. Callers see safe functions
-//! that do nothing where a platform lacks the call.
+//! The operating-system calls that neither std nor a dependency offers, as
+//! safe functions that do nothing where a platform lacks the call.
 #![allow(unsafe_code)]
 
 /// Cancels every read and write pending on `socket`, in any thread: on
-/// Windows a shutdown does not end a `recv` that is blocked already
-/// (`CancelIoEx` ends it with "operation aborted"). Elsewhere nothing to do.
+/// Windows a shutdown does not end a `recv` that is blocked already.
 pub(crate) fn cancel_pending_io(socket: &socket2::Socket) {
     #[cfg(windows)]
     {
@@ -14,8 +12,7 @@ pub(crate) fn cancel_pending_io(socket: &socket2::Socket) {
         extern "system" {
             fn CancelIoEx(file: isize, overlapped: *mut std::ffi::c_void) -> i32;
         }
-        // Failure means nothing was pending: the shutdown already ends
-        // whatever comes next.
+        // Failure means nothing was pending.
         // SAFETY: a socket is a kernel handle that CancelIoEx accepts; it is
         // open for as long as the borrow lasts, and a null OVERLAPPED asks
         // for all of its I/O.
@@ -27,9 +24,7 @@ pub(crate) fn cancel_pending_io(socket: &socket2::Socket) {
     let _ = socket;
 }
 
-/// The lowest address of the calling thread's stack, where it is known
-/// (Linux; for a thread other than the main one, glibc and musl read it
-/// from the thread's descriptor).
+/// The lowest address of the calling thread's stack, where it is known (Linux).
 pub(crate) fn stack_low() -> Option<usize> {
     #[cfg(target_os = "linux")]
     // SAFETY: an all-zero pthread_attr_t is only storage; the calls fill
@@ -49,10 +44,8 @@ pub(crate) fn stack_low() -> Option<usize> {
     None
 }
 
-/// The bytes glibc takes from a new thread's stack for itself (the
-/// process's static TLS, which a host program can make large, a guard page
-/// and its minimum), read once through `__pthread_get_minstack`. Zero where
-/// the C library takes nothing (musl, other systems) or does not say.
+/// The bytes glibc takes from a new thread's stack for itself (static TLS
+/// and a guard page), read once; zero where the C library does not say.
 pub(crate) fn thread_stack_reserve() -> usize {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -90,13 +83,12 @@ pub(crate) fn thread_stack_reserve() -> usize {
 }
 
 /// Room below this function's local variable for the rest of its frame
-/// and the system call's wrapper: nothing in use lies lower.
+/// and the system call's wrapper.
 #[cfg(target_os = "linux")]
 const FRAME_MARGIN: usize = 1024;
 
-/// Gives back the whole pages of the calling thread's stack from `low` (its
-/// lowest address, [`stack_low`]) up to a margin below this frame: they
-/// read as zero when next touched. Linux only; elsewhere nothing.
+/// Gives back the whole pages of the calling thread's stack from `low`
+/// ([`stack_low`]) up to a margin below this frame. Linux only.
 #[inline(never)]
 pub(crate) fn trim_stack_below_here(low: usize) {
     #[cfg(target_os = "linux")]

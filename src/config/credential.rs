@@ -1,7 +1,5 @@
 //! The credential a client sends: where it goes ([`Auth`]), and where it
-//! comes from: the key ([`ApiKey`], which never prints itself), whose
-//! header is made once, or a callback asked before every attempt for a
-//! short-lived token.
+//! comes from: the key, or a callback asked before every attempt.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -30,8 +28,7 @@ impl ApiKey {
         Ok(ApiKey(key))
     }
 
-    /// The key itself, for the one header that carries it and the list of
-    /// secrets.
+    /// The key itself, for its header and the list of secrets.
     pub(crate) fn expose(&self) -> &str {
         &self.0
     }
@@ -43,30 +40,22 @@ impl fmt::Debug for ApiKey {
     }
 }
 
-/// Where a client puts its credential in each request.
-///
-/// The C API's `CHATWIRE_AUTH_*` constants name the same three.
+/// Where a client puts its credential in each request (`CHATWIRE_AUTH_*` in C).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum Auth {
-    /// `Authorization: Bearer <credential>`: OpenAI and every server
-    /// modelled on it, Azure's `/openai/v1` route, and Entra ID tokens on
-    /// Azure's classic route. The default, except for the key of a client
-    /// made for Azure's classic route.
+    /// `Authorization: Bearer <credential>`: the default, except for a key
+    /// on Azure's classic route.
     #[default]
     Bearer,
     /// `api-key: <credential>`: Azure OpenAI's keys.
     ApiKey,
-    /// No credential at all, whatever key or callback the client has: a
-    /// local server started without a key, or a gateway that authenticates
-    /// by a header of its own.
+    /// No credential at all, whatever key or callback the client has.
     None,
 }
 
-/// The header carrying `secret` as `auth` says (`None` for [`Auth::None`]),
-/// marked sensitive (so that the http crate's `Debug` does not show it).
-/// `Err(())` when the secret cannot be a header value; the caller words the
-/// error, which never quotes the secret.
+/// The header carrying `secret` as `auth` says, marked sensitive; `Err(())`
+/// when it cannot be a header value (the caller words the error).
 fn header_for(auth: Auth, secret: &str) -> std::result::Result<Option<Header>, ()> {
     let (name, text) = match auth {
         Auth::Bearer => (AUTHORIZATION, format!("Bearer {secret}")),
@@ -78,20 +67,25 @@ fn header_for(auth: Auth, secret: &str) -> std::result::Result<Option<Header>, (
     Ok(Some((name, value)))
 }
 
+/// The key's header, made once.
+fn key_header(key: &Option<ApiKey>, auth: Auth) -> Result<Option<Header>> {
+    let Some(key) = key else { return Ok(None) };
+    header_for(auth, key.expose())
+        .map_err(|()| Error::Config("the API key cannot be sent in a header".into()))
+}
+
 /// A credential header: its name and its (sensitive) value.
 pub(crate) type Header = (HeaderName, HeaderValue);
 
-/// What a credential callback is, inside chatwire: asked for a token,
-/// it gives one or says why it cannot.
+/// A credential callback: gives a token or says why it cannot.
 pub(crate) type TokenFn = dyn Fn() -> std::result::Result<String, String> + Send + Sync;
 
 /// A credential callback and the tokens it gave, which are secrets.
 #[derive(Clone)]
 pub(crate) struct Provider {
     token: Arc<TokenFn>,
-    /// The latest distinct tokens, oldest first: text from a server is
-    /// cleaned of them. Shared by the clones of a client, whose requests
-    /// may run on any thread.
+    /// The latest distinct tokens, oldest first, shared by the clones of a
+    /// client: text from a server is cleaned of them.
     issued: Arc<Mutex<VecDeque<String>>>,
 }
 
@@ -104,8 +98,7 @@ impl Provider {
         }
     }
 
-    /// A fresh token from the callback, remembered as a secret; an error
-    /// when the callback fails or gives a token that cannot be sent.
+    /// A fresh token from the callback, remembered as a secret.
     fn token(&self) -> Result<String> {
         let token = (self.token)().map_err(|why| provider_failed(&why))?;
         if token.is_empty() {
@@ -144,9 +137,8 @@ fn provider_failed(why: &str) -> Error {
     }))
 }
 
-/// The credential of one client: the key (if any), a callback (if any),
-/// where each goes, and the place the endpoint came from, which decides
-/// whether the credential may go there ([`check_trust`]).
+/// The credential of one client: the key and the callback (if any), where
+/// each goes, and where the endpoint came from ([`check_trust`]).
 #[derive(Clone)]
 pub(crate) struct Credential {
     key: Option<ApiKey>,
@@ -155,8 +147,7 @@ pub(crate) struct Credential {
     provider: Option<Provider>,
     /// Where a callback's tokens go.
     token_auth: Auth,
-    /// The key's header, made once: a send without a callback pays nothing
-    /// per attempt but a copy of it.
+    /// The key's header, made once rather than per attempt.
     fixed: Option<Header>,
     /// Where the endpoint this credential goes to came from.
     destination: Source,
@@ -166,30 +157,25 @@ pub(crate) struct Credential {
 
 impl Credential {
     /// The key (`None`: no credential), sent as `key_auth` says, to an
-    /// endpoint from `destination` (read from `names.url` unless given).
-    /// Callback tokens go as `Authorization: Bearer` until
-    /// [`with_auth`](Self::with_auth) says otherwise.
+    /// endpoint from `destination`; callback tokens go as Bearer.
     pub(crate) fn new(
         key: Option<ApiKey>,
         key_auth: Auth,
         destination: Source,
         names: TrustNames,
     ) -> Result<Credential> {
-        let mut credential = Credential {
+        Ok(Credential {
+            fixed: key_header(&key, key_auth)?,
             key,
             key_auth,
             provider: None,
             token_auth: Auth::Bearer,
-            fixed: None,
             destination,
             names,
-        };
-        credential.make_fixed()?;
-        Ok(credential)
+        })
     }
 
-    /// No credential, for an endpoint given as an argument: what tests of
-    /// the layers below need.
+    /// No credential, for tests of the layers below.
     #[cfg(test)]
     pub(crate) fn none() -> Credential {
         Credential {
@@ -203,29 +189,19 @@ impl Credential {
         }
     }
 
-    fn make_fixed(&mut self) -> Result<()> {
-        self.fixed = match &self.key {
-            Some(key) => header_for(self.key_auth, key.expose())
-                .map_err(|()| Error::Config("the API key cannot be sent in a header".into()))?,
-            None => None,
-        };
-        Ok(())
-    }
-
     /// The same credential, key and tokens both sent as `auth` says.
     pub(crate) fn with_auth(&self, auth: Auth) -> Result<Credential> {
-        let mut credential = Credential {
+        Ok(Credential {
+            fixed: key_header(&self.key, auth)?,
             key_auth: auth,
             token_auth: auth,
             ..self.clone()
-        };
-        credential.make_fixed()?;
-        Ok(credential)
+        })
     }
 
     /// The same credential asking `provider` before each attempt instead of
-    /// sending the key (`None`: the key again). A callback is the program's
-    /// own, as an argument is: refused for an endpoint named by `./.env`.
+    /// sending the key (`None`: the key again); refused for an endpoint
+    /// named by `./.env`, as an argument would be.
     pub(crate) fn with_provider(&self, provider: Option<Provider>) -> Result<Credential> {
         if provider.is_some() {
             let names = TrustNames {
@@ -248,9 +224,8 @@ impl Credential {
         }
     }
 
-    /// The header for one attempt: the callback's fresh token when there
-    /// is a callback, else the key's header made once; `None` sends no
-    /// credential. Fails (not to be retried) when the callback does.
+    /// The header for one attempt (`None`: no credential): the callback's
+    /// fresh token, else the key's; fails when the callback does.
     pub(crate) fn header(&self) -> Result<Option<Header>> {
         let Some(provider) = &self.provider else {
             return Ok(self.fixed.clone());
@@ -294,10 +269,8 @@ impl fmt::Debug for Credential {
     }
 }
 
-/// Every secret a client holds: the key, the tokens its credential
-/// callback gave, and every header value. A setting that adds a secret
-/// (proxy credentials, say) registers it here, and every text built from a
-/// server's answer is cleaned of all of them.
+/// Every secret a client holds: the key, the callback's tokens, and every
+/// header value. A setting that adds a secret registers it here.
 pub(crate) fn secrets(credential: &Credential, headers: &Headers) -> Secrets {
     let mut secrets = Secrets::default();
     credential.add_secrets(&mut secrets);

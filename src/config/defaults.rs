@@ -1,144 +1,106 @@
-//! Every default and every maximum of chatwire, each with the reason for
-//! its value, and the checks that hold a setting to its maximum: each
-//! returns the value given, or an [`Error::InvalidArgument`] naming the
-//! setting, its range and the value.
+//! Every default and maximum of chatwire, each with the reason for its
+//! value, and the checks that hold a setting to its maximum (an
+//! [`Error::InvalidArgument`] naming the setting, its range and the value).
 
 use std::time::Duration;
 
 use crate::error::{Error, Result};
 
-// The endpoint.
-
 /// The base URL used when none is given and `$OPENAI_BASE_URL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com";
-/// The `api-version` of Azure OpenAI's classic route when neither the
-/// caller nor `$OPENAI_API_VERSION` names one: the latest generally
-/// available one (<https://learn.microsoft.com/azure/ai-services/openai/reference>).
-/// Azure's `/openai/v1` route needs none.
+/// The `api-version` of Azure OpenAI's classic route when neither the caller
+/// nor `$OPENAI_API_VERSION` names one: the latest generally available one
+/// (<https://learn.microsoft.com/azure/ai-services/openai/reference>).
 pub const DEFAULT_AZURE_API_VERSION: &str = "2024-10-21";
 
-// Credentials.
-
-/// The longest token a credential callback may give: an Entra ID access
-/// token is 1 to 4 KiB, and servers refuse request heads far shorter than
-/// this; the C callback gets a buffer of this many bytes.
+/// The longest token a credential callback may give: an Entra ID token is
+/// 1 to 4 KiB; the C callback gets a buffer of this many bytes.
 pub const MAX_CREDENTIAL_BYTES: usize = 16 * 1024;
-/// How many of a credential callback's tokens a client remembers, to take
-/// them out of what servers echo: a callback hands out one cached token
-/// until it expires, so this covers hours of refreshes.
+/// How many of a callback's tokens a client remembers, to take them out of
+/// what servers echo: a callback hands out one cached token until it expires.
 pub(crate) const REMEMBERED_TOKENS: usize = 64;
-
-// Time.
 
 /// The whole-request timeout unless set otherwise: long enough for a long
 /// reply from a slow model, short enough that a dead server is noticed.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
-/// The connect timeout unless set otherwise: a server that has not taken
-/// the connection in ten seconds is down or out of reach.
+/// The connect timeout unless set otherwise.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long a stream may stay silent (no bytes, not even a keep-alive)
-/// before it counts as stalled, unless set otherwise.
+/// How long a stream may stay silent (not even a keep-alive) before it
+/// counts as stalled, unless set otherwise.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a stream whose every choice has finished may take to send
-/// `[DONE]`, its usage or the body's end: some servers (TGI, OCI, gateways)
-/// keep the connection open after a complete reply, which is then taken as
-/// it is. Long enough for a usage chunk after the last token.
+/// `[DONE]`, its usage or the body's end: some servers keep the connection
+/// open after a complete reply, which is then taken as it is.
 pub const STREAM_END_GRACE: Duration = Duration::from_secs(1);
-/// The longest timeout accepted: a day is more than any reply takes, and
-/// far enough from the clock's limits that deadlines cannot overflow.
+/// The longest timeout accepted: more than any reply takes, and far enough
+/// from the clock's limits that deadlines cannot overflow.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
-// Retries.
-
-/// How many times a failed request is retried unless set otherwise: enough
-/// for a passing failure, few enough that a lasting one is reported soon.
+/// How many times a failed request is retried unless set otherwise.
 pub const DEFAULT_MAX_RETRIES: u32 = 2;
-/// The most retries accepted: with the longest pause between them (120 s,
-/// when a server asks for it), ten retries already wait 20 minutes.
+/// The most retries accepted: with the longest pause (120 s), ten retries
+/// already wait 20 minutes.
 pub const MAX_RETRIES_CEILING: u32 = 10;
 /// A server asking for a longer pause than this gets an immediate error instead.
 pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
-/// The first pause between attempts when the server names none; it
-/// doubles after each one.
+/// The first pause between attempts when the server names none; it doubles
+/// after each one, up to [`MAX_BACKOFF`].
 pub(crate) const INITIAL_BACKOFF: Duration = Duration::from_millis(500);
-/// The longest pause the doubling reaches: waiting longer rarely helps.
+/// The longest pause the doubling reaches.
 pub(crate) const MAX_BACKOFF: Duration = Duration::from_secs(8);
-/// The most redirects followed for one request: a moved endpoint takes
-/// one or two; more is a loop.
+/// The most redirects followed for one request: more is a loop.
 pub(crate) const MAX_REDIRECTS: u32 = 3;
 
-// The connection pool.
-
-/// How many idle connections a client keeps for reuse unless set
-/// otherwise: one for each of as many threads sending at once.
+/// How many idle connections a client keeps for reuse unless set otherwise.
 pub const DEFAULT_MAX_IDLE_CONNECTIONS: usize = 16;
-/// The most idle connections a client may be asked to keep: each holds a
-/// socket, and a process has only so many.
+/// The most idle connections a client may keep: each holds a socket.
 pub const MAX_IDLE_CONNECTIONS: usize = 1024;
 
-// Background requests.
-
-/// How many background requests of one client (and its clones) run at
-/// once unless set otherwise; more wait their turn. Each holds a thread and
-/// a connection (about 60 KiB when optimized); past a thousand, a
-/// process's default limit of 1024 descriptors runs out first.
+/// How many background requests of one client run at once unless set
+/// otherwise: past 1024, a process's default limit of descriptors runs out.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
 /// The highest cap on requests in flight that can be set.
 pub const MAX_IN_FLIGHT: usize = 65_536;
 /// The stack of a background request's worker thread unless set otherwise:
-/// what a debug build's request takes, with room for callbacks. Only the
-/// pages touched take memory: about 32 KiB while it waits when optimized
-/// (on Linux, what connecting took deeper is given back before the wait).
+/// what a debug build's request takes, with room for callbacks.
 pub const DEFAULT_WORKER_STACK_BYTES: usize = 256 * 1024;
-/// The smallest worker stack that can be set: an optimized request
-/// touches about 48 KiB of it (a debug build, twice that).
+/// The smallest worker stack that can be set: an optimized request touches
+/// about 48 KiB of it.
 pub const MIN_WORKER_STACK_BYTES: usize = 64 * 1024;
 /// The largest worker stack that can be set: the main thread's usual size.
 pub const MAX_WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
 /// The buffer a connection writes requests through: each line of a
-/// request's head must fit in it (servers refuse header lines past 8 KiB).
+/// request's head must fit (servers refuse header lines past 8 KiB).
 pub(crate) const OUTPUT_BUFFER_BYTES: usize = 8 * 1024;
 
-// What chatwire keeps of a server's answer (see `Limit`).
-
-/// The default [`Limit::Body`](super::Limit::Body): no chat completion
-/// comes near it.
+/// The default [`Limit::Body`](super::Limit::Body): no chat completion comes near it.
 pub const DEFAULT_MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
-/// The default [`Limit::Event`](super::Limit::Event): one event holds one
-/// piece of a reply, so a quarter of a whole body is ample.
+/// The default [`Limit::Event`](super::Limit::Event): a quarter of a body.
 pub const DEFAULT_MAX_EVENT_BYTES: u64 = 16 * 1024 * 1024;
-/// The default [`Limit::Stream`](super::Limit::Stream): a streamed reply
-/// may add up to as much as a whole body.
+/// The default [`Limit::Stream`](super::Limit::Stream): as much as a body.
 pub const DEFAULT_MAX_STREAM_BYTES: u64 = 64 * 1024 * 1024;
-/// The default [`Limit::Headers`](super::Limit::Headers): many times what
-/// any server sends with a reply.
+/// The default [`Limit::Headers`](super::Limit::Headers).
 pub const DEFAULT_MAX_HEADER_BYTES: u64 = 64 * 1024;
 /// The smallest value any limit accepts: less cannot hold an error body.
 pub const MIN_LIMIT: u64 = 1024;
 /// The largest [`Limit::Headers`](super::Limit::Headers) accepted.
 pub const MAX_HEADER_LIMIT: u64 = 1024 * 1024;
-/// The largest [`Limit::Body`](super::Limit::Body),
-/// [`Limit::Event`](super::Limit::Event) or
-/// [`Limit::Stream`](super::Limit::Stream) accepted.
+/// The largest value the other limits accept.
 pub const MAX_LIMIT: u64 = 4 * 1024 * 1024 * 1024;
-
-// Files chatwire reads.
 
 /// A CA file larger than this is not one (the Mozilla bundle is about
 /// 220 KiB); the same holds for a client certificate's chain and key.
 pub const MAX_CA_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// The largest image file read: the limit the OpenAI API sets per image.
 pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
-/// The largest PDF, WAV or MP3 file read for a user message, as for an image.
+/// The largest PDF, WAV or MP3 file read for a user message.
 pub const MAX_FILE_BYTES: u64 = MAX_IMAGE_BYTES;
-
-// Structured output.
 
 /// How many correction turns [`Client::send_json`](crate::Client::send_json)
 /// allows unless set otherwise.
 pub const DEFAULT_JSON_CORRECTIONS: u32 = 2;
-/// The most correction turns that can be set: each is one more request,
-/// and a model that has not corrected itself after ten will not.
+/// The most correction turns that can be set: a model that has not
+/// corrected itself after ten will not.
 pub const MAX_JSON_CORRECTIONS: u32 = 10;
 
 // Every default within its own range, checked at compile time.
@@ -161,27 +123,21 @@ const _: () = {
     assert!(MIN_LIMIT <= DEFAULT_MAX_HEADER_BYTES && DEFAULT_MAX_HEADER_BYTES <= MAX_HEADER_LIMIT);
 };
 
-// Token budgets.
-
 /// The bytes per token a token budget assumes until a reply gives the
-/// server's own count: English runs at about 4 in most tokenizers (code
-/// and other languages at fewer; the first reply corrects it).
+/// server's own count: about 4 for English in most tokenizers.
 pub(crate) const DEFAULT_BYTES_PER_TOKEN: f64 = 4.0;
 /// The tokens a token budget counts an image as: OpenAI bills a 1024x1024
-/// image at high detail as 765, Gemini any image as 258; the larger errs
-/// on the side of fitting.
+/// image at high detail as 765, Gemini any image as 258.
 pub(crate) const IMAGE_TOKENS: u64 = 768;
 /// The bytes of a PDF a token budget counts as one token: servers send
-/// each page's text and an image of it, over a thousand tokens a page.
+/// each page's text and an image of it.
 pub(crate) const PDF_BYTES_PER_TOKEN: u64 = 64;
 /// The bytes of WAV audio a token budget counts as one token: 16 kHz mono
 /// 16-bit is 32,000 bytes a second, which Gemini counts as 32 tokens.
 pub(crate) const WAV_BYTES_PER_TOKEN: u64 = 1000;
-/// The bytes of MP3 audio a token budget counts as one token: 64 kbit/s is
-/// 8,000 bytes a second, 32 tokens as for WAV.
+/// The bytes of MP3 audio a token budget counts as one token: 64 kbit/s,
+/// 32 tokens a second as for WAV.
 pub(crate) const MP3_BYTES_PER_TOKEN: u64 = 250;
-
-// The checks.
 
 /// `value` when `ok`, else an [`Error::InvalidArgument`] saying `why`.
 fn kept<T>(value: T, ok: bool, why: impl FnOnce() -> String) -> Result<T> {

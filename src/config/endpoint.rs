@@ -1,6 +1,4 @@
-//! The endpoint URL: which base URLs are accepted and how one becomes the
-//! chat completions endpoint; a whole endpoint URL given as it is; Azure
-//! OpenAI's classic route.
+//! The endpoint URL: from a base URL, given whole, or Azure's classic route.
 
 use crate::error::{Error, Result};
 
@@ -10,13 +8,8 @@ const CHAT_PATH: &str = "/v1/chat/completions";
 /// A whole endpoint URL, the one kind that may carry a query.
 const ENDPOINT_URL: &str = "endpoint URL";
 
-/// Turns a base URL into the chat completions endpoint.
-///
-/// `http://host:8080`, `http://host:8080/`, `http://host:8080/v1` and
-/// `http://host:8080/v1/` all give `http://host:8080/v1/chat/completions`;
-/// a path prefix is kept (`https://host/proxy` gives
-/// `https://host/proxy/v1/chat/completions`), and a URL that already names the
-/// endpoint is used as it is.
+/// Turns a base URL (with or without `/v1`, a path prefix kept) into the
+/// chat completions endpoint; a URL that already names it is kept.
 pub(crate) fn endpoint_url(base: &str) -> Result<String> {
     let trimmed = base.trim().trim_end_matches('/');
     check_url(trimmed, base, "base URL")?;
@@ -30,20 +23,16 @@ pub(crate) fn endpoint_url(base: &str) -> Result<String> {
     Ok(url)
 }
 
-/// The whole URL requests go to, used as given (path and query kept, only
-/// the blanks around it trimmed): Gemini's
-/// `https://generativelanguage.googleapis.com/v1beta/openai/chat/completions`,
-/// a gateway's own path. A fragment is refused: it is never sent.
+/// The whole URL requests go to, used as given (path and query kept), such
+/// as a gateway's own path; a fragment is refused: it is never sent.
 pub(crate) fn exact_endpoint_url(url: &str) -> Result<String> {
     let trimmed = url.trim();
     check_url(trimmed, url, ENDPOINT_URL)?;
     Ok(trimmed.to_owned())
 }
 
-/// Azure OpenAI's classic route for a resource endpoint
-/// (`https://RESOURCE.openai.azure.com`), a deployment and an API version:
-/// `{endpoint}/openai/deployments/{deployment}/chat/completions?api-version={api_version}`,
-/// the deployment and the version percent-encoded.
+/// Azure OpenAI's classic route for a resource endpoint, a deployment and
+/// an API version (both percent-encoded).
 pub(crate) fn azure_url(endpoint: &str, deployment: &str, api_version: &str) -> Result<String> {
     let trimmed = endpoint.trim().trim_end_matches('/');
     check_url(trimmed, endpoint, "Azure endpoint")?;
@@ -59,8 +48,7 @@ pub(crate) fn azure_url(endpoint: &str, deployment: &str, api_version: &str) -> 
     ))
 }
 
-/// Percent-encodes everything but RFC 3986's unreserved characters, so a
-/// value stays one path segment or one query value.
+/// Percent-encodes all but RFC 3986's unreserved characters.
 fn encode(value: &str) -> String {
     let mut encoded = String::with_capacity(value.len());
     for byte in value.bytes() {

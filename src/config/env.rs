@@ -1,6 +1,5 @@
-//! Settings from outside the program: the process environment, then a
-//! `.env` file in the current directory; which of the two a value came
-//! from, and the trust rule: which place may send a credential where.
+//! Settings from the process environment, then `./.env`, and the trust
+//! rule: which place may send a credential where.
 
 use std::path::Path;
 
@@ -9,8 +8,8 @@ use crate::error::{Error, Result};
 /// Where a setting came from, from the least trusted to the most.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Source {
-    /// An entry of `./.env`: a file that came with whatever directory the
-    /// program runs in (a cloned project, say).
+    /// An entry of `./.env`, which came with whatever directory the
+    /// program runs in.
     DotEnv,
     /// The process environment.
     Environment,
@@ -43,9 +42,8 @@ pub(crate) fn lookup_with_source(name: &str) -> Option<(String, Source)> {
         .or_else(|| dotenv_value(Path::new(".env"), name).map(|value| (value, Source::DotEnv)))
 }
 
-/// Reads one entry of a dotenv file: `NAME=value`, optionally `export NAME=value`,
-/// the value optionally in single or double quotes; `#` starts a comment
-/// outside quotes. A missing or unreadable file holds nothing.
+/// Reads one entry of a dotenv file (`[export ]NAME=value`, the value
+/// optionally quoted, `#` starting a comment outside quotes).
 pub(crate) fn dotenv_value(path: &Path, name: &str) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     text.lines()
@@ -108,12 +106,9 @@ impl TrustNames {
     };
 }
 
-/// The trust rule, and the only place it is written. Arguments and the
-/// process environment are the user's own choice and combine freely; a
-/// `./.env` file came with whatever directory the program runs in, so it
-/// may never send a key from an argument or the environment to a host it
-/// names. A key from `./.env` may go anywhere the user points it. A refusal
-/// is an [`Error::Config`] naming both places (`names` gives the variables).
+/// The trust rule, and the only place it is written: a `./.env` file may
+/// never send a key from an argument or the environment to a host it
+/// names (see `docs/security.md`). A refusal names both places.
 pub(crate) fn check_trust(key: Source, url: Source, names: TrustNames) -> Result<()> {
     if url != Source::DotEnv || key == Source::DotEnv {
         return Ok(());

@@ -26,9 +26,8 @@ pub(crate) const ENV_HEADERS: [(&str, &str); 2] = [
     ("OpenAI-Project", "OPENAI_PROJECT_ID"),
 ];
 
-/// The caller's extra request headers, sent with every request. Cheap to
-/// clone (a send takes a copy); the values may be secrets, so `Debug` shows
-/// the names only and no error quotes a value.
+/// The caller's extra request headers, cheap to clone; the values may be
+/// secrets, so `Debug` shows the names only and no error quotes a value.
 #[derive(Clone, Default)]
 pub(crate) struct Headers(Arc<Vec<(HeaderName, HeaderValue)>>);
 
@@ -77,10 +76,8 @@ impl fmt::Debug for Headers {
     }
 }
 
-/// The extra headers: those given (checked, later ones replacing or, with
-/// `None`, removing earlier ones of the same name), then each of
-/// [`ENV_HEADERS`] not named whose variable is set. A variable that cannot
-/// be a header value is a [`Error::Config`] error that does not quote it.
+/// The extra headers: those given (a later one replacing or, with `None`,
+/// removing an earlier one), then each of [`ENV_HEADERS`] not named.
 pub(crate) fn resolve_headers(explicit: Vec<(String, Option<String>)>) -> Result<Headers> {
     let mut headers = Headers::default();
     for (name, value) in &explicit {

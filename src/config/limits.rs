@@ -6,21 +6,17 @@ use super::defaults::{
 };
 use crate::error::{Error, Result};
 
-/// One of the limits on what chatwire keeps of a server's answer; see
-/// [`ClientBuilder::limit`](crate::ClientBuilder::limit). Every limit counts bytes
-/// as chatwire holds them, after decompression.
+/// One of the limits on what chatwire keeps of a server's answer, in bytes
+/// after decompression; see [`ClientBuilder::limit`](crate::ClientBuilder::limit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Limit {
-    /// A whole response body: a reply that is not streamed, an error body,
-    /// or a server's one JSON answer to a streamed request. Default
-    /// [`DEFAULT_MAX_BODY_BYTES`].
+    /// A whole response body (not streamed). Default [`DEFAULT_MAX_BODY_BYTES`].
     Body,
     /// One line, and one event's data, of a streamed reply. Default
     /// [`DEFAULT_MAX_EVENT_BYTES`].
     Event,
-    /// Everything a streamed reply adds up to: content, refusal, tool calls
-    /// (ids, names, arguments). Default [`DEFAULT_MAX_STREAM_BYTES`].
+    /// Everything a streamed reply adds up to. Default [`DEFAULT_MAX_STREAM_BYTES`].
     Stream,
     /// The status line and headers of a response. Default
     /// [`DEFAULT_MAX_HEADER_BYTES`], at most [`MAX_HEADER_LIMIT`].

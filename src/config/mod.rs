@@ -1,14 +1,11 @@
 //! Every setting, and where it comes from: arguments first, then the
-//! environment, then a `.env` file in the current directory.
-//!
-//! One job per file; [`defaults`] holds every default and maximum, with
-//! the reason for its value. Everything is re-exported here, so the rest
-//! of the crate names `crate::config::X`.
+//! environment, then `./.env`. [`defaults`] holds every default and
+//! maximum; the rest of the crate names `crate::config::X`.
 
 use std::time::Duration;
 
 mod credential;
-mod defaults;
+pub(crate) mod defaults;
 mod endpoint;
 mod env;
 mod headers;
@@ -21,10 +18,6 @@ mod target;
 pub use self::{credential::Auth, defaults::*, limits::Limit};
 pub(crate) use self::{
     credential::{secrets, Credential, Header as CredentialHeader, Provider},
-    defaults::{
-        checked_corrections, checked_in_flight, checked_pool_size, checked_retries,
-        checked_stack_size, checked_timeout,
-    },
     endpoint::exact_endpoint_url,
     env::Source,
     headers::resolve_headers,

@@ -1,5 +1,4 @@
-//! Where a client's requests go through, and whom it trusts: the proxy and
-//! the CA file, and the client certificate.
+//! The proxy, the CA file and the client certificate.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -11,9 +10,8 @@ pub(crate) struct Network {
     pub(crate) proxy: ProxySetting,
     /// A PEM bundle trusted besides the system's roots.
     pub(crate) ca_file: Option<PathBuf>,
-    /// A certificate chain and its key, shown to servers that ask for one
-    /// (mutual TLS). Only the paths are kept here: the key is read when a
-    /// connection pool is made, and never shown.
+    /// A certificate chain and its key (mutual TLS), read when a connection
+    /// pool is made.
     pub(crate) client_cert: Option<ClientCertFiles>,
 }
 

@@ -1,5 +1,4 @@
-//! Where requests go and with which credential; [`check_trust`] says
-//! whether the key may go there.
+//! Where requests go and with which credential.
 
 use super::credential::{ApiKey, Auth, Credential, Provider};
 use super::defaults::{DEFAULT_AZURE_API_VERSION, DEFAULT_BASE_URL};
@@ -15,9 +14,8 @@ pub(crate) enum Target {
     Base(Option<String>),
     /// The whole endpoint URL, used as given.
     Exact(String),
-    /// Azure OpenAI's classic route. `endpoint` `None`:
-    /// `$AZURE_OPENAI_ENDPOINT`, then `./.env`; `api_version` `None`:
-    /// `$OPENAI_API_VERSION`, then `./.env`, then [`DEFAULT_AZURE_API_VERSION`].
+    /// Azure OpenAI's classic route; `None`: `$AZURE_OPENAI_ENDPOINT`, and
+    /// `$OPENAI_API_VERSION` or [`DEFAULT_AZURE_API_VERSION`].
     Azure {
         endpoint: Option<String>,
         deployment: String,
@@ -31,9 +29,8 @@ impl Default for Target {
     }
 }
 
-/// How the credential is given: the key (`Some("")`: none at all; `None`:
-/// look it up), where it goes (`None`: the target's default), and a
-/// callback that replaces the key.
+/// How the credential is given: the key (`Some("")`: none; `None`: look it
+/// up), where it goes (`None`: the target's default), and a callback.
 #[derive(Default)]
 pub(crate) struct CredentialChoice {
     pub(crate) api_key: Option<String>,
@@ -42,25 +39,17 @@ pub(crate) struct CredentialChoice {
 }
 
 /// The endpoint and the credential, each from the first place that has it:
-///
-/// | setting | 1. argument | 2. environment | 3. `./.env` | else |
-/// |---|---|---|---|---|
-/// | base URL | `base_url` | `$OPENAI_BASE_URL` | `OPENAI_BASE_URL=` | `https://api.openai.com` |
-/// | API key | `api_key` (`""`: none) | `$OPENAI_API_KEY` | `OPENAI_API_KEY=` | [`Error::MissingApiKey`] |
-///
-/// Azure's classic route reads `$AZURE_OPENAI_ENDPOINT` and
-/// `$AZURE_OPENAI_API_KEY` instead, and `$OPENAI_API_VERSION`. With a
-/// callback, no key is looked up. The key is sent there only if
-/// [`check_trust`] allows it.
+/// the argument, the environment, `./.env` (see `docs/configuration.md`);
+/// the key goes there only if [`check_trust`] allows it.
 pub(crate) fn resolve_target(
     target: Target,
     choice: CredentialChoice,
 ) -> Result<(String, Credential)> {
-    let azure = matches!(target, Target::Azure { .. });
-    let names = if azure {
-        TrustNames::AZURE
-    } else {
-        TrustNames::OPENAI
+    // Azure's keys go in `api-key`; everything else (Entra ID tokens
+    // included) as a bearer token, as openai-python sends them.
+    let (names, key_auth) = match target {
+        Target::Azure { .. } => (TrustNames::AZURE, Auth::ApiKey),
+        _ => (TrustNames::OPENAI, Auth::Bearer),
     };
     let (endpoint, url_source) = resolve_endpoint(target)?;
     let (key, key_source) = match choice.api_key {
@@ -76,9 +65,6 @@ pub(crate) fn resolve_target(
         check_trust(key_source, url_source, names)?;
     }
     let key = key.map(ApiKey::new).transpose()?;
-    // Azure's keys go in `api-key`; everything else (Entra ID tokens
-    // included) as a bearer token, as openai-python sends them.
-    let key_auth = if azure { Auth::ApiKey } else { Auth::Bearer };
     let mut credential = Credential::new(key, key_auth, url_source, names)?;
     if let Some(auth) = choice.auth {
         credential = credential.with_auth(auth)?;

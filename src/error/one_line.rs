@@ -1,16 +1,8 @@
-//! The one escaping that keeps a server's text on one line: every text
-//! chatwire composes for a person or a log (an error's `Display`,
-//! `chatwire_last_error()`, a log line) passes through here, so that a
-//! server's line breaks and terminal escapes cannot forge log lines or
-//! recolour a terminal.
-//!
-//! Line feed, carriage return and tab are written `\n`, `\r`, `\t`; every
-//! other control character (U+0000 to U+001F, U+007F to U+009F), U+2028,
-//! U+2029 and the bidirectional overrides and isolates (U+202A to U+202E,
-//! U+2066 to U+2069) as Rust writes them (`\u{1b}`). A backslash is kept,
-//! so escaping twice changes nothing (a log line may quote an error's
-//! text), at the price of `\n` meaning either a break or the two
-//! characters. The raw text stays in the structured fields.
+//! The one escaping that keeps a server's text on one line (errors, log
+//! lines), so that its line breaks and terminal escapes cannot forge log
+//! lines or recolour a terminal: control characters, line separators and
+//! bidirectional overrides become `\n` or `\u{1b}`. A backslash is kept, so
+//! escaping twice changes nothing.
 
 use std::borrow::Cow;
 use std::fmt::{self, Write};
@@ -34,8 +26,7 @@ fn write_escape(out: &mut impl Write, c: char) -> fmt::Result {
     }
 }
 
-/// A writer that passes text on to `W` with the characters above escaped:
-/// what a `Display` writes through to stay on one line.
+/// A writer that passes text on to `W` with those characters escaped.
 pub(crate) struct OneLine<W>(pub(crate) W);
 
 impl<W: Write> Write for OneLine<W> {
@@ -50,8 +41,7 @@ impl<W: Write> Write for OneLine<W> {
     }
 }
 
-/// `text` with the characters above escaped; borrowed when none is there
-/// (the usual case).
+/// `text` escaped; borrowed when nothing needs it (the usual case).
 pub(crate) fn escape(text: &str) -> Cow<'_, str> {
     if !text.chars().any(needs_escape) {
         return Cow::Borrowed(text);

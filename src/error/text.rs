@@ -1,6 +1,4 @@
-//! How an error reads: `Display` (one line, a server's control characters
-//! escaped) and `Debug` (the variant, then the message; with `{:#?}`, the
-//! fields the message leaves out).
+//! How an error reads: `Display` and `Debug` (see [`Error`]).
 
 use std::fmt;
 
@@ -14,8 +12,7 @@ impl fmt::Display for Error {
 }
 
 impl fmt::Debug for Error {
-    /// `Variant: message` (what `main` prints for an error it returns);
-    /// with `{:#?}`, the variant's fields under the message.
+    /// `Variant: message`; with `{:#?}`, the fields under the message.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if f.alternate() {
             self.debug_fields(f)
@@ -81,9 +78,8 @@ impl Error {
         }
     }
 
-    /// `{:#?}`: the message, then what the message leaves out or cuts
-    /// short. An underlying error is shown by its text, as `redact`
-    /// checked it, not by its `Debug`, which may hold more.
+    /// `{:#?}`: the message, then what it leaves out. An underlying error
+    /// is shown by its text, as `redact` checked it, not its `Debug`.
     fn debug_fields(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = f.debug_struct(self.variant());
         out.field("message", &self.to_string());

@@ -1,29 +1,24 @@
-//! The walk that checks a value: one schema at one place in the value, and
-//! the keywords on a value's own form (`type`, `enum`, `const`, numbers,
-//! sizes) and on objects and arrays; the combinators are in
-//! `combinators.rs`.
+//! The walk that checks a value against a schema: every keyword but the
+//! combinators (`combinators.rs`).
 
 use std::cell::Cell;
 use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value};
 
-use super::describe::{article, describe, noun};
+use super::describe::{article, describe_choices, noun};
 use super::problem::{quote, Problems, Step, What};
 use super::types::{compare, has_type, resolve, same, show_number, type_names};
 
-/// How deep checking may go (subschemas entered, `$ref`s followed and
-/// values descended into, together): a schema that refers to itself without
-/// descending into the value stops here instead of looping.
+/// How deep checking may go (subschemas, `$ref`s and values together): a
+/// schema that refers to itself stops here instead of looping.
 pub(crate) const MAX_DEPTH: usize = 256;
 
-/// How many schemas one check may visit: choices are tried one by one, so
-/// nested choices multiply the work, and a schema that nests its choices
-/// through `$ref` would otherwise take exponential time within that depth.
+/// How many schemas one check may visit: nested choices multiply the work,
+/// which through `$ref` could otherwise grow exponentially.
 const MAX_VISITS: usize = 200_000;
 
-/// Checks values against the schemas inside one root (which `$ref`s
-/// point into).
+/// Checks values against the schemas inside one root.
 pub(super) struct Checker<'s> {
     pub(super) root: &'s Value,
     /// Schemas visited so far, against [`MAX_VISITS`].
@@ -37,7 +32,7 @@ pub(super) struct Walk {
 }
 
 impl Walk {
-    /// A walk from the top of a value, keeping what `problems` keeps.
+    /// A walk from the top of a value.
     pub(super) fn new(problems: Problems) -> Walk {
         Walk {
             path: Vec::new(),
@@ -50,7 +45,7 @@ impl Walk {
         self.problems.add(&self.path, value, what);
     }
 
-    /// Adds a problem said in a clause of its own, made only when kept.
+    /// Adds a problem said in a clause of its own.
     pub(super) fn other(&mut self, value: &Value, text: impl FnOnce() -> String) {
         self.add(value, || What::Other(text()));
     }
@@ -71,7 +66,7 @@ pub(super) struct Here<'s, 'v> {
     pub(super) depth: usize,
 }
 
-/// A bound's keyword, when a number keeps to it, and its words.
+/// A bound's keyword, when a value keeps to it, and its words.
 type Bound = (&'static str, fn(Ordering) -> bool, &'static str);
 
 impl<'s> Checker<'s> {
@@ -157,18 +152,13 @@ impl<'s> Checker<'s> {
         std::mem::replace(&mut walk.problems, outer)
     }
 
-    /// A broken keyword: its own complaint, and all that `schema` accepts.
-    pub(super) fn breaks(&self, schema: &Value, said: String) -> What {
-        What::Breaks {
-            said,
-            whole: describe(self.root, schema),
-        }
-    }
-
-    /// Adds the complaint of a keyword that `here` breaks (`said` runs only
-    /// when the problem is kept).
+    /// Adds the complaint of a keyword that `here` breaks, with all that
+    /// its schema accepts.
     fn broken(&self, here: &Here<'s, '_>, walk: &mut Walk, said: impl FnOnce() -> String) {
-        walk.add(here.value, || self.breaks(here.schema, said()));
+        walk.add(here.value, || What::Breaks {
+            said: said(),
+            whole: describe_choices(self.root, std::slice::from_ref(here.schema)),
+        });
     }
 
     /// `type`; false when it does not match.
@@ -245,21 +235,23 @@ impl<'s> Checker<'s> {
         &self,
         here: &Here<'s, '_>,
         count: usize,
-        [min, max]: [&str; 2],
+        [min, max]: [&'static str; 2],
         things: &str,
         walk: &mut Walk,
     ) {
-        let bound = |keyword| here.object.get(keyword).and_then(Value::as_u64);
         let count = count as u64;
-        if let Some(min) = bound(min).filter(|min| count < *min) {
-            self.broken(here, walk, || {
-                format!("expected at least {min} {}, got {count}", noun(min, things))
-            });
-        }
-        if let Some(max) = bound(max).filter(|max| count > *max) {
-            self.broken(here, walk, || {
-                format!("expected at most {max} {}, got {count}", noun(max, things))
-            });
+        let bounds: [Bound; 2] = [
+            (min, Ordering::is_ge, "at least"),
+            (max, Ordering::is_le, "at most"),
+        ];
+        for (keyword, holds, words) in bounds {
+            let bound = here.object.get(keyword).and_then(Value::as_u64);
+            if let Some(bound) = bound.filter(|bound| !holds(count.cmp(bound))) {
+                let things = noun(bound, things);
+                self.broken(here, walk, || {
+                    format!("expected {words} {bound} {things}, got {count}")
+                });
+            }
         }
     }
 

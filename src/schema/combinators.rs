@@ -1,15 +1,11 @@
 //! The keywords that combine schemas: `allOf`, `anyOf`, `oneOf`, `not`,
-//! `if`/`then`/`else`; and, when no choice of `anyOf` or `oneOf` matches,
-//! which problems to report.
+//! `if`/`then`/`else`; and which problems to report when no choice matches.
 //!
-//! Saying "matches none of the choices" helps nobody, so the choice the
-//! value was meant for is found first: the choices whose type can hold the
-//! value, narrowed, among objects, by a discriminating property (one every
-//! choice requires with one fixed value each, like `"type": "text"`). When
-//! one choice is left, its own problems are reported, unless it only
-//! disagrees with the value's form at this place: then, as when no choice
-//! fits, the problem is the value against all the choices, in words ("a
-//! number from 0 to 2, or null").
+//! The choice the value was meant for is found first (by the types the
+//! choices hold, then by a discriminating property such as `"type":
+//! "text"`); its own problems are reported, unless it only disagrees with
+//! the value's form here: then the value is set against all the choices,
+//! in words ("a number from 0 to 2, or null").
 
 use serde_json::Value;
 
@@ -92,9 +88,8 @@ impl<'s> Checker<'s> {
         }
     }
 
-    /// Among object choices told apart by one property with a fixed value
-    /// in each: the problems of the choice the value names, or of the
-    /// property itself when it names none or is missing.
+    /// Among object choices told apart by one property with a fixed value in
+    /// each: the problems of the choice the value names, or of the property.
     fn discriminate(
         &self,
         candidates: &[&'s Value],

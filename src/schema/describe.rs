@@ -9,22 +9,15 @@ use serde_json::{Map, Value};
 use super::keywords::is_annotation;
 use super::types::{follow, has_type, show_number, type_names};
 
-/// How deep nested choices are read for words; deeper ones are summed up
-/// by their first level.
+/// How deep nested choices are read for words.
 const MAX_NESTING: usize = 8;
 
-/// The most alternatives a description lists: choices nested through
-/// `$ref` could otherwise multiply without end.
+/// The most alternatives a description lists (choices nested through
+/// `$ref` could otherwise multiply without end).
 const MAX_ALTERNATIVES: usize = 64;
 
-/// What `schema` accepts, in words.
-pub(super) fn describe(root: &Value, schema: &Value) -> String {
-    describe_choices(root, std::slice::from_ref(schema))
-}
-
-/// What any of `choices` accepts, in words; nested choices are flattened,
-/// and a choice that a bare type beside it already holds (a list of
-/// strings beside "a string") is left out.
+/// What any of `choices` accepts, in words, leaving out a choice that a
+/// bare type beside it already holds.
 pub(super) fn describe_choices(root: &Value, choices: &[Value]) -> String {
     let mut alternatives = Vec::new();
     for choice in choices {
@@ -44,10 +37,8 @@ pub(super) fn describe_choices(root: &Value, choices: &[Value]) -> String {
     words.join(", or ")
 }
 
-/// Whether `schema` could hold a value of `value`'s type: what decides
-/// which of several choices a value was meant for. Nested choices are
-/// looked into one level deep (`nesting` 0 to 1: enough for a choice that
-/// is itself a list of types), so that the look stays cheap.
+/// Whether `schema` could hold a value of `value`'s type; nested choices
+/// are looked into one level deep, so that the look stays cheap.
 pub(super) fn may_hold(root: &Value, schema: &Value, value: &Value, nesting: usize) -> bool {
     let object = match follow(root, schema) {
         Value::Bool(accepts) => return *accepts,
@@ -106,6 +97,7 @@ fn flatten<'s>(root: &'s Value, schema: &'s Value, into: &mut Vec<&'s Value>, ne
         return;
     }
     let schema = follow(root, schema);
+    let only_choices = |object| only_check(object).and(choices(object));
     if let Some(choices) = schema.as_object().and_then(only_choices) {
         if nesting < MAX_NESTING {
             for choice in choices {
@@ -124,11 +116,6 @@ fn only_check(object: &Map<String, Value>) -> Option<&str> {
         (Some(key), None) => Some(key),
         _ => None,
     }
-}
-
-/// The choices of a schema that is nothing but one `anyOf` or `oneOf`.
-fn only_choices(object: &Map<String, Value>) -> Option<&Vec<Value>> {
-    only_check(object).and(choices(object))
 }
 
 fn choices(object: &Map<String, Value>) -> Option<&Vec<Value>> {
@@ -277,11 +264,7 @@ fn plural(root: &Value, schema: &Value) -> Option<String> {
         let quoted: Vec<String> = values.iter().map(Value::to_string).collect();
         return Some(listed(&quoted));
     }
-    let name = object.get("type")?.as_str()?;
-    Some(match name {
-        "null" => "nulls".to_owned(),
-        other => format!("{other}s"),
-    })
+    Some(format!("{}s", object.get("type")?.as_str()?))
 }
 
 /// ` with "type": "text" and "json_schema"`, ` of strings`, or nothing.

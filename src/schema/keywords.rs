@@ -1,5 +1,4 @@
-//! Which keywords are checked, by the form of their value, and which are
-//! refused.
+//! Which keywords are checked, by the form of their value, and which are refused.
 
 /// Keywords whose check needs more than this subset; a schema that uses one
 /// is refused, so that no check is skipped without the caller knowing.
@@ -68,9 +67,7 @@ pub(super) const TYPES: [&str; 7] = [
     "null", "boolean", "object", "array", "number", "string", "integer",
 ];
 
-/// Whether a keyword checks nothing (`title`, `description`, `format`,
-/// `$defs`, a vendor's `x-...`): so, for messages, a schema made of one
-/// check and such keywords reads as that one check.
+/// Whether a keyword checks nothing (`title`, `format`, `$defs`, `x-...`).
 pub(crate) fn is_annotation(keyword: &str) -> bool {
     let checked = [
         &ONE_SCHEMA[..],

@@ -1,15 +1,12 @@
 //! chatwire's JSON Schema checker: a documented subset of draft 2020-12
-//! (the keywords checked and refused are listed in [`Client::send_json`]'s
-//! docs, and `keywords.rs`), for the replies of [`Client::send_json`] and
-//! the request options of [`Conversation::set_option`]. Why not a
-//! validator crate: `docs/structured-output.md`.
+//! (listed in [`Client::send_json`]'s docs and `keywords.rs`), for the
+//! replies of [`Client::send_json`] and the options of
+//! [`Conversation::set_option`]. Why not a validator crate:
+//! `docs/structured-output.md`.
 //!
-//! [`Schema::new`] checks a schema once, before anything is sent (every
-//! known keyword's value has the right form, every `$ref` points inside,
-//! no refused keyword), so data never passes a check silently skipped.
-//! [`Schema::check`] then lists what is wrong with a value, in words short
-//! enough to send back to a model; a problem can say the same for a named
-//! value (`temperature must be a number from 0 to 2, or null, not 5`).
+//! [`Schema::new`] checks a schema once, before anything is sent, so that
+//! no check is silently skipped; [`Schema::check`] lists what is wrong with
+//! a value, in words short enough to send back to a model.
 //!
 //! [`Client::send_json`]: crate::Client::send_json
 //! [`Conversation::set_option`]: crate::Conversation::set_option
@@ -50,15 +47,13 @@ impl Schema {
         &self.root
     }
 
-    /// What is wrong with `value`, at most 8 items (the last
-    /// one says how many more there were); empty when it matches.
+    /// What is wrong with `value` (at most 8 items); empty when it matches.
     pub(crate) fn check(&self, value: &Value) -> Vec<String> {
         self.problems_in(&self.root, value).into_texts()
     }
 
     /// The problems of `value` against the subschema that `keys` lead to
-    /// from the root, object key by object key (`["properties", "n"]`);
-    /// `None` when there is no such subschema.
+    /// from the root (`["properties", "n"]`), if there is one.
     pub(crate) fn problems_under(&self, keys: &[&str], value: &Value) -> Option<Problems> {
         let schema = keys
             .iter()

@@ -1,14 +1,12 @@
-//! What a check finds wrong: where (a path of steps into the value), the
-//! value found there, and what the schema wanted; and the two ways of
-//! saying it: for a model's reply (`at /0/n: expected ..., got ...`) and
-//! for a named value such as a request option (`n must be ..., not ...`).
+//! What a check finds wrong, and the two ways of saying it: for a model's
+//! reply (`at /0/n: expected ..., got ...`) and for a named value such as a
+//! request option (`n must be ..., not ...`).
 
 use serde_json::Value;
 
 use crate::error::{excerpt, Keep};
 
-/// The most problems one check keeps: enough to correct a reply, short
-/// enough for a correction turn.
+/// The most problems one check keeps: enough to correct a reply.
 pub(crate) const MAX_PROBLEMS: usize = 8;
 
 /// How much of a value a problem quotes.
@@ -24,17 +22,15 @@ pub(crate) enum Step {
 /// What is wrong at one place.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum What {
-    /// The value breaks a keyword: `said` is that keyword's complaint
-    /// ("expected a number at least 0, got -5"), `whole` what the schema
-    /// there accepts, in words ("an integer from 0 to 20, or null").
+    /// The value breaks a keyword: `said` is its complaint, `whole` what
+    /// the schema there accepts, in words.
     Breaks { said: String, whole: String },
-    /// A required property is absent (`because`: the present property that
-    /// requires it, for `dependentRequired`).
+    /// A required property is absent (`because`: the one that requires it).
     Missing {
         name: String,
         because: Option<String>,
     },
-    /// Anything else, as a clause ("item 2 repeats an earlier item, 1").
+    /// Anything else, as a clause.
     Other(String),
 }
 
@@ -93,47 +89,40 @@ impl Problem {
         }
     }
 
-    /// Whether the problem is the value's own at `depth` steps (not one
-    /// inside it), and of its form rather than a missing property.
+    /// Whether the problem is of the form of the value `depth` steps in.
     pub(crate) fn is_form_at(&self, depth: usize) -> bool {
         self.path.len() == depth && matches!(self.what, What::Breaks { .. })
     }
 }
 
 /// Problems found so far; only the first [`MAX_PROBLEMS`] are kept.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Problems {
     kept: Vec<Problem>,
     total: usize,
-    /// How many to keep: [`MAX_PROBLEMS`], or none when only "any?" matters.
-    room: usize,
-}
-
-impl Default for Problems {
-    fn default() -> Self {
-        Problems {
-            kept: Vec::new(),
-            total: 0,
-            room: MAX_PROBLEMS,
-        }
-    }
+    /// None are kept: only "any?" matters.
+    only_counted: bool,
 }
 
 impl Problems {
-    /// Problems that are only counted: for trying a choice, where only
-    /// whether it matches counts, and words would be wasted work.
+    /// Problems that are only counted, for trying a choice.
     pub(crate) fn counted() -> Problems {
         Problems {
-            room: 0,
+            only_counted: true,
             ..Problems::default()
         }
     }
 
-    /// Adds a problem with `value` at `path`; `what` runs only when the
-    /// problem is kept.
+    /// How many more problems may be kept.
+    fn room(&self) -> usize {
+        let max = if self.only_counted { 0 } else { MAX_PROBLEMS };
+        max.saturating_sub(self.kept.len())
+    }
+
+    /// Adds a problem with `value` at `path`; `what` runs only when kept.
     pub(crate) fn add(&mut self, path: &[Step], value: &Value, what: impl FnOnce() -> What) {
         self.total += 1;
-        if self.kept.len() < self.room {
+        if self.room() > 0 {
             self.kept.push(Problem {
                 path: path.to_vec(),
                 found: quote(value),
@@ -145,8 +134,7 @@ impl Problems {
     /// Takes in the problems of another check (a branch tried on its own).
     pub(crate) fn absorb(&mut self, other: Problems) {
         self.total += other.total;
-        let room = self.room.saturating_sub(self.kept.len());
-        self.kept.extend(other.kept.into_iter().take(room));
+        self.kept.extend(other.kept.into_iter().take(self.room()));
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -157,8 +145,7 @@ impl Problems {
         self.kept.first()
     }
 
-    /// The problems as said in a reply, at most [`MAX_PROBLEMS`] (the last
-    /// one says how many more there were).
+    /// The problems as said in a reply (the last says how many more there were).
     pub(crate) fn into_texts(self) -> Vec<String> {
         let mut texts: Vec<String> = self.kept.iter().map(Problem::in_reply).collect();
         if self.total > texts.len() {
@@ -181,8 +168,7 @@ pub(crate) fn quote(value: &Value) -> String {
     }
 }
 
-/// A path as a JSON Pointer (`/0/n`), or as code writes it after a name
-/// (`.json_schema.name`, `[2]`).
+/// A path as a JSON Pointer (`/0/n`), or as code writes it (`.a[2]`).
 fn written(path: &[Step], pointer: bool) -> String {
     path.iter()
         .map(|step| match (step, pointer) {

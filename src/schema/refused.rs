@@ -1,6 +1,5 @@
 //! The check a schema passes before it is used: no refused keyword, every
-//! keyword checked has a value of the right form, every `$ref` points
-//! inside the schema; so that no value passes a check silently skipped.
+//! keyword's value of the right form, every `$ref` inside the schema.
 
 use serde_json::{Map, Value};
 
@@ -9,8 +8,7 @@ use super::keywords::{COUNTS, NUMBERS, ONE_SCHEMA, REFUSED, SCHEMA_LISTS, SCHEMA
 use super::problem::{escape, place, quote};
 use super::types::resolve;
 
-/// Checks a schema and everything in it; the error says what is wrong
-/// and where (a JSON Pointer into the schema).
+/// Checks a schema and everything in it; the error says what and where.
 pub(crate) fn check_schema(
     schema: &Value,
     root: &Value,
@@ -37,7 +35,13 @@ pub(crate) fn check_schema(
         ));
     }
     check_forms(object, at)?;
-    check_reference(object, root, at)?;
+    let outside = |r: &&Value| r.as_str().and_then(|r| resolve(root, r)).is_none();
+    if let Some(reference) = object.get("$ref").filter(outside) {
+        return Err(format!(
+            "at {at}/$ref: {} does not point inside this schema (only \"#\" and \"#/...\" references are supported)",
+            quote(reference)
+        ));
+    }
     for (keyword, inner) in subschemas(object) {
         check_schema(inner, root, &format!("{at}/{keyword}"), depth + 1)?;
     }
@@ -83,11 +87,19 @@ fn check_forms(object: &Map<String, Value>, at: &str) -> std::result::Result<(),
         (&SCHEMA_MAPS, Value::is_object, "an object of schemas"),
         (&NUMBERS, Value::is_number, "a number"),
         (&COUNTS, |v| v.as_u64().is_some(), "an integer of 0 or more"),
-        (&["multipleOf"], positive, "a number above 0"),
+        (
+            &["multipleOf"],
+            |v| v.as_f64().is_none_or(|m| m > 0.0),
+            "a number above 0",
+        ),
         (&["type"], type_form, types),
         (&["enum"], Value::is_array, "an array"),
         (&["required"], names, property_names),
-        (&["dependentRequired"], names_by_name, property_names),
+        (
+            &["dependentRequired"],
+            |v| v.as_object().is_some_and(|m| m.values().all(names)),
+            property_names,
+        ),
         (&["uniqueItems"], Value::is_boolean, "true or false"),
     ];
     for (keywords, ok, expected) in families {
@@ -114,30 +126,4 @@ fn names(value: &Value) -> bool {
     value
         .as_array()
         .is_some_and(|items| items.iter().all(Value::is_string))
-}
-
-fn positive(value: &Value) -> bool {
-    value.as_f64().is_none_or(|m| m > 0.0)
-}
-
-fn names_by_name(value: &Value) -> bool {
-    value.as_object().is_some_and(|map| map.values().all(names))
-}
-
-/// A `$ref` points inside the schema.
-fn check_reference(
-    object: &Map<String, Value>,
-    root: &Value,
-    at: &str,
-) -> std::result::Result<(), String> {
-    let Some(reference) = object.get("$ref") else {
-        return Ok(());
-    };
-    match reference.as_str().and_then(|reference| resolve(root, reference)) {
-        Some(_) => Ok(()),
-        None => Err(format!(
-            "at {at}/$ref: {} does not point inside this schema (only \"#\" and \"#/...\" references are supported)",
-            quote(reference)
-        )),
-    }
 }

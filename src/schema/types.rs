@@ -1,7 +1,6 @@
-//! JSON values as JSON Schema sees them: their types (`2.0` is an
-//! integer), equality (numbers by value), the order of numbers, and how a
-//! number reads in a message; and `$ref` resolution, only inside the
-//! schema (`#`, `#/$defs/name`, any JSON Pointer after `#`, `%XX` decoded).
+//! JSON values as JSON Schema sees them (types, equality, the order of
+//! numbers), and `$ref` resolution inside the schema (`#` and a JSON
+//! Pointer after it, `%XX` decoded).
 
 use std::cmp::Ordering;
 
@@ -52,17 +51,10 @@ pub(super) fn same(a: &Value, b: &Value) -> bool {
 /// Orders two numbers: exactly when both are integers JSON holds exactly
 /// (so that a bound near 2^63 is kept to the unit), as doubles otherwise.
 pub(super) fn compare(a: &Number, b: &Number) -> Option<Ordering> {
-    match (exact(a), exact(b)) {
+    match (a.as_i128(), b.as_i128()) {
         (Some(a), Some(b)) => Some(a.cmp(&b)),
         _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
     }
-}
-
-fn exact(number: &Number) -> Option<i128> {
-    number
-        .as_i64()
-        .map(i128::from)
-        .or_else(|| number.as_u64().map(i128::from))
 }
 
 /// A number for a message: an integral double in full (`-9223372036854775808`,
@@ -76,12 +68,10 @@ pub(super) fn show_number(number: &Number) -> String {
     }
 }
 
-/// How many `$ref`s [`follow`] goes through before giving up (a chain
-/// that loops).
+/// How many `$ref`s [`follow`] goes through before giving up (a loop).
 const MAX_HOPS: usize = 32;
 
-/// The schema a local reference points to, or `None` when it points
-/// outside the schema or nowhere.
+/// The schema a local reference points to, if any.
 pub(crate) fn resolve<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
     let pointer = reference.strip_prefix('#')?;
     let pointer = percent_decode(pointer)?;
@@ -89,8 +79,7 @@ pub(crate) fn resolve<'s>(root: &'s Value, reference: &str) -> Option<&'s Value>
 }
 
 /// The schema that `schema` stands for when it is only a `$ref` (plus
-/// annotations): the target, followed through further references. Used to
-/// read a schema's shape for messages, never to skip a check.
+/// annotations), followed through: for messages, never to skip a check.
 pub(crate) fn follow<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
     for _ in 0..MAX_HOPS {
         let target = schema
