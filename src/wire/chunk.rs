@@ -85,7 +85,7 @@ impl Payload {
                 .and_then(|usage| Usage::deserialize(usage).ok());
         }
         chunk.usage_json = usage_json;
-        chunk.extra = extra;
+        chunk.extra = (!extra.is_empty()).then(|| Box::new(extra));
         Ok(Some(Self::checked(chunk)))
     }
 
@@ -193,8 +193,9 @@ pub struct Chunk {
     pub usage_json: Option<Value>,
     /// The chunk's other top-level fields, but `null`s (Perplexity's
     /// `citations` and `search_results`): kept in the streamed reply's body.
+    /// Boxed: nearly every chunk has none, and a chunk is moved several times.
     #[serde(skip)]
-    pub extra: Map<String, Value>,
+    pub extra: Option<Box<Map<String, Value>>>,
 }
 
 /// One choice's part of a chunk.
@@ -366,14 +367,15 @@ mod tests {
         let plain = r#"{"id":"c","object":"chat.completion.chunk","created":1,"model":"m",
             "system_fingerprint":"fp","service_tier":"default","obfuscation":"xyz",
             "choices":[{"index":0,"delta":{"content":"a"}}]}"#;
-        assert!(chunk(plain).extra.is_empty());
+        assert!(chunk(plain).extra.is_none());
         let sourced = r#"{"id":"c","created":1,"model":"sonar","citations":["https://a.example"],
             "search_results":[{"title":"A"}],"gone":null,
             "choices":[{"index":0,"delta":{"content":"a"}}]}"#;
         let chunk = chunk(sourced);
-        let names: Vec<&str> = chunk.extra.keys().map(String::as_str).collect();
+        let extra = chunk.extra.expect("fields of its own");
+        let names: Vec<&str> = extra.keys().map(String::as_str).collect();
         assert_eq!(names, ["citations", "search_results"]);
-        assert_eq!(chunk.extra["search_results"][0]["title"], "A");
+        assert_eq!(extra["search_results"][0]["title"], "A");
         assert_eq!(chunk.choices[0].delta.content.as_deref(), Some("a"));
     }
 
