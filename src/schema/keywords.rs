@@ -1,18 +1,10 @@
 //! Which keywords are checked, by the form of their value, and which are
-//! refused. Each list but [`REFUSED`] is one string of names split at spaces.
+//! refused. Each list is one string of names split at spaces.
 
 /// Keywords whose check needs more than this subset; a schema that uses one
 /// is refused, so that no check is skipped without the caller knowing.
-pub(crate) const REFUSED: [&str; 8] = [
-    "pattern",
-    "patternProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "$dynamicRef",
-    "$recursiveRef",
-    "dependencies",
-    "dependentSchemas",
-];
+pub(crate) const REFUSED: &str = "pattern patternProperties unevaluatedProperties \
+    unevaluatedItems $dynamicRef $recursiveRef dependencies dependentSchemas";
 
 /// Keywords whose value is one subschema.
 pub(super) const ONE_SCHEMA: &str =
@@ -38,9 +30,7 @@ pub(super) fn lists(list: &str, keyword: &str) -> bool {
 
 /// Whether a keyword checks nothing (`title`, `format`, `$defs`, `x-...`).
 pub(crate) fn is_annotation(keyword: &str) -> bool {
-    let checked = [ONE_SCHEMA, SCHEMA_LISTS, NUMBERS, COUNTS, OTHERS];
-    let checks = keyword == "properties"
-        || REFUSED.contains(&keyword)
-        || checked.iter().any(|list| lists(list, keyword));
+    let checked = [ONE_SCHEMA, SCHEMA_LISTS, NUMBERS, COUNTS, OTHERS, REFUSED];
+    let checks = keyword == "properties" || checked.iter().any(|list| lists(list, keyword));
     !checks
 }

@@ -30,7 +30,7 @@ pub(crate) fn check_schema(
             ));
         }
     };
-    if let Some(keyword) = REFUSED.iter().find(|k| object.contains_key(**k)) {
+    if let Some(keyword) = REFUSED.split(' ').find(|k| object.contains_key(*k)) {
         return Err(format!(
             "at {}: the keyword {keyword:?} is not supported (chatwire checks a subset of JSON Schema; see Client::send_json)",
             place(at)
