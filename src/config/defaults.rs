@@ -139,33 +139,26 @@ pub(crate) const WAV_BYTES_PER_TOKEN: u64 = 1000;
 /// 32 tokens a second as for WAV.
 pub(crate) const MP3_BYTES_PER_TOKEN: u64 = 250;
 
-/// `value` when `ok`, else an [`Error::InvalidArgument`] saying `why`.
-fn kept<T>(value: T, ok: bool, why: impl FnOnce() -> String) -> Result<T> {
-    ok.then_some(value)
-        .ok_or_else(|| Error::InvalidArgument(why()))
-}
-
-/// A timeout longer than zero (zero would fail every request at once) and
-/// at most [`MAX_TIMEOUT`]; `what` names it in the error ("idle timeout").
-pub(crate) fn checked_timeout(time: Duration, what: &str) -> Result<Duration> {
-    kept(time, !time.is_zero() && time <= MAX_TIMEOUT, || {
-        let ms = time.as_millis();
-        format!("the {what} must be longer than zero and at most 24 hours, not {ms} ms")
-    })
-}
-
-/// Functions that return their argument when it is within its range, else
-/// an [`Error::InvalidArgument`] saying the range and the value.
+/// Functions that return their first argument when it is within its range,
+/// else an [`Error::InvalidArgument`] saying the range and the value.
 macro_rules! checked {
-    ($($(#[$doc:meta])* $name:ident($n:ident: $t:ty) if $ok:expr => $why:literal;)+) => {$(
+    ($(
+        $(#[$doc:meta])*
+        $name:ident($n:ident: $t:ty $(, $more:ident: $more_t:ty)?) if $ok:expr
+            => $why:literal $(, $arg:expr)?;
+    )+) => {$(
         $(#[$doc])*
-        pub(crate) fn $name($n: $t) -> Result<$t> {
-            kept($n, $ok, || format!($why))
+        pub(crate) fn $name($n: $t $(, $more: $more_t)?) -> Result<$t> {
+            ($ok).then_some($n).ok_or_else(|| Error::InvalidArgument(format!($why $(, $arg)?)))
         }
     )+};
 }
 
 checked! {
+    /// A timeout longer than zero (zero would fail every request at once) and
+    /// at most [`MAX_TIMEOUT`]; `what` names it in the error ("idle timeout").
+    checked_timeout(time: Duration, what: &str) if !time.is_zero() && time <= MAX_TIMEOUT
+        => "the {what} must be longer than zero and at most 24 hours, not {} ms", time.as_millis();
     /// A retry count of at most [`MAX_RETRIES_CEILING`].
     checked_retries(n: u32) if n <= MAX_RETRIES_CEILING
         => "max retries must be at most {MAX_RETRIES_CEILING}, not {n}";
