@@ -139,55 +139,42 @@ pub(crate) const WAV_BYTES_PER_TOKEN: u64 = 1000;
 /// 32 tokens a second as for WAV.
 pub(crate) const MP3_BYTES_PER_TOKEN: u64 = 250;
 
-/// `value` when `ok`, else an [`Error::InvalidArgument`] saying `why`.
-fn kept<T>(value: T, ok: bool, why: impl FnOnce() -> String) -> Result<T> {
-    ok.then_some(value)
-        .ok_or_else(|| Error::InvalidArgument(why()))
+/// Functions that return their first argument when it is within its range,
+/// else an [`Error::InvalidArgument`] saying the range and the value.
+macro_rules! checked {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident($n:ident: $t:ty $(, $more:ident: $more_t:ty)?) if $ok:expr
+            => $why:literal $(, $arg:expr)?;
+    )+) => {$(
+        $(#[$doc])*
+        pub(crate) fn $name($n: $t $(, $more: $more_t)?) -> Result<$t> {
+            ($ok).then_some($n).ok_or_else(|| Error::InvalidArgument(format!($why $(, $arg)?)))
+        }
+    )+};
 }
 
-/// A retry count of at most [`MAX_RETRIES_CEILING`].
-pub(crate) fn checked_retries(n: u32) -> Result<u32> {
-    kept(n, n <= MAX_RETRIES_CEILING, || {
-        format!("max retries must be at most {MAX_RETRIES_CEILING}, not {n}")
-    })
-}
-
-/// A timeout longer than zero (zero would fail every request at once) and
-/// at most [`MAX_TIMEOUT`]; `what` names it in the error ("idle timeout").
-pub(crate) fn checked_timeout(time: Duration, what: &str) -> Result<Duration> {
-    kept(time, !time.is_zero() && time <= MAX_TIMEOUT, || {
-        let ms = time.as_millis();
-        format!("the {what} must be longer than zero and at most 24 hours, not {ms} ms")
-    })
-}
-
-/// A pool size of at most [`MAX_IDLE_CONNECTIONS`].
-pub(crate) fn checked_pool_size(n: usize) -> Result<usize> {
-    kept(n, n <= MAX_IDLE_CONNECTIONS, || {
-        format!("a client keeps at most {MAX_IDLE_CONNECTIONS} idle connections, not {n}")
-    })
-}
-
-/// A cap on requests in flight, from 1 to [`MAX_IN_FLIGHT`].
-pub(crate) fn checked_in_flight(n: usize) -> Result<usize> {
-    kept(n, (1..=MAX_IN_FLIGHT).contains(&n), || {
-        format!("the cap on requests in flight is from 1 to {MAX_IN_FLIGHT}, not {n}")
-    })
-}
-
-/// A worker thread's stack size, from [`MIN_WORKER_STACK_BYTES`] to [`MAX_WORKER_STACK_BYTES`].
-pub(crate) fn checked_stack_size(n: usize) -> Result<usize> {
-    let (min, max) = (MIN_WORKER_STACK_BYTES, MAX_WORKER_STACK_BYTES);
-    kept(n, (min..=max).contains(&n), || {
-        format!("a worker's stack is from {min} to {max} bytes, not {n}")
-    })
-}
-
-/// A number of correction turns of at most [`MAX_JSON_CORRECTIONS`].
-pub(crate) fn checked_corrections(n: u32) -> Result<u32> {
-    kept(n, n <= MAX_JSON_CORRECTIONS, || {
-        format!("at most {MAX_JSON_CORRECTIONS} correction turns can be set, not {n}")
-    })
+checked! {
+    /// A timeout longer than zero (zero would fail every request at once) and
+    /// at most [`MAX_TIMEOUT`]; `what` names it in the error ("idle timeout").
+    checked_timeout(time: Duration, what: &str) if !time.is_zero() && time <= MAX_TIMEOUT
+        => "the {what} must be longer than zero and at most 24 hours, not {} ms", time.as_millis();
+    /// A retry count of at most [`MAX_RETRIES_CEILING`].
+    checked_retries(n: u32) if n <= MAX_RETRIES_CEILING
+        => "max retries must be at most {MAX_RETRIES_CEILING}, not {n}";
+    /// A pool size of at most [`MAX_IDLE_CONNECTIONS`].
+    checked_pool_size(n: usize) if n <= MAX_IDLE_CONNECTIONS
+        => "a client keeps at most {MAX_IDLE_CONNECTIONS} idle connections, not {n}";
+    /// A cap on requests in flight, from 1 to [`MAX_IN_FLIGHT`].
+    checked_in_flight(n: usize) if (1..=MAX_IN_FLIGHT).contains(&n)
+        => "the cap on requests in flight is from 1 to {MAX_IN_FLIGHT}, not {n}";
+    /// A worker thread's stack size, from [`MIN_WORKER_STACK_BYTES`] to [`MAX_WORKER_STACK_BYTES`].
+    checked_stack_size(n: usize)
+        if (MIN_WORKER_STACK_BYTES..=MAX_WORKER_STACK_BYTES).contains(&n)
+        => "a worker's stack is from {MIN_WORKER_STACK_BYTES} to {MAX_WORKER_STACK_BYTES} bytes, not {n}";
+    /// A number of correction turns of at most [`MAX_JSON_CORRECTIONS`].
+    checked_corrections(n: u32) if n <= MAX_JSON_CORRECTIONS
+        => "at most {MAX_JSON_CORRECTIONS} correction turns can be set, not {n}";
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::check::MAX_DEPTH;
-use super::keywords::{COUNTS, NUMBERS, ONE_SCHEMA, REFUSED, SCHEMA_LISTS, SCHEMA_MAPS, TYPES};
+use super::keywords::{
+    lists, COUNTS, NUMBERS, ONE_SCHEMA, REFUSED, SCHEMA_LISTS, SCHEMA_MAPS, TYPES,
+};
 use super::problem::{escape, place, quote};
 use super::types::resolve;
 
@@ -28,7 +30,7 @@ pub(crate) fn check_schema(
             ));
         }
     };
-    if let Some(keyword) = REFUSED.iter().find(|k| object.contains_key(**k)) {
+    if let Some(keyword) = REFUSED.split(' ').find(|k| object.contains_key(*k)) {
         return Err(format!(
             "at {}: the keyword {keyword:?} is not supported (chatwire checks a subset of JSON Schema; see Client::send_json)",
             place(at)
@@ -51,19 +53,19 @@ pub(crate) fn check_schema(
 /// Every subschema directly inside a schema object, with its path suffix.
 fn subschemas(object: &Map<String, Value>) -> Vec<(String, &Value)> {
     let mut found = Vec::new();
-    for keyword in ONE_SCHEMA {
+    for keyword in ONE_SCHEMA.split(' ') {
         if let Some(inner) = object.get(keyword) {
             found.push((keyword.to_owned(), inner));
         }
     }
-    for keyword in SCHEMA_LISTS {
+    for keyword in SCHEMA_LISTS.split(' ') {
         if let Some(Value::Array(items)) = object.get(keyword) {
             for (index, inner) in items.iter().enumerate() {
                 found.push((format!("{keyword}/{index}"), inner));
             }
         }
     }
-    for keyword in SCHEMA_MAPS {
+    for keyword in SCHEMA_MAPS.split(' ') {
         if let Some(Value::Object(map)) = object.get(keyword) {
             for (name, inner) in map {
                 found.push((format!("{keyword}/{}", escape(name)), inner));
@@ -74,7 +76,7 @@ fn subschemas(object: &Map<String, Value>) -> Vec<(String, &Value)> {
 }
 
 /// Keywords whose values share a form, the test of that form, and its name.
-type Family = (&'static [&'static str], fn(&Value) -> bool, &'static str);
+type Family = (&'static str, fn(&Value) -> bool, &'static str);
 
 /// Each keyword's value has the form the keyword needs.
 fn check_forms(object: &Map<String, Value>, at: &str) -> std::result::Result<(), String> {
@@ -83,28 +85,28 @@ fn check_forms(object: &Map<String, Value>, at: &str) -> std::result::Result<(),
         "an array of property names",
     );
     let families: [Family; 10] = [
-        (&SCHEMA_LISTS, Value::is_array, "an array of schemas"),
-        (&SCHEMA_MAPS, Value::is_object, "an object of schemas"),
-        (&NUMBERS, Value::is_number, "a number"),
-        (&COUNTS, |v| v.as_u64().is_some(), "an integer of 0 or more"),
+        (SCHEMA_LISTS, Value::is_array, "an array of schemas"),
+        (SCHEMA_MAPS, Value::is_object, "an object of schemas"),
+        (NUMBERS, Value::is_number, "a number"),
+        (COUNTS, |v| v.as_u64().is_some(), "an integer of 0 or more"),
         (
-            &["multipleOf"],
+            "multipleOf",
             |v| v.as_f64().is_none_or(|m| m > 0.0),
             "a number above 0",
         ),
-        (&["type"], type_form, types),
-        (&["enum"], Value::is_array, "an array"),
-        (&["required"], names, property_names),
+        ("type", type_form, types),
+        ("enum", Value::is_array, "an array"),
+        ("required", names, property_names),
         (
-            &["dependentRequired"],
+            "dependentRequired",
             |v| v.as_object().is_some_and(|m| m.values().all(names)),
             property_names,
         ),
-        (&["uniqueItems"], Value::is_boolean, "true or false"),
+        ("uniqueItems", Value::is_boolean, "true or false"),
     ];
     for (keywords, ok, expected) in families {
-        let wrong = |keyword: &&&str| object.get(**keyword).is_some_and(|v| !ok(v));
-        if let Some(keyword) = keywords.iter().find(wrong) {
+        let wrong = |keyword: &&str| object.get(*keyword).is_some_and(|v| !ok(v));
+        if let Some(keyword) = keywords.split(' ').find(wrong) {
             return Err(format!("at {at}/{keyword}: expected {expected}"));
         }
     }
@@ -119,7 +121,7 @@ fn type_form(kind: &Value) -> bool {
     !names.is_empty()
         && names
             .iter()
-            .all(|name| name.as_str().is_some_and(|name| TYPES.contains(&name)))
+            .all(|name| name.as_str().is_some_and(|name| lists(TYPES, name)))
 }
 
 fn names(value: &Value) -> bool {
