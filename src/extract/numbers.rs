@@ -324,7 +324,9 @@ mod tests {
 
     #[test]
     fn every_vulgar_fraction_has_its_value() {
-        for (symbol, numerator, denominator) in VULGAR {
+        let table = VULGAR.into_iter().zip(NUMERATORS).zip(DENOMINATORS);
+        for ((symbol, numerator), denominator) in table {
+            let (numerator, denominator) = (f64::from(numerator), f64::from(denominator));
             assert_eq!(
                 value(&symbol.to_string()),
                 numerator / denominator,

@@ -47,7 +47,12 @@ impl Payload {
         // Nearly every chunk is plain: read in one pass. One with usage or
         // that may be an error takes the tree.
         if let Ok(plain) = serde_json::from_str::<Plain<'_>>(data) {
-            if plain.is_plain() {
+            // No usage (in either place) and nothing that may be an error.
+            let plain_chunk = plain.usage.is_none()
+                && plain.x_groq.is_none()
+                && plain.error.is_none()
+                && plain.object.as_deref() != Some("error");
+            if plain_chunk {
                 let chunk = Chunk {
                     id: plain.id,
                     model: plain.model,
@@ -148,16 +153,6 @@ fn unknown_fields(value: &Value) -> Map<String, Value> {
         .filter(|(name, value)| !value.is_null() && !REBUILT.contains(&name.as_str()))
         .map(|(name, value)| (name.clone(), value.clone()))
         .collect()
-}
-
-impl Plain<'_> {
-    /// No usage (in either place) and nothing that may be an error.
-    fn is_plain(&self) -> bool {
-        self.usage.is_none()
-            && self.x_groq.is_none()
-            && self.error.is_none()
-            && self.object.as_deref() != Some("error")
-    }
 }
 
 /// The usage a chunk carries, as sent: `usage`, or Groq's `x_groq.usage`

@@ -12,7 +12,6 @@ use crate::response_headers::ResponseHeaders;
 use crate::wire::error::ErrorReport;
 use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
-use crate::wire::usage::LenientUsage;
 use crate::wire::Key;
 
 /// The message of an error in a 2xx body that came without one.
@@ -31,7 +30,11 @@ pub(crate) struct Completion {
     #[serde(deserialize_with = "crate::wire::choices")]
     pub(crate) choices: Vec<Choice>,
     /// A body's, read straight into [`Usage`] (no tree or copy on a send).
-    #[serde(default, skip_serializing, deserialize_with = "lenient")]
+    #[serde(
+        default,
+        skip_serializing,
+        deserialize_with = "crate::wire::usage::lenient"
+    )]
     pub(crate) usage: Option<Usage>,
     /// A stream's as sent, details included, for its reply's JSON.
     #[serde(rename = "usage", skip_deserializing)]
@@ -40,10 +43,6 @@ pub(crate) struct Completion {
     /// after the others by [`to_json`](Self::to_json).
     #[serde(skip)]
     pub(crate) extra: Map<String, Value>,
-}
-
-fn lenient<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Usage>, D::Error> {
-    LenientUsage::deserialize(deserializer).map(|LenientUsage(usage)| usage)
 }
 
 /// One choice of a completion.
