@@ -50,16 +50,6 @@ pub struct StreamChoice {
     pub extra: Map<String, Value>,
 }
 
-#[cfg(any(test, feature = "fuzzing"))]
-impl std::ops::Deref for StreamResult {
-    type Target = StreamChoice;
-
-    /// Choice 0, which tests and the fuzz target look at.
-    fn deref(&self) -> &StreamChoice {
-        &self.choices[0]
-    }
-}
-
 impl StreamResult {
     /// The completion this stream adds up to, as a whole body would carry it.
     pub(crate) fn into_completion(self) -> Completion {

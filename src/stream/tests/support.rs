@@ -35,9 +35,23 @@ impl SseParser {
 }
 
 impl StreamDecoder {
+    /// A decoder with the default limits.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
     /// A decoder that rejects a line or event over `limit` bytes.
     pub fn with_limit(limit: usize) -> Self {
         Self::with_limits(limit as u64, crate::config::DEFAULT_MAX_STREAM_BYTES)
+    }
+}
+
+impl std::ops::Deref for StreamResult {
+    type Target = crate::stream::result::StreamChoice;
+
+    /// Choice 0, which the tests look at.
+    fn deref(&self) -> &Self::Target {
+        &self.choices[0]
     }
 }
 
