@@ -53,11 +53,19 @@ pub struct StreamChoice {
 impl StreamResult {
     /// The completion this stream adds up to, as a whole body would carry it.
     pub(crate) fn into_completion(self) -> Completion {
-        let choices = self.choices.into_iter().map(StreamChoice::into_choice);
-        let mut completion =
-            Completion::streamed(self.id, self.model, choices.collect(), self.usage_json);
-        completion.extra = self.extra;
-        completion
+        Completion {
+            id: self.id,
+            object: Some("chat.completion".to_owned()),
+            model: self.model,
+            choices: self
+                .choices
+                .into_iter()
+                .map(StreamChoice::into_choice)
+                .collect(),
+            usage: self.usage,
+            usage_json: self.usage_json,
+            extra: self.extra,
+        }
     }
 }
 

@@ -259,26 +259,6 @@ impl AssistantMessage {
 }
 
 impl Completion {
-    /// A completion with the choices a stream added up to.
-    pub(crate) fn streamed(
-        id: Option<String>,
-        model: Option<String>,
-        choices: Vec<Choice>,
-        usage: Option<Value>,
-    ) -> Completion {
-        Completion {
-            id,
-            object: Some("chat.completion".to_owned()),
-            model,
-            choices,
-            usage: usage
-                .clone()
-                .and_then(|usage| Usage::deserialize(usage).ok()),
-            usage_json: usage,
-            extra: Map::new(),
-        }
-    }
-
     /// The completion as a non-streamed body would carry it.
     pub(crate) fn to_json(&self) -> String {
         let mut json = serde_json::to_string(self).unwrap_or_default();
@@ -389,7 +369,13 @@ mod tests {
             finish_reason: Some("stop".into()),
             logprobs: None,
         };
-        let built = Completion::streamed(Some("c1".into()), Some("m".into()), vec![choice], None);
+        let built = Completion {
+            id: Some("c1".into()),
+            object: Some("chat.completion".into()),
+            model: Some("m".into()),
+            choices: vec![choice],
+            ..Completion::default()
+        };
         let json = built.to_json();
         let reply = built.into_reply(json.clone(), None).unwrap();
         assert_eq!(decode_completion(json, None).unwrap(), reply);
