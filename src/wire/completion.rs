@@ -202,7 +202,6 @@ impl ReplyContent {
     }
 }
 
-/// A chunk's `text`, or "".
 fn chunk_text(chunk: &Value) -> &str {
     chunk
         .get("text")
