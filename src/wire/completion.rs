@@ -12,6 +12,7 @@ use crate::response_headers::ResponseHeaders;
 use crate::wire::error::ErrorReport;
 use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
+use crate::wire::usage::lenient;
 use crate::wire::Key;
 
 /// The message of an error in a 2xx body that came without one.
@@ -30,11 +31,7 @@ pub(crate) struct Completion {
     #[serde(deserialize_with = "crate::wire::choices")]
     pub(crate) choices: Vec<Choice>,
     /// A body's, read straight into [`Usage`] (no tree or copy on a send).
-    #[serde(
-        default,
-        skip_serializing,
-        deserialize_with = "crate::wire::usage::lenient"
-    )]
+    #[serde(default, skip_serializing, deserialize_with = "lenient")]
     pub(crate) usage: Option<Usage>,
     /// A stream's as sent, details included, for its reply's JSON.
     #[serde(rename = "usage", skip_deserializing)]
