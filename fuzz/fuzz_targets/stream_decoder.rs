@@ -15,7 +15,7 @@ use libfuzzer_sys::fuzz_target;
 
 /// Feeds the pieces, returns the joined deltas and the reply's text, or the error text.
 fn decode(pieces: &[&[u8]]) -> Result<(String, String), String> {
-    let mut decoder = StreamDecoder::new();
+    let mut decoder = StreamDecoder::default();
     let mut deltas = String::new();
     let mut take = |events: Vec<StreamEvent>| {
         for event in events {
@@ -29,7 +29,7 @@ fn decode(pieces: &[&[u8]]) -> Result<(String, String), String> {
     }
     take(decoder.finish().map_err(|err| err.to_string())?);
     let result = decoder.into_result().map_err(|err| err.to_string())?;
-    Ok((deltas, result.content.clone()))
+    Ok((deltas, result.choices[0].content.clone()))
 }
 
 fuzz_target!(|data: &[u8]| {

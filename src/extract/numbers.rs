@@ -43,28 +43,13 @@ pub(crate) enum NumberError {
     DivisionByZero { offset: usize },
 }
 
-/// The Unicode vulgar-fraction characters and their values (numerator, denominator).
-const VULGAR: [(char, f64, f64); 19] = [
-    ('¼', 1.0, 4.0),
-    ('½', 1.0, 2.0),
-    ('¾', 3.0, 4.0),
-    ('⅐', 1.0, 7.0),
-    ('⅑', 1.0, 9.0),
-    ('⅒', 1.0, 10.0),
-    ('⅓', 1.0, 3.0),
-    ('⅔', 2.0, 3.0),
-    ('⅕', 1.0, 5.0),
-    ('⅖', 2.0, 5.0),
-    ('⅗', 3.0, 5.0),
-    ('⅘', 4.0, 5.0),
-    ('⅙', 1.0, 6.0),
-    ('⅚', 5.0, 6.0),
-    ('⅛', 1.0, 8.0),
-    ('⅜', 3.0, 8.0),
-    ('⅝', 5.0, 8.0),
-    ('⅞', 7.0, 8.0),
-    ('↉', 0.0, 3.0),
+/// The Unicode vulgar-fraction characters, and their numerators and
+/// denominators at the same place.
+const VULGAR: [char; 19] = [
+    '¼', '½', '¾', '⅐', '⅑', '⅒', '⅓', '⅔', '⅕', '⅖', '⅗', '⅘', '⅙', '⅚', '⅛', '⅜', '⅝', '⅞', '↉',
 ];
+const NUMERATORS: [u8; 19] = [1, 1, 3, 1, 1, 1, 1, 2, 1, 2, 3, 4, 1, 5, 1, 3, 5, 7, 0];
+const DENOMINATORS: [u8; 19] = [4, 2, 4, 7, 9, 10, 3, 3, 5, 5, 5, 5, 6, 6, 8, 8, 8, 8, 3];
 
 /// U+215F FRACTION NUMERATOR ONE: written before a denominator, `⅟8` is 1/8.
 const NUMERATOR_ONE: char = '⅟';
@@ -78,9 +63,8 @@ fn is_fraction_slash(c: char) -> bool {
 }
 
 fn vulgar_value(c: char) -> Option<f64> {
-    VULGAR
-        .iter()
-        .find_map(|&(symbol, n, d)| (symbol == c).then_some(n / d))
+    let at = VULGAR.iter().position(|&symbol| symbol == c)?;
+    Some(f64::from(NUMERATORS[at]) / f64::from(DENOMINATORS[at]))
 }
 
 /// The run of superscript or subscript digits (`set`) that starts `text`,
@@ -340,7 +324,9 @@ mod tests {
 
     #[test]
     fn every_vulgar_fraction_has_its_value() {
-        for (symbol, numerator, denominator) in VULGAR {
+        let table = VULGAR.into_iter().zip(NUMERATORS).zip(DENOMINATORS);
+        for ((symbol, numerator), denominator) in table {
+            let (numerator, denominator) = (f64::from(numerator), f64::from(denominator));
             assert_eq!(
                 value(&symbol.to_string()),
                 numerator / denominator,

@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 
 use super::cursor::{unescaped, Cursor};
 
-/// Whether `c` opens a string.
 pub(crate) fn is_quote(c: char) -> bool {
     quote_family(c).is_some()
 }

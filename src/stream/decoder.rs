@@ -34,21 +34,6 @@ pub struct StreamDecoder {
 }
 
 impl StreamDecoder {
-    /// A decoder with the default limits.
-    #[cfg(any(test, feature = "fuzzing"))]
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// A decoder that rejects a line or event over `limit` bytes.
-    #[cfg(test)]
-    pub fn with_limit(limit: usize) -> Self {
-        Self {
-            parser: SseParser::with_limit(limit),
-            ..Self::default()
-        }
-    }
-
     /// A decoder that fails with [`Error::TooLarge`] at a line or event
     /// over `event` bytes, or a reply over `stream` bytes.
     pub fn with_limits(event: u64, stream: u64) -> Self {

@@ -12,8 +12,6 @@ mod tests;
 mod think;
 mod tool_calls;
 
-#[cfg(test)]
-pub(crate) use crate::conversation::message::ToolCall;
 pub(crate) use crate::wire::chunk::{Chunk, ChunkChoice, ToolCallDelta};
 pub(crate) use accumulate::{Accumulator, StreamResult};
 pub use decoder::{StreamDecoder, StreamEvent};

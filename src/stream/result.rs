@@ -50,24 +50,22 @@ pub struct StreamChoice {
     pub extra: Map<String, Value>,
 }
 
-#[cfg(any(test, feature = "fuzzing"))]
-impl std::ops::Deref for StreamResult {
-    type Target = StreamChoice;
-
-    /// Choice 0, which tests and the fuzz target look at.
-    fn deref(&self) -> &StreamChoice {
-        &self.choices[0]
-    }
-}
-
 impl StreamResult {
     /// The completion this stream adds up to, as a whole body would carry it.
     pub(crate) fn into_completion(self) -> Completion {
-        let choices = self.choices.into_iter().map(StreamChoice::into_choice);
-        let mut completion =
-            Completion::streamed(self.id, self.model, choices.collect(), self.usage_json);
-        completion.extra = self.extra;
-        completion
+        Completion {
+            id: self.id,
+            object: Some("chat.completion".to_owned()),
+            model: self.model,
+            choices: self
+                .choices
+                .into_iter()
+                .map(StreamChoice::into_choice)
+                .collect(),
+            usage: self.usage,
+            usage_json: self.usage_json,
+            extra: self.extra,
+        }
     }
 }
 

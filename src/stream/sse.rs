@@ -46,12 +46,6 @@ impl Default for SseParser {
 }
 
 impl SseParser {
-    /// A parser with the default limit, [`DEFAULT_MAX_EVENT_BYTES`].
-    #[cfg(test)]
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// A parser that rejects a line, or an event's data, over `limit` bytes.
     pub fn with_limit(limit: usize) -> Self {
         Self {
@@ -100,29 +94,6 @@ impl SseParser {
             data.clear();
             self.event.data = data;
         }
-    }
-
-    /// Pushes `bytes` and returns every item they complete.
-    #[cfg(test)]
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseItem>> {
-        self.push(bytes);
-        self.drain()
-    }
-
-    /// Ends the body and returns the items that were still pending.
-    #[cfg(test)]
-    pub fn finish(&mut self) -> Result<Vec<SseItem>> {
-        self.close();
-        self.drain()
-    }
-
-    #[cfg(test)]
-    fn drain(&mut self) -> Result<Vec<SseItem>> {
-        let mut items = Vec::new();
-        while let Some(item) = self.next_item()? {
-            items.push(item);
-        }
-        Ok(items)
     }
 }
 

@@ -24,7 +24,6 @@ pub(crate) struct ThinkSplitter {
     /// Text held back: blanks or a part of `<think>` at the start, a part
     /// of `</think>` at the end of the thinking so far.
     held: String,
-    /// Whether a think block was found.
     found: bool,
 }
 

@@ -47,7 +47,12 @@ impl Payload {
         // Nearly every chunk is plain: read in one pass. One with usage or
         // that may be an error takes the tree.
         if let Ok(plain) = serde_json::from_str::<Plain<'_>>(data) {
-            if plain.is_plain() {
+            // No usage (in either place) and nothing that may be an error.
+            let plain_chunk = plain.usage.is_none()
+                && plain.x_groq.is_none()
+                && plain.error.is_none()
+                && plain.object.as_deref() != Some("error");
+            if plain_chunk {
                 let chunk = Chunk {
                     id: plain.id,
                     model: plain.model,
@@ -68,11 +73,22 @@ impl Payload {
         if let Some(report) = ErrorReport::from_value(&value) {
             return Ok(Some(Self::Error(report.in_band(NO_MESSAGE, None))));
         }
-        if !value.is_object() {
+        let Value::Object(fields) = &value else {
             return Err(Error::decode("event data is not a json object", data));
-        }
-        let usage_json = usage_of(&value);
-        let extra = unknown_fields(&value);
+        };
+        // `usage`, or Groq's `x_groq.usage` (<https://console.groq.com/docs/openai>:
+        // Groq puts a stream's usage there).
+        let usage_json = fields
+            .get("usage")
+            .filter(|usage| usage.is_object())
+            .or_else(|| fields.get("x_groq")?.get("usage"))
+            .filter(|usage| usage.is_object())
+            .cloned();
+        let extra: Map<String, Value> = fields
+            .iter()
+            .filter(|(name, value)| !value.is_null() && !REBUILT.contains(&name.as_str()))
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
         let mut chunk = Chunk::deserialize(value).map_err(|err| {
             Error::decode(
                 format!("event data is not a chat completion chunk: {err}"),
@@ -140,35 +156,6 @@ const REBUILT: [&str; 9] = [
     "service_tier",
     "obfuscation",
 ];
-
-/// A chunk's top-level fields not in [`REBUILT`], but `null`s.
-fn unknown_fields(value: &Value) -> Map<String, Value> {
-    let fields = value.as_object().into_iter().flatten();
-    fields
-        .filter(|(name, value)| !value.is_null() && !REBUILT.contains(&name.as_str()))
-        .map(|(name, value)| (name.clone(), value.clone()))
-        .collect()
-}
-
-impl Plain<'_> {
-    /// No usage (in either place) and nothing that may be an error.
-    fn is_plain(&self) -> bool {
-        self.usage.is_none()
-            && self.x_groq.is_none()
-            && self.error.is_none()
-            && self.object.as_deref() != Some("error")
-    }
-}
-
-/// The usage a chunk carries, as sent: `usage`, or Groq's `x_groq.usage`
-/// (<https://console.groq.com/docs/openai>: Groq puts a stream's usage there).
-fn usage_of(value: &Value) -> Option<Value> {
-    let usage = value
-        .get("usage")
-        .filter(|usage| usage.is_object())
-        .or_else(|| value.get("x_groq")?.get("usage"))?;
-    usage.is_object().then(|| usage.clone())
-}
 
 /// Reads the data of an error event, in any shape servers use.
 pub(crate) fn api_error_from_text(data: &str) -> ApiError {

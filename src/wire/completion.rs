@@ -12,7 +12,7 @@ use crate::response_headers::ResponseHeaders;
 use crate::wire::error::ErrorReport;
 use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
-use crate::wire::usage::LenientUsage;
+use crate::wire::usage::lenient;
 use crate::wire::Key;
 
 /// The message of an error in a 2xx body that came without one.
@@ -40,10 +40,6 @@ pub(crate) struct Completion {
     /// after the others by [`to_json`](Self::to_json).
     #[serde(skip)]
     pub(crate) extra: Map<String, Value>,
-}
-
-fn lenient<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Usage>, D::Error> {
-    LenientUsage::deserialize(deserializer).map(|LenientUsage(usage)| usage)
 }
 
 /// One choice of a completion.
@@ -203,7 +199,6 @@ impl ReplyContent {
     }
 }
 
-/// A chunk's `text`, or "".
 fn chunk_text(chunk: &Value) -> &str {
     chunk
         .get("text")
@@ -260,26 +255,6 @@ impl AssistantMessage {
 }
 
 impl Completion {
-    /// A completion with the choices a stream added up to.
-    pub(crate) fn streamed(
-        id: Option<String>,
-        model: Option<String>,
-        choices: Vec<Choice>,
-        usage: Option<Value>,
-    ) -> Completion {
-        Completion {
-            id,
-            object: Some("chat.completion".to_owned()),
-            model,
-            choices,
-            usage: usage
-                .clone()
-                .and_then(|usage| Usage::deserialize(usage).ok()),
-            usage_json: usage,
-            extra: Map::new(),
-        }
-    }
-
     /// The completion as a non-streamed body would carry it.
     pub(crate) fn to_json(&self) -> String {
         let mut json = serde_json::to_string(self).unwrap_or_default();
@@ -390,7 +365,13 @@ mod tests {
             finish_reason: Some("stop".into()),
             logprobs: None,
         };
-        let built = Completion::streamed(Some("c1".into()), Some("m".into()), vec![choice], None);
+        let built = Completion {
+            id: Some("c1".into()),
+            object: Some("chat.completion".into()),
+            model: Some("m".into()),
+            choices: vec![choice],
+            ..Completion::default()
+        };
         let json = built.to_json();
         let reply = built.into_reply(json.clone(), None).unwrap();
         assert_eq!(decode_completion(json, None).unwrap(), reply);

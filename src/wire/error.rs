@@ -8,9 +8,7 @@ use crate::wire::message::json_text;
 /// What a server said about an error, in whichever shape it used.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct ErrorReport {
-    /// The message, when there was one.
     pub(crate) message: Option<String>,
-    /// The `type` field.
     pub(crate) kind: Option<String>,
     /// The `code` field; a number is kept as its decimal text.
     pub(crate) code: Option<String>,

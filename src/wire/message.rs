@@ -1,6 +1,8 @@
 //! Messages, tool calls and tools on the wire, also the JSON of
 //! `Conversation::to_json` (so a saved conversation reads back as sent).
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -285,42 +287,36 @@ impl<'de> Deserialize<'de> for Message {
 struct WireTool {
     #[serde(rename = "type")]
     kind: String,
-    function: Option<WireDefinition>,
-    custom: Option<WireDefinition>,
+    function: Option<Definition<'static>>,
+    custom: Option<Definition<'static>>,
 }
 
-/// A function's definition (`parameters`) or a free-form tool's (`format`).
-#[derive(Deserialize)]
-struct WireDefinition {
-    name: String,
-    description: Option<String>,
-    #[serde(default)]
-    parameters: Value,
-    format: Option<Value>,
-}
-
-/// A tool's definition as written, borrowed: a function's has `parameters`,
-/// a free-form tool's may have a `format`.
-#[derive(Serialize)]
-struct DefinitionOut<'a> {
-    name: &'a str,
+/// A function's definition (`parameters`) or a free-form tool's (`format`),
+/// borrowed when written.
+#[derive(Serialize, Deserialize)]
+struct Definition<'a> {
+    name: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<&'a str>,
+    description: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    parameters: Option<&'a Value>,
+    parameters: Option<Cow<'a, Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    format: Option<&'a Value>,
+    format: Option<Cow<'a, Value>>,
 }
 
 impl Serialize for Tool {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let kind = if self.custom { CUSTOM } else { FUNCTION };
-        let definition = DefinitionOut {
-            name: &self.name,
-            description: self.description.as_deref(),
-            parameters: (!self.custom).then_some(&self.parameters),
-            format: self.format.as_ref().filter(|_| self.custom),
+        let definition = Definition {
+            name: Cow::Borrowed(&self.name),
+            description: self.description.as_deref().map(Cow::Borrowed),
+            parameters: (!self.custom).then_some(Cow::Borrowed(&self.parameters)),
+            format: self
+                .format
+                .as_ref()
+                .filter(|_| self.custom)
+                .map(Cow::Borrowed),
         };
         let mut map = serializer.serialize_map(Some(2))?;
         map.serialize_entry("type", kind)?;
@@ -336,12 +332,13 @@ impl<'de> Deserialize<'de> for Tool {
             (CUSTOM, _, Some(custom)) => Tool::custom(
                 &custom.name,
                 custom.description.as_deref(),
-                custom.format.filter(|format| !format.is_null()),
+                custom.format.map(Cow::into_owned),
             ),
-            (_, Some(function), _) => {
-                let parameters = Some(function.parameters).filter(|p| !p.is_null());
-                Tool::new(&function.name, function.description.as_deref(), parameters)
-            }
+            (_, Some(function), _) => Tool::new(
+                &function.name,
+                function.description.as_deref(),
+                function.parameters.map(Cow::into_owned),
+            ),
             (kind, ..) => {
                 return Err(serde::de::Error::custom(format!(
                     "a tool of type {kind:?} needs its \"{kind}\" object"

@@ -5,9 +5,7 @@ use serde_json::Value;
 
 use crate::conversation::message::{Reasoning, ReasoningField};
 
-/// The tag that opens a think block.
 pub(crate) const THINK_OPEN: &str = "<think>";
-/// The tag that closes it.
 pub(crate) const THINK_CLOSE: &str = "</think>";
 
 /// The reasoning fields of an assistant message as a server sent them.

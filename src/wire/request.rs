@@ -74,7 +74,6 @@ pub(crate) enum Delivery {
     Streamed { usage: bool },
 }
 
-/// Serializes the request body for a conversation.
 pub(crate) fn encode(conversation: &Conversation, delivery: Delivery) -> Vec<u8> {
     let (stream, usage) = match delivery {
         Delivery::Whole => (false, false),

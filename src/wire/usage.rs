@@ -73,11 +73,6 @@ impl<'de> Deserialize<'de> for Usage {
     }
 }
 
-/// A body's `usage` read in one pass, as leniently as from its own text: a
-/// value that is no usage (a wrong shape, a field twice) is `None`, never a
-/// failed body.
-pub(crate) struct LenientUsage(pub(crate) Option<Usage>);
-
 impl WireUsage {
     /// Sets a field by its place from a value; `false` if of the wrong shape.
     fn set(&mut self, at: u8, value: Value) -> bool {
@@ -113,49 +108,52 @@ macro_rules! no_usage {
     )*};
 }
 
-impl<'de> Deserialize<'de> for LenientUsage {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Any;
-        impl<'de> Visitor<'de> for Any {
-            type Value = Option<Usage>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Usage>, A::Error> {
-                let mut wire = WireUsage::default();
-                // Known fields seen, by bit: a second one spoils the usage.
-                let (mut seen, mut good) = (0u8, true);
-                while let Some(Key(name)) = map.next_key()? {
-                    let at = match &*name {
-                        "prompt_tokens" => 0,
-                        "completion_tokens" => 1,
-                        "total_tokens" => 2,
-                        "prompt_tokens_details" => 3,
-                        "completion_tokens_details" => 4,
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                            continue;
-                        }
-                    };
-                    good &= seen & (1 << at) == 0;
-                    seen |= 1 << at;
-                    good &= wire.set(at, map.next_value()?);
-                }
-                Ok(good.then(|| Usage::from(wire)))
-            }
-            /// As a derived struct reads it (rare enough to go through a tree).
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<Usage>, A::Error> {
-                let items = Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
-                Ok(Usage::deserialize(Value::Array(items)).ok())
-            }
-            fn visit_unit<E: serde::de::Error>(self) -> Result<Option<Usage>, E> {
-                Ok(None)
-            }
-            no_usage!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64);
-            no_usage!(visit_str: &str);
+/// A body's `usage` read in one pass, as leniently as from its own text: a
+/// value that is no usage (a wrong shape, a field twice) is `None`, never a
+/// failed body.
+pub(crate) fn lenient<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Usage>, D::Error> {
+    struct Any;
+    impl<'de> Visitor<'de> for Any {
+        type Value = Option<Usage>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("any JSON value")
         }
-        deserializer.deserialize_any(Any).map(LenientUsage)
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Usage>, A::Error> {
+            let mut wire = WireUsage::default();
+            // Known fields seen, by bit: a second one spoils the usage.
+            let (mut seen, mut good) = (0u8, true);
+            while let Some(Key(name)) = map.next_key()? {
+                let at = match &*name {
+                    "prompt_tokens" => 0,
+                    "completion_tokens" => 1,
+                    "total_tokens" => 2,
+                    "prompt_tokens_details" => 3,
+                    "completion_tokens_details" => 4,
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                };
+                good &= seen & (1 << at) == 0;
+                seen |= 1 << at;
+                good &= wire.set(at, map.next_value()?);
+            }
+            Ok(good.then(|| Usage::from(wire)))
+        }
+        /// As a derived struct reads it (rare enough to go through a tree).
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<Usage>, A::Error> {
+            let items = Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+            Ok(Usage::deserialize(Value::Array(items)).ok())
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Option<Usage>, E> {
+            Ok(None)
+        }
+        no_usage!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64);
+        no_usage!(visit_str: &str);
     }
+    deserializer.deserialize_any(Any)
 }
 
 #[cfg(test)]
@@ -213,7 +211,7 @@ mod tests {
             r#"true"#,
         ] {
             let whole = serde_json::from_str::<Usage>(text).ok();
-            let LenientUsage(lenient) = serde_json::from_str(text).unwrap();
+            let lenient = lenient(&mut serde_json::Deserializer::from_str(text)).unwrap();
             assert_eq!(lenient, whole, "{text}");
         }
     }

@@ -2,9 +2,10 @@
 //! failures real servers show, fed whole, byte by byte and in random pieces.
 
 use super::support::{decode_each_way, decode_each_way_with, Decoded};
+use crate::conversation::message::ToolCall;
 use crate::error::{ApiError, Error};
 use crate::reply::Usage;
-use crate::stream::{StreamDecoder, StreamEvent, ToolCall};
+use crate::stream::{StreamDecoder, StreamEvent};
 
 const RECORDED: &str = include_str!("../../../tests/data/spec/recorded/llamacpp-stream.sse");
 const RECORDED_TEXT: &str = "Yo, welcome to the Nexus. What brings";

@@ -4,7 +4,56 @@
 
 #![allow(dead_code)] // each test file uses its own part of this
 
+use crate::error::Result;
 use crate::stream::{SseItem, SseParser, StreamDecoder, StreamEvent, StreamResult};
+
+/// The parser's test-only ways in: a default parser, and whole-slice feeding.
+impl SseParser {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Pushes `bytes` and returns every item they complete.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseItem>> {
+        self.push(bytes);
+        self.drain()
+    }
+
+    /// Ends the body and returns the items that were still pending.
+    pub fn finish(&mut self) -> Result<Vec<SseItem>> {
+        self.close();
+        self.drain()
+    }
+
+    fn drain(&mut self) -> Result<Vec<SseItem>> {
+        let mut items = Vec::new();
+        while let Some(item) = self.next_item()? {
+            items.push(item);
+        }
+        Ok(items)
+    }
+}
+
+impl StreamDecoder {
+    /// A decoder with the default limits.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A decoder that rejects a line or event over `limit` bytes.
+    pub fn with_limit(limit: usize) -> Self {
+        Self::with_limits(limit as u64, crate::config::DEFAULT_MAX_STREAM_BYTES)
+    }
+}
+
+impl std::ops::Deref for StreamResult {
+    type Target = crate::stream::result::StreamChoice;
+
+    /// Choice 0, which the tests look at.
+    fn deref(&self) -> &Self::Target {
+        &self.choices[0]
+    }
+}
 
 /// A small deterministic generator (SplitMix64): reproducible random splits
 /// and inputs without a dependency.

@@ -27,7 +27,6 @@ pub(super) struct WireAudio {
     format: String,
 }
 
-/// The prefix of a PDF's `file_data`.
 const PDF_DATA_URL: &str = "data:application/pdf;base64,";
 
 impl From<&Attachment> for WirePart {
