@@ -16,7 +16,7 @@ use crate::http::outcome::{Attempt, Seen};
 use crate::http::pool::Pool;
 use crate::http::redirect;
 use crate::http::retry;
-use crate::response_headers::ResponseHeaders;
+use crate::response_headers::{self, RequestId, ResponseHeaders};
 use crate::wire;
 
 impl Pool {
@@ -31,11 +31,11 @@ impl Pool {
         settings: &Settings,
         seen: &mut Seen,
     ) -> Attempt<Response<Body>> {
-        let credential = match self.credential.header() {
+        let credential = match self.destination.credential.header() {
             Ok(header) => header,
             Err(error) => return Attempt::Failed(error),
         };
-        let mut url = &self.uri;
+        let mut url = &self.destination.uri;
         let mut redirected;
         let mut hops = 0;
         loop {
@@ -85,12 +85,14 @@ impl Pool {
         for (name, value) in settings.headers.iter() {
             headers.append(name.clone(), value.clone());
         }
-        if let Some(authorization) = self.route.proxy_authorization() {
+        if let Some(authorization) = self.destination.route.proxy_authorization() {
             headers.append(PROXY_AUTHORIZATION, authorization.clone());
         }
         let mut response = match self.agent.current().run(request) {
             Ok(response) => response,
-            Err(error) => return failure::of_transport(&self.endpoint, error, settings),
+            Err(error) => {
+                return failure::of_transport(&self.destination.endpoint, error, settings)
+            }
         };
         let status = response.status().as_u16();
         seen.status = Some(status);
@@ -174,51 +176,10 @@ pub(crate) fn head_of(response: &Response<Body>) -> Head {
     }
 }
 
-/// Response headers that carry a request id, in order of preference:
-/// OpenAI and most gateways, Anthropic-style APIs, Azure API Management,
-/// Azure, AWS API Gateway and Bedrock, LiteLLM, Kong (Mistral), and last
-/// Cloudflare's ray id, which names the edge hop rather than the request.
-/// The one list: the docs of `Reply::request_id` and of the C API point here.
-pub(crate) const REQUEST_ID_HEADERS: [&str; 8] = [
-    "x-request-id",
-    "request-id",
-    "apim-request-id",
-    "x-ms-request-id",
-    "x-amzn-requestid",
-    "x-litellm-call-id",
-    "x-kong-request-id",
-    "cf-ray",
-];
-
-/// The request id of a response that is not kept, by
-/// [`REQUEST_ID_HEADERS`]' preference.
-pub(crate) fn request_id(response: &Response<Body>) -> Option<String> {
-    let mut request_id = RequestId::default();
-    for (name, value) in response.headers() {
-        if let Ok(text) = value.to_str() {
-            request_id.consider(name.as_str(), text);
-        }
-    }
-    request_id.best()
-}
-
-/// The best request id among the headers seen so far, by
-/// [`REQUEST_ID_HEADERS`]' preference.
-#[derive(Default)]
-struct RequestId<'a>(Option<(usize, &'a str)>);
-
-impl<'a> RequestId<'a> {
-    fn consider(&mut self, name: &str, value: &'a str) {
-        let Some(rank) = REQUEST_ID_HEADERS.iter().position(|id| *id == name) else {
-            return;
-        };
-        let value = value.trim();
-        if !value.is_empty() && self.0.is_none_or(|(best, _)| rank < best) {
-            self.0 = Some((rank, value));
-        }
-    }
-
-    fn best(self) -> Option<String> {
-        self.0.map(|(_, value)| value.to_owned())
-    }
+/// The request id of a response whose headers are not kept.
+fn request_id(response: &Response<Body>) -> Option<String> {
+    let headers = response.headers().iter();
+    response_headers::request_id(
+        headers.filter_map(|(name, value)| Some((name.as_str(), value.to_str().ok()?))),
+    )
 }

@@ -23,13 +23,7 @@ const INPUT_SLACK: usize = 16 * 1024;
 #[derive(Debug)]
 pub(crate) struct Pool {
     pub(super) agent: ProcessAgent,
-    pub(super) endpoint: String,
-    /// The endpoint, parsed once rather than by every send.
-    pub(super) uri: Uri,
-    /// The key's header, made once, or the callback asked per attempt.
-    pub(super) credential: Credential,
-    network: Network,
-    pub(super) route: Route,
+    pub(super) destination: Destination,
 }
 
 /// Where a pool's requests go and how: the endpoint and the credential,
@@ -42,8 +36,9 @@ pub(crate) struct Destination {
     pub(crate) endpoint: String,
     pub(crate) credential: Credential,
     pub(crate) network: Network,
-    uri: Uri,
-    route: Route,
+    /// The endpoint, parsed once rather than by every send.
+    pub(super) uri: Uri,
+    pub(super) route: Route,
     tls: TlsConfig,
 }
 
@@ -86,14 +81,6 @@ impl Pool {
         max_idle_connections: usize,
         settings: &Settings,
     ) -> Pool {
-        let Destination {
-            endpoint,
-            credential,
-            network,
-            uri,
-            route,
-            tls,
-        } = destination;
         let header_limit = usize::try_from(settings.limits.headers).unwrap_or(usize::MAX);
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(settings.timeout))
@@ -110,33 +97,29 @@ impl Pool {
             .accept_encoding(decompress::ACCEPTED)
             .max_idle_connections(max_idle_connections)
             .max_idle_connections_per_host(max_idle_connections)
-            .tls_config(tls)
+            .tls_config(destination.tls.clone())
             // chatwire chooses the proxy itself (ureq's own choice would
             // tunnel plain http and send http_proxy's to https).
-            .proxy(route.tunnel())
+            .proxy(destination.route.tunnel())
             .build();
         Pool {
-            agent: ProcessAgent::new(config, &route),
-            endpoint,
-            uri,
-            credential,
-            network,
-            route,
+            agent: ProcessAgent::new(config, &destination.route),
+            destination,
         }
     }
 
     pub(crate) fn network(&self) -> &Network {
-        &self.network
+        &self.destination.network
     }
 
     pub(crate) fn endpoint(&self) -> &str {
-        &self.endpoint
+        &self.destination.endpoint
     }
 
     /// Every secret a request with these settings carries.
     pub(crate) fn secrets(&self, settings: &Settings) -> Secrets {
-        let mut secrets = config::secrets(&self.credential, &settings.headers);
-        for secret in self.route.secrets() {
+        let mut secrets = config::secrets(&self.destination.credential, &settings.headers);
+        for secret in self.destination.route.secrets() {
             secrets.add(&secret);
         }
         secrets

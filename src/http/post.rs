@@ -51,9 +51,11 @@ impl Pool {
                         })
                     }
                     Err(BodyError::Refused(error)) => Attempt::Failed(error),
-                    Err(BodyError::Io(error)) => {
-                        failure::of_transport(&self.endpoint, ureq::Error::Io(error), settings)
-                    }
+                    Err(BodyError::Io(error)) => failure::of_transport(
+                        &self.destination.endpoint,
+                        ureq::Error::Io(error),
+                        settings,
+                    ),
                 }
             })
         })
@@ -85,7 +87,7 @@ impl Pool {
             reader: Box::new(head.coding.decode(response.into_body().into_reader())),
             token: token.clone(),
             settings: settings.clone(),
-            endpoint: self.endpoint.clone(),
+            endpoint: self.destination.endpoint.clone(),
             opened: Instant::now(),
             received: 0,
             ended: false,

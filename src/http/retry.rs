@@ -97,19 +97,9 @@ impl Pool {
                 Some(error) => Attempt::Failed(error),
                 None => outcome,
             };
-            let verdict = match outcome {
-                Attempt::Done(value) => Ok(value),
-                Attempt::Failed(error) => Err((error, None)),
-                Attempt::Retryable { error, retry_after } => {
-                    let pause = (retries < settings.max_retries)
-                        .then(|| pause(retries, retry_after))
-                        .flatten();
-                    Err((error, pause))
-                }
-            };
             let line = |outcome| log::AttemptLine {
                 method: "POST",
-                url: &self.endpoint,
+                url: &self.destination.endpoint,
                 status: seen.status,
                 sent,
                 received: seen.received,
@@ -117,44 +107,36 @@ impl Pool {
                 number: retries + 1,
                 outcome,
             };
-            // The log line quotes the error, which may quote the server: the
-            // secrets are taken out here, as the client does for the caller.
-            let why = |error: &Error| self.secrets(settings).redact(&error.to_string());
-            let (error, pause) = match verdict {
-                Ok(value) => {
+            let (error, pause) = match outcome {
+                Attempt::Done(value) => {
                     log::attempt(&line(log::Verdict::Done));
                     return Ok(value);
                 }
-                Err((Error::Cancelled, _)) => {
-                    log::attempt(&line(log::Verdict::Cancelled));
-                    return Err(Error::Cancelled);
+                // A server that asks for a longer pause than chatwire waits is not retried.
+                Attempt::Retryable { error, retry_after } if retries < settings.max_retries => {
+                    let pause = retry_after.unwrap_or_else(|| backoff(retries));
+                    (error, Some(pause).filter(|pause| *pause <= MAX_RETRY_AFTER))
                 }
-                Err((error, None)) => {
-                    log::attempt(&line(log::Verdict::Failed { why: &why(&error) }));
-                    return Err(error);
-                }
-                Err((error, Some(pause))) => (error, pause),
+                Attempt::Retryable { error, .. } | Attempt::Failed(error) => (error, None),
             };
-            log::attempt(&line(log::Verdict::Retry {
-                pause,
-                why: &why(&error),
-            }));
+            if let Error::Cancelled = error {
+                log::attempt(&line(log::Verdict::Cancelled));
+                return Err(error);
+            }
+            // The log line quotes the error, which may quote the server: the
+            // secrets are taken out here, as the client does for the caller.
+            let why = self.secrets(settings).redact(&error.to_string());
+            let Some(pause) = pause else {
+                log::attempt(&line(log::Verdict::Failed { why: &why }));
+                return Err(error);
+            };
+            log::attempt(&line(log::Verdict::Retry { pause, why: &why }));
             match token {
                 Some(token) => token.sleep(pause)?,
                 None => std::thread::sleep(pause),
             }
             retries += 1;
         }
-    }
-}
-
-/// The pause before the next attempt, or `None` when the server asks for
-/// a longer one than chatwire waits.
-fn pause(retries: u32, retry_after: Option<Duration>) -> Option<Duration> {
-    match retry_after {
-        Some(pause) if pause > MAX_RETRY_AFTER => None,
-        Some(pause) => Some(pause),
-        None => Some(backoff(retries)),
     }
 }
 
