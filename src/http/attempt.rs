@@ -12,10 +12,10 @@ use crate::config::{CredentialHeader, Settings};
 use crate::error::Error;
 use crate::http::decompress::Coding;
 use crate::http::failure;
-use crate::http::outcome::{Attempt, Seen};
 use crate::http::pool::Pool;
 use crate::http::redirect;
 use crate::http::retry;
+use crate::http::retry::{Attempt, Seen};
 use crate::response_headers::{self, RequestId, ResponseHeaders};
 use crate::wire;
 

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
+use ureq::config::Config;
 use ureq::unversioned::transport::{
     Buffers, ConnectProxyConnector, ConnectionDetails, Connector, Either, NextTimeout,
     RustlsConnector, Transport,
@@ -85,14 +86,22 @@ impl<In: Transport> Connector<In> for TcpConnect {
         if let Some(transport) = chained {
             return Ok(Some(Either::A(transport)));
         }
-        let socket = connect_any(&details.addrs, details.timeout)?;
-        let config = details.config;
-        if config.no_delay() {
-            socket.socket.set_tcp_nodelay(true)?;
-        }
-        let buffers = GrowingBuffers::new(config.input_buffer_size(), config.output_buffer_size());
-        Ok(Some(Either::B(Interruptible::new(socket, buffers))))
+        open(&details.addrs, details.config, details.timeout).map(|tcp| Some(Either::B(tcp)))
     }
+}
+
+/// A new connection to one of `addrs`, with buffers as `config` sizes them.
+pub(crate) fn open(
+    addrs: &[SocketAddr],
+    config: &Config,
+    timeout: NextTimeout,
+) -> Result<Interruptible, ureq::Error> {
+    let socket = connect_any(addrs, timeout)?;
+    if config.no_delay() {
+        socket.socket.set_tcp_nodelay(true)?;
+    }
+    let buffers = GrowingBuffers::new(config.input_buffer_size(), config.output_buffer_size());
+    Ok(Interruptible::new(socket, buffers))
 }
 
 /// Tries the addresses in turn, each but the last with half of the time

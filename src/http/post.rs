@@ -10,9 +10,9 @@ use crate::http::body::{self, BodyError};
 use crate::http::cancel::CancelToken;
 use crate::http::connect;
 use crate::http::failure;
-use crate::http::outcome::Attempt;
 use crate::http::pool::Pool;
 use crate::http::reader::StreamReader;
+use crate::http::retry::Attempt;
 use crate::response_headers::ResponseHeaders;
 
 /// A 2xx body and the request id and headers that came with it.

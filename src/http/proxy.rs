@@ -19,14 +19,12 @@ use std::net::IpAddr;
 use base64::Engine;
 use ureq::config::Config;
 use ureq::http::{HeaderValue, Uri};
-use ureq::unversioned::transport::{
-    Buffers, ConnectionDetails, Connector, Either, NextTimeout, Transport,
-};
+use ureq::unversioned::transport::{Buffers, ConnectionDetails, Connector, NextTimeout, Transport};
 use ureq::{Agent, Proxy};
 
 use crate::config::ProxySetting;
 use crate::error::{Error, Result};
-use crate::http::connect::{self, TcpConnect};
+use crate::http::connect;
 use crate::http::resolve::Resolve;
 use crate::log::shown_url;
 
@@ -105,7 +103,7 @@ impl fmt::Debug for Route {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Route::Direct => f.write_str("Direct"),
-            Route::Tunnel(proxy) => write!(f, "Tunnel({})", shown_proxy(proxy)),
+            Route::Tunnel(proxy) => write!(f, "Tunnel({})", shown_url(&proxy.uri().to_string())),
             Route::Forward(forward) => forward.fmt(f),
         }
     }
@@ -113,13 +111,9 @@ impl fmt::Debug for Route {
 
 impl fmt::Debug for Forward {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let proxy = shown_proxy(&self.proxy);
+        let proxy = shown_url(&self.proxy.uri().to_string());
         write!(f, "Forward({proxy} for {})", self.origin)
     }
-}
-
-fn shown_proxy(proxy: &Proxy) -> String {
-    shown_url(&proxy.uri().to_string())
 }
 
 /// Where requests to `target` go, given the client's setting and the
@@ -271,24 +265,11 @@ impl Connector<()> for Forward {
         details: &ConnectionDetails,
         _chained: Option<()>,
     ) -> Result<Option<AbsoluteForm>, ureq::Error> {
+        let proxy = self.proxy.uri();
         let addrs = details
             .resolver
-            .resolve(self.proxy.uri(), details.config, details.timeout)?;
-        let to_proxy = ConnectionDetails {
-            uri: self.proxy.uri(),
-            addrs,
-            config: details.config,
-            request_level: details.request_level,
-            resolver: details.resolver,
-            now: details.now,
-            timeout: details.timeout,
-            current_time: details.current_time.clone(),
-            run_connector: details.run_connector.clone(),
-            register_shutdown: details.register_shutdown.clone(),
-        };
-        let Some(Either::B(tcp)) = Connector::<()>::connect(&TcpConnect, &to_proxy, None)? else {
-            return Ok(None);
-        };
+            .resolve(proxy, details.config, details.timeout)?;
+        let tcp = connect::open(&addrs, details.config, details.timeout)?;
         Ok(Some(AbsoluteForm {
             inner: Box::new(tcp),
             origin: self.origin.clone(),

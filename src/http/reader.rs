@@ -97,19 +97,16 @@ impl StreamReader {
         match read {
             // A cancel shuts the connection down, which a blocked read may
             // see as a clean end of the body: say why.
-            Ok(0) => match failure::stop_reason(&self.token) {
-                Some(error) => Err(error),
-                None => {
-                    self.ended = true;
-                    Ok(0)
-                }
-            },
+            Ok(0) | Err(_) if self.token.is_cancelled() => Err(Error::Cancelled),
+            Ok(0) => {
+                self.ended = true;
+                Ok(0)
+            }
             Ok(read) => {
                 self.received += read;
                 Ok(read)
             }
-            Err(error) => Err(failure::stop_reason(&self.token)
-                .unwrap_or_else(|| failure::of_read(&self.endpoint, &self.settings, error))),
+            Err(error) => Err(failure::of_read(&self.endpoint, &self.settings, error)),
         }
     }
 }

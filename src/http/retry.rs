@@ -1,5 +1,5 @@
-//! When to try a request again, how long to wait first, and the loop that
-//! runs the attempts and logs one line for each.
+//! What an attempt came to, when to try a request again, how long to wait
+//! first, and the loop that runs the attempts and logs one line for each.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -7,14 +7,47 @@ use std::time::{Duration, Instant, SystemTime};
 
 use ureq::http::HeaderMap;
 
-use crate::config::Settings;
-use crate::config::{INITIAL_BACKOFF, MAX_BACKOFF, MAX_RETRY_AFTER};
+use crate::config::{Settings, INITIAL_BACKOFF, MAX_BACKOFF, MAX_RETRY_AFTER};
 use crate::error::{ApiError, Error, Result};
 use crate::http::cancel::CancelToken;
-use crate::http::failure;
-use crate::http::outcome::{Attempt, Seen};
 use crate::http::pool::Pool;
 use crate::log;
+
+/// What one attempt came to.
+pub(crate) enum Attempt<T> {
+    Done(T),
+    Retryable {
+        error: Error,
+        retry_after: Option<Duration>,
+    },
+    Failed(Error),
+}
+
+impl<T> Attempt<T> {
+    /// A failure worth another try, with no pause asked for.
+    pub(crate) fn retryable(error: Error) -> Attempt<T> {
+        Attempt::Retryable {
+            error,
+            retry_after: None,
+        }
+    }
+
+    /// Goes on with what a successful attempt gave; a failure stays as it is.
+    pub(crate) fn and_then<U>(self, next: impl FnOnce(T) -> Attempt<U>) -> Attempt<U> {
+        match self {
+            Attempt::Done(value) => next(value),
+            Attempt::Retryable { error, retry_after } => Attempt::Retryable { error, retry_after },
+            Attempt::Failed(error) => Attempt::Failed(error),
+        }
+    }
+}
+
+/// What one attempt saw of the response, for its log line.
+#[derive(Default)]
+pub(crate) struct Seen {
+    pub(crate) status: Option<u16>,
+    pub(crate) received: Option<usize>,
+}
 
 /// Whether an HTTP error status is worth another try: request timeout (408),
 /// conflict (409), rate limits (429) and server errors (5xx), except a 429
@@ -93,9 +126,10 @@ impl Pool {
             };
             // A cancel closes the connection under the attempt, which then
             // fails with a plain I/O error: say why instead.
-            let outcome = match token.and_then(failure::stop_reason) {
-                Some(error) => Attempt::Failed(error),
-                None => outcome,
+            let outcome = if token.is_some_and(CancelToken::is_cancelled) {
+                Attempt::Failed(Error::Cancelled)
+            } else {
+                outcome
             };
             let line = |outcome| log::AttemptLine {
                 method: "POST",
