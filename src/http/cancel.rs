@@ -1,15 +1,10 @@
-//! Stopping one request from another thread, in every phase.
-//!
-//! What ureq lacks: its `ShutdownHandle` stops every connection of an agent,
-//! only once connected, and nothing ends its wait for a name lookup.
+//! Stopping one request from another thread, in every phase. What ureq
+//! lacks: its `ShutdownHandle` stops every connection of an agent, only once
+//! connected, and nothing ends its wait for a name lookup.
 //!
 //! While a thread works for a token ([`CancelToken::enter`]), whatever it
-//! blocks on (the socket of the pooled connection it uses, or the wait for a
-//! name lookup) hands itself to the token first ([`hold`]);
-//! [`CancelToken::cancel`] interrupts it: the socket is shut down, the
-//! blocked call fails at once, and the server sees the connection close.
-//! Across `fork()`, a cancel in a child never shuts down a socket its
-//! parent opened (`http::connect`).
+//! blocks on (a socket, the wait for a lookup) hands itself to the token
+//! first ([`hold`]), and [`CancelToken::cancel`] interrupts it.
 
 use std::cell::RefCell;
 use std::io;
@@ -75,7 +70,12 @@ impl CancelToken {
         {
             let mut state = self.lock();
             state.cancelled = true;
-            interrupt(&mut state, self.0.id);
+            // With the lock held, which `Entered` takes too: once the thread
+            // has stopped working for the token, none of its connections
+            // can be reached from here.
+            if let Some(target) = state.target.take() {
+                target.interrupt_for(self.0.id);
+            }
         }
         self.0.changed.notify_all();
     }
@@ -142,20 +142,8 @@ impl CancelToken {
     }
 }
 
-/// Interrupts what the request is blocked on. Called with the token's lock
-/// held, which [`Entered`] takes too: once the thread has stopped working
-/// for the token, none of its connections can be reached from here.
-fn interrupt(state: &mut State, id: u64) {
-    if let Some(target) = state.target.take() {
-        target.interrupt_for(id);
-    }
-}
-
 /// Something a blocked request waits on that another thread can wake: the
 /// socket of its connection, or the wait for a name lookup.
-///
-/// The one place where a platform's way of waking a blocked call lives is
-/// the implementation for sockets (see `http::connect`).
 pub(crate) trait Interrupt: Send + Sync {
     /// Makes the blocked call (and any later one) fail at once.
     fn interrupt(&self);

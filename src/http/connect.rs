@@ -10,7 +10,7 @@ use std::cell::Cell;
 use std::fmt;
 use std::io::{self, Read};
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
@@ -101,7 +101,15 @@ pub(crate) fn open(
         socket.socket.set_tcp_nodelay(true)?;
     }
     let buffers = GrowingBuffers::new(config.input_buffer_size(), config.output_buffer_size());
-    Ok(Interruptible::new(socket, buffers))
+    Ok(Interruptible {
+        target: socket.clone(),
+        socket,
+        buffers,
+        held: Vec::new(),
+        read_timeout: None,
+        write_timeout: None,
+        just_read: false,
+    })
 }
 
 /// Tries the addresses in turn, each but the last with half of the time
@@ -180,37 +188,26 @@ pub(crate) struct SharedSocket {
     pid: u32,
 }
 
-impl SharedSocket {
-    fn owner(&self) -> MutexGuard<'_, u64> {
-        self.owner.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Shuts the socket down (ending a blocked call; Windows needs its
-    /// pending I/O cancelled too), but not in a forked child: a shutdown
-    /// acts on the connection its parent still uses.
-    fn wake(&self) {
+impl Interrupt for SharedSocket {
+    /// Shuts the socket down (ending a blocked call and failing every later
+    /// one; Windows needs its pending I/O cancelled too), but not in a
+    /// forked child: a shutdown acts on the connection its parent still uses.
+    fn interrupt(&self) {
         if std::process::id() == self.pid {
             // An error means the socket is closed or shut down already.
             let _ = self.socket.shutdown(std::net::Shutdown::Both);
             crate::sys::cancel_pending_io(&self.socket);
         }
     }
-}
-
-impl Interrupt for SharedSocket {
-    /// Wakes the blocked call and fails every later one.
-    fn interrupt(&self) {
-        self.wake();
-    }
 
     fn claim(&self, owner: u64) {
-        *self.owner() = owner;
+        *self.owner.lock().unwrap_or_else(PoisonError::into_inner) = owner;
     }
 
     fn interrupt_for(&self, owner: u64) {
-        let current = self.owner();
+        let current = self.owner.lock().unwrap_or_else(PoisonError::into_inner);
         if *current == owner {
-            self.wake();
+            self.interrupt();
         }
     }
 }
@@ -237,18 +234,6 @@ pub(crate) struct Interruptible {
 const HOLD_BYTES: usize = 64 * 1024;
 
 impl Interruptible {
-    fn new(socket: Arc<SharedSocket>, buffers: GrowingBuffers) -> Interruptible {
-        Interruptible {
-            target: socket.clone(),
-            socket,
-            buffers,
-            held: Vec::new(),
-            read_timeout: None,
-            write_timeout: None,
-            just_read: false,
-        }
-    }
-
     /// Writes the held output.
     fn flush(&mut self, timeout: NextTimeout) -> Result<(), ureq::Error> {
         if self.held.is_empty() {
@@ -288,11 +273,6 @@ impl Deadline {
         })
     }
 
-    /// The error of a call that reached the deadline.
-    fn expired(&self) -> ureq::Error {
-        ureq::Error::Timeout(self.reason)
-    }
-
     /// Sets the socket's timeout so that a blocked call ends by the deadline:
     /// one between half the time left and all of it is kept (a call it ends
     /// early is retried), else it becomes nine tenths of the time left.
@@ -307,7 +287,7 @@ impl Deadline {
             Some(at) => {
                 let left = at.saturating_duration_since(Instant::now());
                 if left < Duration::from_micros(1) {
-                    return Err(self.expired());
+                    return Err(ureq::Error::Timeout(self.reason));
                 }
                 if current.is_some_and(|current| current <= left && current >= left / 2) {
                     return Ok(());
@@ -334,7 +314,7 @@ impl Deadline {
             // A socket timeout, as Unix (WouldBlock) or Windows spells it.
             io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => match self.at {
                 Some(at) if Instant::now() < at => Ok(()),
-                _ => Err(self.expired()),
+                _ => Err(ureq::Error::Timeout(self.reason)),
             },
             _ => Err(error.into()),
         }
@@ -413,22 +393,16 @@ fn send(socket: &Socket, bytes: &[u8]) -> io::Result<usize> {
 }
 
 /// True when a read would block: one peek that does not wait.
-#[cfg(unix)]
 fn is_idle(socket: &Socket) -> bool {
     let mut probe = [std::mem::MaybeUninit::<u8>::uninit()];
-    matches!(
-        socket.recv_with_flags(&mut probe, libc::MSG_PEEK | libc::MSG_DONTWAIT),
-        Err(error) if error.kind() == io::ErrorKind::WouldBlock
-    )
-}
-
-/// True when a read would block.
-#[cfg(not(unix))]
-fn is_idle(socket: &Socket) -> bool {
-    let mut probe = [std::mem::MaybeUninit::<u8>::uninit()];
-    let idle = socket.set_nonblocking(true).is_ok()
-        && matches!(socket.peek(&mut probe), Err(error) if error.kind() == io::ErrorKind::WouldBlock);
-    idle && socket.set_nonblocking(false).is_ok()
+    #[cfg(unix)]
+    let peek = socket.recv_with_flags(&mut probe, libc::MSG_PEEK | libc::MSG_DONTWAIT);
+    #[cfg(not(unix))]
+    let peek = (socket.set_nonblocking(true)).and_then(|()| socket.peek(&mut probe));
+    let idle = matches!(peek, Err(error) if error.kind() == io::ErrorKind::WouldBlock);
+    #[cfg(not(unix))]
+    let idle = idle && socket.set_nonblocking(false).is_ok();
+    idle
 }
 
 impl fmt::Debug for Interruptible {
