@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::http::decompress::Coding;
 use crate::http::failure;
 use crate::http::pool::Pool;
+use crate::http::proxy::{Forward, Route};
 use crate::http::redirect;
 use crate::http::retry;
 use crate::http::retry::{Attempt, Seen};
@@ -85,7 +86,11 @@ impl Pool {
         for (name, value) in settings.headers.iter() {
             headers.append(name.clone(), value.clone());
         }
-        if let Some(authorization) = self.destination.route.proxy_authorization() {
+        if let Route::Forward(Forward {
+            authorization: Some(authorization),
+            ..
+        }) = &self.destination.route
+        {
             headers.append(PROXY_AUTHORIZATION, authorization.clone());
         }
         let mut response = match self.agent.current().run(request) {

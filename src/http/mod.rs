@@ -4,7 +4,6 @@
 //! decide a retry.
 
 pub(crate) mod attempt;
-pub(crate) mod body;
 pub(crate) mod buffers;
 pub(crate) mod cancel;
 pub(crate) mod connect;

@@ -26,11 +26,9 @@ pub(crate) struct Pool {
     pub(super) destination: Destination,
 }
 
-/// Where a pool's requests go and how: the endpoint and the credential,
-/// and the route and trust read for them. The proxy variables and the CA
-/// and client-certificate files are read here, once, so that a pool built
-/// again for other settings trusts and routes as before, even when a file
-/// has gone since.
+/// Where a pool's requests go and how: the endpoint, the credential, and
+/// the route and trust read once for them (a pool built again for other
+/// settings routes and trusts as before, even when a file has gone since).
 #[derive(Debug, Clone)]
 pub(crate) struct Destination {
     pub(crate) endpoint: String,
@@ -71,11 +69,9 @@ impl Destination {
 }
 
 impl Pool {
-    /// The one way a pool is made: to `destination`, keeping up to
-    /// `max_idle_connections` idle connections. Its agent holds the
-    /// timeouts and the header limit of `settings`, so that no request
-    /// carries a config of its own (which ureq would copy per request, and
-    /// keep off the pool when its input buffer differs from the agent's).
+    /// The one way a pool is made. Its agent holds the timeouts and header
+    /// limit of `settings`: a request's own config would be copied per
+    /// request, and kept off the pool when its input buffer differs.
     pub(crate) fn new(
         destination: Destination,
         max_idle_connections: usize,
@@ -100,12 +96,19 @@ impl Pool {
             .tls_config(destination.tls.clone())
             // chatwire chooses the proxy itself (ureq's own choice would
             // tunnel plain http and send http_proxy's to https).
-            .proxy(destination.route.tunnel())
+            .proxy(match &destination.route {
+                Route::Tunnel(proxy) => Some(proxy.clone()),
+                _ => None,
+            })
             .build();
-        Pool {
-            agent: ProcessAgent::new(config, &destination.route),
-            destination,
-        }
+        let agent = ProcessAgent {
+            built: destination.route.agent(config.clone()),
+            pid: std::process::id(),
+            config,
+            route: destination.route.clone(),
+            child: Mutex::new(None),
+        };
+        Pool { agent, destination }
     }
 
     pub(crate) fn network(&self) -> &Network {
@@ -126,9 +129,8 @@ impl Pool {
     }
 }
 
-/// ureq's agent (which holds the pool) of the process a request runs in:
-/// the one built with the pool, or, in a forked child, the child's own.
-/// (ureq lacks fork safety: a child would read answers meant for its parent.)
+/// ureq's agent (which holds the pool) of the process a request runs in.
+/// What ureq lacks: fork safety (a child would read its parent's answers).
 pub(crate) struct ProcessAgent {
     built: ureq::Agent,
     /// The id of the process `built` belongs to.
@@ -141,16 +143,6 @@ pub(crate) struct ProcessAgent {
 }
 
 impl ProcessAgent {
-    fn new(config: Config, route: &Route) -> ProcessAgent {
-        ProcessAgent {
-            built: route.agent(config.clone()),
-            pid: std::process::id(),
-            config,
-            route: route.clone(),
-            child: Mutex::new(None),
-        }
-    }
-
     /// The agent of this process's pool. In the process that built the
     /// pool this costs one `getpid` more than a clone of the agent.
     pub(super) fn current(&self) -> ureq::Agent {

@@ -6,12 +6,11 @@ use std::time::Instant;
 use crate::config::Settings;
 use crate::error::Result;
 use crate::http::attempt::{head_of, Head};
-use crate::http::body::{self, BodyError};
 use crate::http::cancel::CancelToken;
 use crate::http::connect;
 use crate::http::failure;
 use crate::http::pool::Pool;
-use crate::http::reader::StreamReader;
+use crate::http::reader::{self, BodyError, StreamReader};
 use crate::http::retry::Attempt;
 use crate::response_headers::ResponseHeaders;
 
@@ -41,7 +40,7 @@ impl Pool {
                 } = head_of(&response);
                 let announced = response.body().content_length();
                 let reader = coding.decode(response.body_mut().as_reader());
-                match body::read_text(reader, announced, settings.limits.body) {
+                match reader::read_text(reader, announced, settings.limits.body) {
                     Ok(body) => {
                         seen.received = Some(body.len());
                         Attempt::Done(Received {

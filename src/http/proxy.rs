@@ -1,17 +1,7 @@
-//! Which proxy a client's requests go through, chosen as curl chooses it,
-//! and a plain `http://` request sent to an HTTP proxy in absolute form
-//! (`POST http://host/path HTTP/1.1`). ureq parses the proxy URL, and
-//! drives CONNECT tunnels (with the credentials) and SOCKS itself.
-//!
-//! - `https://` endpoints: `https_proxy`, `HTTPS_PROXY`, then `all_proxy`,
-//!   `ALL_PROXY`; the request goes through ureq's CONNECT tunnel.
-//! - `http://` endpoints: `http_proxy`, `HTTP_PROXY`, then `all_proxy`,
-//!   `ALL_PROXY`; the request goes to the proxy in absolute form.
-//! - `no_proxy` / `NO_PROXY`: see [`bypasses`].
-//!
-//! Proxy credentials (`http://user:password@proxy:3128`) are sent as
-//! `Proxy-Authorization: Basic` and never shown: URLs in messages pass
-//! through [`shown_url`](crate::log::shown_url).
+//! Which proxy a client's requests go through, chosen as curl chooses it.
+//! What ureq lacks: a plain `http://` request sent to an HTTP proxy in
+//! absolute form (`POST http://host/path HTTP/1.1`), and curl's NO_PROXY
+//! ([`bypasses`]). ureq drives CONNECT tunnels and SOCKS itself.
 
 use std::fmt;
 use std::net::IpAddr;
@@ -40,23 +30,6 @@ pub(crate) enum Route {
 }
 
 impl Route {
-    /// The proxy ureq drives itself, if any.
-    pub(crate) fn tunnel(&self) -> Option<Proxy> {
-        match self {
-            Route::Tunnel(proxy) => Some(proxy.clone()),
-            _ => None,
-        }
-    }
-
-    /// The `Proxy-Authorization` value each request carries itself (only
-    /// in absolute form: a tunnel sends it with its CONNECT).
-    pub(crate) fn proxy_authorization(&self) -> Option<&HeaderValue> {
-        match self {
-            Route::Forward(forward) => forward.authorization.as_ref(),
-            _ => None,
-        }
-    }
-
     /// The proxy's password and the `Proxy-Authorization` value: secrets
     /// that a proxy or server may echo back.
     pub(crate) fn secrets(&self) -> Vec<String> {
@@ -93,8 +66,9 @@ pub(crate) struct Forward {
     proxy: Proxy,
     /// `http://host:port` of the endpoint, put before the path.
     origin: String,
-    /// `Basic ...` for the proxy's user name and password, if any.
-    authorization: Option<HeaderValue>,
+    /// `Basic ...` for the proxy's user name and password, if any: each
+    /// request carries it (a tunnel sends it with its CONNECT).
+    pub(super) authorization: Option<HeaderValue>,
 }
 
 // Shown without user name or password (ureq's `Debug` of a proxy keeps
@@ -117,7 +91,8 @@ impl fmt::Debug for Forward {
 }
 
 /// Where requests to `target` go, given the client's setting and the
-/// environment.
+/// environment (`https_proxy`, `HTTPS_PROXY`, `all_proxy`, `ALL_PROXY`, or
+/// `http_` for `http://`).
 pub(crate) fn route(target: &Uri, setting: &ProxySetting) -> Result<Route> {
     let https = target.scheme_str() == Some("https");
     let host = target.host().unwrap_or_default();

@@ -26,13 +26,9 @@ const MAX_CACHED: usize = 64;
 /// The most addresses ureq takes from a resolver.
 const MAX_ADDRS: usize = 16;
 
-/// A resolver for ureq that starts no thread for IP literals, `localhost`
-/// and recently looked-up names, and parses a URL's host once: ureq asks
-/// before every request, and nearly every one goes where the last went.
-///
-/// One per pool, made with its agent: a forked child's pool gets a new one
-/// (`http::pool::ProcessAgent`), so the child never waits on a cache lock
-/// that a thread of its parent held at the fork.
+/// A resolver that starts no thread for IP literals, `localhost` and recent
+/// names. One per agent: a forked child's agent gets a new one, so the
+/// child never waits on a cache lock its parent's thread held at the fork.
 #[derive(Debug, Default)]
 pub(crate) struct Resolve {
     cache: Mutex<Vec<Found>>,
@@ -119,8 +115,7 @@ impl Resolve {
 }
 
 /// The host (without an IPv6 literal's brackets) and the port, explicit
-/// or the scheme's (proxies are resolved here too); read from the URI
-/// without a copy, since every send comes here.
+/// or the scheme's (proxies are resolved here too), without a copy.
 fn host_and_port(uri: &Uri) -> Result<(&str, u16), ureq::Error> {
     let no_host = || ureq::Error::BadUri(format!("{uri}: no host or no port"));
     let authority = uri.authority().ok_or_else(no_host)?;
@@ -156,8 +151,7 @@ fn without_lookup(host: &str, port: u16) -> Option<Vec<SocketAddr>> {
     })
 }
 
-/// What the helper thread sends: the lookup's outcome, or `None` from a
-/// cancel.
+/// The lookup's outcome, or `None` from a cancel.
 type Outcome = Option<io::Result<Vec<SocketAddr>>>;
 
 /// Runs a lookup on a helper thread and waits for it no longer than the

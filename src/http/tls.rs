@@ -1,14 +1,7 @@
 //! Whose certificates are trusted, and which certificate the client shows
-//! a server that asks for one (mutual TLS). ureq's `TlsConfig` carries
-//! both; it lacks the trust store curl users expect: what the operating
-//! system trusts (its CA bundle, or `SSL_CERT_FILE` / `SSL_CERT_DIR` where
-//! set, as curl and OpenSSL read them) plus a PEM file the caller names,
-//! with files checked where they are set and handshake errors in words a
-//! caller can act on.
-//!
-//! The system's roots are read once per process (and again when
-//! `SSL_CERT_FILE` or `SSL_CERT_DIR` change): reading the bundle and the
-//! certificate folder takes milliseconds, too long for every client.
+//! (mutual TLS). What ureq's `TlsConfig` lacks: the trust store curl users
+//! expect (the system's, or `SSL_CERT_FILE` / `SSL_CERT_DIR`, plus a CA
+//! file), files checked where they are set, and handshake errors in words.
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -24,13 +17,10 @@ use crate::error::{Error, Result};
 const CERT_VARIABLES: [&str; 2] = ["SSL_CERT_FILE", "SSL_CERT_DIR"];
 
 /// The TLS settings for a client: the system's roots plus those in its CA
-/// file, and its client certificate if it has one.
-///
-/// A client of a plain `http://` endpoint never speaks TLS (redirects stay
-/// on the same origin, and a proxy for it is reached in plain text), so
-/// the system's roots are not read for it: that read is most of a new
-/// process's first send. A CA file is still read, so that a wrong one is
-/// refused where it is set; so is a client certificate.
+/// file, and its client certificate if it has one. A plain `http://`
+/// client never speaks TLS (redirects keep the origin), so the system's
+/// roots, most of a new process's first send, are not read for it; its CA
+/// file and client certificate are, so that a wrong one fails where set.
 pub(crate) fn config(network: &Network, speaks_tls: bool) -> Result<TlsConfig> {
     let client_cert = network.client_cert.as_ref();
     let client_cert = client_cert.map(read_client_cert).transpose()?;
@@ -74,8 +64,8 @@ fn root_certs(extra: Vec<Certificate<'static>>) -> Result<RootCerts> {
 /// The system's roots as last read, and the variables they were read under.
 type Cached = ([Option<OsString>; 2], Arc<Vec<Certificate<'static>>>);
 
-/// The system's roots, read once per process and again when the
-/// variables change.
+/// The system's roots, read once per process (reading them takes
+/// milliseconds) and again when the variables change.
 fn system_roots() -> Result<Arc<Vec<Certificate<'static>>>> {
     static CACHE: Mutex<Option<Cached>> = Mutex::new(None);
     let variables = CERT_VARIABLES.map(std::env::var_os);
@@ -188,7 +178,6 @@ fn check_pair(
     }
 }
 
-/// An error about the PEM file `path`, named as `what`.
 fn pem_error(what: &str, path: &Path, why: &str) -> Error {
     Error::Config(format!("{what} {}: {why}", path.display()))
 }
