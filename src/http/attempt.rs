@@ -15,8 +15,7 @@ use crate::http::failure;
 use crate::http::pool::Pool;
 use crate::http::proxy::{Forward, Route};
 use crate::http::redirect;
-use crate::http::retry;
-use crate::http::retry::{Attempt, Seen};
+use crate::http::retry::{self, Attempt, Seen};
 use crate::response_headers::{self, RequestId, ResponseHeaders};
 use crate::wire;
 

@@ -16,21 +16,12 @@ use std::time::{Duration, Instant};
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 use ureq::config::Config;
 use ureq::unversioned::transport::{
-    Buffers, ConnectProxyConnector, ConnectionDetails, Connector, Either, NextTimeout,
-    RustlsConnector, Transport,
+    Buffers, ConnectionDetails, Connector, Either, NextTimeout, Transport,
 };
 
 use crate::http::buffers::GrowingBuffers;
 use crate::http::cancel::{self, Interrupt};
 use crate::http::stack;
-
-/// ureq's default chain (CONNECT proxy, TCP, TLS) with [`TcpConnect`] in
-/// place of ureq's TCP step.
-pub(crate) fn chain() -> impl Connector {
-    ().chain(ConnectProxyConnector::default())
-        .chain(TcpConnect)
-        .chain(RustlsConnector::default())
-}
 
 thread_local! {
     /// The longest a read on this thread may wait, when set.

@@ -1,11 +1,8 @@
-//! Compressed bodies. Every request asks for gzip (a reply is JSON text,
-//! which gzip shrinks several times over) and a gzip body is decompressed
-//! here, not by ureq: ureq's body reader sets aside about 54 KiB of stack
-//! for a decompressor whenever a body is read, compressed or not, and with
-//! a thousand background requests finishing at once that alone took over
-//! 50 MiB. Here the decompressor is made only for a body that needs one.
-//! Every limit counts the bytes that come out, so a gzip bomb stops at its
-//! limit whatever its size on the wire.
+//! gzip bodies, which every request asks for (JSON shrinks several times).
+//! What ureq lacks: its body reader sets aside about 54 KiB of stack for a
+//! decompressor whenever a body is read (over 50 MiB with a thousand
+//! requests finishing at once); here only a gzip body makes one. Limits
+//! count the bytes that come out, so a gzip bomb stops at its limit.
 
 use std::io::{self, Read};
 
@@ -33,7 +30,6 @@ pub(crate) enum Coding {
 }
 
 impl Coding {
-    /// The coding `headers` name.
     pub(crate) fn of(headers: &HeaderMap) -> Coding {
         let named = headers.get("content-encoding");
         Coding::named(named.and_then(|value| value.to_str().ok()))
@@ -52,7 +48,6 @@ impl Coding {
         }
     }
 
-    /// `reader`'s bytes decoded.
     pub(crate) fn decode<R: Read>(self, reader: R) -> Decoded<R> {
         match self {
             Coding::AsSent => Decoded::Plain(reader),

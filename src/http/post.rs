@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use crate::config::Settings;
 use crate::error::Result;
-use crate::http::attempt::{head_of, Head};
+use crate::http::attempt::head_of;
 use crate::http::cancel::CancelToken;
 use crate::http::connect;
 use crate::http::failure;
@@ -32,21 +32,16 @@ impl Pool {
     ) -> Result<Received> {
         self.with_retries(settings, token, body.len(), |seen| {
             self.open(body, settings, seen).and_then(|mut response| {
-                let Head {
-                    headers,
-                    request_id,
-                    coding,
-                    ..
-                } = head_of(&response);
+                let head = head_of(&response);
                 let announced = response.body().content_length();
-                let reader = coding.decode(response.body_mut().as_reader());
+                let reader = head.coding.decode(response.body_mut().as_reader());
                 match reader::read_text(reader, announced, settings.limits.body) {
                     Ok(body) => {
                         seen.received = Some(body.len());
                         Attempt::Done(Received {
                             body,
-                            request_id,
-                            headers,
+                            request_id: head.request_id,
+                            headers: head.headers,
                         })
                     }
                     Err(BodyError::Refused(error)) => Attempt::Failed(error),

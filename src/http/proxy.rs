@@ -9,12 +9,15 @@ use std::net::IpAddr;
 use base64::Engine;
 use ureq::config::Config;
 use ureq::http::{HeaderValue, Uri};
-use ureq::unversioned::transport::{Buffers, ConnectionDetails, Connector, NextTimeout, Transport};
+use ureq::unversioned::transport::{
+    Buffers, ConnectProxyConnector, ConnectionDetails, Connector, NextTimeout, RustlsConnector,
+    Transport,
+};
 use ureq::{Agent, Proxy};
 
 use crate::config::ProxySetting;
 use crate::error::{Error, Result};
-use crate::http::connect;
+use crate::http::connect::{self, TcpConnect};
 use crate::http::resolve::Resolve;
 use crate::log::shown_url;
 
@@ -47,14 +50,18 @@ impl Route {
     }
 
     /// An agent that connects as this route says, through chatwire's own
-    /// connector chain and resolver (whose sockets a cancel can reach).
+    /// resolver and TCP step (whose sockets a cancel can reach): for a
+    /// tunnel or none, in ureq's default chain in place of its TCP step.
     pub(crate) fn agent(&self, config: Config) -> Agent {
-        match self {
-            Route::Forward(forward) => {
-                Agent::with_parts(config, forward.clone(), Resolve::default())
-            }
-            _ => Agent::with_parts(config, connect::chain(), Resolve::default()),
+        if let Route::Forward(forward) = self {
+            return Agent::with_parts(config, forward.clone(), Resolve::default());
         }
+        let chain = ().chain(ConnectProxyConnector::default()).chain(TcpConnect);
+        Agent::with_parts(
+            config,
+            chain.chain(RustlsConnector::default()),
+            Resolve::default(),
+        )
     }
 }
 
