@@ -63,8 +63,7 @@ impl Pool {
         }
     }
 
-    /// One request to `url`: a 2xx or 3xx response with its body unread;
-    /// any other status is read and turned into an error.
+    /// One request to `url`: a 2xx or 3xx response, or an error.
     fn open_once(
         &self,
         url: Uri,
@@ -137,10 +136,8 @@ fn refused<T>(
 
 /// What chatwire keeps of a 2xx response's head.
 pub(crate) struct Head {
-    /// Every header, for the reply.
     pub(crate) headers: ResponseHeaders,
     pub(crate) request_id: Option<String>,
-    /// How the body is coded.
     pub(crate) coding: Coding,
     /// The body is one JSON document (a server that did not stream).
     pub(crate) is_json: bool,

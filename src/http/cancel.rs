@@ -119,27 +119,6 @@ impl CancelToken {
             _not_send: PhantomData,
         }
     }
-
-    /// Takes `target` as what a cancel must interrupt; fails when the
-    /// request is already stopped, so that nothing new starts blocking.
-    fn hold(&self, target: &Arc<dyn Interrupt>) -> io::Result<()> {
-        let mut state = self.lock();
-        if state.cancelled {
-            return Err(io::Error::new(
-                io::ErrorKind::ConnectionAborted,
-                "the request was stopped",
-            ));
-        }
-        target.claim(self.0.id);
-        if !state
-            .target
-            .as_ref()
-            .is_some_and(|held| Arc::ptr_eq(held, target))
-        {
-            state.target = Some(target.clone());
-        }
-        Ok(())
-    }
 }
 
 /// Something a blocked request waits on that another thread can wake: the
@@ -163,20 +142,29 @@ pub(crate) trait Interrupt: Send + Sync {
 }
 
 thread_local! {
-    /// The token the current thread works for, if any.
     static CURRENT: RefCell<Option<CancelToken>> = const { RefCell::new(None) };
 }
 
 /// Hands `target` to the token the calling thread works for (if any) before
-/// blocking on it, so that a cancel can interrupt it.
-/// Fails when that request is already stopped.
+/// blocking on it, so that a cancel can interrupt it. Fails when that
+/// request is already stopped, so that nothing new starts blocking.
 pub(crate) fn hold(target: &Arc<dyn Interrupt>) -> io::Result<()> {
-    CURRENT.with(|current| match &*current.borrow() {
-        Some(token) => token.hold(target),
-        None => {
+    CURRENT.with(|current| {
+        let Some(token) = &*current.borrow() else {
             target.claim(0);
-            Ok(())
+            return Ok(());
+        };
+        let mut state = token.lock();
+        if state.cancelled {
+            let stopped = "the request was stopped";
+            return Err(io::Error::new(io::ErrorKind::ConnectionAborted, stopped));
         }
+        target.claim(token.0.id);
+        let held = state.target.as_ref();
+        if !held.is_some_and(|held| Arc::ptr_eq(held, target)) {
+            state.target = Some(target.clone());
+        }
+        Ok(())
     })
 }
 

@@ -24,7 +24,6 @@ use crate::http::cancel::{self, Interrupt};
 use crate::http::stack;
 
 thread_local! {
-    /// The longest a read on this thread may wait, when set.
     static PATIENCE: Cell<Option<Duration>> = const { Cell::new(None) };
 }
 
@@ -175,7 +174,6 @@ pub(crate) struct SharedSocket {
     /// [`Interrupt::claim`]. A lock, not an atomic, so that no claim can
     /// come between a cancel's check and its shutdown.
     owner: Mutex<u64>,
-    /// The id of the process that opened it.
     pid: u32,
 }
 
@@ -225,7 +223,6 @@ pub(crate) struct Interruptible {
 const HOLD_BYTES: usize = 64 * 1024;
 
 impl Interruptible {
-    /// Writes the held output.
     fn flush(&mut self, timeout: NextTimeout) -> Result<(), ureq::Error> {
         if self.held.is_empty() {
             return Ok(());

@@ -53,10 +53,7 @@ impl Destination {
             .parse()
             .map_err(|_| Error::Config(format!("bad URL {}", shown_url(&endpoint))))?;
         let route = proxy::route(&uri, &network.proxy)?;
-        let speaks_tls = endpoint
-            .get(..6)
-            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:"));
-        let tls = tls::config(&network, speaks_tls)?;
+        let tls = tls::config(&network, uri.scheme_str() == Some("https"))?;
         Ok(Destination {
             endpoint,
             credential,
@@ -133,7 +130,6 @@ impl Pool {
 /// What ureq lacks: fork safety (a child would read its parent's answers).
 pub(crate) struct ProcessAgent {
     built: ureq::Agent,
-    /// The id of the process `built` belongs to.
     pid: u32,
     /// What a child's agent is built from.
     config: Config,

@@ -19,9 +19,8 @@ const PRESIZE_BYTES: u64 = 1024 * 1024;
 /// Why a whole body could not be had.
 #[derive(Debug)]
 pub(crate) enum BodyError {
-    /// The connection failed while the body came.
     Io(std::io::Error),
-    /// The body came, but is longer than the limit or not UTF-8.
+    /// Longer than the limit, or not UTF-8.
     Refused(Error),
 }
 
@@ -60,7 +59,6 @@ const LEFTOVER_BYTES: usize = 16 * 1024;
 /// The body of a streamed answer, read as it arrives.
 pub(crate) struct StreamReader {
     pub(crate) request_id: Option<String>,
-    /// Every response header, for the reply.
     pub(crate) headers: ResponseHeaders,
     /// The server answered with one JSON body instead of a stream.
     pub(crate) is_json: bool,

@@ -54,16 +54,12 @@ pub(crate) struct Seen {
 /// that says the quota is used up, which no waiting fixes.
 pub(crate) fn status_is_retryable(api: &ApiError) -> bool {
     match api.status {
-        Some(429) => !is_insufficient_quota(api),
+        Some(429) => ![&api.kind, &api.code]
+            .into_iter()
+            .any(|field| field.as_deref() == Some("insufficient_quota")),
         Some(408 | 409 | 500..=599) => true,
         _ => false,
     }
-}
-
-fn is_insufficient_quota(api: &ApiError) -> bool {
-    [&api.kind, &api.code]
-        .into_iter()
-        .any(|field| field.as_deref() == Some("insufficient_quota"))
 }
 
 /// The pause before retry number `retry + 1`: 0.5 s doubling per retry,
