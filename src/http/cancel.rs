@@ -127,12 +127,9 @@ pub(crate) trait Interrupt: Send + Sync {
     /// Makes the blocked call (and any later one) fail at once.
     fn interrupt(&self);
 
-    /// Records which token may interrupt it from now on (its id; 0 for a
-    /// request no token stops). A connection goes back to the pool while
-    /// its request's thread still works for the token, and another request
-    /// may take it at once: the claim keeps a late cancel of the first
-    /// from reaching the second. What only one request ever waits on (a
-    /// name lookup) needs no claim.
+    /// Records which token may interrupt it from now on (its id; 0 for
+    /// none): a pooled connection another request took at once is then
+    /// spared a late cancel of the first. A name lookup needs no claim.
     fn claim(&self, _owner: u64) {}
 
     /// Interrupts, if the token `owner` still holds the claim.

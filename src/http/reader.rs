@@ -24,11 +24,9 @@ pub(crate) enum BodyError {
     Refused(Error),
 }
 
-/// Reads a whole body as text. Fails past `limit` bytes, counted as read:
-/// the reader decompresses, so a compressed bomb stops at the limit,
-/// whatever its size on the wire. `announced` is the length the server
-/// announced, if any: room for it saves the small reads that grow an empty
-/// buffer, but no more than [`PRESIZE_BYTES`] is made before bytes arrive.
+/// Reads a whole body as text, failing past `limit` bytes as decompressed.
+/// Room for the `announced` length saves the small reads that grow an
+/// empty buffer, but no more than [`PRESIZE_BYTES`] before bytes arrive.
 pub(crate) fn read_text(
     reader: impl Read,
     announced: Option<u64>,
@@ -88,10 +86,8 @@ impl StreamReader {
         }
     }
 
-    /// Reads what is left of the body after the reply's end (a chunked
-    /// body's last chunk, say) if it has arrived or arrives at once: then the
-    /// connection goes back to the pool. Otherwise it is closed when the
-    /// reader is dropped.
+    /// Reads what is left after the reply's end (a chunked body's last
+    /// chunk, say) if it comes at once: then the connection can be pooled.
     pub(crate) fn finish(&mut self) {
         let _entered = self.token.enter();
         connect::with_patience(LEFTOVER_PATIENCE, || {
@@ -117,8 +113,7 @@ impl StreamReader {
     }
 
     /// Reads the next bytes; 0 at the end of the body. No read waits
-    /// longer than the idle timeout: a socket timeout, not a thread that
-    /// watches the stream.
+    /// longer than the idle timeout.
     pub(crate) fn read(&mut self, buffer: &mut [u8]) -> Result<usize> {
         self.read_within(buffer, self.settings.idle_timeout)
     }
@@ -159,8 +154,7 @@ impl Read for Reads<'_> {
 }
 
 impl Drop for StreamReader {
-    /// The stream's own line: the attempt's line was logged when its head
-    /// came, before any of its body.
+    /// The stream's own line: the attempt's was logged when its head came.
     fn drop(&mut self) {
         log::line(
             ::log::Level::Info,

@@ -61,7 +61,11 @@ impl Resolver for Resolve {
                 addrs.push(addr);
             }
         };
-        if !self.cached(scheme, authority, &mut keep) {
+        let cache = || self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        let same = |found: &Found| found.authority == authority && found.scheme == scheme;
+        let fresh = |found: &&Found| same(found) && found.until.is_none_or(|t| Instant::now() < t);
+        let cached = cache().iter().find(fresh).map(|found| keep(&found.addrs));
+        if cached.is_none() {
             let (host, port) = host_and_port(uri)?;
             let (found, until) = match without_lookup(host, port) {
                 Some(found) => (found, None),
@@ -75,7 +79,12 @@ impl Resolver for Resolve {
                 }
             };
             keep(&found);
-            self.remember(Found {
+            let mut cache = cache();
+            cache.retain(|other| !same(other));
+            if cache.len() >= MAX_CACHED {
+                cache.clear();
+            }
+            cache.push(Found {
                 scheme: scheme.to_owned(),
                 authority: authority.to_owned(),
                 addrs: found,
@@ -86,31 +95,6 @@ impl Resolver for Resolve {
             return Err(ureq::Error::HostNotFound);
         }
         Ok(addrs)
-    }
-}
-
-impl Resolve {
-    /// Hands the cached addresses of `scheme://authority` to `keep`, if
-    /// they are there and still good.
-    fn cached(&self, scheme: &str, authority: &str, keep: impl FnOnce(&[SocketAddr])) -> bool {
-        let cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
-        let found = cache.iter().find(|found| {
-            found.authority == authority
-                && found.scheme == scheme
-                && found.until.is_none_or(|until| Instant::now() < until)
-        });
-        found.map(|found| keep(&found.addrs)).is_some()
-    }
-
-    fn remember(&self, found: Found) {
-        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
-        let same =
-            |other: &Found| other.authority == found.authority && other.scheme == found.scheme;
-        cache.retain(|other| !same(other));
-        if cache.len() >= MAX_CACHED {
-            cache.clear();
-        }
-        cache.push(found);
     }
 }
 

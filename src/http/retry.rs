@@ -83,18 +83,14 @@ fn random_fraction() -> f64 {
 pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
     if let Some(ms) = header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
-        return seconds(ms / 1000.0);
+        return Duration::try_from_secs_f64(ms / 1000.0).ok();
     }
     let value = header("retry-after")?.trim();
     if let Ok(secs) = value.parse::<f64>() {
-        return seconds(secs);
+        return Duration::try_from_secs_f64(secs).ok();
     }
     let date = httpdate::parse_http_date(value).ok()?;
     Some(date.duration_since(now).unwrap_or(Duration::ZERO))
-}
-
-fn seconds(secs: f64) -> Option<Duration> {
-    Duration::try_from_secs_f64(secs).ok()
 }
 
 impl Pool {
