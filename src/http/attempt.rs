@@ -20,11 +20,9 @@ use crate::response_headers::{self, RequestId, ResponseHeaders};
 use crate::wire;
 
 impl Pool {
-    /// Sends the request and returns a 2xx response with its body unread,
-    /// following the redirects [`redirect::follow`] allows; any other status
-    /// is read and turned into an error. The credential header is taken
-    /// once per attempt: a callback's fresh token (a failing callback fails
-    /// the attempt for good), else the key's header made once.
+    /// Sends the request, following the redirects [`redirect::follow`]
+    /// allows: a 2xx response with its body unread, or an error. The
+    /// credential is taken per attempt (a failing callback fails for good).
     pub(crate) fn open(
         &self,
         body: &[u8],
@@ -52,13 +50,12 @@ impl Pool {
                 .headers()
                 .get("location")
                 .and_then(|value| value.to_str().ok());
-            match redirect::follow(url, status, location, hops, request_id(&response)) {
-                Ok(next) => {
-                    redirected = next;
-                    url = &redirected;
-                }
+            redirected = match redirect::follow(url, status, location, hops, request_id(&response))
+            {
+                Ok(next) => next,
                 Err(error) => return Attempt::Failed(error),
-            }
+            };
+            url = &redirected;
             hops += 1;
         }
     }

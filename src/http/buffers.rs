@@ -6,8 +6,8 @@
 
 use ureq::unversioned::transport::Buffers;
 
-/// The input buffer's first size: a response's head and the first pieces
-/// of its body, as servers send them.
+/// The input buffer's first size: a response's head and its body's first
+/// pieces.
 const FIRST_INPUT: usize = 4 * 1024;
 /// The input buffer grows once less than this is free for the next read.
 const MIN_FREE: usize = 2 * 1024;
@@ -72,8 +72,7 @@ impl GrowingBuffers {
     }
 
     /// Lets the output buffer go until the next request needs it: for a
-    /// thread that will wait long for its answer (a caller's thread sending
-    /// one request after another keeps it, rather than make it anew).
+    /// thread that will wait long for its answer.
     pub(crate) fn release_output(&mut self) {
         self.output = Vec::new();
     }

@@ -1,10 +1,7 @@
-//! Opening connections: ureq's connector chain with a TCP step of our own.
-//!
-//! What ureq's TCP step lacks: a cancel of one request, in every phase (its
-//! `ShutdownHandle` is agent-wide and registered only once connected); a
-//! read's patience changed mid-body; a worker that waits holding no output.
-//! A pooled socket serves whichever request does I/O on it, so every read
-//! and write first hands the socket to that request's token ([`cancel::hold`]).
+//! A TCP step of our own in ureq's connector chain. What ureq's lacks: a
+//! cancel of one request in every phase (its `ShutdownHandle` is agent-wide
+//! and registered only once connected), a read's patience changed mid-body,
+//! and a worker that waits holding no output.
 
 use std::cell::Cell;
 use std::fmt;
@@ -60,8 +57,7 @@ pub(crate) fn is_silence(error: &(dyn std::error::Error + 'static)) -> bool {
 /// Each address of a host gets at least this much of the connect timeout.
 const MIN_ATTEMPT: Duration = Duration::from_millis(10);
 
-/// Opens TCP connections that a cancel token can interrupt; passes on one
-/// an earlier step (a proxy) made.
+/// Opens TCP connections a cancel can interrupt; passes on one a proxy made.
 #[derive(Debug)]
 pub(crate) struct TcpConnect;
 
@@ -145,8 +141,7 @@ fn tries_next_address(error: &io::Error) -> bool {
     )
 }
 
-/// Connects one socket, handed to the cancel token before the handshake
-/// so that a cancel ends the wait for a server that never answers.
+/// Connects one socket, handed to the cancel token before the handshake.
 fn connect_one(addr: SocketAddr, budget: Option<Duration>) -> io::Result<Arc<SharedSocket>> {
     let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
     #[cfg(target_vendor = "apple")]
@@ -201,10 +196,9 @@ impl Interrupt for SharedSocket {
     }
 }
 
-/// A TCP transport for ureq that hands its socket to the request's cancel
-/// token before each read and write. A request's head and body leave in
-/// one write (held until ureq waits for the answer), and the socket's
-/// timeouts are set only when the time left falls below them.
+/// A TCP transport that hands its socket to the cancel token of the request
+/// doing each read and write (a pooled socket serves many). A request's head
+/// and body leave in one write, held until ureq waits for the answer.
 pub(crate) struct Interruptible {
     socket: Arc<SharedSocket>,
     /// The same socket, as the token holds it.

@@ -22,8 +22,7 @@ pub(crate) enum Decoded<R> {
 /// How a body was coded, as its headers say.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Coding {
-    /// As it is: no coding, or one that was not asked for (a body that is
-    /// then not JSON fails as such).
+    /// No coding, or one not asked for (a body then not JSON fails as such).
     AsSent,
     /// gzip (or `x-gzip`, its old name).
     Gzip,
@@ -37,14 +36,10 @@ impl Coding {
 
     /// The coding a `content-encoding` header's value names.
     pub(crate) fn named(value: Option<&str>) -> Coding {
-        let gzip = value.is_some_and(|coding| {
-            let coding = coding.trim();
-            coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip")
-        });
-        if gzip {
-            Coding::Gzip
-        } else {
-            Coding::AsSent
+        match value.map(str::trim) {
+            Some(name) if name.eq_ignore_ascii_case("gzip") => Coding::Gzip,
+            Some(name) if name.eq_ignore_ascii_case("x-gzip") => Coding::Gzip,
+            _ => Coding::AsSent,
         }
     }
 

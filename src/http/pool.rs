@@ -15,8 +15,7 @@ use crate::http::{decompress, tls};
 use crate::log::shown_url;
 use crate::secrets::Secrets;
 
-/// Room in the input buffer past the header limit: a response's head of
-/// the limit's size, and the first bytes of its body read with it.
+/// Room in the input buffer past the header limit, for a body's first bytes.
 const INPUT_SLACK: usize = 16 * 1024;
 
 /// The connection pool, the endpoint and the credential, shared by every clone of a client.
@@ -41,9 +40,8 @@ pub(crate) struct Destination {
 }
 
 impl Destination {
-    /// Reads the route and the trust for `endpoint` as `network` says.
-    /// Fails with [`Error::Config`](crate::Error::Config) for an unusable
-    /// proxy, CA file or client certificate.
+    /// Reads the route and the trust for `endpoint`; an unusable proxy, CA
+    /// file or client certificate is an [`Error::Config`](crate::Error::Config).
     pub(crate) fn read(
         endpoint: String,
         credential: Credential,
@@ -149,10 +147,9 @@ impl ProcessAgent {
         self.in_child(pid)
     }
 
-    /// The agent of a forked child: never the parent's connections. Only
-    /// `try_lock`: a lock held by a thread of the parent at the fork is
-    /// never released in the child, which then gets a new pool per request
-    /// (correct, without reuse).
+    /// The agent of a forked child. Only `try_lock`: a lock a thread of the
+    /// parent held at the fork stays held, and the child then gets a new
+    /// pool per request (correct, without reuse).
     #[cold]
     fn in_child(&self, pid: u32) -> ureq::Agent {
         let mut child = match self.child.try_lock() {
@@ -166,8 +163,7 @@ impl ProcessAgent {
         }
     }
 
-    /// A new agent with an empty pool, its own resolver cache and TLS
-    /// session cache, built as the first was.
+    /// A new agent with empty pool and caches, built as the first was.
     fn fresh(&self) -> ureq::Agent {
         self.route.agent(self.config.clone())
     }

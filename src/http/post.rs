@@ -56,10 +56,7 @@ impl Pool {
     }
 
     /// Posts a JSON body and returns a reader over the 2xx answer as it
-    /// arrives. The reader fails with [`Error::Timeout`](crate::Error::Timeout)
-    /// when nothing arrives for the idle timeout, and with
-    /// [`Error::Cancelled`](crate::Error::Cancelled) once the token is
-    /// cancelled.
+    /// arrives, which answers to the idle timeout and the token.
     pub(crate) fn post_stream(
         &self,
         body: &[u8],

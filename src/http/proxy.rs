@@ -50,8 +50,7 @@ impl Route {
     }
 
     /// An agent that connects as this route says, through chatwire's own
-    /// resolver and TCP step (whose sockets a cancel can reach): for a
-    /// tunnel or none, in ureq's default chain in place of its TCP step.
+    /// resolver and TCP step (in ureq's chain), whose sockets a cancel reaches.
     pub(crate) fn agent(&self, config: Config) -> Agent {
         if let Route::Forward(forward) = self {
             return Agent::with_parts(config, forward.clone(), Resolve::default());
@@ -65,9 +64,8 @@ impl Route {
     }
 }
 
-/// An HTTP proxy that takes requests in absolute form, and the connector
-/// chain of an agent that sends them to it (ureq would tunnel them with
-/// CONNECT, which most proxies allow to port 443 only).
+/// An HTTP proxy that takes requests in absolute form, as a connector (ureq
+/// would tunnel them with CONNECT, which most proxies allow to 443 only).
 #[derive(Clone)]
 pub(crate) struct Forward {
     proxy: Proxy,
@@ -179,13 +177,10 @@ fn env_value(names: &[&'static str]) -> Option<(&'static str, String)> {
 }
 
 /// Whether `NO_PROXY`-style `rules` send `host:port` around the proxy, as
-/// curl reads them: entries separated by commas (or spaces); `*` alone
-/// matches every host; `example.com` and `.example.com` match that host and
-/// every name under it; an entry with `:port` matches that port only; IP
-/// addresses match exactly, or as a range with `/bits` (`10.0.0.0/8`);
-/// IPv6 addresses may be in brackets. Case does not matter. (ureq's
-/// NO_PROXY has no ports or ranges, and its `example.com` leaves out the
-/// names under it.)
+/// curl reads them: entries split by commas or spaces; `*` matches all;
+/// `example.com` and `.example.com` match it and every name under it (not
+/// so in ureq); `:port` limits to that port; IP addresses match exactly or
+/// as a range (`10.0.0.0/8`), IPv6 ones also in brackets; case is ignored.
 pub(crate) fn bypasses(rules: &str, host: &str, port: u16) -> bool {
     let host = host.trim_start_matches('[').trim_end_matches(']');
     let host = host.trim_end_matches('.').to_ascii_lowercase();

@@ -143,8 +143,7 @@ impl StreamReader {
     }
 }
 
-/// A [`StreamReader`] as an [`io::Read`](Read), its errors carried inside
-/// `io::Error`, for reading a whole body with [`read_text`].
+/// A [`StreamReader`] as an [`io::Read`](Read), for [`read_text`].
 struct Reads<'a>(&'a mut StreamReader);
 
 impl Read for Reads<'_> {

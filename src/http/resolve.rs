@@ -1,8 +1,6 @@
-//! Turning a URL's host into addresses: IP literals and `localhost` at
-//! once, names through the system's resolver at most every [`CACHE_FOR`].
-//!
-//! What ureq's resolver lacks: a cancel cannot end its wait for a lookup,
-//! and it looks the host up before every request, pooled connection or not.
+//! Turning a URL's host into addresses: IP literals and `localhost` at once,
+//! names at most every [`CACHE_FOR`]. What ureq's resolver lacks: a cancel
+//! of its wait, and no lookup per request (it starts a thread for each).
 
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
@@ -40,8 +38,7 @@ struct Found {
     scheme: String,
     authority: String,
     addrs: Vec<SocketAddr>,
-    /// When a looked-up name must be looked up again; never for an IP
-    /// literal or `localhost`.
+    /// When a looked-up name must be looked up again.
     until: Option<Instant>,
 }
 

@@ -5,8 +5,7 @@
 //! alone takes about 9 KiB), and a touched page of stack stays in memory
 //! until the thread ends: with a thousand requests in flight, about 10 MiB
 //! for nothing. So a worker's first wait after it wrote a request gives the
-//! pages below its frame back to the system (on Linux), as glibc does for
-//! an ended thread's stack. A caller's thread is never touched.
+//! pages below its frame back (on Linux). A caller's thread is untouched.
 
 use std::cell::Cell;
 

@@ -111,9 +111,8 @@ fn read_system_roots() -> Result<Vec<Certificate<'static>>> {
         .collect())
 }
 
-/// The certificates in the PEM file `path`, named as `what`; a file
-/// without one is an error, so that a wrong path or a key file is noticed
-/// when it is set.
+/// The certificates in the PEM file `path`; none is an error, so that a
+/// wrong path or a key file is noticed when it is set.
 fn read_certs(what: &str, path: &Path) -> Result<Vec<Certificate<'static>>> {
     let (certs, _) = read_pem(what, path)?;
     if certs.is_empty() {
@@ -123,10 +122,8 @@ fn read_certs(what: &str, path: &Path) -> Result<Vec<Certificate<'static>>> {
     Ok(certs)
 }
 
-/// The certificate chain and key of a client certificate, checked as the
-/// TLS library will use them (a key of a kind it cannot sign with, or one
-/// that is not the first certificate's, is refused here rather than when
-/// the first connection is made, which is where ureq would).
+/// The certificate chain and key of a client certificate, checked here as
+/// the TLS library will use them (ureq would at the first connection).
 fn read_client_cert(files: &ClientCertFiles) -> Result<ClientCert> {
     let chain = read_certs("client certificate file", &files.cert)?;
     let (_, mut keys) = read_pem("client key file", &files.key)?;
@@ -149,9 +146,8 @@ fn read_client_cert(files: &ClientCertFiles) -> Result<ClientCert> {
     Ok(ClientCert::new_with_certs(&chain, key))
 }
 
-/// Whether the TLS library accepts this chain and key together: the check
-/// its client configuration makes. The words say what is wrong, never what
-/// the key holds.
+/// Whether the TLS library accepts this chain and key together. The words
+/// say what is wrong, never what the key holds.
 fn check_pair(
     chain: &[Certificate<'static>],
     key: &PrivateKey<'static>,
@@ -160,8 +156,6 @@ fn check_pair(
     let provider = rustls::crypto::CryptoProvider::get_default()
         .cloned()
         .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()));
-    // The DER says which kind of key it is (PKCS#1, PKCS#8 or SEC1), as
-    // its PEM label did.
     let der = PrivateKeyDer::try_from(key.der())
         .map_err(|_| "the key is of a kind chatwire cannot read".to_owned())?
         .clone_key();
@@ -231,8 +225,7 @@ pub(crate) fn certificate_failure(error: &ureq::Error) -> Option<String> {
     })
 }
 
-/// What a server's alert says: most ask for, or refuse, the client's own
-/// certificate.
+/// What a server's alert says about the client's own certificate.
 fn alert_meaning(alert: rustls::AlertDescription) -> Option<&'static str> {
     use rustls::AlertDescription as A;
     Some(match alert {
