@@ -51,8 +51,8 @@ impl Coding {
     }
 }
 
-/// Kept out of line: the decompressor's state is made on the stack before
-/// it moves to the heap, and only a gzip body should pay for that stack.
+/// Out of line: the decompressor is made on the stack before it moves to
+/// the heap, and only a gzip body should pay for that stack.
 #[inline(never)]
 fn gunzip<R: Read>(reader: R) -> Decoded<R> {
     // Several gzip members one after another are one body (RFC 1952).

@@ -1,6 +1,5 @@
-//! What went wrong, in chatwire's words: ureq's and the socket's errors
-//! sorted into timeouts (which one ran out), retryable connection trouble,
-//! refused certificates, limits, and the rest.
+//! ureq's and the socket's errors in chatwire's words: which timeout ran
+//! out, retryable connection trouble, refused certificates, limits.
 
 use std::time::Duration;
 

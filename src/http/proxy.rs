@@ -24,7 +24,6 @@ use crate::log::shown_url;
 /// How a client reaches its endpoint.
 #[derive(Clone)]
 pub(crate) enum Route {
-    /// Straight to the server.
     Direct,
     /// Through a proxy that ureq drives: CONNECT for `https://`, or SOCKS.
     Tunnel(Proxy),

@@ -72,7 +72,7 @@ pub(crate) struct StreamReader {
 }
 
 impl StreamReader {
-    /// Reads the rest of the body as text, for a server that did not stream.
+    /// Reads the rest of the body as text (a server that did not stream).
     pub(crate) fn read_all(&mut self) -> Result<String> {
         let limit = self.settings.limits.body;
         match read_text(Reads(self), None, limit) {

@@ -1,5 +1,5 @@
-//! What an attempt came to, when to try a request again, how long to wait
-//! first, and the loop that runs the attempts and logs one line for each.
+//! What an attempt came to, the retry policy, and the loop that runs the
+//! attempts and logs one line for each.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
