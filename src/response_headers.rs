@@ -95,6 +95,54 @@ impl<'a> FromIterator<(&'a str, &'a str)> for ResponseHeaders {
     }
 }
 
+/// Response headers that carry a request id, in order of preference:
+/// OpenAI and most gateways, Anthropic-style APIs, Azure API Management,
+/// Azure, AWS API Gateway and Bedrock, LiteLLM, Kong (Mistral), and last
+/// Cloudflare's ray id, which names the edge hop rather than the request.
+/// The one list; docs/c-api.md names it for users of `Reply::request_id` and C.
+pub(crate) const REQUEST_ID_HEADERS: [&str; 8] = [
+    "x-request-id",
+    "request-id",
+    "apim-request-id",
+    "x-ms-request-id",
+    "x-amzn-requestid",
+    "x-litellm-call-id",
+    "x-kong-request-id",
+    "cf-ray",
+];
+
+/// The request id among `headers`, by [`REQUEST_ID_HEADERS`]' preference.
+pub(crate) fn request_id<'a>(
+    headers: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Option<String> {
+    let mut request_id = RequestId::default();
+    for (name, value) in headers {
+        request_id.consider(name, value);
+    }
+    request_id.best()
+}
+
+/// The best request id among the headers seen so far, by
+/// [`REQUEST_ID_HEADERS`]' preference.
+#[derive(Default)]
+pub(crate) struct RequestId<'a>(Option<(usize, &'a str)>);
+
+impl<'a> RequestId<'a> {
+    pub(crate) fn consider(&mut self, name: &str, value: &'a str) {
+        let Some(rank) = REQUEST_ID_HEADERS.iter().position(|id| *id == name) else {
+            return;
+        };
+        let value = value.trim();
+        if !value.is_empty() && self.0.is_none_or(|(best, _)| rank < best) {
+            self.0 = Some((rank, value));
+        }
+    }
+
+    pub(crate) fn best(self) -> Option<String> {
+        self.0.map(|(_, value)| value.to_owned())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,30 +12,28 @@ use crate::config::{CredentialHeader, Settings};
 use crate::error::Error;
 use crate::http::decompress::Coding;
 use crate::http::failure;
-use crate::http::outcome::{Attempt, Seen};
 use crate::http::pool::Pool;
+use crate::http::proxy::{Forward, Route};
 use crate::http::redirect;
-use crate::http::retry;
-use crate::response_headers::ResponseHeaders;
+use crate::http::retry::{self, Attempt, Seen};
+use crate::response_headers::{self, RequestId, ResponseHeaders};
 use crate::wire;
 
 impl Pool {
-    /// Sends the request and returns a 2xx response with its body unread,
-    /// following the redirects [`redirect::follow`] allows; any other status
-    /// is read and turned into an error. The credential header is taken
-    /// once per attempt: a callback's fresh token (a failing callback fails
-    /// the attempt for good), else the key's header made once.
+    /// Sends the request, following the redirects [`redirect::follow`]
+    /// allows: a 2xx response with its body unread, or an error. The
+    /// credential is taken per attempt (a failing callback fails for good).
     pub(crate) fn open(
         &self,
         body: &[u8],
         settings: &Settings,
         seen: &mut Seen,
     ) -> Attempt<Response<Body>> {
-        let credential = match self.credential.header() {
+        let credential = match self.destination.credential.header() {
             Ok(header) => header,
             Err(error) => return Attempt::Failed(error),
         };
-        let mut url = &self.uri;
+        let mut url = &self.destination.uri;
         let mut redirected;
         let mut hops = 0;
         loop {
@@ -52,19 +50,17 @@ impl Pool {
                 .headers()
                 .get("location")
                 .and_then(|value| value.to_str().ok());
-            match redirect::follow(url, status, location, hops, request_id(&response)) {
-                Ok(next) => {
-                    redirected = next;
-                    url = &redirected;
-                }
+            redirected = match redirect::follow(url, status, location, hops, request_id(&response))
+            {
+                Ok(next) => next,
                 Err(error) => return Attempt::Failed(error),
-            }
+            };
+            url = &redirected;
             hops += 1;
         }
     }
 
-    /// One request to `url`: a 2xx or 3xx response with its body unread;
-    /// any other status is read and turned into an error.
+    /// One request to `url`: a 2xx or 3xx response, or an error.
     fn open_once(
         &self,
         url: Uri,
@@ -85,12 +81,18 @@ impl Pool {
         for (name, value) in settings.headers.iter() {
             headers.append(name.clone(), value.clone());
         }
-        if let Some(authorization) = self.route.proxy_authorization() {
+        if let Route::Forward(Forward {
+            authorization: Some(authorization),
+            ..
+        }) = &self.destination.route
+        {
             headers.append(PROXY_AUTHORIZATION, authorization.clone());
         }
         let mut response = match self.agent.current().run(request) {
             Ok(response) => response,
-            Err(error) => return failure::of_transport(&self.endpoint, error, settings),
+            Err(error) => {
+                return failure::of_transport(&self.destination.endpoint, error, settings)
+            }
         };
         let status = response.status().as_u16();
         seen.status = Some(status);
@@ -131,10 +133,8 @@ fn refused<T>(
 
 /// What chatwire keeps of a 2xx response's head.
 pub(crate) struct Head {
-    /// Every header, for the reply.
     pub(crate) headers: ResponseHeaders,
     pub(crate) request_id: Option<String>,
-    /// How the body is coded.
     pub(crate) coding: Coding,
     /// The body is one JSON document (a server that did not stream).
     pub(crate) is_json: bool,
@@ -174,51 +174,10 @@ pub(crate) fn head_of(response: &Response<Body>) -> Head {
     }
 }
 
-/// Response headers that carry a request id, in order of preference:
-/// OpenAI and most gateways, Anthropic-style APIs, Azure API Management,
-/// Azure, AWS API Gateway and Bedrock, LiteLLM, Kong (Mistral), and last
-/// Cloudflare's ray id, which names the edge hop rather than the request.
-/// The one list: the docs of `Reply::request_id` and of the C API point here.
-pub(crate) const REQUEST_ID_HEADERS: [&str; 8] = [
-    "x-request-id",
-    "request-id",
-    "apim-request-id",
-    "x-ms-request-id",
-    "x-amzn-requestid",
-    "x-litellm-call-id",
-    "x-kong-request-id",
-    "cf-ray",
-];
-
-/// The request id of a response that is not kept, by
-/// [`REQUEST_ID_HEADERS`]' preference.
-pub(crate) fn request_id(response: &Response<Body>) -> Option<String> {
-    let mut request_id = RequestId::default();
-    for (name, value) in response.headers() {
-        if let Ok(text) = value.to_str() {
-            request_id.consider(name.as_str(), text);
-        }
-    }
-    request_id.best()
-}
-
-/// The best request id among the headers seen so far, by
-/// [`REQUEST_ID_HEADERS`]' preference.
-#[derive(Default)]
-struct RequestId<'a>(Option<(usize, &'a str)>);
-
-impl<'a> RequestId<'a> {
-    fn consider(&mut self, name: &str, value: &'a str) {
-        let Some(rank) = REQUEST_ID_HEADERS.iter().position(|id| *id == name) else {
-            return;
-        };
-        let value = value.trim();
-        if !value.is_empty() && self.0.is_none_or(|(best, _)| rank < best) {
-            self.0 = Some((rank, value));
-        }
-    }
-
-    fn best(self) -> Option<String> {
-        self.0.map(|(_, value)| value.to_owned())
-    }
+/// The request id of a response whose headers are not kept.
+fn request_id(response: &Response<Body>) -> Option<String> {
+    let headers = response.headers().iter();
+    response_headers::request_id(
+        headers.filter_map(|(name, value)| Some((name.as_str(), value.to_str().ok()?))),
+    )
 }

@@ -1,16 +1,13 @@
-//! A connection's buffers, grown as a request needs them rather than made
-//! whole at once: a response's head must fit the input buffer whole, so
-//! the input buffer may reach the header limit, but nearly every answer
-//! needs a few KiB, and a thousand requests in flight each holding the
-//! header limit's worth would take a hundred MiB for nothing. The output
-//! buffer is needed only while a request is written: a background worker
-//! lets it go before it waits for the answer ([`GrowingBuffers::release_output`]),
-//! so a request in flight holds only the input buffer's first size.
+//! A connection's buffers, grown as a request needs them. What ureq lacks:
+//! its buffers are made whole at once, and a head must fit the input, so a
+//! thousand requests in flight would hold the header limit each (a hundred
+//! MiB) where nearly every answer needs a few KiB; and a worker lets the
+//! output go before it waits ([`GrowingBuffers::release_output`]).
 
 use ureq::unversioned::transport::Buffers;
 
-/// The input buffer's first size: a response's head and the first pieces
-/// of its body, as servers send them.
+/// The input buffer's first size: a response's head and its body's first
+/// pieces.
 const FIRST_INPUT: usize = 4 * 1024;
 /// The input buffer grows once less than this is free for the next read.
 const MIN_FREE: usize = 2 * 1024;
@@ -43,7 +40,6 @@ impl GrowingBuffers {
         }
     }
 
-    /// Moves the unconsumed input to the front.
     fn shift(&mut self) {
         if self.consumed == 0 {
             return;
@@ -76,8 +72,7 @@ impl GrowingBuffers {
     }
 
     /// Lets the output buffer go until the next request needs it: for a
-    /// thread that will wait long for its answer (a caller's thread sending
-    /// one request after another keeps it, rather than make it anew).
+    /// thread that will wait long for its answer.
     pub(crate) fn release_output(&mut self) {
         self.output = Vec::new();
     }

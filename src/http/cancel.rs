@@ -1,15 +1,10 @@
-//! Stopping one request from another thread, in every phase.
-//!
-//! What ureq lacks: its `ShutdownHandle` stops every connection of an agent,
-//! only once connected, and nothing ends its wait for a name lookup.
+//! Stopping one request from another thread, in every phase. What ureq
+//! lacks: its `ShutdownHandle` stops every connection of an agent, only once
+//! connected, and nothing ends its wait for a name lookup.
 //!
 //! While a thread works for a token ([`CancelToken::enter`]), whatever it
-//! blocks on (the socket of the pooled connection it uses, or the wait for a
-//! name lookup) hands itself to the token first ([`hold`]);
-//! [`CancelToken::cancel`] interrupts it: the socket is shut down, the
-//! blocked call fails at once, and the server sees the connection close.
-//! Across `fork()`, a cancel in a child never shuts down a socket its
-//! parent opened (`http::connect`).
+//! blocks on (a socket, the wait for a lookup) hands itself to the token
+//! first ([`hold`]), and [`CancelToken::cancel`] interrupts it.
 
 use std::cell::RefCell;
 use std::io;
@@ -75,7 +70,12 @@ impl CancelToken {
         {
             let mut state = self.lock();
             state.cancelled = true;
-            interrupt(&mut state, self.0.id);
+            // With the lock held, which `Entered` takes too: once the thread
+            // has stopped working for the token, none of its connections
+            // can be reached from here.
+            if let Some(target) = state.target.take() {
+                target.interrupt_for(self.0.id);
+            }
         }
         self.0.changed.notify_all();
     }
@@ -119,53 +119,17 @@ impl CancelToken {
             _not_send: PhantomData,
         }
     }
-
-    /// Takes `target` as what a cancel must interrupt; fails when the
-    /// request is already stopped, so that nothing new starts blocking.
-    fn hold(&self, target: &Arc<dyn Interrupt>) -> io::Result<()> {
-        let mut state = self.lock();
-        if state.cancelled {
-            return Err(io::Error::new(
-                io::ErrorKind::ConnectionAborted,
-                "the request was stopped",
-            ));
-        }
-        target.claim(self.0.id);
-        if !state
-            .target
-            .as_ref()
-            .is_some_and(|held| Arc::ptr_eq(held, target))
-        {
-            state.target = Some(target.clone());
-        }
-        Ok(())
-    }
-}
-
-/// Interrupts what the request is blocked on. Called with the token's lock
-/// held, which [`Entered`] takes too: once the thread has stopped working
-/// for the token, none of its connections can be reached from here.
-fn interrupt(state: &mut State, id: u64) {
-    if let Some(target) = state.target.take() {
-        target.interrupt_for(id);
-    }
 }
 
 /// Something a blocked request waits on that another thread can wake: the
 /// socket of its connection, or the wait for a name lookup.
-///
-/// The one place where a platform's way of waking a blocked call lives is
-/// the implementation for sockets (see `http::connect`).
 pub(crate) trait Interrupt: Send + Sync {
     /// Makes the blocked call (and any later one) fail at once.
     fn interrupt(&self);
 
-    /// Records which token may interrupt it from now on (its id; 0 for a
-    /// request no token stops). A connection goes back to the pool while
-    /// its request's thread still works for the token, and another request
-    /// may take it at once: the claim keeps a late cancel of the first
-    /// from reaching the second. What only one request ever waits on (a
-    /// name lookup) needs no claim.
+    /// Records which token may interrupt it from now on (its id; 0 for
+    /// none): a pooled connection another request took at once is then
+    /// spared a late cancel of the first. A name lookup needs no claim.
     fn claim(&self, _owner: u64) {}
 
     /// Interrupts, if the token `owner` still holds the claim.
@@ -175,20 +139,29 @@ pub(crate) trait Interrupt: Send + Sync {
 }
 
 thread_local! {
-    /// The token the current thread works for, if any.
     static CURRENT: RefCell<Option<CancelToken>> = const { RefCell::new(None) };
 }
 
 /// Hands `target` to the token the calling thread works for (if any) before
-/// blocking on it, so that a cancel can interrupt it.
-/// Fails when that request is already stopped.
+/// blocking on it, so that a cancel can interrupt it. Fails when that
+/// request is already stopped, so that nothing new starts blocking.
 pub(crate) fn hold(target: &Arc<dyn Interrupt>) -> io::Result<()> {
-    CURRENT.with(|current| match &*current.borrow() {
-        Some(token) => token.hold(target),
-        None => {
+    CURRENT.with(|current| {
+        let Some(token) = &*current.borrow() else {
             target.claim(0);
-            Ok(())
+            return Ok(());
+        };
+        let mut state = token.lock();
+        if state.cancelled {
+            let stopped = "the request was stopped";
+            return Err(io::Error::new(io::ErrorKind::ConnectionAborted, stopped));
         }
+        target.claim(token.0.id);
+        let held = state.target.as_ref();
+        if !held.is_some_and(|held| Arc::ptr_eq(held, target)) {
+            state.target = Some(target.clone());
+        }
+        Ok(())
     })
 }
 

@@ -1,38 +1,26 @@
-//! Opening connections: ureq's connector chain with a TCP step of our own.
-//!
-//! What ureq's TCP step lacks: a cancel of one request, in every phase (its
-//! `ShutdownHandle` is agent-wide and registered only once connected); a
-//! read's patience changed mid-body; a worker that waits holding no output.
-//! A pooled socket serves whichever request does I/O on it, so every read
-//! and write first hands the socket to that request's token ([`cancel::hold`]).
+//! A TCP step of our own in ureq's connector chain. What ureq's lacks: a
+//! cancel of one request in every phase (its `ShutdownHandle` is agent-wide
+//! and registered only once connected), a read's patience changed mid-body,
+//! and a worker that waits holding no output.
 
 use std::cell::Cell;
 use std::fmt;
 use std::io::{self, Read};
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
+use ureq::config::Config;
 use ureq::unversioned::transport::{
-    Buffers, ConnectProxyConnector, ConnectionDetails, Connector, Either, NextTimeout,
-    RustlsConnector, Transport,
+    Buffers, ConnectionDetails, Connector, Either, NextTimeout, Transport,
 };
 
 use crate::http::buffers::GrowingBuffers;
 use crate::http::cancel::{self, Interrupt};
 use crate::http::stack;
 
-/// ureq's default chain (CONNECT proxy, TCP, TLS) with [`TcpConnect`] in
-/// place of ureq's TCP step.
-pub(crate) fn chain() -> impl Connector {
-    ().chain(ConnectProxyConnector::default())
-        .chain(TcpConnect)
-        .chain(RustlsConnector::default())
-}
-
 thread_local! {
-    /// The longest a read on this thread may wait, when set.
     static PATIENCE: Cell<Option<Duration>> = const { Cell::new(None) };
 }
 
@@ -69,8 +57,7 @@ pub(crate) fn is_silence(error: &(dyn std::error::Error + 'static)) -> bool {
 /// Each address of a host gets at least this much of the connect timeout.
 const MIN_ATTEMPT: Duration = Duration::from_millis(10);
 
-/// Opens TCP connections that a cancel token can interrupt; passes on one
-/// an earlier step (a proxy) made.
+/// Opens TCP connections a cancel can interrupt; passes on one a proxy made.
 #[derive(Debug)]
 pub(crate) struct TcpConnect;
 
@@ -85,14 +72,30 @@ impl<In: Transport> Connector<In> for TcpConnect {
         if let Some(transport) = chained {
             return Ok(Some(Either::A(transport)));
         }
-        let socket = connect_any(&details.addrs, details.timeout)?;
-        let config = details.config;
-        if config.no_delay() {
-            socket.socket.set_tcp_nodelay(true)?;
-        }
-        let buffers = GrowingBuffers::new(config.input_buffer_size(), config.output_buffer_size());
-        Ok(Some(Either::B(Interruptible::new(socket, buffers))))
+        open(&details.addrs, details.config, details.timeout).map(|tcp| Some(Either::B(tcp)))
     }
+}
+
+/// A new connection to one of `addrs`, with buffers as `config` sizes them.
+pub(crate) fn open(
+    addrs: &[SocketAddr],
+    config: &Config,
+    timeout: NextTimeout,
+) -> Result<Interruptible, ureq::Error> {
+    let socket = connect_any(addrs, timeout)?;
+    if config.no_delay() {
+        socket.socket.set_tcp_nodelay(true)?;
+    }
+    let buffers = GrowingBuffers::new(config.input_buffer_size(), config.output_buffer_size());
+    Ok(Interruptible {
+        target: socket.clone(),
+        socket,
+        buffers,
+        held: Vec::new(),
+        read_timeout: None,
+        write_timeout: None,
+        just_read: false,
+    })
 }
 
 /// Tries the addresses in turn, each but the last with half of the time
@@ -138,8 +141,7 @@ fn tries_next_address(error: &io::Error) -> bool {
     )
 }
 
-/// Connects one socket, handed to the cancel token before the handshake
-/// so that a cancel ends the wait for a server that never answers.
+/// Connects one socket, handed to the cancel token before the handshake.
 fn connect_one(addr: SocketAddr, budget: Option<Duration>) -> io::Result<Arc<SharedSocket>> {
     let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
     #[cfg(target_vendor = "apple")]
@@ -167,49 +169,36 @@ pub(crate) struct SharedSocket {
     /// [`Interrupt::claim`]. A lock, not an atomic, so that no claim can
     /// come between a cancel's check and its shutdown.
     owner: Mutex<u64>,
-    /// The id of the process that opened it.
     pid: u32,
 }
 
-impl SharedSocket {
-    fn owner(&self) -> MutexGuard<'_, u64> {
-        self.owner.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Shuts the socket down (ending a blocked call; Windows needs its
-    /// pending I/O cancelled too), but not in a forked child: a shutdown
-    /// acts on the connection its parent still uses.
-    fn wake(&self) {
+impl Interrupt for SharedSocket {
+    /// Shuts the socket down (ending a blocked call and failing every later
+    /// one; Windows needs its pending I/O cancelled too), but not in a
+    /// forked child: a shutdown acts on the connection its parent still uses.
+    fn interrupt(&self) {
         if std::process::id() == self.pid {
             // An error means the socket is closed or shut down already.
             let _ = self.socket.shutdown(std::net::Shutdown::Both);
             crate::sys::cancel_pending_io(&self.socket);
         }
     }
-}
-
-impl Interrupt for SharedSocket {
-    /// Wakes the blocked call and fails every later one.
-    fn interrupt(&self) {
-        self.wake();
-    }
 
     fn claim(&self, owner: u64) {
-        *self.owner() = owner;
+        *self.owner.lock().unwrap_or_else(PoisonError::into_inner) = owner;
     }
 
     fn interrupt_for(&self, owner: u64) {
-        let current = self.owner();
+        let current = self.owner.lock().unwrap_or_else(PoisonError::into_inner);
         if *current == owner {
-            self.wake();
+            self.interrupt();
         }
     }
 }
 
-/// A TCP transport for ureq that hands its socket to the request's cancel
-/// token before each read and write. A request's head and body leave in
-/// one write (held until ureq waits for the answer), and the socket's
-/// timeouts are set only when the time left falls below them.
+/// A TCP transport that hands its socket to the cancel token of the request
+/// doing each read and write (a pooled socket serves many). A request's head
+/// and body leave in one write, held until ureq waits for the answer.
 pub(crate) struct Interruptible {
     socket: Arc<SharedSocket>,
     /// The same socket, as the token holds it.
@@ -228,19 +217,6 @@ pub(crate) struct Interruptible {
 const HOLD_BYTES: usize = 64 * 1024;
 
 impl Interruptible {
-    fn new(socket: Arc<SharedSocket>, buffers: GrowingBuffers) -> Interruptible {
-        Interruptible {
-            target: socket.clone(),
-            socket,
-            buffers,
-            held: Vec::new(),
-            read_timeout: None,
-            write_timeout: None,
-            just_read: false,
-        }
-    }
-
-    /// Writes the held output.
     fn flush(&mut self, timeout: NextTimeout) -> Result<(), ureq::Error> {
         if self.held.is_empty() {
             return Ok(());
@@ -279,11 +255,6 @@ impl Deadline {
         })
     }
 
-    /// The error of a call that reached the deadline.
-    fn expired(&self) -> ureq::Error {
-        ureq::Error::Timeout(self.reason)
-    }
-
     /// Sets the socket's timeout so that a blocked call ends by the deadline:
     /// one between half the time left and all of it is kept (a call it ends
     /// early is retried), else it becomes nine tenths of the time left.
@@ -298,7 +269,7 @@ impl Deadline {
             Some(at) => {
                 let left = at.saturating_duration_since(Instant::now());
                 if left < Duration::from_micros(1) {
-                    return Err(self.expired());
+                    return Err(ureq::Error::Timeout(self.reason));
                 }
                 if current.is_some_and(|current| current <= left && current >= left / 2) {
                     return Ok(());
@@ -325,7 +296,7 @@ impl Deadline {
             // A socket timeout, as Unix (WouldBlock) or Windows spells it.
             io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => match self.at {
                 Some(at) if Instant::now() < at => Ok(()),
-                _ => Err(self.expired()),
+                _ => Err(ureq::Error::Timeout(self.reason)),
             },
             _ => Err(error.into()),
         }
@@ -404,22 +375,16 @@ fn send(socket: &Socket, bytes: &[u8]) -> io::Result<usize> {
 }
 
 /// True when a read would block: one peek that does not wait.
-#[cfg(unix)]
 fn is_idle(socket: &Socket) -> bool {
     let mut probe = [std::mem::MaybeUninit::<u8>::uninit()];
-    matches!(
-        socket.recv_with_flags(&mut probe, libc::MSG_PEEK | libc::MSG_DONTWAIT),
-        Err(error) if error.kind() == io::ErrorKind::WouldBlock
-    )
-}
-
-/// True when a read would block.
-#[cfg(not(unix))]
-fn is_idle(socket: &Socket) -> bool {
-    let mut probe = [std::mem::MaybeUninit::<u8>::uninit()];
-    let idle = socket.set_nonblocking(true).is_ok()
-        && matches!(socket.peek(&mut probe), Err(error) if error.kind() == io::ErrorKind::WouldBlock);
-    idle && socket.set_nonblocking(false).is_ok()
+    #[cfg(unix)]
+    let peek = socket.recv_with_flags(&mut probe, libc::MSG_PEEK | libc::MSG_DONTWAIT);
+    #[cfg(not(unix))]
+    let peek = (socket.set_nonblocking(true)).and_then(|()| socket.peek(&mut probe));
+    let idle = matches!(peek, Err(error) if error.kind() == io::ErrorKind::WouldBlock);
+    #[cfg(not(unix))]
+    let idle = idle && socket.set_nonblocking(false).is_ok();
+    idle
 }
 
 impl fmt::Debug for Interruptible {

@@ -1,11 +1,8 @@
-//! Compressed bodies. Every request asks for gzip (a reply is JSON text,
-//! which gzip shrinks several times over) and a gzip body is decompressed
-//! here, not by ureq: ureq's body reader sets aside about 54 KiB of stack
-//! for a decompressor whenever a body is read, compressed or not, and with
-//! a thousand background requests finishing at once that alone took over
-//! 50 MiB. Here the decompressor is made only for a body that needs one.
-//! Every limit counts the bytes that come out, so a gzip bomb stops at its
-//! limit whatever its size on the wire.
+//! gzip bodies, which every request asks for (JSON shrinks several times).
+//! What ureq lacks: its body reader sets aside about 54 KiB of stack for a
+//! decompressor whenever a body is read (over 50 MiB with a thousand
+//! requests finishing at once); here only a gzip body makes one. Limits
+//! count the bytes that come out, so a gzip bomb stops at its limit.
 
 use std::io::{self, Read};
 
@@ -25,15 +22,13 @@ pub(crate) enum Decoded<R> {
 /// How a body was coded, as its headers say.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Coding {
-    /// As it is: no coding, or one that was not asked for (a body that is
-    /// then not JSON fails as such).
+    /// No coding, or one not asked for (a body then not JSON fails as such).
     AsSent,
     /// gzip (or `x-gzip`, its old name).
     Gzip,
 }
 
 impl Coding {
-    /// The coding `headers` name.
     pub(crate) fn of(headers: &HeaderMap) -> Coding {
         let named = headers.get("content-encoding");
         Coding::named(named.and_then(|value| value.to_str().ok()))
@@ -41,18 +36,13 @@ impl Coding {
 
     /// The coding a `content-encoding` header's value names.
     pub(crate) fn named(value: Option<&str>) -> Coding {
-        let gzip = value.is_some_and(|coding| {
-            let coding = coding.trim();
-            coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip")
-        });
-        if gzip {
-            Coding::Gzip
-        } else {
-            Coding::AsSent
+        match value.map(str::trim) {
+            Some(name) if name.eq_ignore_ascii_case("gzip") => Coding::Gzip,
+            Some(name) if name.eq_ignore_ascii_case("x-gzip") => Coding::Gzip,
+            _ => Coding::AsSent,
         }
     }
 
-    /// `reader`'s bytes decoded.
     pub(crate) fn decode<R: Read>(self, reader: R) -> Decoded<R> {
         match self {
             Coding::AsSent => Decoded::Plain(reader),
@@ -61,8 +51,8 @@ impl Coding {
     }
 }
 
-/// Kept out of line: the decompressor's state is made on the stack before
-/// it moves to the heap, and only a gzip body should pay for that stack.
+/// Out of line: the decompressor is made on the stack before it moves to
+/// the heap, and only a gzip body should pay for that stack.
 #[inline(never)]
 fn gunzip<R: Read>(reader: R) -> Decoded<R> {
     // Several gzip members one after another are one body (RFC 1952).

@@ -1,13 +1,11 @@
-//! What went wrong, in chatwire's words: ureq's and the socket's errors
-//! sorted into timeouts (which one ran out), retryable connection trouble,
-//! refused certificates, limits, and the rest.
+//! ureq's and the socket's errors in chatwire's words: which timeout ran
+//! out, retryable connection trouble, refused certificates, limits.
 
 use std::time::Duration;
 
 use crate::config::{Limit, Settings};
 use crate::error::{Error, TimeoutKind};
-use crate::http::cancel::CancelToken;
-use crate::http::outcome::Attempt;
+use crate::http::retry::Attempt;
 use crate::http::{connect, tls};
 use crate::log;
 
@@ -53,13 +51,6 @@ pub(crate) fn of_read(endpoint: &str, settings: &Settings, error: std::io::Error
         error if is_timeout(&error) => timed_out(endpoint, settings, ureq::Timeout::Global),
         error => transport_error(endpoint, error),
     }
-}
-
-/// Why a stoppable request was stopped, if it was: a cancel closes the
-/// connection under a request, which then fails with a plain I/O error or
-/// sees a clean end.
-pub(crate) fn stop_reason(token: &CancelToken) -> Option<Error> {
-    token.is_cancelled().then_some(Error::Cancelled)
 }
 
 /// ureq reports a timeout while reading a body as an I/O error wrapping its own.

@@ -15,42 +15,33 @@ use crate::http::{decompress, tls};
 use crate::log::shown_url;
 use crate::secrets::Secrets;
 
-/// Room in the input buffer past the header limit: a response's head of
-/// the limit's size, and the first bytes of its body read with it.
+/// Room in the input buffer past the header limit, for a body's first bytes.
 const INPUT_SLACK: usize = 16 * 1024;
 
 /// The connection pool, the endpoint and the credential, shared by every clone of a client.
 #[derive(Debug)]
 pub(crate) struct Pool {
     pub(super) agent: ProcessAgent,
-    pub(super) endpoint: String,
-    /// The endpoint, parsed once rather than by every send.
-    pub(super) uri: Uri,
-    /// The key's header, made once, or the callback asked per attempt.
-    pub(super) credential: Credential,
-    network: Network,
-    pub(super) route: Route,
+    pub(super) destination: Destination,
 }
 
-/// Where a pool's requests go and how: the endpoint and the credential,
-/// and the route and trust read for them. The proxy variables and the CA
-/// and client-certificate files are read here, once, so that a pool built
-/// again for other settings trusts and routes as before, even when a file
-/// has gone since.
+/// Where a pool's requests go and how: the endpoint, the credential, and
+/// the route and trust read once for them (a pool built again for other
+/// settings routes and trusts as before, even when a file has gone since).
 #[derive(Debug, Clone)]
 pub(crate) struct Destination {
     pub(crate) endpoint: String,
     pub(crate) credential: Credential,
     pub(crate) network: Network,
-    uri: Uri,
-    route: Route,
+    /// The endpoint, parsed once rather than by every send.
+    pub(super) uri: Uri,
+    pub(super) route: Route,
     tls: TlsConfig,
 }
 
 impl Destination {
-    /// Reads the route and the trust for `endpoint` as `network` says.
-    /// Fails with [`Error::Config`](crate::Error::Config) for an unusable
-    /// proxy, CA file or client certificate.
+    /// Reads the route and the trust for `endpoint`; an unusable proxy, CA
+    /// file or client certificate is an [`Error::Config`](crate::Error::Config).
     pub(crate) fn read(
         endpoint: String,
         credential: Credential,
@@ -60,10 +51,7 @@ impl Destination {
             .parse()
             .map_err(|_| Error::Config(format!("bad URL {}", shown_url(&endpoint))))?;
         let route = proxy::route(&uri, &network.proxy)?;
-        let speaks_tls = endpoint
-            .get(..6)
-            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https:"));
-        let tls = tls::config(&network, speaks_tls)?;
+        let tls = tls::config(&network, uri.scheme_str() == Some("https"))?;
         Ok(Destination {
             endpoint,
             credential,
@@ -76,24 +64,14 @@ impl Destination {
 }
 
 impl Pool {
-    /// The one way a pool is made: to `destination`, keeping up to
-    /// `max_idle_connections` idle connections. Its agent holds the
-    /// timeouts and the header limit of `settings`, so that no request
-    /// carries a config of its own (which ureq would copy per request, and
-    /// keep off the pool when its input buffer differs from the agent's).
+    /// The one way a pool is made. Its agent holds the timeouts and header
+    /// limit of `settings`: a request's own config would be copied per
+    /// request, and kept off the pool when its input buffer differs.
     pub(crate) fn new(
         destination: Destination,
         max_idle_connections: usize,
         settings: &Settings,
     ) -> Pool {
-        let Destination {
-            endpoint,
-            credential,
-            network,
-            uri,
-            route,
-            tls,
-        } = destination;
         let header_limit = usize::try_from(settings.limits.headers).unwrap_or(usize::MAX);
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(settings.timeout))
@@ -110,45 +88,46 @@ impl Pool {
             .accept_encoding(decompress::ACCEPTED)
             .max_idle_connections(max_idle_connections)
             .max_idle_connections_per_host(max_idle_connections)
-            .tls_config(tls)
+            .tls_config(destination.tls.clone())
             // chatwire chooses the proxy itself (ureq's own choice would
             // tunnel plain http and send http_proxy's to https).
-            .proxy(route.tunnel())
+            .proxy(match &destination.route {
+                Route::Tunnel(proxy) => Some(proxy.clone()),
+                _ => None,
+            })
             .build();
-        Pool {
-            agent: ProcessAgent::new(config, &route),
-            endpoint,
-            uri,
-            credential,
-            network,
-            route,
-        }
+        let agent = ProcessAgent {
+            built: destination.route.agent(config.clone()),
+            pid: std::process::id(),
+            config,
+            route: destination.route.clone(),
+            child: Mutex::new(None),
+        };
+        Pool { agent, destination }
     }
 
     pub(crate) fn network(&self) -> &Network {
-        &self.network
+        &self.destination.network
     }
 
     pub(crate) fn endpoint(&self) -> &str {
-        &self.endpoint
+        &self.destination.endpoint
     }
 
     /// Every secret a request with these settings carries.
     pub(crate) fn secrets(&self, settings: &Settings) -> Secrets {
-        let mut secrets = config::secrets(&self.credential, &settings.headers);
-        for secret in self.route.secrets() {
+        let mut secrets = config::secrets(&self.destination.credential, &settings.headers);
+        for secret in self.destination.route.secrets() {
             secrets.add(&secret);
         }
         secrets
     }
 }
 
-/// ureq's agent (which holds the pool) of the process a request runs in:
-/// the one built with the pool, or, in a forked child, the child's own.
-/// (ureq lacks fork safety: a child would read answers meant for its parent.)
+/// ureq's agent (which holds the pool) of the process a request runs in.
+/// What ureq lacks: fork safety (a child would read its parent's answers).
 pub(crate) struct ProcessAgent {
     built: ureq::Agent,
-    /// The id of the process `built` belongs to.
     pid: u32,
     /// What a child's agent is built from.
     config: Config,
@@ -158,16 +137,6 @@ pub(crate) struct ProcessAgent {
 }
 
 impl ProcessAgent {
-    fn new(config: Config, route: &Route) -> ProcessAgent {
-        ProcessAgent {
-            built: route.agent(config.clone()),
-            pid: std::process::id(),
-            config,
-            route: route.clone(),
-            child: Mutex::new(None),
-        }
-    }
-
     /// The agent of this process's pool. In the process that built the
     /// pool this costs one `getpid` more than a clone of the agent.
     pub(super) fn current(&self) -> ureq::Agent {
@@ -178,10 +147,9 @@ impl ProcessAgent {
         self.in_child(pid)
     }
 
-    /// The agent of a forked child: never the parent's connections. Only
-    /// `try_lock`: a lock held by a thread of the parent at the fork is
-    /// never released in the child, which then gets a new pool per request
-    /// (correct, without reuse).
+    /// The agent of a forked child. Only `try_lock`: a lock a thread of the
+    /// parent held at the fork stays held, and the child then gets a new
+    /// pool per request (correct, without reuse).
     #[cold]
     fn in_child(&self, pid: u32) -> ureq::Agent {
         let mut child = match self.child.try_lock() {
@@ -195,8 +163,7 @@ impl ProcessAgent {
         }
     }
 
-    /// A new agent with an empty pool, its own resolver cache and TLS
-    /// session cache, built as the first was.
+    /// A new agent with empty pool and caches, built as the first was.
     fn fresh(&self) -> ureq::Agent {
         self.route.agent(self.config.clone())
     }

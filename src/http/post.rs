@@ -5,14 +5,13 @@ use std::time::Instant;
 
 use crate::config::Settings;
 use crate::error::Result;
-use crate::http::attempt::{head_of, Head};
-use crate::http::body::{self, BodyError};
+use crate::http::attempt::head_of;
 use crate::http::cancel::CancelToken;
 use crate::http::connect;
 use crate::http::failure;
-use crate::http::outcome::Attempt;
 use crate::http::pool::Pool;
-use crate::http::reader::StreamReader;
+use crate::http::reader::{self, BodyError, StreamReader};
+use crate::http::retry::Attempt;
 use crate::response_headers::ResponseHeaders;
 
 /// A 2xx body and the request id and headers that came with it.
@@ -33,37 +32,31 @@ impl Pool {
     ) -> Result<Received> {
         self.with_retries(settings, token, body.len(), |seen| {
             self.open(body, settings, seen).and_then(|mut response| {
-                let Head {
-                    headers,
-                    request_id,
-                    coding,
-                    ..
-                } = head_of(&response);
+                let head = head_of(&response);
                 let announced = response.body().content_length();
-                let reader = coding.decode(response.body_mut().as_reader());
-                match body::read_text(reader, announced, settings.limits.body) {
+                let reader = head.coding.decode(response.body_mut().as_reader());
+                match reader::read_text(reader, announced, settings.limits.body) {
                     Ok(body) => {
                         seen.received = Some(body.len());
                         Attempt::Done(Received {
                             body,
-                            request_id,
-                            headers,
+                            request_id: head.request_id,
+                            headers: head.headers,
                         })
                     }
                     Err(BodyError::Refused(error)) => Attempt::Failed(error),
-                    Err(BodyError::Io(error)) => {
-                        failure::of_transport(&self.endpoint, ureq::Error::Io(error), settings)
-                    }
+                    Err(BodyError::Io(error)) => failure::of_transport(
+                        &self.destination.endpoint,
+                        ureq::Error::Io(error),
+                        settings,
+                    ),
                 }
             })
         })
     }
 
     /// Posts a JSON body and returns a reader over the 2xx answer as it
-    /// arrives. The reader fails with [`Error::Timeout`](crate::Error::Timeout)
-    /// when nothing arrives for the idle timeout, and with
-    /// [`Error::Cancelled`](crate::Error::Cancelled) once the token is
-    /// cancelled.
+    /// arrives, which answers to the idle timeout and the token.
     pub(crate) fn post_stream(
         &self,
         body: &[u8],
@@ -85,7 +78,7 @@ impl Pool {
             reader: Box::new(head.coding.decode(response.into_body().into_reader())),
             token: token.clone(),
             settings: settings.clone(),
-            endpoint: self.endpoint.clone(),
+            endpoint: self.destination.endpoint.clone(),
             opened: Instant::now(),
             received: 0,
             ended: false,

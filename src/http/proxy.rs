@@ -1,17 +1,7 @@
-//! Which proxy a client's requests go through, chosen as curl chooses it,
-//! and a plain `http://` request sent to an HTTP proxy in absolute form
-//! (`POST http://host/path HTTP/1.1`). ureq parses the proxy URL, and
-//! drives CONNECT tunnels (with the credentials) and SOCKS itself.
-//!
-//! - `https://` endpoints: `https_proxy`, `HTTPS_PROXY`, then `all_proxy`,
-//!   `ALL_PROXY`; the request goes through ureq's CONNECT tunnel.
-//! - `http://` endpoints: `http_proxy`, `HTTP_PROXY`, then `all_proxy`,
-//!   `ALL_PROXY`; the request goes to the proxy in absolute form.
-//! - `no_proxy` / `NO_PROXY`: see [`bypasses`].
-//!
-//! Proxy credentials (`http://user:password@proxy:3128`) are sent as
-//! `Proxy-Authorization: Basic` and never shown: URLs in messages pass
-//! through [`shown_url`](crate::log::shown_url).
+//! Which proxy a client's requests go through, chosen as curl chooses it.
+//! What ureq lacks: a plain `http://` request sent to an HTTP proxy in
+//! absolute form (`POST http://host/path HTTP/1.1`), and curl's NO_PROXY
+//! ([`bypasses`]). ureq drives CONNECT tunnels and SOCKS itself.
 
 use std::fmt;
 use std::net::IpAddr;
@@ -20,7 +10,8 @@ use base64::Engine;
 use ureq::config::Config;
 use ureq::http::{HeaderValue, Uri};
 use ureq::unversioned::transport::{
-    Buffers, ConnectionDetails, Connector, Either, NextTimeout, Transport,
+    Buffers, ConnectProxyConnector, ConnectionDetails, Connector, NextTimeout, RustlsConnector,
+    Transport,
 };
 use ureq::{Agent, Proxy};
 
@@ -33,7 +24,6 @@ use crate::log::shown_url;
 /// How a client reaches its endpoint.
 #[derive(Clone)]
 pub(crate) enum Route {
-    /// Straight to the server.
     Direct,
     /// Through a proxy that ureq drives: CONNECT for `https://`, or SOCKS.
     Tunnel(Proxy),
@@ -42,23 +32,6 @@ pub(crate) enum Route {
 }
 
 impl Route {
-    /// The proxy ureq drives itself, if any.
-    pub(crate) fn tunnel(&self) -> Option<Proxy> {
-        match self {
-            Route::Tunnel(proxy) => Some(proxy.clone()),
-            _ => None,
-        }
-    }
-
-    /// The `Proxy-Authorization` value each request carries itself (only
-    /// in absolute form: a tunnel sends it with its CONNECT).
-    pub(crate) fn proxy_authorization(&self) -> Option<&HeaderValue> {
-        match self {
-            Route::Forward(forward) => forward.authorization.as_ref(),
-            _ => None,
-        }
-    }
-
     /// The proxy's password and the `Proxy-Authorization` value: secrets
     /// that a proxy or server may echo back.
     pub(crate) fn secrets(&self) -> Vec<String> {
@@ -76,27 +49,30 @@ impl Route {
     }
 
     /// An agent that connects as this route says, through chatwire's own
-    /// connector chain and resolver (whose sockets a cancel can reach).
+    /// resolver and TCP step (in ureq's chain), whose sockets a cancel reaches.
     pub(crate) fn agent(&self, config: Config) -> Agent {
-        match self {
-            Route::Forward(forward) => {
-                Agent::with_parts(config, forward.clone(), Resolve::default())
-            }
-            _ => Agent::with_parts(config, connect::chain(), Resolve::default()),
+        if let Route::Forward(forward) = self {
+            return Agent::with_parts(config, forward.clone(), Resolve::default());
         }
+        let chain = ().chain(ConnectProxyConnector::default()).chain(TcpConnect);
+        Agent::with_parts(
+            config,
+            chain.chain(RustlsConnector::default()),
+            Resolve::default(),
+        )
     }
 }
 
-/// An HTTP proxy that takes requests in absolute form, and the connector
-/// chain of an agent that sends them to it (ureq would tunnel them with
-/// CONNECT, which most proxies allow to port 443 only).
+/// An HTTP proxy that takes requests in absolute form, as a connector (ureq
+/// would tunnel them with CONNECT, which most proxies allow to 443 only).
 #[derive(Clone)]
 pub(crate) struct Forward {
     proxy: Proxy,
     /// `http://host:port` of the endpoint, put before the path.
     origin: String,
-    /// `Basic ...` for the proxy's user name and password, if any.
-    authorization: Option<HeaderValue>,
+    /// `Basic ...` for the proxy's user name and password, if any: each
+    /// request carries it (a tunnel sends it with its CONNECT).
+    pub(super) authorization: Option<HeaderValue>,
 }
 
 // Shown without user name or password (ureq's `Debug` of a proxy keeps
@@ -105,7 +81,7 @@ impl fmt::Debug for Route {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Route::Direct => f.write_str("Direct"),
-            Route::Tunnel(proxy) => write!(f, "Tunnel({})", shown_proxy(proxy)),
+            Route::Tunnel(proxy) => write!(f, "Tunnel({})", shown_url(&proxy.uri().to_string())),
             Route::Forward(forward) => forward.fmt(f),
         }
     }
@@ -113,17 +89,14 @@ impl fmt::Debug for Route {
 
 impl fmt::Debug for Forward {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let proxy = shown_proxy(&self.proxy);
+        let proxy = shown_url(&self.proxy.uri().to_string());
         write!(f, "Forward({proxy} for {})", self.origin)
     }
 }
 
-fn shown_proxy(proxy: &Proxy) -> String {
-    shown_url(&proxy.uri().to_string())
-}
-
 /// Where requests to `target` go, given the client's setting and the
-/// environment.
+/// environment (`https_proxy`, `HTTPS_PROXY`, `all_proxy`, `ALL_PROXY`, or
+/// `http_` for `http://`).
 pub(crate) fn route(target: &Uri, setting: &ProxySetting) -> Result<Route> {
     let https = target.scheme_str() == Some("https");
     let host = target.host().unwrap_or_default();
@@ -203,13 +176,10 @@ fn env_value(names: &[&'static str]) -> Option<(&'static str, String)> {
 }
 
 /// Whether `NO_PROXY`-style `rules` send `host:port` around the proxy, as
-/// curl reads them: entries separated by commas (or spaces); `*` alone
-/// matches every host; `example.com` and `.example.com` match that host and
-/// every name under it; an entry with `:port` matches that port only; IP
-/// addresses match exactly, or as a range with `/bits` (`10.0.0.0/8`);
-/// IPv6 addresses may be in brackets. Case does not matter. (ureq's
-/// NO_PROXY has no ports or ranges, and its `example.com` leaves out the
-/// names under it.)
+/// curl reads them: entries split by commas or spaces; `*` matches all;
+/// `example.com` and `.example.com` match it and every name under it (not
+/// so in ureq); `:port` limits to that port; IP addresses match exactly or
+/// as a range (`10.0.0.0/8`), IPv6 ones also in brackets; case is ignored.
 pub(crate) fn bypasses(rules: &str, host: &str, port: u16) -> bool {
     let host = host.trim_start_matches('[').trim_end_matches(']');
     let host = host.trim_end_matches('.').to_ascii_lowercase();
@@ -271,24 +241,11 @@ impl Connector<()> for Forward {
         details: &ConnectionDetails,
         _chained: Option<()>,
     ) -> Result<Option<AbsoluteForm>, ureq::Error> {
+        let proxy = self.proxy.uri();
         let addrs = details
             .resolver
-            .resolve(self.proxy.uri(), details.config, details.timeout)?;
-        let to_proxy = ConnectionDetails {
-            uri: self.proxy.uri(),
-            addrs,
-            config: details.config,
-            request_level: details.request_level,
-            resolver: details.resolver,
-            now: details.now,
-            timeout: details.timeout,
-            current_time: details.current_time.clone(),
-            run_connector: details.run_connector.clone(),
-            register_shutdown: details.register_shutdown.clone(),
-        };
-        let Some(Either::B(tcp)) = Connector::<()>::connect(&TcpConnect, &to_proxy, None)? else {
-            return Ok(None);
-        };
+            .resolve(proxy, details.config, details.timeout)?;
+        let tcp = connect::open(&addrs, details.config, details.timeout)?;
         Ok(Some(AbsoluteForm {
             inner: Box::new(tcp),
             origin: self.origin.clone(),

@@ -1,17 +1,53 @@
-//! The body of a streamed answer, read as it arrives: every read waits at
-//! most the idle timeout and answers to the request's cancel token.
+//! A body read whole (at most a limit of bytes, and UTF-8), or as it
+//! arrives: then every read waits at most the idle timeout and answers to
+//! the request's cancel token.
 
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use crate::config::Settings;
+use crate::config::{Limit, Settings};
 use crate::error::{Error, Result};
-use crate::http::body::{self, BodyError};
 use crate::http::cancel::CancelToken;
 use crate::http::connect;
 use crate::http::failure;
 use crate::log;
 use crate::response_headers::ResponseHeaders;
+
+/// The most room made for a body before its bytes arrive.
+const PRESIZE_BYTES: u64 = 1024 * 1024;
+
+/// Why a whole body could not be had.
+#[derive(Debug)]
+pub(crate) enum BodyError {
+    Io(std::io::Error),
+    /// Longer than the limit, or not UTF-8.
+    Refused(Error),
+}
+
+/// Reads a whole body as text, failing past `limit` bytes as decompressed.
+/// Room for the `announced` length saves the small reads that grow an
+/// empty buffer, but no more than [`PRESIZE_BYTES`] before bytes arrive.
+pub(crate) fn read_text(
+    reader: impl Read,
+    announced: Option<u64>,
+    limit: u64,
+) -> Result<String, BodyError> {
+    let room = announced.unwrap_or(0).min(limit).min(PRESIZE_BYTES) as usize;
+    let mut bytes = Vec::with_capacity(room + 1);
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(BodyError::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(BodyError::Refused(Limit::Body.exceeded(limit)));
+    }
+    String::from_utf8(bytes).map_err(|err| {
+        BodyError::Refused(Error::decode(
+            "the body is not UTF-8",
+            &String::from_utf8_lossy(err.as_bytes()),
+        ))
+    })
+}
 
 /// How long a streamed body's end may take to arrive after the reply's end
 /// for the connection to be kept, and how much may come.
@@ -21,7 +57,6 @@ const LEFTOVER_BYTES: usize = 16 * 1024;
 /// The body of a streamed answer, read as it arrives.
 pub(crate) struct StreamReader {
     pub(crate) request_id: Option<String>,
-    /// Every response header, for the reply.
     pub(crate) headers: ResponseHeaders,
     /// The server answered with one JSON body instead of a stream.
     pub(crate) is_json: bool,
@@ -37,10 +72,10 @@ pub(crate) struct StreamReader {
 }
 
 impl StreamReader {
-    /// Reads the rest of the body as text, for a server that did not stream.
+    /// Reads the rest of the body as text (a server that did not stream).
     pub(crate) fn read_all(&mut self) -> Result<String> {
         let limit = self.settings.limits.body;
-        match body::read_text(Reads(self), None, limit) {
+        match read_text(Reads(self), None, limit) {
             Ok(text) => Ok(text),
             Err(BodyError::Refused(error)) => Err(error),
             // Reads carries chatwire's own error through io::Error.
@@ -51,10 +86,8 @@ impl StreamReader {
         }
     }
 
-    /// Reads what is left of the body after the reply's end (a chunked
-    /// body's last chunk, say) if it has arrived or arrives at once: then the
-    /// connection goes back to the pool. Otherwise it is closed when the
-    /// reader is dropped.
+    /// Reads what is left after the reply's end (a chunked body's last
+    /// chunk, say) if it comes at once: then the connection can be pooled.
     pub(crate) fn finish(&mut self) {
         let _entered = self.token.enter();
         connect::with_patience(LEFTOVER_PATIENCE, || {
@@ -80,8 +113,7 @@ impl StreamReader {
     }
 
     /// Reads the next bytes; 0 at the end of the body. No read waits
-    /// longer than the idle timeout: a socket timeout, not a thread that
-    /// watches the stream.
+    /// longer than the idle timeout.
     pub(crate) fn read(&mut self, buffer: &mut [u8]) -> Result<usize> {
         self.read_within(buffer, self.settings.idle_timeout)
     }
@@ -97,25 +129,21 @@ impl StreamReader {
         match read {
             // A cancel shuts the connection down, which a blocked read may
             // see as a clean end of the body: say why.
-            Ok(0) => match failure::stop_reason(&self.token) {
-                Some(error) => Err(error),
-                None => {
-                    self.ended = true;
-                    Ok(0)
-                }
-            },
+            Ok(0) | Err(_) if self.token.is_cancelled() => Err(Error::Cancelled),
+            Ok(0) => {
+                self.ended = true;
+                Ok(0)
+            }
             Ok(read) => {
                 self.received += read;
                 Ok(read)
             }
-            Err(error) => Err(failure::stop_reason(&self.token)
-                .unwrap_or_else(|| failure::of_read(&self.endpoint, &self.settings, error))),
+            Err(error) => Err(failure::of_read(&self.endpoint, &self.settings, error)),
         }
     }
 }
 
-/// A [`StreamReader`] as an [`io::Read`](Read), its errors carried inside
-/// `io::Error`, for reading a whole body with [`body::read_text`].
+/// A [`StreamReader`] as an [`io::Read`](Read), for [`read_text`].
 struct Reads<'a>(&'a mut StreamReader);
 
 impl Read for Reads<'_> {
@@ -125,8 +153,7 @@ impl Read for Reads<'_> {
 }
 
 impl Drop for StreamReader {
-    /// The stream's own line: the attempt's line was logged when its head
-    /// came, before any of its body.
+    /// The stream's own line: the attempt's was logged when its head came.
     fn drop(&mut self) {
         log::line(
             ::log::Level::Info,
@@ -138,5 +165,27 @@ impl Drop for StreamReader {
                 if self.ended { "" } else { ", before its end" }
             ),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_at_the_limit_is_read_and_one_byte_more_is_refused() {
+        assert_eq!(read_text(&b"abcd"[..], Some(4), 4).unwrap(), "abcd");
+        assert!(matches!(
+            read_text(&b"abcde"[..], None, 4),
+            Err(BodyError::Refused(Error::TooLarge { .. }))
+        ));
+    }
+
+    #[test]
+    fn a_body_that_is_not_utf8_is_a_decode_error() {
+        assert!(matches!(
+            read_text(&b"a\xffb"[..], None, 64),
+            Err(BodyError::Refused(Error::Decode { .. }))
+        ));
     }
 }

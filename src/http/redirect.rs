@@ -1,11 +1,6 @@
-//! The redirect policy: a chat completion is never silently turned into
-//! another request.
-//!
-//! Only 307 and 308, which keep the method and the body, are followed; only
-//! to the same origin (scheme, host and port: so never from https to http,
-//! and no header of the client ever reaches another host); at most
-//! [`MAX_REDIRECTS`] in a row. Any other redirect is an [`Error::Http`]
-//! carrying its status, with the target in the message.
+//! The redirect policy: only 307 and 308 (which keep the method and body),
+//! only to the same origin (no header of the client reaches another host),
+//! at most [`MAX_REDIRECTS`] in a row; any other is an [`Error::Http`].
 
 use ureq::http::Uri;
 

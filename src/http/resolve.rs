@@ -1,8 +1,6 @@
-//! Turning a URL's host into addresses: IP literals and `localhost` at
-//! once, names through the system's resolver at most every [`CACHE_FOR`].
-//!
-//! What ureq's resolver lacks: a cancel cannot end its wait for a lookup,
-//! and it looks the host up before every request, pooled connection or not.
+//! Turning a URL's host into addresses: IP literals and `localhost` at once,
+//! names at most every [`CACHE_FOR`]. What ureq's resolver lacks: a cancel
+//! of its wait, and no lookup per request (it starts a thread for each).
 
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
@@ -26,13 +24,9 @@ const MAX_CACHED: usize = 64;
 /// The most addresses ureq takes from a resolver.
 const MAX_ADDRS: usize = 16;
 
-/// A resolver for ureq that starts no thread for IP literals, `localhost`
-/// and recently looked-up names, and parses a URL's host once: ureq asks
-/// before every request, and nearly every one goes where the last went.
-///
-/// One per pool, made with its agent: a forked child's pool gets a new one
-/// (`http::pool::ProcessAgent`), so the child never waits on a cache lock
-/// that a thread of its parent held at the fork.
+/// A resolver that starts no thread for IP literals, `localhost` and recent
+/// names. One per agent: a forked child's agent gets a new one, so the
+/// child never waits on a cache lock its parent's thread held at the fork.
 #[derive(Debug, Default)]
 pub(crate) struct Resolve {
     cache: Mutex<Vec<Found>>,
@@ -44,8 +38,7 @@ struct Found {
     scheme: String,
     authority: String,
     addrs: Vec<SocketAddr>,
-    /// When a looked-up name must be looked up again; never for an IP
-    /// literal or `localhost`.
+    /// When a looked-up name must be looked up again.
     until: Option<Instant>,
 }
 
@@ -65,7 +58,11 @@ impl Resolver for Resolve {
                 addrs.push(addr);
             }
         };
-        if !self.cached(scheme, authority, &mut keep) {
+        let cache = || self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        let same = |found: &Found| found.authority == authority && found.scheme == scheme;
+        let fresh = |found: &&Found| same(found) && found.until.is_none_or(|t| Instant::now() < t);
+        let cached = cache().iter().find(fresh).map(|found| keep(&found.addrs));
+        if cached.is_none() {
             let (host, port) = host_and_port(uri)?;
             let (found, until) = match without_lookup(host, port) {
                 Some(found) => (found, None),
@@ -79,7 +76,12 @@ impl Resolver for Resolve {
                 }
             };
             keep(&found);
-            self.remember(Found {
+            let mut cache = cache();
+            cache.retain(|other| !same(other));
+            if cache.len() >= MAX_CACHED {
+                cache.clear();
+            }
+            cache.push(Found {
                 scheme: scheme.to_owned(),
                 authority: authority.to_owned(),
                 addrs: found,
@@ -93,34 +95,8 @@ impl Resolver for Resolve {
     }
 }
 
-impl Resolve {
-    /// Hands the cached addresses of `scheme://authority` to `keep`, if
-    /// they are there and still good.
-    fn cached(&self, scheme: &str, authority: &str, keep: impl FnOnce(&[SocketAddr])) -> bool {
-        let cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
-        let found = cache.iter().find(|found| {
-            found.authority == authority
-                && found.scheme == scheme
-                && found.until.is_none_or(|until| Instant::now() < until)
-        });
-        found.map(|found| keep(&found.addrs)).is_some()
-    }
-
-    fn remember(&self, found: Found) {
-        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
-        let same =
-            |other: &Found| other.authority == found.authority && other.scheme == found.scheme;
-        cache.retain(|other| !same(other));
-        if cache.len() >= MAX_CACHED {
-            cache.clear();
-        }
-        cache.push(found);
-    }
-}
-
 /// The host (without an IPv6 literal's brackets) and the port, explicit
-/// or the scheme's (proxies are resolved here too); read from the URI
-/// without a copy, since every send comes here.
+/// or the scheme's (proxies are resolved here too), without a copy.
 fn host_and_port(uri: &Uri) -> Result<(&str, u16), ureq::Error> {
     let no_host = || ureq::Error::BadUri(format!("{uri}: no host or no port"));
     let authority = uri.authority().ok_or_else(no_host)?;
@@ -156,8 +132,7 @@ fn without_lookup(host: &str, port: u16) -> Option<Vec<SocketAddr>> {
     })
 }
 
-/// What the helper thread sends: the lookup's outcome, or `None` from a
-/// cancel.
+/// The lookup's outcome, or `None` from a cancel.
 type Outcome = Option<io::Result<Vec<SocketAddr>>>;
 
 /// Runs a lookup on a helper thread and waits for it no longer than the

@@ -1,5 +1,5 @@
-//! When to try a request again, how long to wait first, and the loop that
-//! runs the attempts and logs one line for each.
+//! What an attempt came to, the retry policy, and the loop that runs the
+//! attempts and logs one line for each.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -7,30 +7,59 @@ use std::time::{Duration, Instant, SystemTime};
 
 use ureq::http::HeaderMap;
 
-use crate::config::Settings;
-use crate::config::{INITIAL_BACKOFF, MAX_BACKOFF, MAX_RETRY_AFTER};
+use crate::config::{Settings, INITIAL_BACKOFF, MAX_BACKOFF, MAX_RETRY_AFTER};
 use crate::error::{ApiError, Error, Result};
 use crate::http::cancel::CancelToken;
-use crate::http::failure;
-use crate::http::outcome::{Attempt, Seen};
 use crate::http::pool::Pool;
 use crate::log;
+
+/// What one attempt came to.
+pub(crate) enum Attempt<T> {
+    Done(T),
+    Retryable {
+        error: Error,
+        retry_after: Option<Duration>,
+    },
+    Failed(Error),
+}
+
+impl<T> Attempt<T> {
+    /// A failure worth another try, with no pause asked for.
+    pub(crate) fn retryable(error: Error) -> Attempt<T> {
+        Attempt::Retryable {
+            error,
+            retry_after: None,
+        }
+    }
+
+    /// Goes on with what a successful attempt gave; a failure stays as it is.
+    pub(crate) fn and_then<U>(self, next: impl FnOnce(T) -> Attempt<U>) -> Attempt<U> {
+        match self {
+            Attempt::Done(value) => next(value),
+            Attempt::Retryable { error, retry_after } => Attempt::Retryable { error, retry_after },
+            Attempt::Failed(error) => Attempt::Failed(error),
+        }
+    }
+}
+
+/// What one attempt saw of the response, for its log line.
+#[derive(Default)]
+pub(crate) struct Seen {
+    pub(crate) status: Option<u16>,
+    pub(crate) received: Option<usize>,
+}
 
 /// Whether an HTTP error status is worth another try: request timeout (408),
 /// conflict (409), rate limits (429) and server errors (5xx), except a 429
 /// that says the quota is used up, which no waiting fixes.
 pub(crate) fn status_is_retryable(api: &ApiError) -> bool {
     match api.status {
-        Some(429) => !is_insufficient_quota(api),
+        Some(429) => ![&api.kind, &api.code]
+            .into_iter()
+            .any(|field| field.as_deref() == Some("insufficient_quota")),
         Some(408 | 409 | 500..=599) => true,
         _ => false,
     }
-}
-
-fn is_insufficient_quota(api: &ApiError) -> bool {
-    [&api.kind, &api.code]
-        .into_iter()
-        .any(|field| field.as_deref() == Some("insufficient_quota"))
 }
 
 /// The pause before retry number `retry + 1`: 0.5 s doubling per retry,
@@ -54,18 +83,14 @@ fn random_fraction() -> f64 {
 pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
     if let Some(ms) = header("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
-        return seconds(ms / 1000.0);
+        return Duration::try_from_secs_f64(ms / 1000.0).ok();
     }
     let value = header("retry-after")?.trim();
     if let Ok(secs) = value.parse::<f64>() {
-        return seconds(secs);
+        return Duration::try_from_secs_f64(secs).ok();
     }
     let date = httpdate::parse_http_date(value).ok()?;
     Some(date.duration_since(now).unwrap_or(Duration::ZERO))
-}
-
-fn seconds(secs: f64) -> Option<Duration> {
-    Duration::try_from_secs_f64(secs).ok()
 }
 
 impl Pool {
@@ -93,23 +118,14 @@ impl Pool {
             };
             // A cancel closes the connection under the attempt, which then
             // fails with a plain I/O error: say why instead.
-            let outcome = match token.and_then(failure::stop_reason) {
-                Some(error) => Attempt::Failed(error),
-                None => outcome,
-            };
-            let verdict = match outcome {
-                Attempt::Done(value) => Ok(value),
-                Attempt::Failed(error) => Err((error, None)),
-                Attempt::Retryable { error, retry_after } => {
-                    let pause = (retries < settings.max_retries)
-                        .then(|| pause(retries, retry_after))
-                        .flatten();
-                    Err((error, pause))
-                }
+            let outcome = if token.is_some_and(CancelToken::is_cancelled) {
+                Attempt::Failed(Error::Cancelled)
+            } else {
+                outcome
             };
             let line = |outcome| log::AttemptLine {
                 method: "POST",
-                url: &self.endpoint,
+                url: &self.destination.endpoint,
                 status: seen.status,
                 sent,
                 received: seen.received,
@@ -117,44 +133,36 @@ impl Pool {
                 number: retries + 1,
                 outcome,
             };
-            // The log line quotes the error, which may quote the server: the
-            // secrets are taken out here, as the client does for the caller.
-            let why = |error: &Error| self.secrets(settings).redact(&error.to_string());
-            let (error, pause) = match verdict {
-                Ok(value) => {
+            let (error, pause) = match outcome {
+                Attempt::Done(value) => {
                     log::attempt(&line(log::Verdict::Done));
                     return Ok(value);
                 }
-                Err((Error::Cancelled, _)) => {
-                    log::attempt(&line(log::Verdict::Cancelled));
-                    return Err(Error::Cancelled);
+                // A server that asks for a longer pause than chatwire waits is not retried.
+                Attempt::Retryable { error, retry_after } if retries < settings.max_retries => {
+                    let pause = retry_after.unwrap_or_else(|| backoff(retries));
+                    (error, Some(pause).filter(|pause| *pause <= MAX_RETRY_AFTER))
                 }
-                Err((error, None)) => {
-                    log::attempt(&line(log::Verdict::Failed { why: &why(&error) }));
-                    return Err(error);
-                }
-                Err((error, Some(pause))) => (error, pause),
+                Attempt::Retryable { error, .. } | Attempt::Failed(error) => (error, None),
             };
-            log::attempt(&line(log::Verdict::Retry {
-                pause,
-                why: &why(&error),
-            }));
+            if let Error::Cancelled = error {
+                log::attempt(&line(log::Verdict::Cancelled));
+                return Err(error);
+            }
+            // The log line quotes the error, which may quote the server: the
+            // secrets are taken out here, as the client does for the caller.
+            let why = self.secrets(settings).redact(&error.to_string());
+            let Some(pause) = pause else {
+                log::attempt(&line(log::Verdict::Failed { why: &why }));
+                return Err(error);
+            };
+            log::attempt(&line(log::Verdict::Retry { pause, why: &why }));
             match token {
                 Some(token) => token.sleep(pause)?,
                 None => std::thread::sleep(pause),
             }
             retries += 1;
         }
-    }
-}
-
-/// The pause before the next attempt, or `None` when the server asks for
-/// a longer one than chatwire waits.
-fn pause(retries: u32, retry_after: Option<Duration>) -> Option<Duration> {
-    match retry_after {
-        Some(pause) if pause > MAX_RETRY_AFTER => None,
-        Some(pause) => Some(pause),
-        None => Some(backoff(retries)),
     }
 }
 

@@ -1,17 +1,11 @@
 //! A background worker's stack, given back down to where the worker waits.
 //!
-//! A background request's thread spends nearly all its life blocked on a
-//! read, and waiting goes less deep into the stack than connecting and
-//! writing do (ureq's connector chain alone takes about 9 KiB of stack
-//! while it runs). A page of stack a thread has touched stays in memory
-//! until the thread ends, so with a thousand requests in flight those
-//! excursions would hold about 10 MiB for nothing. Once a worker has
-//! written a request, the first wait gives the pages below its current
-//! frame back to the system, as glibc does with the stack of a thread that
-//! has ended; a later call that goes that deep again gets fresh zeroed
-//! pages. Only chatwire's own worker threads do this (on Linux; elsewhere
-//! the stack is left as it is): a caller's thread is never touched. The
-//! same moment tells the connection to let go of its request's bytes.
+//! A worker spends nearly all its life blocked on a read, which goes less
+//! deep into the stack than connecting and writing (ureq's connector chain
+//! alone takes about 9 KiB), and a touched page of stack stays in memory
+//! until the thread ends: with a thousand requests in flight, about 10 MiB
+//! for nothing. So a worker's first wait after it wrote a request gives the
+//! pages below its frame back (on Linux). A caller's thread is untouched.
 
 use std::cell::Cell;
 
@@ -33,19 +27,14 @@ thread_local! {
 
 /// Marks the calling thread as a background worker.
 pub(crate) fn worker_started() {
-    WORKER.set(Some(Worker {
-        low: sys::stack_low(),
-        due: false,
-    }));
+    let low = sys::stack_low();
+    WORKER.set(Some(Worker { low, due: false }));
 }
 
 /// A request went out: the next wait is the one to prepare for.
 pub(crate) fn request_written() {
-    if let Some(worker) = WORKER.get() {
-        WORKER.set(Some(Worker {
-            due: true,
-            ..worker
-        }));
+    if let Some(Worker { low, .. }) = WORKER.get() {
+        WORKER.set(Some(Worker { low, due: true }));
     }
 }
 
@@ -53,17 +42,11 @@ pub(crate) fn request_written() {
 /// written, gives back the stack below this frame, and says so: the moment
 /// for the caller to let go of what waiting does not need either.
 pub(crate) fn before_wait() -> bool {
-    let Some(worker) = WORKER.get() else {
+    let Some(Worker { low, due: true }) = WORKER.get() else {
         return false;
     };
-    if !worker.due {
-        return false;
-    }
-    WORKER.set(Some(Worker {
-        due: false,
-        ..worker
-    }));
-    if let Some(low) = worker.low {
+    WORKER.set(Some(Worker { low, due: false }));
+    if let Some(low) = low {
         sys::trim_stack_below_here(low);
     }
     true

@@ -1,14 +1,7 @@
 //! Whose certificates are trusted, and which certificate the client shows
-//! a server that asks for one (mutual TLS). ureq's `TlsConfig` carries
-//! both; it lacks the trust store curl users expect: what the operating
-//! system trusts (its CA bundle, or `SSL_CERT_FILE` / `SSL_CERT_DIR` where
-//! set, as curl and OpenSSL read them) plus a PEM file the caller names,
-//! with files checked where they are set and handshake errors in words a
-//! caller can act on.
-//!
-//! The system's roots are read once per process (and again when
-//! `SSL_CERT_FILE` or `SSL_CERT_DIR` change): reading the bundle and the
-//! certificate folder takes milliseconds, too long for every client.
+//! (mutual TLS). What ureq's `TlsConfig` lacks: the trust store curl users
+//! expect (the system's, or `SSL_CERT_FILE` / `SSL_CERT_DIR`, plus a CA
+//! file), files checked where they are set, and handshake errors in words.
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -24,13 +17,10 @@ use crate::error::{Error, Result};
 const CERT_VARIABLES: [&str; 2] = ["SSL_CERT_FILE", "SSL_CERT_DIR"];
 
 /// The TLS settings for a client: the system's roots plus those in its CA
-/// file, and its client certificate if it has one.
-///
-/// A client of a plain `http://` endpoint never speaks TLS (redirects stay
-/// on the same origin, and a proxy for it is reached in plain text), so
-/// the system's roots are not read for it: that read is most of a new
-/// process's first send. A CA file is still read, so that a wrong one is
-/// refused where it is set; so is a client certificate.
+/// file, and its client certificate if it has one. A plain `http://`
+/// client never speaks TLS (redirects keep the origin), so the system's
+/// roots, most of a new process's first send, are not read for it; its CA
+/// file and client certificate are, so that a wrong one fails where set.
 pub(crate) fn config(network: &Network, speaks_tls: bool) -> Result<TlsConfig> {
     let client_cert = network.client_cert.as_ref();
     let client_cert = client_cert.map(read_client_cert).transpose()?;
@@ -74,8 +64,8 @@ fn root_certs(extra: Vec<Certificate<'static>>) -> Result<RootCerts> {
 /// The system's roots as last read, and the variables they were read under.
 type Cached = ([Option<OsString>; 2], Arc<Vec<Certificate<'static>>>);
 
-/// The system's roots, read once per process and again when the
-/// variables change.
+/// The system's roots, read once per process (reading them takes
+/// milliseconds) and again when the variables change.
 fn system_roots() -> Result<Arc<Vec<Certificate<'static>>>> {
     static CACHE: Mutex<Option<Cached>> = Mutex::new(None);
     let variables = CERT_VARIABLES.map(std::env::var_os);
@@ -121,9 +111,8 @@ fn read_system_roots() -> Result<Vec<Certificate<'static>>> {
         .collect())
 }
 
-/// The certificates in the PEM file `path`, named as `what`; a file
-/// without one is an error, so that a wrong path or a key file is noticed
-/// when it is set.
+/// The certificates in the PEM file `path`; none is an error, so that a
+/// wrong path or a key file is noticed when it is set.
 fn read_certs(what: &str, path: &Path) -> Result<Vec<Certificate<'static>>> {
     let (certs, _) = read_pem(what, path)?;
     if certs.is_empty() {
@@ -133,10 +122,8 @@ fn read_certs(what: &str, path: &Path) -> Result<Vec<Certificate<'static>>> {
     Ok(certs)
 }
 
-/// The certificate chain and key of a client certificate, checked as the
-/// TLS library will use them (a key of a kind it cannot sign with, or one
-/// that is not the first certificate's, is refused here rather than when
-/// the first connection is made, which is where ureq would).
+/// The certificate chain and key of a client certificate, checked here as
+/// the TLS library will use them (ureq would at the first connection).
 fn read_client_cert(files: &ClientCertFiles) -> Result<ClientCert> {
     let chain = read_certs("client certificate file", &files.cert)?;
     let (_, mut keys) = read_pem("client key file", &files.key)?;
@@ -159,9 +146,8 @@ fn read_client_cert(files: &ClientCertFiles) -> Result<ClientCert> {
     Ok(ClientCert::new_with_certs(&chain, key))
 }
 
-/// Whether the TLS library accepts this chain and key together: the check
-/// its client configuration makes. The words say what is wrong, never what
-/// the key holds.
+/// Whether the TLS library accepts this chain and key together. The words
+/// say what is wrong, never what the key holds.
 fn check_pair(
     chain: &[Certificate<'static>],
     key: &PrivateKey<'static>,
@@ -170,8 +156,6 @@ fn check_pair(
     let provider = rustls::crypto::CryptoProvider::get_default()
         .cloned()
         .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()));
-    // The DER says which kind of key it is (PKCS#1, PKCS#8 or SEC1), as
-    // its PEM label did.
     let der = PrivateKeyDer::try_from(key.der())
         .map_err(|_| "the key is of a kind chatwire cannot read".to_owned())?
         .clone_key();
@@ -188,7 +172,6 @@ fn check_pair(
     }
 }
 
-/// An error about the PEM file `path`, named as `what`.
 fn pem_error(what: &str, path: &Path, why: &str) -> Error {
     Error::Config(format!("{what} {}: {why}", path.display()))
 }
@@ -242,8 +225,7 @@ pub(crate) fn certificate_failure(error: &ureq::Error) -> Option<String> {
     })
 }
 
-/// What a server's alert says: most ask for, or refuse, the client's own
-/// certificate.
+/// What a server's alert says about the client's own certificate.
 fn alert_meaning(alert: rustls::AlertDescription) -> Option<&'static str> {
     use rustls::AlertDescription as A;
     Some(match alert {
