@@ -7,7 +7,6 @@ use log::{Level, LevelFilter};
 use super::boundary;
 use super::status::{chatwire_status, from_c};
 use super::text;
-use crate::error::Error;
 
 /// The level of a log line, most severe first.
 #[repr(C)]
@@ -59,14 +58,6 @@ impl Target {
     }
 }
 
-fn level_filter(max_level: c_int) -> Result<LevelFilter, Error> {
-    use LevelFilter as L;
-    let levels = [L::Off, L::Error, L::Warn, L::Info, L::Debug];
-    from_c(max_level, &levels, |other| {
-        format!("{other} is not a chatwire_log_level (0 to 4)")
-    })
-}
-
 /// Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
 /// `callback` with `userdata`, for the whole process; NULL or CHATWIRE_LOG_OFF
 /// removes it. On return the previous callback is not running and will not be
@@ -78,7 +69,9 @@ pub unsafe extern "system" fn chatwire_set_log_callback(
     userdata: *mut c_void,
 ) -> chatwire_status {
     boundary::status(|| {
-        let max = level_filter(max_level)?;
+        use LevelFilter as L;
+        let levels = [L::Off, L::Error, L::Warn, L::Info, L::Debug];
+        let max = from_c(max_level, &levels, "a chatwire_log_level (0 to 4)")?;
         let sink = callback
             .filter(|_| max != LevelFilter::Off)
             .map(|callback| {

@@ -27,6 +27,4 @@ mod reply;
 mod request;
 mod send;
 mod status;
-mod string;
 mod text;
-mod version;

@@ -56,9 +56,7 @@ impl chatwire_reply {
             reply,
         }
     }
-}
 
-impl chatwire_reply {
     fn choice(&self, index: usize) -> Result<&CText, FfiError> {
         handle::item(&self.choices, index, "choice")
     }

@@ -180,7 +180,10 @@ impl Held {
         let Some(text) = text(message) else {
             return Ok(std::ptr::null());
         };
-        let view = slot(entry(lent, index)).get_or_insert_with(|| text::CText::new(text));
+        if lent.len() <= index {
+            lent.resize_with(index + 1, Lent::default);
+        }
+        let view = slot(&mut lent[index]).get_or_insert_with(|| text::CText::new(text));
         Ok(view.as_ptr())
     }
 }
@@ -200,14 +203,6 @@ pub(super) unsafe fn on<T>(
 fn reasoning(message: &crate::Message) -> Option<&str> {
     let text = message.reasoning.as_ref()?.text.as_str();
     Some(text).filter(|text| !text.is_empty())
-}
-
-/// The entry of message `index`, made when it has none yet.
-fn entry(lent: &mut Vec<Lent>, index: usize) -> &mut Lent {
-    if lent.len() <= index {
-        lent.resize_with(index + 1, Lent::default);
-    }
-    &mut lent[index]
 }
 
 /// Forgets what was lent from `count` messages from `index` on, which have
