@@ -71,7 +71,7 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
 /// reply reaches) is given as 4294967295.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_u32(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
     prompt_tokens: *mut u32,
     completion_tokens: *mut u32,
     total_tokens: *mut u32,
@@ -87,7 +87,7 @@ pub unsafe extern "system" fn chatwire_reply_usage_u32(
 /// chatwire_reply_usage_u32().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
     cached_tokens: *mut u32,
     reasoning_tokens: *mut u32,
 ) -> chatwire_status {
