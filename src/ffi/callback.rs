@@ -151,15 +151,11 @@ impl CredentialSource {
                 .map_err(|_| "its token is not UTF-8".into()),
             Err(_) => Err("it filled the whole buffer without a terminating NUL".into()),
         };
-        wipe(&mut buffer);
+        // Zeroed in a way the compiler keeps: the buffer held a secret.
+        for byte in buffer.iter_mut() {
+            // SAFETY: `byte` is a valid, aligned, exclusive reference.
+            unsafe { std::ptr::write_volatile(byte, 0) };
+        }
         token
-    }
-}
-
-/// Zeroes a buffer that held a secret, in a way the compiler keeps.
-fn wipe(buffer: &mut [u8]) {
-    for byte in buffer.iter_mut() {
-        // SAFETY: `byte` is a valid, aligned, exclusive reference.
-        unsafe { std::ptr::write_volatile(byte, 0) };
     }
 }

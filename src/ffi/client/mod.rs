@@ -72,10 +72,7 @@ pub unsafe extern "system" fn chatwire_client_new(
         let base_url = text::opt_str_in(base_url, "base_url")?;
         let api_key = text::opt_str_in(api_key, "api_key")?;
         let out = handle::out(client_out, "client_out")?;
-        let mut builder = Client::builder();
-        if let Some(base_url) = base_url {
-            builder = builder.base_url(base_url);
-        }
+        let builder = base_url.map_or_else(Client::builder, |url| Client::builder().base_url(url));
         build_into(builder, api_key, out)
     })
 }

@@ -79,25 +79,6 @@ impl chatwire_conversation {
         Ok(Hold { guard, alive })
     }
 
-    /// Like [`hold`](Self::hold) (unsafe as it), and marks the conversation as
-    /// sent by a background request until the returned mark is dropped.
-    pub(crate) unsafe fn hold_for_background<'a>(
-        ptr: *const chatwire_conversation,
-    ) -> Result<(Hold<'a>, Running), FfiError> {
-        // SAFETY: `ptr` is NULL or a live handle (the C conventions).
-        let held = unsafe { chatwire_conversation::hold(ptr)? };
-        let handle = &held.alive;
-        // Held, so no other call can be setting it between the check in
-        // `hold` and here.
-        let id = NEXT_RUNNING.fetch_add(1, Ordering::Relaxed);
-        handle.running.store(id, Ordering::Release);
-        let running = Running {
-            mark: handle.running.clone(),
-            id,
-        };
-        Ok((held, running))
-    }
-
     /// The conversation, unless another call holds it; also for a
     /// background request's wait, which its own mark does not refuse.
     pub(crate) fn appendable(&self) -> Result<MutexGuard<'_, Held>, FfiError> {
@@ -119,6 +100,18 @@ pub(crate) struct Hold<'a> {
     /// Also taken by a background request, which appends its reply after
     /// the call that started it has returned.
     pub(crate) alive: Arc<chatwire_conversation>,
+}
+
+impl Hold<'_> {
+    /// Marks the conversation as sent by a background request until the
+    /// returned mark is dropped; held, so no other call can be setting it
+    /// between the check in `hold` and here.
+    pub(crate) fn mark_running(&self) -> Running {
+        let id = NEXT_RUNNING.fetch_add(1, Ordering::Relaxed);
+        self.alive.running.store(id, Ordering::Release);
+        let mark = self.alive.running.clone();
+        Running { mark, id }
+    }
 }
 
 /// The refusal of a call on a conversation that `user` holds.
