@@ -64,9 +64,6 @@ pub(crate) type DeltaSink =
 pub(crate) type EventSink =
     Sink<unsafe extern "system" fn(*mut c_void, c_int, *const c_char, usize) -> c_int>;
 
-// SAFETY: as for UserData; the function pointer itself is plain code.
-unsafe impl<F> Send for Sink<F> {}
-
 impl<F: Copy> Sink<F> {
     pub(crate) fn new(callback: F, userdata: *mut c_void) -> Sink<F> {
         Sink {

@@ -5,6 +5,7 @@ use std::ffi::{c_char, c_int, c_void};
 use log::{Level, LevelFilter};
 
 use super::boundary;
+use super::callback::UserData;
 use super::status::{chatwire_status, from_c};
 use super::text;
 
@@ -34,13 +35,11 @@ pub type chatwire_log_callback =
 /// The C callback and its userdata, as the core's log sink.
 struct Target {
     callback: unsafe extern "system" fn(*mut c_void, c_int, *const c_char),
-    userdata: *mut c_void,
+    userdata: UserData,
 }
 
-// SAFETY: chatwire never dereferences `userdata`; it hands it back to the
-// callback, which the caller promises is safe to call from any thread.
-unsafe impl Send for Target {}
-// SAFETY: as above; the callback is called concurrently only as documented.
+// SAFETY: as for UserData; the caller promises that the callback is safe
+// to call from any thread, concurrently as documented.
 unsafe impl Sync for Target {}
 
 impl Target {
@@ -54,7 +53,7 @@ impl Target {
         let line = text::c_string(line);
         // SAFETY: the caller gave a callback valid until it is replaced;
         // `line` outlives the call.
-        unsafe { (self.callback)(self.userdata, level as c_int, line.as_ptr()) }
+        unsafe { (self.callback)(self.userdata.0, level as c_int, line.as_ptr()) }
     }
 }
 
@@ -75,6 +74,7 @@ pub unsafe extern "system" fn chatwire_set_log_callback(
         let sink = callback
             .filter(|_| max != LevelFilter::Off)
             .map(|callback| {
+                let userdata = UserData(userdata);
                 let target = Target { callback, userdata };
                 Box::new(move |level: Level, line: &str| target.deliver(level, line))
                     as crate::log::Sink

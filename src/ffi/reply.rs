@@ -4,6 +4,7 @@
 use std::ffi::{c_char, CStr, CString};
 
 use super::boundary;
+use super::conversation::reasoning;
 use super::error::FfiError;
 use super::handle;
 use super::status::chatwire_status;
@@ -42,12 +43,7 @@ impl chatwire_reply {
                     [&call.id, &call.name, &call.arguments, &call.kind].map(|t| CText::new(t))
                 })
                 .collect(),
-            // Details without text (encrypted reasoning) have nothing to read.
-            reasoning: reply
-                .reasoning
-                .as_ref()
-                .filter(|reasoning| !reasoning.text.is_empty())
-                .map(|reasoning| CText::new(&reasoning.text)),
+            reasoning: reasoning(&reply.reasoning).map(CText::new),
             choices: reply
                 .choices
                 .iter()

@@ -191,11 +191,10 @@ pub(super) unsafe fn on<T>(
     body(&mut unsafe { chatwire_conversation::hold(ptr)? }.guard)
 }
 
-/// A message's reasoning text; none for details without text (encrypted
-/// reasoning, which has nothing to read).
-fn reasoning(message: &crate::Message) -> Option<&str> {
-    let text = message.reasoning.as_ref()?.text.as_str();
-    Some(text).filter(|text| !text.is_empty())
+/// The text of reasoning details; none without text (encrypted reasoning,
+/// which has nothing to read).
+pub(super) fn reasoning(details: &Option<crate::Reasoning>) -> Option<&str> {
+    Some(details.as_ref()?.text.as_str()).filter(|text| !text.is_empty())
 }
 
 /// Forgets what was lent from `count` messages from `index` on, which have
@@ -318,7 +317,7 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning(
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe {
         on(conversation, |held| {
-            held.lend(index, reasoning, |l| &mut l.reasoning)
+            held.lend(index, |m| reasoning(&m.reasoning), |l| &mut l.reasoning)
         })
     })
 }
@@ -332,7 +331,7 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning_len(
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe {
         on(conversation, |held| {
-            Ok(reasoning(held.message(index)?).map_or(0, str::len))
+            Ok(reasoning(&held.message(index)?.reasoning).map_or(0, str::len))
         })
     })
 }
