@@ -53,10 +53,6 @@ impl chatwire_reply {
         }
     }
 
-    fn choice(&self, index: usize) -> Result<&CText, FfiError> {
-        handle::item(&self.choices, index, "choice")
-    }
-
     /// The id, name, arguments and type of tool call `index`.
     fn tool_call(&self, index: usize) -> Result<&[CText; 4], FfiError> {
         handle::item(&self.tool_calls, index, "tool call")
@@ -90,13 +86,11 @@ pub(super) fn usage(reply: &Reply) -> Result<[u64; 3], FfiError> {
 
 /// The cached and reasoning token counts, when the server sent either.
 pub(super) fn usage_details(reply: &Reply) -> Result<[u64; 2], FfiError> {
-    let usage = reply
-        .usage
-        .map(|usage| [usage.cached_tokens, usage.reasoning_tokens]);
-    let details = usage.filter(|details| details.iter().any(Option::is_some));
-    Ok(details
-        .ok_or(FfiError::Unavailable("usage details"))?
-        .map(|n| n.unwrap_or(0)))
+    let details = reply.usage.map(|u| [u.cached_tokens, u.reasoning_tokens]);
+    match details.filter(|details| details.iter().any(Option::is_some)) {
+        Some(details) => Ok(details.map(|n| n.unwrap_or(0))),
+        None => Err(FfiError::Unavailable("usage details")),
+    }
 }
 
 /// The reply's text; "" when the model only called tools.
@@ -251,7 +245,7 @@ pub unsafe extern "system" fn chatwire_reply_choice_content(
     reply: Option<&chatwire_reply>,
     index: usize,
 ) -> *const c_char {
-    boundary::value(|| Ok(get(reply)?.choice(index)?.as_ptr()))
+    boundary::value(|| Ok(handle::item(&get(reply)?.choices, index, "choice")?.as_ptr()))
 }
 
 /// The length in bytes of chatwire_reply_choice_content().
@@ -260,7 +254,7 @@ pub unsafe extern "system" fn chatwire_reply_choice_content_len(
     reply: Option<&chatwire_reply>,
     index: usize,
 ) -> usize {
-    boundary::value(|| Ok(get(reply)?.choice(index)?.len()))
+    boundary::value(|| Ok(handle::item(&get(reply)?.choices, index, "choice")?.len()))
 }
 
 /// Prompt tokens the server had cached and completion tokens spent on reasoning, 0 when left
