@@ -392,6 +392,12 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_last_error(void);
 CHATWIRE_API int CHATWIRE_CALL chatwire_last_http_status(void);
 
 /**
+ * Frees a string that chatwire handed out (a reply, a JSON text). NULL is
+ * ignored. Never pass it a string from anywhere else, nor free() one of ours.
+ */
+CHATWIRE_API void CHATWIRE_CALL chatwire_string_free(char *s);
+
+/**
  * Creates a client in `*client_out` for {base_url}/v1/chat/completions.
  * NULL `base_url` or `api_key`: $OPENAI_BASE_URL or $OPENAI_API_KEY, then
  * ./.env, else "https://api.openai.com" or CHATWIRE_ERR_MISSING_API_KEY; an
@@ -1215,12 +1221,6 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_status_str(int status);
  * The library's name and version, e.g. "chatwire 0.1.0". Static; do not free.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_version(void);
-
-/**
- * Frees a string that chatwire handed out (a reply, a JSON text). NULL is
- * ignored. Never pass it a string from anywhere else, nor free() one of ours.
- */
-CHATWIRE_API void CHATWIRE_CALL chatwire_string_free(char *s);
 
 /**
  * The version of the library loaded, as MAJOR * 10000 + MINOR * 100 + PATCH

@@ -83,6 +83,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
 #If VBA7 Then
     Public Declare PtrSafe Function chatwire_last_error Lib "chatwire.dll" () As LongPtr
     Public Declare PtrSafe Function chatwire_last_http_status Lib "chatwire.dll" () As Long
+    Public Declare PtrSafe Sub chatwire_string_free Lib "chatwire.dll" (ByVal s As LongPtr)
     Public Declare PtrSafe Function chatwire_client_new Lib "chatwire.dll" (ByVal baseUrl As LongPtr, ByVal apiKey As LongPtr, ByRef clientOut As LongPtr) As Long
     Public Declare PtrSafe Sub chatwire_client_free Lib "chatwire.dll" (ByVal client As LongPtr)
     Public Declare PtrSafe Function chatwire_client_new_azure Lib "chatwire.dll" (ByVal endpoint As LongPtr, ByVal deployment As LongPtr, ByVal apiVersion As LongPtr, ByVal apiKey As LongPtr, ByRef clientOut As LongPtr) As Long
@@ -180,11 +181,11 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_send_async Lib "chatwire.dll" (ByVal client As LongPtr, ByVal conversation As LongPtr, ByVal onDelta As LongPtr, ByVal onDone As LongPtr, ByVal userdata As LongPtr, ByRef requestOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_status_str Lib "chatwire.dll" (ByVal status As Long) As LongPtr
     Public Declare PtrSafe Function chatwire_version Lib "chatwire.dll" () As LongPtr
-    Public Declare PtrSafe Sub chatwire_string_free Lib "chatwire.dll" (ByVal s As LongPtr)
     Public Declare PtrSafe Function chatwire_version_number Lib "chatwire.dll" () As Long
 #Else
     Public Declare Function chatwire_last_error Lib "chatwire.dll" () As Long
     Public Declare Function chatwire_last_http_status Lib "chatwire.dll" () As Long
+    Public Declare Sub chatwire_string_free Lib "chatwire.dll" (ByVal s As Long)
     Public Declare Function chatwire_client_new Lib "chatwire.dll" (ByVal baseUrl As Long, ByVal apiKey As Long, ByRef clientOut As Long) As Long
     Public Declare Sub chatwire_client_free Lib "chatwire.dll" (ByVal client As Long)
     Public Declare Function chatwire_client_new_azure Lib "chatwire.dll" (ByVal endpoint As Long, ByVal deployment As Long, ByVal apiVersion As Long, ByVal apiKey As Long, ByRef clientOut As Long) As Long
@@ -282,7 +283,6 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_send_async Lib "chatwire.dll" (ByVal client As Long, ByVal conversation As Long, ByVal onDelta As Long, ByVal onDone As Long, ByVal userdata As Long, ByRef requestOut As Long) As Long
     Public Declare Function chatwire_status_str Lib "chatwire.dll" (ByVal status As Long) As Long
     Public Declare Function chatwire_version Lib "chatwire.dll" () As Long
-    Public Declare Sub chatwire_string_free Lib "chatwire.dll" (ByVal s As Long)
     Public Declare Function chatwire_version_number Lib "chatwire.dll" () As Long
 #End If
 

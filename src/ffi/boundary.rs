@@ -19,18 +19,6 @@ thread_local! {
     static LAST_ERROR: RefCell<Option<LastError>> = const { RefCell::new(None) };
 }
 
-fn record(error: &FfiError) {
-    // Escaped here, once for every kind of failure: an error's text is
-    // escaped already (and escaping twice changes nothing), a panic's
-    // message may quote anything.
-    let message = error.message();
-    let last = LastError {
-        message: text::c_string(one_line::escape(&message).as_bytes()),
-        http_status: error.http_status(),
-    };
-    LAST_ERROR.set(Some(last));
-}
-
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
@@ -46,7 +34,15 @@ fn run<T>(body: impl FnOnce() -> Result<T, FfiError>) -> Result<T, chatwire_stat
     let outcome = catch_unwind(AssertUnwindSafe(body))
         .unwrap_or_else(|payload| Err(FfiError::Panic(panic_message(&*payload))));
     outcome.map_err(|error| {
-        record(&error);
+        // Escaped here, once for every kind of failure: an error's text is
+        // escaped already (and escaping twice changes nothing), a panic's
+        // message may quote anything.
+        let message = text::c_string(one_line::escape(&error.message()).as_bytes());
+        let http_status = error.http_status();
+        LAST_ERROR.set(Some(LastError {
+            message,
+            http_status,
+        }));
         error.status()
     })
 }
@@ -104,4 +100,12 @@ pub extern "system" fn chatwire_last_error() -> *const c_char {
 #[no_mangle]
 pub extern "system" fn chatwire_last_http_status() -> c_int {
     LAST_ERROR.with(|cell| cell.borrow().as_ref().map_or(0, |last| last.http_status))
+}
+
+/// Frees a string that chatwire handed out (a reply, a JSON text). NULL is
+/// ignored. Never pass it a string from anywhere else, nor free() one of ours.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_string_free(s: *mut c_char) {
+    // SAFETY: chatwire strings come from malloc (text::string_out); free(NULL) does nothing.
+    super::boundary::release(|| unsafe { libc::free(s.cast()) })
 }

@@ -64,9 +64,6 @@ pub(crate) type DeltaSink =
 pub(crate) type EventSink =
     Sink<unsafe extern "system" fn(*mut c_void, c_int, *const c_char, usize) -> c_int>;
 
-// SAFETY: as for UserData; the function pointer itself is plain code.
-unsafe impl<F> Send for Sink<F> {}
-
 impl<F: Copy> Sink<F> {
     pub(crate) fn new(callback: F, userdata: *mut c_void) -> Sink<F> {
         Sink {
@@ -151,15 +148,11 @@ impl CredentialSource {
                 .map_err(|_| "its token is not UTF-8".into()),
             Err(_) => Err("it filled the whole buffer without a terminating NUL".into()),
         };
-        wipe(&mut buffer);
+        // Zeroed in a way the compiler keeps: the buffer held a secret.
+        for byte in buffer.iter_mut() {
+            // SAFETY: `byte` is a valid, aligned, exclusive reference.
+            unsafe { std::ptr::write_volatile(byte, 0) };
+        }
         token
-    }
-}
-
-/// Zeroes a buffer that held a secret, in a way the compiler keeps.
-fn wipe(buffer: &mut [u8]) {
-    for byte in buffer.iter_mut() {
-        // SAFETY: `byte` is a valid, aligned, exclusive reference.
-        unsafe { std::ptr::write_volatile(byte, 0) };
     }
 }

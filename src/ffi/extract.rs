@@ -65,14 +65,10 @@ struct IngredientView {
     unit: Option<CText>,
 }
 
-/// Item `index` of the list behind `list`, which is NULL or live (unsafe: the caller's promise).
-unsafe fn item<'a>(
-    list: *const chatwire_ingredients,
-    index: usize,
-) -> Result<&'a IngredientView, FfiError> {
-    // SAFETY: as the caller promises.
+/// Item `index` of the list behind `list`, or the error of a NULL list.
+fn item(list: Option<&chatwire_ingredients>, index: usize) -> Result<&IngredientView, FfiError> {
     handle::item(
-        &unsafe { handle::borrow(list, "list")? }.items,
+        &list.ok_or(FfiError::Null("list"))?.items,
         index,
         "ingredient",
     )
@@ -104,60 +100,56 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
 
 /// The number of ingredients in the list.
 #[no_mangle]
-pub unsafe extern "system" fn chatwire_ingredients_len(list: *const chatwire_ingredients) -> usize {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| Ok(unsafe { handle::borrow(list, "list")? }.items.len()))
+pub unsafe extern "system" fn chatwire_ingredients_len(
+    list: Option<&chatwire_ingredients>,
+) -> usize {
+    boundary::value(|| Ok(list.ok_or(FfiError::Null("list"))?.items.len()))
 }
 
 /// The name of ingredient `index` ("flour"), never empty.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_name(
-    list: *const chatwire_ingredients,
+    list: Option<&chatwire_ingredients>,
     index: usize,
 ) -> *const c_char {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| Ok(unsafe { item(list, index)? }.name.as_ptr()))
+    boundary::value(|| Ok(item(list, index)?.name.as_ptr()))
 }
 
 /// The length in bytes of chatwire_ingredients_name().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_name_len(
-    list: *const chatwire_ingredients,
+    list: Option<&chatwire_ingredients>,
     index: usize,
 ) -> usize {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| Ok(unsafe { item(list, index)? }.name.len()))
+    boundary::value(|| Ok(item(list, index)?.name.len()))
 }
 
 /// The quantity of ingredient `index` (½ gives 0.5), finite; 0.0 when the
 /// reply gives no amount.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_quantity(
-    list: *const chatwire_ingredients,
+    list: Option<&chatwire_ingredients>,
     index: usize,
 ) -> f64 {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| Ok(unsafe { item(list, index)? }.quantity))
+    boundary::value(|| Ok(item(list, index)?.quantity))
 }
 
 /// The unit of ingredient `index` ("cup", "g"), NULL when it has none.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_unit(
-    list: *const chatwire_ingredients,
+    list: Option<&chatwire_ingredients>,
     index: usize,
 ) -> *const c_char {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(text::borrowed(&item(list, index)?.unit)) })
+    boundary::value(|| Ok(text::borrowed(&item(list, index)?.unit)))
 }
 
 /// The length in bytes of chatwire_ingredients_unit(); 0 when it has none.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_unit_len(
-    list: *const chatwire_ingredients,
+    list: Option<&chatwire_ingredients>,
     index: usize,
 ) -> usize {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(text::borrowed_len(&item(list, index)?.unit)) })
+    boundary::value(|| Ok(text::borrowed_len(&item(list, index)?.unit)))
 }
 
 /// Frees a list and every string borrowed from it.

@@ -23,7 +23,7 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
 ) -> chatwire_status {
     let timeout = Duration::from_millis(timeout_ms.into());
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| s.set_timeout(timeout)) })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_timeout(timeout)?)) })
 }
 
 /// chatwire_client_set_idle_timeout_ms() with a 32-bit count.
@@ -34,7 +34,7 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(
 ) -> chatwire_status {
     let timeout = Duration::from_millis(timeout_ms.into());
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| s.set_idle_timeout(timeout)) })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_idle_timeout(timeout)?)) })
 }
 
 /// chatwire_client_set_limit() with a 32-bit count of bytes.
@@ -45,7 +45,11 @@ pub unsafe extern "system" fn chatwire_client_set_limit_u32(
     bytes: u32,
 ) -> chatwire_status {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| s.set_limit(limit_from_c(which)?, bytes.into())) })
+    boundary::status(|| unsafe {
+        set(client, |s| {
+            Ok(s.set_limit(limit_from_c(which)?, bytes.into())?)
+        })
+    })
 }
 
 /// chatwire_conversation_set_token_budget() with a 32-bit count.
@@ -67,7 +71,7 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
 /// reply reaches) is given as 4294967295.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_u32(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
     prompt_tokens: *mut u32,
     completion_tokens: *mut u32,
     total_tokens: *mut u32,
@@ -83,7 +87,7 @@ pub unsafe extern "system" fn chatwire_reply_usage_u32(
 /// chatwire_reply_usage_u32().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
     cached_tokens: *mut u32,
     reasoning_tokens: *mut u32,
 ) -> chatwire_status {

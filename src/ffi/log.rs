@@ -5,9 +5,9 @@ use std::ffi::{c_char, c_int, c_void};
 use log::{Level, LevelFilter};
 
 use super::boundary;
+use super::callback::UserData;
 use super::status::{chatwire_status, from_c};
 use super::text;
-use crate::error::Error;
 
 /// The level of a log line, most severe first.
 #[repr(C)]
@@ -35,13 +35,11 @@ pub type chatwire_log_callback =
 /// The C callback and its userdata, as the core's log sink.
 struct Target {
     callback: unsafe extern "system" fn(*mut c_void, c_int, *const c_char),
-    userdata: *mut c_void,
+    userdata: UserData,
 }
 
-// SAFETY: chatwire never dereferences `userdata`; it hands it back to the
-// callback, which the caller promises is safe to call from any thread.
-unsafe impl Send for Target {}
-// SAFETY: as above; the callback is called concurrently only as documented.
+// SAFETY: as for UserData; the caller promises that the callback is safe
+// to call from any thread, concurrently as documented.
 unsafe impl Sync for Target {}
 
 impl Target {
@@ -55,16 +53,8 @@ impl Target {
         let line = text::c_string(line);
         // SAFETY: the caller gave a callback valid until it is replaced;
         // `line` outlives the call.
-        unsafe { (self.callback)(self.userdata, level as c_int, line.as_ptr()) }
+        unsafe { (self.callback)(self.userdata.0, level as c_int, line.as_ptr()) }
     }
-}
-
-fn level_filter(max_level: c_int) -> Result<LevelFilter, Error> {
-    use LevelFilter as L;
-    let levels = [L::Off, L::Error, L::Warn, L::Info, L::Debug];
-    from_c(max_level, &levels, |other| {
-        format!("{other} is not a chatwire_log_level (0 to 4)")
-    })
 }
 
 /// Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
@@ -78,10 +68,13 @@ pub unsafe extern "system" fn chatwire_set_log_callback(
     userdata: *mut c_void,
 ) -> chatwire_status {
     boundary::status(|| {
-        let max = level_filter(max_level)?;
+        use LevelFilter as L;
+        let levels = [L::Off, L::Error, L::Warn, L::Info, L::Debug];
+        let max = from_c(max_level, &levels, "a chatwire_log_level (0 to 4)")?;
         let sink = callback
             .filter(|_| max != LevelFilter::Off)
             .map(|callback| {
+                let userdata = UserData(userdata);
                 let target = Target { callback, userdata };
                 Box::new(move |level: Level, line: &str| target.deliver(level, line))
                     as crate::log::Sink

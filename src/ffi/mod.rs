@@ -8,7 +8,8 @@
 //! (docs/c-api.md): a handle is NULL or a live pointer that chatwire handed
 //! out, a string NULL or NUL-terminated, an out-parameter NULL or writable,
 //! a callback NULL or valid with its `userdata`. Every `unsafe` block
-//! relies on it; [`handle`] and [`text`] turn NULL into an error.
+//! relies on it; [`handle`] and [`text`] turn NULL into an error. A handle
+//! that a call only reads may arrive as an `Option<&T>`, the same pointer.
 
 // The C names are the API: snake case, with the chatwire_ prefix.
 #![allow(non_camel_case_types, clippy::upper_case_acronyms)]
@@ -27,6 +28,4 @@ mod reply;
 mod request;
 mod send;
 mod status;
-mod string;
 mod text;
-mod version;

@@ -10,13 +10,11 @@ use crate::error::{Error, Result};
 
 /// A new signal for one request, as an `Arc` the core keeps.
 pub(crate) fn new_signal() -> Result<Arc<dyn Signal>> {
-    match Notifier::new() {
-        Ok(notifier) => Ok(Arc::new(notifier)),
-        Err(source) => Err(Error::System {
-            message: format!("could not make the request's {}: {source}", Notifier::WHAT),
-            source,
-        }),
-    }
+    let notifier = Notifier::new().map_err(|source| Error::System {
+        message: format!("could not make the request's {}: {source}", Notifier::WHAT),
+        source,
+    })?;
+    Ok(Arc::new(notifier))
 }
 
 /// An eventfd: readable while its count is not zero; one read resets it.

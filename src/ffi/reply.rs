@@ -4,6 +4,7 @@
 use std::ffi::{c_char, CStr, CString};
 
 use super::boundary;
+use super::conversation::reasoning;
 use super::error::FfiError;
 use super::handle;
 use super::status::chatwire_status;
@@ -42,12 +43,7 @@ impl chatwire_reply {
                     [&call.id, &call.name, &call.arguments, &call.kind].map(|t| CText::new(t))
                 })
                 .collect(),
-            // Details without text (encrypted reasoning) have nothing to read.
-            reasoning: reply
-                .reasoning
-                .as_ref()
-                .filter(|reasoning| !reasoning.text.is_empty())
-                .map(|reasoning| CText::new(&reasoning.text)),
+            reasoning: reasoning(&reply.reasoning).map(CText::new),
             choices: reply
                 .choices
                 .iter()
@@ -56,12 +52,6 @@ impl chatwire_reply {
             reply,
         }
     }
-}
-
-impl chatwire_reply {
-    fn choice(&self, index: usize) -> Result<&CText, FfiError> {
-        handle::item(&self.choices, index, "choice")
-    }
 
     /// The id, name, arguments and type of tool call `index`.
     fn tool_call(&self, index: usize) -> Result<&[CText; 4], FfiError> {
@@ -69,17 +59,16 @@ impl chatwire_reply {
     }
 }
 
-/// The reply behind `reply`, which is NULL or live (unsafe: the caller's promise).
-unsafe fn get<'a>(reply: *const chatwire_reply) -> Result<&'a chatwire_reply, FfiError> {
-    // SAFETY: as the caller promises.
-    unsafe { handle::borrow(reply, "reply") }
+/// The reply behind `reply`, or the error of a NULL one.
+fn get(reply: Option<&chatwire_reply>) -> Result<&chatwire_reply, FfiError> {
+    reply.ok_or(FfiError::Null("reply"))
 }
 
 /// Writes the counts that `counts` reads from the reply behind `reply`, each
-/// made a `T` by `to`, where its out-parameter is not NULL (unsafe: as [`get`],
-/// and each out-parameter NULL or writable).
+/// made a `T` by `to`, where its out-parameter is not NULL (unsafe: each
+/// out-parameter NULL or writable).
 pub(super) unsafe fn write_counts<T, const N: usize>(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
     counts: fn(&Reply) -> Result<[u64; N], FfiError>,
     outs: [*mut T; N],
     to: fn(u64) -> T,
@@ -97,55 +86,49 @@ pub(super) fn usage(reply: &Reply) -> Result<[u64; 3], FfiError> {
 
 /// The cached and reasoning token counts, when the server sent either.
 pub(super) fn usage_details(reply: &Reply) -> Result<[u64; 2], FfiError> {
-    let usage = reply
-        .usage
-        .map(|usage| [usage.cached_tokens, usage.reasoning_tokens]);
-    let details = usage.filter(|details| details.iter().any(Option::is_some));
-    Ok(details
-        .ok_or(FfiError::Unavailable("usage details"))?
-        .map(|n| n.unwrap_or(0)))
+    let details = reply.usage.map(|u| [u.cached_tokens, u.reasoning_tokens]);
+    match details.filter(|details| details.iter().any(Option::is_some)) {
+        Some(details) => Ok(details.map(|n| n.unwrap_or(0))),
+        None => Err(FfiError::Unavailable("usage details")),
+    }
 }
 
 /// The reply's text; "" when the model only called tools.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_content(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(get(reply)?.content.as_ptr()) })
+    boundary::value(|| Ok(get(reply)?.content.as_ptr()))
 }
 
 /// The length in bytes of chatwire_reply_content().
 #[no_mangle]
-pub unsafe extern "system" fn chatwire_reply_content_len(reply: *const chatwire_reply) -> usize {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(get(reply)?.content.len()) })
+pub unsafe extern "system" fn chatwire_reply_content_len(reply: Option<&chatwire_reply>) -> usize {
+    boundary::value(|| Ok(get(reply)?.content.len()))
 }
 
 /// Why the model stopped: "stop", "length", "tool_calls", "content_filter",
 /// ...; NULL when the server did not say.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_finish_reason(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(borrowed(&get(reply)?.finish_reason)) })
+    boundary::value(|| Ok(borrowed(&get(reply)?.finish_reason)))
 }
 
 /// The length in bytes of chatwire_reply_finish_reason(); 0 when NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_finish_reason_len(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
 ) -> usize {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(borrowed_len(&get(reply)?.finish_reason)) })
+    boundary::value(|| Ok(borrowed_len(&get(reply)?.finish_reason)))
 }
 
 /// The token counts of the request, each out-parameter NULL when not
 /// wanted. No usage from the server: CHATWIRE_ERR_UNAVAILABLE.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
     prompt_tokens: *mut u64,
     completion_tokens: *mut u64,
     total_tokens: *mut u64,
@@ -161,28 +144,25 @@ pub unsafe extern "system" fn chatwire_reply_usage(
 /// of the others docs/providers.md lists); NULL when none came.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_request_id(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(borrowed(&get(reply)?.request_id)) })
+    boundary::value(|| Ok(borrowed(&get(reply)?.request_id)))
 }
 
 /// The response body as received (for a streamed reply, the equivalent
 /// body built from the chunks, with their top-level fields such as
 /// Perplexity's `citations`).
 #[no_mangle]
-pub unsafe extern "system" fn chatwire_reply_json(reply: *const chatwire_reply) -> *const c_char {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(get(reply)?.json.as_ptr()) })
+pub unsafe extern "system" fn chatwire_reply_json(reply: Option<&chatwire_reply>) -> *const c_char {
+    boundary::value(|| Ok(get(reply)?.json.as_ptr()))
 }
 
 /// How many tools the model called.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call_count(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
 ) -> usize {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(get(reply)?.tool_calls.len()) })
+    boundary::value(|| Ok(get(reply)?.tool_calls.len()))
 }
 
 /// Tool call `index`: its id (to quote in the result), the function's name
@@ -190,7 +170,7 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_count(
 /// its name and the model's text. Each out-parameter may be NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
     index: usize,
     id_out: *mut *const c_char,
     name_out: *mut *const c_char,
@@ -209,7 +189,7 @@ pub unsafe extern "system" fn chatwire_reply_tool_call(
 /// out-parameter may be NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call_len(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
     index: usize,
     id_len: *mut usize,
     name_len: *mut usize,
@@ -228,11 +208,10 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_len(
 /// (chatwire_conversation_add_custom_tool()).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_tool_call_type(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
     index: usize,
 ) -> *const c_char {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(get(reply)?.tool_call(index)?[3].as_ptr()) })
+    boundary::value(|| Ok(get(reply)?.tool_call(index)?[3].as_ptr()))
 }
 
 /// The model's reasoning ("thinking"), from whichever field the server used
@@ -240,52 +219,49 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
 /// (docs/reasoning.md). NULL when there is no text of it.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_reasoning(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(borrowed(&get(reply)?.reasoning)) })
+    boundary::value(|| Ok(borrowed(&get(reply)?.reasoning)))
 }
 
 /// The length in bytes of chatwire_reply_reasoning(); 0 when NULL.
 #[no_mangle]
-pub unsafe extern "system" fn chatwire_reply_reasoning_len(reply: *const chatwire_reply) -> usize {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(borrowed_len(&get(reply)?.reasoning)) })
+pub unsafe extern "system" fn chatwire_reply_reasoning_len(
+    reply: Option<&chatwire_reply>,
+) -> usize {
+    boundary::value(|| Ok(borrowed_len(&get(reply)?.reasoning)))
 }
 
 /// How many choices the reply has: 1 unless the option "n" asked for more;
 /// choice 0 is the one appended to the conversation.
 #[no_mangle]
-pub unsafe extern "system" fn chatwire_reply_choice_count(reply: *const chatwire_reply) -> usize {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(get(reply)?.choices.len()) })
+pub unsafe extern "system" fn chatwire_reply_choice_count(reply: Option<&chatwire_reply>) -> usize {
+    boundary::value(|| Ok(get(reply)?.choices.len()))
 }
 
 /// The text of choice `index`, without its reasoning.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_content(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
     index: usize,
 ) -> *const c_char {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(get(reply)?.choice(index)?.as_ptr()) })
+    boundary::value(|| Ok(handle::item(&get(reply)?.choices, index, "choice")?.as_ptr()))
 }
 
 /// The length in bytes of chatwire_reply_choice_content().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_content_len(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
     index: usize,
 ) -> usize {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(get(reply)?.choice(index)?.len()) })
+    boundary::value(|| Ok(handle::item(&get(reply)?.choices, index, "choice")?.len()))
 }
 
 /// Prompt tokens the server had cached and completion tokens spent on reasoning, 0 when left
 /// out; each out-parameter may be NULL. Neither sent: CHATWIRE_ERR_UNAVAILABLE.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_usage_details(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
     cached_tokens: *mut u64,
     reasoning_tokens: *mut u64,
 ) -> chatwire_status {
@@ -300,7 +276,7 @@ pub unsafe extern "system" fn chatwire_reply_usage_details(
 /// it came twice); NULL when the response had none.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_header(
-    reply: *const chatwire_reply,
+    reply: Option<&chatwire_reply>,
     name: *const c_char,
 ) -> *const c_char {
     // SAFETY: each pointer is NULL or valid (the C conventions).

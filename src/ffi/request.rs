@@ -25,17 +25,15 @@ pub struct chatwire_request {
     pub(super) _running: Running,
 }
 
-/// The request behind `request`, which is NULL or live (unsafe: the caller's promise).
-unsafe fn get<'a>(request: *const chatwire_request) -> Result<&'a chatwire_request, FfiError> {
-    // SAFETY: as the caller promises.
-    unsafe { handle::borrow(request, "request") }
+/// The request behind `request`, or the error of a NULL one.
+fn get(request: Option<&chatwire_request>) -> Result<&chatwire_request, FfiError> {
+    request.ok_or(FfiError::Null("request"))
 }
 
 /// 1 when the request has finished, 0 while it runs; never blocks.
 #[no_mangle]
-pub unsafe extern "system" fn chatwire_request_done(request: *const chatwire_request) -> c_int {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe { Ok(c_int::from(get(request)?.send.is_done())) })
+pub unsafe extern "system" fn chatwire_request_done(request: Option<&chatwire_request>) -> c_int {
+    boundary::value(|| Ok(c_int::from(get(request)?.send.is_done())))
 }
 
 /// Waits for the request and returns the send's status; on success the reply
@@ -101,7 +99,7 @@ pub unsafe extern "system" fn chatwire_request_cancel(
     request: *mut chatwire_request,
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::status(|| unsafe { get(request).map(|request| request.send.cancel()) })
+    boundary::status(|| unsafe { handle::borrow(request, "request").map(|r| r.send.cancel()) })
 }
 
 /// Frees a request and its descriptor or event; a running one is cancelled and waited
@@ -117,9 +115,8 @@ pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_reque
 /// (never read from it) and chatwire_request_done(). The same one every time,
 /// owned by the request. Elsewhere -1 and CHATWIRE_ERR_SYSTEM.
 #[no_mangle]
-pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_request) -> c_int {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe {
+pub unsafe extern "system" fn chatwire_request_fd(request: Option<&chatwire_request>) -> c_int {
+    boundary::value(|| {
         let (asked, instead) = ("chatwire_request_fd", "chatwire_request_event");
         let fd = get(request)?.waitable(cfg!(unix), asked, instead)?;
         // A descriptor as the system made it: it fits.
@@ -131,10 +128,9 @@ pub unsafe extern "system" fn chatwire_request_fd(request: *const chatwire_reque
 /// it), signalled as chatwire_request_fd() is readable. Elsewhere NULL (CHATWIRE_ERR_SYSTEM).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_event(
-    request: *const chatwire_request,
+    request: Option<&chatwire_request>,
 ) -> *mut c_void {
-    // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::value(|| unsafe {
+    boundary::value(|| {
         let (asked, instead) = ("chatwire_request_event", "chatwire_request_fd");
         let event = get(request)?.waitable(cfg!(windows), asked, instead)?;
         Ok(event as *mut c_void)
@@ -177,7 +173,7 @@ pub(super) unsafe fn hand_text(
 ) -> Result<(), FfiError> {
     // SAFETY: as the caller promises.
     let (request, out, len) = unsafe {
-        let request = get(request)?;
+        let request = handle::borrow(request, "request")?;
         let out = handle::out(text_out, "text_out")?;
         let len = len_out.map(|len| handle::out(len, "len_out")).transpose()?;
         (request, out, len)

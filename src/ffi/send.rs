@@ -198,7 +198,8 @@ pub unsafe extern "system" fn chatwire_send_async(
         // SAFETY: `client` is NULL or a live handle (the C conventions).
         let client = unsafe { handle::borrow(client, "client")? };
         // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-        let (held, running) = unsafe { chatwire_conversation::hold_for_background(conversation)? };
+        let held = unsafe { chatwire_conversation::hold(conversation)? };
+        let running = held.mark_running();
         // SAFETY: `request_out` is NULL or writable (the C conventions).
         let out = unsafe { handle::out(request_out, "request_out")? };
         let on_delta = on_delta.map(|callback| {

@@ -1,8 +1,9 @@
-//! Status codes, roles, and the one table that maps [`Error`] to a status.
+//! Status codes, roles, the one table that maps [`Error`] to a status, and
+//! the library's version.
 
 use std::ffi::{c_char, c_int, CStr};
 
-use crate::config::{Auth, Limit};
+use crate::config::Limit;
 use crate::conversation::message::Role;
 use crate::error::Error;
 
@@ -66,7 +67,7 @@ use chatwire_status::*;
 
 /// The role of a message, as an `int` (chatwire_conversation_append()).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(dead_code)]
 pub enum chatwire_role {
     /// Instructions for the model; at most one, and only first.
     CHATWIRE_ROLE_SYSTEM = 0,
@@ -104,51 +105,38 @@ pub enum chatwire_auth {
     CHATWIRE_AUTH_NONE = 2,
 }
 
-/// The value at index `value` of a C enum's `table`, or the error that
-/// `refusal` words for another value.
-pub(crate) fn from_c<T: Copy>(
-    value: c_int,
-    table: &[T],
-    refusal: impl Fn(c_int) -> String,
-) -> Result<T, Error> {
+/// The value at index `value` of a C enum's `table`, or an error saying
+/// that it is not `what`.
+pub(crate) fn from_c<T: Copy>(value: c_int, table: &[T], what: &str) -> Result<T, Error> {
     usize::try_from(value)
         .ok()
         .and_then(|index| table.get(index).copied())
-        .ok_or_else(|| Error::InvalidArgument(refusal(value)))
-}
-
-/// The auth a C value names.
-pub(crate) fn auth_from_c(auth: c_int) -> Result<Auth, Error> {
-    from_c(auth, &[Auth::Bearer, Auth::ApiKey, Auth::None], |other| {
-        format!("{other} is not a chatwire_auth (0 bearer, 1 api-key, 2 none)")
-    })
+        .ok_or_else(|| Error::InvalidArgument(format!("{value} is not {what}")))
 }
 
 /// The limit a C value names.
 pub(crate) fn limit_from_c(which: c_int) -> Result<Limit, Error> {
     let limits = [Limit::Body, Limit::Event, Limit::Stream, Limit::Headers];
-    from_c(which, &limits, |other| {
-        format!("{other} is not a chatwire_limit (0 body, 1 event, 2 stream, 3 headers)")
-    })
+    let what = "a chatwire_limit (0 body, 1 event, 2 stream, 3 headers)";
+    from_c(which, &limits, what)
 }
+
+/// The roles in the order of chatwire_role.
+const ROLES: [Role; 4] = [Role::System, Role::User, Role::Assistant, Role::Tool];
 
 /// The C value of a role.
 pub(crate) fn role_to_c(role: Role) -> c_int {
-    let c_role = match role {
-        Role::System => chatwire_role::CHATWIRE_ROLE_SYSTEM,
-        Role::User => chatwire_role::CHATWIRE_ROLE_USER,
-        Role::Assistant => chatwire_role::CHATWIRE_ROLE_ASSISTANT,
-        Role::Tool => chatwire_role::CHATWIRE_ROLE_TOOL,
-    };
-    c_role as c_int
+    ROLES
+        .iter()
+        .position(|r| *r == role)
+        .map_or(-1, |index| index as c_int)
 }
 
 /// The role for a C value, checked: C may pass any integer.
 pub(crate) fn role_from_c(role: c_int) -> Result<Role, Error> {
-    let roles = [Role::System, Role::User, Role::Assistant, Role::Tool];
-    from_c(role, &roles, |other| {
-        format!("role {other} is not a chatwire_role (0 system, 1 user, 2 assistant, 3 tool)")
-    })
+    let what = "a chatwire_role (0 system, 1 user, 2 assistant, 3 tool)";
+    let refusal = |_| Error::InvalidArgument(format!("role {role} is not {what}"));
+    from_c(role, &ROLES, what).map_err(refusal)
 }
 
 /// The status for each error: the single table between Rust errors and C codes.
@@ -225,6 +213,30 @@ pub extern "system" fn chatwire_version() -> *const c_char {
     VERSION.as_ptr().cast()
 }
 
+/// Parses a decimal version part at compile time.
+const fn parse(digits: &str) -> u32 {
+    match u32::from_str_radix(digits, 10) {
+        Ok(value) => value,
+        Err(_) => panic!("a version part is decimal"),
+    }
+}
+
+const MAJOR: u32 = parse(env!("CARGO_PKG_VERSION_MAJOR"));
+const MINOR: u32 = parse(env!("CARGO_PKG_VERSION_MINOR"));
+const PATCH: u32 = parse(env!("CARGO_PKG_VERSION_PATCH"));
+const NUMBER: u32 = MAJOR * 10_000 + MINOR * 100 + PATCH;
+
+// The encoding below holds while minor and patch stay under 100.
+const _: () = assert!(MINOR < 100 && PATCH < 100);
+
+/// The version of the library loaded, as MAJOR * 10000 + MINOR * 100 + PATCH
+/// (1.2.3 gives 10203), the encoding of CHATWIRE_VERSION_NUMBER, the header's:
+/// check `chatwire_version_number() >= CHATWIRE_VERSION_NUMBER` at run time.
+#[no_mangle]
+pub extern "system" fn chatwire_version_number() -> u32 {
+    NUMBER
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,5 +264,20 @@ mod tests {
         }
         assert!(role_from_c(4).is_err());
         assert!(role_from_c(-1).is_err());
+    }
+
+    #[test]
+    fn the_number_encodes_cargo_s_version() {
+        let parts: Vec<u32> = env!("CARGO_PKG_VERSION")
+            .split(['.', '-', '+'])
+            .take(3)
+            .map(|part| part.parse().unwrap())
+            .collect();
+        assert_eq!(
+            chatwire_version_number(),
+            parts[0] * 10_000 + parts[1] * 100 + parts[2]
+        );
+        assert_eq!(parse("0"), 0);
+        assert_eq!(parse("123"), 123);
     }
 }

@@ -47,10 +47,8 @@ pub(crate) unsafe fn transform(
 /// A C copy of text, cut at the first NUL byte (C cannot see past it anyway).
 pub(crate) fn c_string(text: impl Into<Vec<u8>>) -> CString {
     CString::new(text).unwrap_or_else(|err| {
-        let position = err.nul_position();
-        let mut bytes = err.into_vec();
-        bytes.truncate(position);
-        CString::new(bytes).unwrap_or_default()
+        let end = err.nul_position();
+        CString::new(&err.into_vec()[..end]).unwrap_or_default()
     })
 }
 
@@ -100,13 +98,6 @@ pub(crate) fn string_out(text: &str) -> *mut c_char {
     }
 }
 
-/// Frees a string from [`string_out`]; NULL is ignored (unsafe: `text` is NULL
-/// or from [`string_out`] and not freed).
-pub(crate) unsafe fn string_free(text: *mut c_char) {
-    // SAFETY: from malloc, by the caller's contract; free(NULL) does nothing.
-    unsafe { libc::free(text.cast()) }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,7 +118,7 @@ mod tests {
         let bytes = unsafe { std::slice::from_raw_parts(text.cast::<u8>(), 6) };
         assert_eq!(bytes, b"ab\0cd\0");
         // SAFETY: from string_out, freed once.
-        unsafe { string_free(text) };
+        unsafe { libc::free(text.cast()) };
     }
 
     #[test]

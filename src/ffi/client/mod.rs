@@ -30,31 +30,30 @@ impl chatwire_client {
     pub(crate) fn snapshot(&self) -> Arc<Client> {
         Arc::clone(&self.client.read().unwrap_or_else(PoisonError::into_inner))
     }
-
-    /// Changes the settings and makes the client that sends starting
-    /// afterwards use; on failure nothing changes.
-    fn update<E: Into<FfiError>>(
-        &self,
-        change: impl FnOnce(&mut Resolved) -> Result<(), E>,
-    ) -> Result<(), FfiError> {
-        let mut settings = self.settings.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut next = settings.clone();
-        change(&mut next).map_err(Into::into)?;
-        let client = next.client(Some(&self.snapshot()));
-        *settings = next;
-        *self.client.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(client);
-        Ok(())
-    }
 }
 
 /// What every setter does: the client behind `client` (unsafe: NULL or
-/// live) is checked for NULL first, then `change` makes its next settings.
-pub(super) unsafe fn set<E: Into<FfiError>>(
+/// live) is checked for NULL first, then `change` makes its next settings,
+/// and the client that sends starting afterwards use; on failure nothing changes.
+pub(super) unsafe fn set(
     client: *const chatwire_client,
-    change: impl FnOnce(&mut Resolved) -> Result<(), E>,
+    change: impl FnOnce(&mut Resolved) -> Result<(), FfiError>,
 ) -> Result<(), FfiError> {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    unsafe { handle::borrow(client, "client")? }.update(change)
+    let client = unsafe { handle::borrow(client, "client")? };
+    let mut settings = client
+        .settings
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let mut next = settings.clone();
+    change(&mut next)?;
+    let new = next.client(Some(&client.snapshot()));
+    *settings = next;
+    *client
+        .client
+        .write()
+        .unwrap_or_else(PoisonError::into_inner) = Arc::new(new);
+    Ok(())
 }
 
 /// Creates a client in `*client_out` for {base_url}/v1/chat/completions.
@@ -73,10 +72,7 @@ pub unsafe extern "system" fn chatwire_client_new(
         let base_url = text::opt_str_in(base_url, "base_url")?;
         let api_key = text::opt_str_in(api_key, "api_key")?;
         let out = handle::out(client_out, "client_out")?;
-        let mut builder = Client::builder();
-        if let Some(base_url) = base_url {
-            builder = builder.base_url(base_url);
-        }
+        let builder = base_url.map_or_else(Client::builder, |url| Client::builder().base_url(url));
         build_into(builder, api_key, out)
     })
 }

@@ -6,10 +6,10 @@ use std::ffi::{c_char, c_int, c_void};
 
 use super::{chatwire_client, set};
 use crate::client::provider_of;
+use crate::config::Auth;
 use crate::ffi::boundary;
 use crate::ffi::callback::{chatwire_credential_callback, CredentialSource};
-use crate::ffi::error::FfiError;
-use crate::ffi::status::{auth_from_c, chatwire_status};
+use crate::ffi::status::{chatwire_status, from_c};
 use crate::ffi::text;
 
 /// Trusts the CA certificates in the PEM file `pem_path`, read now, besides
@@ -23,7 +23,7 @@ pub unsafe extern "system" fn chatwire_client_set_ca_file(
     // SAFETY: `pem_path` is NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
-            Ok::<_, FfiError>(s.set_ca_file(text::str_in(pem_path, "pem_path")?.as_ref())?)
+            Ok(s.set_ca_file(text::str_in(pem_path, "pem_path")?.as_ref())?)
         })
     })
 }
@@ -43,7 +43,7 @@ pub unsafe extern "system" fn chatwire_client_set_client_certificate(
         set(client, |s| {
             let cert = text::str_in(cert_pem_file, "cert_pem_file")?;
             let key = text::str_in(key_pem_file, "key_pem_file")?;
-            Ok::<_, FfiError>(s.set_client_certificate(cert.as_ref(), key.as_ref())?)
+            Ok(s.set_client_certificate(cert.as_ref(), key.as_ref())?)
         })
     })
 }
@@ -60,7 +60,7 @@ pub unsafe extern "system" fn chatwire_client_set_proxy(
     // SAFETY: `proxy_url` is NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
-            Ok::<_, FfiError>(s.set_proxy(text::str_in(proxy_url, "proxy_url")?)?)
+            Ok(s.set_proxy(text::str_in(proxy_url, "proxy_url")?)?)
         })
     })
 }
@@ -76,7 +76,7 @@ pub unsafe extern "system" fn chatwire_client_set_endpoint_url(
     // SAFETY: `url` is NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
-            Ok::<_, FfiError>(s.set_endpoint_url(text::str_in(url, "url")?)?)
+            Ok(s.set_endpoint_url(text::str_in(url, "url")?)?)
         })
     })
 }
@@ -88,8 +88,10 @@ pub unsafe extern "system" fn chatwire_client_set_auth(
     client: *mut chatwire_client,
     auth: c_int,
 ) -> chatwire_status {
+    let auths = [Auth::Bearer, Auth::ApiKey, Auth::None];
+    let what = "a chatwire_auth (0 bearer, 1 api-key, 2 none)";
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| s.set_auth(auth_from_c(auth)?)) })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_auth(from_c(auth, &auths, what)?)?)) })
 }
 
 /// Asks `callback` for the credential before every attempt instead of
@@ -105,5 +107,5 @@ pub unsafe extern "system" fn chatwire_client_set_credential_callback(
     let source = callback.map(|callback| CredentialSource::new(callback, userdata));
     let provider = source.map(|source| provider_of(move || source.token()));
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| s.set_credential_provider(provider)) })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_credential_provider(provider)?)) })
 }

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use super::{chatwire_client, set};
 use crate::ffi::boundary;
-use crate::ffi::error::FfiError;
 use crate::ffi::status::{chatwire_status, from_c, limit_from_c};
 use crate::ffi::text;
 use crate::structured::SchemaDelivery::{CheckOnly, Prompt, ResponseFormat};
@@ -18,10 +17,9 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms(
     client: *mut chatwire_client,
     timeout_ms: u64,
 ) -> chatwire_status {
+    let timeout = Duration::from_millis(timeout_ms);
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe {
-        set(client, |s| s.set_timeout(Duration::from_millis(timeout_ms)))
-    })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_timeout(timeout)?)) })
 }
 
 /// Sets the longest silence of a streamed reply in milliseconds (keep-alives
@@ -31,12 +29,9 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms(
     client: *mut chatwire_client,
     timeout_ms: u64,
 ) -> chatwire_status {
+    let timeout = Duration::from_millis(timeout_ms);
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe {
-        set(client, |s| {
-            s.set_idle_timeout(Duration::from_millis(timeout_ms))
-        })
-    })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_idle_timeout(timeout)?)) })
 }
 
 /// Sets how many times a failed request is retried (connection failures,
@@ -47,7 +42,7 @@ pub unsafe extern "system" fn chatwire_client_set_max_retries(
     max_retries: u32,
 ) -> chatwire_status {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| s.set_max_retries(max_retries)) })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_max_retries(max_retries)?)) })
 }
 
 /// Sets a limit in bytes on what chatwire keeps of an answer, after
@@ -61,7 +56,7 @@ pub unsafe extern "system" fn chatwire_client_set_limit(
     bytes: u64,
 ) -> chatwire_status {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| s.set_limit(limit_from_c(which)?, bytes)) })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_limit(limit_from_c(which)?, bytes)?)) })
 }
 
 /// Sets how many idle connections the client keeps (each closes after 15 s); default
@@ -73,7 +68,7 @@ pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
 ) -> chatwire_status {
     let max = usize::try_from(max_idle_connections).unwrap_or(usize::MAX);
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| s.set_max_idle_connections(max)) })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_max_idle_connections(max)?)) })
 }
 
 /// Sets how many background requests of this client run at once, 1 to 65536 (default 1024),
@@ -85,7 +80,7 @@ pub unsafe extern "system" fn chatwire_client_set_max_in_flight(
 ) -> chatwire_status {
     let max = usize::try_from(max_in_flight).unwrap_or(usize::MAX);
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| s.set_max_in_flight(max)) })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_max_in_flight(max)?)) })
 }
 
 /// Sets the stack size in bytes of the worker threads of later background
@@ -96,7 +91,7 @@ pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
     bytes: usize,
 ) -> chatwire_status {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| s.set_worker_stack_size(bytes)) })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_worker_stack_size(bytes)?)) })
 }
 
 /// Sets a header sent with every request, replacing one of the same name
@@ -113,7 +108,7 @@ pub unsafe extern "system" fn chatwire_client_set_header(
     boundary::status(|| unsafe {
         set(client, |s| {
             let name = text::str_in(name, "name")?;
-            Ok::<_, FfiError>(s.set_header(name, text::opt_str_in(value, "value")?)?)
+            Ok(s.set_header(name, text::opt_str_in(value, "value")?)?)
         })
     })
 }
@@ -126,7 +121,7 @@ pub unsafe extern "system" fn chatwire_client_set_json_corrections(
     corrections: u32,
 ) -> chatwire_status {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| s.set_json_corrections(corrections)) })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_json_corrections(corrections)?)) })
 }
 
 /// How chatwire_send_json() tells the model about the schema
@@ -153,11 +148,10 @@ pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
     // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
+            let what = "a chatwire_schema_delivery (0 prompt, 1 response format, 2 check only)";
             let deliveries = [Prompt, ResponseFormat, CheckOnly];
-            let delivery = from_c(delivery, &deliveries, |other| {
-                format!("{other} is not a chatwire_schema_delivery (0 prompt, 1 response format, 2 check only)")
-            });
-            delivery.map(|delivery| s.set_schema_delivery(delivery))
+            s.set_schema_delivery(from_c(delivery, &deliveries, what)?);
+            Ok(())
         })
     })
 }
@@ -172,10 +166,8 @@ pub unsafe extern "system" fn chatwire_client_set_stream_usage(
     // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
-            let enabled = from_c(enabled, &[false, true], |other| {
-                format!("stream usage must be 0 or 1, not {other}")
-            });
-            enabled.map(|enabled| s.set_stream_usage(enabled))
+            s.set_stream_usage(from_c(enabled, &[false, true], "0 or 1 (stream usage)")?);
+            Ok(())
         })
     })
 }

@@ -79,25 +79,6 @@ impl chatwire_conversation {
         Ok(Hold { guard, alive })
     }
 
-    /// Like [`hold`](Self::hold) (unsafe as it), and marks the conversation as
-    /// sent by a background request until the returned mark is dropped.
-    pub(crate) unsafe fn hold_for_background<'a>(
-        ptr: *const chatwire_conversation,
-    ) -> Result<(Hold<'a>, Running), FfiError> {
-        // SAFETY: `ptr` is NULL or a live handle (the C conventions).
-        let held = unsafe { chatwire_conversation::hold(ptr)? };
-        let handle = &held.alive;
-        // Held, so no other call can be setting it between the check in
-        // `hold` and here.
-        let id = NEXT_RUNNING.fetch_add(1, Ordering::Relaxed);
-        handle.running.store(id, Ordering::Release);
-        let running = Running {
-            mark: handle.running.clone(),
-            id,
-        };
-        Ok((held, running))
-    }
-
     /// The conversation, unless another call holds it; also for a
     /// background request's wait, which its own mark does not refuse.
     pub(crate) fn appendable(&self) -> Result<MutexGuard<'_, Held>, FfiError> {
@@ -119,6 +100,18 @@ pub(crate) struct Hold<'a> {
     /// Also taken by a background request, which appends its reply after
     /// the call that started it has returned.
     pub(crate) alive: Arc<chatwire_conversation>,
+}
+
+impl Hold<'_> {
+    /// Marks the conversation as sent by a background request until the
+    /// returned mark is dropped; held, so no other call can be setting it
+    /// between the check in `hold` and here.
+    pub(crate) fn mark_running(&self) -> Running {
+        let id = NEXT_RUNNING.fetch_add(1, Ordering::Relaxed);
+        self.alive.running.store(id, Ordering::Release);
+        let mark = self.alive.running.clone();
+        Running { mark, id }
+    }
 }
 
 /// The refusal of a call on a conversation that `user` holds.
@@ -180,7 +173,10 @@ impl Held {
         let Some(text) = text(message) else {
             return Ok(std::ptr::null());
         };
-        let view = slot(entry(lent, index)).get_or_insert_with(|| text::CText::new(text));
+        if lent.len() <= index {
+            lent.resize_with(index + 1, Lent::default);
+        }
+        let view = slot(&mut lent[index]).get_or_insert_with(|| text::CText::new(text));
         Ok(view.as_ptr())
     }
 }
@@ -195,19 +191,10 @@ pub(super) unsafe fn on<T>(
     body(&mut unsafe { chatwire_conversation::hold(ptr)? }.guard)
 }
 
-/// A message's reasoning text; none for details without text (encrypted
-/// reasoning, which has nothing to read).
-fn reasoning(message: &crate::Message) -> Option<&str> {
-    let text = message.reasoning.as_ref()?.text.as_str();
-    Some(text).filter(|text| !text.is_empty())
-}
-
-/// The entry of message `index`, made when it has none yet.
-fn entry(lent: &mut Vec<Lent>, index: usize) -> &mut Lent {
-    if lent.len() <= index {
-        lent.resize_with(index + 1, Lent::default);
-    }
-    &mut lent[index]
+/// The text of reasoning details; none without text (encrypted reasoning,
+/// which has nothing to read).
+pub(super) fn reasoning(details: &Option<crate::Reasoning>) -> Option<&str> {
+    Some(details.as_ref()?.text.as_str()).filter(|text| !text.is_empty())
 }
 
 /// Forgets what was lent from `count` messages from `index` on, which have
@@ -330,7 +317,7 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning(
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe {
         on(conversation, |held| {
-            held.lend(index, reasoning, |l| &mut l.reasoning)
+            held.lend(index, |m| reasoning(&m.reasoning), |l| &mut l.reasoning)
         })
     })
 }
@@ -344,7 +331,7 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning_len(
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe {
         on(conversation, |held| {
-            Ok(reasoning(held.message(index)?).map_or(0, str::len))
+            Ok(reasoning(&held.message(index)?.reasoning).map_or(0, str::len))
         })
     })
 }
