@@ -1,4 +1,4 @@
-//! A TCP step of our own in ureq's connector chain. What ureq's lacks: a
+//! A TCP step of our own in ureq's connector chain. What ureq's TCP step lacks: a
 //! cancel of one request in every phase (its `ShutdownHandle` is agent-wide
 //! and registered only once connected), a read's patience changed mid-body,
 //! and a worker that waits holding no output.
