@@ -1,7 +1,8 @@
 //! A TCP step of our own in ureq's connector chain. What ureq's TCP step
-//! lacks: a cancel of one request in every phase (its `ShutdownHandle` is agent-wide
-//! and registered only once connected), a read's patience changed mid-body,
-//! and a worker that waits holding no output.
+//! lacks: a cancel of one request in every phase (its `ShutdownHandle` is
+//! agent-wide and registered only once connected), a read's patience
+//! changed mid-body, buffers that grow (`http::buffers`), and a worker that
+//! waits holding no output.
 
 use std::cell::Cell;
 use std::fmt;
