@@ -73,7 +73,7 @@ impl Payload {
         if let Some(report) = ErrorReport::from_value(&value) {
             return Ok(Some(Self::Error(report.in_band(NO_MESSAGE, None))));
         }
-        let Value::Object(fields) = &value else {
+        let Value::Object(fields) = value else {
             return Err(Error::decode("event data is not a json object", data));
         };
         // `usage`, or Groq's `x_groq.usage` (<https://console.groq.com/docs/openai>:
@@ -84,12 +84,21 @@ impl Payload {
             .or_else(|| fields.get("x_groq")?.get("usage"))
             .filter(|usage| usage.is_object())
             .cloned();
-        let extra: Map<String, Value> = fields
-            .iter()
-            .filter(|(name, value)| !value.is_null() && !REBUILT.contains(&name.as_str()))
-            .map(|(name, value)| (name.clone(), value.clone()))
+        // The fields of its own are moved out of the tree, not copied.
+        let mut extra = Map::new();
+        let rebuilt: Map<String, Value> = fields
+            .into_iter()
+            .filter_map(|(name, value)| {
+                if REBUILT.contains(&name.as_str()) {
+                    return Some((name, value));
+                }
+                if !value.is_null() {
+                    extra.insert(name, value);
+                }
+                None
+            })
             .collect();
-        let mut chunk = Chunk::deserialize(value).map_err(|err| {
+        let mut chunk = Chunk::deserialize(Value::Object(rebuilt)).map_err(|err| {
             Error::decode(
                 format!("event data is not a chat completion chunk: {err}"),
                 data,
