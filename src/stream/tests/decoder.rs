@@ -547,6 +547,24 @@ fn tool_call_fragments_count_towards_the_stream_limit() {
 }
 
 #[test]
+fn a_chunks_fields_of_its_own_count_towards_the_stream_limit() {
+    // A server repeating ever new top-level fields would grow memory
+    // without any text.
+    let chunks: Vec<String> = (0..100)
+        .map(|index| {
+            serde_json::json!({"choices": [], format!("field_{index}"): "x".repeat(50)}).to_string()
+        })
+        .collect();
+    let refs: Vec<&str> = chunks.iter().map(String::as_str).collect();
+    let mut decoder = StreamDecoder::with_limits(1 << 20, 4096);
+    let err = decoder.feed(stream(&refs).as_bytes()).unwrap_err();
+    assert!(
+        matches!(err, crate::Error::TooLarge { limit: 4096, .. }),
+        "{err}"
+    );
+}
+
+#[test]
 fn usage_without_total_and_usage_null_on_every_chunk_are_read() {
     let body = stream(&[
         r#"{"choices":[{"index":0,"delta":{"content":"a"}}],"usage":null}"#,
