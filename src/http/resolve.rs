@@ -1,16 +1,16 @@
 //! Turning a URL's host into addresses: IP literals and `localhost` at once,
-//! names at most every [`CACHE_FOR`]. What ureq's resolver lacks: a cancel
+//! a name at most every [`CACHE_FOR`]. What ureq's resolver lacks: a cancel
 //! of its wait, and no lookup per request (it starts a thread for each).
 
 use std::io;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use ureq::config::Config;
 use ureq::http::Uri;
-use ureq::unversioned::resolver::{ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::NextTimeout;
 
 use crate::http::cancel::{self, Interrupt};
@@ -18,28 +18,17 @@ use crate::http::cancel::{self, Interrupt};
 /// How long a looked-up name's addresses are used before asking again.
 pub(crate) const CACHE_FOR: Duration = Duration::from_secs(30);
 
-/// The most places remembered; the cache starts over when it is full.
-const MAX_CACHED: usize = 64;
-
 /// The most addresses ureq takes from a resolver.
 const MAX_ADDRS: usize = 16;
 
-/// A resolver that starts no thread for IP literals, `localhost` and recent
-/// names. One per agent: a forked child's agent gets a new one, so the
-/// child never waits on a cache lock its parent's thread held at the fork.
+/// A resolver that starts no thread for IP literals, `localhost` and a
+/// recent name. One per agent, which reaches one host (or its proxy): a
+/// forked child's agent gets a new one, so the child never waits on a lock
+/// its parent's thread held at the fork.
 #[derive(Debug, Default)]
 pub(crate) struct Resolve {
-    cache: Mutex<Vec<Found>>,
-}
-
-/// The addresses of a URL's scheme and authority.
-#[derive(Debug)]
-struct Found {
-    scheme: String,
-    authority: String,
-    addrs: Vec<SocketAddr>,
-    /// When a looked-up name must be looked up again.
-    until: Option<Instant>,
+    /// The last name looked up (`host:port`), its addresses, and until when.
+    last: Mutex<Option<(String, Vec<SocketAddr>, Instant)>>,
 }
 
 impl Resolver for Resolve {
@@ -49,44 +38,15 @@ impl Resolver for Resolve {
         config: &Config,
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
-        let scheme = uri.scheme_str().unwrap_or_default();
-        let authority = uri.authority().map_or("", |authority| authority.as_str());
+        let target = target(uri)?;
+        let found = match without_lookup(&target) {
+            Some(found) => found,
+            None => self.looked_up(target, timeout)?,
+        };
         let mut addrs = self.empty();
         let family = config.ip_family();
-        let mut keep = |found: &[SocketAddr]| {
-            for addr in family.keep_wanted(found.iter().copied()).take(MAX_ADDRS) {
-                addrs.push(addr);
-            }
-        };
-        let cache = || self.cache.lock().unwrap_or_else(PoisonError::into_inner);
-        let same = |found: &Found| found.authority == authority && found.scheme == scheme;
-        let fresh = |found: &&Found| same(found) && found.until.is_none_or(|t| Instant::now() < t);
-        let cached = cache().iter().find(fresh).map(|found| keep(&found.addrs));
-        if cached.is_none() {
-            let (host, port) = host_and_port(uri)?;
-            let (found, until) = match without_lookup(host, port) {
-                Some(found) => (found, None),
-                None => {
-                    let target = format!("{host}:{port}");
-                    let lookup = move || target.to_socket_addrs().map(Iterator::collect);
-                    (
-                        wait_for_lookup(lookup, timeout)?,
-                        Some(Instant::now() + CACHE_FOR),
-                    )
-                }
-            };
-            keep(&found);
-            let mut cache = cache();
-            cache.retain(|other| !same(other));
-            if cache.len() >= MAX_CACHED {
-                cache.clear();
-            }
-            cache.push(Found {
-                scheme: scheme.to_owned(),
-                authority: authority.to_owned(),
-                addrs: found,
-                until,
-            });
+        for addr in family.keep_wanted(found.into_iter()).take(MAX_ADDRS) {
+            addrs.push(addr);
         }
         if addrs.is_empty() {
             return Err(ureq::Error::HostNotFound);
@@ -95,41 +55,54 @@ impl Resolver for Resolve {
     }
 }
 
-/// The host (without an IPv6 literal's brackets) and the port, explicit
-/// or the scheme's (proxies are resolved here too), without a copy.
-fn host_and_port(uri: &Uri) -> Result<(&str, u16), ureq::Error> {
-    let no_host = || ureq::Error::BadUri(format!("{uri}: no host or no port"));
-    let authority = uri.authority().ok_or_else(no_host)?;
-    let port = match authority.port_u16() {
-        Some(port) => port,
-        None => match uri.scheme_str() {
-            Some("http") => 80,
-            Some("https") => 443,
-            Some(socks) if socks.starts_with("socks") => 1080,
-            _ => return Err(no_host()),
-        },
-    };
-    let host = authority.host();
-    let host = host
-        .strip_prefix('[')
-        .and_then(|host| host.strip_suffix(']'))
-        .unwrap_or(host);
-    Ok((host, port))
+impl Resolve {
+    /// The addresses of `target`, as looked up at most [`CACHE_FOR`] ago.
+    fn looked_up(
+        &self,
+        target: String,
+        timeout: NextTimeout,
+    ) -> Result<Vec<SocketAddr>, ureq::Error> {
+        let last = || self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((name, addrs, until)) = &*last() {
+            if *name == target && Instant::now() < *until {
+                return Ok(addrs.clone());
+            }
+        }
+        let name = target.clone();
+        let found = wait_for_lookup(
+            move || name.to_socket_addrs().map(Iterator::collect),
+            timeout,
+        )?;
+        *last() = Some((target, found.clone(), Instant::now() + CACHE_FOR));
+        Ok(found)
+    }
+}
+
+/// `host:port` of a URL, the port explicit or its scheme's (proxies are
+/// resolved here too).
+fn target(uri: &Uri) -> Result<String, ureq::Error> {
+    let found = uri.scheme().zip(uri.authority());
+    found
+        .and_then(|(scheme, authority)| DefaultResolver::host_and_port(scheme, authority))
+        .ok_or_else(|| ureq::Error::BadUri(format!("{uri}: no host or no port")))
 }
 
 /// The address of an IP literal, or those of `localhost` (which names the
 /// loopback addresses on every system, IPv4 first as most local servers
 /// listen there); `None` for a name that needs a lookup.
-fn without_lookup(host: &str, port: u16) -> Option<Vec<SocketAddr>> {
-    if let Ok(ip) = host.parse::<IpAddr>() {
-        return Some(vec![SocketAddr::new(ip, port)]);
+fn without_lookup(target: &str) -> Option<Vec<SocketAddr>> {
+    if let Ok(addr) = target.parse::<SocketAddr>() {
+        return Some(vec![addr]);
     }
-    host.eq_ignore_ascii_case("localhost").then(|| {
-        vec![
-            SocketAddr::new(Ipv4Addr::LOCALHOST.into(), port),
-            SocketAddr::new(Ipv6Addr::LOCALHOST.into(), port),
-        ]
-    })
+    let (host, port) = target.rsplit_once(':')?;
+    let port = port
+        .parse()
+        .ok()
+        .filter(|_| host.eq_ignore_ascii_case("localhost"))?;
+    Some(vec![
+        SocketAddr::new(Ipv4Addr::LOCALHOST.into(), port),
+        SocketAddr::new(Ipv6Addr::LOCALHOST.into(), port),
+    ])
 }
 
 /// The lookup's outcome, or `None` from a cancel.
@@ -180,28 +153,27 @@ mod tests {
 
     #[test]
     fn literals_and_localhost_need_no_lookup() {
-        let v4 = without_lookup("127.0.0.1", 80).unwrap();
+        let v4 = without_lookup("127.0.0.1:80").unwrap();
         assert_eq!(v4, vec!["127.0.0.1:80".parse().unwrap()]);
         let uri: Uri = "http://[::1]:8080/v1".parse().unwrap();
-        let (host, port) = host_and_port(&uri).unwrap();
         assert_eq!(
-            without_lookup(host, port).unwrap(),
+            without_lookup(&target(&uri).unwrap()).unwrap(),
             vec!["[::1]:8080".parse().unwrap()]
         );
-        let local = without_lookup("LocalHost", 443).unwrap();
+        let local = without_lookup("LocalHost:443").unwrap();
         assert_eq!(local[0], "127.0.0.1:443".parse().unwrap());
         assert_eq!(local[1], "[::1]:443".parse().unwrap());
-        assert!(without_lookup("example.com", 443).is_none());
+        assert!(without_lookup("example.com:443").is_none());
     }
 
     #[test]
     fn ports_default_by_scheme() {
         let https: Uri = "https://api.example.com/v1".parse().unwrap();
-        assert_eq!(host_and_port(&https).unwrap(), ("api.example.com", 443));
+        assert_eq!(target(&https).unwrap(), "api.example.com:443");
         let proxy: Uri = "http://proxy.internal".parse().unwrap();
-        assert_eq!(host_and_port(&proxy).unwrap(), ("proxy.internal", 80));
+        assert_eq!(target(&proxy).unwrap(), "proxy.internal:80");
         let socks: Uri = "socks5://proxy.internal".parse().unwrap();
-        assert_eq!(host_and_port(&socks).unwrap(), ("proxy.internal", 1080));
+        assert_eq!(target(&socks).unwrap(), "proxy.internal:1080");
     }
 
     /// A lookup that hangs until the test lets it go (drops the sender);
