@@ -111,17 +111,6 @@ pub(crate) const REQUEST_ID_HEADERS: [&str; 8] = [
     "cf-ray",
 ];
 
-/// The request id among `headers`, by [`REQUEST_ID_HEADERS`]' preference.
-pub(crate) fn request_id<'a>(
-    headers: impl IntoIterator<Item = (&'a str, &'a str)>,
-) -> Option<String> {
-    let mut request_id = RequestId::default();
-    for (name, value) in headers {
-        request_id.consider(name, value);
-    }
-    request_id.best()
-}
-
 /// The best request id among the headers seen so far, by
 /// [`REQUEST_ID_HEADERS`]' preference.
 #[derive(Default)]

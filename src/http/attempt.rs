@@ -16,7 +16,7 @@ use crate::http::pool::Pool;
 use crate::http::proxy::{Forward, Route};
 use crate::http::redirect;
 use crate::http::retry::{self, Attempt, Seen};
-use crate::response_headers::{self, RequestId, ResponseHeaders};
+use crate::response_headers::{RequestId, ResponseHeaders};
 use crate::wire;
 
 impl Pool {
@@ -50,8 +50,13 @@ impl Pool {
                 .headers()
                 .get("location")
                 .and_then(|value| value.to_str().ok());
-            redirected = match redirect::follow(url, status, location, hops, request_id(&response))
-            {
+            redirected = match redirect::follow(
+                url,
+                status,
+                location,
+                hops,
+                head_of(&response).request_id,
+            ) {
                 Ok(next) => next,
                 Err(error) => return Attempt::Failed(error),
             };
@@ -110,18 +115,18 @@ fn refused<T>(
     settings: &Settings,
     seen: &mut Seen,
 ) -> Attempt<T> {
-    let request_id = request_id(response);
+    let head = head_of(response);
     let retry_after = retry::retry_after(response.headers(), SystemTime::now());
     // What an error body says is read up to the limit; the rest is not needed.
     let mut bytes = Vec::new();
-    let coding = Coding::of(response.headers());
-    let limited = coding
+    let limited = head
+        .coding
         .decode(response.body_mut().as_reader())
         .take(settings.limits.body);
     let _ = { limited }.read_to_end(&mut bytes);
     seen.received = Some(bytes.len());
     let text = String::from_utf8_lossy(&bytes);
-    let api = wire::error::decode(status, &text, request_id);
+    let api = wire::error::decode(status, &text, head.request_id);
     let retryable = retry::status_is_retryable(&api);
     let error = Error::from_api(api);
     if retryable {
@@ -172,12 +177,4 @@ pub(crate) fn head_of(response: &Response<Body>) -> Head {
         coding,
         is_json: is_json.unwrap_or(false),
     }
-}
-
-/// The request id of a response whose headers are not kept.
-fn request_id(response: &Response<Body>) -> Option<String> {
-    let headers = response.headers().iter();
-    response_headers::request_id(
-        headers.filter_map(|(name, value)| Some((name.as_str(), value.to_str().ok()?))),
-    )
 }

@@ -7,7 +7,6 @@
 use std::io::{self, Read};
 
 use flate2::read::MultiGzDecoder;
-use ureq::http::HeaderMap;
 
 /// What every request accepts, as its `accept-encoding` (unless the
 /// client's own headers say otherwise).
@@ -29,11 +28,6 @@ pub(crate) enum Coding {
 }
 
 impl Coding {
-    pub(crate) fn of(headers: &HeaderMap) -> Coding {
-        let named = headers.get("content-encoding");
-        Coding::named(named.and_then(|value| value.to_str().ok()))
-    }
-
     /// The coding a `content-encoding` header's value names.
     pub(crate) fn named(value: Option<&str>) -> Coding {
         match value.map(str::trim) {
@@ -80,6 +74,7 @@ mod tests {
     use flate2::write::GzEncoder;
     use flate2::Compression;
     use std::io::Write;
+    use ureq::http::HeaderMap;
 
     fn headers(coding: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
@@ -95,7 +90,12 @@ mod tests {
 
     fn read(headers: &HeaderMap, body: &[u8]) -> io::Result<String> {
         let mut text = String::new();
-        Coding::of(headers).decode(body).read_to_string(&mut text)?;
+        let named = headers
+            .get("content-encoding")
+            .and_then(|value| value.to_str().ok());
+        Coding::named(named)
+            .decode(body)
+            .read_to_string(&mut text)?;
         Ok(text)
     }
 
