@@ -27,8 +27,18 @@ const MAX_ADDRS: usize = 16;
 /// its parent's thread held at the fork.
 #[derive(Debug, Default)]
 pub(crate) struct Resolve {
-    /// The last name looked up (`host:port`), its addresses, and until when.
-    last: Mutex<Option<(String, Vec<SocketAddr>, Instant)>>,
+    last: Mutex<Option<Found>>,
+}
+
+/// The addresses of the last URL's scheme and authority: a send to where
+/// the last one went parses no host.
+#[derive(Debug)]
+struct Found {
+    scheme: String,
+    authority: String,
+    addrs: Vec<SocketAddr>,
+    /// When a looked-up name must be looked up again.
+    until: Option<Instant>,
 }
 
 impl Resolver for Resolve {
@@ -38,43 +48,48 @@ impl Resolver for Resolve {
         config: &Config,
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
-        let target = target(uri)?;
-        let found = match without_lookup(&target) {
-            Some(found) => found,
-            None => self.looked_up(target, timeout)?,
-        };
+        let scheme = uri.scheme_str().unwrap_or_default();
+        let authority = uri.authority().map_or("", |authority| authority.as_str());
         let mut addrs = self.empty();
         let family = config.ip_family();
-        for addr in family.keep_wanted(found.into_iter()).take(MAX_ADDRS) {
-            addrs.push(addr);
+        let mut keep = |found: &[SocketAddr]| {
+            for addr in family.keep_wanted(found.iter().copied()).take(MAX_ADDRS) {
+                addrs.push(addr);
+            }
+        };
+        let last = || self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        let fresh = |found: &&Found| {
+            found.authority == authority
+                && found.scheme == scheme
+                && found.until.is_none_or(|until| Instant::now() < until)
+        };
+        if last()
+            .as_ref()
+            .filter(fresh)
+            .map(|found| keep(&found.addrs))
+            .is_none()
+        {
+            let target = target(uri)?;
+            let (found, until) = match without_lookup(&target) {
+                Some(found) => (found, None),
+                None => {
+                    let lookup = move || target.to_socket_addrs().map(Iterator::collect);
+                    let found = wait_for_lookup(lookup, timeout)?;
+                    (found, Some(Instant::now() + CACHE_FOR))
+                }
+            };
+            keep(&found);
+            *last() = Some(Found {
+                scheme: scheme.to_owned(),
+                authority: authority.to_owned(),
+                addrs: found,
+                until,
+            });
         }
         if addrs.is_empty() {
             return Err(ureq::Error::HostNotFound);
         }
         Ok(addrs)
-    }
-}
-
-impl Resolve {
-    /// The addresses of `target`, as looked up at most [`CACHE_FOR`] ago.
-    fn looked_up(
-        &self,
-        target: String,
-        timeout: NextTimeout,
-    ) -> Result<Vec<SocketAddr>, ureq::Error> {
-        let last = || self.last.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((name, addrs, until)) = &*last() {
-            if *name == target && Instant::now() < *until {
-                return Ok(addrs.clone());
-            }
-        }
-        let name = target.clone();
-        let found = wait_for_lookup(
-            move || name.to_socket_addrs().map(Iterator::collect),
-            timeout,
-        )?;
-        *last() = Some((target, found.clone(), Instant::now() + CACHE_FOR));
-        Ok(found)
     }
 }
 
