@@ -44,7 +44,6 @@ pub struct Client {
     stream_usage: stream::StreamUsage,
     /// The cap on background requests in flight, shared by the clones.
     in_flight: Arc<in_flight::Gate>,
-    /// The stack size of a background request's worker thread.
     worker_stack: usize,
 }
 
@@ -100,8 +99,7 @@ impl Client {
         Ok(reply)
     }
 
-    /// Fetches the reply to a conversation within its token budget, and
-    /// what the request left out.
+    /// Fetches the reply within the token budget, and what the request left out.
     fn fetch_planned(&self, conversation: &Conversation) -> Result<(Reply, Option<Trim>)> {
         Outgoing::plan(conversation)?.send(Delivery::Whole, |body| self.fetch(body, None))
     }
@@ -125,10 +123,7 @@ impl Client {
     pub fn complete(&self, conversation: &Conversation) -> Result<Reply> {
         self.fetch_planned(conversation).map(|(reply, _)| reply)
     }
-}
 
-/// What a built client can be asked.
-impl Client {
     /// The URL requests go to.
     pub fn endpoint(&self) -> &str {
         self.pool.endpoint()

@@ -405,18 +405,13 @@ pub(crate) fn json_text(
 /// "text"}`, or `{"type": "grammar", "grammar": {"definition": text,
 /// "syntax": "lark" or "regex"}}`, nothing else in either.
 fn check_custom_format(name: &str, format: &Value) -> Result<()> {
-    let grammar = format.get("grammar");
-    let fine = match format.get("type").and_then(Value::as_str) {
-        Some("text") => format.as_object().is_some_and(|object| object.len() == 1),
+    let (grammar, fields) = (&format["grammar"], format.as_object().map_or(0, Map::len));
+    let fine = match format["type"].as_str() {
+        Some("text") => fields == 1,
         Some("grammar") => {
-            format.as_object().is_some_and(|object| object.len() == 2)
-                && grammar
-                    .and_then(|grammar| grammar.get("definition"))
-                    .is_some_and(Value::is_string)
-                && grammar
-                    .and_then(|grammar| grammar.get("syntax"))
-                    .and_then(Value::as_str)
-                    .is_some_and(|syntax| matches!(syntax, "lark" | "regex"))
+            fields == 2
+                && grammar["definition"].is_string()
+                && matches!(grammar["syntax"].as_str(), Some("lark" | "regex"))
         }
         _ => false,
     };
