@@ -3,14 +3,14 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use ureq::http::header::{HeaderName, HeaderValue, AUTHORIZATION};
 
 use super::defaults::{MAX_CREDENTIAL_BYTES, REMEMBERED_TOKENS};
 use super::env::{check_trust, Source, TrustNames};
 use super::headers::Headers;
-use crate::error::{ApiError, Error, Result};
+use crate::error::{lock, ApiError, Error, Result};
 use crate::secrets::Secrets;
 
 /// An API key that never prints itself.
@@ -116,7 +116,7 @@ impl Provider {
     }
 
     fn remember(&self, token: &str) {
-        let mut issued = self.issued.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut issued = lock(&self.issued);
         if issued.back().is_some_and(|last| last == token) {
             return;
         }
@@ -247,11 +247,7 @@ impl Credential {
             secrets.add(key.expose());
         }
         if let Some(provider) = &self.provider {
-            let issued = provider
-                .issued
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            for token in issued.iter() {
+            for token in lock(&provider.issued).iter() {
                 secrets.add(token);
             }
         }

@@ -1,9 +1,9 @@
 //! The text of a background request that its caller has not taken yet, and
 //! the signal that tells an event loop so.
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex};
 
-use crate::error::Result;
+use crate::error::{lock, wait, Result};
 
 /// Where a waitable request shows an event loop that it has something to
 /// take: a descriptor (POSIX) or an event object (Windows), made and
@@ -39,13 +39,9 @@ struct InboxState {
 }
 
 impl Inbox {
-    fn lock(&self) -> MutexGuard<'_, InboxState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// Changes the state, brings the signal in line and wakes a waiter.
     fn change(&self, change: impl FnOnce(&mut InboxState)) {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         change(&mut state);
         state.update();
         self.changed.notify_all();
@@ -63,19 +59,16 @@ impl Inbox {
 
     /// The text that arrived since the last call ("" when none).
     pub(crate) fn take_text(&self) -> String {
-        self.lock().take()
+        lock(&self.state).take()
     }
 
     /// Waits until there is text to take or the request is done, and takes
     /// the text: "" only once the request is done and all of it was taken.
     /// For callers that can neither wait on the signal nor take a callback.
     pub(crate) fn wait_text(&self) -> String {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         while state.text.is_empty() && !state.done {
-            state = self
-                .changed
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+            state = wait(&self.changed, state);
         }
         state.take()
     }
@@ -86,7 +79,7 @@ impl Inbox {
         &self,
         make: impl FnOnce() -> Result<Arc<dyn Signal>>,
     ) -> Result<Arc<dyn Signal>> {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         if let Some(signal) = &state.signal {
             return Ok(signal.clone());
         }
