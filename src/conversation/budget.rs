@@ -39,8 +39,8 @@ const RETRY_SHARE: f64 = 0.75;
 pub(crate) struct Budget {
     /// The most prompt tokens a send may be estimated at; 0: no budget.
     max_prompt_tokens: u64,
-    /// The server's last count, and the bytes it covered.
-    learned: Option<Learned>,
+    /// The bytes per token of the server's last count, within [`RATIO_RANGE`].
+    learned: Option<f64>,
     /// How many messages the last send left out.
     last_dropped: usize,
     /// How many messages sends have left out in all; only ever grows.
@@ -53,21 +53,9 @@ impl PartialEq for Budget {
     }
 }
 
-/// A server's count of tokens and the bytes of the history it counted.
-#[derive(Debug, Clone, Copy)]
-struct Learned {
-    bytes: u64,
-    tokens: u64,
-}
-
 impl Budget {
     fn bytes_per_token(&self) -> f64 {
-        match self.learned {
-            Some(learned) => {
-                (learned.bytes as f64 / learned.tokens as f64).clamp(RATIO_RANGE.0, RATIO_RANGE.1)
-            }
-            None => DEFAULT_BYTES_PER_TOKEN,
-        }
+        self.learned.unwrap_or(DEFAULT_BYTES_PER_TOKEN)
     }
 }
 
@@ -233,25 +221,22 @@ impl Conversation {
             // The estimate was too low to cut by a quarter: keep only the
             // last exchange, which is all a retry can still do.
             Ok(None) | Err(_) => {
-                let last = self.last_user()?;
-                (last > self.first_droppable()).then(|| self.trim_at(last, estimate))
+                let (start, end) = (self.first_droppable(), self.last_user()?);
+                (end > start).then(|| {
+                    let dropped: u64 = self.messages[start..end].iter().map(message_bytes).sum();
+                    Trim {
+                        start,
+                        end,
+                        tokens_before: estimate,
+                        tokens_after: tokens(self.bytes() - dropped, self.budget.bytes_per_token()),
+                    }
+                })
             }
         }
     }
 
     fn last_user(&self) -> Option<usize> {
         self.messages.iter().rposition(|m| m.role == Role::User)
-    }
-
-    fn trim_at(&self, end: usize, tokens_before: u64) -> Trim {
-        let start = self.first_droppable();
-        let dropped: u64 = self.messages[start..end].iter().map(message_bytes).sum();
-        Trim {
-            start,
-            end,
-            tokens_before,
-            tokens_after: tokens(self.bytes() - dropped, self.budget.bytes_per_token()),
-        }
     }
 
     /// The smallest trim that brings the estimate to `target` tokens, or
@@ -336,8 +321,8 @@ impl Conversation {
         self.budget.dropped_total += dropped as u64;
         self.messages.push(message);
         if let Some(tokens) = tokens.filter(|tokens| *tokens > 0) {
-            let bytes = self.bytes();
-            self.budget.learned = Some(Learned { bytes, tokens });
+            let ratio = self.bytes() as f64 / tokens as f64;
+            self.budget.learned = Some(ratio.clamp(RATIO_RANGE.0, RATIO_RANGE.1));
         }
         Ok(())
     }

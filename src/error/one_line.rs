@@ -16,16 +16,6 @@ fn needs_escape(c: char) -> bool {
         )
 }
 
-/// Writes the escape of one character that [`needs_escape`].
-fn write_escape(out: &mut impl Write, c: char) -> fmt::Result {
-    match c {
-        '\n' => out.write_str("\\n"),
-        '\r' => out.write_str("\\r"),
-        '\t' => out.write_str("\\t"),
-        other => write!(out, "{}", other.escape_unicode()),
-    }
-}
-
 /// A writer that passes text on to `W` with those characters escaped.
 pub(crate) struct OneLine<W>(pub(crate) W);
 
@@ -34,7 +24,12 @@ impl<W: Write> Write for OneLine<W> {
         let mut rest = text;
         while let Some((at, c)) = rest.char_indices().find(|&(_, c)| needs_escape(c)) {
             self.0.write_str(&rest[..at])?;
-            write_escape(&mut self.0, c)?;
+            match c {
+                '\n' => self.0.write_str("\\n"),
+                '\r' => self.0.write_str("\\r"),
+                '\t' => self.0.write_str("\\t"),
+                other => write!(self.0, "{}", other.escape_unicode()),
+            }?;
             rest = &rest[at + c.len_utf8()..];
         }
         self.0.write_str(rest)

@@ -2,18 +2,18 @@
 //! when the client is built.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::{self, Auth, CredentialChoice, Provider, Target};
-use crate::config::{Limit, Limits, Network, Settings};
+use crate::config::{ClientCertFiles, Limit, Limits, Network, ProxySetting, Settings};
 use crate::error::Result;
 use crate::http::pool::Destination;
 use crate::structured::{JsonSettings, SchemaDelivery};
 
 use super::Client;
 
-mod network;
 mod resolved;
 
 use crate::config::{
@@ -227,6 +227,36 @@ impl ClientBuilder {
     /// from the environment.
     pub fn remove_header(mut self, name: impl Into<String>) -> Self {
         self.headers.push((name.into(), None));
+        self
+    }
+
+    /// Trusts the CA certificates in this PEM file as well as the system's
+    /// roots; [`build`](Self::build) reads it. See `docs/configuration.md`.
+    pub fn ca_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.network.ca_file = Some(path.into());
+        self
+    }
+
+    /// Mutual TLS: the certificate chain in the PEM file `cert_path` (the
+    /// client's own first) and its unencrypted private key in `key_path`,
+    /// both read by [`build`](Self::build). See `docs/configuration.md`.
+    pub fn client_certificate(
+        mut self,
+        cert_path: impl Into<PathBuf>,
+        key_path: impl Into<PathBuf>,
+    ) -> Self {
+        self.network.client_cert = Some(ClientCertFiles {
+            cert: cert_path.into(),
+            key: key_path.into(),
+        });
+        self
+    }
+
+    /// Sends requests through the proxy at `url` (`http://`, `socks5://`;
+    /// no scheme means `http://`), or through none for `""`, instead of the
+    /// proxy variables. See `docs/configuration.md`.
+    pub fn proxy(mut self, url: &str) -> Self {
+        self.network.proxy = ProxySetting::from_text(url);
         self
     }
 
