@@ -128,9 +128,7 @@ pub enum Error {
     Http(Box<ApiError>),
 
     /// The conversation is longer than the model's context window, as the
-    /// server said, or the last exchange alone is over a token budget (then
-    /// with no HTTP status). Not retried; see
-    /// [`Conversation::set_token_budget`](crate::Conversation::set_token_budget).
+    /// server said, or the last exchange alone is over a token budget. Not retried.
     ContextLength(Box<ApiError>),
 
     /// The provider's content filter refused the request (an error with
@@ -178,10 +176,8 @@ pub enum Error {
         last_reply: String,
     },
 
-    /// The TLS handshake failed: the server's certificate was refused (the
-    /// message says why), no TLS could be agreed, or a client certificate
-    /// was wanted or refused. Not retried; see
-    /// [`ClientBuilder::ca_file`](crate::ClientBuilder::ca_file).
+    /// The TLS handshake failed: the server's certificate was refused, no TLS
+    /// could be agreed, or a client certificate was wanted or refused. Not retried.
     Tls {
         /// What failed, and the server's address.
         message: String,

@@ -1,8 +1,5 @@
-//! chatwire's own log lines, and where they go: the `log` facade (target
-//! `chatwire`), one callback set from C, and stderr when `CHATWIRE_LOG` is
-//! set. Lines are made from values that hold no secret (URLs pass through
-//! [`shown_url`]), and [`line`] escapes them onto one line, so that no
-//! server can forge a line (see `docs/security.md`).
+//! chatwire's own log lines, made of values that hold no secret and escaped
+//! onto one line, to the `log` facade, the C callback, and `CHATWIRE_LOG`'s stderr.
 
 use std::cell::Cell;
 use std::fmt;

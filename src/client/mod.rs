@@ -1,6 +1,5 @@
-//! The client: [`Client`], the plain send and what a built client can be
-//! asked; the other ways to send ([`stream`], [`background`], [`json`]) and
-//! the [`builder`] (a built client never changes) each have a file.
+//! [`Client`] and its plain send; the other ways to send ([`stream`],
+//! [`background`], [`json`]) and the [`builder`] each have a file.
 
 mod background;
 mod budget;
@@ -30,11 +29,8 @@ use budget::Outgoing;
 pub use builder::ClientBuilder;
 pub(crate) use builder::{provider_of, Resolved};
 
-/// A connection to one chat completions endpoint with one key.
-///
-/// Cheap to clone (clones share the connection pool) and `Send + Sync`: one
-/// client can serve many threads, each with its own [`Conversation`].
-/// Retries and redirects: `docs/configuration.md`, `docs/security.md`.
+/// A connection to one chat completions endpoint with one key; cheap to
+/// clone (clones share the connection pool) and `Send + Sync`.
 #[derive(Clone)]
 pub struct Client {
     pool: Arc<Pool>,
@@ -83,10 +79,8 @@ impl Client {
         Client::builder().build()
     }
 
-    /// Sends the conversation and appends the assistant's reply to it.
-    ///
-    /// The last message must be a user message. On any error the conversation
-    /// is left exactly as it was, so the call can be repeated.
+    /// Sends the conversation and appends the assistant's reply to it; on
+    /// any error the conversation is left as it was.
     pub fn send(&self, conversation: &mut Conversation) -> Result<String> {
         self.send_reply(conversation).map(|reply| reply.content)
     }

@@ -1,8 +1,5 @@
-//! The one escaping that keeps a server's text on one line (errors, log
-//! lines), so that its line breaks and terminal escapes cannot forge log
-//! lines or recolour a terminal: control characters, line separators and
-//! bidirectional overrides become `\n` or `\u{1b}`. A backslash is kept, so
-//! escaping twice changes nothing.
+//! The one escaping that keeps a server's text on one line, so that it cannot
+//! forge log lines or recolour a terminal; escaping twice changes nothing.
 
 use std::borrow::Cow;
 use std::fmt::{self, Write};

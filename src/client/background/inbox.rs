@@ -18,9 +18,8 @@ pub(crate) trait Signal: Send + Sync {
     fn waitable(&self) -> isize;
 }
 
-/// The text of a background request that its caller has not taken yet
-/// (at most what [`Limit::Stream`](crate::Limit::Stream) lets through), and
-/// the [`Signal`] that says so to an event loop.
+/// The text of a background request not taken yet, and the [`Signal`] that
+/// says so to an event loop.
 #[derive(Default)]
 pub(crate) struct Inbox {
     state: Mutex<InboxState>,
@@ -64,7 +63,6 @@ impl Inbox {
 
     /// Waits until there is text to take or the request is done, and takes
     /// the text: "" only once the request is done and all of it was taken.
-    /// For callers that can neither wait on the signal nor take a callback.
     pub(crate) fn wait_text(&self) -> String {
         let mut state = lock(&self.state);
         while state.text.is_empty() && !state.done {

@@ -13,10 +13,8 @@ use crate::http::stack;
 use crate::reply::Reply;
 use crate::sys;
 
-/// A reply being fetched on a worker thread (which also runs the delta
-/// callback), made by [`Client::send_async`](crate::Client::send_async) and
-/// its kin. Wait, poll, cancel, or `.await` it in any executor (no runtime
-/// needed); dropping it cancels the request and waits for the worker.
+/// A reply being fetched on a worker thread: wait, poll, cancel, or `.await`
+/// it in any executor; dropping it cancels the request and waits for the worker.
 #[derive(Debug)]
 pub struct PendingReply {
     shared: Arc<Mutex<State>>,
