@@ -133,12 +133,11 @@ impl Client {
 /// Whether an error is a server refusing `stream_options`: a 400 or 422
 /// (Mistral) whose error names the field.
 fn refuses_stream_options(error: &Error) -> bool {
-    let Some(api) = error.api_error() else {
-        return false;
-    };
     let names_it = |text: &str| text.contains("stream_options");
-    matches!(api.status, Some(400 | 422))
-        && (names_it(&api.message) || api.code.as_deref().is_some_and(names_it))
+    error.api_error().is_some_and(|api| {
+        matches!(api.status, Some(400 | 422))
+            && (names_it(&api.message) || api.code.as_deref().is_some_and(names_it))
+    })
 }
 
 /// Reads a stream to its end, handing each piece to `on_event`; a callback

@@ -60,13 +60,9 @@ impl Attachment {
     /// name.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Attachment> {
         let path = path.as_ref();
-        let name = path
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        read_file(path, "file", MAX_FILE_BYTES, |bytes| {
-            Attachment::from_bytes(&name, bytes)
-        })
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let make = |bytes: &[u8]| Attachment::from_bytes(&name, bytes);
+        read_file(path, "file", MAX_FILE_BYTES, make)
     }
 
     /// A file from its bytes (PDF, WAV or MP3, at most [`MAX_FILE_BYTES`]);

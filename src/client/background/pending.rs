@@ -40,8 +40,7 @@ impl PendingReply {
     ) -> Result<PendingReply> {
         let shared = Arc::<Mutex<State>>::default();
         let token = CancelToken::new();
-        let worker_shared = shared.clone();
-        let worker_token = token.clone();
+        let (worker_shared, worker_token) = (shared.clone(), token.clone());
         // Boxed, so that std's frames around it on the worker's stack hold
         // a pointer rather than the whole request (see `http::stack`).
         let body: Box<dyn FnOnce() + Send> = Box::new(move || {
