@@ -199,9 +199,8 @@ impl Credential {
         })
     }
 
-    /// The same credential asking `provider` before each attempt instead of
-    /// sending the key (`None`: the key again); refused for an endpoint
-    /// named by `./.env`, as an argument would be.
+    /// The same credential asking `provider` before each attempt (`None`: the
+    /// key again); refused for an endpoint named by `./.env`.
     pub(crate) fn with_provider(&self, provider: Option<Provider>) -> Result<Credential> {
         if provider.is_some() {
             let names = TrustNames {

@@ -38,9 +38,8 @@ pub(crate) struct CredentialChoice {
     pub(crate) provider: Option<Provider>,
 }
 
-/// The endpoint and the credential, each from the first place that has it:
-/// the argument, the environment, `./.env` (see `docs/configuration.md`);
-/// the key goes there only if [`check_trust`] allows it.
+/// The endpoint and the credential, each from the argument, the environment
+/// or `./.env`; the key goes there only if [`check_trust`] allows it.
 pub(crate) fn resolve_target(
     target: Target,
     choice: CredentialChoice,

@@ -1,6 +1,5 @@
-//! A conversation's token budget: before each send, the oldest exchanges (a
-//! user message and all up to the next) are left out until the conversation
-//! is estimated to fit; the estimate is in `docs/long-conversations.md`.
+//! A conversation's token budget: before each send, the oldest exchanges are
+//! left out until it is estimated to fit (`docs/long-conversations.md`).
 
 use crate::config::{
     DEFAULT_BYTES_PER_TOKEN, IMAGE_TOKENS, MP3_BYTES_PER_TOKEN, PDF_BYTES_PER_TOKEN,

@@ -1,5 +1,4 @@
-//! Files for user messages: PDF documents and WAV or MP3 recordings, read
-//! from disk (regular files only, at most [`MAX_FILE_BYTES`]) and sent in
+//! Files for user messages: PDF documents and WAV or MP3 recordings, sent in
 //! base64, their kind told by their first bytes, never by their name.
 
 use std::path::Path;
@@ -54,10 +53,8 @@ fn is_mp3_frame(bytes: &[u8]) -> bool {
 }
 
 impl Attachment {
-    /// Reads a PDF, WAV or MP3 file (at most [`MAX_FILE_BYTES`]) to send
-    /// with a user message, as [`Image::from_file`](crate::Image::from_file)
-    /// reads an image; a PDF is sent with the last part of `path` as its
-    /// name.
+    /// Reads a PDF, WAV or MP3 regular file (at most [`MAX_FILE_BYTES`]); a PDF
+    /// is sent with the last part of `path` as its name.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Attachment> {
         let path = path.as_ref();
         let name = path.file_name().unwrap_or_default().to_string_lossy();

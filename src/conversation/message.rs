@@ -1,5 +1,4 @@
-//! One message of a conversation, and what it carries: images, files,
-//! tool calls, reasoning.
+//! One message of a conversation, and what it carries.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

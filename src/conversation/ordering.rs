@@ -1,6 +1,5 @@
-//! The ordering rules of a conversation (see [`Conversation`](crate::Conversation)):
-//! tool results come in any order, and after the last of them comes the next
-//! user message or the assistant's next reply.
+//! The ordering rules of a [`Conversation`](crate::Conversation); tool results
+//! come in any order, then the next user message or the assistant's reply.
 
 use crate::conversation::message::{Message, Role};
 use crate::error::{Error, Result};
