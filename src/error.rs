@@ -303,7 +303,6 @@ pub(crate) fn wait<'a, T>(condvar: &Condvar, guard: MutexGuard<'a, T>) -> MutexG
     condvar.wait(guard).unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The most bytes of a server's text that an error quotes.
 pub(crate) const EXCERPT_BYTES: usize = 200;
 
 /// Which end of a text an excerpt keeps.

@@ -13,7 +13,6 @@ use log::{Level, LevelFilter};
 use crate::error::one_line;
 use crate::error::{Error, Result};
 
-/// The `log` target of every line chatwire writes.
 pub(crate) const TARGET: &str = "chatwire";
 
 /// A receiver of log lines besides the `log` facade: the C callback.
@@ -134,11 +133,9 @@ pub(crate) enum Verdict<'a> {
     Cancelled,
 }
 
-/// One attempt at a request, as logged.
 pub(crate) struct AttemptLine<'a> {
     pub(crate) method: &'a str,
     pub(crate) url: &'a str,
-    /// The HTTP status, when one came back.
     pub(crate) status: Option<u16>,
     pub(crate) sent: usize,
     /// Bytes of the response body read; `None` for a stream still open.

@@ -4,7 +4,6 @@
 
 use crate::error::one_line;
 
-/// What a secret is replaced with.
 pub(crate) const REDACTED: &str = "[redacted]";
 
 /// Shorter values are not treated as secrets: they would match ordinary
@@ -36,7 +35,6 @@ impl Secrets {
         self.0.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
     }
 
-    /// `text` without any secret.
     pub(crate) fn redact(&self, text: &str) -> String {
         let mut text = text.to_owned();
         for secret in &self.0 {

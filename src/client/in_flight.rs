@@ -23,7 +23,6 @@ struct GateState {
 }
 
 impl Gate {
-    /// A gate letting `limit` requests through at once.
     pub(crate) fn new(limit: usize) -> Arc<Gate> {
         Arc::new(Gate {
             state: Mutex::new(GateState {

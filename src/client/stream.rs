@@ -27,7 +27,6 @@ pub(super) struct StreamUsage {
 }
 
 impl StreamUsage {
-    /// How a streamed request is sent now.
     pub(super) fn delivery(&self) -> Delivery {
         Delivery::Streamed {
             usage: self.asked && !self.refused.load(Ordering::Relaxed),

@@ -67,7 +67,6 @@ fn header_for(auth: Auth, secret: &str) -> std::result::Result<Option<Header>, (
     Ok(Some((name, value)))
 }
 
-/// The key's header, made once.
 fn key_header(key: &Option<ApiKey>, auth: Auth) -> Result<Option<Header>> {
     let Some(key) = key else { return Ok(None) };
     header_for(auth, key.expose())
@@ -90,7 +89,6 @@ pub(crate) struct Provider {
 }
 
 impl Provider {
-    /// A provider asking `token` for each attempt's token.
     pub(crate) fn new(token: Arc<TokenFn>) -> Provider {
         Provider {
             token,
@@ -142,10 +140,8 @@ fn provider_failed(why: &str) -> Error {
 #[derive(Clone)]
 pub(crate) struct Credential {
     key: Option<ApiKey>,
-    /// Where the key goes.
     key_auth: Auth,
     provider: Option<Provider>,
-    /// Where a callback's tokens go.
     token_auth: Auth,
     /// The key's header, made once rather than per attempt.
     fixed: Option<Header>,

@@ -62,7 +62,6 @@ impl Headers {
         Ok(())
     }
 
-    /// Every header set, in the order set.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &(HeaderName, HeaderValue)> {
         self.0.iter()
     }

@@ -72,7 +72,6 @@ pub(crate) fn resolve_target(
     Ok((endpoint, credential))
 }
 
-/// The endpoint URL and the place it came from.
 fn resolve_endpoint(target: Target) -> Result<(String, Source)> {
     match target {
         Target::Base(Some(base)) => Ok((endpoint_url(&base)?, Source::Explicit)),

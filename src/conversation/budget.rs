@@ -72,7 +72,6 @@ pub(crate) struct Trim {
 }
 
 impl Trim {
-    /// How many messages are left out.
     pub(crate) fn dropped(&self) -> usize {
         self.end - self.start
     }
@@ -89,7 +88,6 @@ impl Trim {
     }
 }
 
-/// The bytes a message is counted as.
 fn message_bytes(message: &Message) -> u64 {
     let calls: usize = message
         .tool_calls
@@ -169,7 +167,6 @@ impl Conversation {
         self.budget.dropped_total
     }
 
-    /// The bytes the whole conversation is counted as.
     fn bytes(&self) -> u64 {
         let tools: u64 = self
             .tools

@@ -110,7 +110,6 @@ fn read_regular_file(path: &Path, limit: u64) -> std::result::Result<Vec<u8>, St
     Ok(bytes)
 }
 
-/// The image type from the file's signature.
 fn sniff(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some("image/png")
@@ -125,7 +124,6 @@ fn sniff(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// Standard base64 with padding.
 pub(crate) fn base64(bytes: &[u8]) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(bytes)

@@ -105,9 +105,7 @@ impl ToolCall {
     }
 }
 
-/// The tool type of a function.
 pub(crate) const FUNCTION: &str = "function";
-/// The tool type of a free-form tool.
 pub(crate) const CUSTOM: &str = "custom";
 
 /// How closely the model should look at an image.

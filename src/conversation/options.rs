@@ -27,7 +27,6 @@ pub(crate) fn check(name: &str, value: &Value) -> Result<()> {
     Ok(())
 }
 
-/// The rules, read once.
 fn rules() -> Result<&'static Schema> {
     static PARSED: OnceLock<std::result::Result<Schema, String>> = OnceLock::new();
     PARSED

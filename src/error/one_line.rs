@@ -4,7 +4,6 @@
 use std::borrow::Cow;
 use std::fmt::{self, Write};
 
-/// Whether `c` is written as an escape.
 fn needs_escape(c: char) -> bool {
     c.is_control()
         || matches!(

@@ -46,7 +46,6 @@ impl Inbox {
         self.changed.notify_all();
     }
 
-    /// Adds text that arrived.
     pub(crate) fn push(&self, delta: &str) {
         self.change(|state| state.text.push_str(delta));
     }

@@ -62,7 +62,6 @@ pub(crate) struct BackgroundSend {
 }
 
 impl BackgroundSend {
-    /// True once the send has finished, successfully or not.
     pub(crate) fn is_done(&self) -> bool {
         self.pending.as_ref().is_none_or(PendingReply::is_done)
     }

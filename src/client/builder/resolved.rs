@@ -136,7 +136,6 @@ impl Resolved {
         self.change_destination(|to| to.network.client_cert = Some(files))
     }
 
-    /// The proxy at `url`, or none for `""`.
     pub(crate) fn set_proxy(&mut self, url: &str) -> Result<()> {
         self.change_destination(|to| to.network.proxy = ProxySetting::from_text(url))
     }
@@ -151,7 +150,6 @@ impl Resolved {
         })
     }
 
-    /// Where the key and a callback's tokens go.
     pub(crate) fn set_auth(&mut self, auth: Auth) -> Result<()> {
         let credential = self.destination.credential.with_auth(auth)?;
         self.change_destination(|to| to.credential = credential)
