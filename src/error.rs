@@ -42,11 +42,9 @@ impl ApiError {
     fn redact(&mut self, secrets: &Secrets) {
         // The message may be the first line of a body, cut short.
         secrets.scrub_excerpt(&mut self.message);
-        let details = [&mut self.kind, &mut self.code, &mut self.request_id];
-        details
-            .into_iter()
-            .flatten()
-            .for_each(|text| secrets.scrub(text));
+        for text in [&mut self.kind, &mut self.code, &mut self.request_id] {
+            text.iter_mut().for_each(|text| secrets.scrub(text));
+        }
     }
 
     /// The text of `Display`, before escaping.
