@@ -60,18 +60,15 @@ pub(crate) fn check_next(messages: &[Message], next: &Message) -> Result<()> {
     if allowed.contains(&next.role) {
         return Ok(());
     }
-    let wanted = allowed
-        .iter()
-        .map(|role| a(*role))
-        .collect::<Vec<_>>()
-        .join(" or ");
+    let wanted: Vec<String> = allowed.iter().map(|role| a(*role)).collect();
     let after = match messages.last() {
         None => "at the start".to_owned(),
         Some(last) if last.role == Role::Tool => "after the tool results".to_owned(),
         Some(last) => format!("after {} message", a(last.role)),
     };
     Err(invalid(format!(
-        "expected {wanted} message {after}, got {} message",
+        "expected {} message {after}, got {} message",
+        wanted.join(" or "),
         a(next.role)
     )))
 }
@@ -112,11 +109,12 @@ fn check_shape(message: &Message) -> Result<()> {
         (Role::Tool, Some(_)) | (_, None) => {}
         (_, Some(_)) => return Err(invalid(format!("{} message answers no tool call", a(role)))),
     }
-    for (position, call) in message.tool_calls.iter().enumerate() {
+    let calls = &message.tool_calls;
+    for (position, call) in calls.iter().enumerate() {
         if call.id.is_empty() {
             return Err(invalid(format!("tool call {position} has no id")));
         }
-        if message.tool_calls[..position]
+        if calls[..position]
             .iter()
             .any(|earlier| earlier.id == call.id)
         {
