@@ -5,7 +5,7 @@ use crate::config::{
     DEFAULT_BYTES_PER_TOKEN, IMAGE_TOKENS, MP3_BYTES_PER_TOKEN, PDF_BYTES_PER_TOKEN,
     WAV_BYTES_PER_TOKEN,
 };
-use crate::conversation::message::{Attachment, AttachmentKind, Message, Role};
+use crate::conversation::message::{Attachment, AttachmentKind, Message, Role, Tool};
 use crate::conversation::Conversation;
 use crate::error::{ApiError, Error, Result};
 
@@ -105,6 +105,14 @@ fn message_bytes(message: &Message) -> u64 {
         + files
 }
 
+/// A tool offered with every request, counted as a message is.
+fn tool_bytes(tool: &Tool) -> u64 {
+    let description = tool.description.as_ref().map_or(0, String::len);
+    let format = tool.format.as_ref().map_or(0, |f| f.to_string().len());
+    let schema = tool.parameters.to_string().len();
+    MESSAGE_BYTES + (tool.name.len() + description + schema + format) as u64
+}
+
 /// A file, counted as the tokens its size typically costs for its kind, at
 /// the default ratio (its base64 is a third larger than the file).
 fn file_bytes(file: &Attachment) -> u64 {
@@ -168,20 +176,7 @@ impl Conversation {
     }
 
     fn bytes(&self) -> u64 {
-        let tools: u64 = self
-            .tools
-            .iter()
-            .map(|tool| {
-                let description = tool.description.as_ref().map_or(0, String::len);
-                let format = tool
-                    .format
-                    .as_ref()
-                    .map_or(0, |format| format.to_string().len());
-                MESSAGE_BYTES
-                    + (tool.name.len() + description + tool.parameters.to_string().len() + format)
-                        as u64
-            })
-            .sum();
+        let tools: u64 = self.tools.iter().map(tool_bytes).sum();
         tools + self.messages.iter().map(message_bytes).sum::<u64>()
     }
 
@@ -250,13 +245,7 @@ impl Conversation {
         let Some(last_user) = self.last_user().filter(|last| *last >= start) else {
             return Ok(None);
         };
-        for (index, message) in self
-            .messages
-            .iter()
-            .enumerate()
-            .take(last_user + 1)
-            .skip(start)
-        {
+        for (index, message) in self.messages[..=last_user].iter().enumerate().skip(start) {
             let after = tokens(bytes, ratio);
             if index > start && message.role == Role::User && after <= target {
                 return Ok(Some(Trim {

@@ -22,10 +22,7 @@ fn state(messages: &[Message]) -> State<'_> {
         return State::After(last.role);
     }
     // The assistant message whose calls the trailing tool messages answer.
-    let Some(at) = messages
-        .iter()
-        .rposition(|message| message.role != Role::Tool)
-    else {
+    let Some(at) = messages.iter().rposition(|m| m.role != Role::Tool) else {
         return State::After(Role::Tool);
     };
     let results = &messages[at + 1..];
@@ -34,12 +31,8 @@ fn state(messages: &[Message]) -> State<'_> {
             .iter()
             .any(|m| m.tool_call_id.as_deref() == Some(id))
     };
-    let missing: Vec<&str> = messages[at]
-        .tool_calls
-        .iter()
-        .map(|call| call.id.as_str())
-        .filter(|id| !answered(id))
-        .collect();
+    let calls = messages[at].tool_calls.iter().map(|call| call.id.as_str());
+    let missing: Vec<&str> = calls.filter(|id| !answered(id)).collect();
     if missing.is_empty() {
         State::ResultsComplete
     } else {
