@@ -77,10 +77,8 @@ impl Secrets {
 fn redact_cut_ends(text: &mut String, secret: &str) {
     let longest = secret.len().saturating_sub(1).min(text.len());
     let tail = (MIN_SECRET_BYTES..=longest).rev().find(|&n| {
-        text.is_char_boundary(text.len() - n)
-            && secret
-                .as_bytes()
-                .starts_with(&text.as_bytes()[text.len() - n..])
+        let at = text.len() - n;
+        text.is_char_boundary(at) && secret.as_bytes().starts_with(&text.as_bytes()[at..])
     });
     if let Some(n) = tail {
         text.replace_range(text.len() - n.., REDACTED);

@@ -5,7 +5,7 @@ use crate::config::{
     DEFAULT_BYTES_PER_TOKEN, IMAGE_TOKENS, MP3_BYTES_PER_TOKEN, PDF_BYTES_PER_TOKEN,
     WAV_BYTES_PER_TOKEN,
 };
-use crate::conversation::message::{Attachment, AttachmentKind, Message, Role, Tool};
+use crate::conversation::message::{Attachment, AttachmentKind, Message, Role, Tool, ToolCall};
 use crate::conversation::Conversation;
 use crate::error::{ApiError, Error, Result};
 
@@ -89,13 +89,8 @@ impl Trim {
 }
 
 fn message_bytes(message: &Message) -> u64 {
-    let calls: usize = message
-        .tool_calls
-        .iter()
-        .map(|call| {
-            call.id.len() + call.name.len() + call.arguments.len() + extra_bytes(&call.extra)
-        })
-        .sum();
+    let call = |c: &ToolCall| c.id.len() + c.name.len() + c.arguments.len() + extra_bytes(&c.extra);
+    let calls: usize = message.tool_calls.iter().map(call).sum();
     let answered = message.tool_call_id.as_ref().map_or(0, String::len);
     let images = message.images.len() as u64 * IMAGE_BYTES;
     let files: u64 = message.files.iter().map(file_bytes).sum();

@@ -423,10 +423,8 @@ fn check_custom_format(name: &str, format: &Value) -> Result<()> {
 /// The rule OpenAI sets for the names of functions and of JSON Schema
 /// response formats: 1 to 64 ASCII letters, digits, `_` or `-`.
 pub(crate) fn is_function_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    let allowed = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+    (1..=64).contains(&name.len()) && name.bytes().all(allowed)
 }
 
 #[cfg(test)]
