@@ -116,12 +116,9 @@ impl PendingReply {
     }
 
     fn take_outcome(&self) -> Result<Reply> {
-        lock(&self.shared).outcome.take().unwrap_or_else(|| {
-            Err(Error::Internal(
-                "the request's worker thread ended without an outcome (a panic in a callback?)"
-                    .into(),
-            ))
-        })
+        let why = "the request's worker thread ended without an outcome (a panic in a callback?)";
+        let outcome = lock(&self.shared).outcome.take();
+        outcome.unwrap_or_else(|| Err(Error::Internal(why.into())))
     }
 }
 
