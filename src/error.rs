@@ -2,6 +2,7 @@
 //! on. The C layer maps each to a `chatwire_status` code (`ffi::status`).
 
 use std::fmt;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::secrets::Secrets;
 
@@ -41,11 +42,9 @@ impl ApiError {
     fn redact(&mut self, secrets: &Secrets) {
         // The message may be the first line of a body, cut short.
         secrets.scrub_excerpt(&mut self.message);
-        let details = [&mut self.kind, &mut self.code, &mut self.request_id];
-        details
-            .into_iter()
-            .flatten()
-            .for_each(|text| secrets.scrub(text));
+        for text in [&mut self.kind, &mut self.code, &mut self.request_id] {
+            text.iter_mut().for_each(|text| secrets.scrub(text));
+        }
     }
 
     /// The text of `Display`, before escaping.
@@ -127,9 +126,7 @@ pub enum Error {
     Http(Box<ApiError>),
 
     /// The conversation is longer than the model's context window, as the
-    /// server said, or the last exchange alone is over a token budget (then
-    /// with no HTTP status). Not retried; see
-    /// [`Conversation::set_token_budget`](crate::Conversation::set_token_budget).
+    /// server said, or the last exchange alone is over a token budget. Not retried.
     ContextLength(Box<ApiError>),
 
     /// The provider's content filter refused the request (an error with
@@ -177,10 +174,8 @@ pub enum Error {
         last_reply: String,
     },
 
-    /// The TLS handshake failed: the server's certificate was refused (the
-    /// message says why), no TLS could be agreed, or a client certificate
-    /// was wanted or refused. Not retried; see
-    /// [`ClientBuilder::ca_file`](crate::ClientBuilder::ca_file).
+    /// The TLS handshake failed: the server's certificate was refused, no TLS
+    /// could be agreed, or a client certificate was wanted or refused. Not retried.
     Tls {
         /// What failed, and the server's address.
         message: String,
@@ -295,7 +290,17 @@ impl Error {
     }
 }
 
-/// The most bytes of a server's text that an error quotes.
+/// Locks `mutex` even after a holder panicked: chatwire's shared states
+/// are whole between statements, and a panic must not spread to every thread.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Waits on `condvar` as [`lock`] locks.
+pub(crate) fn wait<'a, T>(condvar: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
+    condvar.wait(guard).unwrap_or_else(PoisonError::into_inner)
+}
+
 pub(crate) const EXCERPT_BYTES: usize = 200;
 
 /// Which end of a text an excerpt keeps.

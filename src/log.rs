@@ -1,8 +1,5 @@
-//! chatwire's own log lines, and where they go: the `log` facade (target
-//! `chatwire`), one callback set from C, and stderr when `CHATWIRE_LOG` is
-//! set. Lines are made from values that hold no secret (URLs pass through
-//! [`shown_url`]), and [`line`] escapes them onto one line, so that no
-//! server can forge a line (see `docs/security.md`).
+//! chatwire's own log lines, made of values that hold no secret and escaped
+//! onto one line, to the `log` facade, the C callback, and `CHATWIRE_LOG`'s stderr.
 
 use std::cell::Cell;
 use std::fmt;
@@ -16,7 +13,6 @@ use log::{Level, LevelFilter};
 use crate::error::one_line;
 use crate::error::{Error, Result};
 
-/// The `log` target of every line chatwire writes.
 pub(crate) const TARGET: &str = "chatwire";
 
 /// A receiver of log lines besides the `log` facade: the C callback.
@@ -137,11 +133,9 @@ pub(crate) enum Verdict<'a> {
     Cancelled,
 }
 
-/// One attempt at a request, as logged.
 pub(crate) struct AttemptLine<'a> {
     pub(crate) method: &'a str,
     pub(crate) url: &'a str,
-    /// The HTTP status, when one came back.
     pub(crate) status: Option<u16>,
     pub(crate) sent: usize,
     /// Bytes of the response body read; `None` for a stream still open.

@@ -109,8 +109,7 @@ impl Reply {
 
 impl Conversation {
     /// Appends a reply fetched with [`Client::send_async`](crate::Client::send_async)
-    /// or [`Client::complete`](crate::Client::complete) as the assistant message
-    /// (see `docs/long-conversations.md` for a token budget).
+    /// or [`Client::complete`](crate::Client::complete) as the assistant message.
     pub fn append_reply(&mut self, reply: &Reply) -> Result<()> {
         let trim = self.plan_trim().unwrap_or(None);
         self.append_answer(reply.to_message(), trim, reply.tokens())

@@ -73,7 +73,6 @@ impl ResponseHeaders {
     }
 }
 
-/// The text before the first NUL, and the text after it.
 fn until_nul(text: &str) -> Option<(&str, &str)> {
     let end = memchr::memchr(0, text.as_bytes())?;
     Some((text.get(..end)?, text.get(end + 1..)?))

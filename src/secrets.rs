@@ -4,7 +4,6 @@
 
 use crate::error::one_line;
 
-/// What a secret is replaced with.
 pub(crate) const REDACTED: &str = "[redacted]";
 
 /// Shorter values are not treated as secrets: they would match ordinary
@@ -36,7 +35,6 @@ impl Secrets {
         self.0.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
     }
 
-    /// `text` without any secret.
     pub(crate) fn redact(&self, text: &str) -> String {
         let mut text = text.to_owned();
         for secret in &self.0 {
@@ -79,10 +77,8 @@ impl Secrets {
 fn redact_cut_ends(text: &mut String, secret: &str) {
     let longest = secret.len().saturating_sub(1).min(text.len());
     let tail = (MIN_SECRET_BYTES..=longest).rev().find(|&n| {
-        text.is_char_boundary(text.len() - n)
-            && secret
-                .as_bytes()
-                .starts_with(&text.as_bytes()[text.len() - n..])
+        let at = text.len() - n;
+        text.is_char_boundary(at) && secret.as_bytes().starts_with(&text.as_bytes()[at..])
     });
     if let Some(n) = tail {
         text.replace_range(text.len() - n.., REDACTED);

@@ -1,6 +1,5 @@
-//! The hook every send runs through: the conversation's token budget. The
-//! request is made from a copy without what the budget leaves out, so the
-//! caller's conversation is untouched until the answer is appended.
+//! The token budget every send runs through: the request is made from a copy
+//! without what the budget leaves out, untouched until the answer is appended.
 
 use std::borrow::Cow;
 
@@ -21,8 +20,7 @@ pub(crate) struct Outgoing<'c> {
 
 impl<'c> Outgoing<'c> {
     /// Checks that the conversation can be sent and plans what its budget
-    /// leaves out; a last exchange over the budget alone is
-    /// [`Error::ContextLength`].
+    /// leaves out (see [`Conversation::plan_trim`]).
     pub(crate) fn plan(conversation: &'c Conversation) -> Result<Outgoing<'c>> {
         conversation.check_ready_to_send()?;
         let trim = conversation.plan_trim()?;

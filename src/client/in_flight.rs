@@ -3,9 +3,9 @@
 //! yet) instead of failing, and a cancel ends the wait at once.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use crate::error::{Error, Result};
+use crate::error::{self, Error, Result};
 use crate::http::cancel::{self, CancelToken, Interrupt};
 
 /// How many background requests of one client (and its clones) run at once.
@@ -23,7 +23,6 @@ struct GateState {
 }
 
 impl Gate {
-    /// A gate letting `limit` requests through at once.
     pub(crate) fn new(limit: usize) -> Arc<Gate> {
         Arc::new(Gate {
             state: Mutex::new(GateState {
@@ -36,7 +35,7 @@ impl Gate {
     }
 
     fn lock(&self) -> MutexGuard<'_, GateState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        error::lock(&self.state)
     }
 
     pub(crate) fn limit(&self) -> usize {
@@ -80,10 +79,7 @@ impl Gate {
                 state.running += 1;
                 break Ok(Pass(self.clone()));
             }
-            state = self
-                .turn
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+            state = error::wait(&self.turn, state);
         };
         state.waiting -= 1;
         entered

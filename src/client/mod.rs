@@ -1,6 +1,5 @@
-//! The client: [`Client`], the plain send and what a built client can be
-//! asked; the other ways to send ([`stream`], [`background`], [`json`]) and
-//! the [`builder`] (a built client never changes) each have a file.
+//! [`Client`] and its plain send; the other ways to send ([`stream`],
+//! [`background`], [`json`]) and the [`builder`] each have a file.
 
 mod background;
 mod budget;
@@ -30,11 +29,8 @@ use budget::Outgoing;
 pub use builder::ClientBuilder;
 pub(crate) use builder::{provider_of, Resolved};
 
-/// A connection to one chat completions endpoint with one key.
-///
-/// Cheap to clone (clones share the connection pool) and `Send + Sync`: one
-/// client can serve many threads, each with its own [`Conversation`].
-/// Retries and redirects: `docs/configuration.md`, `docs/security.md`.
+/// A connection to one chat completions endpoint with one key; cheap to
+/// clone (clones share the connection pool) and `Send + Sync`.
 #[derive(Clone)]
 pub struct Client {
     pool: Arc<Pool>,
@@ -44,7 +40,6 @@ pub struct Client {
     stream_usage: stream::StreamUsage,
     /// The cap on background requests in flight, shared by the clones.
     in_flight: Arc<in_flight::Gate>,
-    /// The stack size of a background request's worker thread.
     worker_stack: usize,
 }
 
@@ -84,10 +79,8 @@ impl Client {
         Client::builder().build()
     }
 
-    /// Sends the conversation and appends the assistant's reply to it.
-    ///
-    /// The last message must be a user message. On any error the conversation
-    /// is left exactly as it was, so the call can be repeated.
+    /// Sends the conversation and appends the assistant's reply to it; on
+    /// any error the conversation is left as it was.
     pub fn send(&self, conversation: &mut Conversation) -> Result<String> {
         self.send_reply(conversation).map(|reply| reply.content)
     }
@@ -100,8 +93,7 @@ impl Client {
         Ok(reply)
     }
 
-    /// Fetches the reply to a conversation within its token budget, and
-    /// what the request left out.
+    /// Fetches the reply within the token budget, and what the request left out.
     fn fetch_planned(&self, conversation: &Conversation) -> Result<(Reply, Option<Trim>)> {
         Outgoing::plan(conversation)?.send(Delivery::Whole, |body| self.fetch(body, None))
     }
@@ -125,10 +117,7 @@ impl Client {
     pub fn complete(&self, conversation: &Conversation) -> Result<Reply> {
         self.fetch_planned(conversation).map(|(reply, _)| reply)
     }
-}
 
-/// What a built client can be asked.
-impl Client {
     /// The URL requests go to.
     pub fn endpoint(&self) -> &str {
         self.pool.endpoint()

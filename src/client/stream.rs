@@ -1,5 +1,4 @@
-//! Streamed sends: the reply's text as it arrives, through a callback or
-//! an iterator.
+//! Streamed sends: the reply's text as it arrives.
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,7 +27,6 @@ pub(super) struct StreamUsage {
 }
 
 impl StreamUsage {
-    /// How a streamed request is sent now.
     pub(super) fn delivery(&self) -> Delivery {
         Delivery::Streamed {
             usage: self.asked && !self.refused.load(Ordering::Relaxed),
@@ -42,11 +40,8 @@ impl StreamUsage {
 }
 
 impl Client {
-    /// Streams the reply: `on_delta` gets each piece of text as it arrives
-    /// (whole UTF-8 characters), on the calling thread; the complete reply is
-    /// appended and returned. [`ControlFlow::Break`] stops the request with
-    /// [`Error::Cancelled`]; a failure leaves the conversation unchanged.
-    /// Examples: `docs/rust.md`.
+    /// Streams the reply, each piece of text to `on_delta` on the calling
+    /// thread, then appends it; [`ControlFlow::Break`] stops with [`Error::Cancelled`].
     pub fn send_stream(
         &self,
         conversation: &mut Conversation,
@@ -58,9 +53,8 @@ impl Client {
         })
     }
 
-    /// Like [`send_stream`](Self::send_stream), with content, reasoning and
-    /// refusal apart: each piece comes with its [`DeltaKind`] (an example:
-    /// `docs/reasoning.md`).
+    /// Like [`send_stream`](Self::send_stream), each piece with its
+    /// [`DeltaKind`] (content, reasoning or refusal).
     pub fn send_stream_events(
         &self,
         conversation: &mut Conversation,
@@ -73,8 +67,7 @@ impl Client {
         Ok(reply)
     }
 
-    /// Streams the reply as an iterator over its pieces of text ([`ReplyStream`]);
-    /// when it ends, the reply has been appended.
+    /// Streams the reply as an iterator ([`ReplyStream`]) that appends it at its end.
     pub fn stream<'c>(&self, conversation: &'c mut Conversation) -> Result<ReplyStream<'c>> {
         let (deltas, trim) = self.start_stream(conversation, &CancelToken::new())?;
         Ok(ReplyStream::new(conversation, deltas, trim))
@@ -139,12 +132,11 @@ impl Client {
 /// Whether an error is a server refusing `stream_options`: a 400 or 422
 /// (Mistral) whose error names the field.
 fn refuses_stream_options(error: &Error) -> bool {
-    let Some(api) = error.api_error() else {
-        return false;
-    };
     let names_it = |text: &str| text.contains("stream_options");
-    matches!(api.status, Some(400 | 422))
-        && (names_it(&api.message) || api.code.as_deref().is_some_and(names_it))
+    error.api_error().is_some_and(|api| {
+        matches!(api.status, Some(400 | 422))
+            && (names_it(&api.message) || api.code.as_deref().is_some_and(names_it))
+    })
 }
 
 /// Reads a stream to its end, handing each piece to `on_event`; a callback

@@ -3,14 +3,14 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use ureq::http::header::{HeaderName, HeaderValue, AUTHORIZATION};
 
 use super::defaults::{MAX_CREDENTIAL_BYTES, REMEMBERED_TOKENS};
 use super::env::{check_trust, Source, TrustNames};
 use super::headers::Headers;
-use crate::error::{ApiError, Error, Result};
+use crate::error::{lock, ApiError, Error, Result};
 use crate::secrets::Secrets;
 
 /// An API key that never prints itself.
@@ -67,7 +67,6 @@ fn header_for(auth: Auth, secret: &str) -> std::result::Result<Option<Header>, (
     Ok(Some((name, value)))
 }
 
-/// The key's header, made once.
 fn key_header(key: &Option<ApiKey>, auth: Auth) -> Result<Option<Header>> {
     let Some(key) = key else { return Ok(None) };
     header_for(auth, key.expose())
@@ -90,7 +89,6 @@ pub(crate) struct Provider {
 }
 
 impl Provider {
-    /// A provider asking `token` for each attempt's token.
     pub(crate) fn new(token: Arc<TokenFn>) -> Provider {
         Provider {
             token,
@@ -116,7 +114,7 @@ impl Provider {
     }
 
     fn remember(&self, token: &str) {
-        let mut issued = self.issued.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut issued = lock(&self.issued);
         if issued.back().is_some_and(|last| last == token) {
             return;
         }
@@ -142,10 +140,8 @@ fn provider_failed(why: &str) -> Error {
 #[derive(Clone)]
 pub(crate) struct Credential {
     key: Option<ApiKey>,
-    /// Where the key goes.
     key_auth: Auth,
     provider: Option<Provider>,
-    /// Where a callback's tokens go.
     token_auth: Auth,
     /// The key's header, made once rather than per attempt.
     fixed: Option<Header>,
@@ -199,9 +195,8 @@ impl Credential {
         })
     }
 
-    /// The same credential asking `provider` before each attempt instead of
-    /// sending the key (`None`: the key again); refused for an endpoint
-    /// named by `./.env`, as an argument would be.
+    /// The same credential asking `provider` before each attempt (`None`: the
+    /// key again); refused for an endpoint named by `./.env`.
     pub(crate) fn with_provider(&self, provider: Option<Provider>) -> Result<Credential> {
         if provider.is_some() {
             let names = TrustNames {
@@ -247,11 +242,7 @@ impl Credential {
             secrets.add(key.expose());
         }
         if let Some(provider) = &self.provider {
-            let issued = provider
-                .issued
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            for token in issued.iter() {
+            for token in lock(&provider.issued).iter() {
                 secrets.add(token);
             }
         }

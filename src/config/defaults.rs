@@ -1,6 +1,5 @@
 //! Every default and maximum of chatwire, each with the reason for its
-//! value, and the checks that hold a setting to its maximum (an
-//! [`Error::InvalidArgument`] naming the setting, its range and the value).
+//! value, and the checks that hold a setting to its range.
 
 use std::time::Duration;
 

@@ -2,7 +2,6 @@
 
 use crate::error::{Error, Result};
 
-/// The path appended to a base URL.
 const CHAT_PATH: &str = "/v1/chat/completions";
 
 /// A whole endpoint URL, the one kind that may carry a query.

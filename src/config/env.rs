@@ -92,7 +92,6 @@ pub(crate) struct TrustNames {
 }
 
 impl TrustNames {
-    /// OpenAI's variables.
     pub(crate) const OPENAI: TrustNames = TrustNames {
         key: "OPENAI_API_KEY",
         url: "OPENAI_BASE_URL",

@@ -62,7 +62,6 @@ impl Headers {
         Ok(())
     }
 
-    /// Every header set, in the order set.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &(HeaderName, HeaderValue)> {
         self.0.iter()
     }
@@ -83,13 +82,8 @@ pub(crate) fn resolve_headers(explicit: Vec<(String, Option<String>)>) -> Result
     for (name, value) in &explicit {
         headers.set(name, value.as_deref())?;
     }
-    for (name, variable) in ENV_HEADERS {
-        let named = explicit
-            .iter()
-            .any(|(given, _)| given.eq_ignore_ascii_case(name));
-        if named {
-            continue;
-        }
+    let given = |name: &str| explicit.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
+    for (name, variable) in ENV_HEADERS.into_iter().filter(|(name, _)| !given(name)) {
         if let Some(value) = lookup(variable) {
             headers.set(name, Some(&value)).map_err(|_| {
                 Error::Config(format!(

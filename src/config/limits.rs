@@ -34,7 +34,6 @@ impl Limit {
         }
     }
 
-    /// The error for something that grew past this limit.
     pub(crate) fn exceeded(self, limit: u64) -> Error {
         Error::TooLarge {
             what: self.what().to_owned(),
@@ -42,7 +41,6 @@ impl Limit {
         }
     }
 
-    /// The largest value this limit accepts.
     fn max(self) -> u64 {
         match self {
             Limit::Headers => MAX_HEADER_LIMIT,

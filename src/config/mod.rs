@@ -1,6 +1,5 @@
 //! Every setting, and where it comes from: arguments first, then the
-//! environment, then `./.env`. [`defaults`] holds every default and
-//! maximum; the rest of the crate names `crate::config::X`.
+//! environment, then `./.env`; [`defaults`] holds every default and maximum.
 
 use std::time::Duration;
 

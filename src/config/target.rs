@@ -38,9 +38,8 @@ pub(crate) struct CredentialChoice {
     pub(crate) provider: Option<Provider>,
 }
 
-/// The endpoint and the credential, each from the first place that has it:
-/// the argument, the environment, `./.env` (see `docs/configuration.md`);
-/// the key goes there only if [`check_trust`] allows it.
+/// The endpoint and the credential, each from the argument, the environment
+/// or `./.env`; the key goes there only if [`check_trust`] allows it.
 pub(crate) fn resolve_target(
     target: Target,
     choice: CredentialChoice,
@@ -73,7 +72,6 @@ pub(crate) fn resolve_target(
     Ok((endpoint, credential))
 }
 
-/// The endpoint URL and the place it came from.
 fn resolve_endpoint(target: Target) -> Result<(String, Source)> {
     match target {
         Target::Base(Some(base)) => Ok((endpoint_url(&base)?, Source::Explicit)),

@@ -1,12 +1,11 @@
-//! A conversation's token budget: before each send, the oldest exchanges (a
-//! user message and all up to the next) are left out until the conversation
-//! is estimated to fit; the estimate is in `docs/long-conversations.md`.
+//! A conversation's token budget: before each send, the oldest exchanges are
+//! left out until it is estimated to fit (`docs/long-conversations.md`).
 
 use crate::config::{
     DEFAULT_BYTES_PER_TOKEN, IMAGE_TOKENS, MP3_BYTES_PER_TOKEN, PDF_BYTES_PER_TOKEN,
     WAV_BYTES_PER_TOKEN,
 };
-use crate::conversation::message::{Attachment, AttachmentKind, Message, Role};
+use crate::conversation::message::{Attachment, AttachmentKind, Message, Role, Tool, ToolCall};
 use crate::conversation::Conversation;
 use crate::error::{ApiError, Error, Result};
 
@@ -39,8 +38,8 @@ const RETRY_SHARE: f64 = 0.75;
 pub(crate) struct Budget {
     /// The most prompt tokens a send may be estimated at; 0: no budget.
     max_prompt_tokens: u64,
-    /// The server's last count, and the bytes it covered.
-    learned: Option<Learned>,
+    /// The bytes per token of the server's last count, within [`RATIO_RANGE`].
+    learned: Option<f64>,
     /// How many messages the last send left out.
     last_dropped: usize,
     /// How many messages sends have left out in all; only ever grows.
@@ -53,21 +52,9 @@ impl PartialEq for Budget {
     }
 }
 
-/// A server's count of tokens and the bytes of the history it counted.
-#[derive(Debug, Clone, Copy)]
-struct Learned {
-    bytes: u64,
-    tokens: u64,
-}
-
 impl Budget {
     fn bytes_per_token(&self) -> f64 {
-        match self.learned {
-            Some(learned) => {
-                (learned.bytes as f64 / learned.tokens as f64).clamp(RATIO_RANGE.0, RATIO_RANGE.1)
-            }
-            None => DEFAULT_BYTES_PER_TOKEN,
-        }
+        self.learned.unwrap_or(DEFAULT_BYTES_PER_TOKEN)
     }
 }
 
@@ -85,7 +72,6 @@ pub(crate) struct Trim {
 }
 
 impl Trim {
-    /// How many messages are left out.
     pub(crate) fn dropped(&self) -> usize {
         self.end - self.start
     }
@@ -102,15 +88,9 @@ impl Trim {
     }
 }
 
-/// The bytes a message is counted as.
 fn message_bytes(message: &Message) -> u64 {
-    let calls: usize = message
-        .tool_calls
-        .iter()
-        .map(|call| {
-            call.id.len() + call.name.len() + call.arguments.len() + extra_bytes(&call.extra)
-        })
-        .sum();
+    let call = |c: &ToolCall| c.id.len() + c.name.len() + c.arguments.len() + extra_bytes(&c.extra);
+    let calls: usize = message.tool_calls.iter().map(call).sum();
     let answered = message.tool_call_id.as_ref().map_or(0, String::len);
     let images = message.images.len() as u64 * IMAGE_BYTES;
     let files: u64 = message.files.iter().map(file_bytes).sum();
@@ -118,6 +98,14 @@ fn message_bytes(message: &Message) -> u64 {
         + (message.content.len() + calls + answered + extra_bytes(&message.extra)) as u64
         + images
         + files
+}
+
+/// A tool offered with every request, counted as a message is.
+fn tool_bytes(tool: &Tool) -> u64 {
+    let description = tool.description.as_ref().map_or(0, String::len);
+    let format = tool.format.as_ref().map_or(0, |f| f.to_string().len());
+    let schema = tool.parameters.to_string().len();
+    MESSAGE_BYTES + (tool.name.len() + description + schema + format) as u64
 }
 
 /// A file, counted as the tokens its size typically costs for its kind, at
@@ -182,22 +170,8 @@ impl Conversation {
         self.budget.dropped_total
     }
 
-    /// The bytes the whole conversation is counted as.
     fn bytes(&self) -> u64 {
-        let tools: u64 = self
-            .tools
-            .iter()
-            .map(|tool| {
-                let description = tool.description.as_ref().map_or(0, String::len);
-                let format = tool
-                    .format
-                    .as_ref()
-                    .map_or(0, |format| format.to_string().len());
-                MESSAGE_BYTES
-                    + (tool.name.len() + description + tool.parameters.to_string().len() + format)
-                        as u64
-            })
-            .sum();
+        let tools: u64 = self.tools.iter().map(tool_bytes).sum();
         tools + self.messages.iter().map(message_bytes).sum::<u64>()
     }
 
@@ -233,25 +207,22 @@ impl Conversation {
             // The estimate was too low to cut by a quarter: keep only the
             // last exchange, which is all a retry can still do.
             Ok(None) | Err(_) => {
-                let last = self.last_user()?;
-                (last > self.first_droppable()).then(|| self.trim_at(last, estimate))
+                let (start, end) = (self.first_droppable(), self.last_user()?);
+                (end > start).then(|| {
+                    let dropped: u64 = self.messages[start..end].iter().map(message_bytes).sum();
+                    Trim {
+                        start,
+                        end,
+                        tokens_before: estimate,
+                        tokens_after: tokens(self.bytes() - dropped, self.budget.bytes_per_token()),
+                    }
+                })
             }
         }
     }
 
     fn last_user(&self) -> Option<usize> {
         self.messages.iter().rposition(|m| m.role == Role::User)
-    }
-
-    fn trim_at(&self, end: usize, tokens_before: u64) -> Trim {
-        let start = self.first_droppable();
-        let dropped: u64 = self.messages[start..end].iter().map(message_bytes).sum();
-        Trim {
-            start,
-            end,
-            tokens_before,
-            tokens_after: tokens(self.bytes() - dropped, self.budget.bytes_per_token()),
-        }
     }
 
     /// The smallest trim that brings the estimate to `target` tokens, or
@@ -269,13 +240,7 @@ impl Conversation {
         let Some(last_user) = self.last_user().filter(|last| *last >= start) else {
             return Ok(None);
         };
-        for (index, message) in self
-            .messages
-            .iter()
-            .enumerate()
-            .take(last_user + 1)
-            .skip(start)
-        {
+        for (index, message) in self.messages[..=last_user].iter().enumerate().skip(start) {
             let after = tokens(bytes, ratio);
             if index > start && message.role == Role::User && after <= target {
                 return Ok(Some(Trim {
@@ -336,8 +301,8 @@ impl Conversation {
         self.budget.dropped_total += dropped as u64;
         self.messages.push(message);
         if let Some(tokens) = tokens.filter(|tokens| *tokens > 0) {
-            let bytes = self.bytes();
-            self.budget.learned = Some(Learned { bytes, tokens });
+            let ratio = self.bytes() as f64 / tokens as f64;
+            self.budget.learned = Some(ratio.clamp(RATIO_RANGE.0, RATIO_RANGE.1));
         }
         Ok(())
     }

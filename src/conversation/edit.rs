@@ -7,10 +7,8 @@ use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 
 impl Conversation {
-    /// Removes `count` messages from `index` on. Refused with
-    /// [`Error::InvalidConversation`], and nothing removed, when what is
-    /// left would break the ordering rules or part a tool call from its
-    /// results; `index + count` past the end is [`Error::InvalidArgument`].
+    /// Removes `count` messages from `index` on; [`Error::InvalidConversation`]
+    /// (nothing removed) when what is left breaks the ordering rules.
     pub fn remove(&mut self, index: usize, count: usize) -> Result<()> {
         let len = self.messages.len();
         let end = index
@@ -44,8 +42,7 @@ impl Conversation {
     }
 
     /// Appends an assistant message (its text often empty) that calls tools,
-    /// each with an id unique in the message; [`Error::InvalidConversation`]
-    /// out of order or with no calls. Results follow with [`tool_result`](Self::tool_result).
+    /// each with an id unique in it; results follow with [`tool_result`](Self::tool_result).
     pub fn assistant_tool_calls(
         &mut self,
         content: impl Into<String>,

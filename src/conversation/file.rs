@@ -1,5 +1,4 @@
-//! Files for user messages: PDF documents and WAV or MP3 recordings, read
-//! from disk (regular files only, at most [`MAX_FILE_BYTES`]) and sent in
+//! Files for user messages: PDF documents and WAV or MP3 recordings, sent in
 //! base64, their kind told by their first bytes, never by their name.
 
 use std::path::Path;
@@ -54,19 +53,13 @@ fn is_mp3_frame(bytes: &[u8]) -> bool {
 }
 
 impl Attachment {
-    /// Reads a PDF, WAV or MP3 file (at most [`MAX_FILE_BYTES`]) to send
-    /// with a user message, as [`Image::from_file`](crate::Image::from_file)
-    /// reads an image; a PDF is sent with the last part of `path` as its
-    /// name.
+    /// Reads a PDF, WAV or MP3 regular file (at most [`MAX_FILE_BYTES`]); a PDF
+    /// is sent with the last part of `path` as its name.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Attachment> {
         let path = path.as_ref();
-        let name = path
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        read_file(path, "file", MAX_FILE_BYTES, |bytes| {
-            Attachment::from_bytes(&name, bytes)
-        })
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let make = |bytes: &[u8]| Attachment::from_bytes(&name, bytes);
+        read_file(path, "file", MAX_FILE_BYTES, make)
     }
 
     /// A file from its bytes (PDF, WAV or MP3, at most [`MAX_FILE_BYTES`]);

@@ -22,9 +22,8 @@ impl Image {
         self
     }
 
-    /// An image from where it is: an `http://` or `https://` URL and a
-    /// `data:image/...` URL are used as they are; anything else is a local
-    /// file, read by [`Image::from_file`].
+    /// An image from an `http(s)://` or `data:image/...` URL, used as it is,
+    /// or else a local file, read by [`Image::from_file`].
     pub fn from_source(source: &str) -> Result<Image> {
         let lower = source.get(..8).unwrap_or(source).to_ascii_lowercase();
         if lower.starts_with("http://") || lower.starts_with("https://") {
@@ -45,8 +44,7 @@ impl Image {
     }
 
     /// Reads a PNG, JPEG, GIF or WebP regular file (at most [`MAX_IMAGE_BYTES`])
-    /// into a base64 `data:` URL, the type told by its bytes; errors name the
-    /// path and why.
+    /// into a base64 `data:` URL, the type told by its bytes.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Image> {
         read_file(path.as_ref(), "image", MAX_IMAGE_BYTES, Image::from_bytes)
     }
@@ -63,9 +61,8 @@ impl Image {
     }
 }
 
-/// Reads a regular file of at most `limit` bytes (an image or a
-/// [`crate::Attachment`], as `what` says) and makes it into a `T`; an
-/// error names the path and why.
+/// Reads a regular file of at most `limit` bytes and makes it into a `T`; an
+/// error names `what` it is, the path and why.
 pub(crate) fn read_file<T>(
     path: &Path,
     what: &str,
@@ -80,9 +77,8 @@ pub(crate) fn read_file<T>(
     })
 }
 
-/// Reads a regular file of at most `limit` bytes; the error says why not.
-/// The size is checked before reading, and the read stops at the limit
-/// even if the file grows meanwhile.
+/// Reads a regular file of at most `limit` bytes (checked before reading, and
+/// the read stops there if the file grows); the error says why not.
 fn read_regular_file(path: &Path, limit: u64) -> std::result::Result<Vec<u8>, String> {
     let cannot = |err: std::io::Error| format!("cannot read it: {err}");
     let mut options = std::fs::OpenOptions::new();
@@ -114,7 +110,6 @@ fn read_regular_file(path: &Path, limit: u64) -> std::result::Result<Vec<u8>, St
     Ok(bytes)
 }
 
-/// The image type from the file's signature.
 fn sniff(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some("image/png")
@@ -129,7 +124,6 @@ fn sniff(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// Standard base64 with padding.
 pub(crate) fn base64(bytes: &[u8]) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(bytes)

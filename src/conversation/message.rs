@@ -1,5 +1,4 @@
-//! One message of a conversation, and what it carries: images, files,
-//! tool calls, reasoning.
+//! One message of a conversation, and what it carries.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -106,9 +105,7 @@ impl ToolCall {
     }
 }
 
-/// The tool type of a function.
 pub(crate) const FUNCTION: &str = "function";
-/// The tool type of a free-form tool.
 pub(crate) const CUSTOM: &str = "custom";
 
 /// How closely the model should look at an image.
@@ -405,18 +402,13 @@ pub(crate) fn json_text(
 /// "text"}`, or `{"type": "grammar", "grammar": {"definition": text,
 /// "syntax": "lark" or "regex"}}`, nothing else in either.
 fn check_custom_format(name: &str, format: &Value) -> Result<()> {
-    let grammar = format.get("grammar");
-    let fine = match format.get("type").and_then(Value::as_str) {
-        Some("text") => format.as_object().is_some_and(|object| object.len() == 1),
+    let (grammar, fields) = (&format["grammar"], format.as_object().map_or(0, Map::len));
+    let fine = match format["type"].as_str() {
+        Some("text") => fields == 1,
         Some("grammar") => {
-            format.as_object().is_some_and(|object| object.len() == 2)
-                && grammar
-                    .and_then(|grammar| grammar.get("definition"))
-                    .is_some_and(Value::is_string)
-                && grammar
-                    .and_then(|grammar| grammar.get("syntax"))
-                    .and_then(Value::as_str)
-                    .is_some_and(|syntax| matches!(syntax, "lark" | "regex"))
+            fields == 2
+                && grammar["definition"].is_string()
+                && matches!(grammar["syntax"].as_str(), Some("lark" | "regex"))
         }
         _ => false,
     };
@@ -431,10 +423,8 @@ fn check_custom_format(name: &str, format: &Value) -> Result<()> {
 /// The rule OpenAI sets for the names of functions and of JSON Schema
 /// response formats: 1 to 64 ASCII letters, digits, `_` or `-`.
 pub(crate) fn is_function_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    let allowed = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+    (1..=64).contains(&name.len()) && name.bytes().all(allowed)
 }
 
 #[cfg(test)]

@@ -114,11 +114,9 @@ impl Conversation {
         Ok(())
     }
 
-    /// Sets a top-level request field sent with every request (`None`
-    /// removes it). A field the official schema defines is checked as it
-    /// checks it ([`Error::InvalidArgument`], nothing changed); others pass
-    /// as they are; `model`, `messages`, `stream`, `stream_options` and
-    /// `tools` are refused. The rules: `docs/c-api.md` ("Request options").
+    /// Sets a top-level request field sent with every request (`None` removes
+    /// it), checked as the official schema checks it; the fields the
+    /// conversation provides (`model`, `messages`, `stream`, ...) are refused.
     pub fn set_option(&mut self, name: &str, value: Option<Value>) -> Result<()> {
         if let Some(value) = &value {
             options::check(name, value)?;
@@ -126,9 +124,8 @@ impl Conversation {
         self.set_option_unchecked(name, value)
     }
 
-    /// Sets a top-level request field without checking its value, for a
-    /// server's own form of a field [`set_option`](Self::set_option) refuses;
-    /// only the reserved names and an empty name are refused.
+    /// Like [`set_option`](Self::set_option) without checking the value, for a
+    /// server's own form of a field.
     pub fn set_option_unchecked(&mut self, name: &str, value: Option<Value>) -> Result<()> {
         if RESERVED_FIELDS.contains(&name) {
             return Err(Error::InvalidArgument(format!(
@@ -297,9 +294,8 @@ impl Conversation {
         self.messages.retain(|message| message.role == Role::System);
     }
 
-    /// Reads a conversation from its JSON form: [`Error::InvalidArgument`]
-    /// for text that is not a conversation, [`Error::InvalidConversation`]
-    /// for broken ordering. Options are taken unchecked.
+    /// Reads a conversation from its JSON form, its options unchecked;
+    /// [`Error::InvalidConversation`] for broken ordering.
     pub fn from_json(json: &str) -> Result<Conversation> {
         let raw: Unchecked = serde_json::from_str(json)
             .map_err(|err| Error::InvalidArgument(format!("not a conversation in JSON: {err}")))?;

@@ -1,7 +1,5 @@
-//! Request options: the check every top-level request field passes before a
-//! [`Conversation`](crate::Conversation) stores it (against
-//! `options.schema.json`, which `tests/options.rs` writes from the official
-//! schema), and the typed setters for the common fields.
+//! Request options: the check of a top-level request field against
+//! `options.schema.json` (written by `tests/options.rs`), and typed setters.
 
 use std::sync::OnceLock;
 
@@ -29,7 +27,6 @@ pub(crate) fn check(name: &str, value: &Value) -> Result<()> {
     Ok(())
 }
 
-/// The rules, read once.
 fn rules() -> Result<&'static Schema> {
     static PARSED: OnceLock<std::result::Result<Schema, String>> = OnceLock::new();
     PARSED

@@ -1,6 +1,5 @@
-//! The ordering rules of a conversation (see [`Conversation`](crate::Conversation)):
-//! tool results come in any order, and after the last of them comes the next
-//! user message or the assistant's next reply.
+//! The ordering rules of a [`Conversation`](crate::Conversation); tool results
+//! come in any order, then the next user message or the assistant's reply.
 
 use crate::conversation::message::{Message, Role};
 use crate::error::{Error, Result};
@@ -23,10 +22,7 @@ fn state(messages: &[Message]) -> State<'_> {
         return State::After(last.role);
     }
     // The assistant message whose calls the trailing tool messages answer.
-    let Some(at) = messages
-        .iter()
-        .rposition(|message| message.role != Role::Tool)
-    else {
+    let Some(at) = messages.iter().rposition(|m| m.role != Role::Tool) else {
         return State::After(Role::Tool);
     };
     let results = &messages[at + 1..];
@@ -35,12 +31,8 @@ fn state(messages: &[Message]) -> State<'_> {
             .iter()
             .any(|m| m.tool_call_id.as_deref() == Some(id))
     };
-    let missing: Vec<&str> = messages[at]
-        .tool_calls
-        .iter()
-        .map(|call| call.id.as_str())
-        .filter(|id| !answered(id))
-        .collect();
+    let calls = messages[at].tool_calls.iter().map(|call| call.id.as_str());
+    let missing: Vec<&str> = calls.filter(|id| !answered(id)).collect();
     if missing.is_empty() {
         State::ResultsComplete
     } else {
@@ -61,18 +53,15 @@ pub(crate) fn check_next(messages: &[Message], next: &Message) -> Result<()> {
     if allowed.contains(&next.role) {
         return Ok(());
     }
-    let wanted = allowed
-        .iter()
-        .map(|role| a(*role))
-        .collect::<Vec<_>>()
-        .join(" or ");
+    let wanted: Vec<String> = allowed.iter().map(|role| a(*role)).collect();
     let after = match messages.last() {
         None => "at the start".to_owned(),
         Some(last) if last.role == Role::Tool => "after the tool results".to_owned(),
         Some(last) => format!("after {} message", a(last.role)),
     };
     Err(invalid(format!(
-        "expected {wanted} message {after}, got {} message",
+        "expected {} message {after}, got {} message",
+        wanted.join(" or "),
         a(next.role)
     )))
 }
@@ -113,11 +102,12 @@ fn check_shape(message: &Message) -> Result<()> {
         (Role::Tool, Some(_)) | (_, None) => {}
         (_, Some(_)) => return Err(invalid(format!("{} message answers no tool call", a(role)))),
     }
-    for (position, call) in message.tool_calls.iter().enumerate() {
+    let calls = &message.tool_calls;
+    for (position, call) in calls.iter().enumerate() {
         if call.id.is_empty() {
             return Err(invalid(format!("tool call {position} has no id")));
         }
-        if message.tool_calls[..position]
+        if calls[..position]
             .iter()
             .any(|earlier| earlier.id == call.id)
         {

@@ -1,29 +1,15 @@
-//! The one escaping that keeps a server's text on one line (errors, log
-//! lines), so that its line breaks and terminal escapes cannot forge log
-//! lines or recolour a terminal: control characters, line separators and
-//! bidirectional overrides become `\n` or `\u{1b}`. A backslash is kept, so
-//! escaping twice changes nothing.
+//! The one escaping that keeps a server's text on one line, so that it cannot
+//! forge log lines or recolour a terminal; escaping twice changes nothing.
 
 use std::borrow::Cow;
 use std::fmt::{self, Write};
 
-/// Whether `c` is written as an escape.
 fn needs_escape(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
             '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
         )
-}
-
-/// Writes the escape of one character that [`needs_escape`].
-fn write_escape(out: &mut impl Write, c: char) -> fmt::Result {
-    match c {
-        '\n' => out.write_str("\\n"),
-        '\r' => out.write_str("\\r"),
-        '\t' => out.write_str("\\t"),
-        other => write!(out, "{}", other.escape_unicode()),
-    }
 }
 
 /// A writer that passes text on to `W` with those characters escaped.
@@ -34,7 +20,12 @@ impl<W: Write> Write for OneLine<W> {
         let mut rest = text;
         while let Some((at, c)) = rest.char_indices().find(|&(_, c)| needs_escape(c)) {
             self.0.write_str(&rest[..at])?;
-            write_escape(&mut self.0, c)?;
+            match c {
+                '\n' => self.0.write_str("\\n"),
+                '\r' => self.0.write_str("\\r"),
+                '\t' => self.0.write_str("\\t"),
+                other => write!(self.0, "{}", other.escape_unicode()),
+            }?;
             rest = &rest[at + c.len_utf8()..];
         }
         self.0.write_str(rest)

@@ -87,27 +87,20 @@ impl Error {
             out.field("api", api);
         }
         match self {
-            Error::Timeout { kind, .. } => {
-                out.field("kind", kind);
-            }
+            Error::Timeout { kind, .. } => out.field("kind", kind),
             Error::Transport {
                 source: Some(source),
                 ..
-            } => {
-                out.field("source", &source.to_string());
-            }
-            Error::System { source, .. } => {
-                out.field("source", &source.to_string())
-                    .field("os_error", &source.raw_os_error());
-            }
-            Error::Decode { excerpt, .. } => {
-                out.field("excerpt", excerpt);
-            }
+            } => out.field("source", &source.to_string()),
+            Error::System { source, .. } => out
+                .field("source", &source.to_string())
+                .field("os_error", &source.raw_os_error()),
+            Error::Decode { excerpt, .. } => out.field("excerpt", excerpt),
             Error::InvalidReply { errors, last_reply } => {
-                out.field("errors", errors).field("last_reply", last_reply);
+                out.field("errors", errors).field("last_reply", last_reply)
             }
-            _ => {}
-        }
+            _ => &mut out,
+        };
         out.finish()
     }
 }

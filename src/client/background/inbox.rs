@@ -1,9 +1,9 @@
 //! The text of a background request that its caller has not taken yet, and
 //! the signal that tells an event loop so.
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex};
 
-use crate::error::Result;
+use crate::error::{lock, wait, Result};
 
 /// Where a waitable request shows an event loop that it has something to
 /// take: a descriptor (POSIX) or an event object (Windows), made and
@@ -18,9 +18,8 @@ pub(crate) trait Signal: Send + Sync {
     fn waitable(&self) -> isize;
 }
 
-/// The text of a background request that its caller has not taken yet
-/// (at most what [`Limit::Stream`](crate::Limit::Stream) lets through), and
-/// the [`Signal`] that says so to an event loop.
+/// The text of a background request not taken yet, and the [`Signal`] that
+/// says so to an event loop.
 #[derive(Default)]
 pub(crate) struct Inbox {
     state: Mutex<InboxState>,
@@ -39,19 +38,14 @@ struct InboxState {
 }
 
 impl Inbox {
-    fn lock(&self) -> MutexGuard<'_, InboxState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// Changes the state, brings the signal in line and wakes a waiter.
     fn change(&self, change: impl FnOnce(&mut InboxState)) {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         change(&mut state);
         state.update();
         self.changed.notify_all();
     }
 
-    /// Adds text that arrived.
     pub(crate) fn push(&self, delta: &str) {
         self.change(|state| state.text.push_str(delta));
     }
@@ -63,19 +57,15 @@ impl Inbox {
 
     /// The text that arrived since the last call ("" when none).
     pub(crate) fn take_text(&self) -> String {
-        self.lock().take()
+        lock(&self.state).take()
     }
 
     /// Waits until there is text to take or the request is done, and takes
     /// the text: "" only once the request is done and all of it was taken.
-    /// For callers that can neither wait on the signal nor take a callback.
     pub(crate) fn wait_text(&self) -> String {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         while state.text.is_empty() && !state.done {
-            state = self
-                .changed
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+            state = wait(&self.changed, state);
         }
         state.take()
     }
@@ -86,7 +76,7 @@ impl Inbox {
         &self,
         make: impl FnOnce() -> Result<Arc<dyn Signal>>,
     ) -> Result<Arc<dyn Signal>> {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         if let Some(signal) = &state.signal {
             return Ok(signal.clone());
         }

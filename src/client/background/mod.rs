@@ -1,6 +1,5 @@
-//! Sends that run in the background: the calls that start them, the handle
-//! ([`pending`]), the text not handed out yet with the signal for event
-//! loops ([`inbox`]), and the C API's request ([`request`]).
+//! Sends that run in the background: the calls that start them; the handle,
+//! the untaken text and the C API's request have files of their own.
 
 use std::ops::ControlFlow;
 
@@ -22,9 +21,8 @@ pub use pending::PendingReply;
 pub(crate) use request::BackgroundSend;
 
 impl Client {
-    /// Sends the conversation on a worker thread and returns at once; see
-    /// [`PendingReply`]. Append the reply with [`Conversation::append_reply`]
-    /// (an example: `docs/rust.md`).
+    /// Sends the conversation on a worker thread and returns at once; append
+    /// the reply with [`Conversation::append_reply`].
     pub fn send_async(&self, conversation: &Conversation) -> Result<PendingReply> {
         self.spawn(conversation, None, |_| {})
     }
@@ -42,9 +40,8 @@ impl Client {
         })
     }
 
-    /// Like [`stream_async`](Self::stream_async), with content, reasoning
-    /// and refusal apart, as [`send_stream_events`](Self::send_stream_events)
-    /// gives them.
+    /// Like [`stream_async`](Self::stream_async), each piece with its kind,
+    /// as [`send_stream_events`](Self::send_stream_events) gives them.
     pub fn stream_events_async(
         &self,
         conversation: &Conversation,

@@ -3,41 +3,30 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::thread::JoinHandle;
 
-use crate::error::{Error, Result};
+use crate::error::{lock, Error, Result};
 use crate::http::cancel::CancelToken;
 use crate::http::stack;
 use crate::reply::Reply;
 use crate::sys;
 
-/// A reply being fetched on a worker thread (which also runs the delta
-/// callback), made by [`Client::send_async`](crate::Client::send_async) and
-/// its kin. Wait, poll, cancel, or `.await` it in any executor (no runtime
-/// needed); dropping it cancels the request and waits for the worker.
+/// A reply being fetched on a worker thread: wait, poll, cancel, or `.await`
+/// it in any executor; dropping it cancels the request and waits for the worker.
 #[derive(Debug)]
 pub struct PendingReply {
-    shared: Arc<Shared>,
+    shared: Arc<Mutex<State>>,
     token: CancelToken,
     worker: Option<JoinHandle<()>>,
 }
-
-#[derive(Default, Debug)]
-struct Shared(Mutex<State>);
 
 #[derive(Default, Debug)]
 struct State {
     outcome: Option<Result<Reply>>,
     done: bool,
     waker: Option<Waker>,
-}
-
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
-    }
 }
 
 impl PendingReply {
@@ -49,19 +38,18 @@ impl PendingReply {
         work: impl FnOnce(&CancelToken) -> Result<Reply> + Send + 'static,
         on_finish: impl FnOnce(&Result<Reply>) + Send + 'static,
     ) -> Result<PendingReply> {
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::<Mutex<State>>::default();
         let token = CancelToken::new();
-        let worker_shared = shared.clone();
-        let worker_token = token.clone();
+        let (worker_shared, worker_token) = (shared.clone(), token.clone());
         // Boxed, so that std's frames around it on the worker's stack hold
         // a pointer rather than the whole request (see `http::stack`).
         let body: Box<dyn FnOnce() + Send> = Box::new(move || {
             stack::worker_started();
             let outcome = work(&worker_token);
-            worker_shared.lock().done = true;
+            lock(&worker_shared).done = true;
             on_finish(&outcome);
             let waker = {
-                let mut state = worker_shared.lock();
+                let mut state = lock(&worker_shared);
                 state.outcome = Some(outcome);
                 state.waker.take()
             };
@@ -88,7 +76,7 @@ impl PendingReply {
 
     /// True once the request has finished, successfully or not.
     pub fn is_done(&self) -> bool {
-        self.shared.lock().done
+        lock(&self.shared).done
     }
 
     /// Stops the request; [`wait`](Self::wait) then gives [`Error::Cancelled`]
@@ -128,12 +116,9 @@ impl PendingReply {
     }
 
     fn take_outcome(&self) -> Result<Reply> {
-        self.shared.lock().outcome.take().unwrap_or_else(|| {
-            Err(Error::Internal(
-                "the request's worker thread ended without an outcome (a panic in a callback?)"
-                    .into(),
-            ))
-        })
+        let why = "the request's worker thread ended without an outcome (a panic in a callback?)";
+        let outcome = lock(&self.shared).outcome.take();
+        outcome.unwrap_or_else(|| Err(Error::Internal(why.into())))
     }
 }
 
@@ -152,7 +137,7 @@ impl Future for PendingReply {
     fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Result<Reply>> {
         let this = self.get_mut();
         {
-            let mut state = this.shared.lock();
+            let mut state = lock(&this.shared);
             // `done` turns true before the outcome is stored; the join below
             // waits for that short step.
             if !state.done {

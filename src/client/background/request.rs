@@ -62,7 +62,6 @@ pub(crate) struct BackgroundSend {
 }
 
 impl BackgroundSend {
-    /// True once the send has finished, successfully or not.
     pub(crate) fn is_done(&self) -> bool {
         self.pending.as_ref().is_none_or(PendingReply::is_done)
     }
@@ -96,11 +95,8 @@ impl BackgroundSend {
     /// `conversation` (once), and gives the outcome. From the request's own
     /// callback it refuses: the worker thread cannot wait for itself.
     pub(crate) fn finish(&mut self, conversation: &mut Conversation) -> Result<&Reply, &Error> {
-        if self
-            .pending
-            .as_ref()
-            .is_some_and(PendingReply::on_own_worker)
-        {
+        let pending = self.pending.as_ref();
+        if pending.is_some_and(PendingReply::on_own_worker) {
             return Err(self.refusal.get_or_insert_with(|| {
                 Error::InvalidArgument(
                     "a request cannot be waited for from its own callback".into(),
@@ -114,9 +110,7 @@ impl BackgroundSend {
             self.outcome = Some(outcome);
         }
         // Without a send, a wait has always stored an outcome first.
-        let outcome = self
-            .outcome
-            .get_or_insert_with(|| Err(Error::Internal("a background send has no outcome".into())));
-        outcome.as_ref()
+        let missing = || Err(Error::Internal("a background send has no outcome".into()));
+        self.outcome.get_or_insert_with(missing).as_ref()
     }
 }

@@ -2,18 +2,18 @@
 //! when the client is built.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::{self, Auth, CredentialChoice, Provider, Target};
-use crate::config::{Limit, Limits, Network, Settings};
+use crate::config::{ClientCertFiles, Limit, Limits, Network, ProxySetting, Settings};
 use crate::error::Result;
 use crate::http::pool::Destination;
 use crate::structured::{JsonSettings, SchemaDelivery};
 
 use super::Client;
 
-mod network;
 mod resolved;
 
 use crate::config::{
@@ -29,9 +29,8 @@ pub(crate) use resolved::Resolved;
 pub struct ClientBuilder {
     target: Target,
     api_version: Option<String>,
-    api_key: Option<String>,
-    auth: Option<Auth>,
-    provider: Option<Provider>,
+    /// The key, where it goes, and a credential callback.
+    choice: CredentialChoice,
     timeout: Option<Duration>,
     connect_timeout: Option<Duration>,
     idle_timeout: Option<Duration>,
@@ -54,9 +53,12 @@ impl fmt::Debug for ClientBuilder {
         f.debug_struct("ClientBuilder")
             .field("target", &self.target)
             .field("api_version", &self.api_version)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
-            .field("auth", &self.auth)
-            .field("credential_provider", &self.provider.is_some())
+            .field(
+                "api_key",
+                &self.choice.api_key.as_ref().map(|_| "[redacted]"),
+            )
+            .field("auth", &self.choice.auth)
+            .field("credential_provider", &self.choice.provider.is_some())
             .field("timeout", &self.timeout)
             .field("connect_timeout", &self.connect_timeout)
             .field("idle_timeout", &self.idle_timeout)
@@ -76,15 +78,15 @@ impl fmt::Debug for ClientBuilder {
     }
 }
 
-/// Setters that store their argument (`.into()` where marked) as `Some`.
+/// Setters that store a value as `Some`.
 macro_rules! setters {
     ($(
         $(#[$doc:meta])*
-        $name:ident($arg:ident: $ty:ty) => $field:ident $(.$into:ident())?;
+        $name:ident($arg:ident: $ty:ty) => $($field:ident).+ = $value:expr;
     )*) => {$(
         $(#[$doc])*
         pub fn $name(mut self, $arg: $ty) -> Self {
-            self.$field = Some($arg$(.$into())?);
+            self.$($field).+ = Some($value);
             self
         }
     )*};
@@ -134,54 +136,54 @@ impl ClientBuilder {
         /// The `api-version` of Azure's classic route; default
         /// `$OPENAI_API_VERSION`, then `./.env`, then
         /// [`DEFAULT_AZURE_API_VERSION`](crate::DEFAULT_AZURE_API_VERSION).
-        api_version(api_version: impl Into<String>) => api_version.into();
+        api_version(api_version: impl Into<String>) => api_version = api_version.into();
 
         /// The API key, sent as [`auth`](Self::auth) says; `""` sends no
         /// credential. Default and secrecy: `docs/configuration.md`, `docs/security.md`.
-        api_key(api_key: impl Into<String>) => api_key.into();
+        api_key(api_key: impl Into<String>) => choice.api_key = api_key.into();
 
         /// Where the key or a provider's token goes; default [`Auth::Bearer`]
         /// ([`Auth::ApiKey`] for Azure's classic route).
-        auth(auth: Auth) => auth;
+        auth(auth: Auth) => choice.auth = auth;
 
         /// The whole-request timeout, per attempt; default [`DEFAULT_TIMEOUT`](crate::DEFAULT_TIMEOUT).
-        timeout(timeout: Duration) => timeout;
+        timeout(timeout: Duration) => timeout = timeout;
 
         /// The connect timeout, per attempt; default [`DEFAULT_CONNECT_TIMEOUT`](crate::DEFAULT_CONNECT_TIMEOUT).
-        connect_timeout(timeout: Duration) => connect_timeout;
+        connect_timeout(timeout: Duration) => connect_timeout = timeout;
 
         /// How long a stream may stay silent (keep-alives count); default
         /// [`DEFAULT_IDLE_TIMEOUT`](crate::DEFAULT_IDLE_TIMEOUT).
-        idle_timeout(timeout: Duration) => idle_timeout;
+        idle_timeout(timeout: Duration) => idle_timeout = timeout;
 
         /// How many times a failed request is retried; default
         /// [`DEFAULT_MAX_RETRIES`](crate::DEFAULT_MAX_RETRIES), at most
         /// [`MAX_RETRIES_CEILING`](crate::MAX_RETRIES_CEILING).
-        max_retries(max_retries: u32) => max_retries;
+        max_retries(max_retries: u32) => max_retries = max_retries;
 
         /// How many idle connections are kept for reuse (0: none); default
         /// [`DEFAULT_MAX_IDLE_CONNECTIONS`](crate::DEFAULT_MAX_IDLE_CONNECTIONS), at most
         /// [`MAX_IDLE_CONNECTIONS`](crate::MAX_IDLE_CONNECTIONS). Set it to at least the
         /// number of threads sending at once.
-        max_idle_connections(max_idle_connections: usize) => max_idle_connections;
+        max_idle_connections(max_idle_connections: usize) => max_idle_connections = max_idle_connections;
 
         /// How many background requests of this client and its clones run at
         /// once (more wait their turn); default [`DEFAULT_MAX_IN_FLIGHT`](crate::DEFAULT_MAX_IN_FLIGHT),
         /// from 1 to [`MAX_IN_FLIGHT`](crate::MAX_IN_FLIGHT).
-        max_in_flight(max_in_flight: usize) => max_in_flight;
+        max_in_flight(max_in_flight: usize) => max_in_flight = max_in_flight;
 
         /// The stack size of a background request's worker thread (which runs
         /// its callbacks); default [`DEFAULT_WORKER_STACK_BYTES`](crate::DEFAULT_WORKER_STACK_BYTES).
-        worker_stack_size(bytes: usize) => worker_stack_size;
+        worker_stack_size(bytes: usize) => worker_stack_size = bytes;
 
         /// How many correction turns [`Client::send_json`] allows; default
         /// [`DEFAULT_JSON_CORRECTIONS`](crate::DEFAULT_JSON_CORRECTIONS).
-        json_corrections(corrections: u32) => json_corrections;
+        json_corrections(corrections: u32) => json_corrections = corrections;
 
         /// Whether streamed requests ask for the token usage with
         /// `stream_options` (default: yes); a server that refuses it is asked
         /// again without it, and the client remembers.
-        stream_usage(enabled: bool) => stream_usage;
+        stream_usage(enabled: bool) => stream_usage = enabled;
     }
 
     /// A function asked for the credential before every attempt (short-lived
@@ -193,7 +195,7 @@ impl ClientBuilder {
         F: Fn() -> std::result::Result<String, E> + Send + Sync + 'static,
         E: std::fmt::Display,
     {
-        self.provider = Some(provider_of(provider));
+        self.choice.provider = Some(provider_of(provider));
         self
     }
 
@@ -228,6 +230,36 @@ impl ClientBuilder {
         self
     }
 
+    /// Trusts the CA certificates in this PEM file as well as the system's
+    /// roots; [`build`](Self::build) reads it. See `docs/configuration.md`.
+    pub fn ca_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.network.ca_file = Some(path.into());
+        self
+    }
+
+    /// Mutual TLS: the certificate chain in the PEM file `cert_path` (the
+    /// client's own first) and its unencrypted private key in `key_path`,
+    /// both read by [`build`](Self::build). See `docs/configuration.md`.
+    pub fn client_certificate(
+        mut self,
+        cert_path: impl Into<PathBuf>,
+        key_path: impl Into<PathBuf>,
+    ) -> Self {
+        self.network.client_cert = Some(ClientCertFiles {
+            cert: cert_path.into(),
+            key: key_path.into(),
+        });
+        self
+    }
+
+    /// Sends requests through the proxy at `url` (`http://`, `socks5://`;
+    /// no scheme means `http://`), or through none for `""`, instead of the
+    /// proxy variables. See `docs/configuration.md`.
+    pub fn proxy(mut self, url: &str) -> Self {
+        self.network.proxy = ProxySetting::from_text(url);
+        self
+    }
+
     /// Builds the client, resolving the endpoint, the key and the headers:
     /// [`Error::MissingApiKey`](crate::Error::MissingApiKey) without a key,
     /// [`Error::Config`](crate::Error::Config) for what the environment,
@@ -244,12 +276,7 @@ impl ClientBuilder {
         if let Target::Azure { api_version, .. } = &mut target {
             *api_version = self.api_version;
         }
-        let choice = CredentialChoice {
-            api_key: self.api_key,
-            auth: self.auth,
-            provider: self.provider,
-        };
-        let (endpoint, credential) = config::resolve_target(target, choice)?;
+        let (endpoint, credential) = config::resolve_target(target, self.choice)?;
         let headers = config::resolve_headers(self.headers)?;
         let mut limits = Limits::default();
         for (limit, bytes) in self.limits {

@@ -1,7 +1,5 @@
-//! A client's settings once resolved and checked: what
-//! [`ClientBuilder::build`](super::ClientBuilder::build) makes a [`Client`]
-//! from, and what the C API's handle keeps so that its setters make its next
-//! client the same way (the environment read once, when the handle was made).
+//! A client's settings once resolved and checked: what a [`Client`] is made
+//! from, kept by the C API's handle so that its setters make its next client.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -44,18 +42,15 @@ pub(crate) struct Resolved {
     pub(super) stream_usage: bool,
     pub(super) max_in_flight: usize,
     pub(super) worker_stack: usize,
-    /// The pool made from the settings above, kept until a change of what
-    /// it is built from (the destination, its size, the timeouts, the
-    /// header limit) sets it to `None`.
+    /// The pool made from the settings above, until a change of what it is
+    /// built from sets it to `None`.
     pub(super) pool: Option<Arc<Pool>>,
 }
 
 impl Resolved {
-    /// The client these settings make. `previous`, the client it replaces
-    /// (the C handle's), lends what its clones share and running requests
-    /// hold: the cap on requests in flight (set to the new value, so that
-    /// raising it lets waiting requests go on at once) and a server's
-    /// refusal of `stream_options`.
+    /// The client these settings make. `previous`, the client it replaces,
+    /// lends what running requests hold: the cap on requests in flight (set to
+    /// the new value, which lets waiting requests go on) and a refused `stream_options`.
     pub(crate) fn client(&mut self, previous: Option<&Client>) -> Client {
         let (destination, size) = (&self.destination, self.max_idle_connections);
         let settings = &self.settings;
@@ -141,7 +136,6 @@ impl Resolved {
         self.change_destination(|to| to.network.client_cert = Some(files))
     }
 
-    /// The proxy at `url`, or none for `""`.
     pub(crate) fn set_proxy(&mut self, url: &str) -> Result<()> {
         self.change_destination(|to| to.network.proxy = ProxySetting::from_text(url))
     }
@@ -156,7 +150,6 @@ impl Resolved {
         })
     }
 
-    /// Where the key and a callback's tokens go.
     pub(crate) fn set_auth(&mut self, auth: Auth) -> Result<()> {
         let credential = self.destination.credential.with_auth(auth)?;
         self.change_destination(|to| to.credential = credential)
