@@ -86,7 +86,7 @@ impl CancelToken {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.0.state.lock().unwrap_or_else(PoisonError::into_inner)
+        crate::error::lock(&self.0.state)
     }
 
     /// Fails with [`Error::Cancelled`] once cancelled.

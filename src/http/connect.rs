@@ -8,7 +8,7 @@ use std::cell::Cell;
 use std::fmt;
 use std::io::{self, Read};
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
@@ -17,6 +17,7 @@ use ureq::unversioned::transport::{
     Buffers, ConnectionDetails, Connector, Either, NextTimeout, Transport,
 };
 
+use crate::error;
 use crate::http::buffers::GrowingBuffers;
 use crate::http::cancel::{self, Interrupt};
 use crate::http::stack;
@@ -186,11 +187,11 @@ impl Interrupt for SharedSocket {
     }
 
     fn claim(&self, owner: u64) {
-        *self.owner.lock().unwrap_or_else(PoisonError::into_inner) = owner;
+        *error::lock(&self.owner) = owner;
     }
 
     fn interrupt_for(&self, owner: u64) {
-        let current = self.owner.lock().unwrap_or_else(PoisonError::into_inner);
+        let current = error::lock(&self.owner);
         if *current == owner {
             self.interrupt();
         }

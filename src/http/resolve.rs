@@ -5,7 +5,7 @@
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ureq::config::Config;
@@ -13,6 +13,7 @@ use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::NextTimeout;
 
+use crate::error;
 use crate::http::cancel::{self, Interrupt};
 
 /// How long a looked-up name's addresses are used before asking again.
@@ -57,7 +58,7 @@ impl Resolver for Resolve {
                 addrs.push(addr);
             }
         };
-        let last = || self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        let last = || error::lock(&self.last);
         let fresh = |found: &&Found| {
             found.authority == authority
                 && found.scheme == scheme

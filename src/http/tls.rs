@@ -6,7 +6,7 @@
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use ureq::tls::{Certificate, ClientCert, PemItem, PrivateKey, RootCerts, TlsConfig};
 
@@ -69,7 +69,7 @@ type Cached = ([Option<OsString>; 2], Arc<Vec<Certificate<'static>>>);
 fn system_roots() -> Result<Arc<Vec<Certificate<'static>>>> {
     static CACHE: Mutex<Option<Cached>> = Mutex::new(None);
     let variables = CERT_VARIABLES.map(std::env::var_os);
-    let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut cache = crate::error::lock(&CACHE);
     match cache.as_ref() {
         Some((read_under, roots)) if *read_under == variables => Ok(roots.clone()),
         _ => {
