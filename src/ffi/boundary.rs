@@ -33,18 +33,24 @@ fn run<T>(body: impl FnOnce() -> Result<T, FfiError>) -> Result<T, chatwire_stat
     LAST_ERROR.set(None);
     let outcome = catch_unwind(AssertUnwindSafe(body))
         .unwrap_or_else(|payload| Err(FfiError::Panic(panic_message(&*payload))));
-    outcome.map_err(|error| {
-        // Escaped here, once for every kind of failure: an error's text is
-        // escaped already (and escaping twice changes nothing), a panic's
-        // message may quote anything.
-        let message = text::c_string(one_line::escape(&error.message()).as_bytes());
-        let http_status = error.http_status();
-        LAST_ERROR.set(Some(LastError {
-            message,
-            http_status,
-        }));
-        error.status()
-    })
+    outcome.map_err(record)
+}
+
+/// Records `error` as the thread's last error. Out of line: inlined, it
+/// would be copied into each of the hundred exported functions.
+#[cold]
+#[inline(never)]
+fn record(error: FfiError) -> chatwire_status {
+    // Escaped here, once for every kind of failure: an error's text is
+    // escaped already (and escaping twice changes nothing), a panic's
+    // message may quote anything.
+    let message = text::c_string(one_line::escape(&error.message()).as_bytes());
+    let http_status = error.http_status();
+    LAST_ERROR.set(Some(LastError {
+        message,
+        http_status,
+    }));
+    error.status()
 }
 
 /// The body of a function that returns a status; after success
