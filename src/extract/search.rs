@@ -15,11 +15,7 @@ pub(crate) fn search<T>(
     mut accept: impl FnMut(Value) -> Result<T, String>,
 ) -> Result<T> {
     let trimmed = text.trim();
-    let whole_string = trimmed
-        .starts_with('"')
-        .then(|| serde_json::from_str::<String>(trimmed).ok())
-        .flatten();
-    let found = match whole_string {
+    let found = match serde_json::from_str::<String>(trimmed).ok() {
         _ if text.is_empty() => Err("the text is empty".to_owned()),
         _ if trimmed.is_empty() => Err("the text is only whitespace".to_owned()),
         Some(inner) if inner.trim_start().starts_with(['{', '[']) => {

@@ -69,6 +69,14 @@ pub(super) struct Here<'s, 'v> {
 /// A bound's keyword, when a value keeps to it, and its words.
 type Bound = (&'static str, fn(Ordering) -> bool, &'static str);
 
+/// The bounds on a number, which `describe.rs` puts in words too.
+pub(super) const NUMBER_BOUNDS: [Bound; 4] = [
+    ("minimum", Ordering::is_ge, "at least"),
+    ("maximum", Ordering::is_le, "at most"),
+    ("exclusiveMinimum", Ordering::is_gt, "above"),
+    ("exclusiveMaximum", Ordering::is_lt, "below"),
+];
+
 impl<'s> Checker<'s> {
     pub(super) fn new(root: &'s Value) -> Checker<'s> {
         Checker {
@@ -202,13 +210,7 @@ impl<'s> Checker<'s> {
     /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
     /// `multipleOf`.
     fn numbers(&self, here: &Here<'s, '_>, number: &Number, walk: &mut Walk) {
-        let checks: [Bound; 4] = [
-            ("minimum", Ordering::is_ge, "at least"),
-            ("maximum", Ordering::is_le, "at most"),
-            ("exclusiveMinimum", Ordering::is_gt, "above"),
-            ("exclusiveMaximum", Ordering::is_lt, "below"),
-        ];
-        for (keyword, holds, words) in checks {
+        for (keyword, holds, words) in NUMBER_BOUNDS {
             let Some(Value::Number(limit)) = here.object.get(keyword) else {
                 continue;
             };

@@ -6,6 +6,7 @@ use std::mem::discriminant;
 
 use serde_json::{Map, Value};
 
+use super::check::NUMBER_BOUNDS;
 use super::keywords::is_annotation;
 use super::types::{follow, has_type, show_number, type_names};
 
@@ -209,20 +210,14 @@ fn typed(root: &Value, object: &Map<String, Value>, name: &str) -> String {
 /// " from 0 to 2", " at least 1 and a multiple of 5".
 fn range(object: &Map<String, Value>) -> String {
     let bound = |keyword| Some(show_number(object.get(keyword)?.as_number()?));
-    let mut clauses = Vec::new();
-    match (bound("minimum"), bound("maximum")) {
-        (Some(min), Some(max)) => clauses.push(format!("from {min} to {max}")),
-        (Some(min), None) => clauses.push(format!("at least {min}")),
-        (None, Some(max)) => clauses.push(format!("at most {max}")),
-        (None, None) => {}
-    }
-    for (keyword, words) in [("exclusiveMinimum", "above"), ("exclusiveMaximum", "below")] {
-        if let Some(limit) = bound(keyword) {
-            clauses.push(format!("{words} {limit}"));
-        }
-    }
-    if let Some(step) = bound("multipleOf") {
-        clauses.push(format!("a multiple of {step}"));
+    let mut clauses: Vec<String> = NUMBER_BOUNDS
+        .map(|(keyword, _, words)| (keyword, words))
+        .into_iter()
+        .chain([("multipleOf", "a multiple of")])
+        .filter_map(|(keyword, words)| Some(format!("{words} {}", bound(keyword)?)))
+        .collect();
+    if let (Some(min), Some(max)) = (bound("minimum"), bound("maximum")) {
+        clauses.splice(..2, [format!("from {min} to {max}")]);
     }
     if clauses.is_empty() {
         return String::new();
