@@ -96,11 +96,9 @@ fn starts_unicode_fraction(c: char) -> bool {
 /// of bytes it took; what follows is the caller's business (`1/2/3` reads
 /// `1/2` and leaves `/3`).
 pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
-    let mut cursor = Cursor { text, pos: 0 };
     let negative = text.starts_with('-');
-    if text.starts_with(['-', '+']) {
-        cursor.bump();
-    }
+    let pos = usize::from(text.starts_with(['-', '+']));
+    let mut cursor = Cursor { text, pos };
     let sign = if negative { -1.0 } else { 1.0 };
 
     if let Some((value, len)) = unicode_fraction(cursor.rest()) {
@@ -127,12 +125,12 @@ pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
     let sign = if negative { "-" } else { "" };
     let integer = integer.trim_start_matches('0');
     let integer = if integer.is_empty() { "0" } else { integer };
-    let fraction = match fraction {
-        Some("") => ".0".to_owned(),
-        Some(digits) => format!(".{digits}"),
-        None => String::new(),
+    let (dot, fraction) = match fraction {
+        Some("") => (".", "0"),
+        Some(digits) => (".", digits),
+        None => ("", ""),
     };
-    let literal = format!("{sign}{integer}{fraction}{}", exponent.unwrap_or(""));
+    let literal = format!("{sign}{integer}{dot}{fraction}{}", exponent.unwrap_or(""));
     Ok((Number::Literal(literal), cursor.pos))
 }
 

@@ -1,5 +1,7 @@
 //! Trying the candidates in order and explaining the failure when none works.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::candidates;
@@ -49,7 +51,10 @@ fn search_text<T>(
             start: fence.offset,
             placement: Placement::Leading,
         };
-        let origin = Origin::Fence(fence.info.to_owned());
+        let origin = match fence.info {
+            "" => Origin::Borrowed("the unmarked fenced block"),
+            info => Origin::Owned(format!("the fenced block marked {info}")),
+        };
         if let Ok((value, ..)) = log.attempt(candidate, origin, accept) {
             return Ok(value);
         }
@@ -70,7 +75,7 @@ fn search_text<T>(
         },
     };
     if text.trim_start().starts_with('(') {
-        match log.attempt(bare(leading), Origin::Bare(false), accept) {
+        match log.attempt(bare(leading), "the array".into(), accept) {
             Ok((value, _, false)) => return Ok(value),
             Ok((value, _, true)) => guessed = Some(value),
             Err(_) => {}
@@ -120,7 +125,7 @@ impl Log {
             // `{{` or `{[` can never be repaired: say so without the cost of a
             // scanner, which a megabyte of braces would pay a million times.
             let inner = start + rest.len() - inner.len();
-            self.fail_with(Origin::Bare(true), start, inner, || {
+            self.fail_with("the object".into(), start, inner, || {
                 RepairError::at(
                     inner,
                     "expected a key or '}', found an opening bracket".to_owned(),
@@ -128,7 +133,12 @@ impl Log {
             });
             return Err(start + 1);
         }
-        self.attempt(candidate, Origin::Bare(inner.is_some()), accept)
+        let origin = if inner.is_some() {
+            "the object"
+        } else {
+            "the array"
+        };
+        self.attempt(candidate, origin.into(), accept)
     }
 
     /// Tries one candidate and files what became of it.
@@ -210,14 +220,8 @@ impl Log {
         };
         let plural = if self.tried == 1 { "" } else { "s" };
         format!(
-            "tried {} candidate{plural}; the most promising, {} at {}, failed at {}: {}",
+            "tried {} candidate{plural}; the most promising, {origin} at {}, failed at {}: {}",
             self.tried,
-            match origin {
-                Origin::Fence(info) if info.is_empty() => "the unmarked fenced block".to_owned(),
-                Origin::Fence(info) => format!("the fenced block marked {info}"),
-                Origin::Bare(true) => "the object".to_owned(),
-                Origin::Bare(false) => "the array".to_owned(),
-            },
             position(text, start),
             position(text, error.offset),
             error.message
@@ -267,13 +271,9 @@ fn depth(value: &Value) -> usize {
     1 + children.unwrap_or(0)
 }
 
-/// Where a candidate came from, for messages.
-enum Origin {
-    /// A fenced block with this info word.
-    Fence(String),
-    /// A bare object (`true`) or array (`false`) in the text.
-    Bare(bool),
-}
+/// Where a candidate came from, for messages: "the array", "the fenced block
+/// marked json".
+type Origin = Cow<'static, str>;
 
 /// `line L column C` (both from 1, columns in chars) for a byte offset.
 fn position(text: &str, offset: usize) -> String {
@@ -298,10 +298,14 @@ mod tests {
     #[test]
     fn the_furthest_failure_is_reported() {
         let mut log = Log::default();
-        log.fail(Origin::Bare(true), 0, RepairError::at(1, "near".to_owned()));
-        log.fail(Origin::Bare(false), 5, RepairError::at(9, "far".to_owned()));
         log.fail(
-            Origin::Bare(false),
+            "the object".into(),
+            0,
+            RepairError::at(1, "near".to_owned()),
+        );
+        log.fail("the array".into(), 5, RepairError::at(9, "far".to_owned()));
+        log.fail(
+            "the array".into(),
             10,
             RepairError::at(14, "tie".to_owned()),
         );
@@ -316,7 +320,7 @@ mod tests {
     #[test]
     fn a_rejection_explains_more_than_a_parse_failure() {
         let mut log = Log::default();
-        log.fail(Origin::Bare(true), 0, RepairError::at(1, "bad".to_owned()));
+        log.fail("the object".into(), 0, RepairError::at(1, "bad".to_owned()));
         log.reject("the JSON found does not fit".to_owned());
         assert_eq!(log.summary("{x"), "the JSON found does not fit");
     }
