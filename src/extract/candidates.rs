@@ -50,8 +50,7 @@ pub(crate) fn json_fences(text: &str) -> Vec<Fence<'_>> {
 
 /// The next `{` or `[` at or after byte `from`.
 pub(crate) fn next_opener(text: &str, from: usize) -> Option<usize> {
-    let rest = text.get(from..)?;
-    rest.find(['{', '[']).map(|i| from + i)
+    text.get(from..)?.find(['{', '[']).map(|i| from + i)
 }
 
 /// The lines of `text` from byte `start` on: where each starts, where the

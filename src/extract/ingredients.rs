@@ -31,22 +31,16 @@ const NO_UNIT: [&str; 5] = ["null", "none", "n/a", "na", "-"];
 pub(crate) fn ingredients_from_value(value: Value) -> Result<Vec<Ingredient>, String> {
     let items = item_list(value)
         .map_err(|why| format!("the JSON found holds no ingredient list: {why}"))?;
-    let total = items.len();
-    let mut ingredients = Vec::with_capacity(total);
-    let mut first_problem = None;
-    for (index, item) in items.iter().enumerate() {
-        match ingredient_from_item(item) {
-            Ok(ingredient) => ingredients.push(ingredient),
-            Err(why) => {
-                first_problem.get_or_insert_with(|| format!("item {index} {why}"));
-            }
-        }
-    }
-    match first_problem {
-        Some(problem) if ingredients.is_empty() => {
-            let plural = if total == 1 { "" } else { "s" };
+    let ingredients: Vec<Ingredient> = items
+        .iter()
+        .filter_map(|item| ingredient_from_item(item).ok())
+        .collect();
+    // With none usable, the first item's problem is the first problem.
+    match items.first().map(ingredient_from_item) {
+        Some(Err(why)) if ingredients.is_empty() => {
+            let (total, plural) = (items.len(), if items.len() == 1 { "" } else { "s" });
             Err(format!(
-                "the JSON found holds no usable ingredient among {total} item{plural}: {problem}"
+                "the JSON found holds no usable ingredient among {total} item{plural}: item 0 {why}"
             ))
         }
         _ => Ok(ingredients),

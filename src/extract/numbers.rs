@@ -17,10 +17,9 @@ impl Number {
     /// The JSON text for this number; a value that is not finite (`1e400`,
     /// a fraction with a huge numerator) has no JSON form and becomes `null`.
     pub(crate) fn to_json(&self) -> String {
-        match self {
-            Number::Literal(text) if self.as_f64().is_some() => text.clone(),
-            Number::Literal(_) => "null".to_owned(),
-            Number::Computed(value) => serde_json::Value::from(*value).to_string(),
+        match (self, self.as_f64()) {
+            (Number::Literal(text), Some(_)) => text.clone(),
+            (_, value) => serde_json::Value::from(value).to_string(),
         }
     }
 
