@@ -26,20 +26,13 @@ pub(super) struct Checker<'s> {
 }
 
 /// Where a check is in the value, and what it found so far.
+#[derive(Default)]
 pub(super) struct Walk {
     pub(super) path: Vec<Step>,
     pub(super) problems: Problems,
 }
 
 impl Walk {
-    /// A walk from the top of a value.
-    pub(super) fn new(problems: Problems) -> Walk {
-        Walk {
-            path: Vec::new(),
-            problems,
-        }
-    }
-
     /// Adds a problem with `value` here; `what` runs only when it is kept.
     pub(super) fn add(&mut self, value: &Value, what: impl FnOnce() -> What) {
         self.problems.add(&self.path, value, what);
@@ -142,7 +135,11 @@ impl<'s> Checker<'s> {
 
     /// Whether `value` matches `schema`.
     pub(super) fn matches(&self, schema: &'s Value, value: &Value, depth: usize) -> bool {
-        let mut walk = Walk::new(Problems::counted());
+        let problems = Problems::counted();
+        let mut walk = Walk {
+            problems,
+            ..Walk::default()
+        };
         self.schema(schema, value, &mut walk, depth + 1);
         walk.problems.is_empty()
     }

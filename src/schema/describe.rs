@@ -7,7 +7,7 @@ use std::mem::discriminant;
 use serde_json::{Map, Value};
 
 use super::check::NUMBER_BOUNDS;
-use super::keywords::is_annotation;
+use super::refused::is_annotation;
 use super::types::{follow, has_type, show_number, type_names};
 
 /// How deep nested choices are read for words.

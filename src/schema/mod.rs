@@ -1,5 +1,5 @@
 //! chatwire's JSON Schema checker: a documented subset of draft 2020-12
-//! (listed in [`Client::send_json`]'s docs and `keywords.rs`), for the
+//! (listed in [`Client::send_json`]'s docs and `refused.rs`), for the
 //! replies of [`Client::send_json`] and the options of
 //! [`Conversation::set_option`]. Why not a validator crate:
 //! `docs/structured-output.md`.
@@ -14,7 +14,6 @@
 mod check;
 mod combinators;
 mod describe;
-mod keywords;
 mod problem;
 mod refused;
 #[cfg(test)]
@@ -62,7 +61,7 @@ impl Schema {
     }
 
     fn problems_in(&self, schema: &Value, value: &Value) -> Problems {
-        let mut walk = Walk::new(Problems::default());
+        let mut walk = Walk::default();
         Checker::new(&self.root).schema(schema, value, &mut walk, 0);
         walk.problems
     }

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Number, Value};
 
-use super::keywords::is_annotation;
+use super::refused::is_annotation;
 
 /// The type names of a `type` keyword: one, or an array of them.
 pub(super) fn type_names(kind: &Value) -> Vec<&str> {
