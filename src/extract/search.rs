@@ -125,12 +125,8 @@ impl Log {
             // `{{` or `{[` can never be repaired: say so without the cost of a
             // scanner, which a megabyte of braces would pay a million times.
             let inner = start + rest.len() - inner.len();
-            self.fail_with("the object".into(), start, inner, || {
-                RepairError::at(
-                    inner,
-                    "expected a key or '}', found an opening bracket".to_owned(),
-                )
-            });
+            let message = "expected a key or '}', found an opening bracket";
+            self.fail("the object".into(), start, RepairError::at(inner, message));
             return Err(start + 1);
         }
         let origin = if inner.is_some() {
@@ -177,28 +173,16 @@ impl Log {
         }
     }
 
+    /// Counts a failure, and keeps it when it got further than the best so far.
     fn fail(&mut self, origin: Origin, start: usize, error: RepairError) {
-        let offset = error.offset;
-        self.fail_with(origin, start, offset, || error);
-    }
-
-    /// Counts a failure at `offset`, and builds its error only when it got
-    /// further than the best so far.
-    fn fail_with(
-        &mut self,
-        origin: Origin,
-        start: usize,
-        offset: usize,
-        error: impl FnOnce() -> RepairError,
-    ) {
         self.tried += 1;
-        let progress = offset.saturating_sub(start);
+        let progress = error.offset.saturating_sub(start);
         let further = self
             .best
             .as_ref()
             .is_none_or(|(_, best, failure)| progress > failure.offset.saturating_sub(*best));
         if further {
-            self.best = Some((origin, start, error()));
+            self.best = Some((origin, start, error));
         }
     }
 

@@ -15,8 +15,7 @@ pub(crate) const REFUSED: &str = "pattern patternProperties unevaluatedPropertie
     unevaluatedItems $dynamicRef $recursiveRef dependencies dependentSchemas";
 
 /// Keywords whose value is one subschema.
-const ONE_SCHEMA: &str =
-    "items additionalProperties not if then else contains propertyNames";
+const ONE_SCHEMA: &str = "items additionalProperties not if then else contains propertyNames";
 /// Keywords whose value is an array of subschemas.
 const SCHEMA_LISTS: &str = "allOf anyOf oneOf prefixItems";
 /// Keywords whose value is an object of subschemas.

@@ -3,6 +3,8 @@
 //! (deep nesting cannot overflow the thread's stack); each repair happens at
 //! its token (marked `Repair:`), never inside a string.
 
+use std::borrow::Cow;
+
 use super::cursor::{leading, Cursor};
 use super::numbers::{self, NumberError};
 use super::strings::{self, LineCache};
@@ -32,7 +34,7 @@ pub(crate) struct Repaired {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RepairError {
     pub offset: usize,
-    pub message: String,
+    pub message: Cow<'static, str>,
     /// Where the search may look next: past the candidate's end when it was
     /// already JSON (a key or a complete item), so no part of it is offered.
     pub resume: usize,
@@ -40,10 +42,10 @@ pub(crate) struct RepairError {
 
 impl RepairError {
     /// An error whose search resumes where it happened.
-    pub(crate) fn at(offset: usize, message: String) -> Self {
+    pub(crate) fn at(offset: usize, message: impl Into<Cow<'static, str>>) -> Self {
         RepairError {
             offset,
-            message,
+            message: message.into(),
             resume: offset,
         }
     }

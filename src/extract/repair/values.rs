@@ -179,7 +179,7 @@ impl Scanner<'_> {
             }
             Err(NumberError::DivisionByZero { offset }) => Err(RepairError::at(
                 self.cursor.pos + offset,
-                "division by zero in a fraction".to_owned(),
+                "division by zero in a fraction",
             )),
             Err(NumberError::NotANumber) => Err(self.error_here("expected a value")),
         }
