@@ -116,19 +116,15 @@ fn escape(cursor: &mut Cursor<'_>, out: &mut String) {
                 return;
             };
             cursor.pos += 5;
-            let high = (0xD800..=0xDBFF).contains(&code);
-            let low = high
-                .then(|| cursor.rest().strip_prefix("\\u").and_then(hex4))
-                .flatten()
-                .filter(|low| (0xDC00..=0xDFFF).contains(low));
-            match low {
-                Some(low) => {
+            let low = cursor.rest().strip_prefix("\\u").and_then(hex4);
+            match char::decode_utf16([code, low.unwrap_or(0)]).next() {
+                Some(Ok(pair)) if pair.len_utf16() == 2 => {
                     cursor.pos += 6;
-                    push_unicode_escape(out, code);
-                    push_unicode_escape(out, low);
+                    push_unicode_escape(out, code.into());
+                    push_unicode_escape(out, low.unwrap_or(0).into());
                 }
-                None if (0xD800..=0xDFFF).contains(&code) => out.push_str("\\ufffd"),
-                None => push_unicode_escape(out, code),
+                Some(Ok(_)) => push_unicode_escape(out, code.into()),
+                _ => out.push_str("\\ufffd"),
             }
         }
         Some(c) if is_quote(c) => {
@@ -146,11 +142,11 @@ pub(crate) fn push_escaped_str(out: &mut String, text: &str) {
 }
 
 /// Four hex digits at the start of `text` (`from_str_radix` alone would take a `+`).
-fn hex4(text: &str) -> Option<u32> {
+fn hex4(text: &str) -> Option<u16> {
     let digits = text
         .get(..4)
         .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))?;
-    u32::from_str_radix(digits, 16).ok()
+    u16::from_str_radix(digits, 16).ok()
 }
 
 /// The quote families: the quotes that open a string of each, and those

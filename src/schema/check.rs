@@ -94,12 +94,9 @@ impl<'s> Checker<'s> {
             });
         }
         let object = match schema {
-            Value::Bool(true) => return,
-            Value::Bool(false) => {
-                return walk.other(value, || "no value is allowed here".to_owned())
-            }
             Value::Object(object) => object,
-            // Refused by Schema::new.
+            Value::Bool(false) => return walk.other(value, || "no value is allowed here".into()),
+            // `true`, or a form that Schema::new refuses.
             _ => return,
         };
         if let Some(target) = object
