@@ -9,13 +9,14 @@ use super::repair::{self, Candidate, Placement, RepairError};
 use super::strings::LineCache;
 use crate::error::{Error, Result};
 
+/// Turns the JSON found into the caller's type, or says why it does not fit.
+pub(crate) trait Accept<T>: FnMut(Value) -> Result<T, String> {}
+impl<T, F: FnMut(Value) -> Result<T, String>> Accept<T> for F {}
+
 /// Tries every candidate in order and returns the first that `accept` turns
 /// into the caller's type; one it refuses (saying why) is passed over, so an
 /// example object earlier in a reply does not hide the answer.
-pub(crate) fn search<T>(
-    text: &str,
-    mut accept: impl FnMut(Value) -> Result<T, String>,
-) -> Result<T> {
+pub(crate) fn search<T>(text: &str, mut accept: impl Accept<T>) -> Result<T> {
     let trimmed = text.trim();
     let found = match serde_json::from_str::<String>(trimmed).ok() {
         _ if text.is_empty() => Err("the text is empty".to_owned()),
@@ -38,10 +39,7 @@ pub(crate) fn search<T>(
 
 /// Searches `text` (see `search`): fenced blocks, a leading tuple, then the
 /// bare candidates; the error says why none was taken.
-fn search_text<T>(
-    text: &str,
-    accept: &mut impl FnMut(Value) -> Result<T, String>,
-) -> Result<T, String> {
+fn search_text<T>(text: &str, accept: &mut impl Accept<T>) -> Result<T, String> {
     let mut log = Log::default();
     for fence in candidates::json_fences(text) {
         let candidate = Candidate {
@@ -113,11 +111,7 @@ impl Log {
     /// Tries a bare candidate (a `{` or `[` of the text). A failure resumes
     /// where it stopped or past a value that was JSON: starting over at every
     /// nested `{` would be quadratic (and offer a fragment as the answer).
-    fn bare_at<T>(
-        &mut self,
-        candidate: Candidate<'_>,
-        accept: &mut impl FnMut(Value) -> Result<T, String>,
-    ) -> Attempt<T> {
+    fn bare_at<T>(&mut self, candidate: Candidate<'_>, accept: &mut impl Accept<T>) -> Attempt<T> {
         let Candidate { text, start, .. } = candidate;
         let rest = text.get(start..).unwrap_or("");
         let inner = rest.strip_prefix('{').map(str::trim_start);
@@ -142,7 +136,7 @@ impl Log {
         &mut self,
         candidate: Candidate<'_>,
         origin: Origin,
-        accept: &mut impl FnMut(Value) -> Result<T, String>,
+        accept: &mut impl Accept<T>,
     ) -> Attempt<T> {
         let found = match strict(candidate) {
             Some((value, end)) => Ok((value, end, false)),

@@ -235,9 +235,7 @@ impl Closers {
     /// Scans from `from` to the end of its line (backslash escapes skipped).
     fn scan(text: &str, from: usize) -> Closers {
         let rest = text.get(from..).unwrap_or("");
-        let line = rest
-            .find('\n')
-            .map_or(rest, |end| rest.get(..end).unwrap_or(rest));
+        let line = rest.split('\n').next().unwrap_or(rest);
         let mut last = [None; 4];
         for (i, c) in unescaped(line) {
             let after = line.get(i + c.len_utf8()..).unwrap_or("");

@@ -111,11 +111,7 @@ impl Scanner<'_> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(self.error_here(&format!("nesting deeper than {MAX_DEPTH} levels")));
         }
-        let comma = usize::from(
-            self.out
-                .get(frame.item_start..)
-                .is_some_and(|s| s.starts_with(',')),
-        );
+        let comma = usize::from(self.out.as_bytes().get(frame.item_start) == Some(&b','));
         let open_at = frame.item_start + comma;
         self.out.insert(open_at, '{');
         self.cursor.bump();
@@ -228,9 +224,7 @@ impl Scanner<'_> {
         let len = tail.unwrap_or_else(|| unquoted_len(rest));
         let text = rest.get(..len).unwrap_or("").trim_end();
         let after = rest.get(len..).unwrap_or("");
-        let quote = usize::from(
-            after.starts_with('"') && strings::ends_string_at(after.get(1..).unwrap_or("")),
-        );
+        let quote = usize::from(after.strip_prefix('"').is_some_and(strings::ends_string_at));
         self.cursor.pos += len + quote;
         self.out.push('"');
         strings::push_escaped_str(&mut self.out, text);
