@@ -108,10 +108,8 @@ fn ingredient_from_item(item: &Value) -> Result<Ingredient, String> {
         None => return Err("has no \"ingredient\"".to_owned()),
     };
     let (quantity, unit_in_quantity) = match field(map, &QUANTITY_KEYS) {
-        Some(Value::Number(number)) => (
-            number.as_f64().filter(|q| q.is_finite()).unwrap_or(0.0),
-            None,
-        ),
+        // serde_json holds finite numbers only.
+        Some(Value::Number(number)) => (number.as_f64().unwrap_or(0.0), None),
         Some(Value::String(text)) => quantity_from_text(text),
         // Missing, null, or not a quantity at all (bool, array, object).
         _ => (0.0, None),

@@ -8,7 +8,7 @@ use serde_json::{Map, Number, Value};
 
 use super::describe::{article, describe_choices, noun};
 use super::problem::{quote, Problems, Step, What};
-use super::types::{compare, has_type, resolve, same, show_number, type_names};
+use super::types::{compare, has_type, referred, same, show_number, type_names};
 
 /// How deep checking may go (subschemas, `$ref`s and values together): a
 /// schema that refers to itself stops here instead of looping.
@@ -99,11 +99,7 @@ impl<'s> Checker<'s> {
             // `true`, or a form that Schema::new refuses.
             _ => return,
         };
-        if let Some(target) = object
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|reference| resolve(self.root, reference))
-        {
+        if let Some(target) = referred(self.root, schema) {
             self.schema(target, value, walk, depth + 1);
         }
         let here = Here {

@@ -264,11 +264,7 @@ fn plural(root: &Value, schema: &Value) -> Option<String> {
 
 /// ` with "type": "text" and "json_schema"`, ` of strings`, or nothing.
 fn shape(root: &Value, object: &Map<String, Value>) -> String {
-    let required: Vec<&str> = object
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = object.get("required").map_or(Vec::new(), type_names);
     let properties = object.get("properties").and_then(Value::as_object);
     if !required.is_empty() {
         let named: Vec<String> = required

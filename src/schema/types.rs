@@ -8,7 +8,8 @@ use serde_json::{Number, Value};
 
 use super::refused::is_annotation;
 
-/// The type names of a `type` keyword: one, or an array of them.
+/// The names in a keyword's value: one string, or an array of them (the
+/// type names of `type`, the property names of `required`).
 pub(super) fn type_names(kind: &Value) -> Vec<&str> {
     match kind {
         Value::Array(names) => names.iter().filter_map(Value::as_str).collect(),
@@ -78,15 +79,16 @@ pub(crate) fn resolve<'s>(root: &'s Value, reference: &str) -> Option<&'s Value>
     root.pointer(&pointer)
 }
 
+/// The schema that `schema`'s `$ref` points to, if any.
+pub(super) fn referred<'s>(root: &'s Value, schema: &Value) -> Option<&'s Value> {
+    resolve(root, schema.get("$ref")?.as_str()?)
+}
+
 /// The schema that `schema` stands for when it is only a `$ref` (plus
 /// annotations), followed through: for messages, never to skip a check.
 pub(crate) fn follow<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
     for _ in 0..MAX_HOPS {
-        let target = schema
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|reference| resolve(root, reference));
-        match target {
+        match referred(root, schema) {
             Some(target) if only_a_reference(schema) => schema = target,
             _ => break,
         }
