@@ -73,8 +73,14 @@ impl<'s> Checker<'s> {
             [only] => Some(self.problems(only, value, walk, depth)),
             _ => match self.discriminate(&candidates, value, walk, depth) {
                 Some(found) => return walk.problems.absorb(found),
-                None => self
-                    .deepest(&candidates, value, walk, depth)
+                // The candidate whose first problem lies deepest: the one the
+                // value went furthest along (the first of equals, as
+                // `max_by_key` keeps the last).
+                None => candidates
+                    .iter()
+                    .rev()
+                    .map(|candidate| self.problems(candidate, value, walk, depth))
+                    .max_by_key(|found| found.first().map_or(0, |first| first.path.len()))
                     .filter(|found| found.first().is_some_and(|first| first.path.len() > here)),
             },
         };
@@ -147,22 +153,5 @@ impl<'s> Checker<'s> {
                 .collect();
             Some((name, tags?))
         })
-    }
-
-    /// The problems of the candidate whose first problem lies deepest in
-    /// the value: the one the value went furthest along.
-    fn deepest(
-        &self,
-        candidates: &[&'s Value],
-        value: &Value,
-        walk: &mut Walk,
-        depth: usize,
-    ) -> Option<Problems> {
-        // The first of equals wins: `max_by_key` keeps the last.
-        candidates
-            .iter()
-            .rev()
-            .map(|candidate| self.problems(candidate, value, walk, depth))
-            .max_by_key(|found| found.first().map_or(0, |first| first.path.len()))
     }
 }
