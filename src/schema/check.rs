@@ -232,11 +232,8 @@ impl<'s> Checker<'s> {
         walk: &mut Walk,
     ) {
         let count = count as u64;
-        let bounds: [Bound; 2] = [
-            (min, Ordering::is_ge, "at least"),
-            (max, Ordering::is_le, "at most"),
-        ];
-        for (keyword, holds, words) in bounds {
+        // The tests and words of `minimum` and `maximum`.
+        for ((_, holds, words), keyword) in NUMBER_BOUNDS.into_iter().zip([min, max]) {
             let bound = here.object.get(keyword).and_then(Value::as_u64);
             if let Some(bound) = bound.filter(|bound| !holds(count.cmp(bound))) {
                 let things = noun(bound, things);
