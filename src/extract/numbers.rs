@@ -159,10 +159,8 @@ fn exponent<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
     let digits = leading_digits(unsigned);
     let len = rest.len() - unsigned.len() + digits.len();
     if digits.is_empty() {
-        if !rest
-            .get(len..)
-            .is_some_and(|r| r.starts_with(char::is_alphanumeric))
-        {
+        let after = rest.get(len..).unwrap_or("");
+        if !after.starts_with(char::is_alphanumeric) {
             cursor.pos += len;
         }
         return None;

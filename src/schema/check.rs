@@ -259,10 +259,7 @@ impl<'s> Checker<'s> {
                     });
                 }
             }
-            let declared = object
-                .get("properties")
-                .and_then(Value::as_object)
-                .and_then(|properties| properties.get(name));
+            let declared = object.get("properties").and_then(|p| p.get(name));
             match declared.or_else(|| object.get("additionalProperties")) {
                 Some(Value::Bool(false)) if declared.is_none() => {
                     walk.other(value, || format!("the property {name:?} is not allowed"))
@@ -327,18 +324,15 @@ fn required(
             });
         }
     };
-    if let Some(Value::Array(required)) = object.get("required") {
-        for name in required.iter().filter_map(Value::as_str) {
-            missing(name, None);
-        }
+    for name in object.get("required").map_or(Vec::new(), type_names) {
+        missing(name, None);
     }
     if let Some(Value::Object(dependent)) = object.get("dependentRequired") {
-        for (name, needs) in dependent
+        let present = dependent
             .iter()
-            .filter(|(name, _)| members.contains_key(*name))
-        {
-            let needs = needs.as_array().into_iter().flatten();
-            for needed in needs.filter_map(Value::as_str) {
+            .filter(|(name, _)| members.contains_key(*name));
+        for (name, needs) in present {
+            for needed in type_names(needs) {
                 missing(needed, Some(name));
             }
         }
