@@ -89,11 +89,9 @@ pub(crate) fn repair_at(
         placement: candidate.placement,
         guessed: false,
         last_closed: None,
-        lines: std::mem::take(lines),
+        lines,
     };
-    let result = scanner.values();
-    *lines = scanner.lines;
-    result
+    scanner.values()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -156,7 +154,7 @@ struct Scanner<'a> {
     /// The top-level object just closed, kept in case its closer was a stray
     /// one in the middle of it (`{"a": 1}, "b": 2}`).
     last_closed: Option<Frame>,
-    lines: LineCache,
+    lines: &'a mut LineCache,
 }
 
 impl Scanner<'_> {

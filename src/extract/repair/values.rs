@@ -15,7 +15,7 @@ impl Scanner<'_> {
             }
             _ if strings::is_quote(c) => {
                 self.begin_item();
-                strings::read_string(&mut self.cursor, &mut self.out, &mut self.lines, false);
+                strings::read_string(&mut self.cursor, &mut self.out, self.lines, false);
                 self.keyed = true;
                 self.set_expect(Expect::Colon);
                 Ok(())
@@ -142,7 +142,7 @@ impl Scanner<'_> {
             '{' | '[' | '(' => self.open(),
             _ if strings::is_quote(c) => {
                 let member = self.stack.last().is_some_and(|f| f.kind == Kind::Object);
-                strings::read_string(&mut self.cursor, &mut self.out, &mut self.lines, member);
+                strings::read_string(&mut self.cursor, &mut self.out, self.lines, member);
                 while self.concatenation() {}
                 self.content = true;
                 Ok(())
