@@ -84,11 +84,9 @@ pub(super) fn article(name: &str) -> String {
 
 /// "1 item", "2 items": `things` in the singular when `count` is 1.
 pub(super) fn noun(count: u64, things: &str) -> &str {
-    match count {
-        1 => things.strip_suffix("ies").map_or_else(
-            || things.strip_suffix('s').unwrap_or(things),
-            |_| "property",
-        ),
+    match (count, things) {
+        (1, "properties") => "property",
+        (1, _) => things.strip_suffix('s').unwrap_or(things),
         _ => things,
     }
 }
