@@ -4,10 +4,6 @@
 //! [`Conversation::set_option`]. Why not a validator crate:
 //! `docs/structured-output.md`.
 //!
-//! [`Schema::new`] checks a schema once, before anything is sent, so that
-//! no check is silently skipped; [`Schema::check`] lists what is wrong with
-//! a value, in words short enough to send back to a model.
-//!
 //! [`Client::send_json`]: crate::Client::send_json
 //! [`Conversation::set_option`]: crate::Conversation::set_option
 
@@ -34,8 +30,9 @@ pub(crate) struct Schema {
 }
 
 impl Schema {
-    /// Checks the schema; [`Error::InvalidArgument`] says what is wrong
-    /// and where (a JSON Pointer into the schema).
+    /// Checks the schema once, before anything is sent, so that no check is
+    /// skipped silently; [`Error::InvalidArgument`] says what is wrong and
+    /// where (a JSON Pointer into the schema).
     pub(crate) fn new(root: Value) -> Result<Schema> {
         refused::check_schema(&root, &root, "", 0)
             .map_err(|why| Error::InvalidArgument(format!("unusable JSON Schema: {why}")))?;
@@ -46,7 +43,8 @@ impl Schema {
         &self.root
     }
 
-    /// What is wrong with `value` (at most 8 items); empty when it matches.
+    /// What is wrong with `value` (at most 8 items), in words short enough to
+    /// send back to a model; empty when it matches.
     pub(crate) fn check(&self, value: &Value) -> Vec<String> {
         self.problems_in(&self.root, value).into_texts()
     }
