@@ -146,14 +146,12 @@ fn check_forms(object: &Map<String, Value>, at: &str) -> std::result::Result<(),
 }
 
 fn type_form(kind: &Value) -> bool {
-    let names: Vec<&Value> = match kind {
-        Value::Array(names) => names.iter().collect(),
-        one => vec![one],
+    let names = match kind {
+        Value::Array(names) => names.as_slice(),
+        one => std::slice::from_ref(one),
     };
-    !names.is_empty()
-        && names
-            .iter()
-            .all(|name| name.as_str().is_some_and(|name| lists(TYPES, name)))
+    let known = |name: &Value| name.as_str().is_some_and(|name| lists(TYPES, name));
+    !names.is_empty() && names.iter().all(known)
 }
 
 fn names(value: &Value) -> bool {
