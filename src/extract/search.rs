@@ -1,7 +1,5 @@
 //! Trying the candidates in order and explaining the failure when none works.
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
 use super::candidates;
@@ -49,11 +47,8 @@ fn search_text<T>(text: &str, accept: &mut impl Accept<T>) -> Result<T, String> 
             start: fence.offset,
             placement: Placement::Leading,
         };
-        let origin = match fence.info {
-            "" => Origin::Borrowed("the unmarked fenced block"),
-            info => Origin::Owned(format!("the fenced block marked {info}")),
-        };
-        if let Ok((value, ..)) = log.attempt(candidate, origin, accept) {
+        let info = Some(fence.info.to_owned());
+        if let Ok((value, ..)) = log.attempt(candidate, info, accept) {
             return Ok(value);
         }
     }
@@ -73,7 +68,7 @@ fn search_text<T>(text: &str, accept: &mut impl Accept<T>) -> Result<T, String> 
         },
     };
     if text.trim_start().starts_with('(') {
-        match log.attempt(bare(leading), "the array".into(), accept) {
+        match log.attempt(bare(leading), None, accept) {
             Ok((value, _, false)) => return Ok(value),
             Ok((value, _, true)) => guessed = Some(value),
             Err(_) => {}
@@ -120,15 +115,10 @@ impl Log {
             // scanner, which a megabyte of braces would pay a million times.
             let inner = start + rest.len() - inner.len();
             let message = "expected a key or '}', found an opening bracket";
-            self.fail("the object".into(), start, RepairError::at(inner, message));
+            self.fail(None, start, RepairError::at(inner, message));
             return Err(start + 1);
         }
-        let origin = if inner.is_some() {
-            "the object"
-        } else {
-            "the array"
-        };
-        self.attempt(candidate, origin.into(), accept)
+        self.attempt(candidate, None, accept)
     }
 
     /// Tries one candidate and files what became of it.
@@ -197,6 +187,14 @@ impl Log {
             };
         };
         let plural = if self.tried == 1 { "" } else { "s" };
+        let origin = match origin {
+            Some(info) if info.is_empty() => "the unmarked fenced block".to_owned(),
+            Some(info) => format!("the fenced block marked {info}"),
+            None if text.get(start..).is_some_and(|r| r.starts_with('{')) => {
+                "the object".to_owned()
+            }
+            None => "the array".to_owned(),
+        };
         format!(
             "tried {} candidate{plural}; the most promising, {origin} at {}, failed at {}: {}",
             self.tried,
@@ -249,9 +247,9 @@ fn depth(value: &Value) -> usize {
     1 + children.unwrap_or(0)
 }
 
-/// Where a candidate came from, for messages: "the array", "the fenced block
-/// marked json".
-type Origin = Cow<'static, str>;
+/// The info word of the fenced block a candidate came from; `None` for a bare
+/// one (a tuple, an object or an array of the text).
+type Origin = Option<String>;
 
 /// `line L column C` (both from 1, columns in chars) for a byte offset.
 fn position(text: &str, offset: usize) -> String {
@@ -276,17 +274,9 @@ mod tests {
     #[test]
     fn the_furthest_failure_is_reported() {
         let mut log = Log::default();
-        log.fail(
-            "the object".into(),
-            0,
-            RepairError::at(1, "near".to_owned()),
-        );
-        log.fail("the array".into(), 5, RepairError::at(9, "far".to_owned()));
-        log.fail(
-            "the array".into(),
-            10,
-            RepairError::at(14, "tie".to_owned()),
-        );
+        log.fail(None, 0, RepairError::at(1, "near".to_owned()));
+        log.fail(None, 5, RepairError::at(9, "far".to_owned()));
+        log.fail(None, 10, RepairError::at(14, "tie".to_owned()));
         let summary = log.summary("0123456789abcdef");
         assert!(summary.contains("tried 3 candidates"), "{summary}");
         assert!(
@@ -298,7 +288,7 @@ mod tests {
     #[test]
     fn a_rejection_explains_more_than_a_parse_failure() {
         let mut log = Log::default();
-        log.fail("the object".into(), 0, RepairError::at(1, "bad".to_owned()));
+        log.fail(None, 0, RepairError::at(1, "bad".to_owned()));
         log.reject("the JSON found does not fit".to_owned());
         assert_eq!(log.summary("{x"), "the JSON found does not fit");
     }
