@@ -137,10 +137,8 @@ pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
 /// taken as part of the number, but not the first dot of an ellipsis (`1...`).
 fn decimal_fraction<'a>(cursor: &mut Cursor<'a>, no_integer: bool) -> Option<&'a str> {
     let next = cursor.peek_second();
-    if cursor.peek() != Some('.') || next == Some('.') {
-        return None;
-    }
-    if no_integer && !next.is_some_and(|d| d.is_ascii_digit()) {
+    let digit_next = next.is_some_and(|d| d.is_ascii_digit());
+    if cursor.peek() != Some('.') || next == Some('.') || (no_integer && !digit_next) {
         return None;
     }
     cursor.bump();
