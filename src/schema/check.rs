@@ -2,11 +2,10 @@
 //! combinators (`combinators.rs`).
 
 use std::cell::Cell;
-use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value};
 
-use super::describe::{article, describe_choices, noun};
+use super::describe::{article, describe_choices, noun, NUMBER_BOUNDS};
 use super::problem::{quote, Problems, Step, What};
 use super::types::{compare, has_type, referred, same, show_number, type_names};
 
@@ -58,17 +57,6 @@ pub(super) struct Here<'s, 'v> {
     pub(super) value: &'v Value,
     pub(super) depth: usize,
 }
-
-/// A bound's keyword, when a value keeps to it, and its words.
-type Bound = (&'static str, fn(Ordering) -> bool, &'static str);
-
-/// The bounds on a number, which `describe.rs` puts in words too.
-pub(super) const NUMBER_BOUNDS: [Bound; 4] = [
-    ("minimum", Ordering::is_ge, "at least"),
-    ("maximum", Ordering::is_le, "at most"),
-    ("exclusiveMinimum", Ordering::is_gt, "above"),
-    ("exclusiveMaximum", Ordering::is_lt, "below"),
-];
 
 impl<'s> Checker<'s> {
     pub(super) fn new(root: &'s Value) -> Checker<'s> {

@@ -2,13 +2,24 @@
 //! from 0 to 2, or null", "a string, or an array of 1 to 4 strings",
 //! `an object with "type": "json_schema" and "json_schema"`.
 
+use std::cmp::Ordering;
 use std::mem::discriminant;
 
 use serde_json::{Map, Value};
 
-use super::check::NUMBER_BOUNDS;
-use super::refused::is_annotation;
+use super::types::is_annotation;
 use super::types::{follow, has_type, show_number, type_names};
+
+/// A bound's keyword, when a value keeps to it, and its words.
+type Bound = (&'static str, fn(Ordering) -> bool, &'static str);
+
+/// The bounds on a number, which `check.rs` tests.
+pub(super) const NUMBER_BOUNDS: [Bound; 4] = [
+    ("minimum", Ordering::is_ge, "at least"),
+    ("maximum", Ordering::is_le, "at most"),
+    ("exclusiveMinimum", Ordering::is_gt, "above"),
+    ("exclusiveMaximum", Ordering::is_lt, "below"),
+];
 
 /// How deep nested choices are read for words.
 const MAX_NESTING: usize = 8;

@@ -1,5 +1,5 @@
 //! chatwire's JSON Schema checker: a documented subset of draft 2020-12
-//! (listed in [`Client::send_json`]'s docs and `refused.rs`), for the
+//! (listed in [`Client::send_json`]'s docs and `types.rs`), for the
 //! replies of [`Client::send_json`] and the options of
 //! [`Conversation::set_option`]. Why not a validator crate:
 //! `docs/structured-output.md`.

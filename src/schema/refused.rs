@@ -1,46 +1,13 @@
 //! The check a schema passes before it is used: no refused keyword, every
-//! keyword's value of the right form, every `$ref` inside the schema; and
-//! which keywords are checked, by the form of their value. Each list of
-//! keywords is one string of names split at spaces.
+//! keyword's value of the right form, every `$ref` inside the schema.
 
 use serde_json::{Map, Value};
 
 use super::check::MAX_DEPTH;
 use super::problem::{escape, place, quote};
-use super::types::resolve;
-
-/// Keywords whose check needs more than this subset; a schema that uses one
-/// is refused, so that no check is skipped without the caller knowing.
-pub(crate) const REFUSED: &str = "pattern patternProperties unevaluatedProperties \
-    unevaluatedItems $dynamicRef $recursiveRef dependencies dependentSchemas";
-
-/// Keywords whose value is one subschema.
-const ONE_SCHEMA: &str = "items additionalProperties not if then else contains propertyNames";
-/// Keywords whose value is an array of subschemas.
-const SCHEMA_LISTS: &str = "allOf anyOf oneOf prefixItems";
-/// Keywords whose value is an object of subschemas.
-const SCHEMA_MAPS: &str = "properties $defs definitions";
-/// Keywords whose value is a number.
-const NUMBERS: &str = "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf";
-/// Keywords whose value is a count.
-const COUNTS: &str = "minLength maxLength minItems maxItems minProperties \
-    maxProperties minContains maxContains";
-/// The other keywords that check something.
-const OTHERS: &str = "type enum const required dependentRequired uniqueItems $ref";
-/// The seven type names.
-const TYPES: &str = "null boolean object array number string integer";
-
-/// Whether `list` names `keyword`.
-fn lists(list: &str, keyword: &str) -> bool {
-    list.split(' ').any(|name| name == keyword)
-}
-
-/// Whether a keyword checks nothing (`title`, `format`, `$defs`, `x-...`).
-pub(crate) fn is_annotation(keyword: &str) -> bool {
-    let checked = [ONE_SCHEMA, SCHEMA_LISTS, NUMBERS, COUNTS, OTHERS, REFUSED];
-    let checks = keyword == "properties" || checked.iter().any(|list| lists(list, keyword));
-    !checks
-}
+use super::types::{
+    lists, resolve, COUNTS, NUMBERS, ONE_SCHEMA, REFUSED, SCHEMA_LISTS, SCHEMA_MAPS, TYPES,
+};
 
 /// Checks a schema and everything in it; the error says what and where.
 pub(crate) fn check_schema(
