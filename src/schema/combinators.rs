@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::check::{Checker, Here, Walk};
 use super::describe::{describe_choices, fixed_values, may_hold, one_of};
 use super::problem::{Problems, Step, What};
-use super::types::follow;
+use super::types::{follow, type_names};
 
 impl<'s> Checker<'s> {
     pub(super) fn combinations(&self, here: &Here<'s, '_>, walk: &mut Walk) {
@@ -143,12 +143,9 @@ impl<'s> Checker<'s> {
             let tags: Option<Vec<&Value>> = shapes
                 .iter()
                 .map(|shape| {
-                    let required = shape.get("required")?.as_array()?;
-                    if !required.iter().any(|r| r == name) {
-                        return None;
-                    }
+                    let required = type_names(shape.get("required")?).contains(&name);
                     let tag = follow(self.root, shape.get("properties")?.get(name)?);
-                    (!fixed_values(tag).is_empty()).then_some(tag)
+                    (required && !fixed_values(tag).is_empty()).then_some(tag)
                 })
                 .collect();
             Some((name, tags?))

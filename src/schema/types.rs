@@ -108,9 +108,7 @@ const MAX_HOPS: usize = 32;
 
 /// The schema a local reference points to, if any.
 pub(crate) fn resolve<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
-    let pointer = reference.strip_prefix('#')?;
-    let pointer = percent_decode(pointer)?;
-    root.pointer(&pointer)
+    root.pointer(&percent_decode(reference.strip_prefix('#')?)?)
 }
 
 /// The schema that `schema`'s `$ref` points to, if any.
