@@ -175,14 +175,9 @@ fn closes(family: usize, c: char) -> bool {
 /// that one of these or a third string follows (`["a" "b" "c"]`).
 pub(crate) fn ends_string_at(after: &str) -> bool {
     let after = after.trim_start_matches([' ', '\t']);
-    let mut chars = after.chars();
-    match chars.next() {
-        Some(c) if is_quote(c) => {
-            let rest = skip_quoted(chars.as_str(), is_closing_quote);
-            let rest = rest.trim_start_matches([' ', '\t']);
-            ends_token(rest) || rest.starts_with(is_quote)
-        }
-        _ => ends_token(after),
+    match after_string(after, is_quote, is_closing_quote) {
+        Some(rest) => ends_token(rest) || rest.starts_with(is_quote),
+        None => ends_token(after),
     }
 }
 
@@ -195,15 +190,20 @@ fn ends_token(after: &str) -> bool {
     )
 }
 
-/// What follows the closing quote of a string whose opening quote has been
-/// taken off `text`, on the same line, the closing quote being the first
-/// char that `closes`; `"x"` when there is none, which no caller accepts.
-pub(crate) fn skip_quoted(text: &str, closes: impl Fn(char) -> bool) -> &str {
-    let end = text.char_indices().find(|&(_, c)| c == '\n' || closes(c));
-    match end {
-        Some((end, quote)) if quote != '\n' => text.get(end + quote.len_utf8()..).unwrap_or(""),
-        _ => "x",
-    }
+/// What follows, spaces trimmed, the string that `text` starts with: its
+/// opening quote one that `opens`, its closing quote the first char on the
+/// same line that `closes`; `None` when there is no such string.
+pub(crate) fn after_string(
+    text: &str,
+    opens: impl Fn(char) -> bool,
+    closes: impl Fn(char) -> bool,
+) -> Option<&str> {
+    let body = text.strip_prefix(|c| opens(c))?;
+    let (end, quote) = body.char_indices().find(|&(_, c)| c == '\n' || closes(c))?;
+    let rest = body
+        .get(end + quote.len_utf8()..)
+        .filter(|_| quote != '\n')?;
+    Some(rest.trim_start_matches([' ', '\t']))
 }
 
 fn is_closing_quote(c: char) -> bool {
@@ -214,9 +214,7 @@ fn is_closing_quote(c: char) -> bool {
 /// colon.
 pub(crate) fn key_follows(text: &str) -> bool {
     let text = text.trim_start_matches([' ', '\t']);
-    text.strip_prefix('"')
-        .map(|rest| skip_quoted(rest, is_closing_quote))
-        .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
+    after_string(text, |c| c == '"', is_closing_quote).is_some_and(|rest| rest.starts_with(':'))
 }
 
 /// For one line, from a given offset to its end: the last quote of each

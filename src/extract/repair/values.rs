@@ -335,9 +335,6 @@ fn quoted_tail_len(text: &str) -> Option<usize> {
 /// Whether `text` is a string and then the end of a member (`'b'}` or
 /// `"b",`): what may follow a key whose colon is missing.
 fn string_member_follows(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars.next().is_some_and(strings::is_quote)
-        && strings::skip_quoted(chars.as_str(), strings::is_quote)
-            .trim_start_matches([' ', '\t'])
-            .starts_with([',', '}'])
+    let rest = strings::after_string(text, strings::is_quote, strings::is_quote);
+    rest.is_some_and(|rest| rest.starts_with([',', '}']))
 }
