@@ -265,12 +265,10 @@ impl<'s> Checker<'s> {
     fn array(&self, here: &Here<'s, '_>, items: &[Value], walk: &mut Walk) {
         let object = here.object;
         self.counted(here, items.len(), ["minItems", "maxItems"], "items", walk);
-        let prefix = object
-            .get("prefixItems")
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice);
+        let prefix = object.get("prefixItems");
         for (index, item) in items.iter().enumerate() {
-            if let Some(schema) = prefix.get(index).or_else(|| object.get("items")) {
+            let schema = prefix.and_then(|prefix| prefix.get(index));
+            if let Some(schema) = schema.or_else(|| object.get("items")) {
                 walk.within(Step::Index(index), |walk| {
                     self.schema(schema, item, walk, here.depth + 1)
                 });
