@@ -66,12 +66,9 @@ fn item_list(value: Value) -> Result<Vec<Value>, String> {
     if find_key(&map, &NAME_KEYS).is_some() {
         return Ok(vec![Value::Object(map)]);
     }
-    let mut arrays = map.into_iter().filter_map(|(_, value)| match value {
-        Value::Array(items) => Some(items),
-        _ => None,
-    });
+    let mut arrays = map.into_values().filter(Value::is_array);
     match (arrays.next(), arrays.next()) {
-        (Some(items), None) => Ok(items),
+        (Some(Value::Array(items)), None) => Ok(items),
         _ => Err(
             "expected an array of items, one item, or an object with an \"ingredients\" array"
                 .to_owned(),
