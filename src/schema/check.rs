@@ -116,10 +116,9 @@ impl<'s> Checker<'s> {
 
     /// Whether `value` matches `schema`.
     pub(super) fn matches(&self, schema: &'s Value, value: &Value, depth: usize) -> bool {
-        let problems = Problems::counted();
         let mut walk = Walk {
-            problems,
-            ..Walk::default()
+            path: Vec::new(),
+            problems: Problems::counted(),
         };
         self.schema(schema, value, &mut walk, depth + 1);
         walk.problems.is_empty()
