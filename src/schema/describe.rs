@@ -174,10 +174,9 @@ fn alone(root: &Value, schema: &Value) -> String {
     if let Some(values) = fixed(object) {
         return one_of(values);
     }
-    let names = match object.get("type") {
-        Some(kind) => type_names(kind),
-        None => implied_types(object),
-    };
+    let names = object
+        .get("type")
+        .map_or_else(|| implied_types(object), type_names);
     if names.is_empty() {
         // Choices nested deeper than the description reads.
         return match choices(object) {
