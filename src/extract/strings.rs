@@ -198,7 +198,7 @@ pub(crate) fn after_string(
     opens: impl Fn(char) -> bool,
     closes: impl Fn(char) -> bool,
 ) -> Option<&str> {
-    let body = text.strip_prefix(|c| opens(c))?;
+    let body = text.strip_prefix(opens)?;
     let (end, quote) = body.char_indices().find(|&(_, c)| c == '\n' || closes(c))?;
     let rest = body
         .get(end + quote.len_utf8()..)
