@@ -157,11 +157,9 @@ fn bare_type(schema: &Value) -> Option<&str> {
 
 /// Whether every value `schema` fixes has one of the `bare` types.
 fn held_by(schema: &Value, bare: &[&str]) -> bool {
+    let held = |value: &Value| bare.iter().any(|name| has_type(value, name));
     let values = fixed_values(schema);
-    !values.is_empty()
-        && values
-            .iter()
-            .all(|value| bare.iter().any(|name| has_type(value, name)))
+    !values.is_empty() && values.iter().all(held)
 }
 
 /// One alternative in words.
