@@ -50,8 +50,7 @@ pub(crate) fn json_fences(text: &str) -> Vec<Fence<'_>> {
 
 /// The next `{` or `[` at or after byte `from`.
 pub(crate) fn next_opener(text: &str, from: usize) -> Option<usize> {
-    let rest = text.get(from..)?;
-    rest.find(['{', '[']).map(|i| from + i)
+    text.get(from..)?.find(['{', '[']).map(|i| from + i)
 }
 
 /// The lines of `text` from byte `start` on: where each starts, where the
@@ -75,13 +74,10 @@ fn opener(line: &str) -> Option<(&str, &str)> {
     let mark = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'))?;
     let info = trimmed.trim_start_matches(mark);
     let len = trimmed.len() - info.len();
-    if len < 3 {
+    if len < 3 || (mark == '`' && info.contains('`')) {
         return None;
     }
     let info = info.trim();
-    if mark == '`' && info.contains('`') {
-        return None;
-    }
     // `json title="x"` or `json:data` is still json.
     let word_len = info.bytes().take_while(u8::is_ascii_alphanumeric).count();
     Some((trimmed.get(..len)?, info.get(..word_len)?))

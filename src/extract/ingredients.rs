@@ -31,22 +31,16 @@ const NO_UNIT: [&str; 5] = ["null", "none", "n/a", "na", "-"];
 pub(crate) fn ingredients_from_value(value: Value) -> Result<Vec<Ingredient>, String> {
     let items = item_list(value)
         .map_err(|why| format!("the JSON found holds no ingredient list: {why}"))?;
-    let total = items.len();
-    let mut ingredients = Vec::with_capacity(total);
-    let mut first_problem = None;
-    for (index, item) in items.iter().enumerate() {
-        match ingredient_from_item(item) {
-            Ok(ingredient) => ingredients.push(ingredient),
-            Err(why) => {
-                first_problem.get_or_insert_with(|| format!("item {index} {why}"));
-            }
-        }
-    }
-    match first_problem {
-        Some(problem) if ingredients.is_empty() => {
-            let plural = if total == 1 { "" } else { "s" };
+    let ingredients: Vec<Ingredient> = items
+        .iter()
+        .filter_map(|item| ingredient_from_item(item).ok())
+        .collect();
+    // With none usable, the first item's problem is the first problem.
+    match items.first().map(ingredient_from_item) {
+        Some(Err(why)) if ingredients.is_empty() => {
+            let (total, plural) = (items.len(), if items.len() == 1 { "" } else { "s" });
             Err(format!(
-                "the JSON found holds no usable ingredient among {total} item{plural}: {problem}"
+                "the JSON found holds no usable ingredient among {total} item{plural}: item 0 {why}"
             ))
         }
         _ => Ok(ingredients),
@@ -72,12 +66,9 @@ fn item_list(value: Value) -> Result<Vec<Value>, String> {
     if find_key(&map, &NAME_KEYS).is_some() {
         return Ok(vec![Value::Object(map)]);
     }
-    let mut arrays = map.into_iter().filter_map(|(_, value)| match value {
-        Value::Array(items) => Some(items),
-        _ => None,
-    });
+    let mut arrays = map.into_values().filter(Value::is_array);
     match (arrays.next(), arrays.next()) {
-        (Some(items), None) => Ok(items),
+        (Some(Value::Array(items)), None) => Ok(items),
         _ => Err(
             "expected an array of items, one item, or an object with an \"ingredients\" array"
                 .to_owned(),
@@ -114,10 +105,8 @@ fn ingredient_from_item(item: &Value) -> Result<Ingredient, String> {
         None => return Err("has no \"ingredient\"".to_owned()),
     };
     let (quantity, unit_in_quantity) = match field(map, &QUANTITY_KEYS) {
-        Some(Value::Number(number)) => (
-            number.as_f64().filter(|q| q.is_finite()).unwrap_or(0.0),
-            None,
-        ),
+        // serde_json holds finite numbers only.
+        Some(Value::Number(number)) => (number.as_f64().unwrap_or(0.0), None),
         Some(Value::String(text)) => quantity_from_text(text),
         // Missing, null, or not a quantity at all (bool, array, object).
         _ => (0.0, None),

@@ -169,14 +169,12 @@ pub fn ingredients_prompt(text: &str) -> String {
 /// ```
 #[must_use]
 pub fn json_prompt(instruction: &str, example_json: &str, text: &str) -> String {
+    let (instruction, example, text) = (instruction.trim(), example_json.trim(), text.trim());
     format!(
         "{instruction}\n\n\
          Reply with the JSON only, in a fenced ```json code block, \
          in the same form as this example:\n\n\
          ```json\n{example}\n```\n\n\
-         Text:\n{text}\n",
-        instruction = instruction.trim(),
-        example = example_json.trim(),
-        text = text.trim(),
+         Text:\n{text}\n"
     )
 }

@@ -17,10 +17,9 @@ impl Number {
     /// The JSON text for this number; a value that is not finite (`1e400`,
     /// a fraction with a huge numerator) has no JSON form and becomes `null`.
     pub(crate) fn to_json(&self) -> String {
-        match self {
-            Number::Literal(text) if self.as_f64().is_some() => text.clone(),
-            Number::Literal(_) => "null".to_owned(),
-            Number::Computed(value) => serde_json::Value::from(*value).to_string(),
+        match (self, self.as_f64()) {
+            (Number::Literal(text), Some(_)) => text.clone(),
+            (_, value) => serde_json::Value::from(value).to_string(),
         }
     }
 
@@ -96,11 +95,9 @@ fn starts_unicode_fraction(c: char) -> bool {
 /// of bytes it took; what follows is the caller's business (`1/2/3` reads
 /// `1/2` and leaves `/3`).
 pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
-    let mut cursor = Cursor { text, pos: 0 };
     let negative = text.starts_with('-');
-    if text.starts_with(['-', '+']) {
-        cursor.bump();
-    }
+    let pos = usize::from(text.starts_with(['-', '+']));
+    let mut cursor = Cursor { text, pos };
     let sign = if negative { -1.0 } else { 1.0 };
 
     if let Some((value, len)) = unicode_fraction(cursor.rest()) {
@@ -127,12 +124,12 @@ pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
     let sign = if negative { "-" } else { "" };
     let integer = integer.trim_start_matches('0');
     let integer = if integer.is_empty() { "0" } else { integer };
-    let fraction = match fraction {
-        Some("") => ".0".to_owned(),
-        Some(digits) => format!(".{digits}"),
-        None => String::new(),
+    let (dot, fraction) = match fraction {
+        Some("") => (".", "0"),
+        Some(digits) => (".", digits),
+        None => ("", ""),
     };
-    let literal = format!("{sign}{integer}{fraction}{}", exponent.unwrap_or(""));
+    let literal = format!("{sign}{integer}{dot}{fraction}{}", exponent.unwrap_or(""));
     Ok((Number::Literal(literal), cursor.pos))
 }
 
@@ -140,10 +137,8 @@ pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
 /// taken as part of the number, but not the first dot of an ellipsis (`1...`).
 fn decimal_fraction<'a>(cursor: &mut Cursor<'a>, no_integer: bool) -> Option<&'a str> {
     let next = cursor.peek_second();
-    if cursor.peek() != Some('.') || next == Some('.') {
-        return None;
-    }
-    if no_integer && !next.is_some_and(|d| d.is_ascii_digit()) {
+    let digit_next = next.is_some_and(|d| d.is_ascii_digit());
+    if cursor.peek() != Some('.') || next == Some('.') || (no_integer && !digit_next) {
         return None;
     }
     cursor.bump();
@@ -162,10 +157,8 @@ fn exponent<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
     let digits = leading_digits(unsigned);
     let len = rest.len() - unsigned.len() + digits.len();
     if digits.is_empty() {
-        if !rest
-            .get(len..)
-            .is_some_and(|r| r.starts_with(char::is_alphanumeric))
-        {
+        let after = rest.get(len..).unwrap_or("");
+        if !after.starts_with(char::is_alphanumeric) {
             cursor.pos += len;
         }
         return None;

@@ -7,19 +7,16 @@ use super::repair::{self, Candidate, Placement, RepairError};
 use super::strings::LineCache;
 use crate::error::{Error, Result};
 
+/// Turns the JSON found into the caller's type, or says why it does not fit.
+pub(crate) trait Accept<T>: FnMut(Value) -> Result<T, String> {}
+impl<T, F: FnMut(Value) -> Result<T, String>> Accept<T> for F {}
+
 /// Tries every candidate in order and returns the first that `accept` turns
 /// into the caller's type; one it refuses (saying why) is passed over, so an
 /// example object earlier in a reply does not hide the answer.
-pub(crate) fn search<T>(
-    text: &str,
-    mut accept: impl FnMut(Value) -> Result<T, String>,
-) -> Result<T> {
+pub(crate) fn search<T>(text: &str, mut accept: impl Accept<T>) -> Result<T> {
     let trimmed = text.trim();
-    let whole_string = trimmed
-        .starts_with('"')
-        .then(|| serde_json::from_str::<String>(trimmed).ok())
-        .flatten();
-    let found = match whole_string {
+    let found = match serde_json::from_str::<String>(trimmed).ok() {
         _ if text.is_empty() => Err("the text is empty".to_owned()),
         _ if trimmed.is_empty() => Err("the text is only whitespace".to_owned()),
         Some(inner) if inner.trim_start().starts_with(['{', '[']) => {
@@ -40,10 +37,7 @@ pub(crate) fn search<T>(
 
 /// Searches `text` (see `search`): fenced blocks, a leading tuple, then the
 /// bare candidates; the error says why none was taken.
-fn search_text<T>(
-    text: &str,
-    accept: &mut impl FnMut(Value) -> Result<T, String>,
-) -> Result<T, String> {
+fn search_text<T>(text: &str, accept: &mut impl Accept<T>) -> Result<T, String> {
     let mut log = Log::default();
     for fence in candidates::json_fences(text) {
         let candidate = Candidate {
@@ -53,8 +47,8 @@ fn search_text<T>(
             start: fence.offset,
             placement: Placement::Leading,
         };
-        let origin = Origin::Fence(fence.info.to_owned());
-        if let Ok((value, ..)) = log.attempt(candidate, origin, accept) {
+        let info = Some(fence.info.to_owned());
+        if let Ok((value, ..)) = log.attempt(candidate, info, accept) {
             return Ok(value);
         }
     }
@@ -74,7 +68,7 @@ fn search_text<T>(
         },
     };
     if text.trim_start().starts_with('(') {
-        match log.attempt(bare(leading), Origin::Bare(false), accept) {
+        match log.attempt(bare(leading), None, accept) {
             Ok((value, _, false)) => return Ok(value),
             Ok((value, _, true)) => guessed = Some(value),
             Err(_) => {}
@@ -112,11 +106,7 @@ impl Log {
     /// Tries a bare candidate (a `{` or `[` of the text). A failure resumes
     /// where it stopped or past a value that was JSON: starting over at every
     /// nested `{` would be quadratic (and offer a fragment as the answer).
-    fn bare_at<T>(
-        &mut self,
-        candidate: Candidate<'_>,
-        accept: &mut impl FnMut(Value) -> Result<T, String>,
-    ) -> Attempt<T> {
+    fn bare_at<T>(&mut self, candidate: Candidate<'_>, accept: &mut impl Accept<T>) -> Attempt<T> {
         let Candidate { text, start, .. } = candidate;
         let rest = text.get(start..).unwrap_or("");
         let inner = rest.strip_prefix('{').map(str::trim_start);
@@ -124,15 +114,11 @@ impl Log {
             // `{{` or `{[` can never be repaired: say so without the cost of a
             // scanner, which a megabyte of braces would pay a million times.
             let inner = start + rest.len() - inner.len();
-            self.fail_with(Origin::Bare(true), start, inner, || {
-                RepairError::at(
-                    inner,
-                    "expected a key or '}', found an opening bracket".to_owned(),
-                )
-            });
+            let message = "expected a key or '}', found an opening bracket";
+            self.fail(None, start, RepairError::at(inner, message));
             return Err(start + 1);
         }
-        self.attempt(candidate, Origin::Bare(inner.is_some()), accept)
+        self.attempt(candidate, None, accept)
     }
 
     /// Tries one candidate and files what became of it.
@@ -140,7 +126,7 @@ impl Log {
         &mut self,
         candidate: Candidate<'_>,
         origin: Origin,
-        accept: &mut impl FnMut(Value) -> Result<T, String>,
+        accept: &mut impl Accept<T>,
     ) -> Attempt<T> {
         let found = match strict(candidate) {
             Some((value, end)) => Ok((value, end, false)),
@@ -171,28 +157,16 @@ impl Log {
         }
     }
 
+    /// Counts a failure, and keeps it when it got further than the best so far.
     fn fail(&mut self, origin: Origin, start: usize, error: RepairError) {
-        let offset = error.offset;
-        self.fail_with(origin, start, offset, || error);
-    }
-
-    /// Counts a failure at `offset`, and builds its error only when it got
-    /// further than the best so far.
-    fn fail_with(
-        &mut self,
-        origin: Origin,
-        start: usize,
-        offset: usize,
-        error: impl FnOnce() -> RepairError,
-    ) {
         self.tried += 1;
-        let progress = offset.saturating_sub(start);
+        let progress = error.offset.saturating_sub(start);
         let further = self
             .best
             .as_ref()
             .is_none_or(|(_, best, failure)| progress > failure.offset.saturating_sub(*best));
         if further {
-            self.best = Some((origin, start, error()));
+            self.best = Some((origin, start, error));
         }
     }
 
@@ -213,15 +187,17 @@ impl Log {
             };
         };
         let plural = if self.tried == 1 { "" } else { "s" };
+        let origin = match origin {
+            Some(info) if info.is_empty() => "the unmarked fenced block".to_owned(),
+            Some(info) => format!("the fenced block marked {info}"),
+            None if text.get(start..).is_some_and(|r| r.starts_with('{')) => {
+                "the object".to_owned()
+            }
+            None => "the array".to_owned(),
+        };
         format!(
-            "tried {} candidate{plural}; the most promising, {} at {}, failed at {}: {}",
+            "tried {} candidate{plural}; the most promising, {origin} at {}, failed at {}: {}",
             self.tried,
-            match origin {
-                Origin::Fence(info) if info.is_empty() => "the unmarked fenced block".to_owned(),
-                Origin::Fence(info) => format!("the fenced block marked {info}"),
-                Origin::Bare(true) => "the object".to_owned(),
-                Origin::Bare(false) => "the array".to_owned(),
-            },
             position(text, start),
             position(text, error.offset),
             error.message
@@ -271,13 +247,9 @@ fn depth(value: &Value) -> usize {
     1 + children.unwrap_or(0)
 }
 
-/// Where a candidate came from, for messages.
-enum Origin {
-    /// A fenced block with this info word.
-    Fence(String),
-    /// A bare object (`true`) or array (`false`) in the text.
-    Bare(bool),
-}
+/// The info word of the fenced block a candidate came from; `None` for a bare
+/// one (a tuple, an object or an array of the text).
+type Origin = Option<String>;
 
 /// `line L column C` (both from 1, columns in chars) for a byte offset.
 fn position(text: &str, offset: usize) -> String {
@@ -302,13 +274,9 @@ mod tests {
     #[test]
     fn the_furthest_failure_is_reported() {
         let mut log = Log::default();
-        log.fail(Origin::Bare(true), 0, RepairError::at(1, "near".to_owned()));
-        log.fail(Origin::Bare(false), 5, RepairError::at(9, "far".to_owned()));
-        log.fail(
-            Origin::Bare(false),
-            10,
-            RepairError::at(14, "tie".to_owned()),
-        );
+        log.fail(None, 0, RepairError::at(1, "near".to_owned()));
+        log.fail(None, 5, RepairError::at(9, "far".to_owned()));
+        log.fail(None, 10, RepairError::at(14, "tie".to_owned()));
         let summary = log.summary("0123456789abcdef");
         assert!(summary.contains("tried 3 candidates"), "{summary}");
         assert!(
@@ -320,7 +288,7 @@ mod tests {
     #[test]
     fn a_rejection_explains_more_than_a_parse_failure() {
         let mut log = Log::default();
-        log.fail(Origin::Bare(true), 0, RepairError::at(1, "bad".to_owned()));
+        log.fail(None, 0, RepairError::at(1, "bad".to_owned()));
         log.reject("the JSON found does not fit".to_owned());
         assert_eq!(log.summary("{x"), "the JSON found does not fit");
     }

@@ -116,19 +116,15 @@ fn escape(cursor: &mut Cursor<'_>, out: &mut String) {
                 return;
             };
             cursor.pos += 5;
-            let high = (0xD800..=0xDBFF).contains(&code);
-            let low = high
-                .then(|| cursor.rest().strip_prefix("\\u").and_then(hex4))
-                .flatten()
-                .filter(|low| (0xDC00..=0xDFFF).contains(low));
-            match low {
-                Some(low) => {
+            let low = cursor.rest().strip_prefix("\\u").and_then(hex4);
+            match char::decode_utf16([code, low.unwrap_or(0)]).next() {
+                Some(Ok(pair)) if pair.len_utf16() == 2 => {
                     cursor.pos += 6;
-                    push_unicode_escape(out, code);
-                    push_unicode_escape(out, low);
+                    push_unicode_escape(out, code.into());
+                    push_unicode_escape(out, low.unwrap_or(0).into());
                 }
-                None if (0xD800..=0xDFFF).contains(&code) => out.push_str("\\ufffd"),
-                None => push_unicode_escape(out, code),
+                Some(Ok(_)) => push_unicode_escape(out, code.into()),
+                _ => out.push_str("\\ufffd"),
             }
         }
         Some(c) if is_quote(c) => {
@@ -146,11 +142,11 @@ pub(crate) fn push_escaped_str(out: &mut String, text: &str) {
 }
 
 /// Four hex digits at the start of `text` (`from_str_radix` alone would take a `+`).
-fn hex4(text: &str) -> Option<u32> {
+fn hex4(text: &str) -> Option<u16> {
     let digits = text
         .get(..4)
         .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))?;
-    u32::from_str_radix(digits, 16).ok()
+    u16::from_str_radix(digits, 16).ok()
 }
 
 /// The quote families: the quotes that open a string of each, and those
@@ -179,14 +175,9 @@ fn closes(family: usize, c: char) -> bool {
 /// that one of these or a third string follows (`["a" "b" "c"]`).
 pub(crate) fn ends_string_at(after: &str) -> bool {
     let after = after.trim_start_matches([' ', '\t']);
-    let mut chars = after.chars();
-    match chars.next() {
-        Some(c) if is_quote(c) => {
-            let rest = skip_quoted(chars.as_str(), is_closing_quote);
-            let rest = rest.trim_start_matches([' ', '\t']);
-            ends_token(rest) || rest.starts_with(is_quote)
-        }
-        _ => ends_token(after),
+    match after_string(after, is_quote, is_closing_quote) {
+        Some(rest) => ends_token(rest) || rest.starts_with(is_quote),
+        None => ends_token(after),
     }
 }
 
@@ -199,15 +190,20 @@ fn ends_token(after: &str) -> bool {
     )
 }
 
-/// What follows the closing quote of a string whose opening quote has been
-/// taken off `text`, on the same line, the closing quote being the first
-/// char that `closes`; `"x"` when there is none, which no caller accepts.
-pub(crate) fn skip_quoted(text: &str, closes: impl Fn(char) -> bool) -> &str {
-    let end = text.char_indices().find(|&(_, c)| c == '\n' || closes(c));
-    match end {
-        Some((end, quote)) if quote != '\n' => text.get(end + quote.len_utf8()..).unwrap_or(""),
-        _ => "x",
-    }
+/// What follows, spaces trimmed, the string that `text` starts with: its
+/// opening quote one that `opens`, its closing quote the first char on the
+/// same line that `closes`; `None` when there is no such string.
+pub(crate) fn after_string(
+    text: &str,
+    opens: impl Fn(char) -> bool,
+    closes: impl Fn(char) -> bool,
+) -> Option<&str> {
+    let body = text.strip_prefix(opens)?;
+    let (end, quote) = body.char_indices().find(|&(_, c)| c == '\n' || closes(c))?;
+    let rest = body
+        .get(end + quote.len_utf8()..)
+        .filter(|_| quote != '\n')?;
+    Some(rest.trim_start_matches([' ', '\t']))
 }
 
 fn is_closing_quote(c: char) -> bool {
@@ -218,9 +214,7 @@ fn is_closing_quote(c: char) -> bool {
 /// colon.
 pub(crate) fn key_follows(text: &str) -> bool {
     let text = text.trim_start_matches([' ', '\t']);
-    text.strip_prefix('"')
-        .map(|rest| skip_quoted(rest, is_closing_quote))
-        .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
+    after_string(text, |c| c == '"', is_closing_quote).is_some_and(|rest| rest.starts_with(':'))
 }
 
 /// For one line, from a given offset to its end: the last quote of each
@@ -239,9 +233,7 @@ impl Closers {
     /// Scans from `from` to the end of its line (backslash escapes skipped).
     fn scan(text: &str, from: usize) -> Closers {
         let rest = text.get(from..).unwrap_or("");
-        let line = rest
-            .find('\n')
-            .map_or(rest, |end| rest.get(..end).unwrap_or(rest));
+        let line = rest.split('\n').next().unwrap_or(rest);
         let mut last = [None; 4];
         for (i, c) in unescaped(line) {
             let after = line.get(i + c.len_utf8()..).unwrap_or("");

@@ -2,13 +2,12 @@
 //! combinators (`combinators.rs`).
 
 use std::cell::Cell;
-use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value};
 
-use super::describe::{article, describe_choices, noun};
+use super::describe::{article, describe_choices, noun, NUMBER_BOUNDS};
 use super::problem::{quote, Problems, Step, What};
-use super::types::{compare, has_type, resolve, same, show_number, type_names};
+use super::types::{compare, has_type, referred, same, show_number, type_names};
 
 /// How deep checking may go (subschemas, `$ref`s and values together): a
 /// schema that refers to itself stops here instead of looping.
@@ -26,20 +25,13 @@ pub(super) struct Checker<'s> {
 }
 
 /// Where a check is in the value, and what it found so far.
+#[derive(Default)]
 pub(super) struct Walk {
     pub(super) path: Vec<Step>,
     pub(super) problems: Problems,
 }
 
 impl Walk {
-    /// A walk from the top of a value.
-    pub(super) fn new(problems: Problems) -> Walk {
-        Walk {
-            path: Vec::new(),
-            problems,
-        }
-    }
-
     /// Adds a problem with `value` here; `what` runs only when it is kept.
     pub(super) fn add(&mut self, value: &Value, what: impl FnOnce() -> What) {
         self.problems.add(&self.path, value, what);
@@ -66,9 +58,6 @@ pub(super) struct Here<'s, 'v> {
     pub(super) depth: usize,
 }
 
-/// A bound's keyword, when a value keeps to it, and its words.
-type Bound = (&'static str, fn(Ordering) -> bool, &'static str);
-
 impl<'s> Checker<'s> {
     pub(super) fn new(root: &'s Value) -> Checker<'s> {
         Checker {
@@ -93,19 +82,12 @@ impl<'s> Checker<'s> {
             });
         }
         let object = match schema {
-            Value::Bool(true) => return,
-            Value::Bool(false) => {
-                return walk.other(value, || "no value is allowed here".to_owned())
-            }
             Value::Object(object) => object,
-            // Refused by Schema::new.
+            Value::Bool(false) => return walk.other(value, || "no value is allowed here".into()),
+            // `true`, or a form that Schema::new refuses.
             _ => return,
         };
-        if let Some(target) = object
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|reference| resolve(self.root, reference))
-        {
+        if let Some(target) = referred(self.root, schema) {
             self.schema(target, value, walk, depth + 1);
         }
         let here = Here {
@@ -134,7 +116,10 @@ impl<'s> Checker<'s> {
 
     /// Whether `value` matches `schema`.
     pub(super) fn matches(&self, schema: &'s Value, value: &Value, depth: usize) -> bool {
-        let mut walk = Walk::new(Problems::counted());
+        let mut walk = Walk {
+            path: Vec::new(),
+            problems: Problems::counted(),
+        };
         self.schema(schema, value, &mut walk, depth + 1);
         walk.problems.is_empty()
     }
@@ -202,13 +187,7 @@ impl<'s> Checker<'s> {
     /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
     /// `multipleOf`.
     fn numbers(&self, here: &Here<'s, '_>, number: &Number, walk: &mut Walk) {
-        let checks: [Bound; 4] = [
-            ("minimum", Ordering::is_ge, "at least"),
-            ("maximum", Ordering::is_le, "at most"),
-            ("exclusiveMinimum", Ordering::is_gt, "above"),
-            ("exclusiveMaximum", Ordering::is_lt, "below"),
-        ];
-        for (keyword, holds, words) in checks {
+        for (keyword, holds, words) in NUMBER_BOUNDS {
             let Some(Value::Number(limit)) = here.object.get(keyword) else {
                 continue;
             };
@@ -240,11 +219,8 @@ impl<'s> Checker<'s> {
         walk: &mut Walk,
     ) {
         let count = count as u64;
-        let bounds: [Bound; 2] = [
-            (min, Ordering::is_ge, "at least"),
-            (max, Ordering::is_le, "at most"),
-        ];
-        for (keyword, holds, words) in bounds {
+        // The tests and words of `minimum` and `maximum`.
+        for ((_, holds, words), keyword) in NUMBER_BOUNDS.into_iter().zip([min, max]) {
             let bound = here.object.get(keyword).and_then(Value::as_u64);
             if let Some(bound) = bound.filter(|bound| !holds(count.cmp(bound))) {
                 let things = noun(bound, things);
@@ -270,10 +246,7 @@ impl<'s> Checker<'s> {
                     });
                 }
             }
-            let declared = object
-                .get("properties")
-                .and_then(Value::as_object)
-                .and_then(|properties| properties.get(name));
+            let declared = object.get("properties").and_then(|p| p.get(name));
             match declared.or_else(|| object.get("additionalProperties")) {
                 Some(Value::Bool(false)) if declared.is_none() => {
                     walk.other(value, || format!("the property {name:?} is not allowed"))
@@ -291,12 +264,10 @@ impl<'s> Checker<'s> {
     fn array(&self, here: &Here<'s, '_>, items: &[Value], walk: &mut Walk) {
         let object = here.object;
         self.counted(here, items.len(), ["minItems", "maxItems"], "items", walk);
-        let prefix = object
-            .get("prefixItems")
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice);
+        let prefix = object.get("prefixItems");
         for (index, item) in items.iter().enumerate() {
-            if let Some(schema) = prefix.get(index).or_else(|| object.get("items")) {
+            let schema = prefix.and_then(|prefix| prefix.get(index));
+            if let Some(schema) = schema.or_else(|| object.get("items")) {
                 walk.within(Step::Index(index), |walk| {
                     self.schema(schema, item, walk, here.depth + 1)
                 });
@@ -338,18 +309,15 @@ fn required(
             });
         }
     };
-    if let Some(Value::Array(required)) = object.get("required") {
-        for name in required.iter().filter_map(Value::as_str) {
-            missing(name, None);
-        }
+    for name in object.get("required").map_or(Vec::new(), type_names) {
+        missing(name, None);
     }
     if let Some(Value::Object(dependent)) = object.get("dependentRequired") {
-        for (name, needs) in dependent
+        let present = dependent
             .iter()
-            .filter(|(name, _)| members.contains_key(*name))
-        {
-            let needs = needs.as_array().into_iter().flatten();
-            for needed in needs.filter_map(Value::as_str) {
+            .filter(|(name, _)| members.contains_key(*name));
+        for (name, needs) in present {
+            for needed in type_names(needs) {
                 missing(needed, Some(name));
             }
         }

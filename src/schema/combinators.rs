@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::check::{Checker, Here, Walk};
 use super::describe::{describe_choices, fixed_values, may_hold, one_of};
 use super::problem::{Problems, Step, What};
-use super::types::follow;
+use super::types::{follow, type_names};
 
 impl<'s> Checker<'s> {
     pub(super) fn combinations(&self, here: &Here<'s, '_>, walk: &mut Walk) {
@@ -73,8 +73,14 @@ impl<'s> Checker<'s> {
             [only] => Some(self.problems(only, value, walk, depth)),
             _ => match self.discriminate(&candidates, value, walk, depth) {
                 Some(found) => return walk.problems.absorb(found),
-                None => self
-                    .deepest(&candidates, value, walk, depth)
+                // The candidate whose first problem lies deepest: the one the
+                // value went furthest along (the first of equals, as
+                // `max_by_key` keeps the last).
+                None => candidates
+                    .iter()
+                    .rev()
+                    .map(|candidate| self.problems(candidate, value, walk, depth))
+                    .max_by_key(|found| found.first().map_or(0, |first| first.path.len()))
                     .filter(|found| found.first().is_some_and(|first| first.path.len() > here)),
             },
         };
@@ -137,32 +143,12 @@ impl<'s> Checker<'s> {
             let tags: Option<Vec<&Value>> = shapes
                 .iter()
                 .map(|shape| {
-                    let required = shape.get("required")?.as_array()?;
-                    if !required.iter().any(|r| r == name) {
-                        return None;
-                    }
+                    let required = type_names(shape.get("required")?).contains(&name);
                     let tag = follow(self.root, shape.get("properties")?.get(name)?);
-                    (!fixed_values(tag).is_empty()).then_some(tag)
+                    (required && !fixed_values(tag).is_empty()).then_some(tag)
                 })
                 .collect();
             Some((name, tags?))
         })
-    }
-
-    /// The problems of the candidate whose first problem lies deepest in
-    /// the value: the one the value went furthest along.
-    fn deepest(
-        &self,
-        candidates: &[&'s Value],
-        value: &Value,
-        walk: &mut Walk,
-        depth: usize,
-    ) -> Option<Problems> {
-        // The first of equals wins: `max_by_key` keeps the last.
-        candidates
-            .iter()
-            .rev()
-            .map(|candidate| self.problems(candidate, value, walk, depth))
-            .max_by_key(|found| found.first().map_or(0, |first| first.path.len()))
     }
 }

@@ -2,12 +2,24 @@
 //! from 0 to 2, or null", "a string, or an array of 1 to 4 strings",
 //! `an object with "type": "json_schema" and "json_schema"`.
 
+use std::cmp::Ordering;
 use std::mem::discriminant;
 
 use serde_json::{Map, Value};
 
-use super::keywords::is_annotation;
+use super::types::is_annotation;
 use super::types::{follow, has_type, show_number, type_names};
+
+/// A bound's keyword, when a value keeps to it, and its words.
+type Bound = (&'static str, fn(Ordering) -> bool, &'static str);
+
+/// The bounds on a number, which `check.rs` tests.
+pub(super) const NUMBER_BOUNDS: [Bound; 4] = [
+    ("minimum", Ordering::is_ge, "at least"),
+    ("maximum", Ordering::is_le, "at most"),
+    ("exclusiveMinimum", Ordering::is_gt, "above"),
+    ("exclusiveMaximum", Ordering::is_lt, "below"),
+];
 
 /// How deep nested choices are read for words.
 const MAX_NESTING: usize = 8;
@@ -83,11 +95,9 @@ pub(super) fn article(name: &str) -> String {
 
 /// "1 item", "2 items": `things` in the singular when `count` is 1.
 pub(super) fn noun(count: u64, things: &str) -> &str {
-    match count {
-        1 => things.strip_suffix("ies").map_or_else(
-            || things.strip_suffix('s').unwrap_or(things),
-            |_| "property",
-        ),
+    match (count, things) {
+        (1, "properties") => "property",
+        (1, _) => things.strip_suffix('s').unwrap_or(things),
         _ => things,
     }
 }
@@ -147,11 +157,9 @@ fn bare_type(schema: &Value) -> Option<&str> {
 
 /// Whether every value `schema` fixes has one of the `bare` types.
 fn held_by(schema: &Value, bare: &[&str]) -> bool {
+    let held = |value: &Value| bare.iter().any(|name| has_type(value, name));
     let values = fixed_values(schema);
-    !values.is_empty()
-        && values
-            .iter()
-            .all(|value| bare.iter().any(|name| has_type(value, name)))
+    !values.is_empty() && values.iter().all(held)
 }
 
 /// One alternative in words.
@@ -164,10 +172,9 @@ fn alone(root: &Value, schema: &Value) -> String {
     if let Some(values) = fixed(object) {
         return one_of(values);
     }
-    let names = match object.get("type") {
-        Some(kind) => type_names(kind),
-        None => implied_types(object),
-    };
+    let names = object
+        .get("type")
+        .map_or_else(|| implied_types(object), type_names);
     if names.is_empty() {
         // Choices nested deeper than the description reads.
         return match choices(object) {
@@ -209,20 +216,14 @@ fn typed(root: &Value, object: &Map<String, Value>, name: &str) -> String {
 /// " from 0 to 2", " at least 1 and a multiple of 5".
 fn range(object: &Map<String, Value>) -> String {
     let bound = |keyword| Some(show_number(object.get(keyword)?.as_number()?));
-    let mut clauses = Vec::new();
-    match (bound("minimum"), bound("maximum")) {
-        (Some(min), Some(max)) => clauses.push(format!("from {min} to {max}")),
-        (Some(min), None) => clauses.push(format!("at least {min}")),
-        (None, Some(max)) => clauses.push(format!("at most {max}")),
-        (None, None) => {}
-    }
-    for (keyword, words) in [("exclusiveMinimum", "above"), ("exclusiveMaximum", "below")] {
-        if let Some(limit) = bound(keyword) {
-            clauses.push(format!("{words} {limit}"));
-        }
-    }
-    if let Some(step) = bound("multipleOf") {
-        clauses.push(format!("a multiple of {step}"));
+    let mut clauses: Vec<String> = NUMBER_BOUNDS
+        .map(|(keyword, _, words)| (keyword, words))
+        .into_iter()
+        .chain([("multipleOf", "a multiple of")])
+        .filter_map(|(keyword, words)| Some(format!("{words} {}", bound(keyword)?)))
+        .collect();
+    if let (Some(min), Some(max)) = (bound("minimum"), bound("maximum")) {
+        clauses.splice(..2, [format!("from {min} to {max}")]);
     }
     if clauses.is_empty() {
         return String::new();
@@ -269,11 +270,7 @@ fn plural(root: &Value, schema: &Value) -> Option<String> {
 
 /// ` with "type": "text" and "json_schema"`, ` of strings`, or nothing.
 fn shape(root: &Value, object: &Map<String, Value>) -> String {
-    let required: Vec<&str> = object
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = object.get("required").map_or(Vec::new(), type_names);
     let properties = object.get("properties").and_then(Value::as_object);
     if !required.is_empty() {
         let named: Vec<String> = required

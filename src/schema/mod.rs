@@ -1,12 +1,8 @@
 //! chatwire's JSON Schema checker: a documented subset of draft 2020-12
-//! (listed in [`Client::send_json`]'s docs and `keywords.rs`), for the
+//! (listed in [`Client::send_json`]'s docs and `types.rs`), for the
 //! replies of [`Client::send_json`] and the options of
 //! [`Conversation::set_option`]. Why not a validator crate:
 //! `docs/structured-output.md`.
-//!
-//! [`Schema::new`] checks a schema once, before anything is sent, so that
-//! no check is silently skipped; [`Schema::check`] lists what is wrong with
-//! a value, in words short enough to send back to a model.
 //!
 //! [`Client::send_json`]: crate::Client::send_json
 //! [`Conversation::set_option`]: crate::Conversation::set_option
@@ -14,7 +10,6 @@
 mod check;
 mod combinators;
 mod describe;
-mod keywords;
 mod problem;
 mod refused;
 #[cfg(test)]
@@ -35,8 +30,9 @@ pub(crate) struct Schema {
 }
 
 impl Schema {
-    /// Checks the schema; [`Error::InvalidArgument`] says what is wrong
-    /// and where (a JSON Pointer into the schema).
+    /// Checks the schema once, before anything is sent, so that no check is
+    /// skipped silently; [`Error::InvalidArgument`] says what is wrong and
+    /// where (a JSON Pointer into the schema).
     pub(crate) fn new(root: Value) -> Result<Schema> {
         refused::check_schema(&root, &root, "", 0)
             .map_err(|why| Error::InvalidArgument(format!("unusable JSON Schema: {why}")))?;
@@ -47,7 +43,8 @@ impl Schema {
         &self.root
     }
 
-    /// What is wrong with `value` (at most 8 items); empty when it matches.
+    /// What is wrong with `value` (at most 8 items), in words short enough to
+    /// send back to a model; empty when it matches.
     pub(crate) fn check(&self, value: &Value) -> Vec<String> {
         self.problems_in(&self.root, value).into_texts()
     }
@@ -62,7 +59,7 @@ impl Schema {
     }
 
     fn problems_in(&self, schema: &Value, value: &Value) -> Problems {
-        let mut walk = Walk::new(Problems::default());
+        let mut walk = Walk::default();
         Checker::new(&self.root).schema(schema, value, &mut walk, 0);
         walk.problems
     }

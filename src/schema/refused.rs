@@ -4,11 +4,10 @@
 use serde_json::{Map, Value};
 
 use super::check::MAX_DEPTH;
-use super::keywords::{
-    lists, COUNTS, NUMBERS, ONE_SCHEMA, REFUSED, SCHEMA_LISTS, SCHEMA_MAPS, TYPES,
-};
 use super::problem::{escape, place, quote};
-use super::types::resolve;
+use super::types::{
+    lists, resolve, COUNTS, NUMBERS, ONE_SCHEMA, REFUSED, SCHEMA_LISTS, SCHEMA_MAPS, TYPES,
+};
 
 /// Checks a schema and everything in it; the error says what and where.
 pub(crate) fn check_schema(
@@ -114,14 +113,12 @@ fn check_forms(object: &Map<String, Value>, at: &str) -> std::result::Result<(),
 }
 
 fn type_form(kind: &Value) -> bool {
-    let names: Vec<&Value> = match kind {
-        Value::Array(names) => names.iter().collect(),
-        one => vec![one],
+    let names = match kind {
+        Value::Array(names) => names.as_slice(),
+        one => std::slice::from_ref(one),
     };
-    !names.is_empty()
-        && names
-            .iter()
-            .all(|name| name.as_str().is_some_and(|name| lists(TYPES, name)))
+    let known = |name: &Value| name.as_str().is_some_and(|name| lists(TYPES, name));
+    !names.is_empty() && names.iter().all(known)
 }
 
 fn names(value: &Value) -> bool {

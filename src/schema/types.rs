@@ -1,14 +1,49 @@
-//! JSON values as JSON Schema sees them (types, equality, the order of
-//! numbers), and `$ref` resolution inside the schema (`#` and a JSON
-//! Pointer after it, `%XX` decoded).
+//! The words the checker shares: which keywords check something, by the
+//! form of their value (each list one string of names split at spaces), and
+//! which are refused; JSON values as JSON Schema sees them (types, equality,
+//! the order of numbers); `$ref` resolution inside the schema (`#` and a
+//! JSON Pointer after it, `%XX` decoded).
 
 use std::cmp::Ordering;
 
 use serde_json::{Number, Value};
 
-use super::keywords::is_annotation;
+/// Keywords whose check needs more than this subset; a schema that uses one
+/// is refused, so that no check is skipped without the caller knowing.
+pub(crate) const REFUSED: &str = "pattern patternProperties unevaluatedProperties \
+    unevaluatedItems $dynamicRef $recursiveRef dependencies dependentSchemas";
 
-/// The type names of a `type` keyword: one, or an array of them.
+/// Keywords whose value is one subschema.
+pub(super) const ONE_SCHEMA: &str =
+    "items additionalProperties not if then else contains propertyNames";
+/// Keywords whose value is an array of subschemas.
+pub(super) const SCHEMA_LISTS: &str = "allOf anyOf oneOf prefixItems";
+/// Keywords whose value is an object of subschemas.
+pub(super) const SCHEMA_MAPS: &str = "properties $defs definitions";
+/// Keywords whose value is a number.
+pub(super) const NUMBERS: &str = "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf";
+/// Keywords whose value is a count.
+pub(super) const COUNTS: &str = "minLength maxLength minItems maxItems minProperties \
+    maxProperties minContains maxContains";
+/// The other keywords that check something.
+const OTHERS: &str = "type enum const required dependentRequired uniqueItems $ref";
+/// The seven type names.
+pub(super) const TYPES: &str = "null boolean object array number string integer";
+
+/// Whether `list` names `keyword`.
+pub(super) fn lists(list: &str, keyword: &str) -> bool {
+    list.split(' ').any(|name| name == keyword)
+}
+
+/// Whether a keyword checks nothing (`title`, `format`, `$defs`, `x-...`).
+pub(crate) fn is_annotation(keyword: &str) -> bool {
+    let checked = [ONE_SCHEMA, SCHEMA_LISTS, NUMBERS, COUNTS, OTHERS, REFUSED];
+    let checks = keyword == "properties" || checked.iter().any(|list| lists(list, keyword));
+    !checks
+}
+
+/// The names in a keyword's value: one string, or an array of them (the
+/// type names of `type`, the property names of `required`).
 pub(super) fn type_names(kind: &Value) -> Vec<&str> {
     match kind {
         Value::Array(names) => names.iter().filter_map(Value::as_str).collect(),
@@ -73,20 +108,19 @@ const MAX_HOPS: usize = 32;
 
 /// The schema a local reference points to, if any.
 pub(crate) fn resolve<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
-    let pointer = reference.strip_prefix('#')?;
-    let pointer = percent_decode(pointer)?;
-    root.pointer(&pointer)
+    root.pointer(&percent_decode(reference.strip_prefix('#')?)?)
+}
+
+/// The schema that `schema`'s `$ref` points to, if any.
+pub(super) fn referred<'s>(root: &'s Value, schema: &Value) -> Option<&'s Value> {
+    resolve(root, schema.get("$ref")?.as_str()?)
 }
 
 /// The schema that `schema` stands for when it is only a `$ref` (plus
 /// annotations), followed through: for messages, never to skip a check.
 pub(crate) fn follow<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
     for _ in 0..MAX_HOPS {
-        let target = schema
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|reference| resolve(root, reference));
-        match target {
+        match referred(root, schema) {
             Some(target) if only_a_reference(schema) => schema = target,
             _ => break,
         }

@@ -169,7 +169,7 @@ impl Scanner<'_> {
                 // opening one.
                 self.out.pop();
                 let joint = self.out.len();
-                strings::read_string(&mut self.cursor, &mut self.out, &mut self.lines, false);
+                strings::read_string(&mut self.cursor, &mut self.out, self.lines, false);
                 self.out.remove(joint);
                 return true;
             }

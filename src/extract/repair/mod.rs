@@ -3,6 +3,8 @@
 //! (deep nesting cannot overflow the thread's stack); each repair happens at
 //! its token (marked `Repair:`), never inside a string.
 
+use std::borrow::Cow;
+
 use super::cursor::{leading, Cursor};
 use super::numbers::{self, NumberError};
 use super::strings::{self, LineCache};
@@ -32,7 +34,7 @@ pub(crate) struct Repaired {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RepairError {
     pub offset: usize,
-    pub message: String,
+    pub message: Cow<'static, str>,
     /// Where the search may look next: past the candidate's end when it was
     /// already JSON (a key or a complete item), so no part of it is offered.
     pub resume: usize,
@@ -40,10 +42,10 @@ pub(crate) struct RepairError {
 
 impl RepairError {
     /// An error whose search resumes where it happened.
-    pub(crate) fn at(offset: usize, message: String) -> Self {
+    pub(crate) fn at(offset: usize, message: impl Into<Cow<'static, str>>) -> Self {
         RepairError {
             offset,
-            message,
+            message: message.into(),
             resume: offset,
         }
     }
@@ -87,11 +89,9 @@ pub(crate) fn repair_at(
         placement: candidate.placement,
         guessed: false,
         last_closed: None,
-        lines: std::mem::take(lines),
+        lines,
     };
-    let result = scanner.values();
-    *lines = scanner.lines;
-    result
+    scanner.values()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -154,7 +154,7 @@ struct Scanner<'a> {
     /// The top-level object just closed, kept in case its closer was a stray
     /// one in the middle of it (`{"a": 1}, "b": 2}`).
     last_closed: Option<Frame>,
-    lines: LineCache,
+    lines: &'a mut LineCache,
 }
 
 impl Scanner<'_> {

@@ -15,7 +15,7 @@ impl Scanner<'_> {
             }
             _ if strings::is_quote(c) => {
                 self.begin_item();
-                strings::read_string(&mut self.cursor, &mut self.out, &mut self.lines, false);
+                strings::read_string(&mut self.cursor, &mut self.out, self.lines, false);
                 self.keyed = true;
                 self.set_expect(Expect::Colon);
                 Ok(())
@@ -111,11 +111,7 @@ impl Scanner<'_> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(self.error_here(&format!("nesting deeper than {MAX_DEPTH} levels")));
         }
-        let comma = usize::from(
-            self.out
-                .get(frame.item_start..)
-                .is_some_and(|s| s.starts_with(',')),
-        );
+        let comma = usize::from(self.out.as_bytes().get(frame.item_start) == Some(&b','));
         let open_at = frame.item_start + comma;
         self.out.insert(open_at, '{');
         self.cursor.bump();
@@ -146,7 +142,7 @@ impl Scanner<'_> {
             '{' | '[' | '(' => self.open(),
             _ if strings::is_quote(c) => {
                 let member = self.stack.last().is_some_and(|f| f.kind == Kind::Object);
-                strings::read_string(&mut self.cursor, &mut self.out, &mut self.lines, member);
+                strings::read_string(&mut self.cursor, &mut self.out, self.lines, member);
                 while self.concatenation() {}
                 self.content = true;
                 Ok(())
@@ -179,7 +175,7 @@ impl Scanner<'_> {
             }
             Err(NumberError::DivisionByZero { offset }) => Err(RepairError::at(
                 self.cursor.pos + offset,
-                "division by zero in a fraction".to_owned(),
+                "division by zero in a fraction",
             )),
             Err(NumberError::NotANumber) => Err(self.error_here("expected a value")),
         }
@@ -228,9 +224,7 @@ impl Scanner<'_> {
         let len = tail.unwrap_or_else(|| unquoted_len(rest));
         let text = rest.get(..len).unwrap_or("").trim_end();
         let after = rest.get(len..).unwrap_or("");
-        let quote = usize::from(
-            after.starts_with('"') && strings::ends_string_at(after.get(1..).unwrap_or("")),
-        );
+        let quote = usize::from(after.strip_prefix('"').is_some_and(strings::ends_string_at));
         self.cursor.pos += len + quote;
         self.out.push('"');
         strings::push_escaped_str(&mut self.out, text);
@@ -341,9 +335,6 @@ fn quoted_tail_len(text: &str) -> Option<usize> {
 /// Whether `text` is a string and then the end of a member (`'b'}` or
 /// `"b",`): what may follow a key whose colon is missing.
 fn string_member_follows(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars.next().is_some_and(strings::is_quote)
-        && strings::skip_quoted(chars.as_str(), strings::is_quote)
-            .trim_start_matches([' ', '\t'])
-            .starts_with([',', '}'])
+    let rest = strings::after_string(text, strings::is_quote, strings::is_quote);
+    rest.is_some_and(|rest| rest.starts_with([',', '}']))
 }

@@ -30,7 +30,7 @@ fn unusable_schemas_are_refused_before_sending() {
 
 #[test]
 fn every_refused_keyword_is_refused_where_ever_it_sits() {
-    for keyword in super::super::keywords::REFUSED.split(' ') {
+    for keyword in super::super::types::REFUSED.split(' ') {
         let schema = json!({"items": {"anyOf": [{keyword: {}}]}});
         let message = refusal(schema);
         assert!(message.contains(&format!("{keyword:?}")), "{message}");
