@@ -46,7 +46,7 @@ pub struct Client {
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
-            .field("endpoint", &self.pool.endpoint())
+            .field("endpoint", &self.pool.destination.endpoint)
             .field("api_key", &"[redacted]")
             .field("timeout", &self.settings.timeout)
             .field("connect_timeout", &self.settings.connect_timeout)
@@ -60,9 +60,9 @@ impl fmt::Debug for Client {
             .field("stream_usage", &self.stream_usage.asked)
             .field("json_corrections", &self.json.corrections)
             .field("schema_delivery", &self.json.delivery)
-            .field("proxy", &self.pool.network().proxy)
-            .field("ca_file", &self.pool.network().ca_file)
-            .field("client_cert", &self.pool.network().client_cert)
+            .field("proxy", &self.pool.destination.network.proxy)
+            .field("ca_file", &self.pool.destination.network.ca_file)
+            .field("client_cert", &self.pool.destination.network.client_cert)
             .finish()
     }
 }
@@ -103,8 +103,8 @@ impl Client {
         self.pool
             .post(body, &self.settings, token)
             .and_then(|received| {
-                let mut reply = wire::completion::decode(received.body, received.request_id)?;
-                reply.headers = received.headers;
+                let mut reply = wire::completion::decode(received.body, received.head.request_id)?;
+                reply.headers = received.head.headers;
                 Ok(reply)
             })
             // Read after the post, since a credential callback's tokens are
@@ -120,7 +120,7 @@ impl Client {
 
     /// The URL requests go to.
     pub fn endpoint(&self) -> &str {
-        self.pool.endpoint()
+        &self.pool.destination.endpoint
     }
 
     /// The whole-request timeout (connecting, sending, and reading the reply).

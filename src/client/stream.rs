@@ -103,7 +103,7 @@ impl Client {
                     format_args!(
                         "POST {}: the server refused stream_options; \
                          streaming without token usage from now on",
-                        log::shown_url(self.pool.endpoint())
+                        log::shown_url(&self.pool.destination.endpoint)
                     ),
                 );
             }
@@ -112,9 +112,9 @@ impl Client {
         // Read after the post: a credential callback's tokens are among them.
         let secrets = self.pool.secrets(&self.settings);
         let opened = posted.and_then(|mut reader| {
-            let request_id = reader.request_id.clone();
-            let headers = std::mem::take(&mut reader.headers);
-            if !reader.is_json {
+            let request_id = reader.head.request_id.clone();
+            let headers = std::mem::take(&mut reader.head.headers);
+            if !reader.head.is_json {
                 let (limits, source) = (&self.settings.limits, Box::new(reader));
                 let secrets = secrets.clone();
                 return Ok(DeltaStream::new(

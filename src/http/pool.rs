@@ -22,7 +22,7 @@ const INPUT_SLACK: usize = 16 * 1024;
 #[derive(Debug)]
 pub(crate) struct Pool {
     pub(super) agent: ProcessAgent,
-    pub(super) destination: Destination,
+    pub(crate) destination: Destination,
 }
 
 /// Where a pool's requests go and how: the endpoint, the credential, and
@@ -104,14 +104,6 @@ impl Pool {
             child: Mutex::new(None),
         };
         Pool { agent, destination }
-    }
-
-    pub(crate) fn network(&self) -> &Network {
-        &self.destination.network
-    }
-
-    pub(crate) fn endpoint(&self) -> &str {
-        &self.destination.endpoint
     }
 
     /// Every secret a request with these settings carries.

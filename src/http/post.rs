@@ -5,20 +5,18 @@ use std::time::Instant;
 
 use crate::config::Settings;
 use crate::error::Result;
-use crate::http::attempt::head_of;
+use crate::http::attempt::{head_of, Head};
 use crate::http::cancel::CancelToken;
 use crate::http::connect;
 use crate::http::failure;
 use crate::http::pool::Pool;
 use crate::http::reader::{self, BodyError, StreamReader};
 use crate::http::retry::Attempt;
-use crate::response_headers::ResponseHeaders;
 
-/// A 2xx body and the request id and headers that came with it.
+/// A 2xx body and the head that came with it.
 pub(crate) struct Received {
     pub(crate) body: String,
-    pub(crate) request_id: Option<String>,
-    pub(crate) headers: ResponseHeaders,
+    pub(crate) head: Head,
 }
 
 impl Pool {
@@ -38,11 +36,7 @@ impl Pool {
                 match reader::read_text(reader, announced, settings.limits.body) {
                     Ok(body) => {
                         seen.received = Some(body.len());
-                        Attempt::Done(Received {
-                            body,
-                            request_id: head.request_id,
-                            headers: head.headers,
-                        })
+                        Attempt::Done(Received { body, head })
                     }
                     Err(BodyError::Refused(error)) => Attempt::Failed(error),
                     Err(BodyError::Io(error)) => failure::of_transport(
@@ -72,10 +66,8 @@ impl Pool {
         })?;
         let head = head_of(&response);
         Ok(StreamReader {
-            request_id: head.request_id,
-            headers: head.headers,
-            is_json: head.is_json,
             reader: Box::new(head.coding.decode(response.into_body().into_reader())),
+            head,
             token: token.clone(),
             settings: settings.clone(),
             endpoint: self.destination.endpoint.clone(),

@@ -7,11 +7,11 @@ use std::time::{Duration, Instant};
 
 use crate::config::{Limit, Settings};
 use crate::error::{Error, Result};
+use crate::http::attempt::Head;
 use crate::http::cancel::CancelToken;
 use crate::http::connect;
 use crate::http::failure;
 use crate::log;
-use crate::response_headers::ResponseHeaders;
 
 /// The most room made for a body before its bytes arrive.
 const PRESIZE_BYTES: u64 = 1024 * 1024;
@@ -56,10 +56,7 @@ const LEFTOVER_BYTES: usize = 16 * 1024;
 
 /// The body of a streamed answer, read as it arrives.
 pub(crate) struct StreamReader {
-    pub(crate) request_id: Option<String>,
-    pub(crate) headers: ResponseHeaders,
-    /// The server answered with one JSON body instead of a stream.
-    pub(crate) is_json: bool,
+    pub(crate) head: Head,
     pub(super) reader: Box<dyn Read + Send>,
     pub(super) token: CancelToken,
     pub(super) settings: Settings,
