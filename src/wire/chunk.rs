@@ -12,7 +12,7 @@ use crate::error::{ApiError, Error, Result};
 pub use crate::reply::Usage;
 use crate::wire::completion::ReplyContent;
 use crate::wire::error::ErrorReport;
-use crate::wire::message::arguments_text;
+use crate::wire::message::CallText;
 use crate::wire::Key;
 
 /// The message of a server error that came without one.
@@ -293,36 +293,13 @@ pub struct ToolCallDelta {
     pub kind: Option<String>,
     /// The function's name and a piece of its arguments.
     #[serde(deserialize_with = "null_as_default")]
-    pub function: FunctionDelta,
+    pub function: CallText<Option<String>>,
     /// A free-form tool's name and a piece of its input.
     #[serde(deserialize_with = "null_as_default")]
-    pub custom: CustomDelta,
+    pub custom: CallText<Option<String>>,
     /// The fragment's other fields, not `null` (Gemini 3's `extra_content`).
     #[serde(flatten)]
     pub extra: Map<String, Value>,
-}
-
-/// A fragment of a function call.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default)]
-pub struct FunctionDelta {
-    /// The function's name, usually on the call's first fragment only.
-    pub name: Option<String>,
-    /// A piece of the JSON arguments text.
-    #[serde(deserialize_with = "arguments_text")]
-    pub arguments: Option<String>,
-}
-
-/// A fragment of a free-form tool's call.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default)]
-#[non_exhaustive]
-pub struct CustomDelta {
-    /// The tool's name, usually on the call's first fragment only.
-    pub name: Option<String>,
-    /// A piece of the input text.
-    #[serde(deserialize_with = "arguments_text")]
-    pub input: Option<String>,
 }
 
 /// Reads `null` as the default value, as for a missing field.
