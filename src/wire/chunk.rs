@@ -85,19 +85,11 @@ impl Payload {
             .filter(|usage| usage.is_object())
             .cloned();
         // The fields of its own are moved out of the tree, not copied.
-        let mut extra = Map::new();
-        let rebuilt: Map<String, Value> = fields
+        let rebuilt = |name: &String| REBUILT.contains(&name.as_str());
+        let (rebuilt, extra): (Map<String, Value>, Map<String, Value>) = fields
             .into_iter()
-            .filter_map(|(name, value)| {
-                if REBUILT.contains(&name.as_str()) {
-                    return Some((name, value));
-                }
-                if !value.is_null() {
-                    extra.insert(name, value);
-                }
-                None
-            })
-            .collect();
+            .filter(|(name, value)| rebuilt(name) || !value.is_null())
+            .partition(|(name, _)| rebuilt(name));
         let mut chunk = Chunk::deserialize(Value::Object(rebuilt)).map_err(|err| {
             Error::decode(
                 format!("event data is not a chat completion chunk: {err}"),

@@ -21,12 +21,10 @@ const NO_MESSAGE: &str = "the server answered with an error";
 /// A chat completion (`chat.completion`).
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Completion {
-    #[serde(default)]
     pub(crate) id: Option<String>,
     /// Written for a streamed reply's JSON; never needed from a body.
-    #[serde(default, skip_deserializing)]
+    #[serde(skip_deserializing)]
     pub(crate) object: Option<String>,
-    #[serde(default)]
     pub(crate) model: Option<String>,
     #[serde(deserialize_with = "crate::wire::choices")]
     pub(crate) choices: Vec<Choice>,
@@ -57,22 +55,21 @@ pub(crate) struct Choice {
 #[derive(Debug, Default, Serialize)]
 pub(crate) struct AssistantMessage {
     /// Written for a streamed reply's JSON; a body's is checked, not kept.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) role: Option<String>,
-    #[serde(default)]
     pub(crate) content: Option<ReplyContent>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) refusal: Option<String>,
     #[serde(
         skip_serializing_if = "Vec::is_empty",
         serialize_with = "crate::wire::message::tool_calls"
     )]
     pub(crate) tool_calls: Vec<ToolCall>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reasoning_content: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reasoning: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reasoning_details: Option<Value>,
     /// Every other field, as the server sent it.
     #[serde(flatten)]
