@@ -13,7 +13,6 @@ pub use crate::reply::Usage;
 use crate::wire::completion::ReplyContent;
 use crate::wire::error::ErrorReport;
 use crate::wire::message::CallText;
-use crate::wire::Key;
 
 /// The message of a server error that came without one.
 const NO_MESSAGE: &str = "the server reported an error in the stream";
@@ -226,50 +225,26 @@ pub struct Delta {
     pub extra: Map<String, Value>,
 }
 
-impl<'de> Deserialize<'de> for Delta {
-    /// By hand: a flattened map would make serde buffer every delta.
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Fields;
-        impl<'de> serde::de::Visitor<'de> for Fields {
-            type Value = Delta;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a chat completion delta")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Delta, A::Error> {
-                let mut delta = Delta::default();
-                while let Some(Key(name)) = map.next_key()? {
-                    match &*name {
-                        "role" => delta.role = map.next_value()?,
-                        "content" => {
-                            (delta.content, delta.thinking) =
-                                ReplyContent::split_option(map.next_value()?)
-                        }
-                        "refusal" => delta.refusal = map.next_value()?,
-                        "reasoning_content" => delta.reasoning_content = map.next_value()?,
-                        "reasoning" => delta.reasoning = map.next_value()?,
-                        "reasoning_details" => {
-                            delta.reasoning_details =
-                                map.next_value::<Option<_>>()?.unwrap_or_default()
-                        }
-                        "tool_calls" => {
-                            delta.tool_calls = map.next_value::<Option<_>>()?.unwrap_or_default()
-                        }
-                        // A null says nothing: not kept (and undoes an earlier value).
-                        _ => match map.next_value()? {
-                            Value::Null => _ = delta.extra.remove(&*name),
-                            value => _ = delta.extra.insert(name.into_owned(), value),
-                        },
-                    }
-                }
-                Ok(delta)
-            }
+crate::wire::read_fields!(Delta, "a chat completion delta", |delta, name, map| {
+    match &*name {
+        "role" => delta.role = map.next_value()?,
+        "content" => {
+            (delta.content, delta.thinking) = ReplyContent::split_option(map.next_value()?)
         }
-        deserializer.deserialize_map(Fields)
+        "refusal" => delta.refusal = map.next_value()?,
+        "reasoning_content" => delta.reasoning_content = map.next_value()?,
+        "reasoning" => delta.reasoning = map.next_value()?,
+        "reasoning_details" => {
+            delta.reasoning_details = map.next_value::<Option<_>>()?.unwrap_or_default()
+        }
+        "tool_calls" => delta.tool_calls = map.next_value::<Option<_>>()?.unwrap_or_default(),
+        // A null says nothing: not kept (and undoes an earlier value).
+        _ => match map.next_value()? {
+            Value::Null => _ = delta.extra.remove(&*name),
+            value => _ = delta.extra.insert(name.into_owned(), value),
+        },
     }
-}
+});
 
 /// A fragment of a tool call.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]

@@ -76,43 +76,27 @@ pub(crate) struct AssistantMessage {
     pub(crate) extra: Map<String, Value>,
 }
 
-impl<'de> Deserialize<'de> for AssistantMessage {
-    /// By hand: a flattened map would make serde buffer every message.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Fields;
-        impl<'de> serde::de::Visitor<'de> for Fields {
-            type Value = AssistantMessage;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a chat completion message")
+crate::wire::read_fields!(
+    AssistantMessage,
+    "a chat completion message",
+    |message, name, map| {
+        match &*name {
+            // Nothing reads a body's role: checked to be text, not copied.
+            "role" => _ = map.next_value::<Option<Key>>()?,
+            "content" => message.content = map.next_value()?,
+            "refusal" => message.refusal = map.next_value()?,
+            "tool_calls" => {
+                let calls: Option<Vec<WireToolCall>> = map.next_value()?;
+                let calls = calls.unwrap_or_default().into_iter();
+                message.tool_calls = calls.map(ToolCall::from).collect();
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<AssistantMessage, A::Error> {
-                let mut message = AssistantMessage::default();
-                while let Some(Key(name)) = map.next_key()? {
-                    match &*name {
-                        // Nothing reads a body's role: checked to be text, not copied.
-                        "role" => _ = map.next_value::<Option<Key>>()?,
-                        "content" => message.content = map.next_value()?,
-                        "refusal" => message.refusal = map.next_value()?,
-                        "tool_calls" => {
-                            let calls: Option<Vec<WireToolCall>> = map.next_value()?;
-                            let calls = calls.unwrap_or_default().into_iter();
-                            message.tool_calls = calls.map(ToolCall::from).collect();
-                        }
-                        "reasoning_content" => message.reasoning_content = map.next_value()?,
-                        "reasoning" => message.reasoning = map.next_value()?,
-                        "reasoning_details" => message.reasoning_details = map.next_value()?,
-                        _ => _ = message.extra.insert(name.into_owned(), map.next_value()?),
-                    }
-                }
-                Ok(message)
-            }
+            "reasoning_content" => message.reasoning_content = map.next_value()?,
+            "reasoning" => message.reasoning = map.next_value()?,
+            "reasoning_details" => message.reasoning_details = map.next_value()?,
+            _ => _ = message.extra.insert(name.into_owned(), map.next_value()?),
         }
-        deserializer.deserialize_map(Fields)
     }
-}
+);
 
 /// A reply's content: text, or (Mistral's reasoning models) a list of
 /// chunks, `{"type": "thinking", "thinking": [{"type": "text", "text"}]}`
