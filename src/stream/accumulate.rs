@@ -132,13 +132,13 @@ impl Accumulator {
     /// Hands out what choice 0 still holds back (a part of a think tag);
     /// called once, at the end.
     pub fn flush(&mut self) -> Vec<StreamEvent> {
-        let (mut pieces, mut others) = (Vec::new(), Vec::new());
+        let mut pieces = Vec::new();
         for (index, state) in &mut self.choices {
             let (reasoning, content) = state.think.finish();
             let kept = if *index == 0 {
                 &mut pieces
             } else {
-                &mut others
+                &mut Vec::new()
             };
             state.split_out(reasoning, content, kept);
         }
@@ -155,7 +155,6 @@ impl Accumulator {
                 .map_or("", |state| &state.result.content);
             return Err(Error::Decode {
                 message: "stream ended before the reply was complete".into(),
-                // The end of the text, where it stopped.
                 excerpt: excerpt(text, EXCERPT_BYTES, Keep::End).to_owned(),
             });
         }
@@ -301,7 +300,6 @@ fn choice_bytes(choice: &ChunkChoice) -> u64 {
     let delta = &choice.delta;
     let text = |value: &Option<String>| value.as_ref().map_or(0, String::len) as u64;
     let json = |value: &Value| value.to_string().len() as u64;
-    let extra = fields_bytes;
     let calls: u64 = delta
         .tool_calls
         .iter()
@@ -313,14 +311,14 @@ fn choice_bytes(choice: &ChunkChoice) -> u64 {
                 + text(&call.function.arguments)
                 + text(&call.custom.name)
                 + text(&call.custom.input)
-                + extra(&call.extra)
+                + fields_bytes(&call.extra)
         })
         .sum();
     let details: u64 = delta.reasoning_details.iter().map(json).sum();
     let logprobs = choice.logprobs.as_ref().map_or(0, json);
     text(&delta.content)
         + text(&delta.thinking)
-        + extra(&delta.extra)
+        + fields_bytes(&delta.extra)
         + text(&delta.refusal)
         + text(&delta.reasoning_content)
         + text(&delta.reasoning)
