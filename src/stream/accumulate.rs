@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::config::{Limit, DEFAULT_MAX_STREAM_BYTES};
+use crate::config::Limit;
 use crate::error::{excerpt, Error, Keep, Result, EXCERPT_BYTES};
 
 use super::result::StreamChoice;
@@ -38,12 +38,6 @@ pub struct Accumulator {
     /// Bytes kept so far: every text taken in, and [`TOOL_CALL_OVERHEAD`] per call.
     kept: u64,
     limit: u64,
-}
-
-impl Default for Accumulator {
-    fn default() -> Self {
-        Self::with_limit(DEFAULT_MAX_STREAM_BYTES)
-    }
 }
 
 impl Accumulator {

@@ -5,7 +5,7 @@
 //! reconnecting); llama.cpp's `error: {...}` line is `event: error` with
 //! that data; an unterminated last line and event at the end still count.
 
-use crate::config::{Limit, DEFAULT_MAX_EVENT_BYTES};
+use crate::config::Limit;
 use crate::error::{Error, Result};
 
 /// The UTF-8 byte order mark, skipped at the very start.
@@ -37,12 +37,6 @@ pub struct SseParser {
     lines: LineReader,
     event: EventBuilder,
     limit: usize,
-}
-
-impl Default for SseParser {
-    fn default() -> Self {
-        Self::with_limit(DEFAULT_MAX_EVENT_BYTES as usize)
-    }
 }
 
 impl SseParser {
