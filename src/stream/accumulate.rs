@@ -56,9 +56,6 @@ impl Accumulator {
 
     /// Adds a chunk; what it gives choice 0 goes to `pieces`, in order
     /// (never an empty text). Other choices (`n` > 1) add up silently.
-    ///
-    /// # Errors
-    ///
     /// [`Error::TooLarge`](crate::Error::TooLarge) once the reply adds up
     /// to more than the limit.
     pub fn push_chunk_into(&mut self, chunk: Chunk, pieces: &mut Vec<StreamEvent>) -> Result<()> {
@@ -166,9 +163,8 @@ impl ChoiceState {
     /// Adds one choice's part of a chunk; `pieces` gets what it adds, in order.
     fn push(&mut self, choice: ChunkChoice, pieces: &mut Vec<StreamEvent>) {
         let (result, delta) = (&mut self.result, choice.delta);
-        if let Some(reason) = choice.finish_reason.filter(|reason| !reason.is_empty()) {
-            result.finish_reason = Some(reason);
-        }
+        let reason = choice.finish_reason.filter(|reason| !reason.is_empty());
+        result.finish_reason = reason.or(result.finish_reason.take());
         if let Some(logprobs) = choice.logprobs.filter(Value::is_object) {
             merge_logprobs(&mut result.logprobs, logprobs);
         }

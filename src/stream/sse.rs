@@ -61,11 +61,8 @@ impl SseParser {
 
     /// The next complete item, or `None` until more bytes are pushed (or,
     /// after [`close`](Self::close), when the stream is exhausted).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Decode`](crate::Error::Decode) for a field line that is not
-    /// UTF-8, and for a line or an event's data longer than the limit.
+    /// [`Error::Decode`] for a field line that is not UTF-8,
+    /// [`Error::TooLarge`] for a line or an event's data over the limit.
     pub fn next_item(&mut self) -> Result<Option<SseItem>> {
         while let Some(line) = self.lines.next_line(self.limit)? {
             if let Some(item) = self.event.take_line(line, self.limit)? {

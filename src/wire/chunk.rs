@@ -28,12 +28,9 @@ pub enum Payload {
 }
 
 impl Payload {
-    /// Reads the data of a plain (`message`) event; `Ok(None)` when blank.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Decode`](crate::Error::Decode) for data that is not a chunk
-    /// (an error the server reported is [`Payload::Error`]).
+    /// Reads the data of a plain (`message`) event; `Ok(None)` when blank,
+    /// [`Error::Decode`] for data that is not a chunk (an error the server
+    /// reported is [`Payload::Error`]).
     pub fn from_data(data: &str) -> Result<Option<Self>> {
         let data = data.trim();
         if data.is_empty() {
@@ -194,7 +191,6 @@ pub struct ChunkChoice {
 
 /// What a chunk adds to the message.
 #[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
 pub struct Delta {
     /// The author's role, usually on the first chunk only.
     pub role: Option<String>,
@@ -240,7 +236,6 @@ crate::wire::read_fields!(Delta, "a chat completion delta", |delta, name, map| {
 /// A fragment of a tool call.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct ToolCallDelta {
     /// Which call this fragment belongs to; some servers leave it out.
     pub index: Option<u32>,
