@@ -229,9 +229,7 @@ impl ChoiceState {
             .as_ref()
             .is_some_and(|(_, field)| *field != ReasoningField::ThinkTags);
         if (parsed_apart && !self.think.found()) || self.think.passes_through() {
-            self.result.content.push_str(&content);
-            pieces.push(StreamEvent::Delta(content));
-            return;
+            return self.split_out(String::new(), content, pieces);
         }
         let (reasoning, content) = self.think.push(&content);
         self.split_out(reasoning, content, pieces);

@@ -60,15 +60,13 @@ impl ErrorReport {
             Value::Object(_) => value.get("message").and_then(json_text),
             other => json_text(other),
         };
-        let code = value.get("code");
         ErrorReport {
             message: message.filter(|message| !message.is_empty()),
             kind: value.get("type").and_then(Value::as_str).map(str::to_owned),
-            code: match code {
-                Some(Value::String(code)) => Some(code.clone()),
-                Some(Value::Number(code)) => Some(code.to_string()),
-                _ => None,
-            },
+            code: value
+                .get("code")
+                .filter(|code| code.is_string() || code.is_number())
+                .and_then(json_text),
             code_status: ["status", "status_code", "statusCode", "code"]
                 .iter()
                 .find_map(|field| value.get(field).and_then(http_status)),
