@@ -145,7 +145,7 @@ pub struct Chunk {
     /// The model that answered.
     pub model: Option<String>,
     /// Per-choice deltas; empty on the usage chunk.
-    #[serde(deserialize_with = "crate::wire::choices_or_null")]
+    #[serde(deserialize_with = "crate::wire::choices::<_, _, true>")]
     pub choices: Vec<ChunkChoice>,
     /// Token counts, on the last chunk when usage was asked for.
     pub usage: Option<Usage>,

@@ -26,7 +26,7 @@ pub(crate) struct Completion {
     #[serde(skip_deserializing)]
     pub(crate) object: Option<String>,
     pub(crate) model: Option<String>,
-    #[serde(deserialize_with = "crate::wire::choices")]
+    #[serde(deserialize_with = "crate::wire::choices::<_, _, false>")]
     pub(crate) choices: Vec<Choice>,
     /// A body's, read straight into [`Usage`] (no tree or copy on a send).
     #[serde(default, skip_serializing, deserialize_with = "lenient")]

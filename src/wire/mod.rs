@@ -76,21 +76,16 @@ pub(crate) use read_fields;
 
 /// A list of choices, with room for one to start with: nearly every reply
 /// has one, and serde's first room for four takes the allocator's slow road.
-pub(crate) fn choices<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+/// With `OR_NULL`, `null` is none.
+pub(crate) fn choices<'de, D, T, const OR_NULL: bool>(deserializer: D) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
-    deserializer.deserialize_seq(Choices(PhantomData))
-}
-
-/// [`choices`], or none for `null`.
-pub(crate) fn choices_or_null<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    deserializer.deserialize_option(Choices(PhantomData))
+    match OR_NULL {
+        true => deserializer.deserialize_option(Choices(PhantomData)),
+        false => deserializer.deserialize_seq(Choices(PhantomData)),
+    }
 }
 
 struct Choices<T>(PhantomData<T>);
