@@ -174,15 +174,8 @@ impl ChoiceState {
         if !delta.extra.is_empty() {
             result.extra.extend(delta.extra);
         }
-        // Nearly every delta has no details: nothing to copy or merge then.
-        let details = match delta.reasoning_details {
-            details if details.is_empty() => None,
-            details => {
-                let text = details_text(&Value::Array(details.clone()));
-                merge_details(&mut result.reasoning_details, details);
-                text
-            }
-        };
+        let details = details_text(&delta.reasoning_details);
+        merge_details(&mut result.reasoning_details, delta.reasoning_details);
         // One field per delta: a server that fills two fills them alike.
         let reasoning = first_text([
             (delta.reasoning_content, ReasoningField::ReasoningContent),
