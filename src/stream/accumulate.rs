@@ -165,9 +165,7 @@ impl ChoiceState {
         let (result, delta) = (&mut self.result, choice.delta);
         let reason = choice.finish_reason.filter(|reason| !reason.is_empty());
         result.finish_reason = reason.or(result.finish_reason.take());
-        if let Some(logprobs) = choice.logprobs.filter(Value::is_object) {
-            merge_logprobs(&mut result.logprobs, logprobs);
-        }
+        merge_logprobs(&mut result.logprobs, choice.logprobs);
         if let Some(role) = delta.role.filter(|role| !role.is_empty()) {
             result.role = role;
         }
@@ -250,8 +248,10 @@ impl ChoiceState {
 
 /// Joins a chunk's log probabilities to those so far: lists (`content`,
 /// `refusal`) are extended, anything else replaced.
-fn merge_logprobs(kept: &mut Option<Value>, more: Value) {
-    let Value::Object(more) = more else { return };
+fn merge_logprobs(kept: &mut Option<Value>, more: Option<Value>) {
+    let Some(Value::Object(more)) = more else {
+        return;
+    };
     let Value::Object(kept) = kept.get_or_insert_with(|| Value::Object(Default::default())) else {
         return;
     };
@@ -259,9 +259,7 @@ fn merge_logprobs(kept: &mut Option<Value>, more: Value) {
         match (kept.get_mut(&key), value) {
             (Some(Value::Array(list)), Value::Array(items)) => list.extend(items),
             (_, Value::Null) => {}
-            (_, value) => {
-                kept.insert(key, value);
-            }
+            (_, value) => _ = kept.insert(key, value),
         }
     }
 }
