@@ -180,14 +180,9 @@ impl From<WireToolCall> for ToolCall {
 
 /// Unknown fields without those that are `null`: a null says nothing, and
 /// sending it back would only risk a strict server's refusal.
-pub(crate) fn without_nulls(extra: Map<String, Value>) -> Map<String, Value> {
-    if extra.is_empty() {
-        return extra;
-    }
+pub(crate) fn without_nulls(mut extra: Map<String, Value>) -> Map<String, Value> {
+    extra.retain(|_, value| !value.is_null());
     extra
-        .into_iter()
-        .filter(|(_, value)| !value.is_null())
-        .collect()
 }
 
 /// Tool calls from JSON text in the API's form (a non-empty array), for
