@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::reply::{Reply, ReplyChoice, Usage};
 use crate::response_headers::ResponseHeaders;
 use crate::wire::error::ErrorReport;
-use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
+use crate::wire::message::{made_up_call_id, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
 use crate::wire::usage::lenient;
 use crate::wire::Key;
@@ -195,15 +195,12 @@ const REPLY_ONLY_FIELDS: [&str; 2] = ["annotations", "executed_tools"];
 /// The unknown fields of a reply's message that go back with it: all but
 /// [`REPLY_ONLY_FIELDS`] and nulls; `audio` as its `id` alone (a request's form).
 fn request_fields(mut extra: Map<String, Value>) -> Map<String, Value> {
-    for field in REPLY_ONLY_FIELDS {
-        extra.remove(field);
+    if let Some(audio) = extra.get_mut("audio") {
+        let id = audio.get("id").filter(|id| id.is_string());
+        *audio = id.map_or(Value::Null, |id| serde_json::json!({"id": id}));
     }
-    if let Some(audio) = extra.remove("audio") {
-        if let Some(id) = audio.get("id").filter(|id| id.is_string()) {
-            extra.insert("audio".into(), serde_json::json!({"id": id}));
-        }
-    }
-    without_nulls(extra)
+    extra.retain(|name, value| !value.is_null() && !REPLY_ONLY_FIELDS.contains(&name.as_str()));
+    extra
 }
 
 impl AssistantMessage {
