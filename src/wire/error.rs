@@ -23,17 +23,12 @@ impl ErrorReport {
     /// type, code}}`, `{"error": "text"}`, or vLLM's `{"object": "error", ...}`.
     pub(crate) fn from_value(value: &Value) -> Option<ErrorReport> {
         let object = value.as_object()?;
-        match object.get("error") {
-            None | Some(Value::Null) => {}
-            Some(error) => {
-                let mut report = ErrorReport::from_fields(error);
-                // TGI names the kind beside the error: {"error", "error_type"}.
-                if report.kind.is_none() {
-                    let kind = object.get("error_type").and_then(Value::as_str);
-                    report.kind = kind.map(str::to_owned);
-                }
-                return Some(report);
-            }
+        if let Some(error) = object.get("error").filter(|error| !error.is_null()) {
+            let mut report = ErrorReport::from_fields(error);
+            // TGI names the kind beside the error: {"error", "error_type"}.
+            let kind = object.get("error_type").and_then(Value::as_str);
+            report.kind = report.kind.or_else(|| kind.map(str::to_owned));
+            return Some(report);
         }
         (object.get("object").and_then(Value::as_str) == Some("error"))
             .then(|| ErrorReport::from_fields(value))
