@@ -115,9 +115,7 @@ pub(crate) fn merge_details(kept: &mut Vec<Value>, more: Vec<Value>) {
                         text.push_str(piece)
                     }
                     (_, Value::Null) => {}
-                    (_, value) => {
-                        last.insert(key.clone(), value.clone());
-                    }
+                    (_, value) => _ = last.insert(key.clone(), value.clone()),
                 }
             }
             continue;
