@@ -230,10 +230,7 @@ impl EventBuilder {
     /// Ends the current event: returns it if it had data, and starts afresh.
     fn dispatch(&mut self) -> Option<SseEvent> {
         let event = self.event.take();
-        if !std::mem::take(&mut self.has_data) {
-            return None;
-        }
-        Some(SseEvent {
+        std::mem::take(&mut self.has_data).then(|| SseEvent {
             event,
             data: std::mem::take(&mut self.data),
         })
