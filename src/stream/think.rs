@@ -85,12 +85,11 @@ impl ThinkSplitter {
                 }
                 State::After => {
                     let trimmed = rest.trim_start();
-                    if !trimmed.is_empty() {
-                        self.state = State::Content;
-                        rest = trimmed.to_owned();
-                    } else {
+                    if trimmed.is_empty() {
                         break;
                     }
+                    self.state = State::Content;
+                    rest = trimmed.to_owned();
                 }
                 State::Content => {
                     content.push_str(&rest);

@@ -50,10 +50,9 @@ impl ToolCallAssembler {
             // id under a used index is a new call.
             let reused =
                 |call: &ToolCall| id.is_some_and(|id| !call.id.is_empty() && call.id != id);
-            if let Some(&slot) = self.by_index.get(&index) {
-                if !reused(&self.calls[slot]) {
-                    return slot;
-                }
+            let known = self.by_index.get(&index);
+            if let Some(&slot) = known.filter(|&&slot| !reused(&self.calls[slot])) {
+                return slot;
             }
             let slot = self.start_call();
             self.by_index.insert(index, slot);
