@@ -32,13 +32,11 @@ impl Payload {
     /// [`Error::Decode`] for data that is not a chunk (an error the server
     /// reported is [`Payload::Error`]).
     pub fn from_data(data: &str) -> Result<Option<Self>> {
-        let data = data.trim();
-        if data.is_empty() {
-            return Ok(None);
-        }
-        if data == "[DONE]" {
-            return Ok(Some(Self::Done));
-        }
+        let data = match data.trim() {
+            "" => return Ok(None),
+            "[DONE]" => return Ok(Some(Self::Done)),
+            data => data,
+        };
         // Nearly every chunk is plain: read in one pass. One with usage or
         // that may be an error takes the tree.
         match serde_json::from_str::<Chunk>(data) {
