@@ -60,11 +60,7 @@ impl ThinkSplitter {
                     }
                 }
                 State::Thinking { started } => {
-                    let text = if started {
-                        rest.as_str()
-                    } else {
-                        rest.trim_start()
-                    };
+                    let text = if started { &rest } else { rest.trim_start() };
                     if text.is_empty() {
                         break;
                     }
