@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::config::{Limit, DEFAULT_MAX_STREAM_BYTES};
+use crate::config::Limit;
 use crate::error::{excerpt, Error, Keep, Result, EXCERPT_BYTES};
 
 use super::result::StreamChoice;
@@ -40,12 +40,6 @@ pub struct Accumulator {
     limit: u64,
 }
 
-impl Default for Accumulator {
-    fn default() -> Self {
-        Self::with_limit(DEFAULT_MAX_STREAM_BYTES)
-    }
-}
-
 impl Accumulator {
     /// An accumulator that fails once the reply adds up to more than
     /// `limit` bytes (content, refusal, reasoning, log probabilities,
@@ -62,9 +56,6 @@ impl Accumulator {
 
     /// Adds a chunk; what it gives choice 0 goes to `pieces`, in order
     /// (never an empty text). Other choices (`n` > 1) add up silently.
-    ///
-    /// # Errors
-    ///
     /// [`Error::TooLarge`](crate::Error::TooLarge) once the reply adds up
     /// to more than the limit.
     pub fn push_chunk_into(&mut self, chunk: Chunk, pieces: &mut Vec<StreamEvent>) -> Result<()> {
@@ -132,13 +123,13 @@ impl Accumulator {
     /// Hands out what choice 0 still holds back (a part of a think tag);
     /// called once, at the end.
     pub fn flush(&mut self) -> Vec<StreamEvent> {
-        let (mut pieces, mut others) = (Vec::new(), Vec::new());
+        let mut pieces = Vec::new();
         for (index, state) in &mut self.choices {
             let (reasoning, content) = state.think.finish();
             let kept = if *index == 0 {
                 &mut pieces
             } else {
-                &mut others
+                &mut Vec::new()
             };
             state.split_out(reasoning, content, kept);
         }
@@ -155,7 +146,6 @@ impl Accumulator {
                 .map_or("", |state| &state.result.content);
             return Err(Error::Decode {
                 message: "stream ended before the reply was complete".into(),
-                // The end of the text, where it stopped.
                 excerpt: excerpt(text, EXCERPT_BYTES, Keep::End).to_owned(),
             });
         }
@@ -173,27 +163,17 @@ impl ChoiceState {
     /// Adds one choice's part of a chunk; `pieces` gets what it adds, in order.
     fn push(&mut self, choice: ChunkChoice, pieces: &mut Vec<StreamEvent>) {
         let (result, delta) = (&mut self.result, choice.delta);
-        if let Some(reason) = choice.finish_reason.filter(|reason| !reason.is_empty()) {
-            result.finish_reason = Some(reason);
-        }
-        if let Some(logprobs) = choice.logprobs.filter(Value::is_object) {
-            merge_logprobs(&mut result.logprobs, logprobs);
-        }
+        let reason = choice.finish_reason.filter(|reason| !reason.is_empty());
+        result.finish_reason = reason.or(result.finish_reason.take());
+        merge_logprobs(&mut result.logprobs, choice.logprobs);
         if let Some(role) = delta.role.filter(|role| !role.is_empty()) {
             result.role = role;
         }
         if !delta.extra.is_empty() {
             result.extra.extend(delta.extra);
         }
-        // Nearly every delta has no details: nothing to copy or merge then.
-        let details = match delta.reasoning_details {
-            details if details.is_empty() => None,
-            details => {
-                let text = details_text(&Value::Array(details.clone()));
-                merge_details(&mut result.reasoning_details, details);
-                text
-            }
-        };
+        let details = details_text(&delta.reasoning_details);
+        merge_details(&mut result.reasoning_details, delta.reasoning_details);
         // One field per delta: a server that fills two fills them alike.
         let reasoning = first_text([
             (delta.reasoning_content, ReasoningField::ReasoningContent),
@@ -240,9 +220,7 @@ impl ChoiceState {
             .as_ref()
             .is_some_and(|(_, field)| *field != ReasoningField::ThinkTags);
         if (parsed_apart && !self.think.found()) || self.think.passes_through() {
-            self.result.content.push_str(&content);
-            pieces.push(StreamEvent::Delta(content));
-            return;
+            return self.split_out(String::new(), content, pieces);
         }
         let (reasoning, content) = self.think.push(&content);
         self.split_out(reasoning, content, pieces);
@@ -270,8 +248,10 @@ impl ChoiceState {
 
 /// Joins a chunk's log probabilities to those so far: lists (`content`,
 /// `refusal`) are extended, anything else replaced.
-fn merge_logprobs(kept: &mut Option<Value>, more: Value) {
-    let Value::Object(more) = more else { return };
+fn merge_logprobs(kept: &mut Option<Value>, more: Option<Value>) {
+    let Some(Value::Object(more)) = more else {
+        return;
+    };
     let Value::Object(kept) = kept.get_or_insert_with(|| Value::Object(Default::default())) else {
         return;
     };
@@ -279,9 +259,7 @@ fn merge_logprobs(kept: &mut Option<Value>, more: Value) {
         match (kept.get_mut(&key), value) {
             (Some(Value::Array(list)), Value::Array(items)) => list.extend(items),
             (_, Value::Null) => {}
-            (_, value) => {
-                kept.insert(key, value);
-            }
+            (_, value) => _ = kept.insert(key, value),
         }
     }
 }
@@ -301,7 +279,6 @@ fn choice_bytes(choice: &ChunkChoice) -> u64 {
     let delta = &choice.delta;
     let text = |value: &Option<String>| value.as_ref().map_or(0, String::len) as u64;
     let json = |value: &Value| value.to_string().len() as u64;
-    let extra = fields_bytes;
     let calls: u64 = delta
         .tool_calls
         .iter()
@@ -313,14 +290,14 @@ fn choice_bytes(choice: &ChunkChoice) -> u64 {
                 + text(&call.function.arguments)
                 + text(&call.custom.name)
                 + text(&call.custom.input)
-                + extra(&call.extra)
+                + fields_bytes(&call.extra)
         })
         .sum();
     let details: u64 = delta.reasoning_details.iter().map(json).sum();
     let logprobs = choice.logprobs.as_ref().map_or(0, json);
     text(&delta.content)
         + text(&delta.thinking)
-        + extra(&delta.extra)
+        + fields_bytes(&delta.extra)
         + text(&delta.refusal)
         + text(&delta.reasoning_content)
         + text(&delta.reasoning)

@@ -1,5 +1,6 @@
 //! The streaming decoder: bytes in, text deltas out, the reply at the end.
 
+use crate::config::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES};
 use crate::error::{Error, Result};
 
 use super::{Accumulator, SseEvent, SseItem, SseParser, StreamResult};
@@ -25,12 +26,18 @@ pub enum StreamEvent {
 /// then [`finish`](Self::finish) and [`into_result`](Self::into_result).
 /// What follows `[DONE]` is ignored; after an error, results are
 /// unspecified (never a panic).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct StreamDecoder {
     parser: SseParser,
     accumulator: Accumulator,
     done: bool,
     closed: bool,
+}
+
+impl Default for StreamDecoder {
+    fn default() -> Self {
+        Self::with_limits(DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES)
+    }
 }
 
 impl StreamDecoder {
@@ -40,7 +47,8 @@ impl StreamDecoder {
         Self {
             parser: SseParser::with_limit(usize::try_from(event).unwrap_or(usize::MAX)),
             accumulator: Accumulator::with_limit(stream),
-            ..Self::default()
+            done: false,
+            closed: false,
         }
     }
 

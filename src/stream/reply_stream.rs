@@ -181,19 +181,17 @@ impl DeltaStream {
 
     /// The whole reply, once [`next_delta`](Self::next_delta) has returned `None`.
     pub(crate) fn into_reply(self) -> Result<Reply> {
-        let secrets = self.secrets;
-        let headers = self.headers;
         let reply = match self.whole {
             Some(reply) => Ok(reply),
             None => self.decoder.into_result().and_then(|result| {
                 let completion = result.into_completion();
                 let json = completion.to_json();
                 let mut reply = completion.into_reply(json, self.request_id)?;
-                reply.headers = headers;
+                reply.headers = self.headers;
                 Ok(reply)
             }),
         };
-        reply.map_err(|error| error.redact(&secrets))
+        reply.map_err(|error| error.redact(&self.secrets))
     }
 
     /// Reads the stream to its end, handing each piece to `on_event`;

@@ -5,7 +5,7 @@
 //! reconnecting); llama.cpp's `error: {...}` line is `event: error` with
 //! that data; an unterminated last line and event at the end still count.
 
-use crate::config::{Limit, DEFAULT_MAX_EVENT_BYTES};
+use crate::config::Limit;
 use crate::error::{Error, Result};
 
 /// The UTF-8 byte order mark, skipped at the very start.
@@ -39,12 +39,6 @@ pub struct SseParser {
     limit: usize,
 }
 
-impl Default for SseParser {
-    fn default() -> Self {
-        Self::with_limit(DEFAULT_MAX_EVENT_BYTES as usize)
-    }
-}
-
 impl SseParser {
     /// A parser that rejects a line, or an event's data, over `limit` bytes.
     pub fn with_limit(limit: usize) -> Self {
@@ -67,11 +61,8 @@ impl SseParser {
 
     /// The next complete item, or `None` until more bytes are pushed (or,
     /// after [`close`](Self::close), when the stream is exhausted).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Decode`](crate::Error::Decode) for a field line that is not
-    /// UTF-8, and for a line or an event's data longer than the limit.
+    /// [`Error::Decode`] for a field line that is not UTF-8,
+    /// [`Error::TooLarge`] for a line or an event's data over the limit.
     pub fn next_item(&mut self) -> Result<Option<SseItem>> {
         while let Some(line) = self.lines.next_line(self.limit)? {
             if let Some(item) = self.event.take_line(line, self.limit)? {
@@ -239,10 +230,7 @@ impl EventBuilder {
     /// Ends the current event: returns it if it had data, and starts afresh.
     fn dispatch(&mut self) -> Option<SseEvent> {
         let event = self.event.take();
-        if !std::mem::take(&mut self.has_data) {
-            return None;
-        }
-        Some(SseEvent {
+        std::mem::take(&mut self.has_data).then(|| SseEvent {
             event,
             data: std::mem::take(&mut self.data),
         })

@@ -60,11 +60,7 @@ impl ThinkSplitter {
                     }
                 }
                 State::Thinking { started } => {
-                    let text = if started {
-                        rest.as_str()
-                    } else {
-                        rest.trim_start()
-                    };
+                    let text = if started { &rest } else { rest.trim_start() };
                     if text.is_empty() {
                         break;
                     }
@@ -85,12 +81,11 @@ impl ThinkSplitter {
                 }
                 State::After => {
                     let trimmed = rest.trim_start();
-                    if !trimmed.is_empty() {
-                        self.state = State::Content;
-                        rest = trimmed.to_owned();
-                    } else {
+                    if trimmed.is_empty() {
                         break;
                     }
+                    self.state = State::Content;
+                    rest = trimmed.to_owned();
                 }
                 State::Content => {
                     content.push_str(&rest);

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use super::ToolCallDelta;
 use crate::conversation::message::{ToolCall, FUNCTION};
-use crate::wire::message::made_up_call_id;
+use crate::wire::message::{made_up_call_id, without_nulls};
 
 /// Puts tool-call fragments together.
 ///
@@ -39,9 +39,7 @@ impl ToolCallAssembler {
             call.arguments.push_str(&text);
         }
         // Unknown fields (Gemini's extra_content) go with the call; the last value wins.
-        let extra = fragment.extra.into_iter();
-        call.extra
-            .extend(extra.filter(|(_, value)| !value.is_null()));
+        call.extra.extend(without_nulls(fragment.extra));
     }
 
     /// Which call a fragment belongs to, starting a new one if needed.
@@ -52,10 +50,9 @@ impl ToolCallAssembler {
             // id under a used index is a new call.
             let reused =
                 |call: &ToolCall| id.is_some_and(|id| !call.id.is_empty() && call.id != id);
-            if let Some(&slot) = self.by_index.get(&index) {
-                if !reused(&self.calls[slot]) {
-                    return slot;
-                }
+            let known = self.by_index.get(&index);
+            if let Some(&slot) = known.filter(|&&slot| !reused(&self.calls[slot])) {
+                return slot;
             }
             let slot = self.start_call();
             self.by_index.insert(index, slot);
@@ -94,8 +91,6 @@ impl ToolCallAssembler {
 
 fn fill_empty(slot: &mut String, value: Option<String>) {
     if slot.is_empty() {
-        if let Some(value) = value {
-            *slot = value;
-        }
+        *slot = value.unwrap_or_default();
     }
 }

@@ -2,8 +2,6 @@
 //! stream. Any field may be missing or `null`; data that is not JSON, or a
 //! known field of the wrong shape (`"choices": 3`), is a decode error.
 
-use std::borrow::Cow;
-
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
@@ -12,7 +10,7 @@ use crate::error::{ApiError, Error, Result};
 pub use crate::reply::Usage;
 use crate::wire::completion::ReplyContent;
 use crate::wire::error::ErrorReport;
-use crate::wire::message::arguments_text;
+use crate::wire::message::CallText;
 use crate::wire::Key;
 
 /// The message of a server error that came without one.
@@ -30,39 +28,28 @@ pub enum Payload {
 }
 
 impl Payload {
-    /// Reads the data of a plain (`message`) event; `Ok(None)` when blank.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Decode`](crate::Error::Decode) for data that is not a chunk
-    /// (an error the server reported is [`Payload::Error`]).
+    /// Reads the data of a plain (`message`) event; `Ok(None)` when blank,
+    /// [`Error::Decode`] for data that is not a chunk (an error the server
+    /// reported is [`Payload::Error`]).
     pub fn from_data(data: &str) -> Result<Option<Self>> {
-        let data = data.trim();
-        if data.is_empty() {
-            return Ok(None);
-        }
-        if data == "[DONE]" {
-            return Ok(Some(Self::Done));
-        }
+        let data = match data.trim() {
+            "" => return Ok(None),
+            "[DONE]" => return Ok(Some(Self::Done)),
+            data => data,
+        };
         // Nearly every chunk is plain: read in one pass. One with usage or
         // that may be an error takes the tree.
-        if let Ok(plain) = serde_json::from_str::<Plain<'_>>(data) {
-            // No usage (in either place) and nothing that may be an error.
-            let plain_chunk = plain.usage.is_none()
-                && plain.x_groq.is_none()
-                && plain.error.is_none()
-                && plain.object.as_deref() != Some("error");
-            if plain_chunk {
-                let chunk = Chunk {
-                    id: plain.id,
-                    model: plain.model,
-                    choices: plain.choices,
-                    ..Chunk::default()
-                };
-                return Ok(Some(Self::checked(chunk)));
+        match serde_json::from_str::<Chunk>(data) {
+            Ok(chunk)
+                if chunk.usage.is_none()
+                    && chunk.x_groq.is_none()
+                    && chunk.error.is_none()
+                    && !chunk.is_error =>
+            {
+                Ok(Some(Self::checked(chunk)))
             }
+            _ => Self::from_tree(data),
         }
-        Self::from_tree(data)
     }
 
     /// Reads event data through a JSON tree: errors in any shape, usage in
@@ -85,19 +72,13 @@ impl Payload {
             .filter(|usage| usage.is_object())
             .cloned();
         // The fields of its own are moved out of the tree, not copied.
-        let mut extra = Map::new();
-        let rebuilt: Map<String, Value> = fields
+        let rebuilt = |name: &String| REBUILT.contains(&name.as_str());
+        let (mut rebuilt, extra): (Map<String, Value>, Map<String, Value>) = fields
             .into_iter()
-            .filter_map(|(name, value)| {
-                if REBUILT.contains(&name.as_str()) {
-                    return Some((name, value));
-                }
-                if !value.is_null() {
-                    extra.insert(name, value);
-                }
-                None
-            })
-            .collect();
+            .filter(|(name, value)| rebuilt(name) || !value.is_null())
+            .partition(|(name, _)| rebuilt(name));
+        // It told an error above: of any other shape, it is ignored.
+        rebuilt.remove("object");
         let mut chunk = Chunk::deserialize(Value::Object(rebuilt)).map_err(|err| {
             Error::decode(
                 format!("event data is not a chat completion chunk: {err}"),
@@ -128,27 +109,6 @@ impl Payload {
     }
 }
 
-/// A chunk read in one pass, with the fields that tell it is not plain.
-/// It knows the fields of [`REBUILT`] and no other: a chunk with a field
-/// of its own (Perplexity's `citations`) takes the slow road, which keeps it.
-#[derive(Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-struct Plain<'a> {
-    id: Option<String>,
-    model: Option<String>,
-    #[serde(deserialize_with = "crate::wire::choices_or_null")]
-    choices: Vec<ChunkChoice>,
-    usage: Option<IgnoredAny>,
-    x_groq: Option<IgnoredAny>,
-    error: Option<IgnoredAny>,
-    #[serde(borrow)]
-    object: Option<Cow<'a, str>>,
-    created: IgnoredAny,
-    system_fingerprint: IgnoredAny,
-    service_tier: IgnoredAny,
-    obfuscation: IgnoredAny,
-}
-
 /// A chunk's top-level fields that are not kept as sent: those a streamed
 /// reply's body writes itself (`id`, `object`, `model`, `choices`, `usage`)
 /// and those that tell one chunk from another (`created`,
@@ -171,16 +131,19 @@ pub(crate) fn api_error_from_text(data: &str) -> ApiError {
     ErrorReport::from_text(data).in_band(NO_MESSAGE, None)
 }
 
-/// One streamed chunk (`chat.completion.chunk`).
+/// One streamed chunk (`chat.completion.chunk`). It knows the fields of
+/// [`REBUILT`] and those that send it through the tree, and no other: read in
+/// one pass, a chunk with a field of its own (Perplexity's `citations`) fails
+/// and takes the tree, which keeps it.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Chunk {
     /// The completion's id, the same on every chunk.
     pub id: Option<String>,
     /// The model that answered.
     pub model: Option<String>,
     /// Per-choice deltas; empty on the usage chunk.
-    #[serde(deserialize_with = "crate::wire::choices_or_null")]
+    #[serde(deserialize_with = "crate::wire::choices::<_, _, true>")]
     pub choices: Vec<ChunkChoice>,
     /// Token counts, on the last chunk when usage was asked for.
     pub usage: Option<Usage>,
@@ -192,6 +155,20 @@ pub struct Chunk {
     /// Boxed: nearly every chunk has none, and a chunk is moved several times.
     #[serde(skip)]
     pub extra: Option<Box<Map<String, Value>>>,
+    /// Groq's usage, an error, or an `object` that says "error".
+    x_groq: Option<IgnoredAny>,
+    error: Option<IgnoredAny>,
+    #[serde(rename = "object", deserialize_with = "is_error")]
+    is_error: bool,
+    created: IgnoredAny,
+    system_fingerprint: IgnoredAny,
+    service_tier: IgnoredAny,
+    obfuscation: IgnoredAny,
+}
+
+fn is_error<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    let object = Option::<Key>::deserialize(deserializer)?;
+    Ok(object.is_some_and(|Key(object)| object == "error"))
 }
 
 /// One choice's part of a chunk.
@@ -212,7 +189,6 @@ pub struct ChunkChoice {
 
 /// What a chunk adds to the message.
 #[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
 pub struct Delta {
     /// The author's role, usually on the first chunk only.
     pub role: Option<String>,
@@ -234,55 +210,30 @@ pub struct Delta {
     pub extra: Map<String, Value>,
 }
 
-impl<'de> Deserialize<'de> for Delta {
-    /// By hand: a flattened map would make serde buffer every delta.
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Fields;
-        impl<'de> serde::de::Visitor<'de> for Fields {
-            type Value = Delta;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a chat completion delta")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Delta, A::Error> {
-                let mut delta = Delta::default();
-                while let Some(Key(name)) = map.next_key()? {
-                    match &*name {
-                        "role" => delta.role = map.next_value()?,
-                        "content" => {
-                            (delta.content, delta.thinking) =
-                                ReplyContent::split_option(map.next_value()?)
-                        }
-                        "refusal" => delta.refusal = map.next_value()?,
-                        "reasoning_content" => delta.reasoning_content = map.next_value()?,
-                        "reasoning" => delta.reasoning = map.next_value()?,
-                        "reasoning_details" => {
-                            delta.reasoning_details =
-                                map.next_value::<Option<_>>()?.unwrap_or_default()
-                        }
-                        "tool_calls" => {
-                            delta.tool_calls = map.next_value::<Option<_>>()?.unwrap_or_default()
-                        }
-                        // A null says nothing: not kept (and undoes an earlier value).
-                        _ => match map.next_value()? {
-                            Value::Null => _ = delta.extra.remove(&*name),
-                            value => _ = delta.extra.insert(name.into_owned(), value),
-                        },
-                    }
-                }
-                Ok(delta)
-            }
+crate::wire::read_fields!(Delta, "a chat completion delta", |delta, name, map| {
+    match &*name {
+        "role" => delta.role = map.next_value()?,
+        "content" => {
+            (delta.content, delta.thinking) = ReplyContent::split_option(map.next_value()?)
         }
-        deserializer.deserialize_map(Fields)
+        "refusal" => delta.refusal = map.next_value()?,
+        "reasoning_content" => delta.reasoning_content = map.next_value()?,
+        "reasoning" => delta.reasoning = map.next_value()?,
+        "reasoning_details" => {
+            delta.reasoning_details = map.next_value::<Option<_>>()?.unwrap_or_default()
+        }
+        "tool_calls" => delta.tool_calls = map.next_value::<Option<_>>()?.unwrap_or_default(),
+        // A null says nothing: not kept (and undoes an earlier value).
+        _ => match map.next_value()? {
+            Value::Null => _ = delta.extra.remove(&*name),
+            value => _ = delta.extra.insert(name.into_owned(), value),
+        },
     }
-}
+});
 
 /// A fragment of a tool call.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(default)]
-#[non_exhaustive]
 pub struct ToolCallDelta {
     /// Which call this fragment belongs to; some servers leave it out.
     pub index: Option<u32>,
@@ -293,36 +244,13 @@ pub struct ToolCallDelta {
     pub kind: Option<String>,
     /// The function's name and a piece of its arguments.
     #[serde(deserialize_with = "null_as_default")]
-    pub function: FunctionDelta,
+    pub function: CallText<Option<String>>,
     /// A free-form tool's name and a piece of its input.
     #[serde(deserialize_with = "null_as_default")]
-    pub custom: CustomDelta,
+    pub custom: CallText<Option<String>>,
     /// The fragment's other fields, not `null` (Gemini 3's `extra_content`).
     #[serde(flatten)]
     pub extra: Map<String, Value>,
-}
-
-/// A fragment of a function call.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default)]
-pub struct FunctionDelta {
-    /// The function's name, usually on the call's first fragment only.
-    pub name: Option<String>,
-    /// A piece of the JSON arguments text.
-    #[serde(deserialize_with = "arguments_text")]
-    pub arguments: Option<String>,
-}
-
-/// A fragment of a free-form tool's call.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default)]
-#[non_exhaustive]
-pub struct CustomDelta {
-    /// The tool's name, usually on the call's first fragment only.
-    pub name: Option<String>,
-    /// A piece of the input text.
-    #[serde(deserialize_with = "arguments_text")]
-    pub input: Option<String>,
 }
 
 /// Reads `null` as the default value, as for a missing field.

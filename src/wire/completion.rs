@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::reply::{Reply, ReplyChoice, Usage};
 use crate::response_headers::ResponseHeaders;
 use crate::wire::error::ErrorReport;
-use crate::wire::message::{made_up_call_id, without_nulls, WireToolCall};
+use crate::wire::message::{made_up_call_id, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
 use crate::wire::usage::lenient;
 use crate::wire::Key;
@@ -21,14 +21,12 @@ const NO_MESSAGE: &str = "the server answered with an error";
 /// A chat completion (`chat.completion`).
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Completion {
-    #[serde(default)]
     pub(crate) id: Option<String>,
     /// Written for a streamed reply's JSON; never needed from a body.
-    #[serde(default, skip_deserializing)]
+    #[serde(skip_deserializing)]
     pub(crate) object: Option<String>,
-    #[serde(default)]
     pub(crate) model: Option<String>,
-    #[serde(deserialize_with = "crate::wire::choices")]
+    #[serde(deserialize_with = "crate::wire::choices::<_, _, false>")]
     pub(crate) choices: Vec<Choice>,
     /// A body's, read straight into [`Usage`] (no tree or copy on a send).
     #[serde(default, skip_serializing, deserialize_with = "lenient")]
@@ -57,65 +55,48 @@ pub(crate) struct Choice {
 #[derive(Debug, Default, Serialize)]
 pub(crate) struct AssistantMessage {
     /// Written for a streamed reply's JSON; a body's is checked, not kept.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) role: Option<String>,
-    #[serde(default)]
     pub(crate) content: Option<ReplyContent>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) refusal: Option<String>,
     #[serde(
         skip_serializing_if = "Vec::is_empty",
         serialize_with = "crate::wire::message::tool_calls"
     )]
     pub(crate) tool_calls: Vec<ToolCall>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reasoning_content: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reasoning: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reasoning_details: Option<Value>,
     /// Every other field, as the server sent it.
     #[serde(flatten)]
     pub(crate) extra: Map<String, Value>,
 }
 
-impl<'de> Deserialize<'de> for AssistantMessage {
-    /// By hand: a flattened map would make serde buffer every message.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Fields;
-        impl<'de> serde::de::Visitor<'de> for Fields {
-            type Value = AssistantMessage;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a chat completion message")
+crate::wire::read_fields!(
+    AssistantMessage,
+    "a chat completion message",
+    |message, name, map| {
+        match &*name {
+            // Nothing reads a body's role: checked to be text, not copied.
+            "role" => _ = map.next_value::<Option<Key>>()?,
+            "content" => message.content = map.next_value()?,
+            "refusal" => message.refusal = map.next_value()?,
+            "tool_calls" => {
+                let calls: Option<Vec<WireToolCall>> = map.next_value()?;
+                let calls = calls.unwrap_or_default().into_iter();
+                message.tool_calls = calls.map(ToolCall::from).collect();
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<AssistantMessage, A::Error> {
-                let mut message = AssistantMessage::default();
-                while let Some(Key(name)) = map.next_key()? {
-                    match &*name {
-                        // Nothing reads a body's role: checked to be text, not copied.
-                        "role" => _ = map.next_value::<Option<Key>>()?,
-                        "content" => message.content = map.next_value()?,
-                        "refusal" => message.refusal = map.next_value()?,
-                        "tool_calls" => {
-                            let calls: Option<Vec<WireToolCall>> = map.next_value()?;
-                            let calls = calls.unwrap_or_default().into_iter();
-                            message.tool_calls = calls.map(ToolCall::from).collect();
-                        }
-                        "reasoning_content" => message.reasoning_content = map.next_value()?,
-                        "reasoning" => message.reasoning = map.next_value()?,
-                        "reasoning_details" => message.reasoning_details = map.next_value()?,
-                        _ => _ = message.extra.insert(name.into_owned(), map.next_value()?),
-                    }
-                }
-                Ok(message)
-            }
+            "reasoning_content" => message.reasoning_content = map.next_value()?,
+            "reasoning" => message.reasoning = map.next_value()?,
+            "reasoning_details" => message.reasoning_details = map.next_value()?,
+            _ => _ = message.extra.insert(name.into_owned(), map.next_value()?),
         }
-        deserializer.deserialize_map(Fields)
     }
-}
+);
 
 /// A reply's content: text, or (Mistral's reasoning models) a list of
 /// chunks, `{"type": "thinking", "thinking": [{"type": "text", "text"}]}`
@@ -214,15 +195,12 @@ const REPLY_ONLY_FIELDS: [&str; 2] = ["annotations", "executed_tools"];
 /// The unknown fields of a reply's message that go back with it: all but
 /// [`REPLY_ONLY_FIELDS`] and nulls; `audio` as its `id` alone (a request's form).
 fn request_fields(mut extra: Map<String, Value>) -> Map<String, Value> {
-    for field in REPLY_ONLY_FIELDS {
-        extra.remove(field);
+    if let Some(audio) = extra.get_mut("audio") {
+        let id = audio.get("id").filter(|id| id.is_string());
+        *audio = id.map_or(Value::Null, |id| serde_json::json!({"id": id}));
     }
-    if let Some(audio) = extra.remove("audio") {
-        if let Some(id) = audio.get("id").filter(|id| id.is_string()) {
-            extra.insert("audio".into(), serde_json::json!({"id": id}));
-        }
-    }
-    without_nulls(extra)
+    extra.retain(|name, value| !value.is_null() && !REPLY_ONLY_FIELDS.contains(&name.as_str()));
+    extra
 }
 
 impl AssistantMessage {

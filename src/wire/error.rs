@@ -23,17 +23,12 @@ impl ErrorReport {
     /// type, code}}`, `{"error": "text"}`, or vLLM's `{"object": "error", ...}`.
     pub(crate) fn from_value(value: &Value) -> Option<ErrorReport> {
         let object = value.as_object()?;
-        match object.get("error") {
-            None | Some(Value::Null) => {}
-            Some(error) => {
-                let mut report = ErrorReport::from_fields(error);
-                // TGI names the kind beside the error: {"error", "error_type"}.
-                if report.kind.is_none() {
-                    let kind = object.get("error_type").and_then(Value::as_str);
-                    report.kind = kind.map(str::to_owned);
-                }
-                return Some(report);
-            }
+        if let Some(error) = object.get("error").filter(|error| !error.is_null()) {
+            let mut report = ErrorReport::from_fields(error);
+            // TGI names the kind beside the error: {"error", "error_type"}.
+            let kind = object.get("error_type").and_then(Value::as_str);
+            report.kind = report.kind.or_else(|| kind.map(str::to_owned));
+            return Some(report);
         }
         (object.get("object").and_then(Value::as_str) == Some("error"))
             .then(|| ErrorReport::from_fields(value))
@@ -60,15 +55,13 @@ impl ErrorReport {
             Value::Object(_) => value.get("message").and_then(json_text),
             other => json_text(other),
         };
-        let code = value.get("code");
         ErrorReport {
             message: message.filter(|message| !message.is_empty()),
             kind: value.get("type").and_then(Value::as_str).map(str::to_owned),
-            code: match code {
-                Some(Value::String(code)) => Some(code.clone()),
-                Some(Value::Number(code)) => Some(code.to_string()),
-                _ => None,
-            },
+            code: value
+                .get("code")
+                .filter(|code| code.is_string() || code.is_number())
+                .and_then(json_text),
             code_status: ["status", "status_code", "statusCode", "code"]
                 .iter()
                 .find_map(|field| value.get(field).and_then(http_status)),

@@ -104,27 +104,23 @@ pub(crate) struct WireToolCall {
     id: String,
     #[serde(rename = "type", default = "function_kind")]
     kind: String,
-    function: Option<WireFunction>,
-    custom: Option<WireCustom>,
+    function: Option<CallText<String>>,
+    custom: Option<CallText<String>>,
     #[serde(flatten)]
     extra: Map<String, Value>,
 }
 
-#[derive(Deserialize)]
-struct WireFunction {
-    #[serde(default)]
-    name: String,
-    #[serde(default, deserialize_with = "arguments_text")]
-    arguments: Option<String>,
-}
-
-/// A free-form tool's call: its name and the text the model wrote.
-#[derive(Deserialize)]
-struct WireCustom {
-    #[serde(default)]
-    name: String,
-    #[serde(default, deserialize_with = "arguments_text")]
-    input: Option<String>,
+/// A call's `function` (its `arguments`) or `custom` (a free-form tool's
+/// `input`) object. The name is a `String` in a message (`null` refused)
+/// and an `Option` in a streamed fragment (`null` is no name).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct CallText<N> {
+    pub(crate) name: N,
+    #[serde(deserialize_with = "arguments_text")]
+    pub(crate) arguments: Option<String>,
+    #[serde(deserialize_with = "arguments_text")]
+    pub(crate) input: Option<String>,
 }
 
 /// The fields [`WireToolCall`] names, never written from a call's `extra`.
@@ -136,9 +132,7 @@ fn function_kind() -> String {
 
 /// Arguments are a JSON string on the wire; a few servers send the object
 /// itself, read as its JSON text.
-pub(crate) fn arguments_text<'de, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<String>, D::Error> {
+fn arguments_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
     Ok(json_text(&Value::deserialize(deserializer)?))
 }
 
@@ -186,14 +180,9 @@ impl From<WireToolCall> for ToolCall {
 
 /// Unknown fields without those that are `null`: a null says nothing, and
 /// sending it back would only risk a strict server's refusal.
-pub(crate) fn without_nulls(extra: Map<String, Value>) -> Map<String, Value> {
-    if extra.is_empty() {
-        return extra;
-    }
+pub(crate) fn without_nulls(mut extra: Map<String, Value>) -> Map<String, Value> {
+    extra.retain(|_, value| !value.is_null());
     extra
-        .into_iter()
-        .filter(|(_, value)| !value.is_null())
-        .collect()
 }
 
 /// Tool calls from JSON text in the API's form (a non-empty array), for

@@ -41,23 +41,51 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
+/// `Deserialize` for a `Default` struct read from a map one field at a
+/// time: `$read` takes the struct, the field's [`Key`] name and the map. By
+/// hand: a flattened map would make serde buffer every value.
+macro_rules! read_fields {
+    ($type:ty, $expecting:literal, |$value:ident, $name:ident, $map:ident| $read:expr) => {
+        impl<'de> serde::Deserialize<'de> for $type {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> std::result::Result<Self, D::Error> {
+                struct Fields;
+                impl<'de> serde::de::Visitor<'de> for Fields {
+                    type Value = $type;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str($expecting)
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut $map: A,
+                    ) -> std::result::Result<$type, A::Error> {
+                        let mut $value = <$type>::default();
+                        while let Some(crate::wire::Key($name)) = $map.next_key()? {
+                            $read
+                        }
+                        Ok($value)
+                    }
+                }
+                deserializer.deserialize_map(Fields)
+            }
+        }
+    };
+}
+pub(crate) use read_fields;
+
 /// A list of choices, with room for one to start with: nearly every reply
 /// has one, and serde's first room for four takes the allocator's slow road.
-pub(crate) fn choices<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+/// With `OR_NULL`, `null` is none.
+pub(crate) fn choices<'de, D, T, const OR_NULL: bool>(deserializer: D) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
-    deserializer.deserialize_seq(Choices(PhantomData))
-}
-
-/// [`choices`], or none for `null`.
-pub(crate) fn choices_or_null<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    deserializer.deserialize_option(Choices(PhantomData))
+    match OR_NULL {
+        true => deserializer.deserialize_option(Choices(PhantomData)),
+        false => deserializer.deserialize_seq(Choices(PhantomData)),
+    }
 }
 
 struct Choices<T>(PhantomData<T>);

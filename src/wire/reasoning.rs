@@ -22,7 +22,8 @@ impl ReasoningFields {
     /// The reasoning these fields hold and the content without its think
     /// block. A field with text wins over a think block.
     pub(crate) fn read(self, content: Option<String>) -> (Option<Reasoning>, Option<String>) {
-        let details_text = self.reasoning_details.as_ref().and_then(details_text);
+        let parts = self.reasoning_details.as_ref().and_then(Value::as_array);
+        let details_text = parts.and_then(|parts| details_text(parts));
         let details = self
             .reasoning_details
             .as_ref()
@@ -84,9 +85,8 @@ pub(crate) fn split_think(content: &str) -> Option<(String, String)> {
 
 /// The text of `reasoning_details`: its parts' `text` fields (the
 /// `reasoning.text` parts; summaries and encrypted parts carry none), joined.
-pub(crate) fn details_text(details: &Value) -> Option<String> {
+pub(crate) fn details_text(details: &[Value]) -> Option<String> {
     let text: String = details
-        .as_array()?
         .iter()
         .filter_map(|part| part.get("text").and_then(Value::as_str))
         .collect();
@@ -115,9 +115,7 @@ pub(crate) fn merge_details(kept: &mut Vec<Value>, more: Vec<Value>) {
                         text.push_str(piece)
                     }
                     (_, Value::Null) => {}
-                    (_, value) => {
-                        last.insert(key.clone(), value.clone());
-                    }
+                    (_, value) => _ = last.insert(key.clone(), value.clone()),
                 }
             }
             continue;

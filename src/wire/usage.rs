@@ -75,27 +75,24 @@ impl<'de> Deserialize<'de> for Usage {
 
 impl WireUsage {
     /// Sets a field by its place from a value; `false` if of the wrong shape.
+    /// A count is read without a deserializer: a number of tokens, or `null`.
     fn set(&mut self, at: u8, value: Value) -> bool {
         fn read<T: serde::de::DeserializeOwned>(slot: &mut T, value: Value) -> bool {
             T::deserialize(value).map(|read| *slot = read).is_ok()
         }
-        let read = match at {
-            0 => count_of(&value).map(|n| self.prompt_tokens = n),
-            1 => count_of(&value).map(|n| self.completion_tokens = n),
-            2 => count_of(&value).map(|n| self.total_tokens = n),
+        let slot = match at {
+            0 => &mut self.prompt_tokens,
+            1 => &mut self.completion_tokens,
+            2 => &mut self.total_tokens,
             3 => return read(&mut self.prompt_tokens_details, value),
             _ => return read(&mut self.completion_tokens_details, value),
         };
-        read.is_some()
-    }
-}
-
-/// A count as [`WireUsage`] reads it (a number of tokens, or `null`),
-/// without a deserializer; `None` for anything else.
-fn count_of(value: &Value) -> Option<Option<u64>> {
-    match value {
-        Value::Null => Some(None),
-        value => value.as_u64().map(Some),
+        match value.as_u64() {
+            Some(count) => *slot = Some(count),
+            None if value.is_null() => *slot = None,
+            None => return false,
+        }
+        true
     }
 }
 

@@ -10,7 +10,7 @@ use crate::stream::{SseItem, SseParser, StreamDecoder, StreamEvent, StreamResult
 /// The parser's test-only ways in: a default parser, and whole-slice feeding.
 impl SseParser {
     pub fn new() -> Self {
-        Self::default()
+        Self::with_limit(crate::config::DEFAULT_MAX_EVENT_BYTES as usize)
     }
 
     /// Pushes `bytes` and returns every item they complete.

@@ -122,17 +122,16 @@ pub(crate) fn tool_calls<S: Serializer>(
 ) -> Result<S::Ok, S::Error> {
     serializer.collect_seq(calls.iter().map(|call| {
         let custom = call.kind == CUSTOM;
+        let text = CallOut {
+            name: &call.name,
+            arguments: (!custom).then_some(call.arguments.as_str()),
+            input: custom.then_some(call.arguments.as_str()),
+        };
         ToolCallOut {
             id: &call.id,
             kind: &call.kind,
-            function: (!custom).then_some(FunctionOut {
-                name: &call.name,
-                arguments: &call.arguments,
-            }),
-            custom: custom.then_some(CustomOut {
-                name: &call.name,
-                input: &call.arguments,
-            }),
+            function: (!custom).then_some(text),
+            custom: custom.then_some(text),
             extra: ExtraOut {
                 reasoning: Vec::new(),
                 extra: &call.extra,
@@ -149,23 +148,21 @@ struct ToolCallOut<'a> {
     #[serde(rename = "type")]
     kind: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    function: Option<FunctionOut<'a>>,
+    function: Option<CallOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    custom: Option<CustomOut<'a>>,
+    custom: Option<CallOut<'a>>,
     #[serde(flatten)]
     extra: ExtraOut<'a>,
 }
 
-#[derive(Serialize)]
-struct FunctionOut<'a> {
+/// A [`CallText`](super::CallText) to write, borrowed.
+#[derive(Serialize, Clone, Copy)]
+struct CallOut<'a> {
     name: &'a str,
-    arguments: &'a str,
-}
-
-#[derive(Serialize)]
-struct CustomOut<'a> {
-    name: &'a str,
-    input: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arguments: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input: Option<&'a str>,
 }
 
 /// The reasoning fields, then the unknown fields but those the wire form
