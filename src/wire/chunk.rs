@@ -2,6 +2,8 @@
 //! stream. Any field may be missing or `null`; data that is not JSON, or a
 //! known field of the wrong shape (`"choices": 3`), is a decode error.
 
+use std::borrow::Cow;
+
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
@@ -11,7 +13,6 @@ pub use crate::reply::Usage;
 use crate::wire::completion::ReplyContent;
 use crate::wire::error::ErrorReport;
 use crate::wire::message::CallText;
-use crate::wire::Key;
 
 /// The message of a server error that came without one.
 const NO_MESSAGE: &str = "the server reported an error in the stream";
@@ -39,17 +40,23 @@ impl Payload {
         };
         // Nearly every chunk is plain: read in one pass. One with usage or
         // that may be an error takes the tree.
-        match serde_json::from_str::<Chunk>(data) {
-            Ok(chunk)
-                if chunk.usage.is_none()
-                    && chunk.x_groq.is_none()
-                    && chunk.error.is_none()
-                    && !chunk.is_error =>
-            {
-                Ok(Some(Self::checked(chunk)))
+        if let Ok(plain) = serde_json::from_str::<Plain<'_>>(data) {
+            // No usage (in either place) and nothing that may be an error.
+            let plain_chunk = plain.usage.is_none()
+                && plain.x_groq.is_none()
+                && plain.error.is_none()
+                && plain.object.as_deref() != Some("error");
+            if plain_chunk {
+                let chunk = Chunk {
+                    id: plain.id,
+                    model: plain.model,
+                    choices: plain.choices,
+                    ..Chunk::default()
+                };
+                return Ok(Some(Self::checked(chunk)));
             }
-            _ => Self::from_tree(data),
         }
+        Self::from_tree(data)
     }
 
     /// Reads event data through a JSON tree: errors in any shape, usage in
@@ -73,12 +80,10 @@ impl Payload {
             .cloned();
         // The fields of its own are moved out of the tree, not copied.
         let rebuilt = |name: &String| REBUILT.contains(&name.as_str());
-        let (mut rebuilt, extra): (Map<String, Value>, Map<String, Value>) = fields
+        let (rebuilt, extra): (Map<String, Value>, Map<String, Value>) = fields
             .into_iter()
             .filter(|(name, value)| rebuilt(name) || !value.is_null())
             .partition(|(name, _)| rebuilt(name));
-        // It told an error above: of any other shape, it is ignored.
-        rebuilt.remove("object");
         let mut chunk = Chunk::deserialize(Value::Object(rebuilt)).map_err(|err| {
             Error::decode(
                 format!("event data is not a chat completion chunk: {err}"),
@@ -109,6 +114,27 @@ impl Payload {
     }
 }
 
+/// A chunk read in one pass, with the fields that tell it is not plain.
+/// It knows the fields of [`REBUILT`] and no other: a chunk with a field
+/// of its own (Perplexity's `citations`) takes the slow road, which keeps it.
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct Plain<'a> {
+    id: Option<String>,
+    model: Option<String>,
+    #[serde(deserialize_with = "crate::wire::choices_or_null")]
+    choices: Vec<ChunkChoice>,
+    usage: Option<IgnoredAny>,
+    x_groq: Option<IgnoredAny>,
+    error: Option<IgnoredAny>,
+    #[serde(borrow)]
+    object: Option<Cow<'a, str>>,
+    created: IgnoredAny,
+    system_fingerprint: IgnoredAny,
+    service_tier: IgnoredAny,
+    obfuscation: IgnoredAny,
+}
+
 /// A chunk's top-level fields that are not kept as sent: those a streamed
 /// reply's body writes itself (`id`, `object`, `model`, `choices`, `usage`)
 /// and those that tell one chunk from another (`created`,
@@ -131,12 +157,9 @@ pub(crate) fn api_error_from_text(data: &str) -> ApiError {
     ErrorReport::from_text(data).in_band(NO_MESSAGE, None)
 }
 
-/// One streamed chunk (`chat.completion.chunk`). It knows the fields of
-/// [`REBUILT`] and those that send it through the tree, and no other: read in
-/// one pass, a chunk with a field of its own (Perplexity's `citations`) fails
-/// and takes the tree, which keeps it.
+/// One streamed chunk (`chat.completion.chunk`).
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub struct Chunk {
     /// The completion's id, the same on every chunk.
     pub id: Option<String>,
@@ -155,20 +178,6 @@ pub struct Chunk {
     /// Boxed: nearly every chunk has none, and a chunk is moved several times.
     #[serde(skip)]
     pub extra: Option<Box<Map<String, Value>>>,
-    /// Groq's usage, an error, or an `object` that says "error".
-    x_groq: Option<IgnoredAny>,
-    error: Option<IgnoredAny>,
-    #[serde(rename = "object", deserialize_with = "is_error")]
-    is_error: bool,
-    created: IgnoredAny,
-    system_fingerprint: IgnoredAny,
-    service_tier: IgnoredAny,
-    obfuscation: IgnoredAny,
-}
-
-fn is_error<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    let object = Option::<Key>::deserialize(deserializer)?;
-    Ok(object.is_some_and(|Key(object)| object == "error"))
 }
 
 /// One choice's part of a chunk.
