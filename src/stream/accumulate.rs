@@ -172,8 +172,15 @@ impl ChoiceState {
         if !delta.extra.is_empty() {
             result.extra.extend(delta.extra);
         }
-        let details = details_text(&delta.reasoning_details);
-        merge_details(&mut result.reasoning_details, delta.reasoning_details);
+        // Nearly every delta has no details: nothing to read or merge then.
+        let details = match delta.reasoning_details {
+            details if details.is_empty() => None,
+            details => {
+                let text = details_text(&details);
+                merge_details(&mut result.reasoning_details, details);
+                text
+            }
+        };
         // One field per delta: a server that fills two fills them alike.
         let reasoning = first_text([
             (delta.reasoning_content, ReasoningField::ReasoningContent),
@@ -220,7 +227,10 @@ impl ChoiceState {
             .as_ref()
             .is_some_and(|(_, field)| *field != ReasoningField::ThinkTags);
         if (parsed_apart && !self.think.found()) || self.think.passes_through() {
-            return self.split_out(String::new(), content, pieces);
+            // Nearly every delta: its text goes out as it came.
+            self.result.content.push_str(&content);
+            pieces.push(StreamEvent::Delta(content));
+            return;
         }
         let (reasoning, content) = self.think.push(&content);
         self.split_out(reasoning, content, pieces);

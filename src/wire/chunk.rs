@@ -122,7 +122,7 @@ impl Payload {
 struct Plain<'a> {
     id: Option<String>,
     model: Option<String>,
-    #[serde(deserialize_with = "crate::wire::choices_or_null")]
+    #[serde(deserialize_with = "crate::wire::choices::<_, _, true>")]
     choices: Vec<ChunkChoice>,
     usage: Option<IgnoredAny>,
     x_groq: Option<IgnoredAny>,
