@@ -27,10 +27,8 @@ pub(crate) fn of_transport<T>(
             Attempt::Failed(silent(endpoint, settings.idle_timeout))
         }
         ureq::Error::Timeout(which) => Attempt::retryable(timed_out(endpoint, settings, which)),
-        ureq::Error::Io(ref io) if is_timeout(io) => {
-            Attempt::retryable(timed_out(endpoint, settings, ureq::Timeout::Global))
-        }
-        ureq::Error::Io(_) | ureq::Error::ConnectionFailed | ureq::Error::HostNotFound => {
+        ureq::Error::Io(io) => Attempt::retryable(of_read(endpoint, settings, io)),
+        ureq::Error::ConnectionFailed | ureq::Error::HostNotFound => {
             Attempt::retryable(transport_error(endpoint, error))
         }
         ureq::Error::BadUri(ref why) => {
@@ -44,7 +42,8 @@ pub(crate) fn of_transport<T>(
     }
 }
 
-/// Sorts an error of a read from a body that has begun to arrive.
+/// Sorts an I/O error: of a request, or of a read from a body that has
+/// begun to arrive.
 pub(crate) fn of_read(endpoint: &str, settings: &Settings, error: std::io::Error) -> Error {
     match error {
         error if connect::is_silence(&error) => silent(endpoint, settings.idle_timeout),
