@@ -208,12 +208,10 @@ fn strict(candidate: Candidate<'_>) -> Option<(Value, usize)> {
     let rest = text.get(start..)?;
     // Parsing prose as strict JSON would be wasted work: the character after
     // the opener tells whether the candidate can be valid JSON at all.
-    let mut chars = rest.chars();
-    let opener = chars.next();
-    let first = chars.as_str().trim_start().chars().next()?;
-    let may_be_valid = match opener {
-        Some('{') => matches!(first, '"' | '}'),
-        Some('[') => {
+    let first = rest.get(1..)?.trim_start().chars().next()?;
+    let may_be_valid = match rest.as_bytes()[0] {
+        b'{' => matches!(first, '"' | '}'),
+        b'[' => {
             matches!(first, '"' | '{' | '[' | ']' | '-' | 't' | 'f' | 'n') || first.is_ascii_digit()
         }
         _ => false,

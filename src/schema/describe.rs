@@ -36,9 +36,12 @@ pub(super) fn describe_choices(root: &Value, choices: &[Value]) -> String {
         flatten(root, choice, &mut alternatives, 0);
     }
     let bare: Vec<&str> = alternatives.iter().filter_map(|a| bare_type(a)).collect();
+    // A choice whose every fixed value has one of the bare types is held.
+    let held = |value: &Value| bare.iter().any(|name| has_type(value, name));
     let mut words: Vec<String> = Vec::new();
     for alternative in alternatives {
-        if bare_type(alternative).is_none() && held_by(alternative, &bare) {
+        let values = fixed(alternative).unwrap_or_default();
+        if bare_type(alternative).is_none() && !values.is_empty() && values.iter().all(held) {
             continue;
         }
         let text = alone(root, alternative);
@@ -150,13 +153,6 @@ fn bare_type(schema: &Value) -> Option<&str> {
     let object = schema.as_object()?;
     only_check(object).filter(|key| *key == "type")?;
     object["type"].as_str()
-}
-
-/// Whether every value `schema` fixes has one of the `bare` types.
-fn held_by(schema: &Value, bare: &[&str]) -> bool {
-    let held = |value: &Value| bare.iter().any(|name| has_type(value, name));
-    let values = fixed(schema).unwrap_or_default();
-    !values.is_empty() && values.iter().all(held)
 }
 
 /// One alternative in words.
