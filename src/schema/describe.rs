@@ -7,8 +7,7 @@ use std::mem::discriminant;
 
 use serde_json::{Map, Value};
 
-use super::types::is_annotation;
-use super::types::{follow, has_type, show_number, type_names};
+use super::types::{follow, has_type, is_annotation, show_number, type_names, NUMBERS};
 
 /// A bound's keyword, when a value keeps to it, and its words.
 type Bound = (&'static str, fn(Ordering) -> bool, &'static str);
@@ -182,7 +181,7 @@ fn alone(root: &Value, schema: &Value) -> String {
 /// The types that a schema without `type` speaks of, by its keywords.
 fn implied_types(object: &Map<String, Value>) -> Vec<&'static str> {
     let families = [
-        ("number", "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf"),
+        ("number", NUMBERS),
         ("string", "minLength maxLength"),
         ("array", "items prefixItems minItems maxItems uniqueItems contains"),
         ("object", "properties required additionalProperties minProperties maxProperties propertyNames dependentRequired"),
