@@ -66,14 +66,16 @@ pub(crate) fn check_schema(
     Ok(())
 }
 
-/// Each keyword's value has the form the keyword needs: keywords whose
-/// values share a form, the test of that form, and its name.
+/// Keywords whose values share a form, the test of that form, and its name.
+type Family = (&'static str, fn(&Value) -> bool, &'static str);
+
+/// Each keyword's value has the form the keyword needs.
 fn check_forms(object: &Map<String, Value>, at: &str) -> std::result::Result<(), String> {
     let (types, property_names) = (
         "one of the seven type names, or an array of them",
         "an array of property names",
     );
-    let families: [(&str, fn(&Value) -> bool, &str); 10] = [
+    let families: [Family; 10] = [
         (SCHEMA_LISTS, Value::is_array, "an array of schemas"),
         (SCHEMA_MAPS, Value::is_object, "an object of schemas"),
         (NUMBERS, Value::is_number, "a number"),
