@@ -84,16 +84,13 @@ fn find_key(map: &Map<String, Value>, names: &[&str]) -> Option<String> {
         .cloned()
 }
 
-fn field<'v>(map: &'v Map<String, Value>, names: &[&str]) -> Option<&'v Value> {
-    find_key(map, names).and_then(|key| map.get(&key))
-}
-
 /// One item; the error says why it was skipped.
 fn ingredient_from_item(item: &Value) -> Result<Ingredient, String> {
     let Value::Object(map) = item else {
         return Err(format!("is {}, not an object", kind(item)));
     };
-    let ingredient = match field(map, &NAME_KEYS) {
+    let field = |names: &[&str]| find_key(map, names).and_then(|key| map.get(&key));
+    let ingredient = match field(&NAME_KEYS) {
         Some(Value::String(name)) if !name.trim().is_empty() => name.trim().to_owned(),
         Some(Value::String(_)) => return Err("has an empty \"ingredient\"".to_owned()),
         Some(other) => {
@@ -104,14 +101,14 @@ fn ingredient_from_item(item: &Value) -> Result<Ingredient, String> {
         }
         None => return Err("has no \"ingredient\"".to_owned()),
     };
-    let (quantity, unit_in_quantity) = match field(map, &QUANTITY_KEYS) {
+    let (quantity, unit_in_quantity) = match field(&QUANTITY_KEYS) {
         // serde_json holds finite numbers only.
         Some(Value::Number(number)) => (number.as_f64().unwrap_or(0.0), None),
         Some(Value::String(text)) => quantity_from_text(text),
         // Missing, null, or not a quantity at all (bool, array, object).
         _ => (0.0, None),
     };
-    let unit = match field(map, &UNIT_KEYS) {
+    let unit = match field(&UNIT_KEYS) {
         Some(Value::String(unit)) => clean_unit(unit),
         _ => None,
     };

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::candidates;
-use super::repair::{self, Candidate, Placement, RepairError};
+use super::repair::{self, Candidate, RepairError};
 use super::strings::LineCache;
 use crate::error::{Error, Result};
 
@@ -45,7 +45,7 @@ fn search_text<T>(text: &str, accept: &mut impl Accept<T>) -> Result<T, String> 
                 .get(..fence.offset + fence.content.len())
                 .unwrap_or(text),
             start: fence.offset,
-            placement: Placement::Leading,
+            leads: true,
         };
         let info = Some(fence.info.to_owned());
         if let Ok((value, ..)) = log.attempt(candidate, info, accept) {
@@ -61,11 +61,7 @@ fn search_text<T>(text: &str, accept: &mut impl Accept<T>) -> Result<T, String> 
     let bare = |start| Candidate {
         text,
         start,
-        placement: if start == leading {
-            Placement::Leading
-        } else {
-            Placement::InProse
-        },
+        leads: start == leading,
     };
     if text.trim_start().starts_with('(') {
         match log.attempt(bare(leading), None, accept) {
@@ -89,12 +85,13 @@ fn search_text<T>(text: &str, accept: &mut impl Accept<T>) -> Result<T, String> 
     guessed.ok_or_else(|| log.summary(text))
 }
 
-/// What was tried, kept small: a count, the failure that got furthest, the
+/// What was tried, kept small: a count, the failure that got furthest (with
+/// the info word of its fenced block, `None` for a bare candidate), the
 /// first JSON found but refused; and what the string reader learned.
 #[derive(Default)]
 struct Log {
     tried: usize,
-    best: Option<(Origin, usize, RepairError)>,
+    best: Option<(Option<String>, usize, RepairError)>,
     rejection: Option<String>,
     lines: LineCache,
 }
@@ -125,7 +122,7 @@ impl Log {
     fn attempt<T>(
         &mut self,
         candidate: Candidate<'_>,
-        origin: Origin,
+        origin: Option<String>,
         accept: &mut impl Accept<T>,
     ) -> Attempt<T> {
         let found = match strict(candidate) {
@@ -140,25 +137,21 @@ impl Log {
                     })
             }),
         };
-        let (value, end, guessed) = match found {
-            Ok(found) => found,
-            Err(error) => {
-                let resume = error.resume;
-                self.fail(origin, candidate.start, error);
-                return Err(resume);
-            }
-        };
-        match accept(value) {
-            Ok(value) => Ok((value, end, guessed)),
-            Err(why) => {
+        let (value, end, guessed) = found.map_err(|error| {
+            let resume = error.resume;
+            self.fail(origin, candidate.start, error);
+            resume
+        })?;
+        accept(value)
+            .map(|value| (value, end, guessed))
+            .map_err(|why| {
                 self.reject(why);
-                Err(end)
-            }
-        }
+                end
+            })
     }
 
     /// Counts a failure, and keeps it when it got further than the best so far.
-    fn fail(&mut self, origin: Origin, start: usize, error: RepairError) {
+    fn fail(&mut self, origin: Option<String>, start: usize, error: RepairError) {
         self.tried += 1;
         let progress = error.offset.saturating_sub(start);
         let further = self
@@ -215,12 +208,10 @@ fn strict(candidate: Candidate<'_>) -> Option<(Value, usize)> {
     let rest = text.get(start..)?;
     // Parsing prose as strict JSON would be wasted work: the character after
     // the opener tells whether the candidate can be valid JSON at all.
-    let mut chars = rest.chars();
-    let opener = chars.next();
-    let first = chars.as_str().trim_start().chars().next()?;
-    let may_be_valid = match opener {
-        Some('{') => matches!(first, '"' | '}'),
-        Some('[') => {
+    let first = rest.get(1..)?.trim_start().chars().next()?;
+    let may_be_valid = match rest.as_bytes()[0] {
+        b'{' => matches!(first, '"' | '}'),
+        b'[' => {
             matches!(first, '"' | '{' | '[' | ']' | '-' | 't' | 'f' | 'n') || first.is_ascii_digit()
         }
         _ => false,
@@ -246,10 +237,6 @@ fn depth(value: &Value) -> usize {
     };
     1 + children.unwrap_or(0)
 }
-
-/// The info word of the fenced block a candidate came from; `None` for a bare
-/// one (a tuple, an object or an array of the text).
-type Origin = Option<String>;
 
 /// `line L column C` (both from 1, columns in chars) for a byte offset.
 fn position(text: &str, offset: usize) -> String {

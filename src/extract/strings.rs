@@ -96,7 +96,7 @@ impl LineCache {
             .filter(|closers| closers.answers(pos, text.len()));
         let closers = cached.unwrap_or_else(|| Closers::scan(text, pos));
         self.closers = Some(closers);
-        closers.last(family).is_some_and(|last| last >= pos)
+        closers.last[family].is_some_and(|last| last >= pos)
     }
 }
 
@@ -120,10 +120,11 @@ fn escape(cursor: &mut Cursor<'_>, out: &mut String) {
             match char::decode_utf16([code, low.unwrap_or(0)]).next() {
                 Some(Ok(pair)) if pair.len_utf16() == 2 => {
                     cursor.pos += 6;
-                    push_unicode_escape(out, code.into());
-                    push_unicode_escape(out, low.unwrap_or(0).into());
+                    let _ = write!(out, "\\u{code:04x}\\u{:04x}", low.unwrap_or(0));
                 }
-                Some(Ok(_)) => push_unicode_escape(out, code.into()),
+                Some(Ok(_)) => {
+                    let _ = write!(out, "\\u{code:04x}");
+                }
                 _ => out.push_str("\\ufffd"),
             }
         }
@@ -165,9 +166,7 @@ fn quote_family(c: char) -> Option<usize> {
 }
 
 fn closes(family: usize, c: char) -> bool {
-    FAMILIES
-        .get(family)
-        .is_some_and(|(_, closers)| closers.contains(&c))
+    FAMILIES[family].1.contains(&c)
 }
 
 /// Whether a quote followed by `after` ends a string: `,` `:` `}` `]`, a
@@ -260,10 +259,6 @@ impl Closers {
             || (self.line_end < self.text_len && self.line_end < text_len);
         same_line && same_end
     }
-
-    fn last(&self, family: usize) -> Option<usize> {
-        self.last.get(family).copied().flatten()
-    }
 }
 
 /// Writes `c` as it must appear inside a JSON string.
@@ -276,14 +271,11 @@ fn push_escaped_char(out: &mut String, c: char) {
         '\t' => out.push_str("\\t"),
         '\u{8}' => out.push_str("\\b"),
         '\u{c}' => out.push_str("\\f"),
-        c if u32::from(c) < 0x20 => push_unicode_escape(out, u32::from(c)),
+        c if u32::from(c) < 0x20 => {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        }
         c => out.push(c),
     }
-}
-
-/// Writes `\uXXXX` for a UTF-16 code unit.
-fn push_unicode_escape(out: &mut String, code: u32) {
-    let _ = write!(out, "\\u{code:04x}");
 }
 
 #[cfg(test)]

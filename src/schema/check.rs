@@ -237,7 +237,28 @@ impl<'s> Checker<'s> {
         let (object, value) = (here.object, here.value);
         let bounds = ["minProperties", "maxProperties"];
         self.counted(here, members.len(), bounds, "properties", walk);
-        required(object, members, value, walk);
+        let mut missing = |name: &str, because: Option<&str>| {
+            if !members.contains_key(name) {
+                walk.add(value, || What::Missing {
+                    name: name.to_owned(),
+                    because: because.map(str::to_owned),
+                });
+            }
+        };
+        for name in object.get("required").map_or(Vec::new(), type_names) {
+            missing(name, None);
+        }
+        // `dependentRequired`: the names a present property requires.
+        if let Some(Value::Object(dependent)) = object.get("dependentRequired") {
+            let present = dependent
+                .iter()
+                .filter(|(name, _)| members.contains_key(*name));
+            for (name, needs) in present {
+                for needed in type_names(needs) {
+                    missing(needed, Some(name));
+                }
+            }
+        }
         for (name, member) in members {
             if let Some(names) = object.get("propertyNames") {
                 if !self.matches(names, &Value::String(name.clone()), here.depth) {
@@ -273,8 +294,15 @@ impl<'s> Checker<'s> {
                 });
             }
         }
-        if object.get("uniqueItems") == Some(&Value::Bool(true)) {
-            unique(items, here.value, walk);
+        // `uniqueItems`: the first item that repeats an earlier one.
+        let unique = object.get("uniqueItems") == Some(&Value::Bool(true));
+        let repeats = |(index, item): &(usize, &Value)| {
+            unique && items[..*index].iter().any(|earlier| same(earlier, item))
+        };
+        if let Some((index, item)) = items.iter().enumerate().find(repeats) {
+            walk.other(here.value, || {
+                format!("item {index} repeats an earlier item, {}", quote(item))
+            });
         }
         if let Some(contains) = object.get("contains") {
             let count = items
@@ -291,48 +319,5 @@ impl<'s> Checker<'s> {
                 });
             }
         }
-    }
-}
-
-/// `required` and `dependentRequired`.
-fn required(
-    object: &Map<String, Value>,
-    members: &Map<String, Value>,
-    value: &Value,
-    walk: &mut Walk,
-) {
-    let mut missing = |name: &str, because: Option<&str>| {
-        if !members.contains_key(name) {
-            walk.add(value, || What::Missing {
-                name: name.to_owned(),
-                because: because.map(str::to_owned),
-            });
-        }
-    };
-    for name in object.get("required").map_or(Vec::new(), type_names) {
-        missing(name, None);
-    }
-    if let Some(Value::Object(dependent)) = object.get("dependentRequired") {
-        let present = dependent
-            .iter()
-            .filter(|(name, _)| members.contains_key(*name));
-        for (name, needs) in present {
-            for needed in type_names(needs) {
-                missing(needed, Some(name));
-            }
-        }
-    }
-}
-
-/// `uniqueItems`: the first item that repeats an earlier one.
-fn unique(items: &[Value], value: &Value, walk: &mut Walk) {
-    let repeated = items
-        .iter()
-        .enumerate()
-        .find(|(index, item)| items[..*index].iter().any(|earlier| same(earlier, item)));
-    if let Some((index, item)) = repeated {
-        walk.other(value, || {
-            format!("item {index} repeats an earlier item, {}", quote(item))
-        });
     }
 }

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::check::{Checker, Here, Walk};
-use super::describe::{describe_choices, fixed_values, may_hold, one_of};
+use super::describe::{describe_choices, fixed, may_hold, one_of};
 use super::problem::{Problems, Step, What};
 use super::types::{follow, type_names};
 
@@ -121,7 +121,7 @@ impl<'s> Checker<'s> {
             None => {
                 let values: Vec<Value> = tags
                     .iter()
-                    .flat_map(|schema| fixed_values(schema).to_vec())
+                    .flat_map(|schema| fixed(schema).unwrap_or_default().to_vec())
                     .collect();
                 walk.within(Step::Key(name.to_owned()), |walk| {
                     found.add(&walk.path, tag, || What::not(one_of(&values), tag))
@@ -145,7 +145,7 @@ impl<'s> Checker<'s> {
                 .map(|shape| {
                     let required = type_names(shape.get("required")?).contains(&name);
                     let tag = follow(self.root, shape.get("properties")?.get(name)?);
-                    (required && !fixed_values(tag).is_empty()).then_some(tag)
+                    (required && !fixed(tag).unwrap_or_default().is_empty()).then_some(tag)
                 })
                 .collect();
             Some((name, tags?))

@@ -7,8 +7,7 @@ use std::mem::discriminant;
 
 use serde_json::{Map, Value};
 
-use super::types::is_annotation;
-use super::types::{follow, has_type, show_number, type_names};
+use super::types::{follow, has_type, is_annotation, show_number, type_names, NUMBERS};
 
 /// A bound's keyword, when a value keeps to it, and its words.
 type Bound = (&'static str, fn(Ordering) -> bool, &'static str);
@@ -36,9 +35,12 @@ pub(super) fn describe_choices(root: &Value, choices: &[Value]) -> String {
         flatten(root, choice, &mut alternatives, 0);
     }
     let bare: Vec<&str> = alternatives.iter().filter_map(|a| bare_type(a)).collect();
+    // A choice whose every fixed value has one of the bare types is held.
+    let held = |value: &Value| bare.iter().any(|name| has_type(value, name));
     let mut words: Vec<String> = Vec::new();
     for alternative in alternatives {
-        if bare_type(alternative).is_none() && held_by(alternative, &bare) {
+        let values = fixed(alternative).unwrap_or_default();
+        if bare_type(alternative).is_none() && !values.is_empty() && values.iter().all(held) {
             continue;
         }
         let text = alone(root, alternative);
@@ -52,7 +54,8 @@ pub(super) fn describe_choices(root: &Value, choices: &[Value]) -> String {
 /// Whether `schema` could hold a value of `value`'s type; nested choices
 /// are looked into one level deep, so that the look stays cheap.
 pub(super) fn may_hold(root: &Value, schema: &Value, value: &Value, nesting: usize) -> bool {
-    let object = match follow(root, schema) {
+    let schema = follow(root, schema);
+    let object = match schema {
         Value::Bool(accepts) => return *accepts,
         Value::Object(object) => object,
         _ => return true,
@@ -60,7 +63,7 @@ pub(super) fn may_hold(root: &Value, schema: &Value, value: &Value, nesting: usi
     if let Some(kind) = object.get("type") {
         return type_names(kind).iter().any(|name| has_type(value, name));
     }
-    if let Some(values) = fixed(object) {
+    if let Some(values) = fixed(schema) {
         return values
             .iter()
             .any(|fixed| discriminant(fixed) == discriminant(value));
@@ -135,13 +138,9 @@ fn choices(object: &Map<String, Value>) -> Option<&Vec<Value>> {
         .and_then(Value::as_array)
 }
 
-/// The values a schema fixes with `enum` or `const`; empty when it fixes none.
-pub(super) fn fixed_values(schema: &Value) -> &[Value] {
-    schema.as_object().and_then(fixed).unwrap_or(&[])
-}
-
-fn fixed(object: &Map<String, Value>) -> Option<&[Value]> {
-    match (object.get("enum"), object.get("const")) {
+/// The values a schema fixes with `enum` or `const`, if it fixes them.
+pub(super) fn fixed(schema: &Value) -> Option<&[Value]> {
+    match (schema.get("enum"), schema.get("const")) {
         (Some(Value::Array(values)), _) => Some(values),
         (_, Some(constant)) => Some(std::slice::from_ref(constant)),
         _ => None,
@@ -155,13 +154,6 @@ fn bare_type(schema: &Value) -> Option<&str> {
     object["type"].as_str()
 }
 
-/// Whether every value `schema` fixes has one of the `bare` types.
-fn held_by(schema: &Value, bare: &[&str]) -> bool {
-    let held = |value: &Value| bare.iter().any(|name| has_type(value, name));
-    let values = fixed_values(schema);
-    !values.is_empty() && values.iter().all(held)
-}
-
 /// One alternative in words.
 fn alone(root: &Value, schema: &Value) -> String {
     let object = match schema {
@@ -169,7 +161,7 @@ fn alone(root: &Value, schema: &Value) -> String {
         Value::Object(object) => object,
         _ => return "any value".to_owned(),
     };
-    if let Some(values) = fixed(object) {
+    if let Some(values) = fixed(schema) {
         return one_of(values);
     }
     let names = object
@@ -189,7 +181,7 @@ fn alone(root: &Value, schema: &Value) -> String {
 /// The types that a schema without `type` speaks of, by its keywords.
 fn implied_types(object: &Map<String, Value>) -> Vec<&'static str> {
     let families = [
-        ("number", "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf"),
+        ("number", NUMBERS),
         ("string", "minLength maxLength"),
         ("array", "items prefixItems minItems maxItems uniqueItems contains"),
         ("object", "properties required additionalProperties minProperties maxProperties propertyNames dependentRequired"),
@@ -260,12 +252,12 @@ fn array(root: &Value, object: &Map<String, Value>) -> String {
 
 /// Values of `schema` in the plural: "strings", `"text" and "audio"`.
 fn plural(root: &Value, schema: &Value) -> Option<String> {
-    let object = follow(root, schema).as_object()?;
-    if let Some(values) = fixed(object) {
+    let schema = follow(root, schema);
+    if let Some(values) = fixed(schema) {
         let quoted: Vec<String> = values.iter().map(Value::to_string).collect();
         return Some(listed(&quoted));
     }
-    Some(format!("{}s", object.get("type")?.as_str()?))
+    Some(format!("{}s", schema.get("type")?.as_str()?))
 }
 
 /// ` with "type": "text" and "json_schema"`, ` of strings`, or nothing.
@@ -277,7 +269,7 @@ fn shape(root: &Value, object: &Map<String, Value>) -> String {
             .iter()
             .map(|name| {
                 let tag = properties.and_then(|properties| properties.get(*name));
-                match tag.map(|schema| fixed_values(follow(root, schema))) {
+                match tag.and_then(|schema| fixed(follow(root, schema))) {
                     Some([one]) => format!("{name:?}: {one}"),
                     _ => format!("{name:?}"),
                 }

@@ -43,35 +43,27 @@ pub(crate) fn check_schema(
             quote(reference)
         ));
     }
-    for (keyword, inner) in subschemas(object) {
-        check_schema(inner, root, &format!("{at}/{keyword}"), depth + 1)?;
-    }
-    Ok(())
-}
-
-/// Every subschema directly inside a schema object, with its path suffix.
-fn subschemas(object: &Map<String, Value>) -> Vec<(String, &Value)> {
-    let mut found = Vec::new();
+    let inner = |path: String, schema| check_schema(schema, root, &path, depth + 1);
     for keyword in ONE_SCHEMA.split(' ') {
-        if let Some(inner) = object.get(keyword) {
-            found.push((keyword.to_owned(), inner));
+        if let Some(schema) = object.get(keyword) {
+            inner(format!("{at}/{keyword}"), schema)?;
         }
     }
     for keyword in SCHEMA_LISTS.split(' ') {
         if let Some(Value::Array(items)) = object.get(keyword) {
-            for (index, inner) in items.iter().enumerate() {
-                found.push((format!("{keyword}/{index}"), inner));
+            for (index, schema) in items.iter().enumerate() {
+                inner(format!("{at}/{keyword}/{index}"), schema)?;
             }
         }
     }
     for keyword in SCHEMA_MAPS.split(' ') {
         if let Some(Value::Object(map)) = object.get(keyword) {
-            for (name, inner) in map {
-                found.push((format!("{keyword}/{}", escape(name)), inner));
+            for (name, schema) in map {
+                inner(format!("{at}/{keyword}/{}", escape(name)), schema)?;
             }
         }
     }
-    found
+    Ok(())
 }
 
 /// Keywords whose values share a form, the test of that form, and its name.

@@ -6,7 +6,7 @@
 
 use std::cmp::Ordering;
 
-use serde_json::{Number, Value};
+use serde_json::{Map, Number, Value};
 
 /// Keywords whose check needs more than this subset; a schema that uses one
 /// is refused, so that no check is skipped without the caller knowing.
@@ -119,20 +119,16 @@ pub(super) fn referred<'s>(root: &'s Value, schema: &Value) -> Option<&'s Value>
 /// The schema that `schema` stands for when it is only a `$ref` (plus
 /// annotations), followed through: for messages, never to skip a check.
 pub(crate) fn follow<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
+    // Only a schema that checks nothing beside its `$ref` is followed.
+    let only_a_reference =
+        |object: &Map<String, Value>| object.keys().all(|key| key == "$ref" || is_annotation(key));
     for _ in 0..MAX_HOPS {
         match referred(root, schema) {
-            Some(target) if only_a_reference(schema) => schema = target,
+            Some(target) if schema.as_object().is_some_and(only_a_reference) => schema = target,
             _ => break,
         }
     }
     schema
-}
-
-/// Whether a schema object checks nothing beside its `$ref`.
-fn only_a_reference(schema: &Value) -> bool {
-    schema
-        .as_object()
-        .is_some_and(|object| object.keys().all(|key| key == "$ref" || is_annotation(key)))
 }
 
 /// Decodes `%XX` escapes, as a URI fragment may hold them.

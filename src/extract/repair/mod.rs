@@ -51,23 +51,16 @@ impl RepairError {
     }
 }
 
-/// Where a candidate sits in the reply, which decides how bold a repair may be.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Placement {
-    /// The candidate starts the reply or its fenced block: an array of bare
-    /// words (`[a, b]`) is data.
-    Leading,
-    /// The candidate starts inside prose: `[the docs](link)` is not data.
-    InProse,
-}
-
 /// A place where the JSON might be: from byte `start` to the end of `text`
 /// (where cut-off output gets closed).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Candidate<'a> {
     pub text: &'a str,
     pub start: usize,
-    pub placement: Placement,
+    /// Whether the candidate starts the reply or its fenced block, which
+    /// decides how bold a repair may be: there an array of bare words
+    /// (`[a, b]`) is data; inside prose, `[the docs](link)` is not.
+    pub leads: bool,
 }
 
 /// Repairs the value(s) of `candidate`, which must begin with `{` or `[` (or
@@ -86,7 +79,7 @@ pub(crate) fn repair_at(
         stack: Vec::new(),
         content: false,
         keyed: false,
-        placement: candidate.placement,
+        leads: candidate.leads,
         guessed: false,
         last_closed: None,
         lines,
@@ -148,7 +141,7 @@ struct Scanner<'a> {
     /// Whether the current top-level value holds a key: with one, it is
     /// JSON even before any value is complete.
     keyed: bool,
-    placement: Placement,
+    leads: bool,
     /// See `Repaired::guessed`.
     guessed: bool,
     /// The top-level object just closed, kept in case its closer was a stray
@@ -163,7 +156,7 @@ impl Scanner<'_> {
         self.skip_trivia();
         // Repair: a Python tuple that is the whole reply or fenced block is
         // an array.
-        let group = self.placement == Placement::Leading && self.cursor.peek() == Some('(');
+        let group = self.leads && self.cursor.peek() == Some('(');
         if !group && !matches!(self.cursor.peek(), Some('{' | '[')) {
             return Err(self.error_here("expected '{' or '['"));
         }

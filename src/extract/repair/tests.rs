@@ -5,7 +5,7 @@ fn repair(text: &str) -> Result<Repaired, RepairError> {
     let candidate = Candidate {
         text,
         start: 0,
-        placement: Placement::Leading,
+        leads: true,
     };
     repair_at(candidate, &mut LineCache::default())
 }
@@ -22,7 +22,7 @@ fn in_prose(text: &str) -> Result<Repaired, RepairError> {
     let candidate = Candidate {
         text,
         start: 0,
-        placement: Placement::InProse,
+        leads: false,
     };
     repair_at(candidate, &mut LineCache::default())
 }

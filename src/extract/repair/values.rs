@@ -209,8 +209,7 @@ impl Scanner<'_> {
     /// Unquoted strings are data inside objects and in arrays that lead the
     /// reply or its fenced block, not in an array in prose (`[the docs](link)`).
     pub(super) fn unquoted_allowed(&self) -> bool {
-        self.placement == Placement::Leading
-            || self.stack.iter().any(|frame| frame.kind == Kind::Object)
+        self.leads || self.stack.iter().any(|frame| frame.kind == Kind::Object)
     }
 
     /// Repair: an unquoted string value (`{"city": New York}`, `[a, b]`) runs
@@ -231,7 +230,7 @@ impl Scanner<'_> {
         self.out.push('"');
         self.content = true;
         let in_object = self.stack.iter().any(|frame| frame.kind == Kind::Object);
-        self.guessed |= self.placement == Placement::InProse || !in_object;
+        self.guessed |= !self.leads || !in_object;
         Ok(())
     }
 

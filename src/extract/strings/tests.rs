@@ -79,7 +79,7 @@ fn cut_off_string_is_closed_at_the_end() {
 fn line_cache_is_reused_only_where_it_holds() {
     let text = "\"a\" x \"b\",\n\"c\" y \"d\",";
     let closers = Closers::scan(text, 1);
-    assert_eq!(closers.last(ASCII), Some(8));
+    assert_eq!(closers.last[ASCII], Some(8));
     assert!(closers.answers(5, text.len()));
     assert!(!closers.answers(0, text.len()));
     assert!(!closers.answers(12, text.len()));
