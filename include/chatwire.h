@@ -1089,6 +1089,7 @@ chatwire_status CHATWIRE_CALL chatwire_request_wait_reply(chatwire_request *requ
 /**
  * Stops the request if it still runs: it finishes with
  * CHATWIRE_ERR_CANCELLED within milliseconds and its connection is closed.
+ * Any thread may cancel, also while another waits for the request.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_request_cancel(chatwire_request *request);
 

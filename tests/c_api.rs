@@ -171,6 +171,7 @@ fn c_streamed_and_background_sends() {
         let (keep_first, first_waits) = signal();
         let (keep_second, second_waits) = signal();
         let (keep_third, third_waits) = signal();
+        let (keep_fourth, fourth_waits) = signal();
         // Each silent server tells the program (through a pipe) once it
         // holds the request, so that the cancel and the free come then.
         let (first_holds, first_holding) = signal();
@@ -186,6 +187,10 @@ fn c_streamed_and_background_sends() {
             Framing::UntilClose,
             vec![Step::Send(delta("one")), Step::WaitFor(third_waits)],
         );
+        let another_delta = PacedServer::start_framed(
+            Framing::UntilClose,
+            vec![Step::Send(delta("one")), Step::WaitFor(fourth_waits)],
+        );
         let out = run(
             exe,
             &[
@@ -195,14 +200,19 @@ fn c_streamed_and_background_sends() {
                 &one_delta.url,
                 first_pipe.arg(),
                 second_pipe.arg(),
+                &another_delta.url,
             ],
         );
         assert!(out.contains(", 0 failed"), "{out}");
         assert!(first_pipe.told_in_time() && second_pipe.told_in_time());
-        drop((keep_first, keep_second, keep_third));
+        drop((keep_first, keep_second, keep_third, keep_fourth));
         assert!(
             one_delta.finish().client_hung_up,
             "cancel after a delta closes the connection"
+        );
+        assert!(
+            another_delta.finish().client_hung_up,
+            "a cancel from another thread during a wait closes the connection"
         );
         assert!(
             silent.finish().client_hung_up,

@@ -18,16 +18,6 @@ pub(crate) unsafe fn borrow<'a, T>(ptr: *const T, name: &'static str) -> Result<
     unsafe { ptr.as_ref() }.ok_or(FfiError::Null(name))
 }
 
-/// Borrows the value behind a handle mutably (unsafe: as [`borrow`], and nothing
-/// else borrows it).
-pub(crate) unsafe fn borrow_mut<'a, T>(
-    ptr: *mut T,
-    name: &'static str,
-) -> Result<&'a mut T, FfiError> {
-    // SAFETY: as above.
-    unsafe { ptr.as_mut() }.ok_or(FfiError::Null(name))
-}
-
 /// Takes a handle back and drops it; NULL is ignored (unsafe: `ptr` is NULL or
 /// from [`into_c`] and not freed).
 pub(crate) unsafe fn free<T>(ptr: *mut T) {

@@ -46,11 +46,12 @@ pub unsafe extern "system" fn chatwire_request_wait(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let reply = handle::borrow_mut(request, "request")?.finish()?;
-        if let Some(out) = handle::optional_out(reply_out) {
-            *out = text::string_out(&reply.content);
-        }
-        Ok(())
+        let out = handle::optional_out(reply_out);
+        handle::borrow(request, "request")?.finish(|reply| {
+            if let Some(out) = out {
+                *out = text::string_out(&reply.content);
+            }
+        })
     })
 }
 
@@ -63,11 +64,9 @@ pub unsafe extern "system" fn chatwire_request_wait_reply(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let request = handle::borrow_mut(request, "request")?;
+        let request = handle::borrow(request, "request")?;
         let out = handle::out(reply_out, "reply_out")?;
-        let reply = request.finish()?.clone();
-        *out = handle::into_c(chatwire_reply::new(reply));
-        Ok(())
+        request.finish(|reply| *out = handle::into_c(chatwire_reply::new(reply.clone())))
     })
 }
 
@@ -83,17 +82,19 @@ impl chatwire_request {
         Ok(self.send.signal(notify::new_signal)?.waitable())
     }
 
-    /// The outcome of the send; the first wait appends a successful reply.
-    fn finish(&mut self) -> Result<&Reply, FfiError> {
+    /// Hands a successful outcome of the send to `read`; the first wait
+    /// appends the reply. Any thread may cancel or poll meanwhile.
+    fn finish<T>(&self, read: impl FnOnce(&Reply) -> T) -> Result<T, FfiError> {
         let mut held = self.conversation.appendable()?;
-        self.send
-            .finish(&mut held.conversation)
-            .map_err(FfiError::again)
+        self.send.finish(&mut held.conversation, |outcome| {
+            outcome.map(read).map_err(FfiError::again)
+        })
     }
 }
 
 /// Stops the request if it still runs: it finishes with
 /// CHATWIRE_ERR_CANCELLED within milliseconds and its connection is closed.
+/// Any thread may cancel, also while another waits for the request.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_cancel(
     request: *mut chatwire_request,

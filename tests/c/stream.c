@@ -2,13 +2,14 @@
  * conversation, cancelling from the callback and from the caller, polling,
  * waiting twice, the done callback, and freeing a running request.
  * argv[1]: a mock server; argv[2], argv[3]: servers that stay silent;
- * argv[4]: a server that sends one delta, then stays silent; argv[5],
+ * argv[4], argv[7]: servers that send one delta, then stay silent; argv[5],
  * argv[6]: pipes into which the test writes a byte once the servers of
  * argv[2] and argv[3] hold the request. Nothing here waits on a pause. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <semaphore.h>
 #include <stdlib.h>
 #include <time.h>
@@ -213,6 +214,47 @@ static void test_cancel_after_first_delta(const char *url) {
     sem_destroy(&first_delta);
 }
 
+struct canceller {
+    sem_t *first_delta;
+    chatwire_request *request;
+    chatwire_status status;
+};
+
+static void *cancel_at_first_delta(void *arg) {
+    struct canceller *k = (struct canceller *)arg;
+    if (wait_for(k->first_delta)) {
+        k->status = chatwire_request_cancel(k->request);
+    }
+    return NULL;
+}
+
+/* The caller waits while another thread cancels (a GUI's cancel button):
+ * the wait ends cancelled, not at the idle timeout. */
+static void test_cancel_from_another_thread_while_waiting(const char *url) {
+    chatwire_client *client = NULL;
+    CHECK_STATUS(chatwire_client_new(url, "sk-c-test", &client), CHATWIRE_OK);
+    struct collected c;
+    memset(&c, 0, sizeof c);
+    sem_t first_delta;
+    CHECK(sem_init(&first_delta, 0, 0) == 0);
+    c.first_delta = &first_delta;
+    chatwire_conversation *conversation = conversation_asking("stream please");
+    chatwire_request *request = NULL;
+    CHECK_STATUS(chatwire_send_async(client, conversation, collect, on_done, &c, &request), CHATWIRE_OK);
+    struct canceller k = {&first_delta, request, CHATWIRE_ERR_PANIC};
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, cancel_at_first_delta, &k) == 0);
+    CHECK_STATUS(chatwire_request_wait(request, NULL), CHATWIRE_ERR_CANCELLED);
+    CHECK(pthread_join(thread, NULL) == 0);
+    CHECK_STATUS(k.status, CHATWIRE_OK);
+    CHECK(c.done_calls == 1 && c.done_status == CHATWIRE_ERR_CANCELLED);
+    CHECK(chatwire_conversation_len(conversation) == 1);
+    chatwire_request_free(request);
+    chatwire_conversation_free(conversation);
+    chatwire_client_free(client);
+    sem_destroy(&first_delta);
+}
+
 static void test_free_while_running(const char *silent_url, const char *holding) {
     chatwire_client *client = NULL;
     CHECK_STATUS(chatwire_client_new(silent_url, "sk-c-test", &client), CHATWIRE_OK);
@@ -266,8 +308,8 @@ static void test_bad_arguments(chatwire_client *client) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 7) {
-        fprintf(stderr, "usage: stream MOCK_URL SILENT_URL SILENT_URL ONE_DELTA_URL PIPE PIPE\n");
+    if (argc != 8) {
+        fprintf(stderr, "usage: stream MOCK_URL SILENT_URL SILENT_URL ONE_DELTA_URL PIPE PIPE ONE_DELTA_URL\n");
         return 2;
     }
     chatwire_client *client = NULL;
@@ -283,6 +325,7 @@ int main(int argc, char **argv) {
     test_cancel_silent(argv[2], argv[5]);
     test_free_while_running(argv[3], argv[6]);
     test_cancel_after_first_delta(argv[4]);
+    test_cancel_from_another_thread_while_waiting(argv[7]);
     chatwire_client_free(client);
     return report("stream");
 }

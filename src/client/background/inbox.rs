@@ -55,6 +55,11 @@ impl Inbox {
         self.change(|state| state.done = true);
     }
 
+    /// True once the request is done.
+    pub(crate) fn is_done(&self) -> bool {
+        lock(&self.state).done
+    }
+
     /// The text that arrived since the last call ("" when none).
     pub(crate) fn take_text(&self) -> String {
         lock(&self.state).take()

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
-use std::thread::JoinHandle;
+use std::thread::{JoinHandle, ThreadId};
 
 use crate::error::{lock, Error, Result};
 use crate::http::cancel::CancelToken;
@@ -96,12 +96,15 @@ impl PendingReply {
         self.take_outcome()
     }
 
+    /// The worker thread, while it has not been waited for.
+    pub(super) fn worker_id(&self) -> Option<ThreadId> {
+        self.worker.as_ref().map(|worker| worker.thread().id())
+    }
+
     /// True when called on this request's own worker thread (from one of
     /// its callbacks).
     pub(super) fn on_own_worker(&self) -> bool {
-        self.worker
-            .as_ref()
-            .is_some_and(|worker| worker.thread().id() == std::thread::current().id())
+        self.worker_id() == Some(std::thread::current().id())
     }
 
     /// Waits for the worker thread to end; on the worker itself (a callback

@@ -1,10 +1,12 @@
 //! The C API's background request, kept in the core so that every caller
 //! gets the same manners.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
 
 use crate::conversation::Conversation;
-use crate::error::{Error, Result};
+use crate::error::{lock, Error, Result};
+use crate::http::cancel::CancelToken;
 use crate::reply::Reply;
 use crate::stream::reply_stream::{DeltaKind, StreamDelta};
 
@@ -39,38 +41,49 @@ impl Client {
             on_finish(outcome);
         })?;
         Ok(BackgroundSend {
-            pending: Some(pending),
-            outcome: None,
+            token: pending.cancel_token(),
+            worker: pending.worker_id(),
+            collected: Mutex::new(Collected {
+                pending: Some(pending),
+                outcome: None,
+            }),
             inbox,
-            refusal: None,
         })
     }
 }
 
-/// A background send as the C API's request behaves: its outcome is
-/// collected by the first wait and kept for later ones, a successful reply
-/// is appended once, and its text can be taken as it arrives ([`Inbox`]).
+/// A background send as the C API's request behaves: any thread may poll,
+/// cancel or take its text, also while another waits for it; its outcome
+/// is collected by the first wait and kept for later ones, a successful
+/// reply is appended once, and its text can be taken as it arrives
+/// ([`Inbox`]).
 pub(crate) struct BackgroundSend {
+    /// The send until a wait collects it, then its outcome. A wait holds
+    /// the lock until then, so a second wait waits for the first.
+    collected: Mutex<Collected>,
+    /// Stops the send, also while a wait holds `collected`.
+    token: CancelToken,
+    /// The worker thread, which must not wait for itself.
+    worker: Option<ThreadId>,
+    inbox: Arc<Inbox>,
+}
+
+struct Collected {
     /// The send, while nobody has waited for it.
     pending: Option<PendingReply>,
     /// What the first wait collected.
     outcome: Option<Result<Reply>>,
-    inbox: Arc<Inbox>,
-    /// The error of a wait from the request's own callback, kept to be
-    /// handed out by reference like an outcome.
-    refusal: Option<Error>,
 }
 
 impl BackgroundSend {
+    /// True once the send has finished (the inbox is told before `on_finish`).
     pub(crate) fn is_done(&self) -> bool {
-        self.pending.as_ref().is_none_or(PendingReply::is_done)
+        self.inbox.is_done()
     }
 
     /// Stops the send if it still runs; a finished one is left as it is.
     pub(crate) fn cancel(&self) {
-        if let Some(pending) = &self.pending {
-            pending.cancel();
-        }
+        self.token.cancel();
     }
 
     /// The text that arrived since the last call; see [`Inbox::take_text`].
@@ -92,25 +105,30 @@ impl BackgroundSend {
     }
 
     /// Waits for the send (the first time), appends a successful reply to
-    /// `conversation` (once), and gives the outcome. From the request's own
-    /// callback it refuses: the worker thread cannot wait for itself.
-    pub(crate) fn finish(&mut self, conversation: &mut Conversation) -> Result<&Reply, &Error> {
-        let pending = self.pending.as_ref();
-        if pending.is_some_and(PendingReply::on_own_worker) {
-            return Err(self.refusal.get_or_insert_with(|| {
-                Error::InvalidArgument(
-                    "a request cannot be waited for from its own callback".into(),
-                )
-            }));
+    /// `conversation` (once), and hands the outcome to `read`. From the
+    /// request's own callback it refuses: the worker cannot wait for itself.
+    pub(crate) fn finish<T>(
+        &self,
+        conversation: &mut Conversation,
+        read: impl FnOnce(Result<&Reply, &Error>) -> T,
+    ) -> T {
+        if self.worker == Some(std::thread::current().id()) {
+            let why = "a request cannot be waited for from its own callback";
+            return read(Err(&Error::InvalidArgument(why.into())));
         }
-        if let Some(pending) = self.pending.take() {
+        let mut collected = lock(&self.collected);
+        if let Some(pending) = collected.pending.take() {
             let outcome = pending
                 .wait()
                 .and_then(|reply| conversation.append_reply(&reply).map(|()| reply));
-            self.outcome = Some(outcome);
+            collected.outcome = Some(outcome);
         }
-        // Without a send, a wait has always stored an outcome first.
-        let missing = || Err(Error::Internal("a background send has no outcome".into()));
-        self.outcome.get_or_insert_with(missing).as_ref()
+        match &collected.outcome {
+            Some(outcome) => read(outcome.as_ref()),
+            // A wait that took the send has always stored an outcome.
+            None => read(Err(&Error::Internal(
+                "a background send has no outcome".into(),
+            ))),
+        }
     }
 }
