@@ -69,6 +69,44 @@ fn plain_http_goes_to_the_proxy_in_absolute_form() {
     );
 }
 
+/// A name only the proxy can look up, as a company proxy knows internal
+/// names: chatwire hands it to the proxy and never looks it up itself.
+#[test]
+fn plain_http_leaves_the_endpoint_s_name_to_the_proxy() {
+    use std::io::{BufRead, Write};
+    let _turn = turn();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let proxy_url = format!("http://{}", listener.local_addr().unwrap());
+    let proxy = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut reader = std::io::BufReader::new(&stream);
+        let mut request_line = String::new();
+        reader.read_line(&mut request_line).unwrap();
+        common::paced::read_request(&mut reader).unwrap();
+        let body = completion("named by the proxy");
+        let head = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        (&stream)
+            .write_all(format!("{head}{body}").as_bytes())
+            .unwrap();
+        request_line
+    });
+    let client = builder("http://only-the-proxy-knows.invalid")
+        .proxy(&proxy_url)
+        .build()
+        .unwrap();
+    assert_eq!(
+        client.send(&mut conversation()).unwrap(),
+        "named by the proxy"
+    );
+    assert_eq!(
+        proxy.join().unwrap(),
+        format!("POST http://only-the-proxy-knows.invalid:80{PATH} HTTP/1.1\r\n")
+    );
+}
+
 #[test]
 fn https_goes_through_a_connect_tunnel() {
     let _turn = turn();

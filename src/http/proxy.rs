@@ -1,7 +1,7 @@
 //! Which proxy a client's requests go through, chosen as curl chooses it.
 //! What ureq lacks: a plain `http://` request sent to an HTTP proxy in
 //! absolute form (`POST http://host/path HTTP/1.1`), and curl's NO_PROXY
-//! ([`bypasses`]). ureq drives CONNECT tunnels and SOCKS itself.
+//! ([`bypasses`]). ureq drives CONNECT tunnels itself.
 
 use std::fmt;
 use std::net::IpAddr;
@@ -9,6 +9,7 @@ use std::net::IpAddr;
 use base64::Engine;
 use ureq::config::Config;
 use ureq::http::{HeaderValue, Uri};
+use ureq::unversioned::resolver::{ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{
     Buffers, ConnectProxyConnector, ConnectionDetails, Connector, NextTimeout, RustlsConnector,
     Transport,
@@ -25,7 +26,7 @@ use crate::log::shown_url;
 #[derive(Clone)]
 pub(crate) enum Route {
     Direct,
-    /// Through a proxy that ureq drives: CONNECT for `https://`, or SOCKS.
+    /// A CONNECT tunnel for `https://`, which ureq drives.
     Tunnel(Proxy),
     /// A plain `http://` request handed to an HTTP proxy in absolute form.
     Forward(Forward),
@@ -52,7 +53,8 @@ impl Route {
     /// resolver and TCP step (in ureq's chain), whose sockets a cancel reaches.
     pub(crate) fn agent(&self, config: Config) -> Agent {
         if let Route::Forward(forward) = self {
-            return Agent::with_parts(config, forward.clone(), Resolve::default());
+            let names = ProxyOnly(forward.proxy.uri().clone(), Resolve::default());
+            return Agent::with_parts(config, forward.clone(), names);
         }
         let chain = ().chain(ConnectProxyConnector::default()).chain(TcpConnect);
         Agent::with_parts(
@@ -60,6 +62,26 @@ impl Route {
             chain.chain(RustlsConnector::default()),
             Resolve::default(),
         )
+    }
+}
+
+/// The resolver of a forward proxy's agent: the endpoint's name is the
+/// proxy's to look up (a company proxy knows names this host may not), so
+/// only the proxy's own name is looked up here.
+#[derive(Debug)]
+struct ProxyOnly(Uri, Resolve);
+
+impl Resolver for ProxyOnly {
+    fn resolve(
+        &self,
+        uri: &Uri,
+        config: &Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        if *uri != self.0 {
+            return Ok(self.empty());
+        }
+        self.1.resolve(uri, config, timeout)
     }
 }
 
@@ -141,7 +163,13 @@ pub(crate) fn route(target: &Uri, setting: &ProxySetting) -> Result<Route> {
 fn parse_route(text: &str, https: bool, host: &str, port: u16) -> Result<Route, String> {
     let proxy = Proxy::new(text.trim()).map_err(|err| err.to_string())?;
     let scheme = proxy.uri().scheme_str().unwrap_or("http");
-    if https || scheme.to_ascii_lowercase().starts_with("socks") {
+    // ureq's SOCKS step would connect on its own, out of a cancel's reach.
+    if scheme.to_ascii_lowercase().starts_with("socks") {
+        return Err(format!(
+            "{scheme}:// proxies are not supported; use an HTTP proxy (http://host:port)"
+        ));
+    }
+    if https {
         return Ok(Route::Tunnel(proxy));
     }
     if !scheme.eq_ignore_ascii_case("http") {
@@ -381,6 +409,12 @@ mod tests {
             route(&"https://h/x".parse().unwrap(), &ProxySetting::Off).unwrap(),
             Route::Direct
         ));
+        let socks = route(&"https://h/x".parse().unwrap(), &url("socks5://proxy:1080"));
+        let socks = socks.unwrap_err().to_string();
+        assert!(
+            socks.contains("socks5:// proxies are not supported"),
+            "{socks}"
+        );
         let bad = route(&"http://h/x".parse().unwrap(), &url("ftp://u:secret@proxy")).unwrap_err();
         assert!(!bad.to_string().contains("secret"), "{bad}");
     }
