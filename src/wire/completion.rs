@@ -298,7 +298,7 @@ fn in_band_error(body: &str, request_id: Option<String>) -> Option<Error> {
     if value.get("choices").is_some() {
         return None;
     }
-    let api = ErrorReport::from_value(&value)?.in_band(NO_MESSAGE, request_id);
+    let api = ErrorReport::from_value(&value)?.into_api_error(None, NO_MESSAGE, request_id);
     Some(crate::wire::error::in_band(api))
 }
 
