@@ -6,8 +6,8 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::{
-    reasoning, text_kind, Message, ReasoningField, ThinkingText, ToolCall, WireImage, WirePart,
-    CUSTOM, MESSAGE_FIELDS, TOOL_CALL_FIELDS,
+    reasoning, Message, ReasoningField, ThinkingText, ToolCall, WireImage, WirePart, CUSTOM,
+    MESSAGE_FIELDS, TOOL_CALL_FIELDS,
 };
 use crate::conversation::message::Role;
 
@@ -53,7 +53,6 @@ impl Serialize for MessageOut<'_> {
                 .filter(|reasoning| reasoning.field == ReasoningField::ContentChunks)
                 .map(|reasoning| WirePart::Thinking {
                     thinking: vec![ThinkingText {
-                        kind: text_kind(),
                         text: reasoning.text.clone(),
                     }],
                 });
