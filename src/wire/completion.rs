@@ -35,8 +35,8 @@ pub(crate) struct Completion {
     #[serde(rename = "usage", skip_deserializing)]
     pub(crate) usage_json: Option<Value>,
     /// A stream's top-level fields that chatwire does not know, written
-    /// after the others by [`to_json`](Self::to_json).
-    #[serde(skip)]
+    /// after the others (a body's are not read: no buffered values).
+    #[serde(flatten, skip_deserializing)]
     pub(crate) extra: Map<String, Value>,
 }
 
@@ -235,15 +235,7 @@ impl AssistantMessage {
 impl Completion {
     /// The completion as a non-streamed body would carry it.
     pub(crate) fn to_json(&self) -> String {
-        let mut json = serde_json::to_string(self).unwrap_or_default();
-        if !self.extra.is_empty() && json.ends_with('}') {
-            // `{...}` and `{"name":value,...}`: one object.
-            let extra = serde_json::to_string(&self.extra).unwrap_or_default();
-            json.pop();
-            json.push(',');
-            json.push_str(&extra[1..]);
-        }
-        json
+        serde_json::to_string(self).unwrap_or_default()
     }
 
     /// The reply this completion amounts to (choice 0, with every choice
