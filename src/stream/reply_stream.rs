@@ -246,14 +246,6 @@ impl<'c> ReplyStream<'c> {
         }
         self.reply.take().ok_or(Error::Cancelled)
     }
-
-    fn complete(&mut self, deltas: DeltaStream) -> Result<()> {
-        let reply = deltas.into_reply()?;
-        self.conversation
-            .append_answer(reply.to_message(), self.trim, reply.tokens())?;
-        self.reply = Some(reply);
-        Ok(())
-    }
 }
 
 impl Iterator for ReplyStream<'_> {
@@ -264,8 +256,12 @@ impl Iterator for ReplyStream<'_> {
         match deltas.next_delta() {
             Ok(Some(delta)) => Some(Ok(delta)),
             Ok(None) => {
-                let deltas = self.deltas.take()?;
-                self.complete(deltas).err().map(Err)
+                let reply = self.deltas.take()?.into_reply().and_then(|reply| {
+                    let message = reply.to_message();
+                    (self.conversation).append_answer(message, self.trim, reply.tokens())?;
+                    Ok(reply)
+                });
+                reply.map(|reply| self.reply = Some(reply)).err().map(Err)
             }
             Err(error) => {
                 self.deltas = None;
