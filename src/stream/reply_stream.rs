@@ -185,7 +185,8 @@ impl DeltaStream {
             Some(reply) => Ok(reply),
             None => self.decoder.into_result().and_then(|result| {
                 let completion = result.into_completion();
-                let json = completion.to_json();
+                // As a non-streamed body would carry it.
+                let json = serde_json::to_string(&completion).unwrap_or_default();
                 let mut reply = completion.into_reply(json, self.request_id)?;
                 reply.headers = self.headers;
                 Ok(reply)

@@ -233,11 +233,6 @@ impl AssistantMessage {
 }
 
 impl Completion {
-    /// The completion as a non-streamed body would carry it.
-    pub(crate) fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
-    }
-
     /// The reply this completion amounts to (choice 0, with every choice
     /// listed), with `json` as the body it came in.
     pub(crate) fn into_reply(self, json: String, request_id: Option<String>) -> Result<Reply> {
@@ -342,7 +337,7 @@ mod tests {
             choices: vec![choice],
             ..Completion::default()
         };
-        let json = built.to_json();
+        let json = serde_json::to_string(&built).unwrap();
         let reply = built.into_reply(json.clone(), None).unwrap();
         assert_eq!(decode_completion(json, None).unwrap(), reply);
     }
