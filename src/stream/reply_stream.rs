@@ -56,6 +56,7 @@ pub(crate) trait ByteSource: Send {
 
 /// The deltas of one streamed reply as they arrive; owns everything, so it
 /// can run on any thread.
+#[derive(Default)]
 pub(crate) struct DeltaStream {
     source: Option<Box<dyn ByteSource>>,
     decoder: StreamDecoder,
@@ -102,14 +103,11 @@ impl DeltaStream {
         .map(|(kind, text)| StreamDelta { kind, text })
         .collect();
         DeltaStream {
-            source: None,
-            decoder: StreamDecoder::default(),
             pending,
-            buffer: Box::default(),
             request_id: reply.request_id.clone(),
-            headers: ResponseHeaders::default(),
             whole: Some(reply),
             secrets,
+            ..DeltaStream::default()
         }
     }
 
