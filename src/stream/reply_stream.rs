@@ -56,6 +56,7 @@ pub(crate) trait ByteSource: Send {
 
 /// The deltas of one streamed reply as they arrive; owns everything, so it
 /// can run on any thread.
+#[derive(Default)]
 pub(crate) struct DeltaStream {
     source: Option<Box<dyn ByteSource>>,
     decoder: StreamDecoder,
@@ -102,14 +103,11 @@ impl DeltaStream {
         .map(|(kind, text)| StreamDelta { kind, text })
         .collect();
         DeltaStream {
-            source: None,
-            decoder: StreamDecoder::default(),
             pending,
-            buffer: Box::default(),
             request_id: reply.request_id.clone(),
-            headers: ResponseHeaders::default(),
             whole: Some(reply),
             secrets,
+            ..DeltaStream::default()
         }
     }
 
@@ -185,7 +183,8 @@ impl DeltaStream {
             Some(reply) => Ok(reply),
             None => self.decoder.into_result().and_then(|result| {
                 let completion = result.into_completion();
-                let json = completion.to_json();
+                // As a non-streamed body would carry it.
+                let json = serde_json::to_string(&completion).unwrap_or_default();
                 let mut reply = completion.into_reply(json, self.request_id)?;
                 reply.headers = self.headers;
                 Ok(reply)
@@ -246,14 +245,6 @@ impl<'c> ReplyStream<'c> {
         }
         self.reply.take().ok_or(Error::Cancelled)
     }
-
-    fn complete(&mut self, deltas: DeltaStream) -> Result<()> {
-        let reply = deltas.into_reply()?;
-        self.conversation
-            .append_answer(reply.to_message(), self.trim, reply.tokens())?;
-        self.reply = Some(reply);
-        Ok(())
-    }
 }
 
 impl Iterator for ReplyStream<'_> {
@@ -264,8 +255,12 @@ impl Iterator for ReplyStream<'_> {
         match deltas.next_delta() {
             Ok(Some(delta)) => Some(Ok(delta)),
             Ok(None) => {
-                let deltas = self.deltas.take()?;
-                self.complete(deltas).err().map(Err)
+                let reply = self.deltas.take()?.into_reply().and_then(|reply| {
+                    let message = reply.to_message();
+                    (self.conversation).append_answer(message, self.trim, reply.tokens())?;
+                    Ok(reply)
+                });
+                reply.map(|reply| self.reply = Some(reply)).err().map(Err)
             }
             Err(error) => {
                 self.deltas = None;

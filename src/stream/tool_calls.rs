@@ -75,9 +75,8 @@ impl ToolCallAssembler {
 
     /// The calls; one without a type is a `function`, one without an id
     /// gets one.
-    pub(crate) fn finish(self) -> Vec<ToolCall> {
-        let mut calls = self.calls;
-        for call in &mut calls {
+    pub(crate) fn finish(mut self) -> Vec<ToolCall> {
+        for call in &mut self.calls {
             if call.kind.is_empty() {
                 call.kind = FUNCTION.to_owned();
             }
@@ -85,7 +84,7 @@ impl ToolCallAssembler {
                 call.id = made_up_call_id();
             }
         }
-        calls
+        self.calls
     }
 }
 

@@ -65,7 +65,9 @@ impl Payload {
         let value: Value = serde_json::from_str(data)
             .map_err(|err| Error::decode(format!("event data is not json: {err}"), data))?;
         if let Some(report) = ErrorReport::from_value(&value) {
-            return Ok(Some(Self::Error(report.in_band(NO_MESSAGE, None))));
+            return Ok(Some(Self::Error(
+                report.into_api_error(None, NO_MESSAGE, None),
+            )));
         }
         let Value::Object(fields) = value else {
             return Err(Error::decode("event data is not a json object", data));
@@ -154,7 +156,7 @@ const REBUILT: [&str; 9] = [
 
 /// Reads the data of an error event, in any shape servers use.
 pub(crate) fn api_error_from_text(data: &str) -> ApiError {
-    ErrorReport::from_text(data).in_band(NO_MESSAGE, None)
+    ErrorReport::from_text(data).into_api_error(None, NO_MESSAGE, None)
 }
 
 /// One streamed chunk (`chat.completion.chunk`).

@@ -35,8 +35,8 @@ pub(crate) struct Completion {
     #[serde(rename = "usage", skip_deserializing)]
     pub(crate) usage_json: Option<Value>,
     /// A stream's top-level fields that chatwire does not know, written
-    /// after the others by [`to_json`](Self::to_json).
-    #[serde(skip)]
+    /// after the others (a body's are not read: no buffered values).
+    #[serde(flatten, skip_deserializing)]
     pub(crate) extra: Map<String, Value>,
 }
 
@@ -233,19 +233,6 @@ impl AssistantMessage {
 }
 
 impl Completion {
-    /// The completion as a non-streamed body would carry it.
-    pub(crate) fn to_json(&self) -> String {
-        let mut json = serde_json::to_string(self).unwrap_or_default();
-        if !self.extra.is_empty() && json.ends_with('}') {
-            // `{...}` and `{"name":value,...}`: one object.
-            let extra = serde_json::to_string(&self.extra).unwrap_or_default();
-            json.pop();
-            json.push(',');
-            json.push_str(&extra[1..]);
-        }
-        json
-    }
-
     /// The reply this completion amounts to (choice 0, with every choice
     /// listed), with `json` as the body it came in.
     pub(crate) fn into_reply(self, json: String, request_id: Option<String>) -> Result<Reply> {
@@ -298,7 +285,7 @@ fn in_band_error(body: &str, request_id: Option<String>) -> Option<Error> {
     if value.get("choices").is_some() {
         return None;
     }
-    let api = ErrorReport::from_value(&value)?.in_band(NO_MESSAGE, request_id);
+    let api = ErrorReport::from_value(&value)?.into_api_error(None, NO_MESSAGE, request_id);
     Some(crate::wire::error::in_band(api))
 }
 
@@ -350,7 +337,7 @@ mod tests {
             choices: vec![choice],
             ..Completion::default()
         };
-        let json = built.to_json();
+        let json = serde_json::to_string(&built).unwrap();
         let reply = built.into_reply(json.clone(), None).unwrap();
         assert_eq!(decode_completion(json, None).unwrap(), reply);
     }

@@ -68,8 +68,9 @@ impl ErrorReport {
         }
     }
 
-    /// The error as an [`ApiError`], with the HTTP status it came with and
-    /// `fallback` as the message when the server gave none.
+    /// The error as an [`ApiError`], with the HTTP status it came with, else
+    /// (an error inside a 2xx answer or a stream) the one it names itself,
+    /// and `fallback` as the message when the server gave none.
     pub(crate) fn into_api_error(
         self,
         status: Option<u16>,
@@ -77,19 +78,12 @@ impl ErrorReport {
         request_id: Option<String>,
     ) -> ApiError {
         ApiError {
-            status,
+            status: status.or(self.code_status),
             message: self.message.unwrap_or_else(|| fallback.to_owned()),
             kind: self.kind,
             code: self.code,
             request_id,
         }
-    }
-
-    /// The error as an [`ApiError`] with the status it names itself (an
-    /// error inside a 2xx answer or a stream).
-    pub(crate) fn in_band(self, fallback: &str, request_id: Option<String>) -> ApiError {
-        let status = self.code_status;
-        self.into_api_error(status, fallback, request_id)
     }
 }
 

@@ -75,17 +75,13 @@ enum WirePart {
     },
 }
 
-/// One text of a thinking chunk.
+/// One text of a thinking chunk, written with `"type": "text"` (any type,
+/// or none, is read).
 #[derive(Serialize, Deserialize)]
+#[serde(tag = "type", rename = "text")]
 struct ThinkingText {
-    #[serde(rename = "type", default = "text_kind")]
-    kind: String,
     #[serde(default)]
     text: String,
-}
-
-fn text_kind() -> String {
-    "text".to_owned()
 }
 
 #[derive(Serialize, Deserialize)]

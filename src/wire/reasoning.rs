@@ -35,31 +35,23 @@ impl ReasoningFields {
             (details_text, ReasoningField::ReasoningDetails),
             (self.thinking, ReasoningField::ContentChunks),
         ]);
-        if let Some((text, field)) = found {
-            let reasoning = Reasoning {
-                text,
-                field,
-                details,
-            };
-            return (Some(reasoning), content);
+        let think = found
+            .is_none()
+            .then(|| content.as_deref().and_then(split_think));
+        if let Some(Some((thinking, rest))) = think {
+            let reasoning = Reasoning::new(thinking, ReasoningField::ThinkTags);
+            return (Some(reasoning), Some(rest));
         }
-        match content.as_deref().and_then(split_think) {
-            Some((thinking, rest)) => (
-                Some(Reasoning::new(thinking, ReasoningField::ThinkTags)),
-                Some(rest),
-            ),
-            // Details without text (only encrypted or summarised parts) are
-            // still the server's, to send back: a reasoning with no text.
-            None if details.as_deref().is_some_and(|details| details != "[]") => {
-                let reasoning = Reasoning {
-                    text: String::new(),
-                    field: ReasoningField::ReasoningDetails,
-                    details,
-                };
-                (Some(reasoning), content)
-            }
-            None => (None, content),
-        }
+        // Details without text (only encrypted or summarised parts) are
+        // still the server's, to send back: a reasoning with no text.
+        let textless = details.as_deref().is_some_and(|details| details != "[]");
+        let found = found.or(textless.then(|| (String::new(), ReasoningField::ReasoningDetails)));
+        let reasoning = found.map(|(text, field)| Reasoning {
+            text,
+            field,
+            details,
+        });
+        (reasoning, content)
     }
 }
 

@@ -75,18 +75,14 @@ pub(crate) enum Delivery {
 }
 
 pub(crate) fn encode(conversation: &Conversation, delivery: Delivery) -> Vec<u8> {
-    let (stream, usage) = match delivery {
-        Delivery::Whole => (false, false),
-        Delivery::Streamed { usage } => (true, usage),
-    };
     let request = ChatRequest {
         model: conversation.model(),
         messages: Messages {
             messages: conversation.messages(),
             replay: conversation.reasoning_replay(),
         },
-        stream,
-        stream_options: usage.then_some(StreamOptions {
+        stream: delivery != Delivery::Whole,
+        stream_options: (delivery == Delivery::Streamed { usage: true }).then_some(StreamOptions {
             include_usage: true,
         }),
         tools: conversation.tools(),

@@ -98,8 +98,8 @@ impl WireUsage {
 
 /// Visitor methods for values that are no usage object.
 macro_rules! no_usage {
-    ($($visit:ident: $kind:ty),*) => {$(
-        fn $visit<E: serde::de::Error>(self, _: $kind) -> Result<Option<Usage>, E> {
+    ($($visit:ident$(: $kind:ty)?),*) => {$(
+        fn $visit<E: serde::de::Error>(self $(, _: $kind)?) -> Result<Option<Usage>, E> {
             Ok(None)
         }
     )*};
@@ -144,11 +144,8 @@ pub(crate) fn lenient<'de, D: Deserializer<'de>>(
             let items = Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
             Ok(Usage::deserialize(Value::Array(items)).ok())
         }
-        fn visit_unit<E: serde::de::Error>(self) -> Result<Option<Usage>, E> {
-            Ok(None)
-        }
-        no_usage!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64);
-        no_usage!(visit_str: &str);
+        no_usage!(visit_unit, visit_bool: bool, visit_i64: i64, visit_u64: u64);
+        no_usage!(visit_f64: f64, visit_str: &str);
     }
     deserializer.deserialize_any(Any)
 }

@@ -6,8 +6,8 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::{
-    reasoning, text_kind, Message, ReasoningField, ThinkingText, ToolCall, WireImage, WirePart,
-    CUSTOM, MESSAGE_FIELDS, TOOL_CALL_FIELDS,
+    reasoning, Message, ReasoningField, ThinkingText, ToolCall, WireImage, WirePart, CUSTOM,
+    MESSAGE_FIELDS, TOOL_CALL_FIELDS,
 };
 use crate::conversation::message::Role;
 
@@ -37,26 +37,21 @@ impl Serialize for MessageOut<'_> {
             .reasoning
             .as_ref()
             .filter(|_| self.reasoning != Replay::Without);
-        let field = reasoning.map(|reasoning| reasoning.field);
+        let chunks = reasoning.filter(|reasoning| reasoning.field == ReasoningField::ContentChunks);
         let text = match reasoning {
             Some(reasoning) if reasoning.field == ReasoningField::ThinkTags => Cow::Owned(
                 reasoning::with_think_block(&reasoning.text, &message.content),
             ),
             _ => Cow::Borrowed(message.content.as_str()),
         };
-        let content = if !message.images.is_empty()
-            || !message.files.is_empty()
-            || field == Some(ReasoningField::ContentChunks)
+        let content = if !message.images.is_empty() || !message.files.is_empty() || chunks.is_some()
         {
             // Reasoning as Mistral sent it: one thinking chunk.
-            let thinking = reasoning
-                .filter(|reasoning| reasoning.field == ReasoningField::ContentChunks)
-                .map(|reasoning| WirePart::Thinking {
-                    thinking: vec![ThinkingText {
-                        kind: text_kind(),
-                        text: reasoning.text.clone(),
-                    }],
-                });
+            let thinking = chunks.map(|reasoning| WirePart::Thinking {
+                thinking: vec![ThinkingText {
+                    text: reasoning.text.clone(),
+                }],
+            });
             let text = (!text.is_empty()).then(|| WirePart::Text {
                 text: text.into_owned(),
             });
