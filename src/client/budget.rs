@@ -68,17 +68,14 @@ impl<'c> Outgoing<'c> {
                 let Some(more) = self.sent.plan_retry() else {
                     return Err(Error::ContextLength(api));
                 };
-                log::line(
-                    Level::Warn,
-                    format_args!(
-                        "the server says the conversation is longer than the context window \
-                         ({}); dropping the {} oldest messages left and trying once more \
-                         (estimated {} tokens)",
-                        api.message,
-                        more.dropped(),
-                        more.tokens_after
-                    ),
-                );
+                log::warn(format_args!(
+                    "the server says the conversation is longer than the context window \
+                     ({}); dropping the {} oldest messages left and trying once more \
+                     (estimated {} tokens)",
+                    api.message,
+                    more.dropped(),
+                    more.tokens_after
+                ));
                 let outcome = post(&self.sent.selection(&more))?;
                 Ok((outcome, Some(Trim::then(self.trim, more))))
             }

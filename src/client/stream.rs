@@ -98,14 +98,11 @@ impl Client {
         let again = refused.then(|| wire::request::without_stream_options(body));
         if let Some(body) = again.flatten() {
             if self.stream_usage.refuse() {
-                log::line(
-                    ::log::Level::Warn,
-                    format_args!(
-                        "POST {}: the server refused stream_options; \
-                         streaming without token usage from now on",
-                        log::shown_url(&self.pool.destination.endpoint)
-                    ),
-                );
+                log::warn(format_args!(
+                    "POST {}: the server refused stream_options; \
+                     streaming without token usage from now on",
+                    log::shown_url(&self.pool.destination.endpoint)
+                ));
             }
             posted = self.pool.post_stream(&body, &self.settings, token);
         }
