@@ -33,10 +33,18 @@ impl Conversation {
             )));
         }
         let removed: Vec<Message> = self.messages.drain(index..end).collect();
-        if let Err(error) = check_from(&self.messages, index) {
-            // Put back as it was: the refusal changes nothing.
-            self.messages.splice(index..index, removed);
-            return Err(error);
+        // Each message from `index` on, against those before it.
+        for at in index..self.messages.len() {
+            if let Err(error) = ordering::check_next(&self.messages[..at], &self.messages[at]) {
+                // Put back as it was: the refusal changes nothing.
+                self.messages.splice(index..index, removed);
+                return Err(match error {
+                    Error::InvalidConversation(why) => Error::InvalidConversation(format!(
+                        "the removal would leave message {at} out of order: {why}"
+                    )),
+                    other => other,
+                });
+            }
         }
         Ok(())
     }
@@ -58,19 +66,6 @@ impl Conversation {
             ..Message::new(Role::Assistant, content)
         })
     }
-}
-
-/// Checks the messages from `index` on against those before them.
-fn check_from(messages: &[Message], index: usize) -> Result<()> {
-    for at in index..messages.len() {
-        ordering::check_next(&messages[..at], &messages[at]).map_err(|error| match error {
-            Error::InvalidConversation(why) => Error::InvalidConversation(format!(
-                "the removal would leave message {at} out of order: {why}"
-            )),
-            other => other,
-        })?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
