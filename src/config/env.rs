@@ -41,8 +41,8 @@ pub(crate) fn lookup_with_source(name: &str) -> Option<(String, Source)> {
             // The last entry `[export ]NAME=value` of `./.env`, the value
             // optionally quoted, `#` starting a comment outside quotes.
             let text = std::fs::read_to_string(".env").ok()?;
-            let entries = text.lines().filter_map(parse_dotenv_line);
-            let (_, value) = entries.filter(|(key, _)| *key == name).next_back()?;
+            let mut entries = text.lines().filter_map(parse_dotenv_line);
+            let (_, value) = entries.rfind(|(key, _)| *key == name)?;
             Some((value, Source::DotEnv)).filter(|(value, _)| !value.is_empty())
         })
 }
