@@ -14,6 +14,7 @@ pub(crate) struct Gate {
     turn: Condvar,
 }
 
+#[derive(Default)]
 struct GateState {
     running: usize,
     limit: usize,
@@ -24,12 +25,12 @@ struct GateState {
 
 impl Gate {
     pub(crate) fn new(limit: usize) -> Arc<Gate> {
+        let state = Mutex::new(GateState {
+            limit,
+            ..GateState::default()
+        });
         Arc::new(Gate {
-            state: Mutex::new(GateState {
-                running: 0,
-                limit,
-                waiting: 0,
-            }),
+            state,
             turn: Condvar::new(),
         })
     }

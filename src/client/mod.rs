@@ -1,23 +1,27 @@
-//! [`Client`] and its plain send; the other ways to send ([`stream`],
-//! [`background`], [`json`]) and the [`builder`] each have a file.
+//! [`Client`], its plain send, and the token budget every send runs
+//! through; the other ways to send ([`stream`], [`background`], [`json`])
+//! and the [`builder`] each have a file.
 
 mod background;
-mod budget;
 mod builder;
 mod in_flight;
 mod json;
 mod stream;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use ::log::Level;
+
 use crate::config::{Limit, Settings};
 use crate::conversation::budget::Trim;
 use crate::conversation::Conversation;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::http::cancel::CancelToken;
 use crate::http::pool::Pool;
+use crate::log;
 use crate::reply::Reply;
 use crate::structured::JsonSettings;
 use crate::wire;
@@ -25,7 +29,6 @@ use crate::wire::request::Delivery;
 
 pub use background::PendingReply;
 pub(crate) use background::{BackgroundSend, Signal};
-use budget::Outgoing;
 pub use builder::ClientBuilder;
 pub(crate) use builder::{provider_of, Resolved};
 
@@ -157,6 +160,78 @@ impl Client {
     /// The stack size of a background request's worker thread.
     pub fn worker_stack_size(&self) -> usize {
         self.worker_stack
+    }
+}
+
+/// A conversation on its way out, and what its budget left out of it.
+pub(crate) struct Outgoing<'c> {
+    sent: Cow<'c, Conversation>,
+    trim: Option<Trim>,
+}
+
+impl<'c> Outgoing<'c> {
+    /// Checks that the conversation can be sent and plans what its budget
+    /// leaves out (see [`Conversation::plan_trim`]).
+    pub(crate) fn plan(conversation: &'c Conversation) -> Result<Outgoing<'c>> {
+        conversation.check_ready_to_send()?;
+        let trim = conversation.plan_trim()?;
+        let sent = match &trim {
+            None => Cow::Borrowed(conversation),
+            Some(trim) => {
+                log::line(
+                    Level::Info,
+                    format_args!(
+                        "dropping the {} oldest messages of {}: the conversation is estimated \
+                         at {} tokens, over its token budget of {}; {} tokens are sent",
+                        trim.dropped(),
+                        conversation.len(),
+                        trim.tokens_before,
+                        conversation.token_budget().unwrap_or_default(),
+                        trim.tokens_after
+                    ),
+                );
+                Cow::Owned(conversation.selection(trim))
+            }
+        };
+        Ok(Outgoing { sent, trim })
+    }
+
+    /// The same, owning what it sends, for a worker thread.
+    pub(crate) fn into_owned(self) -> Outgoing<'static> {
+        Outgoing {
+            sent: Cow::Owned(self.sent.into_owned()),
+            trim: self.trim,
+        }
+    }
+
+    /// Makes the request, its body encoded for `delivery`, with `post`; when
+    /// the server answers [`Error::ContextLength`] under a budget, more old
+    /// exchanges are left out and `post` runs once more. Gives what `post`
+    /// gave, and all that the request left out, for the append.
+    pub(crate) fn send<R>(
+        self,
+        delivery: Delivery,
+        mut post: impl FnMut(&[u8]) -> Result<R>,
+    ) -> Result<(R, Option<Trim>)> {
+        let mut post = |sent: &Conversation| post(&wire::request::encode(sent, delivery));
+        match post(&self.sent) {
+            Err(Error::ContextLength(api)) if self.sent.token_budget().is_some() => {
+                let Some(more) = self.sent.plan_retry() else {
+                    return Err(Error::ContextLength(api));
+                };
+                log::warn(format_args!(
+                    "the server says the conversation is longer than the context window \
+                     ({}); dropping the {} oldest messages left and trying once more \
+                     (estimated {} tokens)",
+                    api.message,
+                    more.dropped(),
+                    more.tokens_after
+                ));
+                let outcome = post(&self.sent.selection(&more))?;
+                Ok((outcome, Some(Trim::then(self.trim, more))))
+            }
+            outcome => outcome.map(|outcome| (outcome, self.trim)),
+        }
     }
 }
 

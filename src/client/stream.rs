@@ -32,11 +32,6 @@ impl StreamUsage {
             usage: self.asked && !self.refused.load(Ordering::Relaxed),
         }
     }
-
-    /// Records that the server refused `stream_options`; true the first time.
-    fn refuse(&self) -> bool {
-        !self.refused.swap(true, Ordering::Relaxed)
-    }
 }
 
 impl Client {
@@ -97,15 +92,13 @@ impl Client {
         let refused = posted.as_ref().is_err_and(refuses_stream_options);
         let again = refused.then(|| wire::request::without_stream_options(body));
         if let Some(body) = again.flatten() {
-            if self.stream_usage.refuse() {
-                log::line(
-                    ::log::Level::Warn,
-                    format_args!(
-                        "POST {}: the server refused stream_options; \
-                         streaming without token usage from now on",
-                        log::shown_url(&self.pool.destination.endpoint)
-                    ),
-                );
+            // Recorded for the clones too; said once.
+            if !self.stream_usage.refused.swap(true, Ordering::Relaxed) {
+                log::warn(format_args!(
+                    "POST {}: the server refused stream_options; \
+                     streaming without token usage from now on",
+                    log::shown_url(&self.pool.destination.endpoint)
+                ));
             }
             posted = self.pool.post_stream(&body, &self.settings, token);
         }

@@ -1,8 +1,6 @@
 //! Settings from the process environment, then `./.env`, and the trust
 //! rule: which place may send a credential where.
 
-use std::path::Path;
-
 use crate::error::{Error, Result};
 
 /// Where a setting came from, from the least trusted to the most.
@@ -39,19 +37,14 @@ pub(crate) fn lookup_with_source(name: &str) -> Option<(String, Source)> {
         .ok()
         .filter(|value| !value.is_empty())
         .map(|value| (value, Source::Environment))
-        .or_else(|| dotenv_value(Path::new(".env"), name).map(|value| (value, Source::DotEnv)))
-}
-
-/// Reads one entry of a dotenv file (`[export ]NAME=value`, the value
-/// optionally quoted, `#` starting a comment outside quotes).
-pub(crate) fn dotenv_value(path: &Path, name: &str) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
-    text.lines()
-        .filter_map(parse_dotenv_line)
-        .filter(|(key, _)| *key == name)
-        .map(|(_, value)| value)
-        .next_back()
-        .filter(|value| !value.is_empty())
+        .or_else(|| {
+            // The last entry `[export ]NAME=value` of `./.env`, the value
+            // optionally quoted, `#` starting a comment outside quotes.
+            let text = std::fs::read_to_string(".env").ok()?;
+            let mut entries = text.lines().filter_map(parse_dotenv_line);
+            let (_, value) = entries.rfind(|(key, _)| *key == name)?;
+            Some((value, Source::DotEnv)).filter(|(value, _)| !value.is_empty())
+        })
 }
 
 fn parse_dotenv_line(line: &str) -> Option<(&str, String)> {

@@ -8,19 +8,18 @@ pub(crate) mod defaults;
 mod endpoint;
 mod env;
 mod headers;
-mod limits;
 mod network;
 mod target;
 
 // The files' tests name their own file by its full path, never by
 // `super`, which the import-circle check takes for this module.
-pub use self::{credential::Auth, defaults::*, limits::Limit};
+pub use self::{credential::Auth, defaults::*};
 pub(crate) use self::{
     credential::{secrets, Credential, Header as CredentialHeader, Provider},
+    defaults::Limits,
     endpoint::exact_endpoint_url,
     env::Source,
     headers::resolve_headers,
-    limits::Limits,
     network::{ClientCertFiles, Network, ProxySetting},
     target::{resolve_target, CredentialChoice, Target},
 };

@@ -51,19 +51,15 @@ pub(crate) fn resolve_target(
         _ => (TrustNames::OPENAI, Auth::Bearer),
     };
     let (endpoint, url_source) = resolve_endpoint(target)?;
-    let (key, key_source) = match choice.api_key {
-        Some(key) if key.is_empty() => (None, Source::Explicit),
-        Some(key) => (Some(key), Source::Explicit),
-        None if choice.provider.is_some() => (None, Source::Explicit),
-        None => {
-            let (key, source) = lookup_with_source(names.key).ok_or(Error::MissingApiKey)?;
-            (Some(key), source)
-        }
+    let key = match choice.api_key {
+        Some(key) => Some((key, Source::Explicit)).filter(|(key, _)| !key.is_empty()),
+        None if choice.provider.is_some() => None,
+        None => Some(lookup_with_source(names.key).ok_or(Error::MissingApiKey)?),
     };
-    if key.is_some() {
+    if let Some((_, key_source)) = key {
         check_trust(key_source, url_source, names)?;
     }
-    let key = key.map(ApiKey::new).transpose()?;
+    let key = key.map(|(key, _)| ApiKey::new(key)).transpose()?;
     let mut credential = Credential::new(key, key_auth, url_source, names)?;
     if let Some(auth) = choice.auth {
         credential = credential.with_auth(auth)?;

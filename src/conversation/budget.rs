@@ -175,11 +175,6 @@ impl Conversation {
         tools + self.messages.iter().map(message_bytes).sum::<u64>()
     }
 
-    /// 1 after a system message, else 0: where droppable messages start.
-    fn first_droppable(&self) -> usize {
-        usize::from(matches!(self.messages.first(), Some(m) if m.role == Role::System))
-    }
-
     /// What a send must leave out to keep within the budget: `None` when
     /// it fits (or there is no budget); [`Error::ContextLength`] when the
     /// last exchange alone is over the budget.
@@ -191,7 +186,18 @@ impl Conversation {
         // same prefix; when only the last exchange is that small, as much
         // as fits the budget itself.
         let low = (max as f64 * LOW_WATER) as u64;
-        self.trim_to(low, max).or_else(|_| self.trim_to(max, max))
+        let most = match self.trim_to(low, max).or_else(|_| self.trim_to(max, max)) {
+            Ok(trim) => return Ok(trim),
+            Err(most) => most,
+        };
+        let (messages, estimate) = (self.messages.len() - most.end, most.tokens_after);
+        Err(Error::ContextLength(Box::new(ApiError {
+            message: format!(
+                "the last exchange ({messages} messages) is estimated at {estimate} tokens, \
+                 over the token budget of {max}: nothing older is left to drop"
+            ),
+            ..ApiError::default()
+        })))
     }
 
     /// What to leave out, beyond what was already left out, after the
@@ -202,66 +208,42 @@ impl Conversation {
         let estimate = self.estimated_tokens();
         let aim = self.token_budget().unwrap_or(estimate).min(estimate);
         let target = (aim as f64 * RETRY_SHARE) as u64;
-        match self.trim_to(target, target) {
-            Ok(Some(trim)) => Some(trim),
-            // The estimate was too low to cut by a quarter: keep only the
-            // last exchange, which is all a retry can still do.
-            Ok(None) | Err(_) => {
-                let (start, end) = (self.first_droppable(), self.last_user()?);
-                (end > start).then(|| {
-                    let dropped: u64 = self.messages[start..end].iter().map(message_bytes).sum();
-                    Trim {
-                        start,
-                        end,
-                        tokens_before: estimate,
-                        tokens_after: tokens(self.bytes() - dropped, self.budget.bytes_per_token()),
-                    }
-                })
-            }
-        }
-    }
-
-    fn last_user(&self) -> Option<usize> {
-        self.messages.iter().rposition(|m| m.role == Role::User)
+        // The estimate was too low to cut by a quarter: keep only the
+        // last exchange, which is all a retry can still do.
+        self.trim_to(target, target)
+            .unwrap_or_else(|most| Some(most).filter(|most| most.dropped() > 0))
     }
 
     /// The smallest trim that brings the estimate to `target` tokens, or
     /// `None` when the estimate is `within` tokens already: one pass from
     /// the oldest message, stopping at the first user message (the start
-    /// of an exchange) from which on everything fits.
-    fn trim_to(&self, target: u64, within: u64) -> Result<Option<Trim>> {
+    /// of an exchange) from which on everything fits. `Err`: even the last
+    /// exchange alone is over `target`; the trim that keeps only it.
+    fn trim_to(&self, target: u64, within: u64) -> Result<Option<Trim>, Trim> {
         let ratio = self.budget.bytes_per_token();
-        let start = self.first_droppable();
+        // 1 after a system message, else 0: where droppable messages start.
+        let start = usize::from(matches!(self.messages.first(), Some(m) if m.role == Role::System));
         let mut bytes = self.bytes();
         let before = tokens(bytes, ratio);
-        if before <= within {
-            return Ok(None);
-        }
-        let Some(last_user) = self.last_user().filter(|last| *last >= start) else {
+        let last_user = self.messages.iter().rposition(|m| m.role == Role::User);
+        let Some(last_user) = last_user.filter(|last| *last >= start && before > within) else {
             return Ok(None);
         };
+        let trim = |end, bytes| Trim {
+            start,
+            end,
+            tokens_before: before,
+            tokens_after: tokens(bytes, ratio),
+        };
         for (index, message) in self.messages[..=last_user].iter().enumerate().skip(start) {
-            let after = tokens(bytes, ratio);
-            if index > start && message.role == Role::User && after <= target {
-                return Ok(Some(Trim {
-                    start,
-                    end: index,
-                    tokens_before: before,
-                    tokens_after: after,
-                }));
+            if index > start && message.role == Role::User && tokens(bytes, ratio) <= target {
+                return Ok(Some(trim(index, bytes)));
             }
             if index < last_user {
                 bytes -= message_bytes(message);
             }
         }
-        let (messages, estimate) = (self.messages.len() - last_user, tokens(bytes, ratio));
-        Err(Error::ContextLength(Box::new(ApiError {
-            message: format!(
-                "the last exchange ({messages} messages) is estimated at {estimate} tokens, \
-                 over the token budget of {target}: nothing older is left to drop"
-            ),
-            ..ApiError::default()
-        })))
+        Err(trim(last_user, bytes))
     }
 
     /// The conversation as a send under `trim` sends it: the same model,

@@ -61,8 +61,9 @@ impl Image {
     }
 }
 
-/// Reads a regular file of at most `limit` bytes and makes it into a `T`; an
-/// error names `what` it is, the path and why.
+/// Reads a regular file of at most `limit` bytes (checked before reading, and
+/// the read stops there if the file grows) and makes it into a `T`; an error
+/// names `what` it is, the path and why.
 pub(crate) fn read_file<T>(
     path: &Path,
     what: &str,
@@ -70,17 +71,7 @@ pub(crate) fn read_file<T>(
     make: impl FnOnce(&[u8]) -> Result<T>,
 ) -> Result<T> {
     let bad = |why: String| Error::InvalidArgument(format!("{what} {}: {why}", path.display()));
-    let bytes = read_regular_file(path, limit).map_err(&bad)?;
-    make(&bytes).map_err(|err| match err {
-        Error::InvalidArgument(why) => bad(why),
-        other => other,
-    })
-}
-
-/// Reads a regular file of at most `limit` bytes (checked before reading, and
-/// the read stops there if the file grows); the error says why not.
-fn read_regular_file(path: &Path, limit: u64) -> std::result::Result<Vec<u8>, String> {
-    let cannot = |err: std::io::Error| format!("cannot read it: {err}");
+    let cannot = |err: std::io::Error| bad(format!("cannot read it: {err}"));
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     // A FIFO opened for reading waits for a writer unless opened non-blocking;
@@ -95,9 +86,9 @@ fn read_regular_file(path: &Path, limit: u64) -> std::result::Result<Vec<u8>, St
         } else {
             "not a regular file (a device, FIFO or socket)"
         };
-        return Err(format!("it is {kind}; only regular files are read"));
+        return Err(bad(format!("it is {kind}; only regular files are read")));
     }
-    let too_big = |size: u64| format!("{size} bytes is more than the {limit} allowed");
+    let too_big = |size: u64| bad(format!("{size} bytes is more than the {limit} allowed"));
     if metadata.len() > limit {
         return Err(too_big(metadata.len()));
     }
@@ -107,7 +98,10 @@ fn read_regular_file(path: &Path, limit: u64) -> std::result::Result<Vec<u8>, St
     if bytes.len() as u64 > limit {
         return Err(too_big(bytes.len() as u64));
     }
-    Ok(bytes)
+    make(&bytes).map_err(|err| match err {
+        Error::InvalidArgument(why) => bad(why),
+        other => other,
+    })
 }
 
 fn sniff(bytes: &[u8]) -> Option<&'static str> {

@@ -50,13 +50,11 @@ pub struct ClientBuilder {
 impl fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let headers: Vec<_> = self.headers.iter().map(|(name, _)| name).collect();
+        let api_key = self.choice.api_key.as_ref().map(|_| "[redacted]");
         f.debug_struct("ClientBuilder")
             .field("target", &self.target)
             .field("api_version", &self.api_version)
-            .field(
-                "api_key",
-                &self.choice.api_key.as_ref().map(|_| "[redacted]"),
-            )
+            .field("api_key", &api_key)
             .field("auth", &self.choice.auth)
             .field("credential_provider", &self.choice.provider.is_some())
             .field("timeout", &self.timeout)
