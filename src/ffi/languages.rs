@@ -1,20 +1,17 @@
 //! Forms of a few functions for languages that cannot call the originals
 //! (docs/languages.md): `uint32_t` twins of those with a `uint64_t`, and
 //! [`chatwire_request_wait_text`], a streamed reply in a plain loop. Each
-//! calls the original or shares its body, so the same checks and errors.
+//! has the body of the original, so the same checks and errors.
 
 use std::ffi::{c_char, c_int};
+use std::time::Duration;
 
 use super::boundary;
-use super::client::chatwire_client;
-use super::client::settings::{
-    chatwire_client_set_idle_timeout_ms, chatwire_client_set_limit, chatwire_client_set_timeout_ms,
-};
-use super::conversation::chatwire_conversation;
-use super::conversation::edit::chatwire_conversation_set_token_budget;
+use super::client::{chatwire_client, set};
+use super::conversation::{chatwire_conversation, on};
 use super::reply::{chatwire_reply, usage, usage_details, write_counts};
 use super::request::{chatwire_request, hand_text};
-use super::status::chatwire_status;
+use super::status::{chatwire_status, limit_from_c};
 use crate::client::BackgroundSend;
 
 /// chatwire_client_set_timeout_ms() with a 32-bit count, for languages
@@ -24,8 +21,9 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     client: *mut chatwire_client,
     timeout_ms: u32,
 ) -> chatwire_status {
-    // SAFETY: the arguments as the original takes them (the C conventions).
-    unsafe { chatwire_client_set_timeout_ms(client, timeout_ms.into()) }
+    let timeout = Duration::from_millis(timeout_ms.into());
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_timeout(timeout)?)) })
 }
 
 /// chatwire_client_set_idle_timeout_ms() with a 32-bit count.
@@ -34,8 +32,9 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(
     client: *mut chatwire_client,
     timeout_ms: u32,
 ) -> chatwire_status {
-    // SAFETY: as above.
-    unsafe { chatwire_client_set_idle_timeout_ms(client, timeout_ms.into()) }
+    let timeout = Duration::from_millis(timeout_ms.into());
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_idle_timeout(timeout)?)) })
 }
 
 /// chatwire_client_set_limit() with a 32-bit count of bytes.
@@ -45,8 +44,12 @@ pub unsafe extern "system" fn chatwire_client_set_limit_u32(
     which: c_int,
     bytes: u32,
 ) -> chatwire_status {
-    // SAFETY: as above.
-    unsafe { chatwire_client_set_limit(client, which, bytes.into()) }
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
+    boundary::status(|| unsafe {
+        set(client, |s| {
+            Ok(s.set_limit(limit_from_c(which)?, bytes.into())?)
+        })
+    })
 }
 
 /// chatwire_conversation_set_token_budget() with a 32-bit count.
@@ -55,8 +58,13 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
     conversation: *mut chatwire_conversation,
     max_prompt_tokens: u32,
 ) -> chatwire_status {
-    // SAFETY: as above.
-    unsafe { chatwire_conversation_set_token_budget(conversation, max_prompt_tokens.into()) }
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
+            held.conversation.set_token_budget(max_prompt_tokens.into());
+            Ok(())
+        })
+    })
 }
 
 /// chatwire_reply_usage() in 32-bit counts; a count past 4294967295 (which no
