@@ -35,7 +35,10 @@ impl Notifier {
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
-        Ok(Notifier { read: fd, write: fd })
+        Ok(Notifier {
+            read: fd,
+            write: fd,
+        })
     }
 }
 

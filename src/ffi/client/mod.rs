@@ -1,8 +1,6 @@
-//! `chatwire_client`; its settings in [`settings`], where its requests go
-//! and with what credential in [`network`].
+//! `chatwire_client`; its setters in [`settings`].
 
-mod network;
-pub(super) mod settings;
+mod settings;
 
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};

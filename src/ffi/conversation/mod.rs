@@ -1,9 +1,8 @@
 //! `chatwire_conversation`: the handle (its lock against calls that call
-//! back, and the texts it lends) and what reads it; what changes the history
-//! in [`edit`], options and tools in [`options`].
+//! back, and the texts it lends) and what reads it; what changes it in
+//! [`edit`].
 
 pub(super) mod edit;
-mod options;
 
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicU64, Ordering};
