@@ -194,14 +194,13 @@ pub unsafe extern "system" fn chatwire_send_async(
     userdata: *mut c_void,
     request_out: *mut *mut chatwire_request,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `client` is NULL or a live handle (the C conventions).
-        let client = unsafe { handle::borrow(client, "client")? };
-        // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-        let held = unsafe { chatwire_conversation::hold(conversation)? };
+    // SAFETY: each pointer is NULL or valid, and `on_done` valid with
+    // `userdata` on any thread (the C conventions).
+    boundary::status(|| unsafe {
+        let client = handle::borrow(client, "client")?;
+        let held = chatwire_conversation::hold(conversation)?;
         let running = held.mark_running();
-        // SAFETY: `request_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(request_out, "request_out")? };
+        let out = handle::out(request_out, "request_out")?;
         let on_delta = on_delta.map(|callback| {
             let mut sink = DeltaSink::new(callback, userdata);
             Box::new(move |delta: &crate::StreamDelta| {
@@ -219,8 +218,7 @@ pub unsafe extern "system" fn chatwire_send_async(
                     .as_ref()
                     .map_or_else(status_of, |_| chatwire_status::CHATWIRE_OK);
                 let userdata = done_userdata;
-                // SAFETY: the caller gave a valid callback and its own userdata.
-                unsafe { on_done(userdata.0, status) };
+                on_done(userdata.0, status);
             }
         };
         let client = client.snapshot();
