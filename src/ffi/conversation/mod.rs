@@ -39,15 +39,11 @@ pub(crate) struct Held {
     lent_dropped: u64,
 }
 
-/// The copies of one message's texts that chatwire_conversation_content()
-/// and chatwire_conversation_reasoning() lend, made on first request: an
-/// entry goes when its message goes and moves with it otherwise (its
-/// buffers do not move), so a text lives as long as its message.
-#[derive(Default)]
-struct Lent {
-    content: Option<text::CText>,
-    reasoning: Option<text::CText>,
-}
+/// The copies of one message's content and reasoning that
+/// chatwire_conversation_content() and chatwire_conversation_reasoning()
+/// lend, made on first request: an entry goes when its message goes and moves
+/// with it otherwise (its buffers do not move), so a text lives as long as its message.
+type Lent = [Option<text::CText>; 2];
 
 impl chatwire_conversation {
     /// A new handle for C.
@@ -159,13 +155,13 @@ impl Held {
         (&mut self.conversation, &mut self.lent)
     }
 
-    /// The text of message `index` that `text` picks, lent from the `slot`
-    /// of its entry; NULL when `text` gives none.
+    /// The text of message `index` that `text` picks, lent from `slot` of
+    /// its entry; NULL when `text` gives none.
     fn lend(
         &mut self,
         index: usize,
+        slot: usize,
         text: fn(&crate::Message) -> Option<&str>,
-        slot: fn(&mut Lent) -> &mut Option<text::CText>,
     ) -> Result<*const c_char, FfiError> {
         let (conversation, lent) = self.parts();
         let message = handle::item(conversation.messages(), index, "message")?;
@@ -175,7 +171,7 @@ impl Held {
         if lent.len() <= index {
             lent.resize_with(index + 1, Lent::default);
         }
-        let view = slot(&mut lent[index]).get_or_insert_with(|| text::CText::new(text));
+        let view = lent[index][slot].get_or_insert_with(|| text::CText::new(text));
         Ok(view.as_ptr())
     }
 }
@@ -292,7 +288,7 @@ pub unsafe extern "system" fn chatwire_conversation_content(
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe {
         on(conversation, |held| {
-            held.lend(index, |m| Some(&m.content), |l| &mut l.content)
+            held.lend(index, 0, |m| Some(&m.content))
         })
     })
 }
@@ -316,7 +312,7 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning(
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe {
         on(conversation, |held| {
-            held.lend(index, |m| reasoning(&m.reasoning), |l| &mut l.reasoning)
+            held.lend(index, 1, |m| reasoning(&m.reasoning))
         })
     })
 }
