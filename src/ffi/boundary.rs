@@ -34,16 +34,16 @@ fn run<T>(body: impl FnOnce() -> Result<T, FfiError>) -> Result<T, chatwire_stat
     let outcome = catch_unwind(AssertUnwindSafe(body))
         .unwrap_or_else(|payload| Err(FfiError::Panic(panic_message(&*payload))));
     outcome.map_err(|error| {
+        let (status, message, http_status) = error.report();
         // Escaped here, once for every kind of failure: an error's text is
         // escaped already (and escaping twice changes nothing), a panic's
         // message may quote anything.
-        let message = text::c_string(one_line::escape(&error.message()).as_bytes());
-        let http_status = error.http_status();
+        let message = text::c_string(one_line::escape(&message).as_bytes());
         LAST_ERROR.set(Some(LastError {
             message,
             http_status,
         }));
-        error.status()
+        status
     })
 }
 

@@ -2,7 +2,8 @@
 
 use std::ffi::c_int;
 
-use super::status::{chatwire_status, status_of};
+use super::status::chatwire_status::{self, *};
+use super::status::status_of;
 use crate::error::Error;
 
 /// Why a C call failed: a core error, or a problem with what C passed in.
@@ -48,37 +49,33 @@ impl FfiError {
         }
     }
 
-    pub(crate) fn status(&self) -> chatwire_status {
-        match self {
-            FfiError::Null(_) => chatwire_status::CHATWIRE_ERR_NULL_ARGUMENT,
-            FfiError::Utf8(_) => chatwire_status::CHATWIRE_ERR_INVALID_UTF8,
-            FfiError::OutOfRange { .. } => chatwire_status::CHATWIRE_ERR_INVALID_ARGUMENT,
-            FfiError::Core(error) => status_of(error),
-            FfiError::Panic(_) => chatwire_status::CHATWIRE_ERR_PANIC,
-            FfiError::Unavailable(_) => chatwire_status::CHATWIRE_ERR_UNAVAILABLE,
-            FfiError::Again { status, .. } => *status,
-        }
-    }
-
-    pub(crate) fn message(&self) -> String {
-        match self {
-            FfiError::Null(name) => format!("{name} is NULL"),
-            FfiError::Utf8(name) => format!("{name} is not valid UTF-8"),
+    /// The status, the last error's text and the HTTP status (0: none).
+    pub(crate) fn report(self) -> (chatwire_status, String, c_int) {
+        let (status, message) = match self {
+            FfiError::Null(name) => (CHATWIRE_ERR_NULL_ARGUMENT, format!("{name} is NULL")),
+            FfiError::Utf8(name) => (
+                CHATWIRE_ERR_INVALID_UTF8,
+                format!("{name} is not valid UTF-8"),
+            ),
             FfiError::OutOfRange { what, index, len } => {
-                format!("no {what} at index {index}: there are {len}")
+                let message = format!("no {what} at index {index}: there are {len}");
+                (CHATWIRE_ERR_INVALID_ARGUMENT, message)
             }
-            FfiError::Core(error) => error.to_string(),
-            FfiError::Panic(message) => format!("internal error (please report): {message}"),
-            FfiError::Unavailable(what) => format!("the server sent no {what}"),
-            FfiError::Again { message, .. } => message.clone(),
-        }
-    }
-
-    pub(crate) fn http_status(&self) -> c_int {
-        match self {
-            FfiError::Core(error) => error.http_status().map_or(0, c_int::from),
-            FfiError::Again { http_status, .. } => *http_status,
-            _ => 0,
-        }
+            FfiError::Core(error) => return FfiError::again(&error).report(),
+            FfiError::Panic(message) => {
+                let message = format!("internal error (please report): {message}");
+                (CHATWIRE_ERR_PANIC, message)
+            }
+            FfiError::Unavailable(what) => (
+                CHATWIRE_ERR_UNAVAILABLE,
+                format!("the server sent no {what}"),
+            ),
+            FfiError::Again {
+                status,
+                message,
+                http_status,
+            } => return (status, message, http_status),
+        };
+        (status, message, 0)
     }
 }
