@@ -5,8 +5,7 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::error::FfiError;
-use super::status::chatwire_status;
+use super::status::{chatwire_status, FfiError};
 use super::text;
 use crate::error::one_line;
 

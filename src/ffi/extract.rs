@@ -5,9 +5,8 @@
 use std::ffi::c_char;
 
 use super::boundary;
-use super::error::FfiError;
 use super::handle;
-use super::status::chatwire_status;
+use super::status::{chatwire_status, FfiError};
 use super::text::{self, CText};
 use crate::error::Error;
 use crate::structured::INGREDIENTS_SCHEMA_NUL;

@@ -44,16 +44,13 @@ unsafe impl Sync for Target {}
 
 impl Target {
     fn deliver(&self, level: Level, line: &str) {
-        let level = match level {
-            Level::Error => chatwire_log_level::CHATWIRE_LOG_ERROR,
-            Level::Warn => chatwire_log_level::CHATWIRE_LOG_WARN,
-            Level::Info => chatwire_log_level::CHATWIRE_LOG_INFO,
-            Level::Debug | Level::Trace => chatwire_log_level::CHATWIRE_LOG_DEBUG,
-        };
+        // `log` numbers its levels as chatwire_log_level does, from Error = 1;
+        // its Trace, past Debug, is given as Debug.
+        let level = (level as c_int).min(chatwire_log_level::CHATWIRE_LOG_DEBUG as c_int);
         let line = text::c_string(line);
         // SAFETY: the caller gave a callback valid until it is replaced;
         // `line` outlives the call.
-        unsafe { (self.callback)(self.userdata.0, level as c_int, line.as_ptr()) }
+        unsafe { (self.callback)(self.userdata.0, level, line.as_ptr()) }
     }
 }
 

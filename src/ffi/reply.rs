@@ -5,9 +5,8 @@ use std::ffi::{c_char, CStr, CString};
 
 use super::boundary;
 use super::conversation::reasoning;
-use super::error::FfiError;
 use super::handle;
-use super::status::chatwire_status;
+use super::status::{chatwire_status, FfiError};
 use super::text::{self, borrowed, borrowed_len, CText};
 use crate::reply::Reply;
 

@@ -10,11 +10,10 @@ use super::callback::{
 };
 use super::client::chatwire_client;
 use super::conversation::chatwire_conversation;
-use super::error::FfiError;
 use super::handle;
 use super::reply::chatwire_reply;
 use super::request::chatwire_request;
-use super::status::{chatwire_status, status_of};
+use super::status::{chatwire_status, status_of, FfiError};
 use super::text;
 use crate::client::Client;
 use crate::conversation::Conversation;

@@ -3,8 +3,8 @@
 use std::alloc::{handle_alloc_error, Layout};
 use std::ffi::{c_char, CStr, CString};
 
-use super::error::FfiError;
 use super::handle;
+use super::status::FfiError;
 
 /// Reads a required NUL-terminated UTF-8 argument (unsafe: `ptr` is NULL or
 /// points to a NUL-terminated string that outlives `'a`).

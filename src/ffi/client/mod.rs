@@ -7,9 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use crate::client::{Client, ClientBuilder, Resolved};
 use crate::ffi::boundary;
-use crate::ffi::error::FfiError;
 use crate::ffi::handle;
-use crate::ffi::status::chatwire_status;
+use crate::ffi::status::{chatwire_status, FfiError};
 use crate::ffi::text;
 
 /// A connection to one chat completions endpoint with one API key, made by

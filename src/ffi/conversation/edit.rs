@@ -8,8 +8,7 @@ use super::{chatwire_conversation, forget, on, Lent};
 use crate::conversation::message::Tool;
 use crate::conversation::Conversation;
 use crate::ffi::boundary;
-use crate::ffi::error::FfiError;
-use crate::ffi::status::{chatwire_status, role_from_c};
+use crate::ffi::status::{chatwire_status, role_from_c, FfiError};
 use crate::ffi::text;
 use crate::Role;
 

@@ -11,9 +11,8 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use crate::conversation::Conversation;
 use crate::error::Error;
 use crate::ffi::boundary;
-use crate::ffi::error::FfiError;
 use crate::ffi::handle;
-use crate::ffi::status::{chatwire_status, role_to_c};
+use crate::ffi::status::{chatwire_status, role_to_c, FfiError};
 use crate::ffi::text;
 
 /// A model name and the messages so far, which every send carries in full.
