@@ -21,7 +21,6 @@ mod conversation;
 mod extract;
 mod handle;
 mod languages;
-mod log;
 mod notify;
 mod reply;
 mod request;
