@@ -64,7 +64,6 @@ struct IngredientView {
     unit: Option<CText>,
 }
 
-/// Item `index` of the list behind `list`, or the error of a NULL list.
 fn item(list: Option<&chatwire_ingredients>, index: usize) -> Result<&IngredientView, FfiError> {
     handle::item(
         &list.ok_or(FfiError::Null("list"))?.items,

@@ -98,7 +98,6 @@ pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
     })
 }
 
-/// A count saturated to 32 bits.
 fn narrowed(count: u64) -> u32 {
     u32::try_from(count).unwrap_or(u32::MAX)
 }

@@ -24,7 +24,6 @@ pub struct chatwire_request {
     pub(super) _running: Running,
 }
 
-/// The request behind `request`, or the error of a NULL one.
 fn get(request: Option<&chatwire_request>) -> Result<&chatwire_request, FfiError> {
     request.ok_or(FfiError::Null("request"))
 }

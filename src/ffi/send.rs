@@ -103,7 +103,6 @@ pub unsafe extern "system" fn chatwire_send_stream(
     })
 }
 
-/// A streamed send with a C delta callback.
 unsafe fn stream_with(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,

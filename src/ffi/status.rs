@@ -114,7 +114,6 @@ pub(crate) fn from_c<T: Copy>(value: c_int, table: &[T], what: &str) -> Result<T
         .ok_or_else(|| Error::InvalidArgument(format!("{value} is not {what}")))
 }
 
-/// The limit a C value names.
 pub(crate) fn limit_from_c(which: c_int) -> Result<Limit, Error> {
     let limits = [Limit::Body, Limit::Event, Limit::Stream, Limit::Headers];
     let what = "a chatwire_limit (0 body, 1 event, 2 stream, 3 headers)";
@@ -124,7 +123,6 @@ pub(crate) fn limit_from_c(which: c_int) -> Result<Limit, Error> {
 /// The roles in the order of chatwire_role.
 const ROLES: [Role; 4] = [Role::System, Role::User, Role::Assistant, Role::Tool];
 
-/// The C value of a role.
 pub(crate) fn role_to_c(role: Role) -> c_int {
     ROLES
         .iter()
@@ -287,7 +285,6 @@ pub extern "system" fn chatwire_version() -> *const c_char {
     VERSION.as_ptr().cast()
 }
 
-/// Parses a decimal version part at compile time.
 const fn parse(digits: &str) -> u32 {
     match u32::from_str_radix(digits, 10) {
         Ok(value) => value,

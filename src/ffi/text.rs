@@ -71,12 +71,10 @@ impl CText {
     }
 }
 
-/// An optional text for C: NULL for none.
 pub(crate) fn borrowed(text: &Option<CText>) -> *const c_char {
     text.as_ref().map_or(std::ptr::null(), CText::as_ptr)
 }
 
-/// The length of an optional text: 0 for none.
 pub(crate) fn borrowed_len(text: &Option<CText>) -> usize {
     text.as_ref().map_or(0, CText::len)
 }

@@ -45,7 +45,6 @@ pub(crate) struct Held {
 type Lent = [Option<text::CText>; 2];
 
 impl chatwire_conversation {
-    /// A new handle for C.
     fn into_c(conversation: Conversation) -> *mut chatwire_conversation {
         handle::into_c_shared(chatwire_conversation {
             held: Mutex::new(Held {
@@ -137,7 +136,6 @@ impl Drop for Running {
 static NEXT_RUNNING: AtomicU64 = AtomicU64::new(1);
 
 impl Held {
-    /// Message `index`, or the error of an index out of range.
     fn message(&self, index: usize) -> Result<&crate::Message, FfiError> {
         handle::item(self.conversation.messages(), index, "message")
     }
