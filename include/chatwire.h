@@ -344,20 +344,20 @@ typedef struct chatwire_reply chatwire_reply;
 typedef struct chatwire_request chatwire_request;
 
 /**
- * Gives a client its credential before each attempt: writes the token and a
- * NUL into `token`, `capacity` bytes valid during the call, and returns 0;
- * anything else, or a token that does not fit, fails the send with
- * CHATWIRE_ERR_AUTH. Called on any thread, several at once, so thread-safe.
- */
-typedef int (CHATWIRE_CALL *chatwire_credential_callback)(void *userdata, char *token, size_t capacity);
-
-/**
  * Receives one of chatwire's log lines, never with a secret: `level` is a
  * chatwire_log_level, `line` one line without a newline, valid during the
  * call. Called on whichever thread logs (so thread-safe); lines logged from
  * inside it are dropped, and it must not call chatwire_set_log_callback().
  */
 typedef void (CHATWIRE_CALL *chatwire_log_callback)(void *userdata, int level, const char *line);
+
+/**
+ * Gives a client its credential before each attempt: writes the token and a
+ * NUL into `token`, `capacity` bytes valid during the call, and returns 0;
+ * anything else, or a token that does not fit, fails the send with
+ * CHATWIRE_ERR_AUTH. Called on any thread, several at once, so thread-safe.
+ */
+typedef int (CHATWIRE_CALL *chatwire_credential_callback)(void *userdata, char *token, size_t capacity);
 
 /**
  * Receives a streamed reply's text as it arrives: `delta` is `len` bytes of
@@ -398,6 +398,17 @@ CHATWIRE_API int CHATWIRE_CALL chatwire_last_http_status(void);
 CHATWIRE_API void CHATWIRE_CALL chatwire_string_free(char *s);
 
 /**
+ * Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
+ * `callback` with `userdata`, for the whole process; NULL or CHATWIRE_LOG_OFF
+ * removes it. On return the previous callback is not running and will not be
+ * called again. Refused from inside the log callback.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_set_log_callback(chatwire_log_callback callback,
+                                                        int max_level,
+                                                        void *userdata);
+
+/**
  * Creates a client in `*client_out` for {base_url}/v1/chat/completions.
  * NULL `base_url` or `api_key`: $OPENAI_BASE_URL or $OPENAI_API_KEY, then
  * ./.env, else "https://api.openai.com" or CHATWIRE_ERR_MISSING_API_KEY; an
@@ -427,62 +438,6 @@ chatwire_status CHATWIRE_CALL chatwire_client_new_azure(const char *endpoint,
                                                         const char *api_version,
                                                         const char *api_key,
                                                         chatwire_client **client_out);
-
-/**
- * Trusts the CA certificates in the PEM file `pem_path`, read now, besides
- * the system's (docs/configuration.md). An unreadable file, no PEM
- * certificate or more than 16 MiB: CHATWIRE_ERR_CONFIG.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_client_set_ca_file(chatwire_client *client,
-                                                          const char *pem_path);
-
-/**
- * Shows the certificate chain in `cert_pem_file` and its key (PKCS#8, RSA
- * or EC, not encrypted) in `key_pem_file`, both read now, to servers that ask
- * (mutual TLS). A file unreadable or over 16 MiB, no certificate, not exactly
- * one key, or a key not the certificate's: CHATWIRE_ERR_CONFIG.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_client_set_client_certificate(chatwire_client *client,
-                                                                     const char *cert_pem_file,
-                                                                     const char *key_pem_file);
-
-/**
- * Sends through the proxy at `proxy_url` ("http://user:password@proxy:3128",
- * "socks5://..."; no scheme means http://), or through none for "", whatever
- * the environment says (by default $https_proxy, $http_proxy, $all_proxy and
- * $no_proxy, as curl reads them). An unusable URL: CHATWIRE_ERR_CONFIG.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_client_set_proxy(chatwire_client *client,
-                                                        const char *proxy_url);
-
-/**
- * Sends to `url`, whole (path and query kept), for routes other than
- * {base}/v1/chat/completions; the credential goes there too. Not http(s)://,
- * a user name or password, or a fragment: CHATWIRE_ERR_CONFIG.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_client_set_endpoint_url(chatwire_client *client,
-                                                               const char *url);
-
-/**
- * Sets where the key or a callback's token goes: a chatwire_auth, default
- * CHATWIRE_AUTH_BEARER (CHATWIRE_AUTH_API_KEY for chatwire_client_new_azure()).
- */
-CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_auth(chatwire_client *client, int auth);
-
-/**
- * Asks `callback` for the credential before every attempt instead of
- * sending the key; NULL goes back to the key. It and `userdata` stay valid
- * until the client is freed and its requests have finished.
- * CHATWIRE_ERR_CONFIG when ./.env named the endpoint.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_client_set_credential_callback(chatwire_client *client,
-                                                                      chatwire_credential_callback callback,
-                                                                      void *userdata);
 
 /**
  * Sets the whole-request timeout in milliseconds (each retry gets its own);
@@ -575,6 +530,62 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_schema_delivery(chatwire_clien
  * 1, the default, or 0. A server that refuses it is asked again without it; the client remembers.
  */
 CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_stream_usage(chatwire_client *client, int enabled);
+
+/**
+ * Trusts the CA certificates in the PEM file `pem_path`, read now, besides
+ * the system's (docs/configuration.md). An unreadable file, no PEM
+ * certificate or more than 16 MiB: CHATWIRE_ERR_CONFIG.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_client_set_ca_file(chatwire_client *client,
+                                                          const char *pem_path);
+
+/**
+ * Shows the certificate chain in `cert_pem_file` and its key (PKCS#8, RSA
+ * or EC, not encrypted) in `key_pem_file`, both read now, to servers that ask
+ * (mutual TLS). A file unreadable or over 16 MiB, no certificate, not exactly
+ * one key, or a key not the certificate's: CHATWIRE_ERR_CONFIG.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_client_set_client_certificate(chatwire_client *client,
+                                                                     const char *cert_pem_file,
+                                                                     const char *key_pem_file);
+
+/**
+ * Sends through the proxy at `proxy_url` ("http://user:password@proxy:3128",
+ * "socks5://..."; no scheme means http://), or through none for "", whatever
+ * the environment says (by default $https_proxy, $http_proxy, $all_proxy and
+ * $no_proxy, as curl reads them). An unusable URL: CHATWIRE_ERR_CONFIG.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_client_set_proxy(chatwire_client *client,
+                                                        const char *proxy_url);
+
+/**
+ * Sends to `url`, whole (path and query kept), for routes other than
+ * {base}/v1/chat/completions; the credential goes there too. Not http(s)://,
+ * a user name or password, or a fragment: CHATWIRE_ERR_CONFIG.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_client_set_endpoint_url(chatwire_client *client,
+                                                               const char *url);
+
+/**
+ * Sets where the key or a callback's token goes: a chatwire_auth, default
+ * CHATWIRE_AUTH_BEARER (CHATWIRE_AUTH_API_KEY for chatwire_client_new_azure()).
+ */
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_auth(chatwire_client *client, int auth);
+
+/**
+ * Asks `callback` for the credential before every attempt instead of
+ * sending the key; NULL goes back to the key. It and `userdata` stay valid
+ * until the client is freed and its requests have finished.
+ * CHATWIRE_ERR_CONFIG when ./.env named the endpoint.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_client_set_credential_callback(chatwire_client *client,
+                                                                      chatwire_credential_callback callback,
+                                                                      void *userdata);
 
 /**
  * Creates in `*conversation_out` an empty conversation for `model`
@@ -928,17 +939,6 @@ CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_request_wait_text_len(chatwire_request *request,
                                                              char **text_out,
                                                              size_t *len_out);
-
-/**
- * Sends chatwire's log lines up to `max_level` (a chatwire_log_level) to
- * `callback` with `userdata`, for the whole process; NULL or CHATWIRE_LOG_OFF
- * removes it. On return the previous callback is not running and will not be
- * called again. Refused from inside the log callback.
- */
-CHATWIRE_API
-chatwire_status CHATWIRE_CALL chatwire_set_log_callback(chatwire_log_callback callback,
-                                                        int max_level,
-                                                        void *userdata);
 
 /**
  * The reply's text; "" when the model only called tools.

@@ -84,15 +84,10 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_last_error Lib "chatwire.dll" () As LongPtr
     Public Declare PtrSafe Function chatwire_last_http_status Lib "chatwire.dll" () As Long
     Public Declare PtrSafe Sub chatwire_string_free Lib "chatwire.dll" (ByVal s As LongPtr)
+    Public Declare PtrSafe Function chatwire_set_log_callback Lib "chatwire.dll" (ByVal callback As LongPtr, ByVal maxLevel As Long, ByVal userdata As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_client_new Lib "chatwire.dll" (ByVal baseUrl As LongPtr, ByVal apiKey As LongPtr, ByRef clientOut As LongPtr) As Long
     Public Declare PtrSafe Sub chatwire_client_free Lib "chatwire.dll" (ByVal client As LongPtr)
     Public Declare PtrSafe Function chatwire_client_new_azure Lib "chatwire.dll" (ByVal endpoint As LongPtr, ByVal deployment As LongPtr, ByVal apiVersion As LongPtr, ByVal apiKey As LongPtr, ByRef clientOut As LongPtr) As Long
-    Public Declare PtrSafe Function chatwire_client_set_ca_file Lib "chatwire.dll" (ByVal client As LongPtr, ByVal pemPath As LongPtr) As Long
-    Public Declare PtrSafe Function chatwire_client_set_client_certificate Lib "chatwire.dll" (ByVal client As LongPtr, ByVal certPemFile As LongPtr, ByVal keyPemFile As LongPtr) As Long
-    Public Declare PtrSafe Function chatwire_client_set_proxy Lib "chatwire.dll" (ByVal client As LongPtr, ByVal proxyUrl As LongPtr) As Long
-    Public Declare PtrSafe Function chatwire_client_set_endpoint_url Lib "chatwire.dll" (ByVal client As LongPtr, ByVal url As LongPtr) As Long
-    Public Declare PtrSafe Function chatwire_client_set_auth Lib "chatwire.dll" (ByVal client As LongPtr, ByVal auth As Long) As Long
-    Public Declare PtrSafe Function chatwire_client_set_credential_callback Lib "chatwire.dll" (ByVal client As LongPtr, ByVal callback As LongPtr, ByVal userdata As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_client_set_max_retries Lib "chatwire.dll" (ByVal client As LongPtr, ByVal maxRetries As Long) As Long
     Public Declare PtrSafe Function chatwire_client_set_max_idle_connections Lib "chatwire.dll" (ByVal client As LongPtr, ByVal maxIdleConnections As Long) As Long
     Public Declare PtrSafe Function chatwire_client_set_max_in_flight Lib "chatwire.dll" (ByVal client As LongPtr, ByVal maxInFlight As Long) As Long
@@ -101,6 +96,12 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_client_set_json_corrections Lib "chatwire.dll" (ByVal client As LongPtr, ByVal corrections As Long) As Long
     Public Declare PtrSafe Function chatwire_client_set_schema_delivery Lib "chatwire.dll" (ByVal client As LongPtr, ByVal delivery As Long) As Long
     Public Declare PtrSafe Function chatwire_client_set_stream_usage Lib "chatwire.dll" (ByVal client As LongPtr, ByVal enabled As Long) As Long
+    Public Declare PtrSafe Function chatwire_client_set_ca_file Lib "chatwire.dll" (ByVal client As LongPtr, ByVal pemPath As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_client_set_client_certificate Lib "chatwire.dll" (ByVal client As LongPtr, ByVal certPemFile As LongPtr, ByVal keyPemFile As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_client_set_proxy Lib "chatwire.dll" (ByVal client As LongPtr, ByVal proxyUrl As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_client_set_endpoint_url Lib "chatwire.dll" (ByVal client As LongPtr, ByVal url As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_client_set_auth Lib "chatwire.dll" (ByVal client As LongPtr, ByVal auth As Long) As Long
+    Public Declare PtrSafe Function chatwire_client_set_credential_callback Lib "chatwire.dll" (ByVal client As LongPtr, ByVal callback As LongPtr, ByVal userdata As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_new Lib "chatwire.dll" (ByVal model As LongPtr, ByRef conversationOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_to_json Lib "chatwire.dll" (ByVal conversation As LongPtr, ByRef jsonOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_from_json Lib "chatwire.dll" (ByVal json As LongPtr, ByRef conversationOut As LongPtr) As Long
@@ -145,7 +146,6 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_reply_usage_details_u32 Lib "chatwire.dll" (ByVal reply As LongPtr, ByRef cachedTokens As Long, ByRef reasoningTokens As Long) As Long
     Public Declare PtrSafe Function chatwire_request_wait_text Lib "chatwire.dll" (ByVal request As LongPtr, ByRef textOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_request_wait_text_len Lib "chatwire.dll" (ByVal request As LongPtr, ByRef textOut As LongPtr, ByRef lenOut As LongPtr) As Long
-    Public Declare PtrSafe Function chatwire_set_log_callback Lib "chatwire.dll" (ByVal callback As LongPtr, ByVal maxLevel As Long, ByVal userdata As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_reply_content Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_content_len Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_finish_reason Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
@@ -186,15 +186,10 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_last_error Lib "chatwire.dll" () As Long
     Public Declare Function chatwire_last_http_status Lib "chatwire.dll" () As Long
     Public Declare Sub chatwire_string_free Lib "chatwire.dll" (ByVal s As Long)
+    Public Declare Function chatwire_set_log_callback Lib "chatwire.dll" (ByVal callback As Long, ByVal maxLevel As Long, ByVal userdata As Long) As Long
     Public Declare Function chatwire_client_new Lib "chatwire.dll" (ByVal baseUrl As Long, ByVal apiKey As Long, ByRef clientOut As Long) As Long
     Public Declare Sub chatwire_client_free Lib "chatwire.dll" (ByVal client As Long)
     Public Declare Function chatwire_client_new_azure Lib "chatwire.dll" (ByVal endpoint As Long, ByVal deployment As Long, ByVal apiVersion As Long, ByVal apiKey As Long, ByRef clientOut As Long) As Long
-    Public Declare Function chatwire_client_set_ca_file Lib "chatwire.dll" (ByVal client As Long, ByVal pemPath As Long) As Long
-    Public Declare Function chatwire_client_set_client_certificate Lib "chatwire.dll" (ByVal client As Long, ByVal certPemFile As Long, ByVal keyPemFile As Long) As Long
-    Public Declare Function chatwire_client_set_proxy Lib "chatwire.dll" (ByVal client As Long, ByVal proxyUrl As Long) As Long
-    Public Declare Function chatwire_client_set_endpoint_url Lib "chatwire.dll" (ByVal client As Long, ByVal url As Long) As Long
-    Public Declare Function chatwire_client_set_auth Lib "chatwire.dll" (ByVal client As Long, ByVal auth As Long) As Long
-    Public Declare Function chatwire_client_set_credential_callback Lib "chatwire.dll" (ByVal client As Long, ByVal callback As Long, ByVal userdata As Long) As Long
     Public Declare Function chatwire_client_set_max_retries Lib "chatwire.dll" (ByVal client As Long, ByVal maxRetries As Long) As Long
     Public Declare Function chatwire_client_set_max_idle_connections Lib "chatwire.dll" (ByVal client As Long, ByVal maxIdleConnections As Long) As Long
     Public Declare Function chatwire_client_set_max_in_flight Lib "chatwire.dll" (ByVal client As Long, ByVal maxInFlight As Long) As Long
@@ -203,6 +198,12 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_client_set_json_corrections Lib "chatwire.dll" (ByVal client As Long, ByVal corrections As Long) As Long
     Public Declare Function chatwire_client_set_schema_delivery Lib "chatwire.dll" (ByVal client As Long, ByVal delivery As Long) As Long
     Public Declare Function chatwire_client_set_stream_usage Lib "chatwire.dll" (ByVal client As Long, ByVal enabled As Long) As Long
+    Public Declare Function chatwire_client_set_ca_file Lib "chatwire.dll" (ByVal client As Long, ByVal pemPath As Long) As Long
+    Public Declare Function chatwire_client_set_client_certificate Lib "chatwire.dll" (ByVal client As Long, ByVal certPemFile As Long, ByVal keyPemFile As Long) As Long
+    Public Declare Function chatwire_client_set_proxy Lib "chatwire.dll" (ByVal client As Long, ByVal proxyUrl As Long) As Long
+    Public Declare Function chatwire_client_set_endpoint_url Lib "chatwire.dll" (ByVal client As Long, ByVal url As Long) As Long
+    Public Declare Function chatwire_client_set_auth Lib "chatwire.dll" (ByVal client As Long, ByVal auth As Long) As Long
+    Public Declare Function chatwire_client_set_credential_callback Lib "chatwire.dll" (ByVal client As Long, ByVal callback As Long, ByVal userdata As Long) As Long
     Public Declare Function chatwire_conversation_new Lib "chatwire.dll" (ByVal model As Long, ByRef conversationOut As Long) As Long
     Public Declare Function chatwire_conversation_to_json Lib "chatwire.dll" (ByVal conversation As Long, ByRef jsonOut As Long) As Long
     Public Declare Function chatwire_conversation_from_json Lib "chatwire.dll" (ByVal json As Long, ByRef conversationOut As Long) As Long
@@ -247,7 +248,6 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_reply_usage_details_u32 Lib "chatwire.dll" (ByVal reply As Long, ByRef cachedTokens As Long, ByRef reasoningTokens As Long) As Long
     Public Declare Function chatwire_request_wait_text Lib "chatwire.dll" (ByVal request As Long, ByRef textOut As Long) As Long
     Public Declare Function chatwire_request_wait_text_len Lib "chatwire.dll" (ByVal request As Long, ByRef textOut As Long, ByRef lenOut As Long) As Long
-    Public Declare Function chatwire_set_log_callback Lib "chatwire.dll" (ByVal callback As Long, ByVal maxLevel As Long, ByVal userdata As Long) As Long
     Public Declare Function chatwire_reply_content Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_content_len Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_finish_reason Lib "chatwire.dll" (ByVal reply As Long) As Long

@@ -5,18 +5,13 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::error::FfiError;
-use super::status::chatwire_status;
+use super::status::{chatwire_status, FfiError};
 use super::text;
 use crate::error::one_line;
 
-struct LastError {
-    message: CString,
-    http_status: c_int,
-}
-
 thread_local! {
-    static LAST_ERROR: RefCell<Option<LastError>> = const { RefCell::new(None) };
+    /// The last failure's text and HTTP status on this thread.
+    static LAST_ERROR: RefCell<Option<(CString, c_int)>> = const { RefCell::new(None) };
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -41,16 +36,13 @@ fn run<T>(body: impl FnOnce() -> Result<T, FfiError>) -> Result<T, chatwire_stat
 #[cold]
 #[inline(never)]
 fn record(error: FfiError) -> chatwire_status {
+    let (status, message, http_status) = error.report();
     // Escaped here, once for every kind of failure: an error's text is
     // escaped already (and escaping twice changes nothing), a panic's
     // message may quote anything.
-    let message = text::c_string(one_line::escape(&error.message()).as_bytes());
-    let http_status = error.http_status();
-    LAST_ERROR.set(Some(LastError {
-        message,
-        http_status,
-    }));
-    error.status()
+    let message = text::c_string(one_line::escape(&message).as_bytes());
+    LAST_ERROR.set(Some((message, http_status)));
+    status
 }
 
 /// The body of a function that returns a status; after success
@@ -96,7 +88,7 @@ pub extern "system" fn chatwire_last_error() -> *const c_char {
     LAST_ERROR.with(|cell| match &*cell.borrow() {
         // The CString stays in the thread-local until the next call that
         // can fail on this thread replaces or clears it.
-        Some(last) => last.message.as_ptr(),
+        Some((message, _)) => message.as_ptr(),
         None => c"".as_ptr(),
     })
 }
@@ -105,7 +97,7 @@ pub extern "system" fn chatwire_last_error() -> *const c_char {
 /// error, or none).
 #[no_mangle]
 pub extern "system" fn chatwire_last_http_status() -> c_int {
-    LAST_ERROR.with(|cell| cell.borrow().as_ref().map_or(0, |last| last.http_status))
+    LAST_ERROR.with(|cell| cell.borrow().as_ref().map_or(0, |last| last.1))
 }
 
 /// Frees a string that chatwire handed out (a reply, a JSON text). NULL is

@@ -5,9 +5,8 @@
 use std::ffi::c_char;
 
 use super::boundary;
-use super::error::FfiError;
 use super::handle;
-use super::status::chatwire_status;
+use super::status::{chatwire_status, FfiError};
 use super::text::{self, CText};
 use crate::error::Error;
 use crate::structured::INGREDIENTS_SCHEMA_NUL;
@@ -65,7 +64,6 @@ struct IngredientView {
     unit: Option<CText>,
 }
 
-/// Item `index` of the list behind `list`, or the error of a NULL list.
 fn item(list: Option<&chatwire_ingredients>, index: usize) -> Result<&IngredientView, FfiError> {
     handle::item(
         &list.ok_or(FfiError::Null("list"))?.items,

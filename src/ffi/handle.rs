@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::error::FfiError;
+use super::status::FfiError;
 
 /// Moves a value to the heap and gives up ownership to C.
 pub(crate) fn into_c<T>(value: T) -> *mut T {

@@ -44,12 +44,9 @@ pub unsafe extern "system" fn chatwire_client_set_limit_u32(
     which: c_int,
     bytes: u32,
 ) -> chatwire_status {
+    let bytes = u64::from(bytes);
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe {
-        set(client, |s| {
-            Ok(s.set_limit(limit_from_c(which)?, bytes.into())?)
-        })
-    })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_limit(limit_from_c(which)?, bytes)?)) })
 }
 
 /// chatwire_conversation_set_token_budget() with a 32-bit count.
@@ -98,7 +95,6 @@ pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
     })
 }
 
-/// A count saturated to 32 bits.
 fn narrowed(count: u64) -> u32 {
     u32::try_from(count).unwrap_or(u32::MAX)
 }

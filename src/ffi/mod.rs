@@ -1,5 +1,5 @@
 //! The C API: a thin shell over the Rust API. A support layer ([`boundary`],
-//! [`error`], [`status`], [`handle`], [`text`], [`callback`]) that names no
+//! [`status`], [`handle`], [`text`], [`callback`]) that names no
 //! module of a C type; above it, one module per C type and no logic.
 //!
 //! # Safety
@@ -18,11 +18,9 @@ mod boundary;
 mod callback;
 mod client;
 mod conversation;
-mod error;
 mod extract;
 mod handle;
 mod languages;
-mod log;
 mod notify;
 mod reply;
 mod request;

@@ -17,10 +17,12 @@ pub(crate) fn new_signal() -> Result<Arc<dyn Signal>> {
     Ok(Arc::new(notifier))
 }
 
-/// An eventfd: readable while its count is not zero; one read resets it.
-#[cfg(any(target_os = "linux", target_os = "android"))]
+/// An eventfd on Linux (`read` and `write` the same descriptor), readable
+/// while its count is not zero; a pipe elsewhere, readable while it holds bytes.
+#[cfg(unix)]
 struct Notifier {
-    fd: libc::c_int,
+    read: libc::c_int,
+    write: libc::c_int,
 }
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
@@ -33,45 +35,11 @@ impl Notifier {
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
-        Ok(Notifier { fd })
+        Ok(Notifier {
+            read: fd,
+            write: fd,
+        })
     }
-}
-
-#[cfg(any(target_os = "linux", target_os = "android"))]
-impl Signal for Notifier {
-    fn raise(&self) {
-        let one: u64 = 1;
-        // A failed write leaves nothing to do: the count only fails to grow
-        // when it is already up (EAGAIN), which is what was wanted.
-        // SAFETY: writes 8 bytes from a live u64.
-        retry(|| unsafe { libc::write(self.fd, (&raw const one).cast(), 8) });
-    }
-
-    fn lower(&self) {
-        let mut count: u64 = 0;
-        // One read takes the whole count; EAGAIN means it was zero already.
-        // SAFETY: reads 8 bytes into a live u64.
-        retry(|| unsafe { libc::read(self.fd, (&raw mut count).cast(), 8) });
-    }
-
-    fn waitable(&self) -> isize {
-        self.fd as isize
-    }
-}
-
-#[cfg(any(target_os = "linux", target_os = "android"))]
-impl Drop for Notifier {
-    fn drop(&mut self) {
-        // SAFETY: the descriptor is this value's own, closed once.
-        unsafe { libc::close(self.fd) };
-    }
-}
-
-/// A pipe: readable while it holds a byte.
-#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
-struct Notifier {
-    read: libc::c_int,
-    write: libc::c_int,
 }
 
 #[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
@@ -104,18 +72,20 @@ impl Notifier {
     }
 }
 
-#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
+#[cfg(unix)]
 impl Signal for Notifier {
     fn raise(&self) {
-        let byte = 1u8;
-        // SAFETY: writes one byte from a live u8.
-        retry(|| unsafe { libc::write(self.write, (&raw const byte).cast(), 1) });
+        // The 8 bytes an eventfd adds to its count. A failed write leaves
+        // nothing to do: it only fails when the signal is up already (EAGAIN).
+        let one: u64 = 1;
+        // SAFETY: writes 8 bytes from a live u64.
+        retry(|| unsafe { libc::write(self.write, (&raw const one).cast(), 8) });
     }
 
     fn lower(&self) {
+        // An eventfd gives its whole count to one read; a pipe is read until
+        // empty. EAGAIN ends the loop.
         let mut bytes = [0u8; 64];
-        // The core raises once per change, so one byte at most is waiting;
-        // read until empty all the same.
         // SAFETY: reads into a live buffer of its own length.
         while retry(|| unsafe { libc::read(self.read, bytes.as_mut_ptr().cast(), bytes.len()) }) > 0
         {
@@ -127,13 +97,15 @@ impl Signal for Notifier {
     }
 }
 
-#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
+#[cfg(unix)]
 impl Drop for Notifier {
     fn drop(&mut self) {
-        // SAFETY: the descriptors are this value's own, closed once.
+        // SAFETY: the descriptors are this value's own, each closed once.
         unsafe {
             libc::close(self.read);
-            libc::close(self.write);
+            if self.write != self.read {
+                libc::close(self.write);
+            }
         }
     }
 }

@@ -5,9 +5,8 @@ use std::ffi::{c_char, CStr, CString};
 
 use super::boundary;
 use super::conversation::reasoning;
-use super::error::FfiError;
 use super::handle;
-use super::status::chatwire_status;
+use super::status::{chatwire_status, FfiError};
 use super::text::{self, borrowed, borrowed_len, CText};
 use crate::reply::Reply;
 
@@ -53,13 +52,11 @@ impl chatwire_reply {
         }
     }
 
-    /// The id, name, arguments and type of tool call `index`.
     fn tool_call(&self, index: usize) -> Result<&[CText; 4], FfiError> {
         handle::item(&self.tool_calls, index, "tool call")
     }
 }
 
-/// The reply behind `reply`, or the error of a NULL one.
 fn get(reply: Option<&chatwire_reply>) -> Result<&chatwire_reply, FfiError> {
     reply.ok_or(FfiError::Null("reply"))
 }

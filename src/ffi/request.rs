@@ -5,11 +5,10 @@ use std::sync::Arc;
 
 use super::boundary;
 use super::conversation::{chatwire_conversation, Running};
-use super::error::FfiError;
 use super::handle;
 use super::notify;
 use super::reply::chatwire_reply;
-use super::status::chatwire_status;
+use super::status::{chatwire_status, FfiError};
 use super::text;
 use crate::client::BackgroundSend;
 use crate::reply::Reply;
@@ -25,7 +24,6 @@ pub struct chatwire_request {
     pub(super) _running: Running,
 }
 
-/// The request behind `request`, or the error of a NULL one.
 fn get(request: Option<&chatwire_request>) -> Result<&chatwire_request, FfiError> {
     request.ok_or(FfiError::Null("request"))
 }

@@ -10,11 +10,10 @@ use super::callback::{
 };
 use super::client::chatwire_client;
 use super::conversation::chatwire_conversation;
-use super::error::FfiError;
 use super::handle;
 use super::reply::chatwire_reply;
 use super::request::chatwire_request;
-use super::status::{chatwire_status, status_of};
+use super::status::{chatwire_status, status_of, FfiError};
 use super::text;
 use crate::client::Client;
 use crate::conversation::Conversation;
@@ -104,7 +103,6 @@ pub unsafe extern "system" fn chatwire_send_stream(
     })
 }
 
-/// A streamed send with a C delta callback.
 unsafe fn stream_with(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
@@ -194,14 +192,13 @@ pub unsafe extern "system" fn chatwire_send_async(
     userdata: *mut c_void,
     request_out: *mut *mut chatwire_request,
 ) -> chatwire_status {
-    boundary::status(|| {
-        // SAFETY: `client` is NULL or a live handle (the C conventions).
-        let client = unsafe { handle::borrow(client, "client")? };
-        // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-        let held = unsafe { chatwire_conversation::hold(conversation)? };
+    // SAFETY: each pointer is NULL or valid, and `on_done` valid with
+    // `userdata` on any thread (the C conventions).
+    boundary::status(|| unsafe {
+        let client = handle::borrow(client, "client")?;
+        let held = chatwire_conversation::hold(conversation)?;
         let running = held.mark_running();
-        // SAFETY: `request_out` is NULL or writable (the C conventions).
-        let out = unsafe { handle::out(request_out, "request_out")? };
+        let out = handle::out(request_out, "request_out")?;
         let on_delta = on_delta.map(|callback| {
             let mut sink = DeltaSink::new(callback, userdata);
             Box::new(move |delta: &crate::StreamDelta| {
@@ -219,8 +216,7 @@ pub unsafe extern "system" fn chatwire_send_async(
                     .as_ref()
                     .map_or_else(status_of, |_| chatwire_status::CHATWIRE_OK);
                 let userdata = done_userdata;
-                // SAFETY: the caller gave a valid callback and its own userdata.
-                unsafe { on_done(userdata.0, status) };
+                on_done(userdata.0, status);
             }
         };
         let client = client.snapshot();

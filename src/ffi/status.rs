@@ -1,5 +1,5 @@
-//! Status codes, roles, the one table that maps [`Error`] to a status, and
-//! the library's version.
+//! Status codes, roles, the one table that maps [`Error`] to a status, why a
+//! C call failed ([`FfiError`]), and the library's version.
 
 use std::ffi::{c_char, c_int, CStr};
 
@@ -114,7 +114,6 @@ pub(crate) fn from_c<T: Copy>(value: c_int, table: &[T], what: &str) -> Result<T
         .ok_or_else(|| Error::InvalidArgument(format!("{value} is not {what}")))
 }
 
-/// The limit a C value names.
 pub(crate) fn limit_from_c(which: c_int) -> Result<Limit, Error> {
     let limits = [Limit::Body, Limit::Event, Limit::Stream, Limit::Headers];
     let what = "a chatwire_limit (0 body, 1 event, 2 stream, 3 headers)";
@@ -124,7 +123,6 @@ pub(crate) fn limit_from_c(which: c_int) -> Result<Limit, Error> {
 /// The roles in the order of chatwire_role.
 const ROLES: [Role; 4] = [Role::System, Role::User, Role::Assistant, Role::Tool];
 
-/// The C value of a role.
 pub(crate) fn role_to_c(role: Role) -> c_int {
     ROLES
         .iter()
@@ -162,6 +160,80 @@ pub(crate) fn status_of(error: &Error) -> chatwire_status {
         Error::Tls { .. } => CHATWIRE_ERR_TLS,
         Error::ContextLength(_) => CHATWIRE_ERR_CONTEXT_LENGTH,
         Error::ContentFiltered(_) => CHATWIRE_ERR_CONTENT_FILTERED,
+    }
+}
+
+/// Why a C call failed: a core error, or a problem with what C passed in.
+pub(crate) enum FfiError {
+    /// A required pointer was NULL; names the argument.
+    Null(&'static str),
+    /// A string argument was not UTF-8; names the argument.
+    Utf8(&'static str),
+    /// An index past the end of a list: what the list holds, the index and
+    /// the list's length.
+    OutOfRange {
+        what: &'static str,
+        index: usize,
+        len: usize,
+    },
+    /// An error from the Rust API.
+    Core(Error),
+    /// A panic, with its message.
+    Panic(String),
+    /// Information the server did not send; says what.
+    Unavailable(&'static str),
+    /// An error reported before and reported again (waiting twice on a request).
+    Again {
+        status: chatwire_status,
+        message: String,
+        http_status: c_int,
+    },
+}
+
+impl From<Error> for FfiError {
+    fn from(error: Error) -> FfiError {
+        FfiError::Core(error)
+    }
+}
+
+impl FfiError {
+    /// The same report as `error` gave, for an error that stays where it is.
+    pub(crate) fn again(error: &Error) -> FfiError {
+        FfiError::Again {
+            status: status_of(error),
+            message: error.to_string(),
+            http_status: error.http_status().map_or(0, c_int::from),
+        }
+    }
+
+    /// The status, the last error's text and the HTTP status (0: none).
+    pub(crate) fn report(self) -> (chatwire_status, String, c_int) {
+        let (status, message) = match self {
+            FfiError::Null(name) => (CHATWIRE_ERR_NULL_ARGUMENT, format!("{name} is NULL")),
+            FfiError::Utf8(name) => (
+                CHATWIRE_ERR_INVALID_UTF8,
+                format!("{name} is not valid UTF-8"),
+            ),
+            FfiError::OutOfRange { what, index, len } => {
+                let message = format!("no {what} at index {index}: there are {len}");
+                (CHATWIRE_ERR_INVALID_ARGUMENT, message)
+            }
+            FfiError::Core(error) => return FfiError::again(&error).report(),
+            FfiError::Panic(message) => {
+                let message = format!("internal error (please report): {message}");
+                (CHATWIRE_ERR_PANIC, message)
+            }
+            FfiError::Unavailable(what) => (
+                CHATWIRE_ERR_UNAVAILABLE,
+                format!("the server sent no {what}"),
+            ),
+            FfiError::Again {
+                status,
+                message,
+                http_status,
+            } => return (status, message, http_status),
+        };
+        (status, message, 0)
     }
 }
 
@@ -213,7 +285,6 @@ pub extern "system" fn chatwire_version() -> *const c_char {
     VERSION.as_ptr().cast()
 }
 
-/// Parses a decimal version part at compile time.
 const fn parse(digits: &str) -> u32 {
     match u32::from_str_radix(digits, 10) {
         Ok(value) => value,

@@ -3,8 +3,8 @@
 use std::alloc::{handle_alloc_error, Layout};
 use std::ffi::{c_char, CStr, CString};
 
-use super::error::FfiError;
 use super::handle;
+use super::status::FfiError;
 
 /// Reads a required NUL-terminated UTF-8 argument (unsafe: `ptr` is NULL or
 /// points to a NUL-terminated string that outlives `'a`).
@@ -71,12 +71,10 @@ impl CText {
     }
 }
 
-/// An optional text for C: NULL for none.
 pub(crate) fn borrowed(text: &Option<CText>) -> *const c_char {
     text.as_ref().map_or(std::ptr::null(), CText::as_ptr)
 }
 
-/// The length of an optional text: 0 for none.
 pub(crate) fn borrowed_len(text: &Option<CText>) -> usize {
     text.as_ref().map_or(0, CText::len)
 }

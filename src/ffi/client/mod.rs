@@ -1,17 +1,14 @@
-//! `chatwire_client`; its settings in [`settings`], where its requests go
-//! and with what credential in [`network`].
+//! `chatwire_client`; its setters in [`settings`].
 
-mod network;
-pub(super) mod settings;
+mod settings;
 
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use crate::client::{Client, ClientBuilder, Resolved};
 use crate::ffi::boundary;
-use crate::ffi::error::FfiError;
 use crate::ffi::handle;
-use crate::ffi::status::chatwire_status;
+use crate::ffi::status::{chatwire_status, FfiError};
 use crate::ffi::text;
 
 /// A connection to one chat completions endpoint with one API key, made by

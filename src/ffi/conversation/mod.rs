@@ -1,9 +1,8 @@
 //! `chatwire_conversation`: the handle (its lock against calls that call
-//! back, and the texts it lends) and what reads it; what changes the history
-//! in [`edit`], options and tools in [`options`].
+//! back, and the texts it lends) and what reads it; what changes it in
+//! [`edit`].
 
 pub(super) mod edit;
-mod options;
 
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,9 +11,8 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use crate::conversation::Conversation;
 use crate::error::Error;
 use crate::ffi::boundary;
-use crate::ffi::error::FfiError;
 use crate::ffi::handle;
-use crate::ffi::status::{chatwire_status, role_to_c};
+use crate::ffi::status::{chatwire_status, role_to_c, FfiError};
 use crate::ffi::text;
 
 /// A model name and the messages so far, which every send carries in full.
@@ -40,18 +38,13 @@ pub(crate) struct Held {
     lent_dropped: u64,
 }
 
-/// The copies of one message's texts that chatwire_conversation_content()
-/// and chatwire_conversation_reasoning() lend, made on first request: an
-/// entry goes when its message goes and moves with it otherwise (its
-/// buffers do not move), so a text lives as long as its message.
-#[derive(Default)]
-struct Lent {
-    content: Option<text::CText>,
-    reasoning: Option<text::CText>,
-}
+/// The copies of one message's content and reasoning that
+/// chatwire_conversation_content() and chatwire_conversation_reasoning()
+/// lend, made on first request: an entry goes when its message goes and moves
+/// with it otherwise (its buffers do not move), so a text lives as long as its message.
+type Lent = [Option<text::CText>; 2];
 
 impl chatwire_conversation {
-    /// A new handle for C.
     fn into_c(conversation: Conversation) -> *mut chatwire_conversation {
         handle::into_c_shared(chatwire_conversation {
             held: Mutex::new(Held {
@@ -143,7 +136,6 @@ impl Drop for Running {
 static NEXT_RUNNING: AtomicU64 = AtomicU64::new(1);
 
 impl Held {
-    /// Message `index`, or the error of an index out of range.
     fn message(&self, index: usize) -> Result<&crate::Message, FfiError> {
         handle::item(self.conversation.messages(), index, "message")
     }
@@ -160,13 +152,13 @@ impl Held {
         (&mut self.conversation, &mut self.lent)
     }
 
-    /// The text of message `index` that `text` picks, lent from the `slot`
-    /// of its entry; NULL when `text` gives none.
+    /// The text of message `index` that `text` picks, lent from `slot` of
+    /// its entry; NULL when `text` gives none.
     fn lend(
         &mut self,
         index: usize,
+        slot: usize,
         text: fn(&crate::Message) -> Option<&str>,
-        slot: fn(&mut Lent) -> &mut Option<text::CText>,
     ) -> Result<*const c_char, FfiError> {
         let (conversation, lent) = self.parts();
         let message = handle::item(conversation.messages(), index, "message")?;
@@ -176,7 +168,7 @@ impl Held {
         if lent.len() <= index {
             lent.resize_with(index + 1, Lent::default);
         }
-        let view = slot(&mut lent[index]).get_or_insert_with(|| text::CText::new(text));
+        let view = lent[index][slot].get_or_insert_with(|| text::CText::new(text));
         Ok(view.as_ptr())
     }
 }
@@ -293,7 +285,7 @@ pub unsafe extern "system" fn chatwire_conversation_content(
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe {
         on(conversation, |held| {
-            held.lend(index, |m| Some(&m.content), |l| &mut l.content)
+            held.lend(index, 0, |m| Some(&m.content))
         })
     })
 }
@@ -317,7 +309,7 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning(
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe {
         on(conversation, |held| {
-            held.lend(index, |m| reasoning(&m.reasoning), |l| &mut l.reasoning)
+            held.lend(index, 1, |m| reasoning(&m.reasoning))
         })
     })
 }
