@@ -9,7 +9,6 @@ use std::net::IpAddr;
 use base64::Engine;
 use ureq::config::Config;
 use ureq::http::{HeaderValue, Uri};
-use ureq::unversioned::resolver::{ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{
     Buffers, ConnectProxyConnector, ConnectionDetails, Connector, NextTimeout, RustlsConnector,
     Transport,
@@ -53,7 +52,9 @@ impl Route {
     /// resolver and TCP step (in ureq's chain), whose sockets a cancel reaches.
     pub(crate) fn agent(&self, config: Config) -> Agent {
         if let Route::Forward(forward) = self {
-            let names = ProxyOnly(forward.proxy.uri().clone(), Resolve::default());
+            // The endpoint's name is the proxy's to look up (a company proxy
+            // knows names this host may not): only the proxy's is looked up here.
+            let names = Resolve::only(forward.proxy.uri().clone());
             return Agent::with_parts(config, forward.clone(), names);
         }
         let chain = ().chain(ConnectProxyConnector::default()).chain(TcpConnect);
@@ -62,26 +63,6 @@ impl Route {
             chain.chain(RustlsConnector::default()),
             Resolve::default(),
         )
-    }
-}
-
-/// The resolver of a forward proxy's agent: the endpoint's name is the
-/// proxy's to look up (a company proxy knows names this host may not), so
-/// only the proxy's own name is looked up here.
-#[derive(Debug)]
-struct ProxyOnly(Uri, Resolve);
-
-impl Resolver for ProxyOnly {
-    fn resolve(
-        &self,
-        uri: &Uri,
-        config: &Config,
-        timeout: NextTimeout,
-    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
-        if *uri != self.0 {
-            return Ok(self.empty());
-        }
-        self.1.resolve(uri, config, timeout)
     }
 }
 

@@ -29,6 +29,8 @@ const MAX_ADDRS: usize = 16;
 #[derive(Debug, Default)]
 pub(crate) struct Resolve {
     last: Mutex<Option<Found>>,
+    /// The one URL whose host is looked up (a forward proxy's); others get none.
+    only: Option<Uri>,
 }
 
 /// The addresses of the last URL's scheme and authority: a send to where
@@ -49,6 +51,9 @@ impl Resolver for Resolve {
         config: &Config,
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        if self.only.as_ref().is_some_and(|only| only != uri) {
+            return Ok(self.empty());
+        }
         let scheme = uri.scheme_str().unwrap_or_default();
         let authority = uri.authority().map_or("", |authority| authority.as_str());
         let mut addrs = self.empty();
@@ -91,6 +96,16 @@ impl Resolver for Resolve {
             return Err(ureq::Error::HostNotFound);
         }
         Ok(addrs)
+    }
+}
+
+impl Resolve {
+    /// A resolver for the hosts of `uri` alone.
+    pub(crate) fn only(uri: Uri) -> Resolve {
+        Resolve {
+            only: Some(uri),
+            ..Resolve::default()
+        }
     }
 }
 
