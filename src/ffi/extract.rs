@@ -65,11 +65,8 @@ struct IngredientView {
 }
 
 fn item(list: Option<&chatwire_ingredients>, index: usize) -> Result<&IngredientView, FfiError> {
-    handle::item(
-        &list.ok_or(FfiError::Null("list"))?.items,
-        index,
-        "ingredient",
-    )
+    let items = &list.ok_or(FfiError::Null("list"))?.items;
+    handle::item(items, index, "ingredient")
 }
 
 /// Reads an ingredient list as chatwire_extract_ingredients() does, into
