@@ -44,7 +44,7 @@ pub unsafe extern "system" fn chatwire_request_wait(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let out = handle::optional_out(reply_out);
+        let out = reply_out.as_mut();
         handle::borrow(request, "request")?.finish(|reply| {
             if let Some(out) = out {
                 *out = text::string_out(&reply.content);
@@ -171,16 +171,15 @@ pub(super) unsafe fn hand_text(
     take: fn(&BackgroundSend) -> String,
 ) -> Result<(), FfiError> {
     // SAFETY: as the caller promises.
-    let (request, out, len) = unsafe {
+    unsafe {
         let request = handle::borrow(request, "request")?;
         let out = handle::out(text_out, "text_out")?;
         let len = len_out.map(|len| handle::out(len, "len_out")).transpose()?;
-        (request, out, len)
-    };
-    let text = take(&request.send);
-    *out = text::string_out(&text);
-    if let Some(len) = len {
-        *len = text.len();
+        let text = take(&request.send);
+        *out = text::string_out(&text);
+        if let Some(len) = len {
+            *len = text.len();
+        }
     }
     Ok(())
 }
