@@ -30,24 +30,17 @@ pub struct chatwire_reply {
 
 impl chatwire_reply {
     pub(crate) fn new(reply: Reply) -> chatwire_reply {
+        let calls = reply.tool_calls.iter();
+        let calls = calls.map(|c| [&c.id, &c.name, &c.arguments, &c.kind].map(|t| CText::new(t)));
+        let choices = reply.choices.iter().map(|c| CText::new(&c.content));
         chatwire_reply {
             content: CText::new(&reply.content),
             finish_reason: reply.finish_reason.as_deref().map(CText::new),
             request_id: reply.request_id.as_deref().map(CText::new),
             json: text::c_string(reply.json.as_str()),
-            tool_calls: reply
-                .tool_calls
-                .iter()
-                .map(|call| {
-                    [&call.id, &call.name, &call.arguments, &call.kind].map(|t| CText::new(t))
-                })
-                .collect(),
+            tool_calls: calls.collect(),
             reasoning: reasoning(&reply.reasoning).map(CText::new),
-            choices: reply
-                .choices
-                .iter()
-                .map(|choice| CText::new(&choice.content))
-                .collect(),
+            choices: choices.collect(),
             reply,
         }
     }
@@ -84,10 +77,10 @@ pub(super) fn usage(reply: &Reply) -> Result<[u64; 3], FfiError> {
 /// The cached and reasoning token counts, when the server sent either.
 pub(super) fn usage_details(reply: &Reply) -> Result<[u64; 2], FfiError> {
     let details = reply.usage.map(|u| [u.cached_tokens, u.reasoning_tokens]);
-    match details.filter(|details| details.iter().any(Option::is_some)) {
-        Some(details) => Ok(details.map(|n| n.unwrap_or(0))),
-        None => Err(FfiError::Unavailable("usage details")),
-    }
+    let details = details.filter(|details| details.iter().any(Option::is_some));
+    Ok(details
+        .ok_or(FfiError::Unavailable("usage details"))?
+        .map(|n| n.unwrap_or(0)))
 }
 
 /// The reply's text; "" when the model only called tools.
