@@ -18,6 +18,12 @@ pub(crate) unsafe fn borrow<'a, T>(ptr: *const T, name: &'static str) -> Result<
     unsafe { ptr.as_ref() }.ok_or(FfiError::Null(name))
 }
 
+/// The value behind a handle that a call only reads (`Option<&T>`, the same
+/// pointer), or the error of a NULL one.
+pub(crate) fn get<'a, T>(handle: Option<&'a T>, name: &'static str) -> Result<&'a T, FfiError> {
+    handle.ok_or(FfiError::Null(name))
+}
+
 /// Takes a handle back and drops it; NULL is ignored (unsafe: `ptr` is NULL or
 /// from [`into_c`] and not freed).
 pub(crate) unsafe fn free<T>(ptr: *mut T) {

@@ -124,10 +124,8 @@ pub(crate) fn limit_from_c(which: c_int) -> Result<Limit, Error> {
 const ROLES: [Role; 4] = [Role::System, Role::User, Role::Assistant, Role::Tool];
 
 pub(crate) fn role_to_c(role: Role) -> c_int {
-    ROLES
-        .iter()
-        .position(|r| *r == role)
-        .map_or(-1, |index| index as c_int)
+    let index = ROLES.iter().position(|r| *r == role);
+    index.map_or(-1, |index| index as c_int)
 }
 
 /// The role for a C value, checked: C may pass any integer.
