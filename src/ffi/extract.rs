@@ -65,11 +65,8 @@ struct IngredientView {
 }
 
 fn item(list: Option<&chatwire_ingredients>, index: usize) -> Result<&IngredientView, FfiError> {
-    handle::item(
-        &list.ok_or(FfiError::Null("list"))?.items,
-        index,
-        "ingredient",
-    )
+    let items = &handle::get(list, "list")?.items;
+    handle::item(items, index, "ingredient")
 }
 
 /// Reads an ingredient list as chatwire_extract_ingredients() does, into
@@ -101,7 +98,7 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
 pub unsafe extern "system" fn chatwire_ingredients_len(
     list: Option<&chatwire_ingredients>,
 ) -> usize {
-    boundary::value(|| Ok(list.ok_or(FfiError::Null("list"))?.items.len()))
+    boundary::value(|| Ok(handle::get(list, "list")?.items.len()))
 }
 
 /// The name of ingredient `index` ("flour"), never empty.

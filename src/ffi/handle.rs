@@ -18,6 +18,12 @@ pub(crate) unsafe fn borrow<'a, T>(ptr: *const T, name: &'static str) -> Result<
     unsafe { ptr.as_ref() }.ok_or(FfiError::Null(name))
 }
 
+/// The value behind a handle that a call only reads (`Option<&T>`, the same
+/// pointer), or the error of a NULL one.
+pub(crate) fn get<'a, T>(handle: Option<&'a T>, name: &'static str) -> Result<&'a T, FfiError> {
+    handle.ok_or(FfiError::Null(name))
+}
+
 /// Takes a handle back and drops it; NULL is ignored (unsafe: `ptr` is NULL or
 /// from [`into_c`] and not freed).
 pub(crate) unsafe fn free<T>(ptr: *mut T) {
@@ -75,14 +81,7 @@ pub(crate) fn item<'a, T>(
 pub(crate) unsafe fn out<'a, T>(ptr: *mut T, name: &'static str) -> Result<&'a mut T, FfiError> {
     // SAFETY: as the caller promises; the old value is a plain pointer or
     // integer, so overwriting it drops nothing.
-    unsafe { optional_out(ptr) }.ok_or(FfiError::Null(name))
-}
-
-/// An out-parameter the caller may leave NULL when it does not want the value
-/// (unsafe: as [`out`]).
-pub(crate) unsafe fn optional_out<'a, T>(ptr: *mut T) -> Option<&'a mut T> {
-    // SAFETY: as the caller promises.
-    unsafe { ptr.as_mut() }
+    unsafe { ptr.as_mut() }.ok_or(FfiError::Null(name))
 }
 
 /// Writes each value where its out-parameter is not NULL (unsafe: each pointer
@@ -90,7 +89,7 @@ pub(crate) unsafe fn optional_out<'a, T>(ptr: *mut T) -> Option<&'a mut T> {
 pub(crate) unsafe fn write_optional<T, const N: usize>(outs: [*mut T; N], values: [T; N]) {
     for (out, value) in outs.into_iter().zip(values) {
         // SAFETY: as the caller promises.
-        if let Some(out) = unsafe { optional_out(out) } {
+        if let Some(out) = unsafe { out.as_mut() } {
             *out = value;
         }
     }

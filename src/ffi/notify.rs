@@ -35,10 +35,8 @@ impl Notifier {
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
-        Ok(Notifier {
-            read: fd,
-            write: fd,
-        })
+        let (read, write) = (fd, fd);
+        Ok(Notifier { read, write })
     }
 }
 

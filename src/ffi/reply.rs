@@ -5,7 +5,7 @@ use std::ffi::{c_char, CStr, CString};
 
 use super::boundary;
 use super::conversation::reasoning;
-use super::handle;
+use super::handle::{self, get};
 use super::status::{chatwire_status, FfiError};
 use super::text::{self, borrowed, borrowed_len, CText};
 use crate::reply::Reply;
@@ -30,24 +30,17 @@ pub struct chatwire_reply {
 
 impl chatwire_reply {
     pub(crate) fn new(reply: Reply) -> chatwire_reply {
+        let calls = reply.tool_calls.iter();
+        let calls = calls.map(|c| [&c.id, &c.name, &c.arguments, &c.kind].map(|t| CText::new(t)));
+        let choices = reply.choices.iter().map(|c| CText::new(&c.content));
         chatwire_reply {
             content: CText::new(&reply.content),
             finish_reason: reply.finish_reason.as_deref().map(CText::new),
             request_id: reply.request_id.as_deref().map(CText::new),
             json: text::c_string(reply.json.as_str()),
-            tool_calls: reply
-                .tool_calls
-                .iter()
-                .map(|call| {
-                    [&call.id, &call.name, &call.arguments, &call.kind].map(|t| CText::new(t))
-                })
-                .collect(),
+            tool_calls: calls.collect(),
             reasoning: reasoning(&reply.reasoning).map(CText::new),
-            choices: reply
-                .choices
-                .iter()
-                .map(|choice| CText::new(&choice.content))
-                .collect(),
+            choices: choices.collect(),
             reply,
         }
     }
@@ -55,10 +48,6 @@ impl chatwire_reply {
     fn tool_call(&self, index: usize) -> Result<&[CText; 4], FfiError> {
         handle::item(&self.tool_calls, index, "tool call")
     }
-}
-
-fn get(reply: Option<&chatwire_reply>) -> Result<&chatwire_reply, FfiError> {
-    reply.ok_or(FfiError::Null("reply"))
 }
 
 /// Writes the counts that `counts` reads from the reply behind `reply`, each
@@ -71,7 +60,7 @@ pub(super) unsafe fn write_counts<T, const N: usize>(
     to: fn(u64) -> T,
 ) -> Result<(), FfiError> {
     // SAFETY: as the caller promises.
-    unsafe { handle::write_optional(outs, counts(&get(reply)?.reply)?.map(to)) };
+    unsafe { handle::write_optional(outs, counts(&get(reply, "reply")?.reply)?.map(to)) };
     Ok(())
 }
 
@@ -84,10 +73,10 @@ pub(super) fn usage(reply: &Reply) -> Result<[u64; 3], FfiError> {
 /// The cached and reasoning token counts, when the server sent either.
 pub(super) fn usage_details(reply: &Reply) -> Result<[u64; 2], FfiError> {
     let details = reply.usage.map(|u| [u.cached_tokens, u.reasoning_tokens]);
-    match details.filter(|details| details.iter().any(Option::is_some)) {
-        Some(details) => Ok(details.map(|n| n.unwrap_or(0))),
-        None => Err(FfiError::Unavailable("usage details")),
-    }
+    let details = details.filter(|details| details.iter().any(Option::is_some));
+    Ok(details
+        .ok_or(FfiError::Unavailable("usage details"))?
+        .map(|n| n.unwrap_or(0)))
 }
 
 /// The reply's text; "" when the model only called tools.
@@ -95,13 +84,13 @@ pub(super) fn usage_details(reply: &Reply) -> Result<[u64; 2], FfiError> {
 pub unsafe extern "system" fn chatwire_reply_content(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(get(reply)?.content.as_ptr()))
+    boundary::value(|| Ok(get(reply, "reply")?.content.as_ptr()))
 }
 
 /// The length in bytes of chatwire_reply_content().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_content_len(reply: Option<&chatwire_reply>) -> usize {
-    boundary::value(|| Ok(get(reply)?.content.len()))
+    boundary::value(|| Ok(get(reply, "reply")?.content.len()))
 }
 
 /// Why the model stopped: "stop", "length", "tool_calls", "content_filter",
@@ -110,7 +99,7 @@ pub unsafe extern "system" fn chatwire_reply_content_len(reply: Option<&chatwire
 pub unsafe extern "system" fn chatwire_reply_finish_reason(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(borrowed(&get(reply)?.finish_reason)))
+    boundary::value(|| Ok(borrowed(&get(reply, "reply")?.finish_reason)))
 }
 
 /// The length in bytes of chatwire_reply_finish_reason(); 0 when NULL.
@@ -118,7 +107,7 @@ pub unsafe extern "system" fn chatwire_reply_finish_reason(
 pub unsafe extern "system" fn chatwire_reply_finish_reason_len(
     reply: Option<&chatwire_reply>,
 ) -> usize {
-    boundary::value(|| Ok(borrowed_len(&get(reply)?.finish_reason)))
+    boundary::value(|| Ok(borrowed_len(&get(reply, "reply")?.finish_reason)))
 }
 
 /// The token counts of the request, each out-parameter NULL when not
@@ -143,7 +132,7 @@ pub unsafe extern "system" fn chatwire_reply_usage(
 pub unsafe extern "system" fn chatwire_reply_request_id(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(borrowed(&get(reply)?.request_id)))
+    boundary::value(|| Ok(borrowed(&get(reply, "reply")?.request_id)))
 }
 
 /// The response body as received (for a streamed reply, the equivalent
@@ -151,7 +140,7 @@ pub unsafe extern "system" fn chatwire_reply_request_id(
 /// Perplexity's `citations`).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_json(reply: Option<&chatwire_reply>) -> *const c_char {
-    boundary::value(|| Ok(get(reply)?.json.as_ptr()))
+    boundary::value(|| Ok(get(reply, "reply")?.json.as_ptr()))
 }
 
 /// How many tools the model called.
@@ -159,7 +148,7 @@ pub unsafe extern "system" fn chatwire_reply_json(reply: Option<&chatwire_reply>
 pub unsafe extern "system" fn chatwire_reply_tool_call_count(
     reply: Option<&chatwire_reply>,
 ) -> usize {
-    boundary::value(|| Ok(get(reply)?.tool_calls.len()))
+    boundary::value(|| Ok(get(reply, "reply")?.tool_calls.len()))
 }
 
 /// Tool call `index`: its id (to quote in the result), the function's name
@@ -175,7 +164,7 @@ pub unsafe extern "system" fn chatwire_reply_tool_call(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let [id, name, arguments, _] = get(reply)?.tool_call(index)?;
+        let [id, name, arguments, _] = get(reply, "reply")?.tool_call(index)?;
         let texts = [id.as_ptr(), name.as_ptr(), arguments.as_ptr()];
         handle::write_optional([id_out, name_out, arguments_out], texts);
         Ok(())
@@ -194,7 +183,7 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_len(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let [id, name, arguments, _] = get(reply)?.tool_call(index)?;
+        let [id, name, arguments, _] = get(reply, "reply")?.tool_call(index)?;
         let lens = [id.len(), name.len(), arguments.len()];
         handle::write_optional([id_len, name_len, arguments_len], lens);
         Ok(())
@@ -208,7 +197,7 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
     reply: Option<&chatwire_reply>,
     index: usize,
 ) -> *const c_char {
-    boundary::value(|| Ok(get(reply)?.tool_call(index)?[3].as_ptr()))
+    boundary::value(|| Ok(get(reply, "reply")?.tool_call(index)?[3].as_ptr()))
 }
 
 /// The model's reasoning ("thinking"), from whichever field the server used
@@ -218,7 +207,7 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
 pub unsafe extern "system" fn chatwire_reply_reasoning(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(borrowed(&get(reply)?.reasoning)))
+    boundary::value(|| Ok(borrowed(&get(reply, "reply")?.reasoning)))
 }
 
 /// The length in bytes of chatwire_reply_reasoning(); 0 when NULL.
@@ -226,14 +215,14 @@ pub unsafe extern "system" fn chatwire_reply_reasoning(
 pub unsafe extern "system" fn chatwire_reply_reasoning_len(
     reply: Option<&chatwire_reply>,
 ) -> usize {
-    boundary::value(|| Ok(borrowed_len(&get(reply)?.reasoning)))
+    boundary::value(|| Ok(borrowed_len(&get(reply, "reply")?.reasoning)))
 }
 
 /// How many choices the reply has: 1 unless the option "n" asked for more;
 /// choice 0 is the one appended to the conversation.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_count(reply: Option<&chatwire_reply>) -> usize {
-    boundary::value(|| Ok(get(reply)?.choices.len()))
+    boundary::value(|| Ok(get(reply, "reply")?.choices.len()))
 }
 
 /// The text of choice `index`, without its reasoning.
@@ -242,7 +231,7 @@ pub unsafe extern "system" fn chatwire_reply_choice_content(
     reply: Option<&chatwire_reply>,
     index: usize,
 ) -> *const c_char {
-    boundary::value(|| Ok(handle::item(&get(reply)?.choices, index, "choice")?.as_ptr()))
+    boundary::value(|| Ok(handle::item(&get(reply, "reply")?.choices, index, "choice")?.as_ptr()))
 }
 
 /// The length in bytes of chatwire_reply_choice_content().
@@ -251,7 +240,7 @@ pub unsafe extern "system" fn chatwire_reply_choice_content_len(
     reply: Option<&chatwire_reply>,
     index: usize,
 ) -> usize {
-    boundary::value(|| Ok(handle::item(&get(reply)?.choices, index, "choice")?.len()))
+    boundary::value(|| Ok(handle::item(&get(reply, "reply")?.choices, index, "choice")?.len()))
 }
 
 /// Prompt tokens the server had cached and completion tokens spent on reasoning, 0 when left
@@ -278,7 +267,7 @@ pub unsafe extern "system" fn chatwire_reply_header(
 ) -> *const c_char {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| unsafe {
-        let headers = &get(reply)?.reply.headers;
+        let headers = &get(reply, "reply")?.reply.headers;
         let value = headers.get_c(text::str_in(name, "name")?);
         Ok(value.map_or(std::ptr::null(), CStr::as_ptr))
     })

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::boundary;
 use super::conversation::{chatwire_conversation, Running};
-use super::handle;
+use super::handle::{self, get};
 use super::notify;
 use super::reply::chatwire_reply;
 use super::status::{chatwire_status, FfiError};
@@ -24,14 +24,10 @@ pub struct chatwire_request {
     pub(super) _running: Running,
 }
 
-fn get(request: Option<&chatwire_request>) -> Result<&chatwire_request, FfiError> {
-    request.ok_or(FfiError::Null("request"))
-}
-
 /// 1 when the request has finished, 0 while it runs; never blocks.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_done(request: Option<&chatwire_request>) -> c_int {
-    boundary::value(|| Ok(c_int::from(get(request)?.send.is_done())))
+    boundary::value(|| Ok(c_int::from(get(request, "request")?.send.is_done())))
 }
 
 /// Waits for the request and returns the send's status; on success the reply
@@ -44,7 +40,7 @@ pub unsafe extern "system" fn chatwire_request_wait(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let out = handle::optional_out(reply_out);
+        let out = reply_out.as_mut();
         handle::borrow(request, "request")?.finish(|reply| {
             if let Some(out) = out {
                 *out = text::string_out(&reply.content);
@@ -117,7 +113,7 @@ pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_reque
 pub unsafe extern "system" fn chatwire_request_fd(request: Option<&chatwire_request>) -> c_int {
     boundary::value(|| {
         let (asked, instead) = ("chatwire_request_fd", "chatwire_request_event");
-        let fd = get(request)?.waitable(cfg!(unix), asked, instead)?;
+        let fd = get(request, "request")?.waitable(cfg!(unix), asked, instead)?;
         // A descriptor as the system made it: it fits.
         Ok(c_int::try_from(fd).unwrap_or(-1))
     })
@@ -131,7 +127,7 @@ pub unsafe extern "system" fn chatwire_request_event(
 ) -> *mut c_void {
     boundary::value(|| {
         let (asked, instead) = ("chatwire_request_event", "chatwire_request_fd");
-        let event = get(request)?.waitable(cfg!(windows), asked, instead)?;
+        let event = get(request, "request")?.waitable(cfg!(windows), asked, instead)?;
         Ok(event as *mut c_void)
     })
 }
@@ -171,16 +167,15 @@ pub(super) unsafe fn hand_text(
     take: fn(&BackgroundSend) -> String,
 ) -> Result<(), FfiError> {
     // SAFETY: as the caller promises.
-    let (request, out, len) = unsafe {
+    unsafe {
         let request = handle::borrow(request, "request")?;
         let out = handle::out(text_out, "text_out")?;
         let len = len_out.map(|len| handle::out(len, "len_out")).transpose()?;
-        (request, out, len)
-    };
-    let text = take(&request.send);
-    *out = text::string_out(&text);
-    if let Some(len) = len {
-        *len = text.len();
+        let text = take(&request.send);
+        *out = text::string_out(&text);
+        if let Some(len) = len {
+            *len = text.len();
+        }
     }
     Ok(())
 }

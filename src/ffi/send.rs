@@ -96,7 +96,7 @@ pub unsafe extern "system" fn chatwire_send_stream(
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         let reply = stream_with(client, conversation, on_delta, userdata)?;
-        if let Some(out) = handle::optional_out(reply_out) {
+        if let Some(out) = reply_out.as_mut() {
             *out = text::string_out(&reply.content);
         }
         Ok(())
@@ -171,7 +171,7 @@ pub unsafe extern "system" fn chatwire_send_stream_events(
         let reply = send_with(client, conversation, |client, conversation| {
             client.send_stream_events(conversation, |delta| sink.deliver(delta))
         })?;
-        if let Some(out) = handle::optional_out(reply_out) {
+        if let Some(out) = reply_out.as_mut() {
             *out = handle::into_c(chatwire_reply::new(reply));
         }
         Ok(())

@@ -124,10 +124,8 @@ pub(crate) fn limit_from_c(which: c_int) -> Result<Limit, Error> {
 const ROLES: [Role; 4] = [Role::System, Role::User, Role::Assistant, Role::Tool];
 
 pub(crate) fn role_to_c(role: Role) -> c_int {
-    ROLES
-        .iter()
-        .position(|r| *r == role)
-        .map_or(-1, |index| index as c_int)
+    let index = ROLES.iter().position(|r| *r == role);
+    index.map_or(-1, |index| index as c_int)
 }
 
 /// The role for a C value, checked: C may pass any integer.
@@ -182,12 +180,9 @@ pub(crate) enum FfiError {
     Panic(String),
     /// Information the server did not send; says what.
     Unavailable(&'static str),
-    /// An error reported before and reported again (waiting twice on a request).
-    Again {
-        status: chatwire_status,
-        message: String,
-        http_status: c_int,
-    },
+    /// An error reported before and reported again (waiting twice on a
+    /// request): its status, text and HTTP status, as [`FfiError::report`] gives.
+    Again((chatwire_status, String, c_int)),
 }
 
 impl From<Error> for FfiError {
@@ -199,11 +194,8 @@ impl From<Error> for FfiError {
 impl FfiError {
     /// The same report as `error` gave, for an error that stays where it is.
     pub(crate) fn again(error: &Error) -> FfiError {
-        FfiError::Again {
-            status: status_of(error),
-            message: error.to_string(),
-            http_status: error.http_status().map_or(0, c_int::from),
-        }
+        let http_status = error.http_status().map_or(0, c_int::from);
+        FfiError::Again((status_of(error), error.to_string(), http_status))
     }
 
     /// The status, the last error's text and the HTTP status (0: none).
@@ -227,11 +219,7 @@ impl FfiError {
                 CHATWIRE_ERR_UNAVAILABLE,
                 format!("the server sent no {what}"),
             ),
-            FfiError::Again {
-                status,
-                message,
-                http_status,
-            } => return (status, message, http_status),
+            FfiError::Again(report) => return report,
         };
         (status, message, 0)
     }
@@ -264,11 +252,7 @@ fn describe(status: c_int) -> &'static CStr {
         c"the conversation does not fit the model's context window",
         c"the provider's content filter refused the request",
     ];
-    usize::try_from(status)
-        .ok()
-        .and_then(|index| STATUSES.get(index))
-        .copied()
-        .unwrap_or(c"unknown chatwire_status")
+    from_c(status, &STATUSES, "a chatwire_status").unwrap_or(c"unknown chatwire_status")
 }
 
 /// A static description of a status code, for any `int`; it names the

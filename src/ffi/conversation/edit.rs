@@ -219,11 +219,8 @@ unsafe fn set_option_with(
     unsafe {
         on(conversation, |held| {
             let name = text::str_in(name, "name")?;
-            Ok(set(
-                &mut held.conversation,
-                name,
-                text::opt_str_in(json_value, "json_value")?,
-            )?)
+            let value = text::opt_str_in(json_value, "json_value")?;
+            Ok(set(&mut held.conversation, name, value)?)
         })
     }
 }

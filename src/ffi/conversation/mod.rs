@@ -136,10 +136,6 @@ impl Drop for Running {
 static NEXT_RUNNING: AtomicU64 = AtomicU64::new(1);
 
 impl Held {
-    fn message(&self, index: usize) -> Result<&crate::Message, FfiError> {
-        handle::item(self.conversation.messages(), index, "message")
-    }
-
     /// The conversation and the texts lent from it, which first follow the
     /// messages sends left out since (the oldest after the system message).
     fn parts(&mut self) -> (&mut Conversation, &mut Vec<Lent>) {
@@ -151,26 +147,42 @@ impl Held {
         forget(&mut self.lent, start, new);
         (&mut self.conversation, &mut self.lent)
     }
+}
 
-    /// The text of message `index` that `text` picks, lent from `slot` of
-    /// its entry; NULL when `text` gives none.
-    fn lend(
-        &mut self,
-        index: usize,
-        slot: usize,
-        text: fn(&crate::Message) -> Option<&str>,
-    ) -> Result<*const c_char, FfiError> {
-        let (conversation, lent) = self.parts();
-        let message = handle::item(conversation.messages(), index, "message")?;
-        let Some(text) = text(message) else {
-            return Ok(std::ptr::null());
-        };
-        if lent.len() <= index {
-            lent.resize_with(index + 1, Lent::default);
-        }
-        let view = lent[index][slot].get_or_insert_with(|| text::CText::new(text));
-        Ok(view.as_ptr())
+/// The text of message `index` of the conversation behind `ptr` that `text`
+/// picks, lent from `slot` of its entry; NULL when `text` gives none (unsafe:
+/// `ptr` is NULL or live).
+unsafe fn lend(
+    ptr: *const chatwire_conversation,
+    index: usize,
+    slot: usize,
+    text: fn(&crate::Message) -> Option<&str>,
+) -> Result<*const c_char, FfiError> {
+    // SAFETY: as the caller promises.
+    let held = &mut unsafe { chatwire_conversation::hold(ptr)? }.guard;
+    let (conversation, lent) = held.parts();
+    let message = handle::item(conversation.messages(), index, "message")?;
+    let Some(text) = text(message) else {
+        return Ok(std::ptr::null());
+    };
+    if lent.len() <= index {
+        lent.resize_with(index + 1, Lent::default);
     }
+    let view = lent[index][slot].get_or_insert_with(|| text::CText::new(text));
+    Ok(view.as_ptr())
+}
+
+/// What `read` gives of message `index` of the conversation behind `ptr`
+/// (unsafe: `ptr` is NULL or live).
+unsafe fn read<T>(
+    ptr: *const chatwire_conversation,
+    index: usize,
+    read: impl FnOnce(&crate::Message) -> T,
+) -> Result<T, FfiError> {
+    // SAFETY: as the caller promises.
+    let held = unsafe { chatwire_conversation::hold(ptr)? };
+    let messages = held.guard.conversation.messages();
+    Ok(read(handle::item(messages, index, "message")?))
 }
 
 /// Runs `body` on the conversation behind `ptr`, held for it (see
@@ -269,11 +281,7 @@ pub unsafe extern "system" fn chatwire_conversation_role(
     index: usize,
 ) -> c_int {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-    boundary::value(|| unsafe {
-        on(conversation, |held| {
-            Ok(role_to_c(held.message(index)?.role))
-        })
-    })
+    boundary::value(|| unsafe { read(conversation, index, |m| role_to_c(m.role)) })
 }
 
 /// The text of message `index`.
@@ -283,11 +291,7 @@ pub unsafe extern "system" fn chatwire_conversation_content(
     index: usize,
 ) -> *const c_char {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-    boundary::value(|| unsafe {
-        on(conversation, |held| {
-            held.lend(index, 0, |m| Some(&m.content))
-        })
-    })
+    boundary::value(|| unsafe { lend(conversation, index, 0, |m| Some(&m.content)) })
 }
 
 /// The length in bytes of chatwire_conversation_content().
@@ -297,7 +301,7 @@ pub unsafe extern "system" fn chatwire_conversation_content_len(
     index: usize,
 ) -> usize {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-    boundary::value(|| unsafe { on(conversation, |held| Ok(held.message(index)?.content.len())) })
+    boundary::value(|| unsafe { read(conversation, index, |m| m.content.len()) })
 }
 
 /// The reasoning of message `index`; NULL when it has none.
@@ -307,11 +311,7 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning(
     index: usize,
 ) -> *const c_char {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-    boundary::value(|| unsafe {
-        on(conversation, |held| {
-            held.lend(index, 1, |m| reasoning(&m.reasoning))
-        })
-    })
+    boundary::value(|| unsafe { lend(conversation, index, 1, |m| reasoning(&m.reasoning)) })
 }
 
 /// The length in bytes of chatwire_conversation_reasoning(); 0 when NULL.
@@ -322,8 +322,8 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning_len(
 ) -> usize {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::value(|| unsafe {
-        on(conversation, |held| {
-            Ok(reasoning(&held.message(index)?.reasoning).map_or(0, str::len))
+        read(conversation, index, |m| {
+            reasoning(&m.reasoning).map_or(0, str::len)
         })
     })
 }
