@@ -127,14 +127,6 @@ impl Scanner<'_> {
         Ok(())
     }
 
-    /// Whether the last item of the array is a string that a colon now
-    /// follows (`["key": "value"]`).
-    pub(super) fn string_item_is_a_key(&self, frame: Frame) -> bool {
-        let item = self.out.get(frame.item_start..).unwrap_or("");
-        let item = item.strip_prefix(',').unwrap_or(item);
-        frame.count > 0 && item.len() >= 2 && item.starts_with('"') && item.ends_with('"')
-    }
-
     /// Reads one value; the caller has already begun the item.
     pub(super) fn value(&mut self, c: char) -> Result<(), RepairError> {
         let next = self.cursor.peek_second();
