@@ -275,9 +275,8 @@ impl Scanner<'_> {
 /// From byte `from`, inside `depth` open containers: the offset just past
 /// the closer of the outermost one (brackets counted outside `"` strings),
 /// or the end of the text.
-pub(super) fn skip_to_close(text: &str, from: usize, depth: usize) -> usize {
+pub(super) fn skip_to_close(text: &str, from: usize, mut depth: usize) -> usize {
     let rest = text.get(from..).unwrap_or("");
-    let mut depth = depth;
     let mut in_string = false;
     let mut escaped = false;
     for (i, c) in rest.char_indices() {

@@ -78,10 +78,9 @@ impl Scanner<'_> {
             self.out.replace_range(frame.open_at..=frame.open_at, "[");
             return Ok(());
         }
-        let next = self.cursor.peek_second();
         let starts_value = strings::is_quote(c)
             || matches!(c, '{' | '[')
-            || numbers::starts_number(c, next)
+            || numbers::starts_number(c, self.cursor.peek_second())
             || is_word_char(c);
         if c == ':' {
             self.cursor.bump();
