@@ -47,8 +47,7 @@ fn search_text<T>(text: &str, accept: &mut impl Accept<T>) -> Result<T, String> 
             start: fence.offset,
             leads: true,
         };
-        let info = Some(fence.info.to_owned());
-        if let Ok((value, ..)) = log.attempt(candidate, info, accept) {
+        if let Ok((value, ..)) = log.attempt(candidate, Some(fence.info.to_owned()), accept) {
             return Ok(value);
         }
     }
