@@ -48,11 +48,8 @@ impl<'s> Checker<'s> {
             walk.other(value, || "matches the schema under \"not\"".to_owned());
         }
         if let Some(condition) = object.get("if") {
-            let branch = if self.matches(condition, value, depth) {
-                "then"
-            } else {
-                "else"
-            };
+            let met = self.matches(condition, value, depth);
+            let branch = if met { "then" } else { "else" };
             if let Some(schema) = object.get(branch) {
                 self.schema(schema, value, walk, depth + 1);
             }
