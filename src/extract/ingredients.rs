@@ -108,10 +108,9 @@ fn ingredient_from_item(item: &Value) -> Result<Ingredient, String> {
         // Missing, null, or not a quantity at all (bool, array, object).
         _ => (0.0, None),
     };
-    let unit = match field(&UNIT_KEYS) {
-        Some(Value::String(unit)) => clean_unit(unit),
-        _ => None,
-    };
+    let unit = field(&UNIT_KEYS)
+        .and_then(Value::as_str)
+        .and_then(clean_unit);
     Ok(Ingredient {
         ingredient,
         quantity,
@@ -138,16 +137,13 @@ pub(crate) fn quantity_from_text(text: &str) -> (f64, Option<String>) {
 
 fn leading_number(text: &str) -> Option<(f64, &str)> {
     let (number, len) = numbers::lex_number(text).ok()?;
-    let value = number.as_f64()?;
-    Some((value, text.get(len..).unwrap_or("")))
+    Some((number.as_f64()?, text.get(len..).unwrap_or("")))
 }
 
 fn clean_unit(unit: &str) -> Option<String> {
     let unit = unit.trim();
-    if unit.is_empty() || NO_UNIT.iter().any(|none| unit.eq_ignore_ascii_case(none)) {
-        return None;
-    }
-    Some(unit.to_owned())
+    let none = unit.is_empty() || NO_UNIT.iter().any(|none| unit.eq_ignore_ascii_case(none));
+    (!none).then(|| unit.to_owned())
 }
 
 /// "a string", "an object": for messages.

@@ -101,8 +101,7 @@ pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
     let sign = if negative { -1.0 } else { 1.0 };
 
     if let Some((value, len)) = unicode_fraction(cursor.rest()) {
-        cursor.pos += len;
-        return Ok((Number::Computed(sign * value), cursor.pos));
+        return Ok((Number::Computed(sign * value), cursor.pos + len));
     }
 
     let integer = leading_digits(cursor.rest());
@@ -115,8 +114,7 @@ pub(crate) fn lex_number(text: &str) -> Result<(Number, usize), NumberError> {
 
     if fraction.is_none() && exponent.is_none() {
         if let Some((value, len)) = fraction_tail(integer, cursor.rest(), cursor.pos)? {
-            cursor.pos += len;
-            return Ok((Number::Computed(sign * value), cursor.pos));
+            return Ok((Number::Computed(sign * value), cursor.pos + len));
         }
     }
 

@@ -47,8 +47,7 @@ fn search_text<T>(text: &str, accept: &mut impl Accept<T>) -> Result<T, String> 
             start: fence.offset,
             leads: true,
         };
-        let info = Some(fence.info.to_owned());
-        if let Ok((value, ..)) = log.attempt(candidate, info, accept) {
+        if let Ok((value, ..)) = log.attempt(candidate, Some(fence.info.to_owned()), accept) {
             return Ok(value);
         }
     }
@@ -70,10 +69,24 @@ fn search_text<T>(text: &str, accept: &mut impl Accept<T>) -> Result<T, String> 
             Err(_) => {}
         }
     }
+    // A failure resumes where it stopped or past a value that was JSON:
+    // starting over at every nested `{` would be quadratic (and offer a
+    // fragment as the answer).
     let mut from = 0;
     while let Some(start) = candidates::next_opener(text, from) {
+        let rest = text.get(start..).unwrap_or("");
+        let inner = rest.strip_prefix('{').map(str::trim_start);
+        if let Some(inner) = inner.filter(|inner| inner.starts_with(['{', '['])) {
+            // `{{` or `{[` can never be repaired: say so without the cost of a
+            // scanner, which a megabyte of braces would pay a million times.
+            let inner = start + rest.len() - inner.len();
+            let message = "expected a key or '}', found an opening bracket";
+            log.fail(None, start, RepairError::at(inner, message));
+            from = start + 1;
+            continue;
+        }
         // Openers are ASCII, so `start + 1` is a char boundary.
-        from = match log.bare_at(bare(start), accept) {
+        from = match log.attempt(bare(start), None, accept) {
             Ok((value, _, false)) => return Ok(value),
             Ok((value, end, true)) => {
                 guessed.get_or_insert(value);
@@ -96,35 +109,15 @@ struct Log {
     lines: LineCache,
 }
 
-/// A candidate's value, end and guess (see `search_text`), or where to go on.
-type Attempt<T> = Result<(T, usize, bool), usize>;
-
 impl Log {
-    /// Tries a bare candidate (a `{` or `[` of the text). A failure resumes
-    /// where it stopped or past a value that was JSON: starting over at every
-    /// nested `{` would be quadratic (and offer a fragment as the answer).
-    fn bare_at<T>(&mut self, candidate: Candidate<'_>, accept: &mut impl Accept<T>) -> Attempt<T> {
-        let Candidate { text, start, .. } = candidate;
-        let rest = text.get(start..).unwrap_or("");
-        let inner = rest.strip_prefix('{').map(str::trim_start);
-        if let Some(inner) = inner.filter(|inner| inner.starts_with(['{', '['])) {
-            // `{{` or `{[` can never be repaired: say so without the cost of a
-            // scanner, which a megabyte of braces would pay a million times.
-            let inner = start + rest.len() - inner.len();
-            let message = "expected a key or '}', found an opening bracket";
-            self.fail(None, start, RepairError::at(inner, message));
-            return Err(start + 1);
-        }
-        self.attempt(candidate, None, accept)
-    }
-
-    /// Tries one candidate and files what became of it.
+    /// Tries one candidate and files what became of it: its value, end and
+    /// guess (see `search_text`), or where to go on.
     fn attempt<T>(
         &mut self,
         candidate: Candidate<'_>,
         origin: Option<String>,
         accept: &mut impl Accept<T>,
-    ) -> Attempt<T> {
+    ) -> Result<(T, usize, bool), usize> {
         let found = match strict(candidate) {
             Some((value, end)) => Ok((value, end, false)),
             None => repair::repair_at(candidate, &mut self.lines).and_then(|repaired| {

@@ -64,12 +64,11 @@ impl LineCache {
     /// `{` at the cursor, when its braces pair up on the line. Reading ahead
     /// at most twice the text's length in a search keeps it linear.
     fn embedded_len(&mut self, cursor: &Cursor<'_>) -> Option<usize> {
-        let rest = cursor.rest();
         if self.lookahead > cursor.text.len().saturating_mul(2) {
             return None;
         }
         let mut depth = 0_usize;
-        for (i, c) in rest.char_indices() {
+        for (i, c) in cursor.rest().char_indices() {
             self.lookahead += c.len_utf8();
             match c {
                 '{' | '[' => depth += 1,

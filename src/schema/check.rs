@@ -175,12 +175,10 @@ impl<'s> Checker<'s> {
                 });
             }
         }
-        if let Some(constant) = here.object.get("const") {
-            if !same(constant, value) {
-                self.broken(here, walk, || {
-                    format!("expected {constant}, got {}", quote(value))
-                });
-            }
+        if let Some(constant) = here.object.get("const").filter(|c| !same(c, value)) {
+            self.broken(here, walk, || {
+                format!("expected {constant}, got {}", quote(value))
+            });
         }
     }
 
@@ -312,8 +310,7 @@ impl<'s> Checker<'s> {
             let bound = |keyword| object.get(keyword).and_then(Value::as_u64);
             let (min, max) = (bound("minContains").unwrap_or(1), bound("maxContains"));
             if count < min || max.is_some_and(|max| count > max) {
-                let most = max.map(|max| format!(" and at most {max}"));
-                let most = most.unwrap_or_default();
+                let most = max.map_or(String::new(), |max| format!(" and at most {max}"));
                 walk.other(here.value, || {
                     format!("{count} items match \"contains\", expected at least {min}{most}")
                 });

@@ -43,17 +43,13 @@ impl<'s> Checker<'s> {
                 });
             }
         }
-        if let Some(not) = object.get("not") {
-            if self.matches(not, value, depth) {
-                walk.other(value, || "matches the schema under \"not\"".to_owned());
-            }
+        let not = object.get("not");
+        if not.is_some_and(|not| self.matches(not, value, depth)) {
+            walk.other(value, || "matches the schema under \"not\"".to_owned());
         }
         if let Some(condition) = object.get("if") {
-            let branch = if self.matches(condition, value, depth) {
-                "then"
-            } else {
-                "else"
-            };
+            let met = self.matches(condition, value, depth);
+            let branch = if met { "then" } else { "else" };
             if let Some(schema) = object.get(branch) {
                 self.schema(schema, value, walk, depth + 1);
             }

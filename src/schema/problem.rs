@@ -61,11 +61,8 @@ impl Problem {
             What::Missing { name, because } => {
                 let with = because
                     .as_ref()
-                    .map(|other| format!(" (required with {other:?})"));
-                format!(
-                    "the property {name:?} is missing{}",
-                    with.unwrap_or_default()
-                )
+                    .map_or(String::new(), |other| format!(" (required with {other:?})"));
+                format!("the property {name:?} is missing{with}")
             }
             What::Other(text) => text.clone(),
         };

@@ -149,7 +149,12 @@ impl Scanner<'_> {
         if let Some(done) = self.between_items(c) {
             return done;
         }
-        if c == ':' && self.string_item_is_a_key(frame) {
+        // The last item is a string that a colon now follows (`["key": "value"]`).
+        let item = self.out.get(frame.item_start..).unwrap_or("");
+        let item = item.strip_prefix(',').unwrap_or(item);
+        let keyed =
+            frame.count > 0 && item.len() >= 2 && item.starts_with('"') && item.ends_with('"');
+        if c == ':' && keyed {
             return self.item_to_member(frame);
         }
         self.begin_item();
@@ -270,9 +275,8 @@ impl Scanner<'_> {
 /// From byte `from`, inside `depth` open containers: the offset just past
 /// the closer of the outermost one (brackets counted outside `"` strings),
 /// or the end of the text.
-pub(super) fn skip_to_close(text: &str, from: usize, depth: usize) -> usize {
+pub(super) fn skip_to_close(text: &str, from: usize, mut depth: usize) -> usize {
     let rest = text.get(from..).unwrap_or("");
-    let mut depth = depth;
     let mut in_string = false;
     let mut escaped = false;
     for (i, c) in rest.char_indices() {

@@ -209,8 +209,7 @@ impl Scanner<'_> {
 
     /// The kind of the container around the innermost one.
     fn parent_kind(&self) -> Option<Kind> {
-        let parent = self.stack.len().checked_sub(2)?;
-        self.stack.get(parent).map(|frame| frame.kind)
+        self.stack.iter().rev().nth(1).map(|frame| frame.kind)
     }
 }
 

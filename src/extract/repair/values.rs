@@ -78,10 +78,9 @@ impl Scanner<'_> {
             self.out.replace_range(frame.open_at..=frame.open_at, "[");
             return Ok(());
         }
-        let next = self.cursor.peek_second();
         let starts_value = strings::is_quote(c)
             || matches!(c, '{' | '[')
-            || numbers::starts_number(c, next)
+            || numbers::starts_number(c, self.cursor.peek_second())
             || is_word_char(c);
         if c == ':' {
             self.cursor.bump();
@@ -125,14 +124,6 @@ impl Scanner<'_> {
             item_start: open_at + 1,
         });
         Ok(())
-    }
-
-    /// Whether the last item of the array is a string that a colon now
-    /// follows (`["key": "value"]`).
-    pub(super) fn string_item_is_a_key(&self, frame: Frame) -> bool {
-        let item = self.out.get(frame.item_start..).unwrap_or("");
-        let item = item.strip_prefix(',').unwrap_or(item);
-        frame.count > 0 && item.len() >= 2 && item.starts_with('"') && item.ends_with('"')
     }
 
     /// Reads one value; the caller has already begun the item.
