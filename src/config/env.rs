@@ -26,13 +26,9 @@ impl Source {
     }
 }
 
-/// Looks a setting up in the environment, then in `./.env`; empty values count as unset.
-pub(crate) fn lookup(name: &str) -> Option<String> {
-    lookup_with_source(name).map(|(value, _)| value)
-}
-
-/// As [`lookup`], saying which of the two places had it.
-pub(crate) fn lookup_with_source(name: &str) -> Option<(String, Source)> {
+/// Looks a setting up in the environment, then in `./.env` (empty values
+/// count as unset), saying which of the two places had it.
+pub(crate) fn lookup(name: &str) -> Option<(String, Source)> {
     std::env::var(name)
         .ok()
         .filter(|value| !value.is_empty())
