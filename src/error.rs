@@ -41,7 +41,7 @@ impl fmt::Display for ApiError {
 impl ApiError {
     fn redact(&mut self, secrets: &Secrets) {
         // The message may be the first line of a body, cut short.
-        secrets.scrub_excerpt(&mut self.message);
+        self.message = secrets.redact_excerpt(&self.message);
         for text in [&mut self.kind, &mut self.code, &mut self.request_id] {
             text.iter_mut().for_each(|text| secrets.scrub(text));
         }
@@ -276,7 +276,7 @@ impl Error {
             | Error::ContentFiltered(api) => api.redact(secrets),
             Error::Decode { message, excerpt } => {
                 secrets.scrub(message);
-                secrets.scrub_excerpt(excerpt);
+                *excerpt = secrets.redact_excerpt(excerpt);
             }
             Error::TooLarge { what, .. } => secrets.scrub(what),
             // Unlike a reply, the error's text is chatwire's: cleaned.

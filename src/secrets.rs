@@ -36,13 +36,8 @@ impl Secrets {
     }
 
     pub(crate) fn redact(&self, text: &str) -> String {
-        let mut text = text.to_owned();
-        for secret in &self.0 {
-            if text.contains(secret.as_str()) {
-                text = text.replace(secret.as_str(), REDACTED);
-            }
-        }
-        text
+        let redact = |text: String, secret: &String| text.replace(secret.as_str(), REDACTED);
+        self.0.iter().fold(text.to_owned(), redact)
     }
 
     /// An excerpt without any secret, nor a piece of one at either end, where
@@ -61,13 +56,6 @@ impl Secrets {
         let holds = |secret: &String| text.len() >= secret.len() && text.contains(secret.as_str());
         if self.0.iter().any(holds) {
             *text = self.redact(text);
-        }
-    }
-
-    /// Redacts an excerpt in place; see [`redact_excerpt`](Self::redact_excerpt).
-    pub(crate) fn scrub_excerpt(&self, text: &mut String) {
-        if !self.0.is_empty() {
-            *text = self.redact_excerpt(text);
         }
     }
 }

@@ -4,8 +4,6 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::conversation::Conversation;
-#[cfg(feature = "schemars")]
-use crate::error::Error;
 use crate::error::Result;
 use crate::structured::{self, Schema, SchemaDelivery};
 
@@ -60,7 +58,7 @@ impl Client {
         conversation: &mut Conversation,
     ) -> Result<T> {
         let schema = serde_json::to_value(schemars::schema_for!(T)).map_err(|err| {
-            Error::Internal(format!("the derived schema could not be written: {err}"))
+            crate::Error::Internal(format!("the derived schema could not be written: {err}"))
         })?;
         self.send_json(conversation, &schema)
     }

@@ -15,24 +15,18 @@ pub(crate) enum Source {
     Explicit,
 }
 
-impl Source {
-    /// The place, as an error names it: `$NAME`, `NAME in ./.env`, or the argument.
-    pub(crate) fn describe(self, variable: &str) -> String {
-        match self {
-            Source::DotEnv => format!("{variable} in ./.env"),
-            Source::Environment => format!("${variable}"),
-            Source::Explicit => "the argument".to_owned(),
-        }
+/// The place, as an error names it: `$NAME`, `NAME in ./.env`, or `given`.
+fn place(source: Source, variable: &str, given: &str) -> String {
+    match source {
+        Source::DotEnv => format!("{variable} in ./.env"),
+        Source::Environment => format!("${variable}"),
+        Source::Explicit => given.to_owned(),
     }
 }
 
-/// Looks a setting up in the environment, then in `./.env`; empty values count as unset.
-pub(crate) fn lookup(name: &str) -> Option<String> {
-    lookup_with_source(name).map(|(value, _)| value)
-}
-
-/// As [`lookup`], saying which of the two places had it.
-pub(crate) fn lookup_with_source(name: &str) -> Option<(String, Source)> {
+/// Looks a setting up in the environment, then in `./.env` (empty values
+/// count as unset), saying which of the two places had it.
+pub(crate) fn lookup(name: &str) -> Option<(String, Source)> {
     std::env::var(name)
         .ok()
         .filter(|value| !value.is_empty())
@@ -105,15 +99,12 @@ pub(crate) fn check_trust(key: Source, url: Source, names: TrustNames) -> Result
     if url != Source::DotEnv || key == Source::DotEnv {
         return Ok(());
     }
-    let key_place = match key {
-        Source::Explicit => names.given.to_owned(),
-        other => other.describe(names.key),
-    };
     Err(Error::Config(format!(
-        "the credential comes from {key_place} but the endpoint from {}, which a .env file \
+        "the credential comes from {} but the endpoint from {}, which a .env file \
          may not choose for a credential from elsewhere: it is not sent there. Give the base \
          URL as an argument or in the environment (or remove {} from ./.env)",
-        url.describe(names.url),
+        place(key, names.key, names.given),
+        place(url, names.url, names.given),
         names.url,
     )))
 }

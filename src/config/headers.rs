@@ -84,7 +84,7 @@ pub(crate) fn resolve_headers(explicit: Vec<(String, Option<String>)>) -> Result
     }
     let given = |name: &str| explicit.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
     for (name, variable) in ENV_HEADERS.into_iter().filter(|(name, _)| !given(name)) {
-        if let Some(value) = lookup(variable) {
+        if let Some((value, _)) = lookup(variable) {
             headers.set(name, Some(&value)).map_err(|_| {
                 Error::Config(format!(
                     "{variable} cannot be sent as the {name} header: it contains a control character"

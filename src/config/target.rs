@@ -3,7 +3,7 @@
 use super::credential::{ApiKey, Auth, Credential, Provider};
 use super::defaults::{DEFAULT_AZURE_API_VERSION, DEFAULT_BASE_URL};
 use super::endpoint::{azure_url, endpoint_url, exact_endpoint_url};
-use super::env::{check_trust, lookup, lookup_with_source, Source, TrustNames};
+use super::env::{check_trust, lookup, Source, TrustNames};
 use crate::error::{Error, Result};
 
 /// Where requests go, as the caller described it.
@@ -54,7 +54,7 @@ pub(crate) fn resolve_target(
     let key = match choice.api_key {
         Some(key) => Some((key, Source::Explicit)).filter(|(key, _)| !key.is_empty()),
         None if choice.provider.is_some() => None,
-        None => Some(lookup_with_source(names.key).ok_or(Error::MissingApiKey)?),
+        None => Some(lookup(names.key).ok_or(Error::MissingApiKey)?),
     };
     if let Some((_, key_source)) = key {
         check_trust(key_source, url_source, names)?;
@@ -72,7 +72,7 @@ fn resolve_endpoint(target: Target) -> Result<(String, Source)> {
     match target {
         Target::Base(Some(base)) => Ok((endpoint_url(&base)?, Source::Explicit)),
         Target::Base(None) => {
-            let (base, source) = lookup_with_source("OPENAI_BASE_URL")
+            let (base, source) = lookup("OPENAI_BASE_URL")
                 .unwrap_or_else(|| (DEFAULT_BASE_URL.to_owned(), Source::Explicit));
             Ok((endpoint_url(&base)?, source))
         }
@@ -84,13 +84,12 @@ fn resolve_endpoint(target: Target) -> Result<(String, Source)> {
         } => {
             let (endpoint, source) = match endpoint {
                 Some(endpoint) => (endpoint, Source::Explicit),
-                None => lookup_with_source("AZURE_OPENAI_ENDPOINT").ok_or_else(|| {
-                    let why = "no Azure endpoint: pass one (https://RESOURCE.openai.azure.com) or set AZURE_OPENAI_ENDPOINT";
-                    Error::Config(why.into())
+                None => lookup("AZURE_OPENAI_ENDPOINT").ok_or_else(|| {
+                    Error::Config("no Azure endpoint: pass one (https://RESOURCE.openai.azure.com) or set AZURE_OPENAI_ENDPOINT".into())
                 })?,
             };
             let api_version = api_version
-                .or_else(|| lookup("OPENAI_API_VERSION"))
+                .or_else(|| lookup("OPENAI_API_VERSION").map(|(version, _)| version))
                 .unwrap_or_else(|| DEFAULT_AZURE_API_VERSION.to_owned());
             Ok((azure_url(&endpoint, &deployment, &api_version)?, source))
         }

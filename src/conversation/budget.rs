@@ -52,12 +52,6 @@ impl PartialEq for Budget {
     }
 }
 
-impl Budget {
-    fn bytes_per_token(&self) -> f64 {
-        self.learned.unwrap_or(DEFAULT_BYTES_PER_TOKEN)
-    }
-}
-
 /// The oldest exchanges a send leaves out: messages `start..end` of a
 /// conversation of `len` messages (`start` is 1 after a system message,
 /// else 0). Planned on the conversation before a send; the conversation
@@ -161,7 +155,10 @@ impl Conversation {
     /// The estimated prompt tokens of sending the conversation as it is
     /// now, by the rules of [`set_token_budget`](Self::set_token_budget).
     pub fn estimated_tokens(&self) -> u64 {
-        tokens(self.bytes(), self.budget.bytes_per_token())
+        tokens(
+            self.bytes(),
+            self.budget.learned.unwrap_or(DEFAULT_BYTES_PER_TOKEN),
+        )
     }
 
     /// How many messages sends have left out in all, for views that follow
@@ -220,7 +217,7 @@ impl Conversation {
     /// of an exchange) from which on everything fits. `Err`: even the last
     /// exchange alone is over `target`; the trim that keeps only it.
     fn trim_to(&self, target: u64, within: u64) -> Result<Option<Trim>, Trim> {
-        let ratio = self.budget.bytes_per_token();
+        let ratio = self.budget.learned.unwrap_or(DEFAULT_BYTES_PER_TOKEN);
         // 1 after a system message, else 0: where droppable messages start.
         let start = usize::from(matches!(self.messages.first(), Some(m) if m.role == Role::System));
         let mut bytes = self.bytes();

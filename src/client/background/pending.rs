@@ -101,17 +101,11 @@ impl PendingReply {
         self.worker.as_ref().map(|worker| worker.thread().id())
     }
 
-    /// True when called on this request's own worker thread (from one of
-    /// its callbacks).
-    pub(super) fn on_own_worker(&self) -> bool {
-        self.worker_id() == Some(std::thread::current().id())
-    }
-
     /// Waits for the worker thread to end; on the worker itself (a callback
     /// that drops its own request) it lets the thread go instead, as a
     /// thread cannot wait for itself.
     fn join(&mut self) {
-        let own = self.on_own_worker();
+        let own = self.worker_id() == Some(std::thread::current().id());
         if let Some(worker) = self.worker.take().filter(|_| !own) {
             // The worker catches nothing; a panic in it surfaces as a missing outcome.
             let _ = worker.join();
