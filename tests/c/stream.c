@@ -189,31 +189,6 @@ static void test_cancel_silent(const char *silent_url, const char *holding) {
     chatwire_client_free(client);
 }
 
-/* The server sends one delta, then nothing: a cancel must still say cancelled. */
-static void test_cancel_after_first_delta(const char *url) {
-    chatwire_client *client = NULL;
-    CHECK_STATUS(chatwire_client_new(url, "sk-c-test", &client), CHATWIRE_OK);
-    struct collected c;
-    memset(&c, 0, sizeof c);
-    sem_t first_delta;
-    CHECK(sem_init(&first_delta, 0, 0) == 0);
-    c.first_delta = &first_delta;
-    chatwire_conversation *conversation = conversation_asking("stream please");
-    chatwire_request *request = NULL;
-    CHECK_STATUS(chatwire_send_async(client, conversation, collect, on_done, &c, &request), CHATWIRE_OK);
-    CHECK(wait_for(&first_delta));
-    CHECK(c.calls == 1);
-    CHECK(chatwire_request_done(request) == 0);
-    CHECK_STATUS(chatwire_request_cancel(request), CHATWIRE_OK);
-    CHECK_STATUS(chatwire_request_wait(request, NULL), CHATWIRE_ERR_CANCELLED);
-    CHECK(c.done_calls == 1 && c.done_status == CHATWIRE_ERR_CANCELLED);
-    CHECK(chatwire_conversation_len(conversation) == 1);
-    chatwire_request_free(request);
-    chatwire_conversation_free(conversation);
-    chatwire_client_free(client);
-    sem_destroy(&first_delta);
-}
-
 struct canceller {
     sem_t *first_delta;
     chatwire_request *request;
@@ -228,9 +203,11 @@ static void *cancel_at_first_delta(void *arg) {
     return NULL;
 }
 
-/* The caller waits while another thread cancels (a GUI's cancel button):
- * the wait ends cancelled, not at the idle timeout. */
-static void test_cancel_from_another_thread_while_waiting(const char *url) {
+/* The server sends one delta, then nothing: a cancel must still say
+ * cancelled, made by the caller before it waits or, as a GUI's cancel
+ * button does, by another thread while the caller waits (the wait ends
+ * cancelled, not at the idle timeout). */
+static void test_cancel_after_first_delta(const char *url, int from_another_thread) {
     chatwire_client *client = NULL;
     CHECK_STATUS(chatwire_client_new(url, "sk-c-test", &client), CHATWIRE_OK);
     struct collected c;
@@ -243,10 +220,20 @@ static void test_cancel_from_another_thread_while_waiting(const char *url) {
     CHECK_STATUS(chatwire_send_async(client, conversation, collect, on_done, &c, &request), CHATWIRE_OK);
     struct canceller k = {&first_delta, request, CHATWIRE_ERR_PANIC};
     pthread_t thread;
-    CHECK(pthread_create(&thread, NULL, cancel_at_first_delta, &k) == 0);
+    memset(&thread, 0, sizeof thread);
+    if (from_another_thread) {
+        CHECK(pthread_create(&thread, NULL, cancel_at_first_delta, &k) == 0);
+    } else {
+        CHECK(wait_for(&first_delta));
+        CHECK(c.calls == 1);
+        CHECK(chatwire_request_done(request) == 0);
+        CHECK_STATUS(chatwire_request_cancel(request), CHATWIRE_OK);
+    }
     CHECK_STATUS(chatwire_request_wait(request, NULL), CHATWIRE_ERR_CANCELLED);
-    CHECK(pthread_join(thread, NULL) == 0);
-    CHECK_STATUS(k.status, CHATWIRE_OK);
+    if (from_another_thread) {
+        CHECK(pthread_join(thread, NULL) == 0);
+        CHECK_STATUS(k.status, CHATWIRE_OK);
+    }
     CHECK(c.done_calls == 1 && c.done_status == CHATWIRE_ERR_CANCELLED);
     CHECK(chatwire_conversation_len(conversation) == 1);
     chatwire_request_free(request);
@@ -324,8 +311,8 @@ int main(int argc, char **argv) {
     test_error_event_status(client);
     test_cancel_silent(argv[2], argv[5]);
     test_free_while_running(argv[3], argv[6]);
-    test_cancel_after_first_delta(argv[4]);
-    test_cancel_from_another_thread_while_waiting(argv[7]);
+    test_cancel_after_first_delta(argv[4], 0);
+    test_cancel_after_first_delta(argv[7], 1);
     chatwire_client_free(client);
     return report("stream");
 }
