@@ -144,9 +144,12 @@ struct Collected {
 }
 
 impl BackgroundSend {
-    /// True once the send has finished (the inbox is told before `on_finish`).
+    /// True once the send has finished (the inbox is told before
+    /// `on_finish`) or a wait has collected its outcome (also of a worker
+    /// that ended without telling); never blocks on a wait in progress.
     pub(crate) fn is_done(&self) -> bool {
-        self.inbox.is_done()
+        let collected = || matches!(self.collected.try_lock(), Ok(c) if c.outcome.is_some());
+        self.inbox.is_done() || collected()
     }
 
     /// Stops the send if it still runs; a finished one is left as it is.
