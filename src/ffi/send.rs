@@ -31,10 +31,11 @@ pub unsafe extern "system" fn chatwire_send(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let out = handle::out(reply_out, "reply_out")?;
-        let reply = send_with(client, conversation, Client::send)?;
-        *out = text::string_out(&reply);
-        Ok(())
+        send_with(client, conversation, |client, conversation| {
+            let out = handle::out(reply_out, "reply_out")?;
+            *out = text::string_out(&client.send(conversation)?);
+            Ok(())
+        })
     })
 }
 
@@ -52,33 +53,33 @@ pub unsafe extern "system" fn chatwire_send_json(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let schema = text::str_in(schema_json, "schema_json")?;
-        let out = handle::out(json_out, "json_out")?;
-        // Read inside the send, after the handles: a NULL handle is
-        // reported as such, whatever the other arguments are.
-        let answer: serde_json::Value = send_with(client, conversation, |client, conversation| {
+        send_with(client, conversation, |client, conversation| {
+            let schema = text::str_in(schema_json, "schema_json")?;
+            let out = handle::out(json_out, "json_out")?;
             let schema: serde_json::Value = serde_json::from_str(schema).map_err(|err| {
                 crate::Error::InvalidArgument(format!("schema_json is not JSON: {err}"))
             })?;
-            client.send_json(conversation, &schema)
-        })?;
-        *out = text::string_out(&answer.to_string());
-        Ok(())
+            let answer: serde_json::Value = client.send_json(conversation, &schema)?;
+            *out = text::string_out(&answer.to_string());
+            Ok(())
+        })
     })
 }
 
 /// Runs `send` with the client as it is now and the conversation held
 /// (refused when another call holds it); unsafe: both are NULL or live.
+/// `send` checks the other arguments: a NULL handle is reported as such,
+/// whatever they are.
 unsafe fn send_with<T>(
     client: *mut chatwire_client,
     conversation: *mut chatwire_conversation,
-    send: impl FnOnce(&Client, &mut Conversation) -> crate::error::Result<T>,
+    send: impl FnOnce(&Client, &mut Conversation) -> Result<T, FfiError>,
 ) -> Result<T, FfiError> {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
     let client = unsafe { handle::borrow(client, "client")? };
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     let mut held = unsafe { chatwire_conversation::hold(conversation)? };
-    Ok(send(&client.snapshot(), &mut held.guard.conversation)?)
+    send(&client.snapshot(), &mut held.guard.conversation)
 }
 
 /// Like chatwire_send(), streamed: `on_delta` (required) gets each piece of
@@ -95,27 +96,25 @@ pub unsafe extern "system" fn chatwire_send_stream(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let reply = stream_with(client, conversation, on_delta, userdata)?;
-        if let Some(out) = reply_out.as_mut() {
-            *out = text::string_out(&reply.content);
-        }
-        Ok(())
+        send_with(client, conversation, |client, conversation| {
+            let reply = stream_with(client, conversation, on_delta, userdata)?;
+            if let Some(out) = reply_out.as_mut() {
+                *out = text::string_out(&reply.content);
+            }
+            Ok(())
+        })
     })
 }
 
-unsafe fn stream_with(
-    client: *mut chatwire_client,
-    conversation: *mut chatwire_conversation,
+/// Streams with `on_delta` (required) as chatwire_send_stream() does.
+fn stream_with(
+    client: &Client,
+    conversation: &mut Conversation,
     on_delta: chatwire_delta_callback,
     userdata: *mut c_void,
 ) -> Result<Reply, FfiError> {
     let mut sink = DeltaSink::new(on_delta.ok_or(FfiError::Null("on_delta"))?, userdata);
-    // SAFETY: `client` and `conversation` are NULL or live handles (the C conventions).
-    unsafe {
-        send_with(client, conversation, |client, conversation| {
-            client.send_stream(conversation, |delta| sink.deliver(delta))
-        })
-    }
+    Ok(client.send_stream(conversation, |delta| sink.deliver(delta))?)
 }
 
 /// Like chatwire_send(), but `*reply_out` owns the whole reply (free with
@@ -128,10 +127,11 @@ pub unsafe extern "system" fn chatwire_send_reply(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let out = handle::out(reply_out, "reply_out")?;
-        let reply = send_with(client, conversation, Client::send_reply)?;
-        *out = handle::into_c(chatwire_reply::new(reply));
-        Ok(())
+        send_with(client, conversation, |client, conversation| {
+            let out = handle::out(reply_out, "reply_out")?;
+            *out = handle::into_c(chatwire_reply::new(client.send_reply(conversation)?));
+            Ok(())
+        })
     })
 }
 
@@ -147,10 +147,12 @@ pub unsafe extern "system" fn chatwire_send_stream_reply(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let out = handle::out(reply_out, "reply_out")?;
-        let reply = stream_with(client, conversation, on_delta, userdata)?;
-        *out = handle::into_c(chatwire_reply::new(reply));
-        Ok(())
+        send_with(client, conversation, |client, conversation| {
+            let out = handle::out(reply_out, "reply_out")?;
+            let reply = stream_with(client, conversation, on_delta, userdata)?;
+            *out = handle::into_c(chatwire_reply::new(reply));
+            Ok(())
+        })
     })
 }
 
@@ -167,14 +169,14 @@ pub unsafe extern "system" fn chatwire_send_stream_events(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let mut sink = EventSink::new(on_event.ok_or(FfiError::Null("on_event"))?, userdata);
-        let reply = send_with(client, conversation, |client, conversation| {
-            client.send_stream_events(conversation, |delta| sink.deliver(delta))
-        })?;
-        if let Some(out) = reply_out.as_mut() {
-            *out = handle::into_c(chatwire_reply::new(reply));
-        }
-        Ok(())
+        send_with(client, conversation, |client, conversation| {
+            let mut sink = EventSink::new(on_event.ok_or(FfiError::Null("on_event"))?, userdata);
+            let reply = client.send_stream_events(conversation, |delta| sink.deliver(delta))?;
+            if let Some(out) = reply_out.as_mut() {
+                *out = handle::into_c(chatwire_reply::new(reply));
+            }
+            Ok(())
+        })
     })
 }
 

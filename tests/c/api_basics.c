@@ -56,6 +56,15 @@ static void test_null_arguments(void) {
     CHECK(last_error_mentions("conversation"));
     CHECK_STATUS(chatwire_send(NULL, conversation, &text), CHATWIRE_ERR_NULL_ARGUMENT);
     CHECK(last_error_mentions("client"));
+    /* A NULL handle is reported first, whatever the other arguments are. */
+    CHECK_STATUS(chatwire_send(NULL, conversation, NULL), CHATWIRE_ERR_NULL_ARGUMENT);
+    CHECK(last_error_mentions("client"));
+    CHECK_STATUS(chatwire_send_stream(NULL, conversation, NULL, NULL, NULL), CHATWIRE_ERR_NULL_ARGUMENT);
+    CHECK(last_error_mentions("client"));
+    CHECK_STATUS(chatwire_send_stream_events(client, NULL, NULL, NULL, NULL), CHATWIRE_ERR_NULL_ARGUMENT);
+    CHECK(last_error_mentions("conversation"));
+    CHECK_STATUS(chatwire_send_json(client, NULL, NULL, NULL), CHATWIRE_ERR_NULL_ARGUMENT);
+    CHECK(last_error_mentions("conversation"));
     CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, "u"), CHATWIRE_OK);
     CHECK_STATUS(chatwire_send(client, conversation, NULL), CHATWIRE_ERR_NULL_ARGUMENT);
     CHECK(last_error_mentions("reply_out"));
