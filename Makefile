@@ -18,7 +18,13 @@
 #                                 import library and .def, and libchatwire.a (MinGW-w64); and
 #                                 dist/chatwire-VERSION-i686-windows-gnu.zip, the same for 32-bit
 #                                 Windows, where every function and callback is __stdcall
-#                                 (CHATWIRE_CALL) and the DLL exports the plain names
+#                                 (CHATWIRE_CALL) and the DLL exports the plain names; and
+#                                 both again for Windows 7 SP1 / Server 2008 R2,
+#                                 dist/chatwire-VERSION-x86_64-win7-windows-gnu.zip and
+#                                 ...-i686-win7-windows-gnu.zip (a pinned nightly with
+#                                 rust-src, from rustup), their DLLs' imports audited
+#                                 against what Windows 7 lacks (packaging/check-win7.py)
+#   make dist-windows-ARCH        one of them: ARCH x86_64, i686, x86_64-win7 or i686-win7
 #   make header                   regenerates include/chatwire.h from src/ffi/, and the
 #                                 VBA/VB6 module from it (examples-lang/vba/chatwire.bas)
 #   make check-install            installs into a temporary prefix, builds and runs programs
@@ -27,7 +33,9 @@
 #                                 library: peak memory under 64 MB (needs `cargo test`'s build)
 #   make check-dist               the same programs against the unpacked dist tarball; a fully
 #                                 static musl program against the musl tarball
-#   make check-windows            Windows programs against each zip, under Wine (64-bit, 32-bit)
+#   make check-windows            Windows programs against each zip, under Wine (64-bit, 32-bit;
+#                                 for the win7 zips, a Wine prefix reporting Windows 7);
+#                                 check-windows-ARCH for one zip
 #   make check-languages          the examples of docs/languages.md (Python, LuaJIT, C#, Free
 #                                 Pascal, Fortran, COBOL) built and run against a mock server,
 #                                 and the VBA module checked against the header
@@ -95,9 +103,15 @@ MUSL_UNWIND  = $(shell rustc --print sysroot)/lib/rustlib/$(MUSL_TARGET)/lib/sel
 # Windows: MinGW-w64 links the DLL and writes its import library; the
 # linker writes the .def file that Visual Studio's `lib /def:` reads. The
 # DLL's symbol table goes (its exports stay): 0.7 MB of 3.6.
-WINDOWS_TARGET := x86_64-pc-windows-gnu
-WINDOWS_DIR    := $(TARGET_DIR)/$(WINDOWS_TARGET)/release
-WINDOWS_NAME   := chatwire-$(VERSION)-x86_64-windows-gnu
+#
+# Each zip is named by its ARCH, dist/chatwire-VERSION-ARCH-windows-gnu.zip,
+# and built for a Rust target: x86_64 and i686 for the pc targets (Windows
+# 10 and later), x86_64-win7 and i686-win7 for the win7 ones (Windows 7 SP1
+# and later). Every rule below takes the ARCH: dist-windows-x86_64-win7.
+WINDOWS_ARCHS  := x86_64 i686 x86_64-win7 i686-win7
+windows_target  = $(if $(findstring -win7,$(1)),$(1)-windows-gnu,$(1)-pc-windows-gnu)
+windows_cpu     = $(firstword $(subst -, ,$(1)))
+windows_dir     = $(TARGET_DIR)/$(call windows_target,$(1))/release
 
 # 32-bit Windows: the functions are extern "system", __stdcall there, whose
 # object symbols are decorated (_chatwire_send@12); the DLL exports the
@@ -105,14 +119,26 @@ WINDOWS_NAME   := chatwire-$(VERSION)-x86_64-windows-gnu
 # names with --kill-at, so that MinGW programs, whose calls name
 # _chatwire_send@12, load chatwire_send from the DLL; rustc's would name
 # _chatwire_send. The .def, shipped, is that one.
-WIN32_TARGET  := i686-pc-windows-gnu
-WIN32_DIR     := $(TARGET_DIR)/$(WIN32_TARGET)/release
-WIN32_NAME    := chatwire-$(VERSION)-i686-windows-gnu
 WIN32_DLLTOOL ?= i686-w64-mingw32-dlltool
 WIN32_NM      ?= i686-w64-mingw32-nm
+WIN32_NEEDS    = @command -v $(WIN32_DLLTOOL) >/dev/null || { echo "make dist-windows needs $(WIN32_DLLTOOL): on Debian/Ubuntu, apt-get install gcc-mingw-w64-i686" >&2; exit 1; }
+
+# Windows 7: Rust's win7 targets are tier 3, shipped without a standard
+# library, so it is built from the nightly's sources (-Zbuild-std, the
+# rust-src component). The nightly is pinned here, and only here, by date:
+# nothing tests tier-3 targets upstream, so any nightly may break them, and
+# packaging/win7-missing-imports.txt was checked against this one's std.
+# Moving the date is a change of its own, with `make check-windows`.
+WIN7_TOOLCHAIN := nightly-2026-05-20
+WIN7_CARGO_ARGS = +$(WIN7_TOOLCHAIN) -Zbuild-std=std,panic_abort
+# ring's C code is compiled by cc-rs, which knows no MinGW compiler for the
+# win7 targets and takes the host's gcc unless told (the link then misses
+# ring_core_* symbols).
+windows_cc_env  = $(if $(findstring -win7,$(1)),CC_$(subst -,_,$(call windows_target,$(1)))=$(call windows_cpu,$(1))-w64-mingw32-gcc \
+                  AR_$(subst -,_,$(call windows_target,$(1)))=$(call windows_cpu,$(1))-w64-mingw32-ar)
 
 .PHONY: all lib install uninstall dist dist-needs dist-glibc dist-musl dist-windows dist-arm dist-arm-needs \
-	zig-tools header dist-windows-x86_64 dist-windows-i686 check-windows-x86_64 check-windows-i686 \
+	zig-tools header $(addprefix dist-windows-,$(WINDOWS_ARCHS)) $(addprefix check-windows-,$(WINDOWS_ARCHS)) \
 	check-install check-many check-dist check-windows check-arm check-languages version clean
 
 all: lib
@@ -179,27 +205,34 @@ dist-musl: dist-needs zig-tools
 	packaging/pack.sh musl --from "$(MUSL_DIR)" --version "$(VERSION)" --unwind "$(MUSL_UNWIND)" \
 	    --out "dist/$(MUSL_NAME).tar.gz"
 
-dist-windows: dist-windows-x86_64 dist-windows-i686
+dist-windows: $(addprefix dist-windows-,$(WINDOWS_ARCHS))
 
-dist-windows-x86_64:
-	rustup target add $(WINDOWS_TARGET) >/dev/null 2>&1 || true
-	$(CARGO) $(C_LIBS_ARGS) --target $(WINDOWS_TARGET) -- -C strip=symbols \
-	    -C link-arg=-Wl,--output-def,"$(WINDOWS_DIR)/chatwire.def" \
-	    --print native-static-libs="$(WINDOWS_DIR)/native-static-libs.txt"
-	packaging/pack.sh windows --from "$(WINDOWS_DIR)" --version "$(VERSION)" --out "dist/$(WINDOWS_NAME).zip"
+# The toolchain first: a target from rustup, or for win7 the pinned nightly
+# with the standard library's sources. On i686 the .def and import library
+# are made from the archive's decorated names (above); on x86_64 the linker
+# writes the .def. The win7 DLLs then go through the import audit.
+$(addprefix dist-windows-,$(WINDOWS_ARCHS)): dist-windows-%:
+	$(if $(filter i686,$(call windows_cpu,$*)),$(WIN32_NEEDS))
+	$(if $(findstring -win7,$*),rustup toolchain install $(WIN7_TOOLCHAIN) --profile minimal --component rust-src --no-self-update >/dev/null,rustup target add $(call windows_target,$*) >/dev/null 2>&1 || true)
+	$(call windows_cc_env,$*) $(CARGO) $(if $(findstring -win7,$*),$(WIN7_CARGO_ARGS)) $(C_LIBS_ARGS) --target $(call windows_target,$*) -- -C strip=symbols \
+	    $(if $(filter x86_64,$(call windows_cpu,$*)),-C link-arg=-Wl$(comma)--output-def$(comma)"$(call windows_dir,$*)/chatwire.def") \
+	    --print native-static-libs="$(call windows_dir,$*)/native-static-libs.txt"
+	$(if $(filter i686,$(call windows_cpu,$*)),$(call win32_import_library,$(call windows_dir,$*)))
+	$(if $(findstring -win7,$*),packaging/check-win7.py "$(call windows_dir,$*)/chatwire.dll")
+	packaging/pack.sh windows --from "$(call windows_dir,$*)" --version "$(VERSION)" --out "dist/chatwire-$(VERSION)-$*-windows-gnu.zip"
 
-dist-windows-i686:
-	@command -v $(WIN32_DLLTOOL) >/dev/null || { echo "make dist-windows needs $(WIN32_DLLTOOL): on Debian/Ubuntu, apt-get install gcc-mingw-w64-i686" >&2; exit 1; }
-	rustup target add $(WIN32_TARGET) >/dev/null 2>&1 || true
-	$(CARGO) $(C_LIBS_ARGS) --target $(WIN32_TARGET) -- -C strip=symbols \
-	    --print native-static-libs="$(WIN32_DIR)/native-static-libs.txt"
-	{ echo "LIBRARY chatwire.dll"; echo "EXPORTS"; \
-	  $(WIN32_NM) -g --defined-only "$(WIN32_DIR)/libchatwire.a" 2>/dev/null \
+comma := ,
+# The 32-bit .def of the archive's decorated names, and the import library
+# dlltool makes from it (see WIN32_DLLTOOL above); $(1) is the build folder.
+define win32_import_library
+{ echo "LIBRARY chatwire.dll"; echo "EXPORTS"; \
+	  $(WIN32_NM) -g --defined-only "$(1)/libchatwire.a" 2>/dev/null \
 	    | awk '$$2 == "T" && $$3 ~ /^_chatwire_[a-z0-9_]+@[0-9]+$$/ { print "    " substr($$3, 2) }' \
-	    | LC_ALL=C sort -u; } > "$(WIN32_DIR)/chatwire.def"
-	$(WIN32_DLLTOOL) --kill-at --input-def "$(WIN32_DIR)/chatwire.def" --dllname chatwire.dll \
-	    --output-lib "$(WIN32_DIR)/libchatwire.dll.a"
-	packaging/pack.sh windows --from "$(WIN32_DIR)" --version "$(VERSION)" --out "dist/$(WIN32_NAME).zip"
+	    | LC_ALL=C sort -u; } > "$(1)/chatwire.def"
+	$(WIN32_DLLTOOL) --kill-at --input-def "$(1)/chatwire.def" --dllname chatwire.dll \
+	    --output-lib "$(1)/libchatwire.dll.a"
+endef
+
 dist-arm-needs:
 	@missing=0; \
 	if ! "$(PYTHON)" -c 'import venv, ensurepip' 2>/dev/null; then \
@@ -248,13 +281,10 @@ check-dist: dist lib
 	tests/consumers/check-dist.sh
 	tests/consumers/check-musl.sh
 
-check-windows: check-windows-x86_64 check-windows-i686
+check-windows: $(addprefix check-windows-,$(WINDOWS_ARCHS))
 
-check-windows-x86_64: dist-windows-x86_64
-	tests/windows/check-windows.sh x86_64
-
-check-windows-i686: dist-windows-i686
-	tests/windows/check-windows.sh i686
+$(addprefix check-windows-,$(WINDOWS_ARCHS)): check-windows-%: dist-windows-%
+	tests/windows/check-windows.sh $*
 
 # The examples of docs/languages.md against the library that `make lib` built.
 check-languages: lib

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks dist/chatwire-VERSION-ARCH-windows-gnu.zip (make dist-windows),
-# ARCH x86_64 (the default) or i686: the archive's files; the header as a
+# ARCH x86_64 (the default), i686, x86_64-win7 or i686-win7: the archive's files; the header as a
 # Windows C program sees it (-Wall -Wextra -Werror); the consumer programs
 # cross-compiled with MinGW-w64 against chatwire.dll (through its import
 # library) and against libchatwire.a, run under Wine against the mock
@@ -9,9 +9,13 @@
 # assertions as on Linux. For i686 also: the DLL exports the plain names,
 # and stdcall.c finds them with GetProcAddress and checks after each call
 # that the function popped its arguments (__stdcall), through every
-# callback type; stdcall.cpp does the same through chatwire.hpp.
+# callback type; stdcall.cpp does the same through chatwire.hpp. The win7
+# zips get the same checks as their CPU's, in a Wine prefix that reports
+# Windows 7 SP1 and without Wine's Windows 8 synchronization DLL, so that
+# Rust's standard library takes its Windows 7 path (NT keyed events); the
+# import audit (packaging/check-win7.py) ran when make dist-windows made them.
 #
-#   check-windows.sh [x86_64|i686]
+#   check-windows.sh [x86_64|i686|x86_64-win7|i686-win7]
 #
 # Wine is not Windows; see the Windows section of docs/install.md for what this
 # shows. Needs ARCH-w64-mingw32-gcc and -g++ (Debian: gcc-mingw-w64-x86-64,
@@ -24,7 +28,8 @@ consumers="$root/tests/consumers"
 cd "$root"
 
 arch="${1:-x86_64}"
-case "$arch" in
+cpu="${arch%-win7}"
+case "$cpu" in
   x86_64)
     wine="$(command -v wine64 || command -v wine || echo /usr/lib/wine/wine64)"
     wine_package=wine64
@@ -35,20 +40,20 @@ case "$arch" in
     wine_package="wine32:i386 (../shared/tools/install-wine32.sh)"
     export WINEARCH=win32
     ;;
-  *) echo "usage: check-windows.sh [x86_64|i686]" >&2; exit 2 ;;
+  *) echo "usage: check-windows.sh [x86_64|i686|x86_64-win7|i686-win7]" >&2; exit 2 ;;
 esac
 version="$(make -s --no-print-directory version)"
 name="chatwire-$version-$arch-windows-gnu"
 zip="dist/$name.zip"
 [ -f "$zip" ] || { echo "$zip is missing: make dist-windows" >&2; exit 1; }
-CC=$arch-w64-mingw32-gcc
-CXX=$arch-w64-mingw32-g++
-OBJDUMP=$arch-w64-mingw32-objdump
+CC=$cpu-w64-mingw32-gcc
+CXX=$cpu-w64-mingw32-g++
+OBJDUMP=$cpu-w64-mingw32-objdump
 tools=("$CC" "$OBJDUMP")
-[ "$arch" = x86_64 ] || tools+=("$CXX") # the C++ program runs on i686
+[ "$cpu" = x86_64 ] || tools+=("$CXX") # the C++ program runs on i686
 for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null ||
-    { echo "$tool is missing (Debian: gcc-mingw-w64-${arch//_/-}, g++-mingw-w64-${arch//_/-})" >&2; exit 1; }
+    { echo "$tool is missing (Debian: gcc-mingw-w64-${cpu//_/-}, g++-mingw-w64-${cpu//_/-})" >&2; exit 1; }
 done
 [ -x "$wine" ] || { echo "Wine is missing (Debian: $wine_package)" >&2; exit 1; }
 
@@ -97,7 +102,7 @@ table="$("$OBJDUMP" -p "$unpacked/bin/chatwire.dll" | sed -n '/^\[Ordinal\/Name 
 diff <(echo "$declared") <(echo "$table") ||
   { echo "chatwire.dll exports other names than the header's functions" >&2; exit 1; }
 echo "chatwire.dll exports the $(wc -l <<<"$table") plain names"
-if [ "$arch" = i686 ]; then
+if [ "$cpu" = i686 ]; then
   # Every entry of the 32-bit .def carries its arguments' size: __stdcall.
   if sed -n '/^EXPORTS/,$p' "$unpacked/lib/chatwire.def" | awk 'NR > 1' | grep -vE '^\s+chatwire_[a-z0-9_]+@[0-9]+$'; then
     echo "chatwire.def has entries that are not __stdcall" >&2; exit 1
@@ -120,7 +125,7 @@ fi
 
 # Where CHATWIRE_CALL is __stdcall, the header in every C and C++ dialect
 # it promises, as tests/dialects.rs checks it where the macro is empty.
-if [ "$arch" = i686 ]; then
+if [ "$cpu" = i686 ]; then
   for std in c89 c99 c11 c17; do
     echo '#include <chatwire.h>' | "$CC" -x c -std=$std -pedantic-errors -Wall -Wextra -Werror \
       -I"$unpacked/include" -fsyntax-only -
@@ -140,7 +145,7 @@ warn=(-std=c11 -Wall -Wextra -Werror)
   "$CC" "${warn[@]}" "$consumers/tour.c" -o "$work/tour.exe" $(pkg-config --cflags --libs chatwire)
   "$CC" "${warn[@]}" "$consumers/tour.c" -o "$work/tour-static.exe" -static \
     $(pkg-config --static --cflags --libs chatwire-static)
-  if [ "$arch" = i686 ]; then
+  if [ "$cpu" = i686 ]; then
     # No import library: the functions are found at run time by their names.
     "$CC" "${warn[@]}" "$here/stdcall.c" -o "$work/stdcall.exe" -I"$unpacked/include"
     "$CXX" -std=c++17 -Wall -Wextra -Werror -pedantic "$here/stdcall.cpp" -o "$work/stdcall_cpp.exe" \
@@ -171,6 +176,19 @@ echo "--- starting Wine ($("$wine" --version))"
 started=$SECONDS
 "$wine" wineboot --init > /dev/null 2>&1 || true
 echo "Wine ready in $((SECONDS - started)) s"
+if [ "$arch" != "$cpu" ]; then
+  # This prefix (the run's own) reports Windows 7 SP1: winecfg's -v sets the
+  # version without a window, and `ver` reads it back (Wine 8 makes new
+  # prefixes Windows 7, later Wines Windows 10). Wine has Windows 8's
+  # WaitOnAddress whatever it reports; without its DLL, Rust's standard
+  # library parks threads with NT keyed events, as on Windows 7.
+  "$wine" winecfg -v win7 > /dev/null 2>&1
+  reported="$("$wine" cmd /c ver 2>/dev/null | tr -d '\r' | grep . || true)"
+  grep -q ' 6\.1\.7601$' <<<"$reported" ||
+    { echo "the Wine prefix does not report Windows 7 SP1: $reported" >&2; exit 1; }
+  echo "Wine reports $reported"
+  export WINEDLLOVERRIDES="$WINEDLLOVERRIDES;api-ms-win-core-synch-l1-2-0="
+fi
 
 run() {
   echo "--- $*"
@@ -184,7 +202,7 @@ run tour-static.exe "http://127.0.0.1:$port" "http://127.0.0.1:$stuck_port"
 run app.exe "http://127.0.0.1:$port"
 grep -qx 'reply: pong: ping' "$work/out"
 passed=3
-if [ "$arch" = i686 ]; then
+if [ "$cpu" = i686 ]; then
   run stdcall.exe "http://127.0.0.1:$port"
   grep -q '^stdcall: [0-9]* calls, 0 left the stack unbalanced; [0-9]* passed, 0 failed$' "$work/out"
   run stdcall_cpp.exe "http://127.0.0.1:$port"
