@@ -11,9 +11,8 @@
 # that the function popped its arguments (__stdcall), through every
 # callback type; stdcall.cpp does the same through chatwire.hpp. The win7
 # zips get the same checks as their CPU's, in a Wine prefix that reports
-# Windows 7 SP1 and without Wine's Windows 8 synchronization DLL, so that
-# Rust's standard library takes its Windows 7 path (NT keyed events); the
-# import audit (packaging/check-win7.py) ran when make dist-windows made them.
+# Windows 7 SP1; the import audit (packaging/check-win7.py) ran when make
+# dist-windows made them.
 #
 #   check-windows.sh [x86_64|i686|x86_64-win7|i686-win7]
 #
@@ -179,15 +178,16 @@ echo "Wine ready in $((SECONDS - started)) s"
 if [ "$arch" != "$cpu" ]; then
   # This prefix (the run's own) reports Windows 7 SP1: winecfg's -v sets the
   # version without a window, and `ver` reads it back (Wine 8 makes new
-  # prefixes Windows 7, later Wines Windows 10). Wine has Windows 8's
-  # WaitOnAddress whatever it reports; without its DLL, Rust's standard
-  # library parks threads with NT keyed events, as on Windows 7.
+  # prefixes Windows 7, later Wines Windows 10). Wine keeps every function
+  # of later Windows whatever it reports (Windows 8's WaitOnAddress too,
+  # which a DLL override cannot take away: Wine resolves its API set to
+  # kernelbase), so this checks the zip under the version, and the import
+  # audit checks what it needs.
   "$wine" winecfg -v win7 > /dev/null 2>&1
   reported="$("$wine" cmd /c ver 2>/dev/null | tr -d '\r' | grep . || true)"
   grep -q ' 6\.1\.7601$' <<<"$reported" ||
     { echo "the Wine prefix does not report Windows 7 SP1: $reported" >&2; exit 1; }
   echo "Wine reports $reported"
-  export WINEDLLOVERRIDES="$WINEDLLOVERRIDES;api-ms-win-core-synch-l1-2-0="
 fi
 
 run() {
