@@ -109,9 +109,13 @@ MUSL_UNWIND  = $(shell rustc --print sysroot)/lib/rustlib/$(MUSL_TARGET)/lib/sel
 # 10 and later), x86_64-win7 and i686-win7 for the win7 ones (Windows 7 SP1
 # and later). Every rule below takes the ARCH: dist-windows-x86_64-win7.
 WINDOWS_ARCHS  := x86_64 i686 x86_64-win7 i686-win7
+comma          := ,
 windows_target  = $(if $(findstring -win7,$(1)),$(1)-windows-gnu,$(1)-pc-windows-gnu)
 windows_cpu     = $(firstword $(subst -, ,$(1)))
 windows_dir     = $(TARGET_DIR)/$(call windows_target,$(1))/release
+windows_is_win7 = $(findstring -win7,$(1))
+windows_is_i686 = $(filter i686,$(call windows_cpu,$(1)))
+windows_linker_def = $(if $(call windows_is_i686,$(1)),,-C link-arg=-Wl$(comma)--output-def$(comma)"$(call windows_dir,$(1))/chatwire.def")
 
 # 32-bit Windows: the functions are extern "system", __stdcall there, whose
 # object symbols are decorated (_chatwire_send@12); the DLL exports the
@@ -130,11 +134,13 @@ WIN32_NEEDS    = @command -v $(WIN32_DLLTOOL) >/dev/null || { echo "make dist-wi
 # packaging/win7-missing-imports.txt was checked against this one's std.
 # Moving the date is a change of its own, with `make check-windows`.
 WIN7_TOOLCHAIN := nightly-2026-05-20
-WIN7_CARGO_ARGS = +$(WIN7_TOOLCHAIN) -Zbuild-std=std,panic_abort
+windows_toolchain  = $(if $(call windows_is_win7,$(1)),rustup toolchain install $(WIN7_TOOLCHAIN) --profile minimal \
+                     --component rust-src --no-self-update >/dev/null,rustup target add $(call windows_target,$(1)) >/dev/null 2>&1 || true)
+windows_cargo_args = $(if $(call windows_is_win7,$(1)),+$(WIN7_TOOLCHAIN) -Zbuild-std=std$(comma)panic_abort)
 # ring's C code is compiled by cc-rs, which knows no MinGW compiler for the
 # win7 targets and takes the host's gcc unless told (the link then misses
 # ring_core_* symbols).
-windows_cc_env  = $(if $(findstring -win7,$(1)),CC_$(subst -,_,$(call windows_target,$(1)))=$(call windows_cpu,$(1))-w64-mingw32-gcc \
+windows_cc_env  = $(if $(call windows_is_win7,$(1)),CC_$(subst -,_,$(call windows_target,$(1)))=$(call windows_cpu,$(1))-w64-mingw32-gcc \
                   AR_$(subst -,_,$(call windows_target,$(1)))=$(call windows_cpu,$(1))-w64-mingw32-ar)
 
 .PHONY: all lib install uninstall dist dist-needs dist-glibc dist-musl dist-windows dist-arm dist-arm-needs \
@@ -207,21 +213,19 @@ dist-musl: dist-needs zig-tools
 
 dist-windows: $(addprefix dist-windows-,$(WINDOWS_ARCHS))
 
-# The toolchain first: a target from rustup, or for win7 the pinned nightly
-# with the standard library's sources. On i686 the .def and import library
-# are made from the archive's decorated names (above); on x86_64 the linker
-# writes the .def. The win7 DLLs then go through the import audit.
+# Each ARCH's steps: the toolchain; the build; on i686 the .def and import
+# library made from the archive's decorated names (above), on x86_64 the
+# .def written by the linker; for win7 the import audit; the zip.
 $(addprefix dist-windows-,$(WINDOWS_ARCHS)): dist-windows-%:
-	$(if $(filter i686,$(call windows_cpu,$*)),$(WIN32_NEEDS))
-	$(if $(findstring -win7,$*),rustup toolchain install $(WIN7_TOOLCHAIN) --profile minimal --component rust-src --no-self-update >/dev/null,rustup target add $(call windows_target,$*) >/dev/null 2>&1 || true)
-	$(call windows_cc_env,$*) $(CARGO) $(if $(findstring -win7,$*),$(WIN7_CARGO_ARGS)) $(C_LIBS_ARGS) --target $(call windows_target,$*) -- -C strip=symbols \
-	    $(if $(filter x86_64,$(call windows_cpu,$*)),-C link-arg=-Wl$(comma)--output-def$(comma)"$(call windows_dir,$*)/chatwire.def") \
+	$(if $(call windows_is_i686,$*),$(WIN32_NEEDS))
+	$(call windows_toolchain,$*)
+	$(call windows_cc_env,$*) $(CARGO) $(call windows_cargo_args,$*) $(C_LIBS_ARGS) --target $(call windows_target,$*) \
+	    -- -C strip=symbols $(call windows_linker_def,$*) \
 	    --print native-static-libs="$(call windows_dir,$*)/native-static-libs.txt"
-	$(if $(filter i686,$(call windows_cpu,$*)),$(call win32_import_library,$(call windows_dir,$*)))
-	$(if $(findstring -win7,$*),packaging/check-win7.py "$(call windows_dir,$*)/chatwire.dll")
+	$(if $(call windows_is_i686,$*),$(call win32_import_library,$(call windows_dir,$*)))
+	$(if $(call windows_is_win7,$*),packaging/check-win7.py "$(call windows_dir,$*)/chatwire.dll")
 	packaging/pack.sh windows --from "$(call windows_dir,$*)" --version "$(VERSION)" --out "dist/chatwire-$(VERSION)-$*-windows-gnu.zip"
 
-comma := ,
 # The 32-bit .def of the archive's decorated names, and the import library
 # dlltool makes from it (see WIN32_DLLTOOL above); $(1) is the build folder.
 define win32_import_library
