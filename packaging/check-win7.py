@@ -1,51 +1,54 @@
 #!/usr/bin/env python3
 """Checks that a Windows DLL needs nothing that Windows 7 SP1 lacks.
 
-    check-win7.py DLL...            the audit (make dist-windows runs it on
-                                    the win7 DLLs): fails if a DLL imports a
-                                    function of packaging/win7-missing-imports.txt
-                                    or a DLL listed there whole, or if its PE
-                                    header asks for a Windows later than 6.1
-    check-win7.py --list DLL...     prints every function each DLL imports
-    check-win7.py --covers DLL...   for the Windows 10 DLLs: fails if one
-                                    imports a function that MinGW-w64's headers
-                                    declare only for Windows 8 or later and the
-                                    list lacks; names the imports the headers do
-                                    not declare, to look up by hand
+    check-win7.py DLL...                the audit (make dist-windows runs it on
+                                        the win7 DLLs): fails if a DLL imports
+                                        a function that
+                                        packaging/win7-missing-imports.txt says
+                                        Windows 7 lacks, or a DLL it lacks whole,
+                                        or if its PE header asks for a Windows
+                                        later than 6.1
+    check-win7.py --list DLL...         prints every function each DLL imports
+    check-win7.py --covers WIN10 WIN7   the list against what Rust's standard
+                                        library does differently for win7:
+                                        fails if the Windows 10 DLL imports a
+                                        function that the win7 DLL (the same
+                                        code for the win7 target) does not and
+                                        the list does not say whether Windows 7
+                                        has it
 
 The imports and the header are read with objdump -p (OBJDUMP, by default
-x86_64-w64-mingw32-objdump, which reads 32-bit DLLs too); --covers compiles
-with x86_64-w64-mingw32-gcc (CC).
+x86_64-w64-mingw32-objdump, which reads 32-bit DLLs too).
 """
 import os
 import re
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MISSING = os.path.join(HERE, "win7-missing-imports.txt")
 OBJDUMP = os.environ.get("OBJDUMP", "x86_64-w64-mingw32-objdump")
-CC = os.environ.get("CC", "x86_64-w64-mingw32-gcc")
 # Windows 7 and Server 2008 R2 are Windows NT 6.1.
 WINDOWS_7 = (6, 1)
-# The headers that declare what the Windows 10 DLLs import (--covers).
-HEADERS = ["winsock2.h", "ws2tcpip.h", "windows.h", "ntsecapi.h", "bcrypt.h", "wincrypt.h", "userenv.h"]
 
 
-def read_missing():
-    """{function or "DLL!*": the DLL it comes from} from the list."""
-    missing = {}
+def read_list():
+    """(lacks, has) from the list: {function, or "DLL!*" for a whole DLL: its DLL}
+    for what Windows 7 lacks, and the set of functions it has."""
+    lacks, has = {}, set()
     with open(MISSING, encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
-            line = line.split("#", 1)[0].split()
-            if not line:
+            words = line.split("#", 1)[0].split()
+            if not words:
                 continue
-            if len(line) != 2:
-                sys.exit("%s:%d: expected `DLL FUNCTION` or `DLL *`" % (MISSING, number))
-            dll, function = line[0].lower(), line[1]
-            missing[dll + "!*" if function == "*" else function] = dll
-    return missing
+            if len(words) != 3 or words[0] not in ("lacks", "has"):
+                sys.exit("%s:%d: expected `lacks DLL FUNCTION`, `lacks DLL *` or `has DLL FUNCTION`" % (MISSING, number))
+            kind, dll, function = words[0], words[1].lower(), words[2]
+            if kind == "has":
+                has.add(function)
+            else:
+                lacks[dll + "!*" if function == "*" else function] = dll
+    return lacks, has
 
 
 def objdump(dll):
@@ -89,13 +92,13 @@ def versions(dump):
         sys.exit("objdump -p shows no %s" % key)
 
 
-def audit(dll, missing):
+def audit(dll, lacks):
     """The reasons `dll` would not load on Windows 7; prints what it imports."""
     dump = objdump(dll)
     found = imports(dump)
     problems = []
     for dll_name, function in found:
-        if function in missing or dll_name + "!*" in missing:
+        if function in lacks or dll_name + "!*" in lacks:
             problems.append("imports %s!%s, which Windows 7 lacks" % (dll_name, function))
     for kind, version in versions(dump).items():
         if version > WINDOWS_7:
@@ -105,33 +108,12 @@ def audit(dll, missing):
     return problems
 
 
-def declared(functions, winnt):
-    """The functions that MinGW-w64's headers declare for _WIN32_WINNT=winnt."""
-    with tempfile.TemporaryDirectory() as work:
-        source = os.path.join(work, "probe.c")
-        with open(source, "w", encoding="utf-8") as probe:
-            probe.write("".join("#include <%s>\n" % header for header in HEADERS))
-            probe.write("void *probe[] = {\n%s};\n" % "".join("  (void *)&%s,\n" % name for name in functions))
-        flags = ["-D_WIN32_WINNT=%s" % winnt, "-DWINVER=%s" % winnt, "-fsyntax-only", "-fmax-errors=0", "-w"]
-        result = subprocess.run([CC, *flags, source], capture_output=True, text=True)
-    undeclared = set(re.findall(r"'(\w+)' undeclared", result.stderr))
-    if result.returncode and not undeclared:
-        sys.exit("%s could not compile the probe:\n%s" % (CC, result.stderr))
-    return set(functions) - undeclared
-
-
-def covers(dlls, missing):
-    """The functions the DLLs import that need Windows 8 by the headers and the list lacks."""
-    functions = sorted({function for dll in dlls for _, function in imports(objdump(dll))})
-    windows_7 = declared(functions, "0x0601")
-    windows_11 = declared(functions, "0x0A00")
-    later = sorted(windows_11 - windows_7)
-    unknown = sorted(set(functions) - windows_11)
-    print("%d functions imported: %d declared for Windows 7 by MinGW-w64's headers, %d only for later versions (%s)"
-          % (len(functions), len(windows_7), len(later), " ".join(later) or "none"))
-    if unknown:
-        print("not declared there, to look up by hand: %s" % " ".join(unknown))
-    return [name for name in later if name not in missing]
+def covers(win10, win7, lacks, has):
+    """The functions that the Windows 10 DLL imports and the win7 DLL does not,
+    and the ones of them that the list does not name."""
+    only_win10 = sorted({name for _, name in imports(objdump(win10))} - {name for _, name in imports(objdump(win7))})
+    print("imported by %s and not by %s: %s" % (win10, win7, " ".join(only_win10) or "none"))
+    return [name for name in only_win10 if name not in lacks and name not in has]
 
 
 def main(args):
@@ -144,17 +126,20 @@ def main(args):
             for dll_name, function in imports(objdump(dll)):
                 print("%s %s" % (dll_name, function))
         return 0
-    missing = read_missing()
+    lacks, has = read_list()
     if mode == "--covers":
-        lacking = covers(dlls, missing)
-        if lacking:
-            print("%s lacks: %s" % (os.path.relpath(MISSING), " ".join(lacking)), file=sys.stderr)
+        if len(dlls) != 2:
+            sys.exit(__doc__)
+        unnamed = covers(dlls[0], dlls[1], lacks, has)
+        if unnamed:
+            print("%s does not say whether Windows 7 has %s" % (os.path.relpath(MISSING), " ".join(unnamed)),
+                  file=sys.stderr)
             return 1
-        print("%s lists every one of them" % os.path.relpath(MISSING))
+        print("%s names every one of them" % os.path.relpath(MISSING))
         return 0
     failed = False
     for dll in dlls:
-        for problem in audit(dll, missing):
+        for problem in audit(dll, lacks):
             print("%s %s" % (dll, problem), file=sys.stderr)
             failed = True
     if failed:
