@@ -26,28 +26,28 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MISSING = os.path.join(HERE, "win7-missing-imports.txt")
+LIST = os.path.join(HERE, "win7-missing-imports.txt")
 OBJDUMP = os.environ.get("OBJDUMP", "x86_64-w64-mingw32-objdump")
 # Windows 7 and Server 2008 R2 are Windows NT 6.1.
 WINDOWS_7 = (6, 1)
 
 
 def read_list():
-    """(lacks, has) from the list: {function, or "DLL!*" for a whole DLL: its DLL}
-    for what Windows 7 lacks, and the set of functions it has."""
-    lacks, has = {}, set()
-    with open(MISSING, encoding="utf-8") as lines:
+    """(lacks, has) from the list: the functions Windows 7 lacks, with "DLL!*"
+    for each DLL it lacks whole, and the functions it has."""
+    lacks, has = set(), set()
+    with open(LIST, encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
             words = line.split("#", 1)[0].split()
             if not words:
                 continue
             if len(words) != 3 or words[0] not in ("lacks", "has"):
-                sys.exit("%s:%d: expected `lacks DLL FUNCTION`, `lacks DLL *` or `has DLL FUNCTION`" % (MISSING, number))
+                sys.exit("%s:%d: expected `lacks DLL FUNCTION`, `lacks DLL *` or `has DLL FUNCTION`" % (LIST, number))
             kind, dll, function = words[0], words[1].lower(), words[2]
             if kind == "has":
                 has.add(function)
             else:
-                lacks[dll + "!*" if function == "*" else function] = dll
+                lacks.add(dll + "!*" if function == "*" else function)
     return lacks, has
 
 
@@ -96,6 +96,9 @@ def audit(dll, lacks):
     """The reasons `dll` would not load on Windows 7; prints what it imports."""
     dump = objdump(dll)
     found = imports(dump)
+    if not found:
+        # Every DLL imports from kernel32: none read is objdump's format not understood.
+        sys.exit("%s: no imports read from objdump -p, cannot audit" % dll)
     problems = []
     for dll_name, function in found:
         if function in lacks or dll_name + "!*" in lacks:
@@ -132,10 +135,10 @@ def main(args):
             sys.exit(__doc__)
         unnamed = covers(dlls[0], dlls[1], lacks, has)
         if unnamed:
-            print("%s does not say whether Windows 7 has %s" % (os.path.relpath(MISSING), " ".join(unnamed)),
+            print("%s does not say whether Windows 7 has %s" % (os.path.relpath(LIST), " ".join(unnamed)),
                   file=sys.stderr)
             return 1
-        print("%s names every one of them" % os.path.relpath(MISSING))
+        print("%s names every one of them" % os.path.relpath(LIST))
         return 0
     failed = False
     for dll in dlls:
@@ -145,7 +148,7 @@ def main(args):
     if failed:
         return 1
     print("none of them is one Windows 7 lacks (%s), and the PE header asks for 6.1 or earlier"
-          % os.path.relpath(MISSING))
+          % os.path.relpath(LIST))
     return 0
 
 
