@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that a Windows DLL needs nothing that Windows 7 SP1 lacks.
 
-    check-win7.py DLL...                the audit (make dist-windows runs it on
+    check-win7.py DLL|EXE...            the audit (make dist-windows runs it on
                                         the win7 DLLs): fails if a DLL imports
                                         a function that
                                         packaging/win7-missing-imports.txt says
@@ -27,6 +27,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIST = os.path.join(HERE, "win7-missing-imports.txt")
+# The list as the repository names it, in messages.
+LIST_NAME = "packaging/win7-missing-imports.txt"
 OBJDUMP = os.environ.get("OBJDUMP", "x86_64-w64-mingw32-objdump")
 # Windows 7 and Server 2008 R2 are Windows NT 6.1.
 WINDOWS_7 = (6, 1)
@@ -135,10 +137,10 @@ def main(args):
             sys.exit(__doc__)
         unnamed = covers(dlls[0], dlls[1], lacks, has)
         if unnamed:
-            print("%s does not say whether Windows 7 has %s" % (os.path.relpath(LIST), " ".join(unnamed)),
+            print("%s does not say whether Windows 7 has %s" % (LIST_NAME, " ".join(unnamed)),
                   file=sys.stderr)
             return 1
-        print("%s names every one of them" % os.path.relpath(LIST))
+        print("%s names every one of them" % LIST_NAME)
         return 0
     failed = False
     for dll in dlls:
@@ -148,7 +150,7 @@ def main(args):
     if failed:
         return 1
     print("none of them is one Windows 7 lacks (%s), and the PE header asks for 6.1 or earlier"
-          % os.path.relpath(LIST))
+          % LIST_NAME)
     return 0
 
 
