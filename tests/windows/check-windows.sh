@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Checks dist/chatwire-VERSION-ARCH-windows-gnu.zip (make dist-windows),
-# ARCH x86_64 (the default), i686, x86_64-win7 or i686-win7: the archive's files; the header as a
-# Windows C program sees it (-Wall -Wextra -Werror); the consumer programs
-# cross-compiled with MinGW-w64 against chatwire.dll (through its import
-# library) and against libchatwire.a, run under Wine against the mock
-# server: a send, a stream, tools, extraction, an image file with a
-# non-ASCII name, errors and cancelled background requests, with the same
-# assertions as on Linux. For i686 also: the DLL exports the plain names,
-# and stdcall.c finds them with GetProcAddress and checks after each call
-# that the function popped its arguments (__stdcall), through every
-# callback type; stdcall.cpp does the same through chatwire.hpp. The win7
+# ARCH x86_64 (the default), i686, x86_64-win7 or i686-win7: the archive's
+# files; the header as a Windows C program sees it (-Wall -Wextra -Werror);
+# the consumer programs cross-compiled with MinGW-w64 against chatwire.dll
+# (through its import library) and against libchatwire.a, run under Wine
+# against the mock server: a send, a stream, tools, extraction, an image
+# file with a non-ASCII name, errors and cancelled background requests,
+# with the same assertions as on Linux. For i686 also: the DLL exports the
+# plain names, and stdcall.c finds them with GetProcAddress and checks
+# after each call that the function popped its arguments (__stdcall),
+# through every callback type; stdcall.cpp does the same through
+# chatwire.hpp. The win7
 # zips get the same checks as their CPU's, in a Wine prefix that reports
 # Windows 7 SP1, and the import audit (packaging/check-win7.py) that make
 # dist-windows ran on the DLL runs on a program with the static library too.
