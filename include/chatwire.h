@@ -12,9 +12,11 @@
  *   chatwire_last_http_status() for the calling thread: the failure, or ""
  *   and 0 on success. The _free functions and those that cannot fail keep
  *   them.
- * - Strings going in are NUL-terminated UTF-8. A `char *` handed out is owned
- *   by the caller and freed with chatwire_string_free(). A `const char *`
- *   handed out is borrowed; its lifetime is documented on the function.
+ * - Strings going in are NUL-terminated UTF-8, read before the call replaces
+ *   the last error: chatwire_last_error() may be passed in. A `char *`
+ *   handed out is owned by the caller and freed with chatwire_string_free().
+ *   A `const char *` handed out is borrowed; its lifetime is documented on
+ *   the function.
  *   Every text that may hold U+0000 has a _len form.
  * - Enum values going in are passed as int and checked.
  * - A chatwire_client may be used by several threads at once; a
@@ -380,7 +382,8 @@ typedef void (CHATWIRE_CALL *chatwire_done_callback)(void *userdata, chatwire_st
 
 /**
  * A one-line description of the last failure on the calling thread, or ""
- * after a success; borrowed until the next chatwire call on this thread. A
+ * after a success; borrowed until the next chatwire call on this thread
+ * returns (so it may be passed to that call). A
  * server's control characters are escaped; secrets never appear.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_last_error(void);
