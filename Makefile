@@ -41,7 +41,8 @@
 #                                 and the VBA module checked against the header
 #   make check-arm                a C program against each ARM tarball, under qemu-user
 #
-# Rust users need none of this: `cargo add chatwire` builds only the Rust library.
+# Rust users need none of this: `cargo add chatwire` builds only the Rust
+# library, without the C API (the `capi` feature, which every target here turns on).
 
 SHELL       := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -67,10 +68,12 @@ TARGET_DIR := $(CURDIR)/target
 NATIVE_DIR := $(TARGET_DIR)/release
 
 # The C libraries: the crate's rlib-only default is widened to a static and
-# a shared library here, so that Rust dependents never build them. The
+# a shared library here, and the C API (the cargo feature `capi`, off for
+# Rust dependents) turned on, so that Rust dependents never build them. The
 # SONAME goes only on this shared library; static libraries need the system
 # libraries that rustc lists, kept for chatwire.pc and the CMake package.
-C_LIBS_ARGS = rustc --release --lib --crate-type staticlib,cdylib --target-dir "$(TARGET_DIR)"
+C_FEATURES  := --features capi
+C_LIBS_ARGS = rustc --release --lib $(C_FEATURES) --crate-type staticlib,cdylib --target-dir "$(TARGET_DIR)"
 C_LIBS_RUSTC = -C link-arg=-Wl,-soname,libchatwire.so.$(MAJOR) --print native-static-libs="$(1)/native-static-libs.txt"
 
 # make dist: zig's linker with glibc 2.17's symbols, from PyPI (ziglang,

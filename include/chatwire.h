@@ -12,9 +12,11 @@
  *   chatwire_last_http_status() for the calling thread: the failure, or ""
  *   and 0 on success. The _free functions and those that cannot fail keep
  *   them.
- * - Strings going in are NUL-terminated UTF-8. A `char *` handed out is owned
- *   by the caller and freed with chatwire_string_free(). A `const char *`
- *   handed out is borrowed; its lifetime is documented on the function.
+ * - Strings going in are NUL-terminated UTF-8, read before the call replaces
+ *   the last error: chatwire_last_error() may be passed in. A `char *`
+ *   handed out is owned by the caller and freed with chatwire_string_free().
+ *   A `const char *` handed out is borrowed; its lifetime is documented on
+ *   the function.
  *   Every text that may hold U+0000 has a _len form.
  * - Enum values going in are passed as int and checked.
  * - A chatwire_client may be used by several threads at once; a
@@ -308,6 +310,30 @@ typedef enum {
 } chatwire_stream_kind;
 
 /**
+ * Which earlier assistant messages send their reasoning back to the server
+ * (chatwire_conversation_set_reasoning_replay(); docs/reasoning.md).
+ */
+typedef enum {
+  /**
+   * By the model's name: as CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS for
+   * a name holding "kimi" (any case), else as
+   * CHATWIRE_REASONING_REPLAY_CURRENT_LOOP. The default.
+   */
+  CHATWIRE_REASONING_REPLAY_AUTO = 0,
+  /**
+   * Only the assistant messages after the last user message (what
+   * DeepSeek requires, and every reasoning server accepts).
+   */
+  CHATWIRE_REASONING_REPLAY_CURRENT_LOOP = 1,
+  /**
+   * Those, and every earlier assistant message that called tools, with an
+   * empty reasoning where it has none (what Kimi requires): for a Kimi
+   * model that a gateway serves under another name.
+   */
+  CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS = 2
+} chatwire_reasoning_replay;
+
+/**
  * A connection to one chat completions endpoint with one API key, made by
  * chatwire_client_new(), freed by chatwire_client_free(). Several threads may
  * use one client at once (with a conversation each); connections are pooled.
@@ -380,7 +406,8 @@ typedef void (CHATWIRE_CALL *chatwire_done_callback)(void *userdata, chatwire_st
 
 /**
  * A one-line description of the last failure on the calling thread, or ""
- * after a success; borrowed until the next chatwire call on this thread. A
+ * after a success; borrowed until the next chatwire call on this thread
+ * returns (so it may be passed to that call). A
  * server's control characters are escaped; secrets never appear.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_last_error(void);
@@ -446,6 +473,16 @@ chatwire_status CHATWIRE_CALL chatwire_client_new_azure(const char *endpoint,
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_timeout_ms(chatwire_client *client,
                                                              uint64_t timeout_ms);
+
+/**
+ * Sets how long one attempt may take to connect, in milliseconds: the name
+ * lookup, TCP, TLS and a proxy's tunnel (ClientBuilder::connect_timeout);
+ * default 10000, from 1 to 86400000. It fails as CHATWIRE_ERR_TIMEOUT,
+ * retried as other timeouts are.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_client_set_connect_timeout_ms(chatwire_client *client,
+                                                                     uint64_t timeout_ms);
 
 /**
  * Sets the longest silence of a streamed reply in milliseconds (keep-alives
@@ -748,6 +785,15 @@ chatwire_status CHATWIRE_CALL chatwire_conversation_append_tool_calls(chatwire_c
                                                                       const char *calls_json);
 
 /**
+ * Sets which earlier assistant messages send their reasoning back on
+ * later sends: a chatwire_reasoning_replay, default
+ * CHATWIRE_REASONING_REPLAY_AUTO. Not part of the JSON form.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_conversation_set_reasoning_replay(chatwire_conversation *conversation,
+                                                                         int replay);
+
+/**
  * Sets a top-level field of every request (`name`, its value as JSON text;
  * NULL `json_value` removes it). CHATWIRE_ERR_INVALID_ARGUMENT for "model",
  * "messages", "stream", "stream_options" and "tools", text that is not JSON,
@@ -836,6 +882,16 @@ CHATWIRE_API size_t CHATWIRE_CALL chatwire_ingredients_name_len(const chatwire_i
 CHATWIRE_API double CHATWIRE_CALL chatwire_ingredients_quantity(const chatwire_ingredients *list, size_t index);
 
 /**
+ * chatwire_ingredients_quantity() through an out-parameter, for languages
+ * that cannot receive a double as a return value (GnuCOBOL): `*quantity_out`
+ * is written only on success.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_ingredients_quantity_out(const chatwire_ingredients *list,
+                                                                size_t index,
+                                                                double *quantity_out);
+
+/**
  * The unit of ingredient `index` ("cup", "g"), NULL when it has none.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_unit(const chatwire_ingredients *list, size_t index);
@@ -881,6 +937,13 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_ingredients_schema(void);
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_timeout_ms_u32(chatwire_client *client,
                                                                  uint32_t timeout_ms);
+
+/**
+ * chatwire_client_set_connect_timeout_ms() with a 32-bit count.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_client_set_connect_timeout_ms_u32(chatwire_client *client,
+                                                                         uint32_t timeout_ms);
 
 /**
  * chatwire_client_set_idle_timeout_ms() with a 32-bit count.

@@ -5,7 +5,8 @@
 //! status or the failure value, the last error set by the call (or kept, by
 //! the `_free` functions and the ones that cannot fail), out-parameters
 //! left alone; every getter clears the last error when it succeeds; every
-//! text getter has its `_len` form, whose fixture texts hold U+0000. It is
+//! text getter has its `_len` form, whose fixture texts hold U+0000, and
+//! every `double` getter its `_out` form. It is
 //! compiled as C and as C++ (-Wall -Wextra -Werror) and run, under valgrind
 //! with CHATWIRE_VALGRIND=1. A function added later is checked without a
 //! test of its own; one whose signature the generator has no rule for
@@ -140,8 +141,8 @@ enum Kind {
     OutSize,
     /// Any other unsigned integer going in.
     Unsigned(String),
-    /// An unsigned integer coming out (`uint64_t *`).
-    OutUnsigned(String),
+    /// A number coming out (`uint64_t *`, `double *`).
+    OutNumber(String),
     /// An enum value (or a 0/1 switch), passed as int and checked.
     Int,
     /// A callback, NULL or a function.
@@ -177,7 +178,7 @@ fn classify(header: &Header, param: &Param) -> Result<Kind, String> {
         ("size_t", 0, false) => Kind::Size,
         ("size_t", 1, false) => Kind::OutSize,
         ("uint32_t" | "uint64_t", 0, false) => Kind::Unsigned(base.into()),
-        ("uint32_t" | "uint64_t", 1, false) => Kind::OutUnsigned(base.into()),
+        ("uint32_t" | "uint64_t" | "double", 1, false) => Kind::OutNumber(base.into()),
         ("int", 0, false) => Kind::Int,
         (callback, 0, false) if header.callbacks.contains(callback) => Kind::Callback,
         ("void", 1, false) if param.name == "userdata" => Kind::UserData,
@@ -385,7 +386,7 @@ fn call(
                 format!("&{out}")
             }
             Kind::Unsigned(_) => "1".to_string(),
-            Kind::OutUnsigned(ty) => {
+            Kind::OutNumber(ty) => {
                 writeln!(declarations, "{ty} {out} = 12345;").unwrap();
                 untouched.push(format!("{out} == 12345"));
                 format!("&{out}")
@@ -621,6 +622,11 @@ fn generate_one(c: &mut String, header: &Header, function: &Function) -> Result<
         if ty == "const char *" {
             check_len(c, header, function, false)?;
         }
+        // (e) A double getter has an `_out` form, for the languages that
+        // cannot receive a double as a return value (GnuCOBOL).
+        if ty == "double" {
+            check_out_form(header, function)?;
+        }
     }
     if kinds.contains(&Kind::OutBorrowed) {
         check_len(c, header, function, true)?;
@@ -648,6 +654,27 @@ fn generate_one(c: &mut String, header: &Header, function: &Function) -> Result<
         }
     }
     Ok(())
+}
+
+/// Checks that `function`, a getter of a `double`, has a `_out` form: the
+/// same arguments and a `double *` last, returning a status.
+fn check_out_form(header: &Header, function: &Function) -> Result<(), String> {
+    let out_name = format!("{}_out", function.name);
+    let mut expected: Vec<&str> = function.params.iter().map(|p| p.ty.as_str()).collect();
+    expected.push("double *");
+    let mirrors = header.functions.iter().any(|out_fn| {
+        let got: Vec<&str> = out_fn.params.iter().map(|p| p.ty.as_str()).collect();
+        out_fn.name == out_name && got == expected && out_fn.ret == "chatwire_status"
+    });
+    if mirrors {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} returns a double with no {out_name}(..., double *out): every value is \
+             reachable through an out-parameter too (docs/c-api.md)",
+            function.name
+        ))
+    }
 }
 
 /// Checks that `function`, which hands out borrowed text, has a `_len`

@@ -4,7 +4,8 @@
 *>   cobc -x chat.cob -L/path/to/lib -lchatwire && OPENAI_API_KEY=... ./chat BASE_URL [MODEL]
 *>
 *> A system message and a question, a second turn, an error read through
-*> chatwire_last_error(), and everything freed. COBOL cannot hand C a
+*> chatwire_last_error(), an ingredient's quantity (a C double, which
+*> GnuCOBOL receives through an out-parameter), and everything freed. COBOL cannot hand C a
 *> callback, so the first reply is streamed without one: the request runs
 *> in the background and chatwire_request_wait_text() gives its text piece
 *> by piece in a plain loop. docs/languages.md explains each step.
@@ -24,12 +25,19 @@ WORKING-STORAGE SECTION.
 01 client             USAGE POINTER VALUE NULL.
 01 conversation       USAGE POINTER VALUE NULL.
 01 request            USAGE POINTER VALUE NULL.
+01 ingredients        USAGE POINTER VALUE NULL.
 01 text-ptr           USAGE POINTER VALUE NULL.
 *> chatwire_status, roles and the other ints of the header.
 01 status-code        USAGE BINARY-LONG SIGNED.
 01 role-user          USAGE BINARY-LONG SIGNED VALUE 1.
 01 chatwire-ok        USAGE BINARY-LONG SIGNED VALUE 0.
 01 c-len              USAGE BINARY-LONG SIGNED.
+*> size_t, for an index.
+01 first-index        USAGE BINARY-C-LONG UNSIGNED VALUE 0.
+*> A C double: COMP-2. CALL ... RETURNING reads only an int or a pointer,
+*> so a double comes through the _out form of its getter.
+01 quantity           USAGE COMP-2.
+01 shown-quantity     PIC Z(5)9.99.
 01 message-count      USAGE BINARY-LONG SIGNED.
 01 pieces             USAGE BINARY-LONG SIGNED VALUE 0.
 01 shown-number       PIC -(9)9.
@@ -138,6 +146,20 @@ MAIN.
         DISPLAY "error: " FUNCTION TRIM(shown-number) " " c-text(1:c-len)
     END-IF
 
+    *> An ingredient list read from a model's text; the first quantity.
+    CALL "chatwire_extract_ingredient_list" USING
+        BY CONTENT Z'[{"ingredient": "flour", "quantity": 1 1/2, "unit": "cup"}]'
+        BY REFERENCE ingredients RETURNING status-code
+    PERFORM CHECK-STATUS
+    CALL "chatwire_ingredients_name" USING BY VALUE ingredients
+        BY VALUE first-index RETURNING text-ptr
+    PERFORM POINT-AT-TEXT
+    CALL "chatwire_ingredients_quantity_out" USING BY VALUE ingredients
+        BY VALUE first-index BY REFERENCE quantity RETURNING status-code
+    PERFORM CHECK-STATUS
+    MOVE quantity TO shown-quantity
+    DISPLAY "ingredient: " c-text(1:c-len) " " FUNCTION TRIM(shown-quantity)
+
     PERFORM FREE-ALL
     DISPLAY "done"
     *> A CALL without RETURNING leaves the C function's return value in
@@ -168,6 +190,7 @@ CHECK-STATUS.
 
 *> Every free function takes NULL; a request goes before its conversation.
 FREE-ALL.
+    CALL "chatwire_ingredients_free" USING BY VALUE ingredients
     CALL "chatwire_request_free" USING BY VALUE request
     CALL "chatwire_conversation_free" USING BY VALUE conversation
     CALL "chatwire_client_free" USING BY VALUE client.

@@ -72,8 +72,14 @@ Public Const CHATWIRE_STREAM_CONTENT As Long = 0
 Public Const CHATWIRE_STREAM_REASONING As Long = 1
 Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
 
+' chatwire_reasoning_replay
+Public Const CHATWIRE_REASONING_REPLAY_AUTO As Long = 0
+Public Const CHATWIRE_REASONING_REPLAY_CURRENT_LOOP As Long = 1
+Public Const CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS As Long = 2
+
 ' Left out: they take or give uint64_t, which VB6 and 32-bit VBA lack; use the _u32 twin.
 '   chatwire_client_set_timeout_ms
+'   chatwire_client_set_connect_timeout_ms
 '   chatwire_client_set_idle_timeout_ms
 '   chatwire_client_set_limit
 '   chatwire_conversation_set_token_budget
@@ -121,6 +127,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_conversation_last_dropped Lib "chatwire.dll" (ByVal conversation As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_conversation_remove Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal indexArg As LongPtr, ByVal countArg As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_append_tool_calls Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal content As LongPtr, ByVal callsJson As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_conversation_set_reasoning_replay Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal replay As Long) As Long
     Public Declare PtrSafe Function chatwire_conversation_set_option Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal nameArg As LongPtr, ByVal jsonValue As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_set_option_unchecked Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal nameArg As LongPtr, ByVal jsonValue As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_add_tool Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal nameArg As LongPtr, ByVal description As LongPtr, ByVal parametersSchemaJson As LongPtr) As Long
@@ -132,6 +139,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_ingredients_name Lib "chatwire.dll" (ByVal list As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_ingredients_name_len Lib "chatwire.dll" (ByVal list As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_ingredients_quantity Lib "chatwire.dll" (ByVal list As LongPtr, ByVal indexArg As LongPtr) As Double
+    Public Declare PtrSafe Function chatwire_ingredients_quantity_out Lib "chatwire.dll" (ByVal list As LongPtr, ByVal indexArg As LongPtr, ByRef quantityOut As Double) As Long
     Public Declare PtrSafe Function chatwire_ingredients_unit Lib "chatwire.dll" (ByVal list As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_ingredients_unit_len Lib "chatwire.dll" (ByVal list As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Sub chatwire_ingredients_free Lib "chatwire.dll" (ByVal list As LongPtr)
@@ -139,6 +147,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare PtrSafe Function chatwire_json_prompt Lib "chatwire.dll" (ByVal instruction As LongPtr, ByVal exampleJson As LongPtr, ByVal textArg As LongPtr, ByRef promptOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_ingredients_schema Lib "chatwire.dll" () As LongPtr
     Public Declare PtrSafe Function chatwire_client_set_timeout_ms_u32 Lib "chatwire.dll" (ByVal client As LongPtr, ByVal timeoutMs As Long) As Long
+    Public Declare PtrSafe Function chatwire_client_set_connect_timeout_ms_u32 Lib "chatwire.dll" (ByVal client As LongPtr, ByVal timeoutMs As Long) As Long
     Public Declare PtrSafe Function chatwire_client_set_idle_timeout_ms_u32 Lib "chatwire.dll" (ByVal client As LongPtr, ByVal timeoutMs As Long) As Long
     Public Declare PtrSafe Function chatwire_client_set_limit_u32 Lib "chatwire.dll" (ByVal client As LongPtr, ByVal which As Long, ByVal bytes As Long) As Long
     Public Declare PtrSafe Function chatwire_conversation_set_token_budget_u32 Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal maxPromptTokens As Long) As Long
@@ -223,6 +232,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_conversation_last_dropped Lib "chatwire.dll" (ByVal conversation As Long) As Long
     Public Declare Function chatwire_conversation_remove Lib "chatwire.dll" (ByVal conversation As Long, ByVal indexArg As Long, ByVal countArg As Long) As Long
     Public Declare Function chatwire_conversation_append_tool_calls Lib "chatwire.dll" (ByVal conversation As Long, ByVal content As Long, ByVal callsJson As Long) As Long
+    Public Declare Function chatwire_conversation_set_reasoning_replay Lib "chatwire.dll" (ByVal conversation As Long, ByVal replay As Long) As Long
     Public Declare Function chatwire_conversation_set_option Lib "chatwire.dll" (ByVal conversation As Long, ByVal nameArg As Long, ByVal jsonValue As Long) As Long
     Public Declare Function chatwire_conversation_set_option_unchecked Lib "chatwire.dll" (ByVal conversation As Long, ByVal nameArg As Long, ByVal jsonValue As Long) As Long
     Public Declare Function chatwire_conversation_add_tool Lib "chatwire.dll" (ByVal conversation As Long, ByVal nameArg As Long, ByVal description As Long, ByVal parametersSchemaJson As Long) As Long
@@ -234,6 +244,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_ingredients_name Lib "chatwire.dll" (ByVal list As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_ingredients_name_len Lib "chatwire.dll" (ByVal list As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_ingredients_quantity Lib "chatwire.dll" (ByVal list As Long, ByVal indexArg As Long) As Double
+    Public Declare Function chatwire_ingredients_quantity_out Lib "chatwire.dll" (ByVal list As Long, ByVal indexArg As Long, ByRef quantityOut As Double) As Long
     Public Declare Function chatwire_ingredients_unit Lib "chatwire.dll" (ByVal list As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_ingredients_unit_len Lib "chatwire.dll" (ByVal list As Long, ByVal indexArg As Long) As Long
     Public Declare Sub chatwire_ingredients_free Lib "chatwire.dll" (ByVal list As Long)
@@ -241,6 +252,7 @@ Public Const CHATWIRE_STREAM_REFUSAL As Long = 2
     Public Declare Function chatwire_json_prompt Lib "chatwire.dll" (ByVal instruction As Long, ByVal exampleJson As Long, ByVal textArg As Long, ByRef promptOut As Long) As Long
     Public Declare Function chatwire_ingredients_schema Lib "chatwire.dll" () As Long
     Public Declare Function chatwire_client_set_timeout_ms_u32 Lib "chatwire.dll" (ByVal client As Long, ByVal timeoutMs As Long) As Long
+    Public Declare Function chatwire_client_set_connect_timeout_ms_u32 Lib "chatwire.dll" (ByVal client As Long, ByVal timeoutMs As Long) As Long
     Public Declare Function chatwire_client_set_idle_timeout_ms_u32 Lib "chatwire.dll" (ByVal client As Long, ByVal timeoutMs As Long) As Long
     Public Declare Function chatwire_client_set_limit_u32 Lib "chatwire.dll" (ByVal client As Long, ByVal which As Long, ByVal bytes As Long) As Long
     Public Declare Function chatwire_conversation_set_token_budget_u32 Lib "chatwire.dll" (ByVal conversation As Long, ByVal maxPromptTokens As Long) As Long

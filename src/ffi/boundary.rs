@@ -23,11 +23,14 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Runs a function body, catching panics, with the last error cleared
-/// first and recorded on failure.
+/// first and recorded on failure. The previous error's text lives until
+/// the body has returned: a program may pass chatwire_last_error() itself
+/// as an argument (docs/c-api.md, "Conventions").
 fn run<T>(body: impl FnOnce() -> Result<T, FfiError>) -> Result<T, chatwire_status> {
-    LAST_ERROR.set(None);
+    let previous = LAST_ERROR.take();
     let outcome = catch_unwind(AssertUnwindSafe(body))
         .unwrap_or_else(|payload| Err(FfiError::Panic(panic_message(&*payload))));
+    drop(previous);
     outcome.map_err(record)
 }
 
@@ -81,7 +84,8 @@ pub(crate) fn release(body: impl FnOnce()) {
 }
 
 /// A one-line description of the last failure on the calling thread, or ""
-/// after a success; borrowed until the next chatwire call on this thread. A
+/// after a success; borrowed until the next chatwire call on this thread
+/// returns (so it may be passed to that call). A
 /// server's control characters are escaped; secrets never appear.
 #[no_mangle]
 pub extern "system" fn chatwire_last_error() -> *const c_char {

@@ -129,6 +129,23 @@ pub unsafe extern "system" fn chatwire_ingredients_quantity(
     boundary::value(|| Ok(item(list, index)?.quantity))
 }
 
+/// chatwire_ingredients_quantity() through an out-parameter, for languages
+/// that cannot receive a double as a return value (GnuCOBOL): `*quantity_out`
+/// is written only on success.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_ingredients_quantity_out(
+    list: Option<&chatwire_ingredients>,
+    index: usize,
+    quantity_out: *mut f64,
+) -> chatwire_status {
+    // SAFETY: `quantity_out` is NULL or writable (the C conventions).
+    boundary::status(|| unsafe {
+        let quantity = item(list, index)?.quantity;
+        *handle::out(quantity_out, "quantity_out")? = quantity;
+        Ok(())
+    })
+}
+
 /// The unit of ingredient `index` ("cup", "g"), NULL when it has none.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_ingredients_unit(

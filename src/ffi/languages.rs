@@ -26,6 +26,17 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     boundary::status(|| unsafe { set(client, |s| Ok(s.set_timeout(timeout)?)) })
 }
 
+/// chatwire_client_set_connect_timeout_ms() with a 32-bit count.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_client_set_connect_timeout_ms_u32(
+    client: *mut chatwire_client,
+    timeout_ms: u32,
+) -> chatwire_status {
+    let timeout = Duration::from_millis(timeout_ms.into());
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_connect_timeout(timeout)?)) })
+}
+
 /// chatwire_client_set_idle_timeout_ms() with a 32-bit count.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(

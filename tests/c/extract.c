@@ -227,6 +227,20 @@ static void test_ingredient_list(void) {
     CHECK(chatwire_ingredients_unit(list, 1) == NULL);
     CHECK(strcmp(chatwire_ingredients_name(list, 2), "butter") == 0);
     CHECK(chatwire_ingredients_quantity(list, 2) == 0.5);
+    /* The same through an out-parameter, for languages that cannot receive
+     * a double (GnuCOBOL); written only on success. */
+    double quantity = -1.0;
+    CHECK_STATUS(chatwire_ingredients_quantity_out(list, 0, &quantity), CHATWIRE_OK);
+    CHECK(quantity == 1.5);
+    CHECK_STATUS(chatwire_ingredients_quantity_out(list, 2, &quantity), CHATWIRE_OK);
+    CHECK(quantity == 0.5);
+    quantity = -1.0;
+    CHECK_STATUS(chatwire_ingredients_quantity_out(list, 3, &quantity), CHATWIRE_ERR_INVALID_ARGUMENT);
+    CHECK(last_error_mentions("index 3"));
+    CHECK_STATUS(chatwire_ingredients_quantity_out(list, 0, NULL), CHATWIRE_ERR_NULL_ARGUMENT);
+    CHECK(last_error_mentions("quantity_out"));
+    CHECK_STATUS(chatwire_ingredients_quantity_out(NULL, 0, &quantity), CHATWIRE_ERR_NULL_ARGUMENT);
+    CHECK(quantity == -1.0);
     /* Borrowed strings stay put while the list lives. */
     const char *first = chatwire_ingredients_name(list, 0);
     CHECK(first == chatwire_ingredients_name(list, 0));

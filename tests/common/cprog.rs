@@ -43,8 +43,9 @@ pub fn library_is_optimized() -> bool {
             .is_some_and(|name| name == "release")
 }
 
-/// Builds libchatwire.a and libchatwire.so (the crate's default is the rlib
-/// alone; `cargo rustc --crate-type` widens it, as the Makefile does) into a
+/// Builds libchatwire.a and libchatwire.so with the C API (the crate's
+/// default is the rlib alone, without the `capi` feature; `cargo rustc
+/// --features capi --crate-type` widens it, as the Makefile does) into a
 /// target folder of their own: built without the dev dependencies, their
 /// dependencies differ in features, and two copies of a crate side by side
 /// in one deps folder confuse the doctests. [`RELEASE_LIB_DIR`], when set,
@@ -67,7 +68,7 @@ pub fn library_dir() -> &'static Path {
         cargo
             .args(["rustc", "--lib", "--quiet", "--manifest-path"])
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
-            .args(["--crate-type", "staticlib,cdylib"])
+            .args(["--features", "capi", "--crate-type", "staticlib,cdylib"])
             .env("CARGO_TARGET_DIR", &target);
         let release = profile.file_name().is_some_and(|name| name == "release");
         if release {

@@ -85,6 +85,9 @@ impl Resolved {
         /// [`MAX_TIMEOUT`](crate::MAX_TIMEOUT) are refused.
         set_timeout(timeout: Duration) =>
             settings.timeout = config::checked_timeout(timeout, "timeout"), new pool;
+        /// The connect timeout, checked as the timeout is.
+        set_connect_timeout(timeout: Duration) =>
+            settings.connect_timeout = config::checked_timeout(timeout, "connect timeout"), new pool;
         /// The idle timeout of streams, checked as the timeout is.
         set_idle_timeout(timeout: Duration) =>
             settings.idle_timeout = config::checked_timeout(timeout, "idle timeout");

@@ -27,6 +27,20 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms(
     boundary::status(|| unsafe { set(client, |s| Ok(s.set_timeout(timeout)?)) })
 }
 
+/// Sets how long one attempt may take to connect, in milliseconds: the name
+/// lookup, TCP, TLS and a proxy's tunnel (ClientBuilder::connect_timeout);
+/// default 10000, from 1 to 86400000. It fails as CHATWIRE_ERR_TIMEOUT,
+/// retried as other timeouts are.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_client_set_connect_timeout_ms(
+    client: *mut chatwire_client,
+    timeout_ms: u64,
+) -> chatwire_status {
+    let timeout = Duration::from_millis(timeout_ms);
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_connect_timeout(timeout)?)) })
+}
+
 /// Sets the longest silence of a streamed reply in milliseconds (keep-alives
 /// count) before CHATWIRE_ERR_TIMEOUT; default 60000, from 1 to 86400000.
 #[no_mangle]

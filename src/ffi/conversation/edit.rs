@@ -5,10 +5,11 @@
 use std::ffi::{c_char, c_int};
 
 use super::{chatwire_conversation, forget, on, Lent};
+use crate::conversation::message::ReasoningReplay::{Auto, CurrentLoop, ToolCallTurns};
 use crate::conversation::message::Tool;
 use crate::conversation::Conversation;
 use crate::ffi::boundary;
-use crate::ffi::status::{chatwire_status, role_from_c, FfiError};
+use crate::ffi::status::{chatwire_status, from_c, role_from_c, FfiError};
 use crate::ffi::text;
 use crate::Role;
 
@@ -188,6 +189,44 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_calls(
             let calls_json = text::str_in(calls_json, "calls_json")?;
             let calls = crate::wire::message::tool_calls_from_json(calls_json)?;
             Ok(held.conversation.assistant_tool_calls(content, calls)?)
+        })
+    })
+}
+
+/// Which earlier assistant messages send their reasoning back to the server
+/// (chatwire_conversation_set_reasoning_replay(); docs/reasoning.md).
+#[repr(C)]
+#[allow(dead_code)]
+pub enum chatwire_reasoning_replay {
+    /// By the model's name: as CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS for
+    /// a name holding "kimi" (any case), else as
+    /// CHATWIRE_REASONING_REPLAY_CURRENT_LOOP. The default.
+    CHATWIRE_REASONING_REPLAY_AUTO = 0,
+    /// Only the assistant messages after the last user message (what
+    /// DeepSeek requires, and every reasoning server accepts).
+    CHATWIRE_REASONING_REPLAY_CURRENT_LOOP = 1,
+    /// Those, and every earlier assistant message that called tools, with an
+    /// empty reasoning where it has none (what Kimi requires): for a Kimi
+    /// model that a gateway serves under another name.
+    CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS = 2,
+}
+
+/// Sets which earlier assistant messages send their reasoning back on
+/// later sends: a chatwire_reasoning_replay, default
+/// CHATWIRE_REASONING_REPLAY_AUTO. Not part of the JSON form.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_conversation_set_reasoning_replay(
+    conversation: *mut chatwire_conversation,
+    replay: c_int,
+) -> chatwire_status {
+    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
+    boundary::status(|| unsafe {
+        on(conversation, |held| {
+            let what = "a chatwire_reasoning_replay (0 auto, 1 current loop, 2 tool-call turns)";
+            let replays = [Auto, CurrentLoop, ToolCallTurns];
+            let replay = from_c(replay, &replays, what)?;
+            held.conversation.set_reasoning_replay(replay);
+            Ok(())
         })
     })
 }
