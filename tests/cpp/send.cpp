@@ -1,7 +1,7 @@
 // chatwire.hpp against a mock server: send, stream, send_json, tools,
 // background requests (also in a poll loop, with take_text()), reply metadata,
-// the model list, HTTP errors as exceptions, and exceptions thrown by callbacks, which reach the caller and leave the
-// conversation unchanged.
+// the model list, HTTP errors as exceptions, and exceptions thrown by
+// callbacks, which reach the caller and leave the conversation unchanged.
 // argv[1]: the mock server; argv[2]: a server where a connection never completes.
 #include <poll.h>
 
