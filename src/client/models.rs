@@ -19,6 +19,17 @@ impl Client {
     /// [`Error::Decode`](crate::Error::Decode); one over
     /// [`Limit::Body`](crate::Limit::Body) or [`MAX_MODELS_BODY_BYTES`] an
     /// [`Error::TooLarge`](crate::Error::TooLarge).
+    ///
+    /// ```no_run
+    /// let client = chatwire::Client::builder()
+    ///     .base_url("http://127.0.0.1:8080")
+    ///     .api_key("")
+    ///     .build()?;
+    /// for model in client.models()? {
+    ///     println!("{} ({})", model.id, model.owned_by.as_deref().unwrap_or("?"));
+    /// }
+    /// # Ok::<(), chatwire::Error>(())
+    /// ```
     pub fn models(&self) -> Result<Vec<Model>> {
         let url = config::models_url(self.endpoint())?;
         let mut settings = self.settings.clone();
