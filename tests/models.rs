@@ -304,23 +304,23 @@ fn a_credential_provider_is_asked_for_the_list_too() {
     mock.assert();
 }
 
+/// The shapes a body may get wrong are in `wire::models`' own tests; here,
+/// a gateway's page reaches the caller as a decode error through the GET.
 #[test]
 fn a_body_that_is_no_list_is_a_decode_error_quoting_its_start() {
-    for body in [
-        "<html><body>502 Bad Gateway</body></html>",
-        r#"{"object":"list","models":[{"name":"m"}]}"#,
-        r#"{"data":[{"name":"no id"}]}"#,
-        r#"{"data":[{"id":"a"}"#,
-    ] {
-        let mut server = Server::new();
-        server.mock("GET", MODELS).with_body(body).create();
-        match client(&server.url()).models() {
-            Err(Error::Decode { message, excerpt }) => {
-                assert!(message.contains("not a list of models"), "{message}");
-                assert_eq!(excerpt, body);
-            }
-            other => panic!("{body:?} gave {other:?}"),
+    let body = "<html><body>502 Bad Gateway</body></html>";
+    let mut server = Server::new();
+    server
+        .mock("GET", MODELS)
+        .with_header("content-type", "text/html")
+        .with_body(body)
+        .create();
+    match client(&server.url()).models() {
+        Err(Error::Decode { message, excerpt }) => {
+            assert!(message.contains("not a list of models"), "{message}");
+            assert_eq!(excerpt, body);
         }
+        other => panic!("{other:?}"),
     }
 }
 
