@@ -6,8 +6,9 @@ mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
-use chatwire::{Client, Error, Limit, MAX_MODELS_BODY_BYTES};
+use chatwire::{Client, Error, Limit, TimeoutKind, MAX_MODELS_BODY_BYTES};
 use common::*;
 use mockito::{Matcher, Server};
 use serde_json::{json, Value};
@@ -278,6 +279,20 @@ fn a_rate_limit_past_the_retries_is_rate_limited_and_a_5xx_a_server_error() {
     let err = client.models().unwrap_err();
     assert!(matches!(err, Error::Server(_)), "{err:?}");
     failing.assert();
+}
+
+#[test]
+fn a_server_that_never_answers_the_handshake_is_a_connect_timeout() {
+    let stuck = common::stuck::StuckListener::start();
+    let client = Client::builder()
+        .base_url(&stuck.url)
+        .api_key(KEY)
+        .connect_timeout(Duration::from_millis(300))
+        .max_retries(0)
+        .build()
+        .unwrap();
+    let err = client.models().unwrap_err();
+    assert_eq!(err.timeout_kind(), Some(TimeoutKind::Connect), "{err:?}");
 }
 
 #[test]
