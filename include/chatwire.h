@@ -969,8 +969,8 @@ chatwire_status CHATWIRE_CALL chatwire_list_models(chatwire_client *client,
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_models_len(const chatwire_models *models);
 
 /**
- * The id of model `index`: its name, for chatwire_conversation_new().
- * NULL when `index` is out of range.
+ * The id of model `index`: its name, for chatwire_conversation_new();
+ * borrowed until chatwire_models_free(). NULL when `index` is out of range.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_models_id(const chatwire_models *models, size_t index);
 
@@ -980,9 +980,9 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_models_id(const chatwire_models 
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_models_id_len(const chatwire_models *models, size_t index);
 
 /**
- * Who owns model `index` ("openai", "llamacpp", ...); NULL when `index` is
- * out of range (the last error says so) or when the server did not say
- * (the last error is "").
+ * Who owns model `index` ("openai", "llamacpp", ...), borrowed until
+ * chatwire_models_free(); NULL when `index` is out of range (the last error
+ * says so) or when the server did not say (the last error is "").
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_models_owned_by(const chatwire_models *models, size_t index);
 

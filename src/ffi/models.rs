@@ -67,8 +67,8 @@ pub unsafe extern "system" fn chatwire_models_len(models: Option<&chatwire_model
     boundary::value(|| Ok(get(models, "models")?.items.len()))
 }
 
-/// The id of model `index`: its name, for chatwire_conversation_new().
-/// NULL when `index` is out of range.
+/// The id of model `index`: its name, for chatwire_conversation_new();
+/// borrowed until chatwire_models_free(). NULL when `index` is out of range.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_models_id(
     models: Option<&chatwire_models>,
@@ -86,9 +86,9 @@ pub unsafe extern "system" fn chatwire_models_id_len(
     boundary::value(|| Ok(item(models, index)?.id.len()))
 }
 
-/// Who owns model `index` ("openai", "llamacpp", ...); NULL when `index` is
-/// out of range (the last error says so) or when the server did not say
-/// (the last error is "").
+/// Who owns model `index` ("openai", "llamacpp", ...), borrowed until
+/// chatwire_models_free(); NULL when `index` is out of range (the last error
+/// says so) or when the server did not say (the last error is "").
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_models_owned_by(
     models: Option<&chatwire_models>,

@@ -53,6 +53,7 @@ pub(crate) struct Call<'a> {
 }
 
 impl Call<'_> {
+    /// The method, for log lines: what the request line says.
     pub(crate) fn method(&self) -> &'static str {
         match self.body {
             Some(_) => "POST",
