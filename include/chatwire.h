@@ -356,6 +356,15 @@ typedef struct chatwire_conversation chatwire_conversation;
 typedef struct chatwire_ingredients chatwire_ingredients;
 
 /**
+ * The models a server offers, in its order, made by chatwire_list_models()
+ * and read with chatwire_models_len(), chatwire_models_id(),
+ * chatwire_models_owned_by() and chatwire_models_json(); its strings are
+ * borrowed until chatwire_models_free(). It never changes: several threads
+ * may read it at once.
+ */
+typedef struct chatwire_models chatwire_models;
+
+/**
  * A reply and its metadata as the server sent them, made by chatwire_send_reply(),
  * chatwire_send_stream_reply() or chatwire_request_wait_reply(); its strings are
  * borrowed until chatwire_reply_free(). May be read from any thread.
@@ -1002,6 +1011,63 @@ CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_request_wait_text_len(chatwire_request *request,
                                                              char **text_out,
                                                              size_t *len_out);
+
+/**
+ * Asks the server for its models: GET {base_url}/v1/models (Azure's classic
+ * route: {endpoint}/openai/models?api-version=...; an endpoint URL ending in
+ * /chat/completions: the same URL ending in /models, any other gives
+ * CHATWIRE_ERR_CONFIG). `*models_out` owns the list (free with
+ * chatwire_models_free()). Retries, timeouts, the credential, headers, proxy
+ * and trust are a send's, and so are the error statuses; a body that is no
+ * list gives CHATWIRE_ERR_DECODE, one over the body limit (or over 8 MiB)
+ * CHATWIRE_ERR_TOO_LARGE.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_list_models(chatwire_client *client,
+                                                   chatwire_models **models_out);
+
+/**
+ * The number of models in the list.
+ */
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_models_len(const chatwire_models *models);
+
+/**
+ * The id of model `index`: its name, for chatwire_conversation_new();
+ * borrowed until chatwire_models_free(). NULL when `index` is out of range.
+ */
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_models_id(const chatwire_models *models, size_t index);
+
+/**
+ * The length in bytes of chatwire_models_id().
+ */
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_models_id_len(const chatwire_models *models, size_t index);
+
+/**
+ * Who owns model `index` ("openai", "llamacpp", ...), borrowed until
+ * chatwire_models_free(); NULL when `index` is out of range (the last error
+ * says so) or when the server did not say (the last error is "").
+ */
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_models_owned_by(const chatwire_models *models, size_t index);
+
+/**
+ * The length in bytes of chatwire_models_owned_by(); 0 when it is NULL.
+ */
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_models_owned_by_len(const chatwire_models *models, size_t index);
+
+/**
+ * The server's whole object for model `index` as JSON text (its "created",
+ * and every other field it sent, keys in alphabetical order); `*json_out`
+ * owns it (free with chatwire_string_free()).
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_models_json(const chatwire_models *models,
+                                                   size_t index,
+                                                   char **json_out);
+
+/**
+ * Frees a list and every string borrowed from it.
+ */
+CHATWIRE_API void CHATWIRE_CALL chatwire_models_free(chatwire_models *models);
 
 /**
  * The reply's text; "" when the model only called tools.

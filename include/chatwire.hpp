@@ -98,6 +98,15 @@ struct ToolCall {
     std::string type = "function";
 };
 
+/// One model a server offers (Client::models()): its id (the name a
+/// Conversation takes), who owns it when the server said, and the server's
+/// whole object as JSON text (its "created" and every other field).
+struct Model {
+    std::string id;
+    std::optional<std::string> owned_by;
+    std::string json;
+};
+
 /// One message of a conversation.
 struct Message {
     chatwire_role role;
@@ -158,6 +167,9 @@ struct ReplyFree {
 };
 struct RequestFree {
     void operator()(chatwire_request *request) const noexcept { chatwire_request_free(request); }
+};
+struct ModelsFree {
+    void operator()(chatwire_models *models) const noexcept { chatwire_models_free(models); }
 };
 
 /// Calls a user's callable and tells whether to go on: a callable that
@@ -689,6 +701,29 @@ public:
     Client &set_proxy(const std::string &proxy_url) {
         detail::check(chatwire_client_set_proxy(live(), detail::c_text(proxy_url)));
         return *this;
+    }
+
+    /// The models the server offers, in its order (chatwire_list_models():
+    /// GET {base_url}/v1/models, or Azure's route), each text whole.
+    std::vector<Model> models() const {
+        chatwire_models *list = nullptr;
+        detail::check(chatwire_list_models(live(), &list));
+        std::unique_ptr<chatwire_models, detail::ModelsFree> owned(list);
+        std::vector<Model> models;
+        std::size_t count = chatwire_models_len(list);
+        models.reserve(count);
+        for (std::size_t index = 0; index < count; ++index) {
+            char *json = nullptr;
+            detail::check(chatwire_models_json(list, index, &json));
+            std::optional<std::string> owned_by;
+            if (const char *owner = chatwire_models_owned_by(list, index)) {
+                owned_by = std::string(owner, chatwire_models_owned_by_len(list, index));
+            }
+            models.push_back(Model{std::string(chatwire_models_id(list, index),
+                                               chatwire_models_id_len(list, index)),
+                                   std::move(owned_by), detail::take(json)});
+        }
+        return models;
     }
 
     /// Sends the conversation and appends the reply, returned whole.

@@ -83,3 +83,4 @@ pub use reply::{Reply, ReplyChoice, Usage};
 pub use response_headers::ResponseHeaders;
 pub use stream::reply_stream::{DeltaKind, ReplyStream, StreamDelta};
 pub use structured::{SchemaDelivery, INGREDIENTS_SCHEMA};
+pub use wire::models::Model;

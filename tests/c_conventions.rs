@@ -278,6 +278,7 @@ const NO_LEN: &[(&str, &str)] = &[
 const NO_LEN_OWNED: &[(&str, &str)] = &[
     ("chatwire_conversation_to_json", "JSON text"),
     ("chatwire_extract_json", "JSON text"),
+    ("chatwire_models_json", "JSON text"),
     ("chatwire_extract_ingredients", "JSON text"),
     ("chatwire_send_json", "JSON text"),
     ("chatwire_ingredients_prompt", "made of C strings"),
@@ -313,6 +314,7 @@ fn fixture(handle: &str) -> Result<(&'static str, usize), String> {
         "chatwire_reply" => ("reply", 0),
         "chatwire_request" => ("request", 0),
         "chatwire_ingredients" => ("ingredients", 0),
+        "chatwire_models" => ("models", 0),
         other => return Err(format!("no fixture for the handle type {other}")),
     })
 }
@@ -792,11 +794,12 @@ static chatwire_conversation *conversation = NULL;
 static chatwire_reply *reply = NULL;
 static chatwire_request *request = NULL;
 static chatwire_ingredients *ingredients = NULL;
+static chatwire_models *models = NULL;
 
 /* The fixtures: a reply whose every text holds U+0000 (the server argv[1]
  * sends it), appended to a conversation as message 1; a request that has
  * finished, started on a conversation freed while it ran; an ingredient
- * list whose texts hold U+0000. */
+ * list and a model list whose texts hold U+0000. */
 static int make_fixtures(const char *url) {
     chatwire_conversation *asked = NULL;
     if (chatwire_client_new(url, "sk-conventions", &client) != CHATWIRE_OK ||
@@ -814,7 +817,8 @@ static int make_fixtures(const char *url) {
     if (chatwire_request_done(request) != 1 ||
         chatwire_extract_ingredient_list(
             "[{\"ingredient\": \"eg\\u0000g\", \"quantity\": 2, \"unit\": \"pi\\u0000ece\"}]",
-            &ingredients) != CHATWIRE_OK) {
+            &ingredients) != CHATWIRE_OK ||
+        chatwire_list_models(client, &models) != CHATWIRE_OK) {
         fprintf(stderr, "fixtures: %s\n", chatwire_last_error());
         return 0;
     }
@@ -835,6 +839,7 @@ int main(int argc, char **argv) {
 "#;
 
 const EPILOGUE: &str = r#"
+    chatwire_models_free(models);
     chatwire_ingredients_free(ingredients);
     chatwire_request_free(request);
     chatwire_reply_free(reply);
@@ -918,6 +923,11 @@ fn every_exported_function_keeps_the_conventions() {
         .mock("POST", PATH)
         .with_header("content-type", "application/json")
         .with_body(reply_with_nul())
+        .expect_at_least(1)
+        .create();
+    server
+        .mock("GET", "/v1/models")
+        .with_body(r#"{"data":[{"id":"m\u0000x","owned_by":"o\u0000wner"}]}"#)
         .expect_at_least(1)
         .create();
     let source = common::cprog::library_dir().join("conventions.c");

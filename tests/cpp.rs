@@ -175,6 +175,15 @@ fn mock_server() -> ServerGuard {
     answer(&mut server, "weather?", Some(false), 200, tool_call_reply()).create();
     let sunny = completion("sunny, 22C");
     answer(&mut server, "weather?", Some(true), 200, sunny).create();
+    let models = json!({"object": "list", "data": [
+        {"id": "gpt-4o", "object": "model", "created": 1715367049, "owned_by": "system"},
+        {"id": "local-model", "meta": {"n_ctx": 2048}}
+    ]});
+    server
+        .mock("GET", "/v1/models")
+        .match_header("authorization", "Bearer sk-cpp-test")
+        .with_body(models.to_string())
+        .create();
     server
 }
 

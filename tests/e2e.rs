@@ -118,6 +118,30 @@ fn e2e_wrong_key_is_auth_with_the_server_message() {
     assert_eq!(conversation.len(), 2);
 }
 
+/// llama.cpp lists the model it serves at /v1/models, under the alias the
+/// server was started with, `models` beside `data`
+/// (tests/data/spec/recorded/llamacpp-models.json).
+#[test]
+fn e2e_models_lists_the_served_model() {
+    let Some(server) = server("models") else {
+        return;
+    };
+    let models = server.client(&server.api_key).models().unwrap();
+    let served = models
+        .iter()
+        .find(|model| model.id == server.model)
+        .unwrap_or_else(|| panic!("{} not among {models:?}", server.model));
+    assert_eq!(served.owned_by.as_deref(), Some("llamacpp"));
+    assert!(served.created.is_some(), "{served:?}");
+    let whole: serde_json::Value = serde_json::from_str(&served.to_json()).unwrap();
+    assert_eq!(whole["id"], server.model.as_str());
+    assert_eq!(whole["object"], "model");
+    // A wrong key is refused here as on a send.
+    let err = server.client("sk-wrong-key").models().unwrap_err();
+    assert!(matches!(err, Error::Auth(_)), "{err:?}");
+    assert!(!err.to_string().contains("sk-wrong-key"));
+}
+
 #[test]
 fn e2e_malformed_request_is_400_with_the_server_message() {
     let Some(server) = server("malformed request") else {

@@ -1,8 +1,8 @@
 //! Proxies, through a real proxy server (tinyproxy, from the distribution's
 //! packages): plain http goes to it in absolute form, https through a
 //! CONNECT tunnel, credentials are sent and never shown, NO_PROXY and ""
-//! go around it. The tests read and change the proxy variables of the
-//! process, so they take turns.
+//! go around it; the model list takes the same road. The tests read and
+//! change the proxy variables of the process, so they take turns.
 
 mod common;
 
@@ -251,4 +251,48 @@ fn the_environment_chooses_and_no_proxy_and_empty_go_around() {
         .unwrap();
     client.send(&mut conversation()).unwrap();
     assert_eq!(through_proxy(), 3);
+}
+
+/// The model list is a GET that takes a send's road: through the proxy in
+/// absolute form for plain http, through a tunnel and the client's trust
+/// for https.
+#[test]
+fn the_model_list_goes_through_the_proxy_as_a_send_does() {
+    let _turn = turn();
+    let Some(proxy) = Tinyproxy::start("models", None) else {
+        return;
+    };
+    let list = r#"{"object":"list","data":[{"id":"m","owned_by":"me"}]}"#;
+    let mut server = Server::new();
+    let mock = server
+        .mock("GET", "/v1/models")
+        .with_body(list)
+        .expect(1)
+        .create();
+    let client = builder(&server.url()).proxy(&proxy.url).build().unwrap();
+    assert_eq!(client.models().unwrap()[0].id, "m");
+    proxy.wait_for_its_close();
+    mock.assert();
+    let want = format!("GET {}/v1/models HTTP/1.1", server.url());
+    let requests = proxy.requests();
+    assert!(requests.contains(&want), "{requests:?}");
+
+    let ca = TestCa::new("chatwire proxy models CA");
+    let ca_file = ca.write(
+        &std::env::temp_dir().join(format!("chatwire-proxy-models-{}", std::process::id())),
+        "ca.pem",
+    );
+    let tls = TlsServer::start(&ca, Leaf::Good, list.to_owned());
+    let client = builder(&tls.url)
+        .proxy(&proxy.url)
+        .ca_file(&ca_file)
+        .build()
+        .unwrap();
+    assert_eq!(client.models().unwrap()[0].owned_by.as_deref(), Some("me"));
+    let authority = tls.url.trim_start_matches("https://");
+    let requests = proxy.requests();
+    assert!(
+        requests.contains(&format!("CONNECT {authority} HTTP/1.1")),
+        "{requests:?}"
+    );
 }

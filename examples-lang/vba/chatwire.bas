@@ -155,6 +155,14 @@ Public Const CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS As Long = 2
     Public Declare PtrSafe Function chatwire_reply_usage_details_u32 Lib "chatwire.dll" (ByVal reply As LongPtr, ByRef cachedTokens As Long, ByRef reasoningTokens As Long) As Long
     Public Declare PtrSafe Function chatwire_request_wait_text Lib "chatwire.dll" (ByVal request As LongPtr, ByRef textOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_request_wait_text_len Lib "chatwire.dll" (ByVal request As LongPtr, ByRef textOut As LongPtr, ByRef lenOut As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_list_models Lib "chatwire.dll" (ByVal client As LongPtr, ByRef modelsOut As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_models_len Lib "chatwire.dll" (ByVal models As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_models_id Lib "chatwire.dll" (ByVal models As LongPtr, ByVal indexArg As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_models_id_len Lib "chatwire.dll" (ByVal models As LongPtr, ByVal indexArg As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_models_owned_by Lib "chatwire.dll" (ByVal models As LongPtr, ByVal indexArg As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_models_owned_by_len Lib "chatwire.dll" (ByVal models As LongPtr, ByVal indexArg As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_models_json Lib "chatwire.dll" (ByVal models As LongPtr, ByVal indexArg As LongPtr, ByRef jsonOut As LongPtr) As Long
+    Public Declare PtrSafe Sub chatwire_models_free Lib "chatwire.dll" (ByVal models As LongPtr)
     Public Declare PtrSafe Function chatwire_reply_content Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_content_len Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_finish_reason Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
@@ -260,6 +268,14 @@ Public Const CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS As Long = 2
     Public Declare Function chatwire_reply_usage_details_u32 Lib "chatwire.dll" (ByVal reply As Long, ByRef cachedTokens As Long, ByRef reasoningTokens As Long) As Long
     Public Declare Function chatwire_request_wait_text Lib "chatwire.dll" (ByVal request As Long, ByRef textOut As Long) As Long
     Public Declare Function chatwire_request_wait_text_len Lib "chatwire.dll" (ByVal request As Long, ByRef textOut As Long, ByRef lenOut As Long) As Long
+    Public Declare Function chatwire_list_models Lib "chatwire.dll" (ByVal client As Long, ByRef modelsOut As Long) As Long
+    Public Declare Function chatwire_models_len Lib "chatwire.dll" (ByVal models As Long) As Long
+    Public Declare Function chatwire_models_id Lib "chatwire.dll" (ByVal models As Long, ByVal indexArg As Long) As Long
+    Public Declare Function chatwire_models_id_len Lib "chatwire.dll" (ByVal models As Long, ByVal indexArg As Long) As Long
+    Public Declare Function chatwire_models_owned_by Lib "chatwire.dll" (ByVal models As Long, ByVal indexArg As Long) As Long
+    Public Declare Function chatwire_models_owned_by_len Lib "chatwire.dll" (ByVal models As Long, ByVal indexArg As Long) As Long
+    Public Declare Function chatwire_models_json Lib "chatwire.dll" (ByVal models As Long, ByVal indexArg As Long, ByRef jsonOut As Long) As Long
+    Public Declare Sub chatwire_models_free Lib "chatwire.dll" (ByVal models As Long)
     Public Declare Function chatwire_reply_content Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_content_len Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_finish_reason Lib "chatwire.dll" (ByVal reply As Long) As Long

@@ -6,6 +6,7 @@ mod background;
 mod builder;
 mod in_flight;
 mod json;
+mod models;
 mod stream;
 
 use std::borrow::Cow;

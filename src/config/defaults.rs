@@ -75,6 +75,11 @@ pub(crate) const OUTPUT_BUFFER_BYTES: usize = 8 * 1024;
 
 /// The default [`Limit::Body`](super::Limit::Body): no chat completion comes near it.
 pub const DEFAULT_MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
+/// The most of a model list ([`Client::models`](crate::Client::models))
+/// read, when [`Limit::Body`](super::Limit::Body) is higher: a list is kept
+/// as a tree of values, several times its size (OpenRouter's list of
+/// hundreds of models is about 1 MiB).
+pub const MAX_MODELS_BODY_BYTES: u64 = 8 * 1024 * 1024;
 /// The default [`Limit::Event`](super::Limit::Event): a quarter of a body.
 pub const DEFAULT_MAX_EVENT_BYTES: u64 = 16 * 1024 * 1024;
 /// The default [`Limit::Stream`](super::Limit::Stream): as much as a body.

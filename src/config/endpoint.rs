@@ -1,4 +1,5 @@
-//! The endpoint URL: from a base URL, given whole, or Azure's classic route.
+//! The endpoint URL: from a base URL, given whole, or Azure's classic route;
+//! and the models URL derived from it.
 
 use crate::error::{Error, Result};
 
@@ -45,6 +46,44 @@ pub(crate) fn azure_url(endpoint: &str, deployment: &str, api_version: &str) -> 
     Ok(format!(
         "{trimmed}/openai/deployments/{deployment}/chat/completions?api-version={version}"
     ))
+}
+
+/// The tail of every chat endpoint that a models URL can be derived from.
+const CHAT_TAIL: &str = "/chat/completions";
+
+/// Where the server lists its models, derived from the chat endpoint: the
+/// tail `/chat/completions` of its path becomes `/models` (OpenAI's
+/// `/v1/models`, Azure's `/openai/v1/models`, a gateway's own prefix), the
+/// query kept; Azure's classic route lists at `{endpoint}/openai/models`,
+/// with its `api-version`. An endpoint URL with another path names no list.
+pub(crate) fn models_url(endpoint: &str) -> Result<String> {
+    let (path, query) = match endpoint.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (endpoint, None),
+    };
+    let Some(prefix) = path.strip_suffix(CHAT_TAIL) else {
+        return Err(Error::Config(format!(
+            "no models URL for the endpoint URL {}: only one whose path ends in \
+             {CHAT_TAIL} says where its server lists models (there, /models)",
+            crate::log::shown_url(endpoint)
+        )));
+    };
+    let prefix = azure_resource(prefix).map_or_else(
+        || prefix.to_owned(),
+        |resource| format!("{resource}/openai"),
+    );
+    Ok(match query {
+        Some(query) => format!("{prefix}/models?{query}"),
+        None => format!("{prefix}/models"),
+    })
+}
+
+/// The resource endpoint of an Azure classic route's prefix
+/// (`{resource}/openai/deployments/{deployment}`), if it is one.
+fn azure_resource(prefix: &str) -> Option<&str> {
+    let (rest, deployment) = prefix.rsplit_once('/')?;
+    let resource = rest.strip_suffix("/openai/deployments")?;
+    (!deployment.is_empty()).then_some(resource)
 }
 
 /// Percent-encodes all but RFC 3986's unreserved characters.
@@ -181,6 +220,56 @@ mod tests {
                     assert!(!message.contains("pw"), "{message}");
                 }
                 other => panic!("{bad:?} gave {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_models_url_of_every_kind_of_endpoint() {
+        for (endpoint, want) in [
+            (
+                "http://localhost:8080/v1/chat/completions",
+                "http://localhost:8080/v1/models",
+            ),
+            (
+                "https://host/proxy/v1/chat/completions",
+                "https://host/proxy/v1/models",
+            ),
+            (
+                "https://res.openai.azure.com/openai/v1/chat/completions",
+                "https://res.openai.azure.com/openai/v1/models",
+            ),
+            (
+                "https://res.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21",
+                "https://res.openai.azure.com/openai/models?api-version=2024-10-21",
+            ),
+            (
+                "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
+                "https://generativelanguage.googleapis.com/v1beta/openai/models",
+            ),
+            (
+                "http://gw.local:8000/tenant/7/chat/completions?route=fast",
+                "http://gw.local:8000/tenant/7/models?route=fast",
+            ),
+        ] {
+            assert_eq!(models_url(endpoint).unwrap(), want, "{endpoint}");
+        }
+    }
+
+    #[test]
+    fn an_endpoint_url_of_another_path_names_no_models_url() {
+        for endpoint in [
+            "http://gw.local:8000/tenant/7/chat?key=sk-secret",
+            "http://gw.local:8000/v1/completions",
+            "http://gw.local:8000/",
+        ] {
+            match models_url(endpoint) {
+                Err(Error::Config(message)) => {
+                    assert!(message.contains("/chat/completions"), "{message}");
+                    assert!(message.contains("gw.local:8000"), "{message}");
+                    assert!(!message.contains("sk-secret"), "{message}");
+                }
+                other => panic!("{endpoint:?} gave {other:?}"),
             }
         }
     }

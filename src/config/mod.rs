@@ -17,7 +17,7 @@ pub use self::{credential::Auth, defaults::*};
 pub(crate) use self::{
     credential::{secrets, Credential, Header as CredentialHeader, Provider},
     defaults::Limits,
-    endpoint::exact_endpoint_url,
+    endpoint::{exact_endpoint_url, models_url},
     env::Source,
     headers::resolve_headers,
     network::{ClientCertFiles, Network, ProxySetting},

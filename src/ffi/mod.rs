@@ -21,6 +21,7 @@ mod conversation;
 mod extract;
 mod handle;
 mod languages;
+mod models;
 mod notify;
 mod reply;
 mod request;

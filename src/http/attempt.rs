@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use ureq::http::header::{CONTENT_TYPE, PROXY_AUTHORIZATION};
 use ureq::http::{HeaderValue, Method, Request, Response, Uri};
-use ureq::Body;
+use ureq::{AsSendBody, Body};
 
 use crate::config::{CredentialHeader, Settings};
 use crate::error::Error;
@@ -15,17 +15,26 @@ use crate::http::failure;
 use crate::http::pool::Pool;
 use crate::http::proxy::{Forward, Route};
 use crate::http::redirect;
-use crate::http::retry::{self, Attempt, Seen};
+use crate::http::retry::{self, Attempt, Call, Seen};
 use crate::response_headers::{RequestId, ResponseHeaders};
 use crate::wire;
 
 impl Pool {
+    /// A call that posts `body` to the endpoint.
+    pub(crate) fn to_endpoint<'a>(&'a self, body: &'a [u8]) -> Call<'a> {
+        Call {
+            url: &self.destination.endpoint,
+            uri: &self.destination.uri,
+            body: Some(body),
+        }
+    }
+
     /// Sends the request, following the redirects [`redirect::follow`]
     /// allows: a 2xx response with its body unread, or an error. The
     /// credential is taken per attempt (a failing callback fails for good).
     pub(crate) fn open(
         &self,
-        body: &[u8],
+        call: &Call<'_>,
         settings: &Settings,
         seen: &mut Seen,
     ) -> Attempt<Response<Body>> {
@@ -33,12 +42,12 @@ impl Pool {
             Ok(header) => header,
             Err(error) => return Attempt::Failed(error),
         };
-        let mut url = &self.destination.uri;
+        let mut url = call.uri;
         let mut redirected;
         let mut hops = 0;
         loop {
             let response =
-                match self.open_once(url.clone(), body, credential.as_ref(), settings, seen) {
+                match self.open_once(url.clone(), call, credential.as_ref(), settings, seen) {
                     Attempt::Done(response) => response,
                     other => return other,
                 };
@@ -69,20 +78,51 @@ impl Pool {
     fn open_once(
         &self,
         url: Uri,
-        body: &[u8],
+        call: &Call<'_>,
         credential: Option<&CredentialHeader>,
         settings: &Settings,
         seen: &mut Seen,
     ) -> Attempt<Response<Body>> {
+        let agent = self.agent.current();
+        let sent = match call.body {
+            Some(body) => agent.run(self.request(body, Method::POST, url, credential, settings)),
+            // No body at all: not even a `content-length: 0`.
+            None => agent.run(self.request((), Method::GET, url, credential, settings)),
+        };
+        let mut response = match sent {
+            Ok(response) => response,
+            Err(error) => return failure::of_transport(call.url, error, settings),
+        };
+        let status = response.status().as_u16();
+        seen.status = Some(status);
+        if (200..400).contains(&status) {
+            return Attempt::Done(response);
+        }
+        refused(status, &mut response, settings, seen)
+    }
+
+    /// The request with the client's headers: the credential, the
+    /// content type of a body, the extra headers, the proxy's credential.
+    fn request<B: AsSendBody>(
+        &self,
+        body: B,
+        method: Method,
+        url: Uri,
+        credential: Option<&CredentialHeader>,
+        settings: &Settings,
+    ) -> Request<B> {
         // Made in place: each step of ureq's request builder moves it whole.
         let mut request = Request::new(body);
-        *request.method_mut() = Method::POST;
+        let is_post = method == Method::POST;
+        *request.method_mut() = method;
         *request.uri_mut() = url;
         let headers = request.headers_mut();
         if let Some((name, value)) = credential {
             headers.append(name.clone(), value.clone());
         }
-        headers.append(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if is_post {
+            headers.append(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        }
         for (name, value) in settings.headers.iter() {
             headers.append(name.clone(), value.clone());
         }
@@ -93,18 +133,7 @@ impl Pool {
         {
             headers.append(PROXY_AUTHORIZATION, authorization.clone());
         }
-        let mut response = match self.agent.current().run(request) {
-            Ok(response) => response,
-            Err(error) => {
-                return failure::of_transport(&self.destination.endpoint, error, settings)
-            }
-        };
-        let status = response.status().as_u16();
-        seen.status = Some(status);
-        if (200..400).contains(&status) {
-            return Attempt::Done(response);
-        }
-        refused(status, &mut response, settings, seen)
+        request
     }
 }
 

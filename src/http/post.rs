@@ -1,17 +1,21 @@
-//! The two ways a request is posted: for a whole body, and for a body read
-//! as it arrives. Both run their attempts under the retry loop.
+//! The ways a request is made: posted for a whole body or for a body read
+//! as it arrives, and a GET for a whole body. All run their attempts under
+//! the retry loop.
 
 use std::time::Instant;
 
 use crate::config::Settings;
-use crate::error::Result;
+use ureq::http::Uri;
+
+use crate::error::{Error, Result};
 use crate::http::attempt::{head_of, Head};
 use crate::http::cancel::CancelToken;
 use crate::http::connect;
 use crate::http::failure;
 use crate::http::pool::Pool;
 use crate::http::reader::{self, BodyError, StreamReader};
-use crate::http::retry::Attempt;
+use crate::http::retry::{Attempt, Call};
+use crate::log::shown_url;
 
 /// A 2xx body and the head that came with it.
 pub(crate) struct Received {
@@ -28,8 +32,32 @@ impl Pool {
         settings: &Settings,
         token: Option<&CancelToken>,
     ) -> Result<Received> {
-        self.with_retries(settings, token, body.len(), |seen| {
-            self.open(body, settings, seen).and_then(|mut response| {
+        self.whole(&self.to_endpoint(body), settings, token)
+    }
+
+    /// GETs `url`, a URL on the endpoint's origin (its route and trust are
+    /// the endpoint's), and reads the whole 2xx answer as a post's is read.
+    pub(crate) fn get(&self, url: &str, settings: &Settings) -> Result<Received> {
+        let uri: Uri = url
+            .parse()
+            .map_err(|_| Error::Config(format!("bad URL {}", shown_url(url))))?;
+        let call = Call {
+            url,
+            uri: &uri,
+            body: None,
+        };
+        self.whole(&call, settings, None)
+    }
+
+    /// Makes the call and reads the whole 2xx answer, up to the body limit.
+    fn whole(
+        &self,
+        call: &Call<'_>,
+        settings: &Settings,
+        token: Option<&CancelToken>,
+    ) -> Result<Received> {
+        self.with_retries(settings, token, call, |seen| {
+            self.open(call, settings, seen).and_then(|mut response| {
                 let head = head_of(&response);
                 let announced = response.body().content_length();
                 let reader = head.coding.decode(response.body_mut().as_reader());
@@ -39,11 +67,9 @@ impl Pool {
                         Attempt::Done(Received { body, head })
                     }
                     Err(BodyError::Refused(error)) => Attempt::Failed(error),
-                    Err(BodyError::Io(error)) => failure::of_transport(
-                        &self.destination.endpoint,
-                        ureq::Error::Io(error),
-                        settings,
-                    ),
+                    Err(BodyError::Io(error)) => {
+                        failure::of_transport(call.url, ureq::Error::Io(error), settings)
+                    }
                 }
             })
         })
@@ -60,8 +86,9 @@ impl Pool {
         // The wait for the answer's head is silence too: every read of
         // the stream waits at most the idle timeout.
         let response = connect::with_patience(settings.idle_timeout, || {
-            self.with_retries(settings, Some(token), body.len(), |seen| {
-                self.open(body, settings, seen)
+            let call = self.to_endpoint(body);
+            self.with_retries(settings, Some(token), &call, |seen| {
+                self.open(&call, settings, seen)
             })
         })?;
         let head = head_of(&response);

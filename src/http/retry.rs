@@ -1,11 +1,11 @@
-//! What an attempt came to, the retry policy, and the loop that runs the
-//! attempts and logs one line for each.
+//! What a request is and what an attempt came to, the retry policy, and
+//! the loop that runs the attempts and logs one line for each.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, Instant, SystemTime};
 
-use ureq::http::HeaderMap;
+use ureq::http::{HeaderMap, Uri};
 
 use crate::config::{Settings, INITIAL_BACKOFF, MAX_BACKOFF, MAX_RETRY_AFTER};
 use crate::error::{ApiError, Error, Result};
@@ -39,6 +39,31 @@ impl<T> Attempt<T> {
             Attempt::Retryable { error, retry_after } => Attempt::Retryable { error, retry_after },
             Attempt::Failed(error) => Attempt::Failed(error),
         }
+    }
+}
+
+/// Where a request goes and what it sends: a JSON body posted, or a GET.
+#[derive(Clone, Copy)]
+pub(crate) struct Call<'a> {
+    /// The URL as given, for log lines.
+    pub(crate) url: &'a str,
+    pub(crate) uri: &'a Uri,
+    /// The body posted; `None` for a GET, which sends none.
+    pub(crate) body: Option<&'a [u8]>,
+}
+
+impl Call<'_> {
+    /// The method, for log lines: what the request line says.
+    pub(crate) fn method(&self) -> &'static str {
+        match self.body {
+            Some(_) => "POST",
+            None => "GET",
+        }
+    }
+
+    /// The size of the body sent.
+    pub(crate) fn sent(&self) -> usize {
+        self.body.map_or(0, <[u8]>::len)
     }
 }
 
@@ -94,13 +119,13 @@ pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Durati
 }
 
 impl Pool {
-    /// Runs attempts until one succeeds, fails for good, or the retries
-    /// run out; logs one line per attempt. `sent` is the body's size.
+    /// Runs attempts of `call` until one succeeds, fails for good, or the
+    /// retries run out; logs one line per attempt.
     pub(crate) fn with_retries<T>(
         &self,
         settings: &Settings,
         token: Option<&CancelToken>,
-        sent: usize,
+        call: &Call<'_>,
         mut attempt: impl FnMut(&mut Seen) -> Attempt<T>,
     ) -> Result<T> {
         let mut retries = 0;
@@ -124,10 +149,10 @@ impl Pool {
                 outcome
             };
             let line = |outcome| log::AttemptLine {
-                method: "POST",
-                url: &self.destination.endpoint,
+                method: call.method(),
+                url: call.url,
                 status: seen.status,
-                sent,
+                sent: call.sent(),
                 received: seen.received,
                 elapsed: started.elapsed(),
                 number: retries + 1,

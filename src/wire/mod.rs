@@ -5,6 +5,7 @@ pub(crate) mod chunk;
 pub(crate) mod completion;
 pub(crate) mod error;
 pub(crate) mod message;
+pub(crate) mod models;
 pub(crate) mod overflow;
 pub(crate) mod reasoning;
 pub(crate) mod request;

@@ -1,7 +1,7 @@
 // chatwire.hpp against a mock server: send, stream, send_json, tools,
-// background requests (also in a poll loop, with take_text()), reply metadata, HTTP errors as exceptions, and
-// exceptions thrown by callbacks, which reach the caller and leave the
-// conversation unchanged.
+// background requests (also in a poll loop, with take_text()), reply metadata,
+// the model list, HTTP errors as exceptions, and exceptions thrown by
+// callbacks, which reach the caller and leave the conversation unchanged.
 // argv[1]: the mock server; argv[2]: a server where a connection never completes.
 #include <poll.h>
 
@@ -306,6 +306,17 @@ void waitable_requests(const chatwire::Client &client) {
 
 }  // namespace
 
+void models_are_listed(const chatwire::Client &client) {
+    std::vector<chatwire::Model> models = client.models();
+    CHECK(models.size() == 2);
+    CHECK(models[0].id == "gpt-4o");
+    CHECK(models[0].owned_by == std::optional<std::string>("system"));
+    CHECK(models[0].json.find("\"created\":1715367049") != std::string::npos);
+    CHECK(models[1].id == "local-model");
+    CHECK(!models[1].owned_by.has_value());
+    CHECK(models[1].json == "{\"id\":\"local-model\",\"meta\":{\"n_ctx\":2048}}");
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         std::fprintf(stderr, "usage: send MOCK_URL SILENT_URL\n");
@@ -321,5 +332,6 @@ int main(int argc, char **argv) {
     check::run("tools_loop", tools_loop, client);
     check::run("background_requests", background_requests, client, argv[2]);
     check::run("waitable_requests", waitable_requests, client);
+    check::run("models_are_listed", models_are_listed, client);
     return check::report("send");
 }
