@@ -68,7 +68,9 @@ impl Client {
         };
         let client = self.clone();
         let work = move |token: &CancelToken| {
-            let _place = client.in_flight.enter(token)?;
+            // Its turn may not come (all places held by requests that hang):
+            // the wait is part of the request, under the request timeout.
+            let _place = client.in_flight.enter(token, client.settings.timeout)?;
             let (reply, _) = outgoing.send(delivery, |body| match on_delta.as_mut() {
                 Some(on_delta) => {
                     // Once cancelled (also by freeing the request from inside
