@@ -205,3 +205,6 @@ impl BackgroundSend {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
