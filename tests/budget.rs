@@ -413,13 +413,36 @@ fn every_kind_of_send_keeps_the_budget() {
     }
 }
 
+/// tests/c/budget.c, whose second server holds `full - 8` messages of
+/// [`long_chat`]`(10)`, as in [`every_road_keeps_what_a_context_length_retry_dropped`].
 #[test]
 fn c_budget_remove_and_tool_calls_under_the_sanitizer() {
     let mut server = Server::new();
     answering(&mut server, 200, &completion("ok"));
     let url = server.url();
-    run(&compile_sanitized("budget"), &[&url]);
-    for_each_build("budget", |exe| {
-        run(exe, &[&url]);
-    });
+    let check = |exe: &std::path::Path| {
+        let mut windowed = Server::new();
+        let window = long_chat(10).len() - 8;
+        let fits =
+            move |request: &mockito::Request| sent_messages(request.body().unwrap()) <= window;
+        let refused = Bodies::default();
+        let record = refused.recorder();
+        windowed
+            .mock("POST", PATH)
+            .match_request(move |request| !fits(request) && record(request))
+            .with_status(400)
+            .with_body(WORDINGS[1].1)
+            .create();
+        windowed
+            .mock("POST", PATH)
+            .match_request(move |request| fits(request))
+            .with_header("content-type", "application/json")
+            .with_body(completion("{}"))
+            .create();
+        run(exe, &[&url, &windowed.url()]);
+        // One refusal on each of the three roads, none on their next sends.
+        assert_eq!(refused.all().len(), 3, "{}", exe.display());
+    };
+    check(&compile_sanitized("budget"));
+    for_each_build("budget", check);
 }
