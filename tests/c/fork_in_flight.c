@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -87,19 +88,28 @@ int main(int argc, char **argv) {
     CHECK_STATUS(chatwire_send_async(client, held, NULL, NULL, NULL, &holding), CHATWIRE_OK);
     /* The server has the question: the request holds the only place. */
     CHECK(hear(argv[2]));
+    int verdict[2];
+    CHECK(pipe(verdict) == 0);
     fflush(NULL);
     pid_t child = fork();
     CHECK(child >= 0);
     if (child == 0) {
-        int code = child_sends_in_the_background();
+        char passed = child_sends_in_the_background() == 0 ? 'y' : 'n';
         chatwire_client_free(client);
-        /* The parent's request is the parent's to free (the child leaves it
-         * alone), so the child ends without the leak check at exit. */
         fflush(NULL);
-        _exit(code);
+        close(verdict[0]);
+        CHECK(write(verdict[1], &passed, 1) == 1);
+        /* The parent's request is the parent's to free, and the child must
+         * leave it alone: the child ends without the exit that valgrind and
+         * LeakSanitizer check for leaks, which would count it. */
+        kill(getpid(), SIGKILL);
     }
+    close(verdict[1]);
+    char passed = 0;
+    CHECK(read(verdict[0], &passed, 1) == 1 && passed == 'y');
+    close(verdict[0]);
     int status = 0;
-    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(waitpid(child, &status, 0) == child);
     CHECK(chatwire_request_done(holding) == 0);
     CHECK_STATUS(chatwire_request_cancel(holding), CHATWIRE_OK);
     CHECK_STATUS(chatwire_request_wait(holding, NULL), CHATWIRE_ERR_CANCELLED);
