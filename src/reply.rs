@@ -1,5 +1,6 @@
 //! What came back from a successful request, besides the text.
 
+use crate::conversation::budget::LeftOut;
 use crate::conversation::message::{Message, Reasoning, Role, ToolCall};
 use crate::conversation::Conversation;
 use crate::error::Result;
@@ -74,6 +75,8 @@ pub struct Reply {
     /// the equivalent body built from the chunks, with their other
     /// top-level fields (Perplexity's `citations`).
     pub json: String,
+    /// What the request left out of its conversation, for the append.
+    pub(crate) left_out: LeftOut,
 }
 
 impl Reply {
@@ -97,6 +100,11 @@ impl Reply {
         self.headers.get(name)
     }
 
+    /// The reply, carrying what its request left out to the append.
+    pub(crate) fn left_out(self, left_out: LeftOut) -> Reply {
+        Reply { left_out, ..self }
+    }
+
     /// The assistant message this reply amounts to, with its reasoning.
     pub fn to_message(&self) -> Message {
         let mut message = Message::new(Role::Assistant, self.content.clone());
@@ -109,9 +117,12 @@ impl Reply {
 
 impl Conversation {
     /// Appends a reply fetched with [`Client::send_async`](crate::Client::send_async)
-    /// or [`Client::complete`](crate::Client::complete) as the assistant message.
+    /// or [`Client::complete`](crate::Client::complete) as the assistant
+    /// message. Under a token budget it leaves out what the request left out
+    /// (a context-length retry's drop too), when the reply was fetched for
+    /// this conversation as it is now; else what a send would leave out now.
     pub fn append_reply(&mut self, reply: &Reply) -> Result<()> {
-        let trim = self.plan_trim().unwrap_or(None);
+        let trim = self.left_out_by(reply.left_out);
         self.append_answer(reply.to_message(), trim, reply.tokens())
     }
 }

@@ -233,6 +233,97 @@ fn context_length_from_the_server_drops_more_and_tries_once_more_in_the_same_sen
     answered.assert();
 }
 
+/// A way to send a conversation and append the reply.
+type SendAndAppend = fn(&chatwire::Client, &mut Conversation);
+
+/// Every way to send and append, the plain send first.
+const EVERY_ROAD: [(&str, SendAndAppend); 6] = [
+    ("send", |client, c| {
+        client.send(c).unwrap();
+    }),
+    ("send_stream", |client, c| {
+        client
+            .send_stream(c, |_| ControlFlow::Continue(()))
+            .unwrap();
+    }),
+    ("complete", |client, c| {
+        let reply = client.complete(c).unwrap();
+        c.append_reply(&reply).unwrap();
+    }),
+    ("send_async", |client, c| {
+        let reply = client.send_async(c).unwrap().wait().unwrap();
+        c.append_reply(&reply).unwrap();
+    }),
+    ("stream_async", |client, c| {
+        let reply = client
+            .stream_async(c, |_| ControlFlow::Continue(()))
+            .unwrap()
+            .wait()
+            .unwrap();
+        c.append_reply(&reply).unwrap();
+    }),
+    ("send_json", |client, c| {
+        let _: Value = client.send_json(c, &json!({"type": "object"})).unwrap();
+    }),
+];
+
+/// The twin of the retry test above for every road: the server's window
+/// holds `full - 8` messages, more than the budget's own trim leaves out,
+/// so the send drops more and tries once more; the conversation then drops
+/// what that request left out, and the next send fits at once.
+#[test]
+fn every_road_keeps_what_a_context_length_retry_dropped() {
+    let full = long_chat(10).len();
+    let window = full - 8;
+    let mut wrong = Vec::new();
+    for (name, send) in EVERY_ROAD {
+        let mut server = Server::new();
+        let fits =
+            move |request: &mockito::Request| sent_messages(request.body().unwrap()) <= window;
+        // Records the refused requests.
+        let refused = Bodies::default();
+        let record = refused.recorder();
+        server
+            .mock("POST", PATH)
+            .match_request(move |request| !fits(request) && record(request))
+            .with_status(400)
+            .with_body(WORDINGS[1].1)
+            .create();
+        // Disjoint matchers: mockito prefers a mock not hit yet.
+        let streamed = |request: &mockito::Request| {
+            String::from_utf8_lossy(request.body().unwrap()).contains("\"stream\":true")
+        };
+        server
+            .mock("POST", PATH)
+            .match_request(move |request| fits(request) && streamed(request))
+            .with_header("content-type", "text/event-stream")
+            .with_body("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"{}\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+            .create();
+        server
+            .mock("POST", PATH)
+            .match_request(move |request| fits(request) && !streamed(request))
+            .with_body(completion("{}"))
+            .create();
+        let client = client(&server.url());
+        let mut c = long_chat(10);
+        c.set_token_budget(c.estimated_tokens() - 100);
+        send(&client, &mut c);
+        let first = (refused.all().len(), c.last_dropped(), c.len());
+        let kept_the_system_message = c.messages()[0].content == "be brief";
+        c.user("next").unwrap();
+        send(&client, &mut c);
+        let next = (refused.all().len(), c.last_dropped());
+        // One refusal, then the retry; the budget's trim left out 6, the
+        // retry 4 more; then the next send fits at once.
+        if (first, next) != ((1, 10, full - 10 + 1), (1, 0)) || !kept_the_system_message {
+            wrong.push(format!(
+                "{name}: (refusals, last dropped, length) {first:?}, then {next:?}"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
 #[test]
 fn a_last_exchange_over_the_budget_fails_before_any_request() {
     let mut server = Server::new();
@@ -322,13 +413,36 @@ fn every_kind_of_send_keeps_the_budget() {
     }
 }
 
+/// tests/c/budget.c, whose second server holds `full - 8` messages of
+/// [`long_chat`]`(10)`, as in [`every_road_keeps_what_a_context_length_retry_dropped`].
 #[test]
 fn c_budget_remove_and_tool_calls_under_the_sanitizer() {
     let mut server = Server::new();
     answering(&mut server, 200, &completion("ok"));
     let url = server.url();
-    run(&compile_sanitized("budget"), &[&url]);
-    for_each_build("budget", |exe| {
-        run(exe, &[&url]);
-    });
+    let check = |exe: &std::path::Path| {
+        let mut windowed = Server::new();
+        let window = long_chat(10).len() - 8;
+        let fits =
+            move |request: &mockito::Request| sent_messages(request.body().unwrap()) <= window;
+        let refused = Bodies::default();
+        let record = refused.recorder();
+        windowed
+            .mock("POST", PATH)
+            .match_request(move |request| !fits(request) && record(request))
+            .with_status(400)
+            .with_body(WORDINGS[1].1)
+            .create();
+        windowed
+            .mock("POST", PATH)
+            .match_request(move |request| fits(request))
+            .with_header("content-type", "application/json")
+            .with_body(completion("{}"))
+            .create();
+        run(exe, &[&url, &windowed.url()]);
+        // One refusal on each of the three roads, none on their next sends.
+        assert_eq!(refused.all().len(), 3, "{}", exe.display());
+    };
+    check(&compile_sanitized("budget"));
+    for_each_build("budget", check);
 }

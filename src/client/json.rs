@@ -41,11 +41,15 @@ impl Client {
         schema: &Value,
     ) -> Result<T> {
         let schema = Schema::new(schema.clone())?;
-        // On the conversation as the budget leaves it; the answer is then
-        // appended as a reply is, taking the trim on.
+        // On the conversation as the budget leaves it; each request of the
+        // exchange may leave out more of that (a context-length retry).
         let Outgoing { sent, trim } = Outgoing::plan(conversation)?;
+        let budgets = trim.map_or(0, |trim| trim.dropped());
         let work = |work: &Conversation| self.complete(work);
-        let (answer, message) = structured::exchange(sent, &schema, self.json, work)?;
+        let (answer, message, left_out) = structured::exchange(sent, &schema, self.json, work)?;
+        // What the request that brought the answer left out: the budget's
+        // trim, then the oldest messages it left out of the working copy.
+        let trim = conversation.trim_oldest(budgets + left_out.dropped());
         conversation.append_answer(message, trim, None)?;
         Ok(answer)
     }

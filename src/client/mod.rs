@@ -17,7 +17,7 @@ use std::time::Duration;
 use ::log::Level;
 
 use crate::config::{Limit, Settings};
-use crate::conversation::budget::Trim;
+use crate::conversation::budget::{LeftOut, Trim};
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::http::cancel::CancelToken;
@@ -119,7 +119,8 @@ impl Client {
     /// Sends the conversation and returns the reply without appending it
     /// (which [`Conversation::append_reply`] does).
     pub fn complete(&self, conversation: &Conversation) -> Result<Reply> {
-        self.fetch_planned(conversation).map(|(reply, _)| reply)
+        let (reply, trim) = self.fetch_planned(conversation)?;
+        Ok(reply.left_out(LeftOut::new(conversation.len(), trim)))
     }
 
     /// The URL requests go to.

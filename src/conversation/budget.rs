@@ -82,6 +82,41 @@ impl Trim {
     }
 }
 
+/// What a request left out of the conversation it was planned on, as its
+/// reply carries it to [`Conversation::append_reply`] (a reply fetched on a
+/// worker, or by [`Client::complete`](crate::Client::complete)). Not part of
+/// a reply's equality: it is about the sending, not the answer.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LeftOut {
+    /// The length of the conversation the request was planned on, and what
+    /// it left out of it; `None` for a reply no send of this crate made.
+    planned: Option<(usize, Option<Trim>)>,
+}
+
+impl PartialEq for LeftOut {
+    fn eq(&self, _: &LeftOut) -> bool {
+        true
+    }
+}
+
+impl LeftOut {
+    /// What a request planned on a conversation of `len` messages left
+    /// out of it (`trim`).
+    pub(crate) fn new(len: usize, trim: Option<Trim>) -> LeftOut {
+        LeftOut {
+            planned: Some((len, trim)),
+        }
+    }
+
+    /// How many messages the request left out.
+    pub(crate) fn dropped(&self) -> usize {
+        match self.planned {
+            Some((_, Some(trim))) => trim.dropped(),
+            _ => 0,
+        }
+    }
+}
+
 fn message_bytes(message: &Message) -> u64 {
     let call = |c: &ToolCall| c.id.len() + c.name.len() + c.arguments.len() + extra_bytes(&c.extra);
     let calls: usize = message.tool_calls.iter().map(call).sum();
@@ -218,8 +253,7 @@ impl Conversation {
     /// exchange alone is over `target`; the trim that keeps only it.
     fn trim_to(&self, target: u64, within: u64) -> Result<Option<Trim>, Trim> {
         let ratio = self.budget.learned.unwrap_or(DEFAULT_BYTES_PER_TOKEN);
-        // 1 after a system message, else 0: where droppable messages start.
-        let start = usize::from(matches!(self.messages.first(), Some(m) if m.role == Role::System));
+        let start = self.droppable_start();
         let mut bytes = self.bytes();
         let before = tokens(bytes, ratio);
         let last_user = self.messages.iter().rposition(|m| m.role == Role::User);
@@ -241,6 +275,50 @@ impl Conversation {
             }
         }
         Err(trim(last_user, bytes))
+    }
+
+    /// Where the messages a trim may leave out start: after a system message.
+    fn droppable_start(&self) -> usize {
+        usize::from(matches!(self.messages.first(), Some(m) if m.role == Role::System))
+    }
+
+    /// What appending a reply leaves out: what its request left out
+    /// (`left_out`), when the request was planned on this conversation as
+    /// it is now; else what a send of it now would leave out.
+    pub(crate) fn left_out_by(&self, left_out: LeftOut) -> Option<Trim> {
+        let fits = |trim: &Trim| {
+            trim.start == self.droppable_start()
+                && matches!(self.messages.get(trim.end), Some(m) if m.role == Role::User)
+        };
+        match left_out.planned {
+            Some((len, trim)) if len == self.len() && trim.as_ref().is_none_or(fits) => trim,
+            _ => self.plan_trim().unwrap_or(None),
+        }
+    }
+
+    /// The trim that leaves out this conversation's `count` oldest messages
+    /// after its system message, or fewer, so that it still starts with a
+    /// user message and keeps the last one: what a request made from a
+    /// copy of it (a structured exchange's, which may have gained a system
+    /// message and correction turns) left out of it, counted in the copy.
+    pub(crate) fn trim_oldest(&self, count: usize) -> Option<Trim> {
+        if count == 0 {
+            return None;
+        }
+        let start = self.droppable_start();
+        let last_user = self.messages.iter().rposition(|m| m.role == Role::User)?;
+        let end = (start + count.min(last_user.saturating_sub(start))..=last_user)
+            .find(|&end| self.messages[end].role == Role::User)?;
+        let ratio = self.budget.learned.unwrap_or(DEFAULT_BYTES_PER_TOKEN);
+        let left: u64 = self.messages[start..end].iter().map(message_bytes).sum();
+        let bytes = self.bytes();
+        Some(Trim {
+            start,
+            end,
+            tokens_before: tokens(bytes, ratio),
+            tokens_after: tokens(bytes - left, ratio),
+        })
+        .filter(|trim| trim.dropped() > 0)
     }
 
     /// The conversation as a send under `trim` sends it: the same model,

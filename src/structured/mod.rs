@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::conversation::budget::LeftOut;
 use crate::conversation::message::{Message, Role};
 use crate::conversation::options::ResponseFormat;
 use crate::conversation::Conversation;
@@ -48,20 +49,22 @@ pub(crate) struct JsonSettings {
 
 /// Runs the exchange on `sent` (borrowed, or a copy that is not copied
 /// again); `complete` sends a conversation and returns the reply. Gives the
-/// answer and the assistant message (the valid JSON, compact) to append.
+/// answer, the assistant message (the valid JSON, compact) to append, and
+/// what the request that brought it left out of the exchange's working copy.
 pub(crate) fn exchange<T: DeserializeOwned>(
     sent: Cow<'_, Conversation>,
     schema: &Schema,
     settings: JsonSettings,
     mut complete: impl FnMut(&Conversation) -> Result<Reply>,
-) -> Result<(T, Message)> {
+) -> Result<(T, Message, LeftOut)> {
     let mut work = first_request(sent, schema, settings.delivery)?;
     let mut turn = 0;
     loop {
         let reply = complete(&work)?;
         let mut errors = match read_answer::<T>(&reply.content, schema) {
             Ok((value, answer)) => {
-                return Ok((answer, Message::new(Role::Assistant, value.to_string())))
+                let message = Message::new(Role::Assistant, value.to_string());
+                return Ok((answer, message, reply.left_out));
             }
             Err(errors) => errors,
         };

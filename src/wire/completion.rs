@@ -265,6 +265,7 @@ impl Completion {
             headers: ResponseHeaders::default(),
             choices,
             json,
+            left_out: Default::default(),
         })
     }
 }

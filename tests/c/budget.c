@@ -1,5 +1,7 @@
 /* Token budgets, removing messages and appending tool calls from C.
- * argv[1]: a mock server answering every request with "ok". */
+ * argv[1]: a mock server answering every request with "ok"; argv[2]: one
+ * whose context window holds 14 messages, refusing more with the
+ * context-length error, answering "{}" otherwise. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -73,6 +75,56 @@ static void test_budget(chatwire_client *client) {
     chatwire_conversation_free(conversation);
 }
 
+/* A way to send a conversation and append the reply. */
+typedef chatwire_status (*send_and_append)(chatwire_client *, chatwire_conversation *);
+
+static chatwire_status plain_send(chatwire_client *client, chatwire_conversation *conversation) {
+    char *reply = NULL;
+    chatwire_status status = chatwire_send(client, conversation, &reply);
+    chatwire_string_free(reply);
+    return status;
+}
+
+static chatwire_status background_send(chatwire_client *client, chatwire_conversation *conversation) {
+    chatwire_request *request = NULL;
+    chatwire_status status = chatwire_send_async(client, conversation, NULL, NULL, NULL, &request);
+    if (status == CHATWIRE_OK) {
+        status = chatwire_request_wait(request, NULL);
+    }
+    chatwire_request_free(request);
+    return status;
+}
+
+static chatwire_status json_send(chatwire_client *client, chatwire_conversation *conversation) {
+    char *json = NULL;
+    chatwire_status status = chatwire_send_json(client, conversation, "{\"type\":\"object\"}", &json);
+    chatwire_string_free(json);
+    return status;
+}
+
+/* The plain send's context-length retry on each road: the budget's trim
+ * leaves out 6 messages, the server still refuses the 16 sent, the retry
+ * leaves out 4 more; the conversation drops those 10, and the next send
+ * fits the server's window at once (the test counts the refusals). */
+static void test_a_retrys_drop_is_kept(chatwire_client *client, const char *road, send_and_append send) {
+    chatwire_conversation *conversation = long_chat(10);
+    size_t full = chatwire_conversation_len(conversation);
+    /* About 100 under the estimate of its 2,091 tokens. */
+    CHECK_STATUS(chatwire_conversation_set_token_budget(conversation, 1991), CHATWIRE_OK);
+    CHECK_STATUS(send(client, conversation), CHATWIRE_OK);
+    size_t dropped = chatwire_conversation_last_dropped(conversation);
+    size_t len = chatwire_conversation_len(conversation);
+    if (dropped != 10 || len != full - 10 + 1) {
+        fprintf(stderr, "%s: %zu dropped, %zu messages left of %zu\n", road, dropped, len, full);
+    }
+    CHECK(dropped == 10 && len == full - 10 + 1);
+    CHECK(chatwire_conversation_role(conversation, 0) == CHATWIRE_ROLE_SYSTEM);
+    CHECK_STATUS(chatwire_conversation_append(conversation, CHATWIRE_ROLE_USER, "next"), CHATWIRE_OK);
+    CHECK_STATUS(send(client, conversation), CHATWIRE_OK);
+    CHECK(chatwire_conversation_last_dropped(conversation) == 0);
+    chatwire_conversation_free(conversation);
+}
+
 static const char *CALLS =
     "[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"weather\",\"arguments\":\"{}\"}},"
     "{\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":\"time\",\"arguments\":{\"tz\":\"UTC\"}}}]";
@@ -124,14 +176,21 @@ static void test_tool_calls_and_remove(void) {
 
 int main(int argc, char **argv) {
     chatwire_client *client = NULL;
-    if (argc < 2) {
-        fprintf(stderr, "usage: budget MOCK_URL\n");
+    chatwire_client *windowed = NULL;
+    if (argc < 3) {
+        fprintf(stderr, "usage: budget MOCK_URL WINDOWED_MOCK_URL\n");
         return 2;
     }
     CHECK_STATUS(chatwire_client_new(argv[1], "sk-c-test", &client), CHATWIRE_OK);
     CHECK_STATUS(chatwire_client_set_max_retries(client, 0), CHATWIRE_OK);
     test_budget(client);
     test_tool_calls_and_remove();
+    CHECK_STATUS(chatwire_client_new(argv[2], "sk-c-test", &windowed), CHATWIRE_OK);
+    CHECK_STATUS(chatwire_client_set_max_retries(windowed, 0), CHATWIRE_OK);
+    test_a_retrys_drop_is_kept(windowed, "chatwire_send", plain_send);
+    test_a_retrys_drop_is_kept(windowed, "chatwire_send_async", background_send);
+    test_a_retrys_drop_is_kept(windowed, "chatwire_send_json", json_send);
+    chatwire_client_free(windowed);
     chatwire_client_free(client);
     printf("budget: %d passed, %d failed\n", checks_passed, checks_failed);
     return checks_failed == 0 ? 0 : 1;

@@ -6,6 +6,7 @@ use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 
+use crate::conversation::budget::LeftOut;
 use crate::conversation::Conversation;
 use crate::error::{lock, Error, Result};
 use crate::http::cancel::CancelToken;
@@ -62,14 +63,17 @@ impl Client {
         on_finish: impl FnOnce(&Result<Reply>) + Send + 'static,
     ) -> Result<PendingReply> {
         let outgoing = Outgoing::plan(conversation)?.into_owned();
+        let planned_len = conversation.len();
         let delivery = match on_delta {
             Some(_) => self.stream_usage.delivery(),
             None => Delivery::Whole,
         };
         let client = self.clone();
         let work = move |token: &CancelToken| {
-            let _place = client.in_flight.enter(token)?;
-            let (reply, _) = outgoing.send(delivery, |body| match on_delta.as_mut() {
+            // Its turn may not come (all places held by requests that hang):
+            // the wait is part of the request, under the request timeout.
+            let _place = client.in_flight.enter(token, client.settings.timeout)?;
+            let (reply, trim) = outgoing.send(delivery, |body| match on_delta.as_mut() {
                 Some(on_delta) => {
                     // Once cancelled (also by freeing the request from inside
                     // a callback), no delta reaches the caller any more.
@@ -78,7 +82,8 @@ impl Client {
                 }
                 None => client.fetch(body, Some(token)),
             })?;
-            Ok(reply)
+            // For the append: what the request left out, a retry's drop too.
+            Ok(reply.left_out(LeftOut::new(planned_len, trim)))
         };
         PendingReply::spawn(self.worker_stack, work, on_finish)
     }
@@ -203,3 +208,6 @@ impl BackgroundSend {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

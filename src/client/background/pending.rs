@@ -2,19 +2,26 @@
 //! polls, cancels or awaits.
 
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::thread::{JoinHandle, ThreadId};
 
+use ::log::Level;
+
 use crate::error::{lock, Error, Result};
 use crate::http::cancel::CancelToken;
 use crate::http::stack;
+use crate::log;
 use crate::reply::Reply;
 use crate::sys;
 
 /// A reply being fetched on a worker thread: wait, poll, cancel, or `.await`
 /// it in any executor; dropping it cancels the request and waits for the worker.
+/// A panic on the worker (in a callback given to
+/// [`stream_async`](crate::Client::stream_async), say) ends the request with
+/// [`Error::Internal`].
 #[derive(Debug)]
 pub struct PendingReply {
     shared: Arc<Mutex<State>>,
@@ -45,9 +52,14 @@ impl PendingReply {
         // a pointer rather than the whole request (see `http::stack`).
         let body: Box<dyn FnOnce() + Send> = Box::new(move || {
             stack::worker_started();
-            let outcome = work(&worker_token);
+            // A panic (a bug, or one in a caller's callback) ends the
+            // request like any failure, so that every waiter hears of it.
+            let outcome = caught(|| work(&worker_token)).and_then(|outcome| outcome);
             lock(&worker_shared).done = true;
-            on_finish(&outcome);
+            if let Err(panic) = caught(|| on_finish(&outcome)) {
+                // The outcome stands; the panic is only told.
+                log::line(Level::Error, format_args!("{panic}"));
+            }
             let waker = {
                 let mut state = lock(&worker_shared);
                 state.outcome = Some(outcome);
@@ -107,7 +119,7 @@ impl PendingReply {
     fn join(&mut self) {
         let own = self.worker_id() == Some(std::thread::current().id());
         if let Some(worker) = self.worker.take().filter(|_| !own) {
-            // The worker catches nothing; a panic in it surfaces as a missing outcome.
+            // The worker catches its panics: it always ends with an outcome.
             let _ = worker.join();
         }
     }
@@ -117,6 +129,20 @@ impl PendingReply {
         let outcome = lock(&self.shared).outcome.take();
         outcome.unwrap_or_else(|| Err(Error::Internal(why.into())))
     }
+}
+
+/// Runs `run`; a panic in it becomes [`Error::Internal`], with its message.
+fn caught<T>(run: impl FnOnce() -> T) -> Result<T> {
+    std::panic::catch_unwind(AssertUnwindSafe(run)).map_err(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("no message");
+        Error::Internal(format!(
+            "a panic on the request's worker thread (a bug in chatwire or in a callback): {message}"
+        ))
+    })
 }
 
 impl Drop for PendingReply {

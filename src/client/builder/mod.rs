@@ -166,7 +166,8 @@ impl ClientBuilder {
         max_idle_connections(max_idle_connections: usize) => max_idle_connections = max_idle_connections;
 
         /// How many background requests of this client and its clones run at
-        /// once (more wait their turn); default [`DEFAULT_MAX_IN_FLIGHT`](crate::DEFAULT_MAX_IN_FLIGHT),
+        /// once (more wait their turn, each for at most the request
+        /// [`timeout`](Self::timeout); a forked child counts its own); default [`DEFAULT_MAX_IN_FLIGHT`](crate::DEFAULT_MAX_IN_FLIGHT),
         /// from 1 to [`MAX_IN_FLIGHT`](crate::MAX_IN_FLIGHT).
         max_in_flight(max_in_flight: usize) => max_in_flight = max_in_flight;
 

@@ -268,3 +268,45 @@ fn a_token_budget_of_zero_is_none() -> crate::Result<()> {
     assert_eq!(conversation.token_budget(), None);
     Ok(())
 }
+
+#[test]
+fn what_a_copy_left_out_is_counted_from_the_oldest_and_keeps_the_last_exchange() {
+    let mut c = chat(3);
+    c.user("last").unwrap();
+    assert_eq!(c.trim_oldest(0), None);
+    let two = c.trim_oldest(2).unwrap();
+    assert_eq!((two.start, two.end), (1, 3), "after the system message");
+    assert!(two.tokens_after < two.tokens_before);
+    // More than there is to leave out: everything before the last question.
+    let all = c.trim_oldest(100).unwrap();
+    assert_eq!((all.start, all.end), (1, c.len() - 1));
+    // Without a system message, from the first message.
+    let mut bare = Conversation::new("m");
+    bare.user("q").unwrap();
+    bare.assistant("a").unwrap();
+    bare.user("last").unwrap();
+    let trim = bare.trim_oldest(2).unwrap();
+    assert_eq!((trim.start, trim.end), (0, 2));
+}
+
+#[test]
+fn a_reply_takes_its_requests_trim_only_to_the_conversation_it_was_planned_on() {
+    let mut c = chat(4);
+    c.user("last").unwrap();
+    c.set_token_budget(c.estimated_tokens() - 300);
+    let planned = c.plan_trim().unwrap().unwrap();
+    // A retry left out one exchange more than the plan.
+    let more = c.trim_oldest(planned.dropped() + 2).unwrap();
+    assert_eq!(c.left_out_by(LeftOut::new(c.len(), Some(more))), Some(more));
+    assert_eq!(c.left_out_by(LeftOut::new(c.len(), None)), None);
+    // Planned on another length, or no send's reply: planned again here.
+    assert_eq!(c.left_out_by(LeftOut::new(3, Some(more))), Some(planned));
+    assert_eq!(c.left_out_by(LeftOut::default()), Some(planned));
+    // A trim that would not start the rest with a question is not taken.
+    let mut odd = more;
+    odd.end -= 1;
+    assert_eq!(
+        c.left_out_by(LeftOut::new(c.len(), Some(odd))),
+        Some(planned)
+    );
+}
