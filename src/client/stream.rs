@@ -12,7 +12,7 @@ use crate::http::cancel::CancelToken;
 use crate::http::reader::StreamReader;
 use crate::log;
 use crate::reply::Reply;
-use crate::stream::reply_stream::{ByteSource, DeltaKind, DeltaStream, ReplyStream, StreamDelta};
+use crate::stream::reply_stream::{ByteSource, DeltaStream, ReplyStream, StreamDelta};
 use crate::wire;
 use crate::wire::request::Delivery;
 
@@ -35,21 +35,26 @@ impl StreamUsage {
 }
 
 impl Client {
-    /// Streams the reply, each piece of text to `on_delta` on the calling
-    /// thread, then appends it; [`ControlFlow::Break`] stops with [`Error::Cancelled`].
+    /// Streams the reply, each piece of text (of the content, or of a
+    /// refusal: [where a refusal goes](crate::DeltaKind#where-a-refusal-goes))
+    /// to `on_delta` on the calling thread, then appends it;
+    /// [`ControlFlow::Break`] stops with [`Error::Cancelled`].
     pub fn send_stream(
         &self,
         conversation: &mut Conversation,
         mut on_delta: impl FnMut(&str) -> ControlFlow<()>,
     ) -> Result<Reply> {
-        self.send_stream_events(conversation, |delta| match delta.kind {
-            DeltaKind::Content => on_delta(&delta.text),
-            _ => ControlFlow::Continue(()),
+        self.send_stream_events(conversation, |delta| {
+            if delta.kind.is_text() {
+                on_delta(&delta.text)
+            } else {
+                ControlFlow::Continue(())
+            }
         })
     }
 
     /// Like [`send_stream`](Self::send_stream), each piece with its
-    /// [`DeltaKind`] (content, reasoning or refusal).
+    /// [`DeltaKind`](crate::DeltaKind) (content, reasoning or refusal).
     pub fn send_stream_events(
         &self,
         conversation: &mut Conversation,

@@ -10,7 +10,7 @@ use crate::conversation::Conversation;
 use crate::error::{lock, Error, Result};
 use crate::http::cancel::CancelToken;
 use crate::reply::Reply;
-use crate::stream::reply_stream::{DeltaKind, StreamDelta};
+use crate::stream::reply_stream::StreamDelta;
 use crate::wire::request::Delivery;
 
 use super::{Client, DeltaHandler, Outgoing};
@@ -29,16 +29,20 @@ impl Client {
         self.spawn(conversation, None, |_| {})
     }
 
-    /// Streams the reply on a worker thread, which also runs `on_delta`;
-    /// returns at once. `on_delta` returning [`ControlFlow::Break`] cancels.
+    /// Streams the reply on a worker thread, which also runs `on_delta`
+    /// with each piece of text, as [`send_stream`](Self::send_stream) gives
+    /// them; returns at once. `on_delta` returning [`ControlFlow::Break`] cancels.
     pub fn stream_async(
         &self,
         conversation: &Conversation,
         mut on_delta: impl FnMut(&str) -> ControlFlow<()> + Send + 'static,
     ) -> Result<PendingReply> {
-        self.stream_events_async(conversation, move |delta| match delta.kind {
-            DeltaKind::Content => on_delta(&delta.text),
-            _ => ControlFlow::Continue(()),
+        self.stream_events_async(conversation, move |delta| {
+            if delta.kind.is_text() {
+                on_delta(&delta.text)
+            } else {
+                ControlFlow::Continue(())
+            }
         })
     }
 
@@ -97,7 +101,7 @@ impl Client {
             let inbox = inbox.clone();
             // The text for take_text; reasoning waits for a call of its own.
             Box::new(move |delta: &StreamDelta| {
-                if delta.kind == DeltaKind::Content {
+                if delta.kind.is_text() {
                     inbox.push(&delta.text);
                 }
                 true
