@@ -86,13 +86,21 @@ impl Client {
         token: &CancelToken,
     ) -> Result<(DeltaStream, Option<Trim>)> {
         let delivery = self.stream_usage.delivery();
-        Outgoing::plan(conversation)?.send(delivery, |body| self.open_stream(body, token))
+        let choices = wire::request::choices_asked(conversation);
+        let outgoing = Outgoing::plan(conversation)?;
+        outgoing.send(delivery, |body| self.open_stream(body, choices, token))
     }
 
-    /// Posts a body for a streamed reply and returns its deltas; a server
-    /// that answers with one JSON body instead is read whole, one that
-    /// refuses `stream_options` gets the body again without it.
-    pub(super) fn open_stream(&self, body: &[u8], token: &CancelToken) -> Result<DeltaStream> {
+    /// Posts a body for a streamed reply of `choices` choices (its `n`) and
+    /// returns its deltas; a server that answers with one JSON body instead
+    /// is read whole, one that refuses `stream_options` gets the body again
+    /// without it.
+    pub(super) fn open_stream(
+        &self,
+        body: &[u8],
+        choices: u32,
+        token: &CancelToken,
+    ) -> Result<DeltaStream> {
         let mut posted = self.pool.post_stream(body, &self.settings, token);
         let refused = posted.as_ref().is_err_and(refuses_stream_options);
         let again = refused.then(|| wire::request::without_stream_options(body));
@@ -116,7 +124,7 @@ impl Client {
                 let (limits, source) = (&self.settings.limits, Box::new(reader));
                 let secrets = secrets.clone();
                 return Ok(DeltaStream::new(
-                    source, request_id, headers, limits, secrets,
+                    source, choices, request_id, headers, limits, secrets,
                 ));
             }
             let mut reply = wire::completion::decode(reader.read_all()?, request_id)?;

@@ -106,8 +106,11 @@ pub(crate) struct DeltaStream {
 }
 
 impl DeltaStream {
+    /// The deltas of a stream from `source`, for a request that asked for
+    /// `choices` choices (its `n`).
     pub(crate) fn new(
         source: Box<dyn ByteSource>,
+        choices: u32,
         request_id: Option<String>,
         headers: ResponseHeaders,
         limits: &Limits,
@@ -115,7 +118,7 @@ impl DeltaStream {
     ) -> DeltaStream {
         DeltaStream {
             source: Some(source),
-            decoder: StreamDecoder::with_limits(limits.event, limits.stream),
+            decoder: StreamDecoder::with_limits(limits.event, limits.stream).asking(choices),
             pending: VecDeque::new(),
             buffer: vec![0; READ_BUFFER_BYTES].into_boxed_slice(),
             request_id,
@@ -203,20 +206,32 @@ impl DeltaStream {
         }
     }
 
-    /// Reads the next bytes; `None` without a source. Once every choice has
-    /// finished, what follows gets [`STREAM_END_GRACE`]: a server that keeps
-    /// the connection open without `[DONE]` (TGI, OCI, some gateways) has sent
-    /// a complete reply, and the silence ends it (0).
+    /// Reads the next bytes; `None` without a source. The stream ends when
+    /// the server ends it (`[DONE]`, the body's end), or when it falls
+    /// silent after a complete reply (0):
+    ///
+    /// - once every choice asked for has finished, what follows gets
+    ///   [`STREAM_END_GRACE`]: a server that keeps the connection open
+    ///   without `[DONE]` (TGI, OCI, some gateways) has sent it all;
+    /// - while fewer have come (`n` > 1), a choice may still begin, however
+    ///   long after choice 0 ended: the read waits as any read of a stream
+    ///   does, and a server that sent fewer choices than asked and then says
+    ///   nothing for the idle timeout has ended its reply.
+    ///
+    /// Silence in the middle of a choice is [`Error::Timeout`].
     fn read(&mut self) -> Result<Option<usize>> {
-        let finished = self.decoder.has_finished();
+        let all_finished = self.decoder.has_finished();
+        let complete = self.decoder.is_complete();
         let Some(source) = self.source.as_mut() else {
             return Ok(None);
         };
-        if !finished {
-            return source.read(&mut self.buffer).map(Some);
-        }
-        match source.read_within(&mut self.buffer, STREAM_END_GRACE) {
-            Err(Error::Timeout { .. }) => Ok(Some(0)),
+        let read = if all_finished {
+            source.read_within(&mut self.buffer, STREAM_END_GRACE)
+        } else {
+            source.read(&mut self.buffer)
+        };
+        match read {
+            Err(Error::Timeout { .. }) if complete => Ok(Some(0)),
             other => other.map(Some),
         }
     }

@@ -11,7 +11,7 @@ use crate::error::{lock, Error, Result};
 use crate::http::cancel::CancelToken;
 use crate::reply::Reply;
 use crate::stream::reply_stream::StreamDelta;
-use crate::wire::request::Delivery;
+use crate::wire::request::{choices_asked, Delivery};
 
 use super::{Client, DeltaHandler, Outgoing};
 
@@ -65,6 +65,7 @@ impl Client {
         mut on_delta: Option<DeltaHandler>,
         on_finish: impl FnOnce(&Result<Reply>) + Send + 'static,
     ) -> Result<PendingReply> {
+        let choices = choices_asked(conversation);
         let outgoing = Outgoing::plan(conversation)?.into_owned();
         let delivery = match on_delta {
             Some(_) => self.stream_usage.delivery(),
@@ -78,7 +79,7 @@ impl Client {
                     // Once cancelled (also by freeing the request from inside
                     // a callback), no delta reaches the caller any more.
                     let on_delta = |delta: &StreamDelta| !token.is_cancelled() && on_delta(delta);
-                    super::stream::run(client.open_stream(body, token)?, token, on_delta)
+                    super::stream::run(client.open_stream(body, choices, token)?, token, on_delta)
                 }
                 None => client.fetch(body, Some(token)),
             })?;
