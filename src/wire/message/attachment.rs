@@ -4,7 +4,6 @@
 
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::out::PartOut;
 use crate::conversation::message::{Attachment, AttachmentKind};
 
 /// A `file` part as read: chatwire sends a PDF's name and its bytes as a
@@ -54,22 +53,23 @@ impl Serialize for PdfDataUrl<'_> {
 
 const PDF_DATA_URL: &str = "data:application/pdf;base64,";
 
-/// The part a file is sent as, writing its base64 as it was stored when
-/// the file was added (encoded once, there; never again on a send).
-pub(super) fn part_of(file: &Attachment) -> PartOut<'_> {
-    match file.kind.audio_format() {
-        Some(format) => PartOut::InputAudio {
-            input_audio: AudioOut {
-                data: &file.data,
-                format,
-            },
-        },
-        None => PartOut::File {
-            file: FileOut {
-                filename: file.filename.as_deref(),
-                file_data: PdfDataUrl(&file.data),
-            },
-        },
+impl<'a> FileOut<'a> {
+    /// A PDF's part, its base64 as stored when the file was added.
+    pub(super) fn of(file: &'a Attachment) -> FileOut<'a> {
+        FileOut {
+            filename: file.filename.as_deref(),
+            file_data: PdfDataUrl(&file.data),
+        }
+    }
+}
+
+impl<'a> AudioOut<'a> {
+    /// A recording's part in `format`, its base64 as stored when it was added.
+    pub(super) fn of(file: &'a Attachment, format: &'static str) -> AudioOut<'a> {
+        AudioOut {
+            data: &file.data,
+            format,
+        }
     }
 }
 

@@ -7,11 +7,11 @@ use std::borrow::Cow;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::attachment::{part_of, AudioOut, FileOut};
+use super::attachment::{AudioOut, FileOut};
 use super::{
     reasoning, Message, ReasoningField, ToolCall, CUSTOM, MESSAGE_FIELDS, TOOL_CALL_FIELDS,
 };
-use crate::conversation::message::{ImageDetail, Role};
+use crate::conversation::message::{Attachment, ImageDetail, Role};
 
 /// Whether a message goes out with its reasoning (see `wire::request` for
 /// which messages do).
@@ -132,6 +132,19 @@ pub(super) enum PartOut<'a> {
     Thinking {
         thinking: [ThinkingOut<'a>; 1],
     },
+}
+
+/// The part a file is sent as, writing its base64 as it was stored when
+/// the file was added (encoded once, there; never again on a send).
+fn part_of(file: &Attachment) -> PartOut<'_> {
+    match file.kind.audio_format() {
+        Some(format) => PartOut::InputAudio {
+            input_audio: AudioOut::of(file, format),
+        },
+        None => PartOut::File {
+            file: FileOut::of(file),
+        },
+    }
 }
 
 /// An `image_url` part's object, borrowed.
