@@ -96,44 +96,35 @@ fn background_roads_get_the_refusal(answer: Answer) {
     assert_refusal_events(&received.try_iter().collect::<Vec<_>>());
 }
 
-#[test]
-fn a_streamed_refusal_reaches_the_text_callback() {
-    text_callback_gets_the_refusal(Answer::Streamed);
+/// Each check as two tests: on a server that streams the refusal, and on
+/// one that answers whole.
+macro_rules! on_both_roads {
+    ($($check:ident: $streamed:ident, $whole:ident;)*) => {$(
+        #[test]
+        fn $streamed() {
+            $check(Answer::Streamed);
+        }
+
+        #[test]
+        fn $whole() {
+            $check(Answer::Whole);
+        }
+    )*};
 }
 
-#[test]
-fn a_whole_refusal_to_a_stream_reaches_the_text_callback() {
-    text_callback_gets_the_refusal(Answer::Whole);
-}
-
-#[test]
-fn a_streamed_refusal_comes_as_refusal_events() {
-    events_get_the_refusal_as_refusal(Answer::Streamed);
-}
-
-#[test]
-fn a_whole_refusal_to_a_stream_comes_as_refusal_events() {
-    events_get_the_refusal_as_refusal(Answer::Whole);
-}
-
-#[test]
-fn a_streamed_refusal_is_what_the_iterator_yields() {
-    the_iterator_yields_the_refusal(Answer::Streamed);
-}
-
-#[test]
-fn a_whole_refusal_to_a_stream_is_what_the_iterator_yields() {
-    the_iterator_yields_the_refusal(Answer::Whole);
-}
-
-#[test]
-fn a_streamed_refusal_reaches_background_callbacks() {
-    background_roads_get_the_refusal(Answer::Streamed);
-}
-
-#[test]
-fn a_whole_refusal_to_a_stream_reaches_background_callbacks() {
-    background_roads_get_the_refusal(Answer::Whole);
+on_both_roads! {
+    text_callback_gets_the_refusal:
+        a_streamed_refusal_reaches_the_text_callback,
+        a_whole_refusal_to_a_stream_reaches_the_text_callback;
+    events_get_the_refusal_as_refusal:
+        a_streamed_refusal_comes_as_refusal_events,
+        a_whole_refusal_to_a_stream_comes_as_refusal_events;
+    the_iterator_yields_the_refusal:
+        a_streamed_refusal_is_what_the_iterator_yields,
+        a_whole_refusal_to_a_stream_is_what_the_iterator_yields;
+    background_roads_get_the_refusal:
+        a_streamed_refusal_reaches_background_callbacks,
+        a_whole_refusal_to_a_stream_reaches_background_callbacks;
 }
 
 #[test]

@@ -47,8 +47,10 @@ static chatwire_client *client_for(const char *url) {
     return client;
 }
 
-/* The reply keeps the refusal apart, and as the text it stands in for. */
-static void check_reply(const chatwire_reply *reply) {
+/* The text a caller got is the refusal; the reply keeps it apart, and as
+ * the text it stands in for. Frees the reply. */
+static void check_and_free(const struct pieces *p, chatwire_reply *reply) {
+    CHECK(strcmp(p->text, REFUSAL) == 0);
     CHECK(reply != NULL);
     if (reply == NULL) {
         return;
@@ -57,6 +59,7 @@ static void check_reply(const chatwire_reply *reply) {
     CHECK(refusal != NULL && strcmp(refusal, REFUSAL) == 0);
     CHECK(chatwire_reply_refusal_len(reply) == strlen(REFUSAL));
     CHECK(strcmp(chatwire_reply_content(reply), REFUSAL) == 0);
+    chatwire_reply_free(reply);
 }
 
 static void text_callback_gets_it(chatwire_client *client) {
@@ -66,9 +69,7 @@ static void text_callback_gets_it(chatwire_client *client) {
     chatwire_reply *reply = NULL;
     CHECK_STATUS(chatwire_send_stream_reply(client, conversation, on_delta, &p, &reply),
                  CHATWIRE_OK);
-    CHECK(strcmp(p.text, REFUSAL) == 0);
-    check_reply(reply);
-    chatwire_reply_free(reply);
+    check_and_free(&p, reply);
     chatwire_conversation_free(conversation);
 }
 
@@ -79,10 +80,8 @@ static void events_get_it_as_refusal(chatwire_client *client) {
     chatwire_reply *reply = NULL;
     CHECK_STATUS(chatwire_send_stream_events(client, conversation, on_event, &p, &reply),
                  CHATWIRE_OK);
-    CHECK(strcmp(p.text, REFUSAL) == 0);
     CHECK(p.other_kinds == 0);
-    check_reply(reply);
-    chatwire_reply_free(reply);
+    check_and_free(&p, reply);
     chatwire_conversation_free(conversation);
 }
 
@@ -106,11 +105,9 @@ static void wait_text_gets_it(chatwire_client *client) {
             break;
         }
     }
-    CHECK(strcmp(p.text, REFUSAL) == 0);
     chatwire_reply *reply = NULL;
     CHECK_STATUS(chatwire_request_wait_reply(request, &reply), CHATWIRE_OK);
-    check_reply(reply);
-    chatwire_reply_free(reply);
+    check_and_free(&p, reply);
     chatwire_request_free(request);
     chatwire_conversation_free(conversation);
 }
@@ -124,9 +121,7 @@ static void background_callback_gets_it(chatwire_client *client) {
                  CHATWIRE_OK);
     chatwire_reply *reply = NULL;
     CHECK_STATUS(chatwire_request_wait_reply(request, &reply), CHATWIRE_OK);
-    CHECK(strcmp(p.text, REFUSAL) == 0);
-    check_reply(reply);
-    chatwire_reply_free(reply);
+    check_and_free(&p, reply);
     chatwire_request_free(request);
     chatwire_conversation_free(conversation);
 }
