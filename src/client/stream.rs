@@ -87,8 +87,7 @@ impl Client {
     ) -> Result<(DeltaStream, Option<Trim>)> {
         let delivery = self.stream_usage.delivery();
         let choices = wire::request::choices_asked(conversation);
-        let outgoing = Outgoing::plan(conversation)?;
-        outgoing.send(delivery, |body| self.open_stream(body, choices, token))
+        Outgoing::plan(conversation)?.send(delivery, |body| self.open_stream(body, choices, token))
     }
 
     /// Posts a body for a streamed reply of `choices` choices (its `n`) and

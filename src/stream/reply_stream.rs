@@ -267,8 +267,9 @@ impl DeltaStream {
 /// The text of a streamed reply as it arrives, from
 /// [`Client::stream`](crate::Client::stream): each item is the next piece
 /// (whole UTF-8 characters) of the content or, when the model refuses, of
-/// its refusal ([where a refusal goes](DeltaKind#where-a-refusal-goes)). When it ends without an error, the reply has
-/// been appended to the conversation and [`reply`](Self::reply) returns it.
+/// its refusal ([where a refusal goes](DeltaKind#where-a-refusal-goes)).
+/// When it ends without an error, the reply has been appended to the
+/// conversation and [`reply`](Self::reply) returns it.
 /// After an error, or dropped before its end, the conversation is unchanged
 /// and the connection closed, so the server stops generating.
 pub struct ReplyStream<'c> {
