@@ -304,7 +304,8 @@ typedef enum {
    */
   CHATWIRE_STREAM_REASONING = 1,
   /**
-   * The model's refusal.
+   * The model's refusal (chatwire_reply_refusal()), never CONTENT, whether
+   * the server streamed or answered whole.
    */
   CHATWIRE_STREAM_REFUSAL = 2
 } chatwire_stream_kind;
@@ -395,7 +396,8 @@ typedef void (CHATWIRE_CALL *chatwire_log_callback)(void *userdata, int level, c
 typedef int (CHATWIRE_CALL *chatwire_credential_callback)(void *userdata, char *token, size_t capacity);
 
 /**
- * Receives a streamed reply's text as it arrives: `delta` is `len` bytes of
+ * Receives a streamed reply's text as it arrives (the content, or a
+ * refusal's text: docs/c-api.md, "Where a refusal goes"): `delta` is `len` bytes of
  * whole UTF-8 characters and a NUL, valid only during the call. Return 0 to
  * go on; anything else stops the request (CHATWIRE_ERR_CANCELLED).
  */
@@ -1158,6 +1160,21 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_reasoning(const chatwire_r
  * The length in bytes of chatwire_reply_reasoning(); 0 when NULL.
  */
 CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_reasoning_len(const chatwire_reply *reply);
+
+/**
+ * The model's refusal (OpenAI's "refusal" field), whether the reply was
+ * streamed or not; NULL when the model did not refuse. Borrowed until
+ * chatwire_reply_free(). chatwire_reply_content() holds it too when the
+ * model sent no content; a streamed refusal reaches the event callback as
+ * CHATWIRE_STREAM_REFUSAL and the delta callback as text (docs/c-api.md,
+ * "Where a refusal goes").
+ */
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_refusal(const chatwire_reply *reply);
+
+/**
+ * The length in bytes of chatwire_reply_refusal(); 0 when NULL.
+ */
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_reply_refusal_len(const chatwire_reply *reply);
 
 /**
  * How many choices the reply has: 1 unless the option "n" asked for more;

@@ -280,6 +280,15 @@ public:
         }
         return std::string(reason, chatwire_reply_finish_reason_len(live()));
     }
+    /// The model's refusal, whole (also past a U+0000), when it refused;
+    /// content() holds it too when the model sent no content.
+    std::optional<std::string> refusal() const {
+        const char *refusal = chatwire_reply_refusal(live());
+        if (refusal == nullptr) {
+            return std::nullopt;
+        }
+        return std::string(refusal, chatwire_reply_refusal_len(live()));
+    }
     /// The token counts, when the server reported them.
     std::optional<Usage> usage() const {
         Usage usage;

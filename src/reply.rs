@@ -32,6 +32,8 @@ pub struct ReplyChoice {
     pub index: u32,
     /// Its text (or its refusal, as for the reply).
     pub content: String,
+    /// Its refusal, when the model refused (as for the reply).
+    pub refusal: Option<String>,
     /// Why its generation stopped.
     pub finish_reason: Option<String>,
     /// Its reasoning, when the server sent any.
@@ -46,8 +48,15 @@ pub struct ReplyChoice {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Reply {
-    /// The assistant's text; empty when the model sent none.
+    /// The assistant's text; without it (missing, `null` or `""`), the
+    /// model's refusal when it refused, so that a caller who reads the text
+    /// alone learns why; empty when the model sent neither.
     pub content: String,
+    /// The model's refusal (OpenAI's `refusal` field), whole or streamed;
+    /// `None` when it did not refuse. A refusal is not content: see
+    /// [`DeltaKind::Refusal`](crate::DeltaKind::Refusal) for where its
+    /// pieces go while it streams.
+    pub refusal: Option<String>,
     /// Why the model stopped: `stop`, `length`, `content_filter`, ...
     pub finish_reason: Option<String>,
     /// Token counts, when the server sent them.

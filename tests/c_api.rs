@@ -225,6 +225,20 @@ fn c_streamed_and_background_sends() {
     });
 }
 
+/// The same checks of where a refusal goes on a server that streams it and
+/// on one that answers whole (tests/refusals.rs does the same in Rust).
+#[test]
+fn c_a_refusal_goes_the_same_way_streamed_and_whole() {
+    use common::refusal::{refusing_server, Answer};
+
+    let streamed = refusing_server(Answer::Streamed);
+    let whole = refusing_server(Answer::Whole);
+    for_each_build("refusal", |exe| {
+        let out = run(exe, &[&streamed.url(), &whole.url()]);
+        assert!(out.contains(", 0 failed"), "{out}");
+    });
+}
+
 #[test]
 fn c_reply_metadata_tools_and_images() {
     let mut server = Server::new();

@@ -870,6 +870,7 @@ fn reply_with_nul() -> String {
                 "role": "assistant",
                 "content": "a\u{0}b",
                 "reasoning_content": "r\u{0}s",
+                "refusal": "n\u{0}o",
                 "tool_calls": [{
                     "id": "call\u{0}1",
                     "type": "function",

@@ -153,6 +153,9 @@ fn mock_server() -> ServerGuard {
         .create();
     let bare = r#"{"choices":[{"message":{"role":"assistant","content":"counted nothing"}}]}"#;
     answer(&mut server, "no usage", None, 200, bare.into()).create();
+    let refusal =
+        r#"{"choices":[{"message":{"role":"assistant","content":null,"refusal":"I can't"}}]}"#;
+    answer(&mut server, "refuse", None, 200, refusal.into()).create();
     let unauthorized = read_data("spec/recorded/llamacpp-401.json");
     answer(&mut server, "auth", None, 401, unauthorized).create();
     let quota = error_body("out of credit", "insufficient_quota", json!(null));

@@ -643,3 +643,49 @@ fn a_refusal_stands_in_for_empty_content_whole_and_streamed() {
     assert_eq!(json["choices"][0]["message"]["refusal"], "I can't help.");
     assert_eq!(json["choices"][0]["message"]["content"], "");
 }
+
+/// With `n` = 2, choice 1 may begin well after choice 0 finished: the
+/// reply waits for it, as for every choice asked for, until the server
+/// ends the stream. The server holds choice 1 until told; the test tells it
+/// only after twice the stream-end grace, which ended such a reply without
+/// choice 1: the grace's length is what is tested, so this waits on the clock.
+#[test]
+fn a_choice_that_begins_after_the_stream_end_grace_is_waited_for() {
+    let choice = |index: u32, text: &str| {
+        let chunk = serde_json::json!({"choices": [
+            {"index": index, "delta": {"content": text}, "finish_reason": "stop"}]});
+        format!("data: {chunk}\n\n")
+    };
+    let (choice_0_sent, choice_0_told) = signal();
+    let (go_on, held) = signal();
+    let server = PacedServer::start(vec![
+        Step::Send(choice(0, "first")),
+        Step::Tell(choice_0_sent),
+        Step::WaitFor(held),
+        Step::Send(format!("{}data: [DONE]\n\n", choice(1, "second"))),
+    ]);
+    let client = streaming_client(&server.url);
+    let mut conversation = conversation();
+    conversation
+        .set_option("n", Some(serde_json::json!(2)))
+        .unwrap();
+    let (outcome_out, outcome) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let reply = client.send_stream(&mut conversation, |_| ControlFlow::Continue(()));
+        outcome_out.send(reply).unwrap();
+    });
+    choice_0_told.recv_timeout(Duration::from_secs(10)).unwrap();
+    let early = outcome.recv_timeout(chatwire::STREAM_END_GRACE * 2);
+    assert!(
+        early.is_err(),
+        "the reply ended without choice 1: {early:?}"
+    );
+    go_on.send(()).unwrap();
+    let reply = outcome
+        .recv_timeout(Duration::from_secs(10))
+        .unwrap()
+        .unwrap();
+    let texts: Vec<&str> = reply.choices.iter().map(|c| c.content.as_str()).collect();
+    assert_eq!(texts, ["first", "second"]);
+    server.finish();
+}

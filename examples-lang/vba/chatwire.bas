@@ -175,6 +175,8 @@ Public Const CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS As Long = 2
     Public Declare PtrSafe Function chatwire_reply_tool_call_type Lib "chatwire.dll" (ByVal reply As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_reasoning Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_reasoning_len Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_reply_refusal Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_reply_refusal_len Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_choice_count Lib "chatwire.dll" (ByVal reply As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_choice_content Lib "chatwire.dll" (ByVal reply As LongPtr, ByVal indexArg As LongPtr) As LongPtr
     Public Declare PtrSafe Function chatwire_reply_choice_content_len Lib "chatwire.dll" (ByVal reply As LongPtr, ByVal indexArg As LongPtr) As LongPtr
@@ -288,6 +290,8 @@ Public Const CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS As Long = 2
     Public Declare Function chatwire_reply_tool_call_type Lib "chatwire.dll" (ByVal reply As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_reply_reasoning Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_reasoning_len Lib "chatwire.dll" (ByVal reply As Long) As Long
+    Public Declare Function chatwire_reply_refusal Lib "chatwire.dll" (ByVal reply As Long) As Long
+    Public Declare Function chatwire_reply_refusal_len Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_choice_count Lib "chatwire.dll" (ByVal reply As Long) As Long
     Public Declare Function chatwire_reply_choice_content Lib "chatwire.dll" (ByVal reply As Long, ByVal indexArg As Long) As Long
     Public Declare Function chatwire_reply_choice_content_len Lib "chatwire.dll" (ByVal reply As Long, ByVal indexArg As Long) As Long

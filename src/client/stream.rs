@@ -12,7 +12,7 @@ use crate::http::cancel::CancelToken;
 use crate::http::reader::StreamReader;
 use crate::log;
 use crate::reply::Reply;
-use crate::stream::reply_stream::{ByteSource, DeltaKind, DeltaStream, ReplyStream, StreamDelta};
+use crate::stream::reply_stream::{ByteSource, DeltaStream, ReplyStream, StreamDelta};
 use crate::wire;
 use crate::wire::request::Delivery;
 
@@ -35,21 +35,26 @@ impl StreamUsage {
 }
 
 impl Client {
-    /// Streams the reply, each piece of text to `on_delta` on the calling
-    /// thread, then appends it; [`ControlFlow::Break`] stops with [`Error::Cancelled`].
+    /// Streams the reply, each piece of text (of the content, or of a
+    /// refusal: [where a refusal goes](crate::DeltaKind#where-a-refusal-goes))
+    /// to `on_delta` on the calling thread, then appends it;
+    /// [`ControlFlow::Break`] stops with [`Error::Cancelled`].
     pub fn send_stream(
         &self,
         conversation: &mut Conversation,
         mut on_delta: impl FnMut(&str) -> ControlFlow<()>,
     ) -> Result<Reply> {
-        self.send_stream_events(conversation, |delta| match delta.kind {
-            DeltaKind::Content => on_delta(&delta.text),
-            _ => ControlFlow::Continue(()),
+        self.send_stream_events(conversation, |delta| {
+            if delta.kind.is_text() {
+                on_delta(&delta.text)
+            } else {
+                ControlFlow::Continue(())
+            }
         })
     }
 
     /// Like [`send_stream`](Self::send_stream), each piece with its
-    /// [`DeltaKind`] (content, reasoning or refusal).
+    /// [`DeltaKind`](crate::DeltaKind) (content, reasoning or refusal).
     pub fn send_stream_events(
         &self,
         conversation: &mut Conversation,
@@ -81,13 +86,20 @@ impl Client {
         token: &CancelToken,
     ) -> Result<(DeltaStream, Option<Trim>)> {
         let delivery = self.stream_usage.delivery();
-        Outgoing::plan(conversation)?.send(delivery, |body| self.open_stream(body, token))
+        let choices = wire::request::choices_asked(conversation);
+        Outgoing::plan(conversation)?.send(delivery, |body| self.open_stream(body, choices, token))
     }
 
-    /// Posts a body for a streamed reply and returns its deltas; a server
-    /// that answers with one JSON body instead is read whole, one that
-    /// refuses `stream_options` gets the body again without it.
-    pub(super) fn open_stream(&self, body: &[u8], token: &CancelToken) -> Result<DeltaStream> {
+    /// Posts a body for a streamed reply of `choices` choices (its `n`) and
+    /// returns its deltas; a server that answers with one JSON body instead
+    /// is read whole, one that refuses `stream_options` gets the body again
+    /// without it.
+    pub(super) fn open_stream(
+        &self,
+        body: &[u8],
+        choices: u32,
+        token: &CancelToken,
+    ) -> Result<DeltaStream> {
         let mut posted = self.pool.post_stream(body, &self.settings, token);
         let refused = posted.as_ref().is_err_and(refuses_stream_options);
         let again = refused.then(|| wire::request::without_stream_options(body));
@@ -111,7 +123,7 @@ impl Client {
                 let (limits, source) = (&self.settings.limits, Box::new(reader));
                 let secrets = secrets.clone();
                 return Ok(DeltaStream::new(
-                    source, request_id, headers, limits, secrets,
+                    source, choices, request_id, headers, limits, secrets,
                 ));
             }
             let mut reply = wire::completion::decode(reader.read_all()?, request_id)?;

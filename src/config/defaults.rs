@@ -28,9 +28,9 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a stream may stay silent (not even a keep-alive) before it
 /// counts as stalled, unless set otherwise.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
-/// How long a stream whose every choice has finished may take to send
-/// `[DONE]`, its usage or the body's end: some servers keep the connection
-/// open after a complete reply, which is then taken as it is.
+/// How long a stream whose every choice asked for (`n`) has finished may
+/// take to send `[DONE]`, its usage or the body's end: some servers keep the
+/// connection open after a complete reply, which is then taken as it is.
 pub const STREAM_END_GRACE: Duration = Duration::from_secs(1);
 /// The longest timeout accepted: more than any reply takes, and far enough
 /// from the clock's limits that deadlines cannot overflow.

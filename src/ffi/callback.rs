@@ -11,7 +11,8 @@ use super::status::{chatwire_status, from_c};
 use super::text;
 use crate::config::MAX_CREDENTIAL_BYTES;
 
-/// Receives a streamed reply's text as it arrives: `delta` is `len` bytes of
+/// Receives a streamed reply's text as it arrives (the content, or a
+/// refusal's text: docs/c-api.md, "Where a refusal goes"): `delta` is `len` bytes of
 /// whole UTF-8 characters and a NUL, valid only during the call. Return 0 to
 /// go on; anything else stops the request (CHATWIRE_ERR_CANCELLED).
 pub type chatwire_delta_callback = Option<
@@ -26,7 +27,8 @@ pub enum chatwire_stream_kind {
     CHATWIRE_STREAM_CONTENT = 0,
     /// The model's reasoning (chatwire_reply_reasoning()).
     CHATWIRE_STREAM_REASONING = 1,
-    /// The model's refusal.
+    /// The model's refusal (chatwire_reply_refusal()), never CONTENT, whether
+    /// the server streamed or answered whole.
     CHATWIRE_STREAM_REFUSAL = 2,
 }
 

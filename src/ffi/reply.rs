@@ -22,6 +22,7 @@ pub struct chatwire_reply {
     /// id, name, arguments and type of each tool call.
     tool_calls: Vec<[CText; 4]>,
     reasoning: Option<CText>,
+    refusal: Option<CText>,
     /// The content of every choice.
     choices: Vec<CText>,
     request_id: Option<CText>,
@@ -40,6 +41,7 @@ impl chatwire_reply {
             json: text::c_string(reply.json.as_str()),
             tool_calls: calls.collect(),
             reasoning: reasoning(&reply.reasoning).map(CText::new),
+            refusal: reply.refusal.as_deref().map(CText::new),
             choices: choices.collect(),
             reply,
         }
@@ -216,6 +218,25 @@ pub unsafe extern "system" fn chatwire_reply_reasoning_len(
     reply: Option<&chatwire_reply>,
 ) -> usize {
     boundary::value(|| Ok(borrowed_len(&get(reply, "reply")?.reasoning)))
+}
+
+/// The model's refusal (OpenAI's "refusal" field), whether the reply was
+/// streamed or not; NULL when the model did not refuse. Borrowed until
+/// chatwire_reply_free(). chatwire_reply_content() holds it too when the
+/// model sent no content; a streamed refusal reaches the event callback as
+/// CHATWIRE_STREAM_REFUSAL and the delta callback as text (docs/c-api.md,
+/// "Where a refusal goes").
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_reply_refusal(
+    reply: Option<&chatwire_reply>,
+) -> *const c_char {
+    boundary::value(|| Ok(borrowed(&get(reply, "reply")?.refusal)))
+}
+
+/// The length in bytes of chatwire_reply_refusal(); 0 when NULL.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_reply_refusal_len(reply: Option<&chatwire_reply>) -> usize {
+    boundary::value(|| Ok(borrowed_len(&get(reply, "reply")?.refusal)))
 }
 
 /// How many choices the reply has: 1 unless the option "n" asked for more;

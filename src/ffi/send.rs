@@ -204,7 +204,7 @@ pub unsafe extern "system" fn chatwire_send_async(
         let on_delta = on_delta.map(|callback| {
             let mut sink = DeltaSink::new(callback, userdata);
             Box::new(move |delta: &crate::StreamDelta| {
-                delta.kind != crate::DeltaKind::Content || sink.deliver(&delta.text).is_continue()
+                !delta.kind.is_text() || sink.deliver(&delta.text).is_continue()
             }) as crate::client::DeltaHandler
         });
         let done_userdata = UserData(userdata);

@@ -103,7 +103,14 @@ impl Accumulator {
         self.done || self.has_finished()
     }
 
-    /// Whether every choice has a finish reason.
+    /// Whether `asked` choices (the request's `n`) have come and every one
+    /// has a finish reason: only `[DONE]` and the usage may follow. Until
+    /// then a choice may still begin, whenever choice 0 ended.
+    pub fn has_finished_all(&self, asked: u32) -> bool {
+        self.choices.len() >= asked as usize && self.has_finished()
+    }
+
+    /// Whether every choice that came has a finish reason.
     pub fn has_finished(&self) -> bool {
         !self.choices.is_empty()
             && self

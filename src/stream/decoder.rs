@@ -30,6 +30,8 @@ pub enum StreamEvent {
 pub struct StreamDecoder {
     parser: SseParser,
     accumulator: Accumulator,
+    /// How many choices the request asked for (its `n`).
+    asked: u32,
     done: bool,
     closed: bool,
 }
@@ -47,9 +49,18 @@ impl StreamDecoder {
         Self {
             parser: SseParser::with_limit(usize::try_from(event).unwrap_or(usize::MAX)),
             accumulator: Accumulator::with_limit(stream),
+            asked: 1,
             done: false,
             closed: false,
         }
+    }
+
+    /// The same decoder for a request that asked for `choices` choices
+    /// (its `n`; 1 unless set), which [`has_finished`](Self::has_finished)
+    /// waits for.
+    pub fn asking(mut self, choices: u32) -> Self {
+        self.asked = choices.max(1);
+        self
     }
 
     /// Decodes the next bytes; returns the events they complete, in order.
@@ -84,9 +95,17 @@ impl StreamDecoder {
         Ok(events)
     }
 
-    /// Whether every choice has finished: only `[DONE]` and the usage may follow.
+    /// Whether every choice asked for has come and finished: only `[DONE]`
+    /// and the usage may follow.
     pub fn has_finished(&self) -> bool {
-        self.accumulator.has_finished()
+        self.accumulator.has_finished_all(self.asked)
+    }
+
+    /// Whether what came is a complete reply should the body end now:
+    /// `[DONE]`, or every choice that came has finished (a server may send
+    /// fewer choices than asked for).
+    pub fn is_complete(&self) -> bool {
+        self.accumulator.is_complete()
     }
 
     /// Whether `[DONE]` has been seen.

@@ -15,6 +15,31 @@ use crate::stream::{StreamDecoder, StreamEvent};
 const READ_BUFFER_BYTES: usize = 16 * 1024;
 
 /// What kind of text a piece of a streamed reply is.
+///
+/// # Where a refusal goes
+///
+/// A refusal is not content. The same rule holds whether the server
+/// streams or ignores `"stream": true` and answers with one body (then
+/// each kind comes as one piece: reasoning, content, refusal), in the
+/// foreground and in the background:
+///
+/// - a caller that takes pieces with their kind
+///   ([`Client::send_stream_events`](crate::Client::send_stream_events),
+///   [`Client::stream_events_async`](crate::Client::stream_events_async),
+///   C's `chatwire_send_stream_events`) gets it as [`DeltaKind::Refusal`],
+///   never as [`DeltaKind::Content`];
+/// - a caller that takes text alone
+///   ([`Client::send_stream`](crate::Client::send_stream),
+///   [`Client::stream_async`](crate::Client::stream_async), the items of
+///   [`ReplyStream`], C's delta callbacks and
+///   `chatwire_request_take_text`) gets its pieces as text, as they come
+///   ([`is_text`](Self::is_text)): such a caller has no other way to learn
+///   why no answer came, and the text it gets adds up to [`Reply::content`],
+///   in which the refusal stands in for missing content;
+/// - the whole reply keeps it apart too, in [`Reply::refusal`].
+///
+/// (A server that sent both content and a refusal would give a text caller
+/// both, in the order it sent them; none is known to.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum DeltaKind {
@@ -23,8 +48,17 @@ pub enum DeltaKind {
     /// The model's reasoning ([`Reply::reasoning`]): from a reasoning field,
     /// or a leading `<think>` block, which never reaches the content.
     Reasoning,
-    /// The model's refusal.
+    /// The model's refusal ([`Reply::refusal`]).
     Refusal,
+}
+
+impl DeltaKind {
+    /// Whether a caller that takes text alone gets pieces of this kind: the
+    /// content and the refusal, not the reasoning (see [where a refusal
+    /// goes](Self#where-a-refusal-goes)).
+    pub fn is_text(self) -> bool {
+        matches!(self, DeltaKind::Content | DeltaKind::Refusal)
+    }
 }
 
 /// One piece of a streamed reply's choice 0, with what kind of text it is;
@@ -66,13 +100,17 @@ pub(crate) struct DeltaStream {
     headers: ResponseHeaders,
     /// The reply of a server that answered with one JSON body instead of a stream.
     whole: Option<Reply>,
-    /// Taken out of every error and of the reply (deltas pass as they come).
+    /// Taken out of every error; the reply and its deltas are what the
+    /// model wrote and pass as they came (docs/security.md).
     secrets: Secrets,
 }
 
 impl DeltaStream {
+    /// The deltas of a stream from `source`, for a request that asked for
+    /// `choices` choices (its `n`).
     pub(crate) fn new(
         source: Box<dyn ByteSource>,
+        choices: u32,
         request_id: Option<String>,
         headers: ResponseHeaders,
         limits: &Limits,
@@ -80,7 +118,7 @@ impl DeltaStream {
     ) -> DeltaStream {
         DeltaStream {
             source: Some(source),
-            decoder: StreamDecoder::with_limits(limits.event, limits.stream),
+            decoder: StreamDecoder::with_limits(limits.event, limits.stream).asking(choices),
             pending: VecDeque::new(),
             buffer: vec![0; READ_BUFFER_BYTES].into_boxed_slice(),
             request_id,
@@ -91,12 +129,21 @@ impl DeltaStream {
     }
 
     /// A server that ignored `"stream": true` and sent an ordinary
-    /// completion: its reply, taken as a stream of one delta of each kind.
+    /// completion: its reply, taken as a stream of one delta of each kind,
+    /// as a stream would have sent them (the content without the refusal
+    /// that stands in for it).
     pub(crate) fn whole(reply: Reply, secrets: Secrets) -> DeltaStream {
         let reasoning = reply.reasoning.as_ref().map(|r| r.text.clone());
+        let refusal = reply.refusal.clone().unwrap_or_default();
+        let content = if refusal == reply.content {
+            String::new()
+        } else {
+            reply.content.clone()
+        };
         let pending = [
             (DeltaKind::Reasoning, reasoning.unwrap_or_default()),
-            (DeltaKind::Content, reply.content.clone()),
+            (DeltaKind::Content, content),
+            (DeltaKind::Refusal, refusal),
         ]
         .into_iter()
         .filter(|(_, text)| !text.is_empty())
@@ -111,11 +158,11 @@ impl DeltaStream {
         }
     }
 
-    /// The next piece of the reply's text (reasoning and refusal passed
-    /// over); `None` at the end.
+    /// The next piece of the reply's text, for a caller that takes text
+    /// alone ([`DeltaKind::is_text`]: reasoning passed over); `None` at the end.
     pub(crate) fn next_delta(&mut self) -> Result<Option<String>> {
         while let Some(delta) = self.next_event()? {
-            if delta.kind == DeltaKind::Content {
+            if delta.kind.is_text() {
                 return Ok(Some(delta.text));
             }
         }
@@ -159,20 +206,32 @@ impl DeltaStream {
         }
     }
 
-    /// Reads the next bytes; `None` without a source. Once every choice has
-    /// finished, what follows gets [`STREAM_END_GRACE`]: a server that keeps
-    /// the connection open without `[DONE]` (TGI, OCI, some gateways) has sent
-    /// a complete reply, and the silence ends it (0).
+    /// Reads the next bytes; `None` without a source. The stream ends when
+    /// the server ends it (`[DONE]`, the body's end), or when it falls
+    /// silent after a complete reply (0):
+    ///
+    /// - once every choice asked for has finished, what follows gets
+    ///   [`STREAM_END_GRACE`]: a server that keeps the connection open
+    ///   without `[DONE]` (TGI, OCI, some gateways) has sent it all;
+    /// - while fewer have come (`n` > 1), a choice may still begin, however
+    ///   long after choice 0 ended: the read waits as any read of a stream
+    ///   does, and a server that sent fewer choices than asked and then says
+    ///   nothing for the idle timeout has ended its reply.
+    ///
+    /// Silence in the middle of a choice is [`Error::Timeout`].
     fn read(&mut self) -> Result<Option<usize>> {
-        let finished = self.decoder.has_finished();
+        let all_finished = self.decoder.has_finished();
+        let complete = self.decoder.is_complete();
         let Some(source) = self.source.as_mut() else {
             return Ok(None);
         };
-        if !finished {
-            return source.read(&mut self.buffer).map(Some);
-        }
-        match source.read_within(&mut self.buffer, STREAM_END_GRACE) {
-            Err(Error::Timeout { .. }) => Ok(Some(0)),
+        let read = if all_finished {
+            source.read_within(&mut self.buffer, STREAM_END_GRACE)
+        } else {
+            source.read(&mut self.buffer)
+        };
+        match read {
+            Err(Error::Timeout { .. }) if complete => Ok(Some(0)),
             other => other.map(Some),
         }
     }
@@ -207,8 +266,10 @@ impl DeltaStream {
 
 /// The text of a streamed reply as it arrives, from
 /// [`Client::stream`](crate::Client::stream): each item is the next piece
-/// (whole UTF-8 characters). When it ends without an error, the reply has
-/// been appended to the conversation and [`reply`](Self::reply) returns it.
+/// (whole UTF-8 characters) of the content or, when the model refuses, of
+/// its refusal ([where a refusal goes](DeltaKind#where-a-refusal-goes)).
+/// When it ends without an error, the reply has been appended to the
+/// conversation and [`reply`](Self::reply) returns it.
 /// After an error, or dropped before its end, the conversation is unchanged
 /// and the connection closed, so the server stops generating.
 pub struct ReplyStream<'c> {

@@ -221,9 +221,11 @@ impl AssistantMessage {
         for call in tool_calls.iter_mut().filter(|call| call.id.is_empty()) {
             call.id = made_up_call_id();
         }
+        let refusal = self.refusal.filter(|refusal| !refusal.is_empty());
         ReplyChoice {
             index,
-            content: content.or(self.refusal).unwrap_or_default(),
+            content: content.or_else(|| refusal.clone()).unwrap_or_default(),
+            refusal,
             finish_reason,
             reasoning,
             tool_calls,
@@ -254,6 +256,7 @@ impl Completion {
         let first = &choices[0];
         Ok(Reply {
             content: first.content.clone(),
+            refusal: first.refusal.clone(),
             finish_reason: first.finish_reason.clone(),
             usage: self.usage,
             id: self.id,
@@ -314,9 +317,17 @@ mod tests {
                 format!(r#"{{"choices":[{{"message":{{{content}"refusal":"I can't help"}}}}]}}"#);
             let reply = decode_completion(body.clone(), None).unwrap();
             assert_eq!(reply.content, "I can't help", "{body}");
+            assert_eq!(reply.refusal.as_deref(), Some("I can't help"), "{body}");
+            assert_eq!(reply.choices[0].refusal, reply.refusal, "{body}");
         }
         let body = r#"{"choices":[{"message":{"content":"yes","refusal":"no"}}]}"#;
-        assert_eq!(decode_completion(body.into(), None).unwrap().content, "yes");
+        let reply = decode_completion(body.into(), None).unwrap();
+        assert_eq!(
+            (reply.content.as_str(), reply.refusal.as_deref()),
+            ("yes", Some("no"))
+        );
+        let body = r#"{"choices":[{"message":{"content":"yes","refusal":""}}]}"#;
+        assert_eq!(decode_completion(body.into(), None).unwrap().refusal, None);
     }
 
     #[test]

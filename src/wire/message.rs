@@ -54,7 +54,8 @@ enum WireContent {
     Parts(Vec<WirePart>),
 }
 
-#[derive(Serialize, Deserialize)]
+/// A content part as read (`out.rs` writes its borrowed form, `PartOut`).
+#[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum WirePart {
     Text {
@@ -75,19 +76,18 @@ enum WirePart {
     },
 }
 
-/// One text of a thinking chunk, written with `"type": "text"` (any type,
-/// or none, is read).
-#[derive(Serialize, Deserialize)]
+/// One text of a thinking chunk (any type, or none, is read).
+#[derive(Deserialize)]
 #[serde(tag = "type", rename = "text")]
 struct ThinkingText {
     #[serde(default)]
     text: String,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct WireImage {
     url: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     detail: Option<ImageDetail>,
 }
 

@@ -74,6 +74,16 @@ pub(crate) enum Delivery {
     Streamed { usage: bool },
 }
 
+/// How many choices a request of `conversation` asks for: its option `n`,
+/// 1 without it.
+pub(crate) fn choices_asked(conversation: &Conversation) -> u32 {
+    let n = conversation
+        .options()
+        .get("n")
+        .and_then(serde_json::Value::as_u64);
+    n.map_or(1, |n| u32::try_from(n).unwrap_or(u32::MAX)).max(1)
+}
+
 pub(crate) fn encode(conversation: &Conversation, delivery: Delivery) -> Vec<u8> {
     let request = ChatRequest {
         model: conversation.model(),

@@ -154,6 +154,7 @@ pub mod model_output;
 pub mod paced;
 pub mod providers;
 pub mod providers_2026;
+pub mod refusal;
 pub mod slow;
 pub mod sockets;
 pub mod stuck;

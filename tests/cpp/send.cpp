@@ -96,7 +96,12 @@ void reply_metadata(const chatwire::Client &client) {
     chatwire::Conversation bare = asking("no usage");
     chatwire::Reply counted_nothing = client.send_reply(bare);
     CHECK(!counted_nothing.usage() && !counted_nothing.request_id() &&
-          !counted_nothing.finish_reason());
+          !counted_nothing.finish_reason() && !counted_nothing.refusal());
+
+    chatwire::Conversation refused = asking("refuse");
+    chatwire::Reply refusal = client.send_reply(refused);
+    CHECK(refusal.refusal() == std::optional<std::string>("I can't"));
+    CHECK(refusal.content() == "I can't");
 
     // A reply holding U+0000 comes out whole.
     chatwire::Conversation nul = asking("nul");

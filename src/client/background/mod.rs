@@ -11,8 +11,8 @@ use crate::conversation::Conversation;
 use crate::error::{lock, Error, Result};
 use crate::http::cancel::CancelToken;
 use crate::reply::Reply;
-use crate::stream::reply_stream::{DeltaKind, StreamDelta};
-use crate::wire::request::Delivery;
+use crate::stream::reply_stream::StreamDelta;
+use crate::wire::request::{choices_asked, Delivery};
 
 use super::{Client, DeltaHandler, Outgoing};
 
@@ -30,16 +30,20 @@ impl Client {
         self.spawn(conversation, None, |_| {})
     }
 
-    /// Streams the reply on a worker thread, which also runs `on_delta`;
-    /// returns at once. `on_delta` returning [`ControlFlow::Break`] cancels.
+    /// Streams the reply on a worker thread, which also runs `on_delta`
+    /// with each piece of text, as [`send_stream`](Self::send_stream) gives
+    /// them; returns at once. `on_delta` returning [`ControlFlow::Break`] cancels.
     pub fn stream_async(
         &self,
         conversation: &Conversation,
         mut on_delta: impl FnMut(&str) -> ControlFlow<()> + Send + 'static,
     ) -> Result<PendingReply> {
-        self.stream_events_async(conversation, move |delta| match delta.kind {
-            DeltaKind::Content => on_delta(&delta.text),
-            _ => ControlFlow::Continue(()),
+        self.stream_events_async(conversation, move |delta| {
+            if delta.kind.is_text() {
+                on_delta(&delta.text)
+            } else {
+                ControlFlow::Continue(())
+            }
         })
     }
 
@@ -62,6 +66,7 @@ impl Client {
         mut on_delta: Option<DeltaHandler>,
         on_finish: impl FnOnce(&Result<Reply>) + Send + 'static,
     ) -> Result<PendingReply> {
+        let choices = choices_asked(conversation);
         let outgoing = Outgoing::plan(conversation)?.into_owned();
         let planned_len = conversation.len();
         let delivery = match on_delta {
@@ -78,7 +83,7 @@ impl Client {
                     // Once cancelled (also by freeing the request from inside
                     // a callback), no delta reaches the caller any more.
                     let on_delta = |delta: &StreamDelta| !token.is_cancelled() && on_delta(delta);
-                    super::stream::run(client.open_stream(body, token)?, token, on_delta)
+                    super::stream::run(client.open_stream(body, choices, token)?, token, on_delta)
                 }
                 None => client.fetch(body, Some(token)),
             })?;
@@ -102,7 +107,7 @@ impl Client {
             let inbox = inbox.clone();
             // The text for take_text; reasoning waits for a call of its own.
             Box::new(move |delta: &StreamDelta| {
-                if delta.kind == DeltaKind::Content {
+                if delta.kind.is_text() {
                     inbox.push(&delta.text);
                 }
                 true

@@ -4,6 +4,7 @@
 
 mod decoder;
 mod providers;
+mod reply_stream;
 mod split;
 mod sse;
 mod support;

@@ -2,49 +2,73 @@
 //! and MP3 as `input_audio` parts, in the shapes of the official schema
 //! (`ChatCompletionRequestMessageContentPartFile`, `...PartAudio`).
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 
-use super::WirePart;
 use crate::conversation::message::{Attachment, AttachmentKind};
 
-/// A `file` part: chatwire sends a PDF's name and its bytes as a base64
-/// `data:` URL, the form OpenAI documents; `file_id` (an uploaded file) is
-/// read only to say that it is not supported.
-#[derive(Serialize, Deserialize)]
+/// A `file` part as read: chatwire sends a PDF's name and its bytes as a
+/// base64 `data:` URL, the form OpenAI documents; `file_id` (an uploaded
+/// file) is read only to say that it is not supported.
+#[derive(Deserialize)]
 pub(super) struct WireFile {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     filename: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     file_data: Option<String>,
-    #[serde(default, skip_serializing)]
+    #[serde(default)]
     file_id: Option<String>,
 }
 
-/// An `input_audio` part: plain base64 (no `data:` prefix) and its format.
-#[derive(Serialize, Deserialize)]
+/// An `input_audio` part as read: plain base64 (no `data:` prefix) and its format.
+#[derive(Deserialize)]
 pub(super) struct WireAudio {
     data: String,
     format: String,
 }
 
+/// A `file` part as a request writes it, borrowed.
+#[derive(Serialize)]
+pub(super) struct FileOut<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filename: Option<&'a str>,
+    file_data: PdfDataUrl<'a>,
+}
+
+/// An `input_audio` part as a request writes it, borrowed.
+#[derive(Serialize)]
+pub(super) struct AudioOut<'a> {
+    data: &'a str,
+    format: &'static str,
+}
+
+/// A PDF's stored base64 written as a `data:` URL: the prefix and the data
+/// go into the body one after the other, never joined in a copy.
+pub(super) struct PdfDataUrl<'a>(&'a str);
+
+impl Serialize for PdfDataUrl<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&format_args!("{PDF_DATA_URL}{}", self.0))
+    }
+}
+
 const PDF_DATA_URL: &str = "data:application/pdf;base64,";
 
-impl From<&Attachment> for WirePart {
-    fn from(file: &Attachment) -> WirePart {
-        match file.kind.audio_format() {
-            Some(format) => WirePart::InputAudio {
-                input_audio: WireAudio {
-                    data: file.data.clone(),
-                    format: format.to_owned(),
-                },
-            },
-            None => WirePart::File {
-                file: WireFile {
-                    filename: file.filename.clone(),
-                    file_data: Some(format!("{PDF_DATA_URL}{}", file.data)),
-                    file_id: None,
-                },
-            },
+impl<'a> FileOut<'a> {
+    /// A PDF's part, its base64 as stored when the file was added.
+    pub(super) fn of(file: &'a Attachment) -> FileOut<'a> {
+        FileOut {
+            filename: file.filename.as_deref(),
+            file_data: PdfDataUrl(&file.data),
+        }
+    }
+}
+
+impl<'a> AudioOut<'a> {
+    /// A recording's part in `format`, its base64 as stored when it was added.
+    pub(super) fn of(file: &'a Attachment, format: &'static str) -> AudioOut<'a> {
+        AudioOut {
+            data: &file.data,
+            format,
         }
     }
 }

@@ -1,15 +1,17 @@
-//! A message as a request writes it, borrowed: nothing copied on a send.
+//! A message as a request (and `Conversation::to_json`) writes it,
+//! borrowed: a send copies none of its texts, and writes each attachment's
+//! base64 as it was stored when the attachment was added.
 
 use std::borrow::Cow;
 
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::attachment::{AudioOut, FileOut};
 use super::{
-    reasoning, Message, ReasoningField, ThinkingText, ToolCall, WireImage, WirePart, CUSTOM,
-    MESSAGE_FIELDS, TOOL_CALL_FIELDS,
+    reasoning, Message, ReasoningField, ToolCall, CUSTOM, MESSAGE_FIELDS, TOOL_CALL_FIELDS,
 };
-use crate::conversation::message::Role;
+use crate::conversation::message::{Attachment, ImageDetail, Role};
 
 /// Whether a message goes out with its reasoning (see `wire::request` for
 /// which messages do).
@@ -47,21 +49,19 @@ impl Serialize for MessageOut<'_> {
         let content = if !message.images.is_empty() || !message.files.is_empty() || chunks.is_some()
         {
             // Reasoning as Mistral sent it: one thinking chunk.
-            let thinking = chunks.map(|reasoning| WirePart::Thinking {
-                thinking: vec![ThinkingText {
-                    text: reasoning.text.clone(),
+            let thinking = chunks.map(|reasoning| PartOut::Thinking {
+                thinking: [ThinkingOut {
+                    text: &reasoning.text,
                 }],
             });
-            let text = (!text.is_empty()).then(|| WirePart::Text {
-                text: text.into_owned(),
-            });
-            let images = message.images.iter().map(|image| WirePart::ImageUrl {
-                image_url: WireImage {
-                    url: image.url.clone(),
+            let text = (!text.is_empty()).then_some(PartOut::Text { text });
+            let images = message.images.iter().map(|image| PartOut::ImageUrl {
+                image_url: ImageOut {
+                    url: &image.url,
                     detail: image.detail,
                 },
             });
-            let files = message.files.iter().map(WirePart::from);
+            let files = message.files.iter().map(part_of);
             let parts = thinking.into_iter().chain(text).chain(images).chain(files);
             ContentOut::Parts(parts.collect())
         } else {
@@ -102,12 +102,64 @@ struct WireMessageOut<'a> {
     extra: ExtraOut<'a>,
 }
 
-/// [`WireContent`] to write, its text borrowed.
+/// [`WireContent`](super::WireContent) to write, its text borrowed.
 #[derive(Serialize)]
 #[serde(untagged)]
 enum ContentOut<'a> {
     Text(Cow<'a, str>),
-    Parts(Vec<WirePart>),
+    Parts(Vec<PartOut<'a>>),
+}
+
+/// A content part to write ([`WirePart`](super::WirePart) is the form
+/// read), borrowed: an image's URL or an attachment's base64 goes into the
+/// body as it is stored.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(super) enum PartOut<'a> {
+    Text {
+        text: Cow<'a, str>,
+    },
+    ImageUrl {
+        image_url: ImageOut<'a>,
+    },
+    File {
+        file: FileOut<'a>,
+    },
+    InputAudio {
+        input_audio: AudioOut<'a>,
+    },
+    /// Mistral's reasoning: `{"type": "thinking", "thinking": [{"type": "text", "text"}]}`.
+    Thinking {
+        thinking: [ThinkingOut<'a>; 1],
+    },
+}
+
+/// The part a file is sent as, writing its base64 as it was stored when
+/// the file was added (encoded once, there; never again on a send).
+fn part_of(file: &Attachment) -> PartOut<'_> {
+    match file.kind.audio_format() {
+        Some(format) => PartOut::InputAudio {
+            input_audio: AudioOut::of(file, format),
+        },
+        None => PartOut::File {
+            file: FileOut::of(file),
+        },
+    }
+}
+
+/// An `image_url` part's object, borrowed.
+#[derive(Serialize)]
+pub(super) struct ImageOut<'a> {
+    url: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<ImageDetail>,
+}
+
+/// One text of a thinking chunk, written with `"type": "text"`.
+#[derive(Serialize)]
+#[serde(tag = "type", rename = "text")]
+pub(super) struct ThinkingOut<'a> {
+    text: &'a str,
 }
 
 /// Writes tool calls in the wire form, borrowed.
