@@ -77,6 +77,18 @@ impl GrowingBuffers {
         self.output = Vec::new();
     }
 
+    /// Lets go of the output and, when it holds nothing unread, the input:
+    /// for a thread that will wait long for its answer without reading into
+    /// these buffers (TLS reads into its own first).
+    pub(crate) fn release_idle(&mut self) {
+        self.release_output();
+        if self.filled == self.consumed {
+            self.input = Vec::new();
+            self.filled = 0;
+            self.consumed = 0;
+        }
+    }
+
     fn ensure_output(&mut self) {
         if self.output.len() < self.output_size {
             // Zeroed as above: a request's head fills a page or two of it.
