@@ -238,4 +238,19 @@ mod tests {
         assert_eq!(buffers.input.len(), FIRST_INPUT);
         assert_eq!(buffers.output().len(), 8 * 1024);
     }
+
+    #[test]
+    fn idle_buffers_let_go_of_an_empty_input_but_keep_one_unread() {
+        let mut buffers = GrowingBuffers::new(64 * 1024, 8 * 1024);
+        buffers.output();
+        read_into(&mut buffers, b"HTTP/1.1 200");
+        buffers.release_idle();
+        assert_eq!(buffers.output.capacity(), 0);
+        assert_eq!(buffers.input(), b"HTTP/1.1 200", "unread input is kept");
+        buffers.input_consume(12);
+        buffers.release_idle();
+        assert_eq!(buffers.input.capacity(), 0, "no input held while waiting");
+        assert_eq!(read_into(&mut buffers, b" OK\r\n"), 5);
+        assert_eq!(buffers.input(), b" OK\r\n");
+    }
 }
