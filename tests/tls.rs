@@ -87,3 +87,17 @@ fn an_unusable_ca_file_is_a_config_error_and_changes_nothing() {
         assert!(err.to_string().contains("CA file"), "{err}");
     }
 }
+
+#[test]
+fn a_long_reply_over_tls_arrives_whole_in_the_foreground_and_in_the_background() {
+    // Far more than a TLS record and the buffers' first size: read in many
+    // pieces, by a worker that let go of its buffers before it waited.
+    let long: String = (0..40_000).map(|i| format!("{} ", i % 10)).collect();
+    let ca = TestCa::new("chatwire test CA");
+    let server = TlsServer::start(&ca, Leaf::Good, completion(&long));
+    let path = ca.write(&temp_dir("long"), "ca.pem");
+    let client = client_for(&server.url).ca_file(&path).build().unwrap();
+    assert_eq!(client.send(&mut conversation()).unwrap(), long);
+    let pending = client.send_async(&conversation()).unwrap();
+    assert_eq!(pending.wait().unwrap().content, long);
+}

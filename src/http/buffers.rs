@@ -77,6 +77,23 @@ impl GrowingBuffers {
         self.output = Vec::new();
     }
 
+    /// Once a request was written (the output is held): lets go of the
+    /// output and, when it holds nothing unread, the input, for a thread
+    /// that will wait long for its answer without reading into these
+    /// buffers (TLS reads into its own first). The reads of the answer's
+    /// rest keep the input they take.
+    pub(crate) fn release_idle(&mut self) {
+        if self.output.is_empty() {
+            return;
+        }
+        self.release_output();
+        if self.filled == self.consumed {
+            self.input = Vec::new();
+            self.filled = 0;
+            self.consumed = 0;
+        }
+    }
+
     fn ensure_output(&mut self) {
         if self.output.len() < self.output_size {
             // Zeroed as above: a request's head fills a page or two of it.
@@ -225,5 +242,27 @@ mod tests {
         read_into(&mut buffers, b"HTTP/1.1 200 OK\r\n");
         assert_eq!(buffers.input.len(), FIRST_INPUT);
         assert_eq!(buffers.output().len(), 8 * 1024);
+    }
+
+    #[test]
+    fn idle_buffers_let_go_of_an_empty_input_once_per_request_but_keep_one_unread() {
+        let mut buffers = GrowingBuffers::new(64 * 1024, 8 * 1024);
+        buffers.output();
+        read_into(&mut buffers, b"HTTP/1.1 200");
+        buffers.release_idle();
+        assert_eq!(buffers.output.capacity(), 0);
+        assert_eq!(buffers.input(), b"HTTP/1.1 200", "unread input is kept");
+        buffers.input_consume(12);
+        buffers.output();
+        buffers.release_idle();
+        assert_eq!(buffers.input.capacity(), 0, "no input held while waiting");
+        assert_eq!(read_into(&mut buffers, b" OK\r\n"), 5);
+        buffers.input_consume(5);
+        buffers.release_idle();
+        assert_eq!(
+            buffers.input.len(),
+            FIRST_INPUT,
+            "the answer's next read keeps its input: no request since"
+        );
     }
 }

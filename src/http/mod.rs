@@ -18,3 +18,4 @@ pub(crate) mod resolve;
 pub(crate) mod retry;
 pub(crate) mod stack;
 pub(crate) mod tls;
+pub(crate) mod tls_transport;

@@ -10,8 +10,7 @@ use base64::Engine;
 use ureq::config::Config;
 use ureq::http::{HeaderValue, Uri};
 use ureq::unversioned::transport::{
-    Buffers, ConnectProxyConnector, ConnectionDetails, Connector, NextTimeout, RustlsConnector,
-    Transport,
+    Buffers, ConnectProxyConnector, ConnectionDetails, Connector, NextTimeout, Transport,
 };
 use ureq::{Agent, Proxy};
 
@@ -19,6 +18,7 @@ use crate::config::ProxySetting;
 use crate::error::{Error, Result};
 use crate::http::connect::{self, TcpConnect};
 use crate::http::resolve::Resolve;
+use crate::http::tls_transport::TlsConnect;
 use crate::log::shown_url;
 
 /// How a client reaches its endpoint.
@@ -60,7 +60,7 @@ impl Route {
         let chain = ().chain(ConnectProxyConnector::default()).chain(TcpConnect);
         Agent::with_parts(
             config,
-            chain.chain(RustlsConnector::default()),
+            chain.chain(TlsConnect::default()),
             Resolve::default(),
         )
     }

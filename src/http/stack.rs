@@ -31,6 +31,11 @@ pub(crate) fn worker_started() {
     WORKER.set(Some(Worker { low, due: false }));
 }
 
+/// True on a background worker's thread.
+pub(crate) fn on_worker() -> bool {
+    WORKER.get().is_some()
+}
+
 /// A request went out: the next wait is the one to prepare for.
 pub(crate) fn request_written() {
     if let Some(Worker { low, .. }) = WORKER.get() {

@@ -8,6 +8,8 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::{ClientConfig, RootCertStore};
 use ureq::tls::{Certificate, ClientCert, PemItem, PrivateKey, RootCerts, TlsConfig};
 
 use crate::config::{ClientCertFiles, Network, MAX_CA_FILE_BYTES};
@@ -152,24 +154,67 @@ fn check_pair(
     chain: &[Certificate<'static>],
     key: &PrivateKey<'static>,
 ) -> std::result::Result<(), String> {
-    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-    let provider = rustls::crypto::CryptoProvider::get_default()
-        .cloned()
-        .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()));
-    let der = PrivateKeyDer::try_from(key.der())
-        .map_err(|_| "the key is of a kind chatwire cannot read".to_owned())?
-        .clone_key();
-    let chain = chain
-        .iter()
-        .map(|cert| CertificateDer::from(cert.der()).into_owned())
-        .collect();
-    match rustls::sign::CertifiedKey::from_der(chain, der, &provider) {
+    let der = key_der(key).ok_or("the key is of a kind chatwire cannot read")?;
+    match rustls::sign::CertifiedKey::from_der(chain_der(chain), der, &crypto_provider()) {
         Ok(_) => Ok(()),
         Err(rustls::Error::InconsistentKeys(_)) => {
             Err("the key is not the first certificate's".into())
         }
         Err(err) => Err(format!("the key or certificate cannot be used ({err})")),
     }
+}
+
+/// The rustls settings of `tls`, as ureq's own TLS step makes them:
+/// rustls' defaults (TLS 1.2 and 1.3, certificates verified, SNI), the
+/// process's crypto provider or ring, `tls`'s roots and client certificate.
+pub(crate) fn client_config(
+    tls: &TlsConfig,
+) -> std::result::Result<Arc<ClientConfig>, ureq::Error> {
+    let roots = match tls.root_certs() {
+        RootCerts::Specific(certs) => {
+            let mut store = RootCertStore::empty();
+            store.add_parsable_certificates(certs.iter().map(|cert| cert.der().into()));
+            store
+        }
+        RootCerts::WebPki => RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        },
+        _ => return Err(ureq::Error::Tls("chatwire sets no other roots")),
+    };
+    let builder = ClientConfig::builder_with_provider(crypto_provider())
+        .with_safe_default_protocol_versions()?
+        .with_root_certificates(roots);
+    let mut config = match tls.client_cert() {
+        None => builder.with_no_client_auth(),
+        Some(cert) => {
+            let key = key_der(cert.private_key()).ok_or(ureq::Error::Tls(
+                "the client key is of a kind chatwire cannot read",
+            ))?;
+            builder.with_client_auth_cert(chain_der(cert.certs()), key)?
+        }
+    };
+    config.enable_sni = tls.use_sni();
+    Ok(Arc::new(config))
+}
+
+/// The process's default crypto provider, else ring (as ureq chooses).
+fn crypto_provider() -> Arc<rustls::crypto::CryptoProvider> {
+    rustls::crypto::CryptoProvider::get_default()
+        .cloned()
+        .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()))
+}
+
+fn key_der(key: &PrivateKey<'static>) -> Option<PrivateKeyDer<'static>> {
+    PrivateKeyDer::try_from(key.der())
+        .ok()
+        .map(|der| der.clone_key())
+}
+
+fn chain_der(chain: &[Certificate<'static>]) -> Vec<CertificateDer<'static>> {
+    chain
+        .iter()
+        .map(|cert| CertificateDer::from(cert.der()).into_owned())
+        .collect()
 }
 
 fn pem_error(what: &str, path: &Path, why: &str) -> Error {

@@ -6,7 +6,8 @@
  * argv[1]: a server that answers "re: <question>" to each request once
  * all are in at once (which the test checks: they ran side by side);
  * argv[2]: how many requests; argv[3]: the most peak resident memory (KiB)
- * allowed, 0 for no check (under a sanitizer or valgrind). */
+ * allowed, 0 for no check (under a sanitizer or valgrind); argv[4], for an
+ * https:// server: the file of the CA that signed its certificate. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdlib.h>
@@ -55,6 +56,16 @@ static void raise_descriptor_limit(void) {
     }
 }
 
+/* A client of `url` that trusts the CA in `ca_file` too, if not NULL. */
+static chatwire_client *new_client(const char *url, const char *ca_file) {
+    chatwire_client *client = NULL;
+    CHECK_STATUS(chatwire_client_new(url, "sk-c-test", &client), CHATWIRE_OK);
+    if (ca_file != NULL) {
+        CHECK_STATUS(chatwire_client_set_ca_file(client, ca_file), CHATWIRE_OK);
+    }
+    return client;
+}
+
 /* What on_done_deep saw. */
 struct deep_done {
     int status;
@@ -78,9 +89,8 @@ static void on_done_deep(void *userdata, chatwire_status status) {
 
 /* The settings for many requests: their ranges, and a callback with a
  * deep stack once the worker stack is raised. */
-static void test_settings(const char *url) {
-    chatwire_client *client = NULL;
-    CHECK_STATUS(chatwire_client_new(url, "sk-c-test", &client), CHATWIRE_OK);
+static void test_settings(const char *url, const char *ca_file) {
+    chatwire_client *client = new_client(url, ca_file);
     CHECK_STATUS(chatwire_client_set_max_in_flight(client, 0), CHATWIRE_ERR_INVALID_ARGUMENT);
     CHECK(last_error_mentions("in flight"));
     CHECK_STATUS(chatwire_client_set_max_in_flight(NULL, 4), CHATWIRE_ERR_NULL_ARGUMENT);
@@ -111,14 +121,14 @@ static void test_settings(const char *url) {
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: many URL COUNT PEAK_KIB\n");
+        fprintf(stderr, "usage: many URL COUNT PEAK_KIB [CA_FILE]\n");
         return 2;
     }
     int count = atoi(argv[2]);
     long peak_allowed = atol(argv[3]);
+    const char *ca_file = argc > 4 ? argv[4] : NULL;
     raise_descriptor_limit();
-    chatwire_client *client = NULL;
-    CHECK_STATUS(chatwire_client_new(argv[1], "sk-c-test", &client), CHATWIRE_OK);
+    chatwire_client *client = new_client(argv[1], ca_file);
     CHECK_STATUS(chatwire_client_set_max_retries(client, 0), CHATWIRE_OK);
     chatwire_conversation **conversations =
         (chatwire_conversation **)calloc((size_t)count, sizeof *conversations);
@@ -171,6 +181,6 @@ int main(int argc, char **argv) {
     }
     free(requests);
     free(conversations);
-    test_settings(argv[1]);
+    test_settings(argv[1], ca_file);
     return report("many");
 }

@@ -4,10 +4,10 @@
 //! message: "re: <message>", streamed when the request asks for a stream.
 //! That all were in at once is the server's to say: a client that queued
 //! its requests would never fill the gathering, which gives up after half
-//! a minute.
+//! a minute. Over `http://`, or HTTPS with a certificate a test CA signed.
 
-use std::io::{BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{BufReader, Read, Write};
+use std::net::TcpListener;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -48,13 +48,25 @@ impl Gathering {
 impl SlowServer {
     /// Starts the server; it runs until the test process ends.
     pub fn gathering(count: usize) -> SlowServer {
+        SlowServer::start(count, None)
+    }
+
+    /// The same over HTTPS, its certificate signed by `ca` (for
+    /// `localhost` and 127.0.0.1).
+    pub fn gathering_tls(count: usize, ca: &super::tls_server::TestCa) -> SlowServer {
+        let config = super::tls_server::server_config(ca, super::tls_server::Leaf::Good, None);
+        SlowServer::start(count, Some(config))
+    }
+
+    fn start(count: usize, tls: Option<Arc<rustls::ServerConfig>>) -> SlowServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         // A queue for every connection that comes at once (std's holds
         // 128): one it drops is tried again a second later, which a test
         // of many requests in flight would take for chatwire's slowness.
         // SAFETY: listen on a descriptor the listener owns.
         unsafe { libc::listen(std::os::fd::AsRawFd::as_raw_fd(&listener), 4096) };
-        let url = format!("http://{}", listener.local_addr().unwrap());
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let url = format!("{scheme}://{}", listener.local_addr().unwrap());
         let gathering = Arc::new(Gathering {
             state: Mutex::new((0, false)),
             full: Condvar::new(),
@@ -64,9 +76,20 @@ impl SlowServer {
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let gathering = shared.clone();
+                let tls = tls.clone();
+                // The handshake's certificate check needs more than 128 KiB.
+                let stack = if tls.is_some() { 512 } else { 128 } * 1024;
                 let _ = std::thread::Builder::new()
-                    .stack_size(128 * 1024)
-                    .spawn(move || serve(stream, &gathering));
+                    .stack_size(stack)
+                    .spawn(move || match tls {
+                        None => serve(stream, &gathering),
+                        Some(config) => {
+                            let Ok(connection) = rustls::ServerConnection::new(config) else {
+                                return;
+                            };
+                            serve(rustls::StreamOwned::new(connection, stream), &gathering);
+                        }
+                    });
             }
         });
         SlowServer { url, gathering }
@@ -79,7 +102,7 @@ impl SlowServer {
     }
 }
 
-fn serve(stream: TcpStream, gathering: &Gathering) {
+fn serve(stream: impl Read + Write, gathering: &Gathering) {
     let mut reader = BufReader::new(stream);
     while let Some(body) = super::paced::read_request(&mut reader) {
         gathering.arrive();
@@ -107,7 +130,12 @@ fn serve(stream: TcpStream, gathering: &Gathering) {
                 body.len()
             )
         };
-        if reader.get_mut().write_all(answer.as_bytes()).is_err() {
+        let stream = reader.get_mut();
+        if stream
+            .write_all(answer.as_bytes())
+            .and_then(|()| stream.flush())
+            .is_err()
+        {
             return;
         }
     }

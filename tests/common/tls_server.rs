@@ -78,40 +78,7 @@ impl TlsServer {
     }
 
     fn start_with(ca: &TestCa, leaf: Leaf, body: String, clients: Option<&TestCa>) -> TlsServer {
-        let key = KeyPair::generate().unwrap();
-        let names = match leaf {
-            Leaf::OtherName => vec!["other.example".to_owned()],
-            _ => vec!["localhost".to_owned()],
-        };
-        let mut params = CertificateParams::new(names).unwrap();
-        if !matches!(leaf, Leaf::OtherName) {
-            params
-                .subject_alt_names
-                .push(SanType::IpAddress([127, 0, 0, 1].into()));
-        }
-        if matches!(leaf, Leaf::Expired) {
-            params.not_before = rcgen::date_time_ymd(2019, 1, 1);
-            params.not_after = rcgen::date_time_ymd(2020, 1, 1);
-        }
-        let cert = params.signed_by(&key, &ca.issuer).unwrap();
-        let chain = vec![CertificateDer::from(cert.der().to_vec())];
-        let private = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
-        let builder = rustls::ServerConfig::builder();
-        let builder = match clients {
-            None => builder.with_no_client_auth(),
-            Some(clients) => {
-                let mut roots = rustls::RootCertStore::empty();
-                let der = rustls::pki_types::pem::PemObject::from_pem_slice(clients.pem.as_bytes())
-                    .unwrap();
-                roots.add(der).unwrap();
-                let verifier = rustls::server::WebPkiClientVerifier::builder(Arc::new(roots))
-                    .build()
-                    .unwrap();
-                builder.with_client_cert_verifier(verifier)
-            }
-        };
-        let config = builder.with_single_cert(chain, private).unwrap();
-        let config = Arc::new(config);
+        let config = server_config(ca, leaf, clients);
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("https://{}", listener.local_addr().unwrap());
         let connections = Arc::new(AtomicUsize::new(0));
@@ -134,6 +101,48 @@ impl TlsServer {
     pub fn connections(&self) -> usize {
         self.connections.load(Ordering::SeqCst)
     }
+}
+
+/// A server's TLS settings: a certificate of this kind, signed by `ca`,
+/// and a client certificate signed by `clients` required if given.
+pub fn server_config(
+    ca: &TestCa,
+    leaf: Leaf,
+    clients: Option<&TestCa>,
+) -> Arc<rustls::ServerConfig> {
+    let key = KeyPair::generate().unwrap();
+    let names = match leaf {
+        Leaf::OtherName => vec!["other.example".to_owned()],
+        _ => vec!["localhost".to_owned()],
+    };
+    let mut params = CertificateParams::new(names).unwrap();
+    if !matches!(leaf, Leaf::OtherName) {
+        params
+            .subject_alt_names
+            .push(SanType::IpAddress([127, 0, 0, 1].into()));
+    }
+    if matches!(leaf, Leaf::Expired) {
+        params.not_before = rcgen::date_time_ymd(2019, 1, 1);
+        params.not_after = rcgen::date_time_ymd(2020, 1, 1);
+    }
+    let cert = params.signed_by(&key, &ca.issuer).unwrap();
+    let chain = vec![CertificateDer::from(cert.der().to_vec())];
+    let private = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+    let builder = rustls::ServerConfig::builder();
+    let builder = match clients {
+        None => builder.with_no_client_auth(),
+        Some(clients) => {
+            let mut roots = rustls::RootCertStore::empty();
+            let der =
+                rustls::pki_types::pem::PemObject::from_pem_slice(clients.pem.as_bytes()).unwrap();
+            roots.add(der).unwrap();
+            let verifier = rustls::server::WebPkiClientVerifier::builder(Arc::new(roots))
+                .build()
+                .unwrap();
+            builder.with_client_cert_verifier(verifier)
+        }
+    };
+    Arc::new(builder.with_single_cert(chain, private).unwrap())
 }
 
 /// Reads one request and answers it with `body`.

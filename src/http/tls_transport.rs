@@ -1,0 +1,140 @@
+//! A TLS step of our own in ureq's connector chain, made as ureq's rustls
+//! step makes it (rustls' defaults, the agent's roots and client
+//! certificate) but with buffers that grow (`http::buffers`). What ureq's
+//! step lacks: it takes its whole input buffer, the header limit and more
+//! (80 KiB), for every connection, most of what a thousand HTTPS requests
+//! in flight hold; and a worker waits holding neither of this layer's
+//! buffers (rustls and the TCP step below hold what a wait needs).
+
+use std::fmt;
+use std::io::{BufRead, Write};
+use std::sync::{Arc, OnceLock};
+
+use rustls::pki_types::ServerName;
+use rustls::{ClientConfig, ClientConnection, StreamOwned};
+use ureq::unversioned::transport::{
+    Buffers, ConnectionDetails, Connector, Either, NextTimeout, Transport, TransportAdapter,
+};
+
+use crate::http::buffers::GrowingBuffers;
+use crate::http::{stack, tls};
+
+/// Speaks TLS over the chained connection of an `https://` request.
+#[derive(Debug, Default)]
+pub(crate) struct TlsConnect {
+    /// The agent's rustls settings, made at its first TLS connection.
+    config: OnceLock<Arc<ClientConfig>>,
+}
+
+impl<In: Transport> Connector<In> for TlsConnect {
+    type Out = Either<In, TlsTransport>;
+
+    fn connect(
+        &self,
+        details: &ConnectionDetails,
+        chained: Option<In>,
+    ) -> Result<Option<Self::Out>, ureq::Error> {
+        let Some(transport) = chained else {
+            return Err(ureq::Error::Tls("no connection to speak TLS over"));
+        };
+        if !details.needs_tls() || transport.is_tls() {
+            return Ok(Some(Either::A(transport)));
+        }
+        let mut connection = ClientConnection::new(self.config(details)?, server_name(details)?)?;
+        let mut socket = TransportAdapter::new(transport.boxed(), details.current_time.clone());
+        socket.set_timeout(handshake_timeout(details));
+        connection.complete_io(&mut socket)?;
+        let config = details.config;
+        Ok(Some(Either::B(TlsTransport {
+            buffers: GrowingBuffers::new(config.input_buffer_size(), config.output_buffer_size()),
+            stream: StreamOwned::new(connection, socket),
+        })))
+    }
+}
+
+impl TlsConnect {
+    fn config(&self, details: &ConnectionDetails) -> Result<Arc<ClientConfig>, ureq::Error> {
+        if let Some(config) = self.config.get() {
+            return Ok(config.clone());
+        }
+        // Two first connections at once may both make it: one is kept.
+        let made = tls::client_config(details.config.tls_config())?;
+        Ok(self.config.get_or_init(|| made).clone())
+    }
+}
+
+/// The name the server's certificate must have: the URL's host, an IPv6
+/// address without its brackets.
+fn server_name(details: &ConnectionDetails) -> Result<ServerName<'static>, ureq::Error> {
+    let host = details.uri.host().unwrap_or_default();
+    let bare = host
+        .strip_prefix('[')
+        .and_then(|host| host.strip_suffix(']'))
+        .unwrap_or(host);
+    ServerName::try_from(bare)
+        .map(|name| name.to_owned())
+        .map_err(|_| ureq::Error::Tls("the host is not a name TLS can check"))
+}
+
+/// The connect timeout less what the TCP connect took of it.
+fn handshake_timeout(details: &ConnectionDetails) -> NextTimeout {
+    use ureq::unversioned::transport::time::Instant;
+    let mut timeout = details.timeout;
+    if let (Instant::Exact(now), Instant::Exact(started)) = ((details.current_time)(), details.now)
+    {
+        if !timeout.after.is_not_happening() {
+            let spent = now.saturating_duration_since(started);
+            timeout.after = timeout.after.saturating_sub(spent).into();
+        }
+    }
+    timeout
+}
+
+/// A TLS connection over a chained transport, its plain text in buffers
+/// that grow.
+pub(crate) struct TlsTransport {
+    buffers: GrowingBuffers,
+    stream: StreamOwned<ClientConnection, TransportAdapter>,
+}
+
+impl Transport for TlsTransport {
+    fn buffers(&mut self) -> &mut dyn Buffers {
+        &mut self.buffers
+    }
+
+    fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
+        self.stream.sock.set_timeout(timeout);
+        self.stream.write_all(&self.buffers.output()[..amount])?;
+        Ok(())
+    }
+
+    /// Waits for plain text before it takes room for it, so that a
+    /// background worker waits holding no buffer of this layer.
+    fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
+        self.stream.sock.set_timeout(timeout);
+        if stack::on_worker() {
+            self.buffers.release_idle();
+        }
+        let plain = self.stream.fill_buf()?;
+        let room = self.buffers.input_append_buf();
+        let read = plain.len().min(room.len());
+        room[..read].copy_from_slice(&plain[..read]);
+        self.stream.consume(read);
+        self.buffers.input_appended(read);
+        Ok(read > 0)
+    }
+
+    fn is_open(&mut self) -> bool {
+        self.stream.sock.get_mut().is_open()
+    }
+
+    fn is_tls(&self) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for TlsTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TlsTransport").finish_non_exhaustive()
+    }
+}
