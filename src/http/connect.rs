@@ -463,6 +463,54 @@ mod tests {
     }
 
     #[test]
+    fn a_late_cancel_spares_a_connection_another_request_took_from_the_pool() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addrs = [listener.local_addr().unwrap()];
+        let config = ureq::Agent::config_builder().build();
+        let mut transport = open(&addrs, &config, NextTimeout::default()).unwrap();
+        let (mut server, _) = listener.accept().unwrap();
+        let token = CancelToken::new();
+        {
+            let _entered = token.enter();
+            // The request's last read held the socket for its token.
+            cancel::hold(&transport.target).unwrap();
+            // The connection went back to the pool, and a plain send on
+            // another thread took it out (ureq asks the transport whether it
+            // is open), before this thread stopped working for the token.
+            transport = std::thread::spawn(move || {
+                assert!(transport.is_open());
+                transport
+            })
+            .join()
+            .unwrap();
+            token.cancel();
+        }
+        assert!(still_works(&transport.socket, &mut server));
+    }
+
+    #[test]
+    fn socket_timeouts_round_up_to_whole_milliseconds() {
+        // Windows would take a truncated 0 ms as no timeout at all.
+        assert_eq!(
+            whole_millis(Duration::from_micros(1)),
+            Duration::from_millis(1)
+        );
+        assert_eq!(
+            whole_millis(Duration::from_micros(999)),
+            Duration::from_millis(1)
+        );
+        assert_eq!(
+            whole_millis(Duration::from_millis(7)),
+            Duration::from_millis(7)
+        );
+        assert_eq!(
+            whole_millis(Duration::from_nanos(7_000_001)),
+            Duration::from_millis(8)
+        );
+        assert_eq!(whole_millis(Duration::MAX), Duration::from_millis(u64::MAX));
+    }
+
+    #[test]
     fn a_late_cancel_spares_the_request_that_took_the_connection() {
         for taken_by_another in [false, true] {
             let (socket, mut server) = connected();
