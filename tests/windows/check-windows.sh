@@ -6,7 +6,8 @@
 # library) and against libchatwire.a, run under Wine against the mock
 # server: a send, a stream, tools, extraction, an image file with a
 # non-ASCII name, errors and cancelled background requests, with the same
-# assertions as on Linux. For i686 also: the DLL exports the plain names,
+# assertions as on Linux; cancel_connect.c, a cancel that must end socket2's
+# wait for a TCP connect (WSAPoll) at once. For i686 also: the DLL exports the plain names,
 # and stdcall.c finds them with GetProcAddress and checks after each call
 # that the function popped its arguments (__stdcall), through every
 # callback type; stdcall.cpp does the same through chatwire.hpp.
@@ -140,6 +141,7 @@ warn=(-std=c11 -Wall -Wextra -Werror)
   "$CC" "${warn[@]}" "$consumers/tour.c" -o "$work/tour.exe" $(pkg-config --cflags --libs chatwire)
   "$CC" "${warn[@]}" "$consumers/tour.c" -o "$work/tour-static.exe" -static \
     $(pkg-config --static --cflags --libs chatwire-static)
+  "$CC" "${warn[@]}" "$here/cancel_connect.c" -o "$work/cancel_connect.exe" $(pkg-config --cflags --libs chatwire)
   if [ "$arch" = i686 ]; then
     # No import library: the functions are found at run time by their names.
     "$CC" "${warn[@]}" "$here/stdcall.c" -o "$work/stdcall.exe" -I"$unpacked/include"
@@ -183,7 +185,9 @@ run tour.exe "http://127.0.0.1:$port" "http://127.0.0.1:$stuck_port"
 run tour-static.exe "http://127.0.0.1:$port" "http://127.0.0.1:$stuck_port"
 run app.exe "http://127.0.0.1:$port"
 grep -qx 'reply: pong: ping' "$work/out"
-passed=3
+run cancel_connect.exe "http://127.0.0.1:$stuck_port"
+grep -q '^cancel_connect: ok' "$work/out"
+passed=4
 if [ "$arch" = i686 ]; then
   run stdcall.exe "http://127.0.0.1:$port"
   grep -q '^stdcall: [0-9]* calls, 0 left the stack unbalanced; [0-9]* passed, 0 failed$' "$work/out"
