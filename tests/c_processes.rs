@@ -112,6 +112,14 @@ fn c_a_forked_child_has_places_in_flight_of_its_own() {
 }
 
 #[test]
+fn c_a_child_forked_while_the_trust_is_read_builds_a_client() {
+    for_each_build("fork_trust", |exe| {
+        let out = run(exe, &[]);
+        assert!(out.contains(", 0 failed"), "{out}");
+    });
+}
+
+#[test]
 fn c_callbacks_that_call_back_cannot_corrupt_the_conversation() {
     let server = KeepAliveServer::start(3);
     let url = format!("{}/v1", server.url);

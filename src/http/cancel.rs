@@ -165,6 +165,14 @@ pub(crate) fn hold(target: &Arc<dyn Interrupt>) -> io::Result<()> {
     })
 }
 
+/// Claims `target` for the token the calling thread works for (0: none)
+/// without handing it over, as a request that takes a pooled connection
+/// does before its first read or write.
+pub(crate) fn claim(target: &dyn Interrupt) {
+    let owner = CURRENT.with(|current| current.borrow().as_ref().map_or(0, |token| token.0.id));
+    target.claim(owner);
+}
+
 /// The thread works for a token until this is dropped.
 pub(crate) struct Entered {
     previous: Option<CancelToken>,

@@ -20,6 +20,7 @@ use ureq::unversioned::transport::{
 use crate::error;
 use crate::http::buffers::GrowingBuffers;
 use crate::http::cancel::{self, Interrupt};
+use crate::http::resolve::Names;
 use crate::http::stack;
 
 thread_local! {
@@ -60,8 +61,9 @@ pub(crate) fn is_silence(error: &(dyn std::error::Error + 'static)) -> bool {
 const MIN_ATTEMPT: Duration = Duration::from_millis(10);
 
 /// Opens TCP connections a cancel can interrupt; passes on one a proxy made.
+/// When no address answers, the agent's resolver forgets them.
 #[derive(Debug)]
-pub(crate) struct TcpConnect;
+pub(crate) struct TcpConnect(pub(crate) Names);
 
 impl<In: Transport> Connector<In> for TcpConnect {
     type Out = Either<In, Interruptible>;
@@ -74,12 +76,13 @@ impl<In: Transport> Connector<In> for TcpConnect {
         if let Some(transport) = chained {
             return Ok(Some(Either::A(transport)));
         }
-        open(&details.addrs, details.config, details.timeout).map(|tcp| Some(Either::B(tcp)))
+        let tcp = open(&details.addrs, details.config, details.timeout);
+        Ok(Some(Either::B(tcp.inspect_err(|_| self.0.forget())?)))
     }
 }
 
 /// A new connection to one of `addrs`, with buffers as `config` sizes them.
-pub(crate) fn open(
+fn open(
     addrs: &[SocketAddr],
     config: &Config,
     timeout: NextTimeout,
@@ -276,11 +279,11 @@ impl Deadline {
                 if current.is_some_and(|current| current <= left && current >= left / 2) {
                     return Ok(());
                 }
-                Some(if left > Duration::from_millis(10) {
+                Some(whole_millis(if left > Duration::from_millis(10) {
                     left / 10 * 9
                 } else {
                     left
-                })
+                }))
             }
         };
         if wanted != *current {
@@ -354,7 +357,9 @@ impl Transport for Interruptible {
 
     /// A pooled connection is fit for another request when nothing can be
     /// read from it. ureq asks when the connection goes back to the pool
-    /// and when a request takes it out: only the second asks the socket.
+    /// and when a request takes it out: only the second asks the socket,
+    /// and claims it first for the request that takes it, whose thread
+    /// asks, so that a late cancel of the request before spares it.
     fn is_open(&mut self) -> bool {
         if !self.held.is_empty() {
             return false;
@@ -362,8 +367,17 @@ impl Transport for Interruptible {
         if std::mem::take(&mut self.just_read) {
             return true;
         }
+        cancel::claim(&*self.target);
         is_idle(&self.socket.socket)
     }
+}
+
+/// A socket timeout rounded up to whole milliseconds, as std rounds one:
+/// Windows keeps it in milliseconds, and socket2 truncates, so under 1 ms
+/// would become 0, which means no timeout at all.
+fn whole_millis(timeout: Duration) -> Duration {
+    let millis = timeout.as_nanos().div_ceil(1_000_000);
+    Duration::from_millis(u64::try_from(millis).unwrap_or(u64::MAX))
 }
 
 /// Sends without raising SIGPIPE, which would kill a C host (macOS: the
@@ -446,6 +460,54 @@ mod tests {
         });
         assert_eq!(outer, Some(Duration::from_secs(7)));
         assert_eq!(PATIENCE.get(), None);
+    }
+
+    #[test]
+    fn a_late_cancel_spares_a_connection_another_request_took_from_the_pool() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addrs = [listener.local_addr().unwrap()];
+        let config = ureq::Agent::config_builder().build();
+        let mut transport = open(&addrs, &config, NextTimeout::default()).unwrap();
+        let (mut server, _) = listener.accept().unwrap();
+        let token = CancelToken::new();
+        {
+            let _entered = token.enter();
+            // The request's last read held the socket for its token.
+            cancel::hold(&transport.target).unwrap();
+            // The connection went back to the pool, and a plain send on
+            // another thread took it out (ureq asks the transport whether it
+            // is open), before this thread stopped working for the token.
+            transport = std::thread::spawn(move || {
+                assert!(transport.is_open());
+                transport
+            })
+            .join()
+            .unwrap();
+            token.cancel();
+        }
+        assert!(still_works(&transport.socket, &mut server));
+    }
+
+    #[test]
+    fn socket_timeouts_round_up_to_whole_milliseconds() {
+        // Windows would take a truncated 0 ms as no timeout at all.
+        assert_eq!(
+            whole_millis(Duration::from_micros(1)),
+            Duration::from_millis(1)
+        );
+        assert_eq!(
+            whole_millis(Duration::from_micros(999)),
+            Duration::from_millis(1)
+        );
+        assert_eq!(
+            whole_millis(Duration::from_millis(7)),
+            Duration::from_millis(7)
+        );
+        assert_eq!(
+            whole_millis(Duration::from_nanos(7_000_001)),
+            Duration::from_millis(8)
+        );
+        assert_eq!(whole_millis(Duration::MAX), Duration::from_millis(u64::MAX));
     }
 
     #[test]

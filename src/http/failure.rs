@@ -64,7 +64,14 @@ fn is_timeout(error: &std::io::Error) -> bool {
 /// A timeout error that says which timeout ran out.
 fn timed_out(endpoint: &str, settings: &Settings, which: ureq::Timeout) -> Error {
     match which {
-        ureq::Timeout::Resolve | ureq::Timeout::Connect => Error::Timeout {
+        ureq::Timeout::Resolve => Error::Timeout {
+            kind: TimeoutKind::Connect,
+            message: format!(
+                "could not connect to {endpoint}: the name lookup did not answer within the connect timeout of {:?}",
+                settings.connect_timeout
+            ),
+        },
+        ureq::Timeout::Connect => Error::Timeout {
             kind: TimeoutKind::Connect,
             message: format!(
                 "could not connect to {endpoint} within the connect timeout of {:?}",

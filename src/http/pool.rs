@@ -75,6 +75,9 @@ impl Pool {
         let header_limit = usize::try_from(settings.limits.headers).unwrap_or(usize::MAX);
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(settings.timeout))
+            // ureq's connect timeout starts once the name is found: the
+            // lookup gets one of its own, as long.
+            .timeout_resolve(Some(settings.connect_timeout))
             .timeout_connect(Some(settings.connect_timeout))
             .max_response_header_size(header_limit)
             // The most it grows to (`http::buffers`): the headers must fit.
@@ -172,23 +175,99 @@ impl fmt::Debug for ProcessAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::TimeoutKind;
+    use crate::http::resolve::scripted;
     use std::hint::black_box;
+    use std::io::{Read, Write};
+    use std::net::{SocketAddr, TcpListener};
     use std::time::Duration;
     use std::time::Instant;
 
-    fn pool() -> Pool {
-        let network = Network::default();
+    /// A pool for `endpoint`, and the settings of its requests.
+    fn pool_for(
+        endpoint: &str,
+        connect: Duration,
+        whole: Duration,
+        retries: u32,
+    ) -> (Pool, Settings) {
         let settings = Settings {
-            timeout: Duration::from_secs(10),
-            connect_timeout: Duration::from_secs(5),
+            timeout: whole,
+            connect_timeout: connect,
             idle_timeout: Duration::from_secs(5),
-            max_retries: 0,
+            max_retries: retries,
             headers: Default::default(),
             limits: config::Limits::default(),
         };
-        let destination =
-            Destination::read("http://127.0.0.1:9/v1".into(), Credential::none(), network).unwrap();
-        Pool::new(destination, 4, &settings)
+        let network = Network::default();
+        let destination = Destination::read(endpoint.into(), Credential::none(), network).unwrap();
+        (Pool::new(destination, 4, &settings), settings)
+    }
+
+    fn pool() -> Pool {
+        let timeouts = (Duration::from_secs(5), Duration::from_secs(10));
+        pool_for("http://127.0.0.1:9/v1", timeouts.0, timeouts.1, 0).0
+    }
+
+    /// A server that answers one request `{}` with `{}`.
+    fn answers_once() -> SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(10)))
+                .unwrap();
+            let (mut seen, mut buffer) = (Vec::new(), [0u8; 1024]);
+            while !seen.ends_with(b"\r\n\r\n{}") {
+                match stream.read(&mut buffer) {
+                    Ok(0) | Err(_) => return,
+                    Ok(read) => seen.extend_from_slice(&buffer[..read]),
+                }
+            }
+            let answer = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+            let _ = stream.write_all(answer);
+        });
+        addr
+    }
+
+    #[test]
+    fn a_lookup_that_never_answers_ends_at_the_connect_timeout() {
+        scripted::script("never-answers.test:80", [None]);
+        let (connect, whole) = (Duration::from_millis(300), Duration::from_secs(30));
+        let (pool, settings) = pool_for("http://never-answers.test/v1", connect, whole, 0);
+        let started = Instant::now();
+        let Err(error) = pool.post(b"{}", &settings, None) else {
+            panic!("a send without addresses succeeded");
+        };
+        let took = started.elapsed();
+        assert_eq!(error.timeout_kind(), Some(TimeoutKind::Connect), "{error}");
+        assert!(
+            error.to_string().contains("the name lookup did not answer"),
+            "{error}"
+        );
+        // Well before the whole request's 30 s.
+        assert!(took < Duration::from_secs(10), "took {took:?}");
+    }
+
+    #[test]
+    fn a_retry_after_a_failed_connect_looks_the_name_up_again() {
+        // Nothing listens there any more: the connect is refused.
+        let dead = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let live = answers_once();
+        scripted::script("moved.test:80", [Some(vec![dead]), Some(vec![live])]);
+        let (connect, whole) = (Duration::from_secs(5), Duration::from_secs(30));
+        let (pool, settings) = pool_for("http://moved.test/v1", connect, whole, 1);
+        let received = pool.post(b"{}", &settings, None);
+        assert_eq!(
+            received
+                .map(|received| received.body)
+                .map_err(|e| e.to_string()),
+            Ok("{}".to_owned())
+        );
+        assert_eq!(scripted::left("moved.test:80"), 0);
     }
 
     #[test]

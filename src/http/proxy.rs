@@ -16,7 +16,7 @@ use ureq::{Agent, Proxy};
 
 use crate::config::ProxySetting;
 use crate::error::{Error, Result};
-use crate::http::connect::{self, TcpConnect};
+use crate::http::connect::TcpConnect;
 use crate::http::resolve::Resolve;
 use crate::http::tls_transport::TlsConnect;
 use crate::log::shown_url;
@@ -55,14 +55,13 @@ impl Route {
             // The endpoint's name is the proxy's to look up (a company proxy
             // knows names this host may not): only the proxy's is looked up here.
             let names = Resolve::only(forward.proxy.uri().clone());
-            return Agent::with_parts(config, forward.clone(), names);
+            let chain = ().chain(TcpConnect(names.names())).chain(forward.clone());
+            return Agent::with_parts(config, chain, names);
         }
-        let chain = ().chain(ConnectProxyConnector::default()).chain(TcpConnect);
-        Agent::with_parts(
-            config,
-            chain.chain(TlsConnect::default()),
-            Resolve::default(),
-        )
+        let names = Resolve::default();
+        let chain = ().chain(ConnectProxyConnector::default());
+        let chain = chain.chain(TcpConnect(names.names()));
+        Agent::with_parts(config, chain.chain(TlsConnect::default()), names)
     }
 }
 
@@ -242,20 +241,17 @@ fn in_range(rule: &str, address: IpAddr) -> bool {
     network.is_ipv4() == address.is_ipv4() && differ.checked_shr(width - bits).unwrap_or(0) == 0
 }
 
-impl Connector<()> for Forward {
+/// Wraps the connection the TCP step before it made to the proxy (the
+/// agent's resolver gives the proxy's addresses for every URL).
+impl<In: Transport> Connector<In> for Forward {
     type Out = AbsoluteForm;
 
     fn connect(
         &self,
-        details: &ConnectionDetails,
-        _chained: Option<()>,
+        _details: &ConnectionDetails,
+        chained: Option<In>,
     ) -> Result<Option<AbsoluteForm>, ureq::Error> {
-        let proxy = self.proxy.uri();
-        let addrs = details
-            .resolver
-            .resolve(proxy, details.config, details.timeout)?;
-        let tcp = connect::open(&addrs, details.config, details.timeout)?;
-        Ok(Some(AbsoluteForm {
+        Ok(chained.map(|tcp| AbsoluteForm {
             inner: Box::new(tcp),
             origin: self.origin.clone(),
             head_next: true,

@@ -1,6 +1,9 @@
 //! Turning a URL's host into addresses: IP literals and `localhost` at once,
-//! a name at most every [`CACHE_FOR`]. What ureq's resolver lacks: a cancel
-//! of its wait, and no lookup per request (it starts a thread for each).
+//! a name at most every [`CACHE_FOR`], and again after a failed connect
+//! ([`Names::forget`]). What ureq's resolver lacks: a cancel of its wait, and
+//! no lookup per request (it starts a thread for each). ureq gives the wait
+//! its timeout (`timeout_resolve`, which `http::pool` sets to the connect
+//! timeout).
 
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
@@ -28,9 +31,23 @@ const MAX_ADDRS: usize = 16;
 /// its parent's thread held at the fork.
 #[derive(Debug, Default)]
 pub(crate) struct Resolve {
-    last: Mutex<Option<Found>>,
-    /// The one URL whose host is looked up (a forward proxy's); others get none.
+    last: Names,
+    /// The one URL whose host is looked up (a forward proxy's), for every
+    /// URL: the connection goes there.
     only: Option<Uri>,
+}
+
+/// What a resolver found last, shared with the agent's TCP step, which
+/// forgets it when no address answers: a retry then looks the name up again
+/// rather than going back to the same dead addresses.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Names(Arc<Mutex<Option<Found>>>);
+
+impl Names {
+    /// Drops what was found, so that the next request looks it up again.
+    pub(crate) fn forget(&self) {
+        *error::lock(&self.0) = None;
+    }
 }
 
 /// The addresses of the last URL's scheme and authority: a send to where
@@ -51,9 +68,7 @@ impl Resolver for Resolve {
         config: &Config,
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
-        if self.only.as_ref().is_some_and(|only| only != uri) {
-            return Ok(self.empty());
-        }
+        let uri = self.only.as_ref().unwrap_or(uri);
         let scheme = uri.scheme_str().unwrap_or_default();
         let authority = uri.authority().map_or("", |authority| authority.as_str());
         let mut addrs = self.empty();
@@ -63,7 +78,7 @@ impl Resolver for Resolve {
                 addrs.push(addr);
             }
         };
-        let last = || error::lock(&self.last);
+        let last = || error::lock(&self.last.0);
         let fresh = |found: &&Found| {
             found.authority == authority
                 && found.scheme == scheme
@@ -79,8 +94,7 @@ impl Resolver for Resolve {
             let (found, until) = match without_lookup(&target) {
                 Some(found) => (found, None),
                 None => {
-                    let lookup = move || target.to_socket_addrs().map(Iterator::collect);
-                    let found = wait_for_lookup(lookup, timeout)?;
+                    let found = wait_for_lookup(move || system_lookup(target), timeout)?;
                     (found, Some(Instant::now() + CACHE_FOR))
                 }
             };
@@ -100,11 +114,76 @@ impl Resolver for Resolve {
 }
 
 impl Resolve {
-    /// A resolver for the hosts of `uri` alone.
+    /// A resolver that gives the addresses of `uri` for every URL (a forward
+    /// proxy's: the endpoint's name is the proxy's to look up).
     pub(crate) fn only(uri: Uri) -> Resolve {
         Resolve {
             only: Some(uri),
             ..Resolve::default()
+        }
+    }
+
+    /// What it finds, for the TCP step to forget.
+    pub(crate) fn names(&self) -> Names {
+        self.last.clone()
+    }
+}
+
+/// Looks `host:port` up with the system's resolver (in tests, a name
+/// [`scripted`] answers as its test says).
+fn system_lookup(target: String) -> io::Result<Vec<SocketAddr>> {
+    #[cfg(test)]
+    if let Some(answer) = scripted::answer(&target) {
+        return answer;
+    }
+    target.to_socket_addrs().map(Iterator::collect)
+}
+
+/// Names whose lookups a test scripts, answer by answer: the whole road of
+/// a send runs, but the system's resolver is not asked.
+#[cfg(test)]
+pub(crate) mod scripted {
+    use std::collections::VecDeque;
+    use std::io;
+    use std::net::SocketAddr;
+    use std::sync::Mutex;
+
+    /// One lookup's answer; `None`: it never answers.
+    pub(crate) type Answer = Option<Vec<SocketAddr>>;
+
+    static NAMES: Mutex<Vec<(String, VecDeque<Answer>)>> = Mutex::new(Vec::new());
+
+    /// The lookups of `target` (`host:port`) give these answers in turn,
+    /// then fail.
+    pub(crate) fn script(target: &str, answers: impl IntoIterator<Item = Answer>) {
+        let mut names = NAMES.lock().unwrap();
+        names.retain(|(name, _)| name != target);
+        names.push((target.to_owned(), answers.into_iter().collect()));
+    }
+
+    /// How many answers for `target` are not given yet.
+    pub(crate) fn left(target: &str) -> usize {
+        let names = NAMES.lock().unwrap();
+        let found = names.iter().find(|(name, _)| name == target);
+        found.map_or(0, |(_, answers)| answers.len())
+    }
+
+    /// The next answer for `target`; `None` for a name no test scripted.
+    pub(super) fn answer(target: &str) -> Option<io::Result<Vec<SocketAddr>>> {
+        let next = {
+            let mut names = NAMES.lock().unwrap();
+            let (_, answers) = names.iter_mut().find(|(name, _)| name == target)?;
+            answers.pop_front()
+        };
+        match next {
+            Some(Some(addrs)) => Some(Ok(addrs)),
+            Some(None) => loop {
+                std::thread::park();
+            },
+            None => Some(Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "the test scripted no more answers",
+            ))),
         }
     }
 }
@@ -195,6 +274,18 @@ mod tests {
         assert_eq!(local[0], "127.0.0.1:443".parse().unwrap());
         assert_eq!(local[1], "[::1]:443".parse().unwrap());
         assert!(without_lookup("example.com:443").is_none());
+    }
+
+    #[test]
+    fn a_forward_proxy_s_resolver_answers_every_url_with_the_proxy() {
+        // ureq's contract: at least one address, or HostNotFound.
+        let names = Resolve::only("http://127.0.0.1:3128".parse().unwrap());
+        let config = ureq::Agent::config_builder().build();
+        let endpoint: Uri = "http://api.example.com/v1".parse().unwrap();
+        let addrs = names
+            .resolve(&endpoint, &config, NextTimeout::default())
+            .unwrap();
+        assert_eq!(&addrs[..], ["127.0.0.1:3128".parse().unwrap()]);
     }
 
     #[test]

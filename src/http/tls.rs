@@ -6,7 +6,7 @@
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, TryLockError};
 
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::{ClientConfig, RootCertStore};
@@ -67,19 +67,31 @@ fn root_certs(extra: Vec<Certificate<'static>>) -> Result<RootCerts> {
 type Cached = ([Option<OsString>; 2], Arc<Vec<Certificate<'static>>>);
 
 /// The system's roots, read once per process (reading them takes
-/// milliseconds) and again when the variables change.
+/// milliseconds) and again when the variables change. No lock is held while
+/// they are read, and the cache is only tried: a lock another thread held
+/// when the process forked stays held in the child, which then reads the
+/// roots itself (correct, only slower), as does a thread that finds another
+/// at the cache.
 fn system_roots() -> Result<Arc<Vec<Certificate<'static>>>> {
     static CACHE: Mutex<Option<Cached>> = Mutex::new(None);
     let variables = CERT_VARIABLES.map(std::env::var_os);
-    let mut cache = crate::error::lock(&CACHE);
-    match cache.as_ref() {
-        Some((read_under, roots)) if *read_under == variables => Ok(roots.clone()),
-        _ => {
-            let roots = Arc::new(read_system_roots()?);
-            *cache = Some((variables, roots.clone()));
-            Ok(roots)
-        }
+    let cache = || match CACHE.try_lock() {
+        Ok(cache) => Some(cache),
+        Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    };
+    let cached = cache().and_then(|cache| match cache.as_ref() {
+        Some((read_under, roots)) if *read_under == variables => Some(roots.clone()),
+        _ => None,
+    });
+    if let Some(roots) = cached {
+        return Ok(roots);
     }
+    let roots = Arc::new(read_system_roots()?);
+    if let Some(mut cache) = cache() {
+        *cache = Some((variables, roots.clone()));
+    }
+    Ok(roots)
 }
 
 /// Reads the operating system's roots, or those named by `SSL_CERT_FILE` /

@@ -6,12 +6,13 @@
 # (through its import library) and against libchatwire.a, run under Wine
 # against the mock server: a send, a stream, tools, extraction, an image
 # file with a non-ASCII name, errors and cancelled background requests,
-# with the same assertions as on Linux. For i686 also: the DLL exports the
-# plain names, and stdcall.c finds them with GetProcAddress and checks
-# after each call that the function popped its arguments (__stdcall),
-# through every callback type; stdcall.cpp does the same through
-# chatwire.hpp. The win7
-# zips get the same checks as their CPU's, in a Wine prefix that reports
+# with the same assertions as on Linux; cancel_connect.c, a cancel that must
+# end socket2's wait for a TCP connect (WSAPoll) at once. For i686 also: the
+# DLL exports the plain names, and stdcall.c finds them with GetProcAddress
+# and checks after each call that the function popped its arguments
+# (__stdcall), through every callback type; stdcall.cpp does the same
+# through chatwire.hpp. The win7 zips get the same checks as their CPU's,
+# in a Wine prefix that reports
 # Windows 7 SP1, and the import audit (packaging/check-win7.py) that make
 # dist-windows ran on the DLL runs on a program with the static library too.
 #
@@ -145,6 +146,7 @@ warn=(-std=c11 -Wall -Wextra -Werror)
   "$CC" "${warn[@]}" "$consumers/tour.c" -o "$work/tour.exe" $(pkg-config --cflags --libs chatwire)
   "$CC" "${warn[@]}" "$consumers/tour.c" -o "$work/tour-static.exe" -static \
     $(pkg-config --static --cflags --libs chatwire-static)
+  "$CC" "${warn[@]}" "$here/cancel_connect.c" -o "$work/cancel_connect.exe" $(pkg-config --cflags --libs chatwire)
   if [ "$cpu" = i686 ]; then
     # No import library: the functions are found at run time by their names.
     "$CC" "${warn[@]}" "$here/stdcall.c" -o "$work/stdcall.exe" -I"$unpacked/include"
@@ -207,7 +209,9 @@ run tour.exe "http://127.0.0.1:$port" "http://127.0.0.1:$stuck_port"
 run tour-static.exe "http://127.0.0.1:$port" "http://127.0.0.1:$stuck_port"
 run app.exe "http://127.0.0.1:$port"
 grep -qx 'reply: pong: ping' "$work/out"
-passed=3
+run cancel_connect.exe "http://127.0.0.1:$stuck_port"
+grep -q '^cancel_connect: ok' "$work/out"
+passed=4
 if [ "$cpu" = i686 ]; then
   run stdcall.exe "http://127.0.0.1:$port"
   grep -q '^stdcall: [0-9]* calls, 0 left the stack unbalanced; [0-9]* passed, 0 failed$' "$work/out"

@@ -147,7 +147,9 @@ impl ClientBuilder {
         /// The whole-request timeout, per attempt; default [`DEFAULT_TIMEOUT`](crate::DEFAULT_TIMEOUT).
         timeout(timeout: Duration) => timeout = timeout;
 
-        /// The connect timeout, per attempt; default [`DEFAULT_CONNECT_TIMEOUT`](crate::DEFAULT_CONNECT_TIMEOUT).
+        /// The connect timeout, per attempt: it bounds the name lookup, and
+        /// then the connection (TCP, TLS); default
+        /// [`DEFAULT_CONNECT_TIMEOUT`](crate::DEFAULT_CONNECT_TIMEOUT).
         connect_timeout(timeout: Duration) => connect_timeout = timeout;
 
         /// How long a stream may stay silent (keep-alives count); default
