@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 use ureq::config::Config;
+use ureq::unversioned::transport::time::Instant as ClockInstant;
 use ureq::unversioned::transport::{
     Buffers, ConnectionDetails, Connector, Either, NextTimeout, Transport,
 };
@@ -20,7 +21,7 @@ use ureq::unversioned::transport::{
 use crate::error;
 use crate::http::buffers::GrowingBuffers;
 use crate::http::cancel::{self, Interrupt};
-use crate::http::resolve::Names;
+use crate::http::resolve::{self, Names};
 use crate::http::stack;
 
 thread_local! {
@@ -76,9 +77,32 @@ impl<In: Transport> Connector<In> for TcpConnect {
         if let Some(transport) = chained {
             return Ok(Some(Either::A(transport)));
         }
-        let tcp = open(&details.addrs, details.config, details.timeout);
+        let tcp = open(&details.addrs, details.config, connect_time_left(details));
         Ok(Some(Either::B(tcp.inspect_err(|_| self.0.forget())?)))
     }
+}
+
+/// What is left of the connect timeout for the next step of a connect (the
+/// TCP connect, the TLS handshake). ureq counts it from the start of the
+/// connect, after the name lookup; chatwire's connect timeout covers the
+/// lookup too, so it counts from the lookup's start when there was one (a
+/// proxy's lookup, made within the connect, starts later and changes
+/// nothing).
+pub(crate) fn connect_time_left(details: &ConnectionDetails) -> NextTimeout {
+    let mut timeout = details.timeout;
+    let clock = ((details.current_time)(), details.now);
+    let (ClockInstant::Exact(now), ClockInstant::Exact(connect_began)) = clock else {
+        return timeout;
+    };
+    if timeout.after.is_not_happening() {
+        return timeout;
+    }
+    let began = resolve::lookup_began().map_or(connect_began, |lookup| lookup.min(connect_began));
+    timeout.after = timeout
+        .after
+        .saturating_sub(now.saturating_duration_since(began))
+        .into();
+    timeout
 }
 
 /// A new connection to one of `addrs`, with buffers as `config` sizes them.

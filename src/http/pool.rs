@@ -179,7 +179,7 @@ mod tests {
     use crate::http::resolve::scripted;
     use std::hint::black_box;
     use std::io::{Read, Write};
-    use std::net::{SocketAddr, TcpListener};
+    use std::net::{SocketAddr, TcpListener, TcpStream};
     use std::time::Duration;
     use std::time::Instant;
 
@@ -247,6 +247,42 @@ mod tests {
         );
         // Well before the whole request's 30 s.
         assert!(took < Duration::from_secs(10), "took {took:?}");
+    }
+
+    /// A loopback address where connects hang: a listener with the smallest
+    /// backlog, filled by connections nobody accepts, so the kernel drops
+    /// further handshakes. Kept open while the listener and fillers live.
+    fn stuck_listener() -> (SocketAddr, socket2::Socket, Vec<TcpStream>) {
+        use socket2::{Domain, Socket, Type};
+        let listener = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+        let loopback: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        listener.bind(&loopback.into()).unwrap();
+        listener.listen(0).unwrap();
+        let addr = listener.local_addr().unwrap().as_socket().unwrap();
+        let mut fillers = Vec::new();
+        while let Ok(stream) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+            fillers.push(stream);
+            assert!(fillers.len() < 64, "the backlog never filled");
+        }
+        (addr, listener, fillers)
+    }
+
+    #[test]
+    fn a_slow_lookup_and_a_slow_connect_keep_to_one_connect_timeout() {
+        let (stuck, _listener, _fillers) = stuck_listener();
+        let lookup = Duration::from_millis(1000);
+        scripted::script_after("slow-name.test:80", lookup, [Some(vec![stuck])]);
+        let (connect, whole) = (Duration::from_millis(1500), Duration::from_secs(30));
+        let (pool, settings) = pool_for("http://slow-name.test/v1", connect, whole, 0);
+        let started = Instant::now();
+        let Err(error) = pool.post(b"{}", &settings, None) else {
+            panic!("a send to a listener that never accepts succeeded");
+        };
+        let took = started.elapsed();
+        assert_eq!(error.timeout_kind(), Some(TimeoutKind::Connect), "{error}");
+        // One connect timeout for both: 1.5 s, not the lookup's 1 s and then
+        // the connect's 1.5 s (2.5 s).
+        assert!(took < Duration::from_millis(2200), "took {took:?}");
     }
 
     #[test]

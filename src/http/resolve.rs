@@ -3,8 +3,10 @@
 //! ([`Names::forget`]). What ureq's resolver lacks: a cancel of its wait, and
 //! no lookup per request (it starts a thread for each). ureq gives the wait
 //! its timeout (`timeout_resolve`, which `http::pool` sets to the connect
-//! timeout).
+//! timeout); the connect that follows counts from the lookup's start
+//! ([`lookup_began`]), so that the two keep to one connect timeout.
 
+use std::cell::Cell;
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
@@ -24,6 +26,21 @@ pub(crate) const CACHE_FOR: Duration = Duration::from_secs(30);
 
 /// The most addresses ureq takes from a resolver.
 const MAX_ADDRS: usize = 16;
+
+thread_local! {
+    /// When this thread's last lookup began; `None` when the last resolve
+    /// needed none. ureq calls the resolver and then the connector on the
+    /// request's own thread, and starts the connect timeout only once the
+    /// lookup is done: the connect steps count from here instead.
+    static LOOKUP_BEGAN: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// When the lookup of this thread's last resolve began (`None` when its
+/// addresses needed none: an IP literal, `localhost`, a name found
+/// recently).
+pub(crate) fn lookup_began() -> Option<Instant> {
+    LOOKUP_BEGAN.get()
+}
 
 /// A resolver that starts no thread for IP literals, `localhost` and a
 /// recent name. One per agent, which reaches one host (or its proxy): a
@@ -68,6 +85,7 @@ impl Resolver for Resolve {
         config: &Config,
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        LOOKUP_BEGAN.set(None);
         let uri = self.only.as_ref().unwrap_or(uri);
         let scheme = uri.scheme_str().unwrap_or_default();
         let authority = uri.authority().map_or("", |authority| authority.as_str());
@@ -94,6 +112,7 @@ impl Resolver for Resolve {
             let (found, until) = match without_lookup(&target) {
                 Some(found) => (found, None),
                 None => {
+                    LOOKUP_BEGAN.set(Some(Instant::now()));
                     let found = wait_for_lookup(move || system_lookup(target), timeout)?;
                     (found, Some(Instant::now() + CACHE_FOR))
                 }
@@ -147,34 +166,56 @@ pub(crate) mod scripted {
     use std::io;
     use std::net::SocketAddr;
     use std::sync::Mutex;
+    use std::time::Duration;
 
     /// One lookup's answer; `None`: it never answers.
     pub(crate) type Answer = Option<Vec<SocketAddr>>;
 
-    static NAMES: Mutex<Vec<(String, VecDeque<Answer>)>> = Mutex::new(Vec::new());
+    /// A scripted name: its answers, and how long each takes to come.
+    struct Script {
+        target: String,
+        answers: VecDeque<Answer>,
+        delay: Duration,
+    }
+
+    static NAMES: Mutex<Vec<Script>> = Mutex::new(Vec::new());
 
     /// The lookups of `target` (`host:port`) give these answers in turn,
     /// then fail.
     pub(crate) fn script(target: &str, answers: impl IntoIterator<Item = Answer>) {
+        script_after(target, Duration::ZERO, answers);
+    }
+
+    /// As [`script`], each answer coming only after `delay`.
+    pub(crate) fn script_after(
+        target: &str,
+        delay: Duration,
+        answers: impl IntoIterator<Item = Answer>,
+    ) {
         let mut names = NAMES.lock().unwrap();
-        names.retain(|(name, _)| name != target);
-        names.push((target.to_owned(), answers.into_iter().collect()));
+        names.retain(|script| script.target != target);
+        names.push(Script {
+            target: target.to_owned(),
+            answers: answers.into_iter().collect(),
+            delay,
+        });
     }
 
     /// How many answers for `target` are not given yet.
     pub(crate) fn left(target: &str) -> usize {
         let names = NAMES.lock().unwrap();
-        let found = names.iter().find(|(name, _)| name == target);
-        found.map_or(0, |(_, answers)| answers.len())
+        let found = names.iter().find(|script| script.target == target);
+        found.map_or(0, |script| script.answers.len())
     }
 
     /// The next answer for `target`; `None` for a name no test scripted.
     pub(super) fn answer(target: &str) -> Option<io::Result<Vec<SocketAddr>>> {
-        let next = {
+        let (next, delay) = {
             let mut names = NAMES.lock().unwrap();
-            let (_, answers) = names.iter_mut().find(|(name, _)| name == target)?;
-            answers.pop_front()
+            let script = names.iter_mut().find(|script| script.target == target)?;
+            (script.answers.pop_front(), script.delay)
         };
+        std::thread::sleep(delay);
         match next {
             Some(Some(addrs)) => Some(Ok(addrs)),
             Some(None) => loop {

@@ -17,7 +17,7 @@ use ureq::unversioned::transport::{
 };
 
 use crate::http::buffers::GrowingBuffers;
-use crate::http::{stack, tls};
+use crate::http::{connect, stack, tls};
 
 /// Speaks TLS over the chained connection of an `https://` request.
 #[derive(Debug, Default)]
@@ -42,7 +42,7 @@ impl<In: Transport> Connector<In> for TlsConnect {
         }
         let mut connection = ClientConnection::new(self.config(details)?, server_name(details)?)?;
         let mut socket = TransportAdapter::new(transport.boxed(), details.current_time.clone());
-        socket.set_timeout(handshake_timeout(details));
+        socket.set_timeout(connect::connect_time_left(details));
         connection.complete_io(&mut socket)?;
         let config = details.config;
         Ok(Some(Either::B(TlsTransport {
@@ -74,20 +74,6 @@ fn server_name(details: &ConnectionDetails) -> Result<ServerName<'static>, ureq:
     ServerName::try_from(bare)
         .map(|name| name.to_owned())
         .map_err(|_| ureq::Error::Tls("the host is not a name TLS can check"))
-}
-
-/// The connect timeout less what the TCP connect took of it.
-fn handshake_timeout(details: &ConnectionDetails) -> NextTimeout {
-    use ureq::unversioned::transport::time::Instant;
-    let mut timeout = details.timeout;
-    if let (Instant::Exact(now), Instant::Exact(started)) = ((details.current_time)(), details.now)
-    {
-        if !timeout.after.is_not_happening() {
-            let spent = now.saturating_duration_since(started);
-            timeout.after = timeout.after.saturating_sub(spent).into();
-        }
-    }
-    timeout
 }
 
 /// A TLS connection over a chained transport, its plain text in buffers

@@ -147,8 +147,8 @@ impl ClientBuilder {
         /// The whole-request timeout, per attempt; default [`DEFAULT_TIMEOUT`](crate::DEFAULT_TIMEOUT).
         timeout(timeout: Duration) => timeout = timeout;
 
-        /// The connect timeout, per attempt: it bounds the name lookup, and
-        /// then the connection (TCP, TLS); default
+        /// The connect timeout, per attempt: it bounds the name lookup, the
+        /// TCP connect and the TLS handshake together; default
         /// [`DEFAULT_CONNECT_TIMEOUT`](crate::DEFAULT_CONNECT_TIMEOUT).
         connect_timeout(timeout: Duration) => connect_timeout = timeout;
 
