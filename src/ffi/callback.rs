@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use log::{Level, LevelFilter};
 
 use super::boundary;
-use super::status::{chatwire_status, from_c};
+use super::status::{chatwire_status, refused};
 use super::text;
 use crate::config::MAX_CREDENTIAL_BYTES;
 
@@ -166,7 +166,6 @@ impl CredentialSource {
 
 /// The level of a log line, most severe first.
 #[repr(C)]
-#[allow(dead_code)]
 pub enum chatwire_log_level {
     /// No lines (as a maximum level: the callback is removed).
     CHATWIRE_LOG_OFF = 0,
@@ -199,13 +198,37 @@ unsafe impl Sync for Target {}
 
 impl Target {
     fn deliver(&self, level: Level, line: &str) {
-        // `log` numbers its levels as chatwire_log_level does, from Error = 1;
-        // its Trace, past Debug, is given as Debug.
-        let level = (level as c_int).min(chatwire_log_level::CHATWIRE_LOG_DEBUG as c_int);
+        let level = level_to_c(level) as c_int;
         let line = text::c_string(line);
         // SAFETY: the caller gave a callback valid until it is replaced;
         // `line` outlives the call.
         unsafe { (self.callback)(self.userdata.0, level, line.as_ptr()) }
+    }
+}
+
+/// The chatwire_log_level of a line's level; `log`'s Trace, past Debug, is
+/// given as Debug.
+fn level_to_c(level: Level) -> chatwire_log_level {
+    use chatwire_log_level::*;
+    match level {
+        Level::Error => CHATWIRE_LOG_ERROR,
+        Level::Warn => CHATWIRE_LOG_WARN,
+        Level::Info => CHATWIRE_LOG_INFO,
+        Level::Debug | Level::Trace => CHATWIRE_LOG_DEBUG,
+    }
+}
+
+/// The most verbose level to send for a chatwire_log_level, checked: C may
+/// pass any integer.
+fn max_level_from_c(max_level: c_int) -> Result<LevelFilter, crate::Error> {
+    use chatwire_log_level::*;
+    match max_level {
+        c if c == CHATWIRE_LOG_OFF as c_int => Ok(LevelFilter::Off),
+        c if c == CHATWIRE_LOG_ERROR as c_int => Ok(LevelFilter::Error),
+        c if c == CHATWIRE_LOG_WARN as c_int => Ok(LevelFilter::Warn),
+        c if c == CHATWIRE_LOG_INFO as c_int => Ok(LevelFilter::Info),
+        c if c == CHATWIRE_LOG_DEBUG as c_int => Ok(LevelFilter::Debug),
+        _ => Err(refused(max_level, "a chatwire_log_level (0 to 4)")),
     }
 }
 
@@ -220,9 +243,7 @@ pub unsafe extern "system" fn chatwire_set_log_callback(
     userdata: *mut c_void,
 ) -> chatwire_status {
     boundary::status(|| {
-        use LevelFilter as L;
-        let levels = [L::Off, L::Error, L::Warn, L::Info, L::Debug];
-        let max = from_c(max_level, &levels, "a chatwire_log_level (0 to 4)")?;
+        let max = max_level_from_c(max_level)?;
         let sink = callback
             .filter(|_| max != LevelFilter::Off)
             .map(|callback| {
@@ -233,4 +254,34 @@ pub unsafe extern "system" fn chatwire_set_log_callback(
             });
         Ok(crate::log::set_sink(sink, max)?)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chatwire_log_level::*;
+
+    #[test]
+    fn each_log_level_constant_is_its_level_both_ways() {
+        let pairs = [
+            (CHATWIRE_LOG_ERROR as c_int, Level::Error),
+            (CHATWIRE_LOG_WARN as c_int, Level::Warn),
+            (CHATWIRE_LOG_INFO as c_int, Level::Info),
+            (CHATWIRE_LOG_DEBUG as c_int, Level::Debug),
+        ];
+        for (c, level) in pairs {
+            assert_eq!(max_level_from_c(c).unwrap(), level.to_level_filter());
+            assert_eq!(level_to_c(level) as c_int, c);
+        }
+        let off = max_level_from_c(CHATWIRE_LOG_OFF as c_int).unwrap();
+        assert_eq!(off, LevelFilter::Off);
+        assert_eq!(
+            level_to_c(Level::Trace) as c_int,
+            CHATWIRE_LOG_DEBUG as c_int
+        );
+        for stranger in [-1, 5, c_int::MIN, c_int::MAX] {
+            let error = max_level_from_c(stranger).unwrap_err();
+            assert!(matches!(error, crate::Error::InvalidArgument(_)));
+        }
+    }
 }

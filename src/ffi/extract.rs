@@ -65,7 +65,7 @@ struct IngredientView {
 }
 
 fn item(list: Option<&chatwire_ingredients>, index: usize) -> Result<&IngredientView, FfiError> {
-    let items = &handle::get(list, "list")?.items;
+    let items = &handle::required(list, "list")?.items;
     handle::item(items, index, "ingredient")
 }
 
@@ -98,7 +98,7 @@ pub unsafe extern "system" fn chatwire_extract_ingredient_list(
 pub unsafe extern "system" fn chatwire_ingredients_len(
     list: Option<&chatwire_ingredients>,
 ) -> usize {
-    boundary::value(|| Ok(handle::get(list, "list")?.items.len()))
+    boundary::value(|| Ok(handle::required(list, "list")?.items.len()))
 }
 
 /// The name of ingredient `index` ("flour"), never empty.

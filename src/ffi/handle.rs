@@ -11,16 +11,21 @@ pub(crate) fn into_c<T>(value: T) -> *mut T {
     Box::into_raw(Box::new(value))
 }
 
-/// Borrows the value behind a handle (unsafe: `ptr` is NULL or from [`into_c`], not
-/// freed, with no `&mut` to it alive).
-pub(crate) unsafe fn borrow<'a, T>(ptr: *const T, name: &'static str) -> Result<&'a T, FfiError> {
+/// The value behind a handle that C passes as a raw pointer, or the error of
+/// a NULL one (unsafe: `ptr` is NULL or from [`into_c`], not freed, with no
+/// `&mut` to it alive). [`required`] is the same for a parameter declared
+/// `Option<&T>`, whose non-NULL value Rust already holds as a reference.
+pub(crate) unsafe fn from_ptr<'a, T>(ptr: *const T, name: &'static str) -> Result<&'a T, FfiError> {
     // SAFETY: non-NULL pointers are live handles, by the caller's contract.
     unsafe { ptr.as_ref() }.ok_or(FfiError::Null(name))
 }
 
-/// The value behind a handle that a call only reads (`Option<&T>`, the same
-/// pointer), or the error of a NULL one.
-pub(crate) fn get<'a, T>(handle: Option<&'a T>, name: &'static str) -> Result<&'a T, FfiError> {
+/// The value behind a handle that a call only reads, declared `Option<&T>`
+/// (the same pointer), or the error of a NULL one.
+pub(crate) fn required<'a, T>(
+    handle: Option<&'a T>,
+    name: &'static str,
+) -> Result<&'a T, FfiError> {
     handle.ok_or(FfiError::Null(name))
 }
 

@@ -1,17 +1,17 @@
 //! Forms of a few functions for languages that cannot call the originals
 //! (docs/languages.md): `uint32_t` twins of those with a `uint64_t`, and
 //! [`chatwire_request_wait_text`], a streamed reply in a plain loop. Each
-//! has the body of the original, so the same checks and errors.
+//! twin forwards to its original (the counts in, widened; or its counts out,
+//! narrowed), so the same checks and errors.
 
 use std::ffi::{c_char, c_int};
-use std::time::Duration;
 
 use super::boundary;
-use super::client::{chatwire_client, set};
-use super::conversation::{chatwire_conversation, on};
+use super::client::{chatwire_client, settings};
+use super::conversation::{chatwire_conversation, edit};
 use super::reply::{chatwire_reply, usage, usage_details, write_counts};
 use super::request::{chatwire_request, hand_text};
-use super::status::{chatwire_status, limit_from_c};
+use super::status::chatwire_status;
 use crate::client::BackgroundSend;
 
 /// chatwire_client_set_timeout_ms() with a 32-bit count, for languages
@@ -21,9 +21,8 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms_u32(
     client: *mut chatwire_client,
     timeout_ms: u32,
 ) -> chatwire_status {
-    let timeout = Duration::from_millis(timeout_ms.into());
-    // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_timeout(timeout)?)) })
+    // SAFETY: the caller's arguments, passed on as they came.
+    unsafe { settings::chatwire_client_set_timeout_ms(client, timeout_ms.into()) }
 }
 
 /// chatwire_client_set_connect_timeout_ms() with a 32-bit count.
@@ -32,9 +31,8 @@ pub unsafe extern "system" fn chatwire_client_set_connect_timeout_ms_u32(
     client: *mut chatwire_client,
     timeout_ms: u32,
 ) -> chatwire_status {
-    let timeout = Duration::from_millis(timeout_ms.into());
-    // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_connect_timeout(timeout)?)) })
+    // SAFETY: the caller's arguments, passed on as they came.
+    unsafe { settings::chatwire_client_set_connect_timeout_ms(client, timeout_ms.into()) }
 }
 
 /// chatwire_client_set_idle_timeout_ms() with a 32-bit count.
@@ -43,9 +41,8 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms_u32(
     client: *mut chatwire_client,
     timeout_ms: u32,
 ) -> chatwire_status {
-    let timeout = Duration::from_millis(timeout_ms.into());
-    // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_idle_timeout(timeout)?)) })
+    // SAFETY: the caller's arguments, passed on as they came.
+    unsafe { settings::chatwire_client_set_idle_timeout_ms(client, timeout_ms.into()) }
 }
 
 /// chatwire_client_set_limit() with a 32-bit count of bytes.
@@ -55,9 +52,8 @@ pub unsafe extern "system" fn chatwire_client_set_limit_u32(
     which: c_int,
     bytes: u32,
 ) -> chatwire_status {
-    let bytes = u64::from(bytes);
-    // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_limit(limit_from_c(which)?, bytes)?)) })
+    // SAFETY: the caller's arguments, passed on as they came.
+    unsafe { settings::chatwire_client_set_limit(client, which, bytes.into()) }
 }
 
 /// chatwire_conversation_set_token_budget() with a 32-bit count.
@@ -66,13 +62,8 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget_u32(
     conversation: *mut chatwire_conversation,
     max_prompt_tokens: u32,
 ) -> chatwire_status {
-    // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe {
-        on(conversation, |held| {
-            held.conversation.set_token_budget(max_prompt_tokens.into());
-            Ok(())
-        })
-    })
+    // SAFETY: the caller's arguments, passed on as they came.
+    unsafe { edit::chatwire_conversation_set_token_budget(conversation, max_prompt_tokens.into()) }
 }
 
 /// chatwire_reply_usage() in 32-bit counts; a count past 4294967295 (which no

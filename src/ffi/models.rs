@@ -4,7 +4,7 @@ use std::ffi::c_char;
 
 use super::boundary;
 use super::client::chatwire_client;
-use super::handle::{self, get};
+use super::handle::{self, required};
 use super::status::{chatwire_status, FfiError};
 use super::text::{self, borrowed, borrowed_len, CText};
 use crate::wire::models::Model;
@@ -28,7 +28,7 @@ struct ModelView {
 }
 
 fn item(models: Option<&chatwire_models>, index: usize) -> Result<&ModelView, FfiError> {
-    handle::item(&get(models, "models")?.items, index, "model")
+    handle::item(&required(models, "models")?.items, index, "model")
 }
 
 /// Asks the server for its models: GET {base_url}/v1/models (Azure's classic
@@ -46,7 +46,7 @@ pub unsafe extern "system" fn chatwire_list_models(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let client = handle::borrow(client, "client")?;
+        let client = handle::from_ptr(client, "client")?;
         let out = handle::out(models_out, "models_out")?;
         let items = client.snapshot().models()?.into_iter();
         let items = items.map(|model| ModelView {
@@ -64,7 +64,7 @@ pub unsafe extern "system" fn chatwire_list_models(
 /// The number of models in the list.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_models_len(models: Option<&chatwire_models>) -> usize {
-    boundary::value(|| Ok(get(models, "models")?.items.len()))
+    boundary::value(|| Ok(required(models, "models")?.items.len()))
 }
 
 /// The id of model `index`: its name, for chatwire_conversation_new();

@@ -5,7 +5,7 @@ use std::ffi::{c_char, CStr, CString};
 
 use super::boundary;
 use super::conversation::reasoning;
-use super::handle::{self, get};
+use super::handle::{self, required};
 use super::status::{chatwire_status, FfiError};
 use super::text::{self, borrowed, borrowed_len, CText};
 use crate::reply::Reply;
@@ -19,8 +19,7 @@ pub struct chatwire_reply {
     // accessor each; header values and JSON text cannot.
     content: CText,
     finish_reason: Option<CText>,
-    /// id, name, arguments and type of each tool call.
-    tool_calls: Vec<[CText; 4]>,
+    tool_calls: Vec<ToolCallTexts>,
     reasoning: Option<CText>,
     refusal: Option<CText>,
     /// The content of every choice.
@@ -31,8 +30,7 @@ pub struct chatwire_reply {
 
 impl chatwire_reply {
     pub(crate) fn new(reply: Reply) -> chatwire_reply {
-        let calls = reply.tool_calls.iter();
-        let calls = calls.map(|c| [&c.id, &c.name, &c.arguments, &c.kind].map(|t| CText::new(t)));
+        let calls = reply.tool_calls.iter().map(ToolCallTexts::new);
         let choices = reply.choices.iter().map(|c| CText::new(&c.content));
         chatwire_reply {
             content: CText::new(&reply.content),
@@ -47,8 +45,28 @@ impl chatwire_reply {
         }
     }
 
-    fn tool_call(&self, index: usize) -> Result<&[CText; 4], FfiError> {
+    fn tool_call(&self, index: usize) -> Result<&ToolCallTexts, FfiError> {
         handle::item(&self.tool_calls, index, "tool call")
+    }
+}
+
+/// The texts of one tool call, as C reads them.
+struct ToolCallTexts {
+    id: CText,
+    name: CText,
+    arguments: CText,
+    /// "function" or "custom".
+    kind: CText,
+}
+
+impl ToolCallTexts {
+    fn new(call: &crate::ToolCall) -> ToolCallTexts {
+        ToolCallTexts {
+            id: CText::new(&call.id),
+            name: CText::new(&call.name),
+            arguments: CText::new(&call.arguments),
+            kind: CText::new(&call.kind),
+        }
     }
 }
 
@@ -62,7 +80,7 @@ pub(super) unsafe fn write_counts<T, const N: usize>(
     to: fn(u64) -> T,
 ) -> Result<(), FfiError> {
     // SAFETY: as the caller promises.
-    unsafe { handle::write_optional(outs, counts(&get(reply, "reply")?.reply)?.map(to)) };
+    unsafe { handle::write_optional(outs, counts(&required(reply, "reply")?.reply)?.map(to)) };
     Ok(())
 }
 
@@ -86,13 +104,13 @@ pub(super) fn usage_details(reply: &Reply) -> Result<[u64; 2], FfiError> {
 pub unsafe extern "system" fn chatwire_reply_content(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(get(reply, "reply")?.content.as_ptr()))
+    boundary::value(|| Ok(required(reply, "reply")?.content.as_ptr()))
 }
 
 /// The length in bytes of chatwire_reply_content().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_content_len(reply: Option<&chatwire_reply>) -> usize {
-    boundary::value(|| Ok(get(reply, "reply")?.content.len()))
+    boundary::value(|| Ok(required(reply, "reply")?.content.len()))
 }
 
 /// Why the model stopped: "stop", "length", "tool_calls", "content_filter",
@@ -101,7 +119,7 @@ pub unsafe extern "system" fn chatwire_reply_content_len(reply: Option<&chatwire
 pub unsafe extern "system" fn chatwire_reply_finish_reason(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(borrowed(&get(reply, "reply")?.finish_reason)))
+    boundary::value(|| Ok(borrowed(&required(reply, "reply")?.finish_reason)))
 }
 
 /// The length in bytes of chatwire_reply_finish_reason(); 0 when NULL.
@@ -109,7 +127,7 @@ pub unsafe extern "system" fn chatwire_reply_finish_reason(
 pub unsafe extern "system" fn chatwire_reply_finish_reason_len(
     reply: Option<&chatwire_reply>,
 ) -> usize {
-    boundary::value(|| Ok(borrowed_len(&get(reply, "reply")?.finish_reason)))
+    boundary::value(|| Ok(borrowed_len(&required(reply, "reply")?.finish_reason)))
 }
 
 /// The token counts of the request, each out-parameter NULL when not
@@ -134,7 +152,7 @@ pub unsafe extern "system" fn chatwire_reply_usage(
 pub unsafe extern "system" fn chatwire_reply_request_id(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(borrowed(&get(reply, "reply")?.request_id)))
+    boundary::value(|| Ok(borrowed(&required(reply, "reply")?.request_id)))
 }
 
 /// The response body as received (for a streamed reply, the equivalent
@@ -142,7 +160,7 @@ pub unsafe extern "system" fn chatwire_reply_request_id(
 /// Perplexity's `citations`).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_json(reply: Option<&chatwire_reply>) -> *const c_char {
-    boundary::value(|| Ok(get(reply, "reply")?.json.as_ptr()))
+    boundary::value(|| Ok(required(reply, "reply")?.json.as_ptr()))
 }
 
 /// How many tools the model called.
@@ -150,7 +168,7 @@ pub unsafe extern "system" fn chatwire_reply_json(reply: Option<&chatwire_reply>
 pub unsafe extern "system" fn chatwire_reply_tool_call_count(
     reply: Option<&chatwire_reply>,
 ) -> usize {
-    boundary::value(|| Ok(get(reply, "reply")?.tool_calls.len()))
+    boundary::value(|| Ok(required(reply, "reply")?.tool_calls.len()))
 }
 
 /// Tool call `index`: its id (to quote in the result), the function's name
@@ -166,8 +184,12 @@ pub unsafe extern "system" fn chatwire_reply_tool_call(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let [id, name, arguments, _] = get(reply, "reply")?.tool_call(index)?;
-        let texts = [id.as_ptr(), name.as_ptr(), arguments.as_ptr()];
+        let call = required(reply, "reply")?.tool_call(index)?;
+        let texts = [
+            call.id.as_ptr(),
+            call.name.as_ptr(),
+            call.arguments.as_ptr(),
+        ];
         handle::write_optional([id_out, name_out, arguments_out], texts);
         Ok(())
     })
@@ -185,8 +207,8 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_len(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let [id, name, arguments, _] = get(reply, "reply")?.tool_call(index)?;
-        let lens = [id.len(), name.len(), arguments.len()];
+        let call = required(reply, "reply")?.tool_call(index)?;
+        let lens = [call.id.len(), call.name.len(), call.arguments.len()];
         handle::write_optional([id_len, name_len, arguments_len], lens);
         Ok(())
     })
@@ -199,7 +221,7 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
     reply: Option<&chatwire_reply>,
     index: usize,
 ) -> *const c_char {
-    boundary::value(|| Ok(get(reply, "reply")?.tool_call(index)?[3].as_ptr()))
+    boundary::value(|| Ok(required(reply, "reply")?.tool_call(index)?.kind.as_ptr()))
 }
 
 /// The model's reasoning ("thinking"), from whichever field the server used
@@ -209,7 +231,7 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
 pub unsafe extern "system" fn chatwire_reply_reasoning(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(borrowed(&get(reply, "reply")?.reasoning)))
+    boundary::value(|| Ok(borrowed(&required(reply, "reply")?.reasoning)))
 }
 
 /// The length in bytes of chatwire_reply_reasoning(); 0 when NULL.
@@ -217,7 +239,7 @@ pub unsafe extern "system" fn chatwire_reply_reasoning(
 pub unsafe extern "system" fn chatwire_reply_reasoning_len(
     reply: Option<&chatwire_reply>,
 ) -> usize {
-    boundary::value(|| Ok(borrowed_len(&get(reply, "reply")?.reasoning)))
+    boundary::value(|| Ok(borrowed_len(&required(reply, "reply")?.reasoning)))
 }
 
 /// The model's refusal (OpenAI's "refusal" field), whether the reply was
@@ -230,20 +252,20 @@ pub unsafe extern "system" fn chatwire_reply_reasoning_len(
 pub unsafe extern "system" fn chatwire_reply_refusal(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(borrowed(&get(reply, "reply")?.refusal)))
+    boundary::value(|| Ok(borrowed(&required(reply, "reply")?.refusal)))
 }
 
 /// The length in bytes of chatwire_reply_refusal(); 0 when NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_refusal_len(reply: Option<&chatwire_reply>) -> usize {
-    boundary::value(|| Ok(borrowed_len(&get(reply, "reply")?.refusal)))
+    boundary::value(|| Ok(borrowed_len(&required(reply, "reply")?.refusal)))
 }
 
 /// How many choices the reply has: 1 unless the option "n" asked for more;
 /// choice 0 is the one appended to the conversation.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_count(reply: Option<&chatwire_reply>) -> usize {
-    boundary::value(|| Ok(get(reply, "reply")?.choices.len()))
+    boundary::value(|| Ok(required(reply, "reply")?.choices.len()))
 }
 
 /// The text of choice `index`, without its reasoning.
@@ -252,7 +274,9 @@ pub unsafe extern "system" fn chatwire_reply_choice_content(
     reply: Option<&chatwire_reply>,
     index: usize,
 ) -> *const c_char {
-    boundary::value(|| Ok(handle::item(&get(reply, "reply")?.choices, index, "choice")?.as_ptr()))
+    boundary::value(|| {
+        Ok(handle::item(&required(reply, "reply")?.choices, index, "choice")?.as_ptr())
+    })
 }
 
 /// The length in bytes of chatwire_reply_choice_content().
@@ -261,7 +285,7 @@ pub unsafe extern "system" fn chatwire_reply_choice_content_len(
     reply: Option<&chatwire_reply>,
     index: usize,
 ) -> usize {
-    boundary::value(|| Ok(handle::item(&get(reply, "reply")?.choices, index, "choice")?.len()))
+    boundary::value(|| Ok(handle::item(&required(reply, "reply")?.choices, index, "choice")?.len()))
 }
 
 /// Prompt tokens the server had cached and completion tokens spent on reasoning, 0 when left
@@ -288,7 +312,7 @@ pub unsafe extern "system" fn chatwire_reply_header(
 ) -> *const c_char {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::value(|| unsafe {
-        let headers = &get(reply, "reply")?.reply.headers;
+        let headers = &required(reply, "reply")?.reply.headers;
         let value = headers.get_c(text::str_in(name, "name")?);
         Ok(value.map_or(std::ptr::null(), CStr::as_ptr))
     })

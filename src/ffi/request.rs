@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::boundary;
 use super::conversation::{chatwire_conversation, Running};
-use super::handle::{self, get};
+use super::handle::{self, required};
 use super::notify;
 use super::reply::chatwire_reply;
 use super::status::{chatwire_status, FfiError};
@@ -27,7 +27,7 @@ pub struct chatwire_request {
 /// 1 when the request has finished, 0 while it runs; never blocks.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_request_done(request: Option<&chatwire_request>) -> c_int {
-    boundary::value(|| Ok(c_int::from(get(request, "request")?.send.is_done())))
+    boundary::value(|| Ok(c_int::from(required(request, "request")?.send.is_done())))
 }
 
 /// Waits for the request and returns the send's status; on success the reply
@@ -41,7 +41,7 @@ pub unsafe extern "system" fn chatwire_request_wait(
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
         let out = reply_out.as_mut();
-        handle::borrow(request, "request")?.finish(|reply| {
+        handle::from_ptr(request, "request")?.finish(|reply| {
             if let Some(out) = out {
                 *out = text::string_out(&reply.content);
             }
@@ -58,7 +58,7 @@ pub unsafe extern "system" fn chatwire_request_wait_reply(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let request = handle::borrow(request, "request")?;
+        let request = handle::from_ptr(request, "request")?;
         let out = handle::out(reply_out, "reply_out")?;
         request.finish(|reply| *out = handle::into_c(chatwire_reply::new(reply.clone())))
     })
@@ -94,7 +94,7 @@ pub unsafe extern "system" fn chatwire_request_cancel(
     request: *mut chatwire_request,
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
-    boundary::status(|| unsafe { handle::borrow(request, "request").map(|r| r.send.cancel()) })
+    boundary::status(|| unsafe { handle::from_ptr(request, "request").map(|r| r.send.cancel()) })
 }
 
 /// Frees a request and its descriptor or event; a running one is cancelled and waited
@@ -113,7 +113,7 @@ pub unsafe extern "system" fn chatwire_request_free(request: *mut chatwire_reque
 pub unsafe extern "system" fn chatwire_request_fd(request: Option<&chatwire_request>) -> c_int {
     boundary::value(|| {
         let (asked, instead) = ("chatwire_request_fd", "chatwire_request_event");
-        let fd = get(request, "request")?.waitable(cfg!(unix), asked, instead)?;
+        let fd = required(request, "request")?.waitable(cfg!(unix), asked, instead)?;
         // A descriptor as the system made it: it fits.
         Ok(c_int::try_from(fd).unwrap_or(-1))
     })
@@ -127,7 +127,7 @@ pub unsafe extern "system" fn chatwire_request_event(
 ) -> *mut c_void {
     boundary::value(|| {
         let (asked, instead) = ("chatwire_request_event", "chatwire_request_fd");
-        let event = get(request, "request")?.waitable(cfg!(windows), asked, instead)?;
+        let event = required(request, "request")?.waitable(cfg!(windows), asked, instead)?;
         Ok(event as *mut c_void)
     })
 }
@@ -168,7 +168,7 @@ pub(super) unsafe fn hand_text(
 ) -> Result<(), FfiError> {
     // SAFETY: as the caller promises.
     unsafe {
-        let request = handle::borrow(request, "request")?;
+        let request = handle::from_ptr(request, "request")?;
         let out = handle::out(text_out, "text_out")?;
         let len = len_out.map(|len| handle::out(len, "len_out")).transpose()?;
         let text = take(&request.send);

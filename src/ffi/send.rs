@@ -76,7 +76,7 @@ unsafe fn send_with<T>(
     send: impl FnOnce(&Client, &mut Conversation) -> Result<T, FfiError>,
 ) -> Result<T, FfiError> {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    let client = unsafe { handle::borrow(client, "client")? };
+    let client = unsafe { handle::from_ptr(client, "client")? };
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     let mut held = unsafe { chatwire_conversation::hold(conversation)? };
     send(&client.snapshot(), &mut held.guard.conversation)
@@ -197,7 +197,7 @@ pub unsafe extern "system" fn chatwire_send_async(
     // SAFETY: each pointer is NULL or valid, and `on_done` valid with
     // `userdata` on any thread (the C conventions).
     boundary::status(|| unsafe {
-        let client = handle::borrow(client, "client")?;
+        let client = handle::from_ptr(client, "client")?;
         let held = chatwire_conversation::hold(conversation)?;
         let running = held.mark_running();
         let out = handle::out(request_out, "request_out")?;

@@ -67,7 +67,6 @@ use chatwire_status::*;
 
 /// The role of a message, as an `int` (chatwire_conversation_append()).
 #[repr(C)]
-#[allow(dead_code)]
 pub enum chatwire_role {
     /// Instructions for the model; at most one, and only first.
     CHATWIRE_ROLE_SYSTEM = 0,
@@ -81,7 +80,6 @@ pub enum chatwire_role {
 
 /// Which limit chatwire_client_set_limit() sets; see there.
 #[repr(C)]
-#[allow(dead_code)]
 pub enum chatwire_limit {
     /// A whole response body.
     CHATWIRE_LIMIT_BODY = 0,
@@ -95,7 +93,6 @@ pub enum chatwire_limit {
 
 /// Where a client puts its credential (chatwire_client_set_auth()).
 #[repr(C)]
-#[allow(dead_code)]
 pub enum chatwire_auth {
     /// "Authorization: Bearer KEY", the default.
     CHATWIRE_AUTH_BEARER = 0,
@@ -105,34 +102,52 @@ pub enum chatwire_auth {
     CHATWIRE_AUTH_NONE = 2,
 }
 
-/// The value at index `value` of a C enum's `table`, or an error saying
-/// that it is not `what`.
-pub(crate) fn from_c<T: Copy>(value: c_int, table: &[T], what: &str) -> Result<T, Error> {
-    usize::try_from(value)
-        .ok()
-        .and_then(|index| table.get(index).copied())
-        .ok_or_else(|| Error::InvalidArgument(format!("{value} is not {what}")))
+/// The error of an `int` from C that is none of a C enum's constants;
+/// `what` says what it should have been.
+pub(crate) fn refused(value: c_int, what: &str) -> Error {
+    Error::InvalidArgument(format!("{value} is not {what}"))
 }
 
+/// The limit for a chatwire_limit, checked: C may pass any integer.
 pub(crate) fn limit_from_c(which: c_int) -> Result<Limit, Error> {
-    let limits = [Limit::Body, Limit::Event, Limit::Stream, Limit::Headers];
-    let what = "a chatwire_limit (0 body, 1 event, 2 stream, 3 headers)";
-    from_c(which, &limits, what)
+    use chatwire_limit::*;
+    match which {
+        c if c == CHATWIRE_LIMIT_BODY as c_int => Ok(Limit::Body),
+        c if c == CHATWIRE_LIMIT_EVENT as c_int => Ok(Limit::Event),
+        c if c == CHATWIRE_LIMIT_STREAM as c_int => Ok(Limit::Stream),
+        c if c == CHATWIRE_LIMIT_HEADERS as c_int => Ok(Limit::Headers),
+        _ => {
+            let what = "a chatwire_limit (0 body, 1 event, 2 stream, 3 headers)";
+            Err(refused(which, what))
+        }
+    }
 }
 
-/// The roles in the order of chatwire_role.
-const ROLES: [Role; 4] = [Role::System, Role::User, Role::Assistant, Role::Tool];
-
+/// The chatwire_role of a role, as C reads it.
 pub(crate) fn role_to_c(role: Role) -> c_int {
-    let index = ROLES.iter().position(|r| *r == role);
-    index.map_or(-1, |index| index as c_int)
+    use chatwire_role::*;
+    let role = match role {
+        Role::System => CHATWIRE_ROLE_SYSTEM,
+        Role::User => CHATWIRE_ROLE_USER,
+        Role::Assistant => CHATWIRE_ROLE_ASSISTANT,
+        Role::Tool => CHATWIRE_ROLE_TOOL,
+    };
+    role as c_int
 }
 
 /// The role for a C value, checked: C may pass any integer.
 pub(crate) fn role_from_c(role: c_int) -> Result<Role, Error> {
-    let what = "a chatwire_role (0 system, 1 user, 2 assistant, 3 tool)";
-    let refusal = |_| Error::InvalidArgument(format!("role {role} is not {what}"));
-    from_c(role, &ROLES, what).map_err(refusal)
+    use chatwire_role::*;
+    match role {
+        c if c == CHATWIRE_ROLE_SYSTEM as c_int => Ok(Role::System),
+        c if c == CHATWIRE_ROLE_USER as c_int => Ok(Role::User),
+        c if c == CHATWIRE_ROLE_ASSISTANT as c_int => Ok(Role::Assistant),
+        c if c == CHATWIRE_ROLE_TOOL as c_int => Ok(Role::Tool),
+        _ => {
+            let what = "a chatwire_role (0 system, 1 user, 2 assistant, 3 tool)";
+            Err(Error::InvalidArgument(format!("role {role} is not {what}")))
+        }
+    }
 }
 
 /// The status for each error: the single table between Rust errors and C codes.
@@ -225,34 +240,45 @@ impl FfiError {
     }
 }
 
+/// The text of a status code; any `int` from C has one.
 fn describe(status: c_int) -> &'static CStr {
-    const STATUSES: [&CStr; 24] = [
-        c"ok",
-        c"a required pointer argument is NULL",
-        c"invalid argument",
-        c"a string argument is not valid UTF-8",
-        c"the conversation breaks the ordering rules or cannot be sent",
-        c"no API key (argument, OPENAI_API_KEY or .env)",
-        c"invalid configuration",
-        c"could not reach the server",
-        c"the request timed out",
-        c"the server refused the credentials",
-        c"rate limited by the server",
-        c"the server failed",
-        c"the server answered with an error status",
-        c"the response is not a chat completion",
-        c"no JSON found",
-        c"cancelled",
-        c"internal error (a caught panic)",
-        c"the server did not send this information",
-        c"the response is larger than the limit",
-        c"the operating system refused a resource",
-        c"the reply does not match the JSON Schema",
-        c"the TLS handshake failed",
-        c"the conversation does not fit the model's context window",
-        c"the provider's content filter refused the request",
-    ];
-    from_c(status, &STATUSES, "a chatwire_status").unwrap_or(c"unknown chatwire_status")
+    match status {
+        s if s == CHATWIRE_OK as c_int => c"ok",
+        s if s == CHATWIRE_ERR_NULL_ARGUMENT as c_int => c"a required pointer argument is NULL",
+        s if s == CHATWIRE_ERR_INVALID_ARGUMENT as c_int => c"invalid argument",
+        s if s == CHATWIRE_ERR_INVALID_UTF8 as c_int => c"a string argument is not valid UTF-8",
+        s if s == CHATWIRE_ERR_INVALID_CONVERSATION as c_int => {
+            c"the conversation breaks the ordering rules or cannot be sent"
+        }
+        s if s == CHATWIRE_ERR_MISSING_API_KEY as c_int => {
+            c"no API key (argument, OPENAI_API_KEY or .env)"
+        }
+        s if s == CHATWIRE_ERR_CONFIG as c_int => c"invalid configuration",
+        s if s == CHATWIRE_ERR_TRANSPORT as c_int => c"could not reach the server",
+        s if s == CHATWIRE_ERR_TIMEOUT as c_int => c"the request timed out",
+        s if s == CHATWIRE_ERR_AUTH as c_int => c"the server refused the credentials",
+        s if s == CHATWIRE_ERR_RATE_LIMITED as c_int => c"rate limited by the server",
+        s if s == CHATWIRE_ERR_SERVER as c_int => c"the server failed",
+        s if s == CHATWIRE_ERR_HTTP as c_int => c"the server answered with an error status",
+        s if s == CHATWIRE_ERR_DECODE as c_int => c"the response is not a chat completion",
+        s if s == CHATWIRE_ERR_NO_JSON as c_int => c"no JSON found",
+        s if s == CHATWIRE_ERR_CANCELLED as c_int => c"cancelled",
+        s if s == CHATWIRE_ERR_PANIC as c_int => c"internal error (a caught panic)",
+        s if s == CHATWIRE_ERR_UNAVAILABLE as c_int => c"the server did not send this information",
+        s if s == CHATWIRE_ERR_TOO_LARGE as c_int => c"the response is larger than the limit",
+        s if s == CHATWIRE_ERR_SYSTEM as c_int => c"the operating system refused a resource",
+        s if s == CHATWIRE_ERR_INVALID_REPLY as c_int => {
+            c"the reply does not match the JSON Schema"
+        }
+        s if s == CHATWIRE_ERR_TLS as c_int => c"the TLS handshake failed",
+        s if s == CHATWIRE_ERR_CONTEXT_LENGTH as c_int => {
+            c"the conversation does not fit the model's context window"
+        }
+        s if s == CHATWIRE_ERR_CONTENT_FILTERED as c_int => {
+            c"the provider's content filter refused the request"
+        }
+        _ => c"unknown chatwire_status",
+    }
 }
 
 /// A static description of a status code, for any `int`; it names the
@@ -319,6 +345,60 @@ mod tests {
         }
         assert!(role_from_c(4).is_err());
         assert!(role_from_c(-1).is_err());
+    }
+
+    /// Integers that no C enum of chatwire has as a constant.
+    const STRANGERS: [c_int; 4] = [-1, 4, c_int::MIN, c_int::MAX];
+
+    #[test]
+    fn each_role_constant_is_its_role_both_ways() {
+        use chatwire_role::*;
+        let pairs = [
+            (CHATWIRE_ROLE_SYSTEM as c_int, Role::System),
+            (CHATWIRE_ROLE_USER as c_int, Role::User),
+            (CHATWIRE_ROLE_ASSISTANT as c_int, Role::Assistant),
+            (CHATWIRE_ROLE_TOOL as c_int, Role::Tool),
+        ];
+        for (c, role) in pairs {
+            assert_eq!(role_from_c(c).unwrap(), role);
+            assert_eq!(role_to_c(role), c);
+        }
+        for stranger in STRANGERS {
+            let error = role_from_c(stranger).unwrap_err();
+            assert_eq!(status_of(&error), CHATWIRE_ERR_INVALID_ARGUMENT);
+        }
+    }
+
+    #[test]
+    fn each_limit_constant_is_its_limit() {
+        use chatwire_limit::*;
+        let pairs = [
+            (CHATWIRE_LIMIT_BODY as c_int, Limit::Body),
+            (CHATWIRE_LIMIT_EVENT as c_int, Limit::Event),
+            (CHATWIRE_LIMIT_STREAM as c_int, Limit::Stream),
+            (CHATWIRE_LIMIT_HEADERS as c_int, Limit::Headers),
+        ];
+        for (c, limit) in pairs {
+            assert_eq!(limit_from_c(c).unwrap(), limit);
+        }
+        for stranger in STRANGERS {
+            let error = limit_from_c(stranger).unwrap_err();
+            assert_eq!(status_of(&error), CHATWIRE_ERR_INVALID_ARGUMENT);
+        }
+    }
+
+    #[test]
+    fn each_status_constant_has_its_own_text() {
+        assert_eq!(describe(CHATWIRE_OK as c_int), c"ok");
+        assert_eq!(
+            describe(CHATWIRE_ERR_TLS as c_int),
+            c"the TLS handshake failed"
+        );
+        let filtered = c"the provider's content filter refused the request";
+        assert_eq!(describe(CHATWIRE_ERR_CONTENT_FILTERED as c_int), filtered);
+        for stranger in [-1, 24, c_int::MIN, c_int::MAX] {
+            assert_eq!(describe(stranger), c"unknown chatwire_status");
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! `chatwire_client`; its setters in [`settings`].
 
-mod settings;
+pub(super) mod settings;
 
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -37,7 +37,7 @@ pub(super) unsafe fn set(
     change: impl FnOnce(&mut Resolved) -> Result<(), FfiError>,
 ) -> Result<(), FfiError> {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    let client = unsafe { handle::borrow(client, "client")? };
+    let client = unsafe { handle::from_ptr(client, "client")? };
     let mut settings = client
         .settings
         .lock()

@@ -9,11 +9,12 @@ use std::time::Duration;
 use super::{chatwire_client, set};
 use crate::client::provider_of;
 use crate::config::Auth;
+use crate::error::Error;
 use crate::ffi::boundary;
 use crate::ffi::callback::{chatwire_credential_callback, CredentialSource};
-use crate::ffi::status::{chatwire_status, from_c, limit_from_c};
+use crate::ffi::status::{chatwire_status, limit_from_c, refused};
 use crate::ffi::text;
-use crate::structured::SchemaDelivery::{CheckOnly, Prompt, ResponseFormat};
+use crate::structured::SchemaDelivery;
 
 /// Sets the whole-request timeout in milliseconds (each retry gets its own);
 /// default 600000, from 1 to 86400000 (a day).
@@ -146,7 +147,6 @@ pub unsafe extern "system" fn chatwire_client_set_json_corrections(
 /// How chatwire_send_json() tells the model about the schema
 /// (chatwire_client_set_schema_delivery()).
 #[repr(C)]
-#[allow(dead_code)]
 pub enum chatwire_schema_delivery {
     /// In the prompt (the default; any server), as an instruction to reply
     /// with JSON only; the conversation keeps the question as asked.
@@ -155,6 +155,20 @@ pub enum chatwire_schema_delivery {
     CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT = 1,
     /// Not sent (the prompt describes the form); the schema only checks the reply.
     CHATWIRE_SCHEMA_CHECK_ONLY = 2,
+}
+
+/// The delivery for a chatwire_schema_delivery, checked: C may pass any integer.
+fn schema_delivery_from_c(delivery: c_int) -> Result<SchemaDelivery, Error> {
+    use chatwire_schema_delivery::*;
+    match delivery {
+        c if c == CHATWIRE_SCHEMA_IN_PROMPT as c_int => Ok(SchemaDelivery::Prompt),
+        c if c == CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT as c_int => Ok(SchemaDelivery::ResponseFormat),
+        c if c == CHATWIRE_SCHEMA_CHECK_ONLY as c_int => Ok(SchemaDelivery::CheckOnly),
+        _ => {
+            let what = "a chatwire_schema_delivery (0 prompt, 1 response format, 2 check only)";
+            Err(refused(delivery, what))
+        }
+    }
 }
 
 /// Sets how chatwire_send_json() tells the model about the schema: a
@@ -167,12 +181,19 @@ pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
     // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
-            let what = "a chatwire_schema_delivery (0 prompt, 1 response format, 2 check only)";
-            let deliveries = [Prompt, ResponseFormat, CheckOnly];
-            s.set_schema_delivery(from_c(delivery, &deliveries, what)?);
+            s.set_schema_delivery(schema_delivery_from_c(delivery)?);
             Ok(())
         })
     })
+}
+
+/// Whether to ask for stream usage, for C's 1 or 0, checked.
+fn stream_usage_from_c(enabled: c_int) -> Result<bool, Error> {
+    match enabled {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(refused(enabled, "0 or 1 (stream usage)")),
+    }
 }
 
 /// Whether streamed requests ask for token usage (stream_options include_usage):
@@ -185,7 +206,7 @@ pub unsafe extern "system" fn chatwire_client_set_stream_usage(
     // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         set(client, |s| {
-            s.set_stream_usage(from_c(enabled, &[false, true], "0 or 1 (stream usage)")?);
+            s.set_stream_usage(stream_usage_from_c(enabled)?);
             Ok(())
         })
     })
@@ -260,6 +281,20 @@ pub unsafe extern "system" fn chatwire_client_set_endpoint_url(
     })
 }
 
+/// Where the credential goes for a chatwire_auth, checked: C may pass any integer.
+fn auth_from_c(auth: c_int) -> Result<Auth, Error> {
+    use crate::ffi::status::chatwire_auth::*;
+    match auth {
+        c if c == CHATWIRE_AUTH_BEARER as c_int => Ok(Auth::Bearer),
+        c if c == CHATWIRE_AUTH_API_KEY as c_int => Ok(Auth::ApiKey),
+        c if c == CHATWIRE_AUTH_NONE as c_int => Ok(Auth::None),
+        _ => Err(refused(
+            auth,
+            "a chatwire_auth (0 bearer, 1 api-key, 2 none)",
+        )),
+    }
+}
+
 /// Sets where the key or a callback's token goes: a chatwire_auth, default
 /// CHATWIRE_AUTH_BEARER (CHATWIRE_AUTH_API_KEY for chatwire_client_new_azure()).
 #[no_mangle]
@@ -267,10 +302,8 @@ pub unsafe extern "system" fn chatwire_client_set_auth(
     client: *mut chatwire_client,
     auth: c_int,
 ) -> chatwire_status {
-    let auths = [Auth::Bearer, Auth::ApiKey, Auth::None];
-    let what = "a chatwire_auth (0 bearer, 1 api-key, 2 none)";
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_auth(from_c(auth, &auths, what)?)?)) })
+    boundary::status(|| unsafe { set(client, |s| Ok(s.set_auth(auth_from_c(auth)?)?)) })
 }
 
 /// Asks `callback` for the credential before every attempt instead of
@@ -287,4 +320,67 @@ pub unsafe extern "system" fn chatwire_client_set_credential_callback(
     let provider = source.map(|source| provider_of(move || source.token()));
     // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe { set(client, |s| Ok(s.set_credential_provider(provider)?)) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::status::chatwire_auth::*;
+    use chatwire_schema_delivery::*;
+
+    /// Integers that none of these C enums has as a constant.
+    const STRANGERS: [c_int; 4] = [-1, 3, c_int::MIN, c_int::MAX];
+
+    fn refused(error: Error) -> bool {
+        matches!(error, Error::InvalidArgument(_))
+    }
+
+    #[test]
+    fn each_auth_constant_is_its_auth() {
+        assert_eq!(
+            auth_from_c(CHATWIRE_AUTH_BEARER as c_int).unwrap(),
+            Auth::Bearer
+        );
+        assert_eq!(
+            auth_from_c(CHATWIRE_AUTH_API_KEY as c_int).unwrap(),
+            Auth::ApiKey
+        );
+        assert_eq!(
+            auth_from_c(CHATWIRE_AUTH_NONE as c_int).unwrap(),
+            Auth::None
+        );
+        for stranger in STRANGERS {
+            assert!(refused(auth_from_c(stranger).unwrap_err()));
+        }
+    }
+
+    #[test]
+    fn each_schema_delivery_constant_is_its_delivery() {
+        let pairs = [
+            (CHATWIRE_SCHEMA_IN_PROMPT as c_int, SchemaDelivery::Prompt),
+            (
+                CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT as c_int,
+                SchemaDelivery::ResponseFormat,
+            ),
+            (
+                CHATWIRE_SCHEMA_CHECK_ONLY as c_int,
+                SchemaDelivery::CheckOnly,
+            ),
+        ];
+        for (c, delivery) in pairs {
+            assert_eq!(schema_delivery_from_c(c).unwrap(), delivery);
+        }
+        for stranger in STRANGERS {
+            assert!(refused(schema_delivery_from_c(stranger).unwrap_err()));
+        }
+    }
+
+    #[test]
+    fn stream_usage_is_1_or_0() {
+        assert!(stream_usage_from_c(1).unwrap());
+        assert!(!stream_usage_from_c(0).unwrap());
+        for stranger in [-1, 2, c_int::MIN, c_int::MAX] {
+            assert!(refused(stream_usage_from_c(stranger).unwrap_err()));
+        }
+    }
 }

@@ -5,11 +5,11 @@
 use std::ffi::{c_char, c_int};
 
 use super::{chatwire_conversation, forget, on, Lent};
-use crate::conversation::message::ReasoningReplay::{Auto, CurrentLoop, ToolCallTurns};
+use crate::conversation::message::ReasoningReplay;
 use crate::conversation::message::Tool;
 use crate::conversation::Conversation;
 use crate::ffi::boundary;
-use crate::ffi::status::{chatwire_status, from_c, role_from_c, FfiError};
+use crate::ffi::status::{chatwire_status, refused, role_from_c, FfiError};
 use crate::ffi::text;
 use crate::Role;
 
@@ -196,7 +196,6 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_calls(
 /// Which earlier assistant messages send their reasoning back to the server
 /// (chatwire_conversation_set_reasoning_replay(); docs/reasoning.md).
 #[repr(C)]
-#[allow(dead_code)]
 pub enum chatwire_reasoning_replay {
     /// By the model's name: as CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS for
     /// a name holding "kimi" (any case), else as
@@ -211,6 +210,24 @@ pub enum chatwire_reasoning_replay {
     CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS = 2,
 }
 
+/// The replay for a chatwire_reasoning_replay, checked: C may pass any integer.
+fn reasoning_replay_from_c(replay: c_int) -> Result<ReasoningReplay, crate::Error> {
+    use chatwire_reasoning_replay::*;
+    match replay {
+        c if c == CHATWIRE_REASONING_REPLAY_AUTO as c_int => Ok(ReasoningReplay::Auto),
+        c if c == CHATWIRE_REASONING_REPLAY_CURRENT_LOOP as c_int => {
+            Ok(ReasoningReplay::CurrentLoop)
+        }
+        c if c == CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS as c_int => {
+            Ok(ReasoningReplay::ToolCallTurns)
+        }
+        _ => {
+            let what = "a chatwire_reasoning_replay (0 auto, 1 current loop, 2 tool-call turns)";
+            Err(refused(replay, what))
+        }
+    }
+}
+
 /// Sets which earlier assistant messages send their reasoning back on
 /// later sends: a chatwire_reasoning_replay, default
 /// CHATWIRE_REASONING_REPLAY_AUTO. Not part of the JSON form.
@@ -222,9 +239,7 @@ pub unsafe extern "system" fn chatwire_conversation_set_reasoning_replay(
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
-            let what = "a chatwire_reasoning_replay (0 auto, 1 current loop, 2 tool-call turns)";
-            let replays = [Auto, CurrentLoop, ToolCallTurns];
-            let replay = from_c(replay, &replays, what)?;
+            let replay = reasoning_replay_from_c(replay)?;
             held.conversation.set_reasoning_replay(replay);
             Ok(())
         })
@@ -322,4 +337,35 @@ pub unsafe extern "system" fn chatwire_conversation_add_custom_tool(
             Ok(())
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chatwire_reasoning_replay::*;
+
+    #[test]
+    fn each_reasoning_replay_constant_is_its_replay() {
+        let pairs = [
+            (
+                CHATWIRE_REASONING_REPLAY_AUTO as c_int,
+                ReasoningReplay::Auto,
+            ),
+            (
+                CHATWIRE_REASONING_REPLAY_CURRENT_LOOP as c_int,
+                ReasoningReplay::CurrentLoop,
+            ),
+            (
+                CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS as c_int,
+                ReasoningReplay::ToolCallTurns,
+            ),
+        ];
+        for (c, replay) in pairs {
+            assert_eq!(reasoning_replay_from_c(c).unwrap(), replay);
+        }
+        for stranger in [-1, 3, c_int::MIN, c_int::MAX] {
+            let error = reasoning_replay_from_c(stranger).unwrap_err();
+            assert!(matches!(error, crate::Error::InvalidArgument(_)));
+        }
+    }
 }
