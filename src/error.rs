@@ -2,7 +2,6 @@
 //! on. The C layer maps each to a `chatwire_status` code (`ffi::status`).
 
 use std::fmt;
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::secrets::Secrets;
 
@@ -288,17 +287,6 @@ impl Error {
         }
         self
     }
-}
-
-/// Locks `mutex` even after a holder panicked: chatwire's shared states
-/// are whole between statements, and a panic must not spread to every thread.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Waits on `condvar` as [`lock`] locks.
-pub(crate) fn wait<'a, T>(condvar: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
-    condvar.wait(guard).unwrap_or_else(PoisonError::into_inner)
 }
 
 pub(crate) const EXCERPT_BYTES: usize = 200;

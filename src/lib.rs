@@ -54,6 +54,7 @@ mod schema;
 mod secrets;
 mod stream;
 mod structured;
+mod sync;
 mod sys;
 mod wire;
 

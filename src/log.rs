@@ -18,8 +18,13 @@ pub(crate) const TARGET: &str = "chatwire";
 /// A receiver of log lines besides the `log` facade: the C callback.
 pub(crate) type Sink = Box<dyn Fn(Level, &str) + Send + Sync>;
 
-/// The sink and the most detailed level it takes.
-static SINK: RwLock<Option<(LevelFilter, Sink)>> = RwLock::new(None);
+/// The installed sink and the most detailed level it takes.
+struct Installed {
+    max: LevelFilter,
+    sink: Sink,
+}
+
+static SINK: RwLock<Option<Installed>> = RwLock::new(None);
 /// The sink's level, read without the lock on every line (0: no sink).
 static SINK_MAX: AtomicUsize = AtomicUsize::new(0);
 
@@ -38,8 +43,11 @@ pub(crate) fn set_sink(sink: Option<Sink>, max: LevelFilter) -> Result<()> {
         ));
     }
     let mut installed = SINK.write().unwrap_or_else(PoisonError::into_inner);
-    *installed = sink.map(|sink| (max, sink));
-    let level = installed.as_ref().map_or(LevelFilter::Off, |(max, _)| *max);
+    *installed = sink.map(|sink| Installed { max, sink });
+    let level = match installed.as_ref() {
+        Some(installed) => installed.max,
+        None => LevelFilter::Off,
+    };
     SINK_MAX.store(level as usize, Ordering::Release);
     Ok(())
 }
@@ -90,10 +98,12 @@ pub(crate) fn line(level: Level, args: fmt::Arguments<'_>) {
         // The read lock is held while the sink runs, so that set_sink can
         // promise the old sink has finished when it returns.
         let installed = SINK.read().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, sink)) = installed.as_ref().filter(|(max, _)| level <= *max) {
-            IN_SINK.set(true);
-            sink(level, &text);
-            IN_SINK.set(false);
+        if let Some(installed) = installed.as_ref() {
+            if level <= installed.max {
+                IN_SINK.set(true);
+                (installed.sink)(level, &text);
+                IN_SINK.set(false);
+            }
         }
     }
 }

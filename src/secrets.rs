@@ -35,9 +35,13 @@ impl Secrets {
         self.0.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
     }
 
+    /// `text` with every secret replaced, the longest first.
     pub(crate) fn redact(&self, text: &str) -> String {
-        let redact = |text: String, secret: &String| text.replace(secret.as_str(), REDACTED);
-        self.0.iter().fold(text.to_owned(), redact)
+        let mut text = text.to_owned();
+        for secret in &self.0 {
+            text = text.replace(secret.as_str(), REDACTED);
+        }
+        text
     }
 
     /// An excerpt without any secret, nor a piece of one at either end, where

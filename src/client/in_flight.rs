@@ -9,8 +9,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
-use crate::error::{self, Error, Result, TimeoutKind};
+use crate::error::{Error, Result, TimeoutKind};
 use crate::http::cancel::{self, CancelToken, Interrupt};
+use crate::sync;
 
 /// How many background requests of one client (and its clones) run at once.
 pub(crate) struct Gate {
@@ -39,7 +40,7 @@ struct Counts {
 
 impl Places {
     fn lock(&self) -> MutexGuard<'_, Counts> {
-        error::lock(&self.counts)
+        sync::lock(&self.counts)
     }
 }
 

@@ -10,8 +10,9 @@ use ureq::http::header::{HeaderName, HeaderValue, AUTHORIZATION};
 use super::defaults::{MAX_CREDENTIAL_BYTES, REMEMBERED_TOKENS};
 use super::env::{check_trust, Source, TrustNames};
 use super::headers::Headers;
-use crate::error::{lock, ApiError, Error, Result};
+use crate::error::{ApiError, Error, Result};
 use crate::secrets::Secrets;
+use crate::sync::lock;
 
 /// An API key that never prints itself.
 #[derive(Clone, PartialEq, Eq)]

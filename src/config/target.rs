@@ -51,15 +51,20 @@ pub(crate) fn resolve_target(
         _ => (TrustNames::OPENAI, Auth::Bearer),
     };
     let (endpoint, url_source) = resolve_endpoint(target)?;
-    let key = match choice.api_key {
-        Some(key) => Some((key, Source::Explicit)).filter(|(key, _)| !key.is_empty()),
+    // No key when the argument is empty or a provider gives the credential.
+    let found = match choice.api_key {
+        Some(key) if key.is_empty() => None,
+        Some(key) => Some((key, Source::Explicit)),
         None if choice.provider.is_some() => None,
         None => Some(lookup(names.key).ok_or(Error::MissingApiKey)?),
     };
-    if let Some((_, key_source)) = key {
-        check_trust(key_source, url_source, names)?;
-    }
-    let key = key.map(|(key, _)| ApiKey::new(key)).transpose()?;
+    let key = match found {
+        Some((key, key_source)) => {
+            check_trust(key_source, url_source, names)?;
+            Some(ApiKey::new(key)?)
+        }
+        None => None,
+    };
     let mut credential = Credential::new(key, key_auth, url_source, names)?;
     if let Some(auth) = choice.auth {
         credential = credential.with_auth(auth)?;
@@ -84,9 +89,11 @@ fn resolve_endpoint(target: Target) -> Result<(String, Source)> {
         } => {
             let (endpoint, source) = match endpoint {
                 Some(endpoint) => (endpoint, Source::Explicit),
-                None => lookup("AZURE_OPENAI_ENDPOINT").ok_or_else(|| {
-                    Error::Config("no Azure endpoint: pass one (https://RESOURCE.openai.azure.com) or set AZURE_OPENAI_ENDPOINT".into())
-                })?,
+                None => {
+                    let missing = "no Azure endpoint: pass one \
+                        (https://RESOURCE.openai.azure.com) or set AZURE_OPENAI_ENDPOINT";
+                    lookup("AZURE_OPENAI_ENDPOINT").ok_or_else(|| Error::Config(missing.into()))?
+                }
             };
             let api_version = api_version
                 .or_else(|| lookup("OPENAI_API_VERSION").map(|(version, _)| version))

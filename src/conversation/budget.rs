@@ -52,6 +52,13 @@ impl PartialEq for Budget {
     }
 }
 
+impl Budget {
+    /// The bytes per token estimates use: the server's last count, or the default.
+    fn bytes_per_token(&self) -> f64 {
+        self.learned.unwrap_or(DEFAULT_BYTES_PER_TOKEN)
+    }
+}
+
 /// The oldest exchanges a send leaves out: messages `start..end` of a
 /// conversation of `len` messages (`start` is 1 after a system message,
 /// else 0). Planned on the conversation before a send; the conversation
@@ -190,10 +197,7 @@ impl Conversation {
     /// The estimated prompt tokens of sending the conversation as it is
     /// now, by the rules of [`set_token_budget`](Self::set_token_budget).
     pub fn estimated_tokens(&self) -> u64 {
-        tokens(
-            self.bytes(),
-            self.budget.learned.unwrap_or(DEFAULT_BYTES_PER_TOKEN),
-        )
+        tokens(self.bytes(), self.budget.bytes_per_token())
     }
 
     /// How many messages sends have left out in all, for views that follow
@@ -252,7 +256,7 @@ impl Conversation {
     /// of an exchange) from which on everything fits. `Err`: even the last
     /// exchange alone is over `target`; the trim that keeps only it.
     fn trim_to(&self, target: u64, within: u64) -> Result<Option<Trim>, Trim> {
-        let ratio = self.budget.learned.unwrap_or(DEFAULT_BYTES_PER_TOKEN);
+        let ratio = self.budget.bytes_per_token();
         let start = self.droppable_start();
         let mut bytes = self.bytes();
         let before = tokens(bytes, ratio);
@@ -307,18 +311,23 @@ impl Conversation {
         }
         let start = self.droppable_start();
         let last_user = self.messages.iter().rposition(|m| m.role == Role::User)?;
-        let end = (start + count.min(last_user.saturating_sub(start))..=last_user)
-            .find(|&end| self.messages[end].role == Role::User)?;
-        let ratio = self.budget.learned.unwrap_or(DEFAULT_BYTES_PER_TOKEN);
+        // At most `count` go, never the last user message; what is kept
+        // starts at the first user message from there on.
+        let most = count.min(last_user.saturating_sub(start));
+        let end = (start + most..=last_user).find(|&at| self.messages[at].role == Role::User)?;
+        let ratio = self.budget.bytes_per_token();
         let left: u64 = self.messages[start..end].iter().map(message_bytes).sum();
         let bytes = self.bytes();
-        Some(Trim {
+        let trim = Trim {
             start,
             end,
             tokens_before: tokens(bytes, ratio),
             tokens_after: tokens(bytes - left, ratio),
-        })
-        .filter(|trim| trim.dropped() > 0)
+        };
+        if trim.dropped() == 0 {
+            return None;
+        }
+        Some(trim)
     }
 
     /// The conversation as a send under `trim` sends it: the same model,
@@ -350,10 +359,11 @@ impl Conversation {
         // A trim keeps everything from a user message on, so the answer
         // fits after it exactly when it fits now.
         crate::conversation::ordering::check_next(&self.messages, &message)?;
-        let dropped = trim.map_or(0, |trim| {
+        let mut dropped = 0;
+        if let Some(trim) = trim {
             self.messages.drain(trim.start..trim.end);
-            trim.dropped()
-        });
+            dropped = trim.dropped();
+        }
         self.budget.last_dropped = dropped;
         self.budget.dropped_total += dropped as u64;
         self.messages.push(message);

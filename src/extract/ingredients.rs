@@ -142,8 +142,10 @@ fn leading_number(text: &str) -> Option<(f64, &str)> {
 
 fn clean_unit(unit: &str) -> Option<String> {
     let unit = unit.trim();
-    let none = unit.is_empty() || NO_UNIT.iter().any(|none| unit.eq_ignore_ascii_case(none));
-    (!none).then(|| unit.to_owned())
+    if unit.is_empty() || NO_UNIT.iter().any(|none| unit.eq_ignore_ascii_case(none)) {
+        return None;
+    }
+    Some(unit.to_owned())
 }
 
 /// "a string", "an object": for messages.

@@ -40,14 +40,15 @@ pub(crate) fn search<T>(text: &str, mut accept: impl Accept<T>) -> Result<T> {
 fn search_text<T>(text: &str, accept: &mut impl Accept<T>) -> Result<T, String> {
     let mut log = Log::default();
     for fence in candidates::json_fences(text) {
+        // The block's text ends where its content does, before the closing fence.
+        let end = fence.offset + fence.content.len();
         let candidate = Candidate {
-            text: text
-                .get(..fence.offset + fence.content.len())
-                .unwrap_or(text),
+            text: text.get(..end).unwrap_or(text),
             start: fence.offset,
             leads: true,
         };
-        if let Ok((value, ..)) = log.attempt(candidate, Some(fence.info.to_owned()), accept) {
+        let info = Some(fence.info.to_owned());
+        if let Ok((value, ..)) = log.attempt(candidate, info, accept) {
             return Ok(value);
         }
     }
@@ -74,12 +75,9 @@ fn search_text<T>(text: &str, accept: &mut impl Accept<T>) -> Result<T, String> 
     // fragment as the answer).
     let mut from = 0;
     while let Some(start) = candidates::next_opener(text, from) {
-        let rest = text.get(start..).unwrap_or("");
-        let inner = rest.strip_prefix('{').map(str::trim_start);
-        if let Some(inner) = inner.filter(|inner| inner.starts_with(['{', '['])) {
+        if let Some(inner) = bracket_after_brace(text, start) {
             // `{{` or `{[` can never be repaired: say so without the cost of a
             // scanner, which a megabyte of braces would pay a million times.
-            let inner = start + rest.len() - inner.len();
             let message = "expected a key or '}', found an opening bracket";
             log.fail(None, start, RepairError::at(inner, message));
             from = start + 1;
@@ -96,6 +94,17 @@ fn search_text<T>(text: &str, accept: &mut impl Accept<T>) -> Result<T, String> 
         };
     }
     guessed.ok_or_else(|| log.summary(text))
+}
+
+/// Where the opening bracket is, when the candidate at `start` is a `{`
+/// whose first token (past whitespace) is another `{` or a `[`.
+fn bracket_after_brace(text: &str, start: usize) -> Option<usize> {
+    let rest = text.get(start..).unwrap_or("");
+    let inner = rest.strip_prefix('{')?.trim_start();
+    if !inner.starts_with(['{', '[']) {
+        return None;
+    }
+    Some(start + rest.len() - inner.len())
 }
 
 /// What was tried, kept small: a count, the failure that got furthest (with

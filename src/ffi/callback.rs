@@ -57,7 +57,7 @@ pub(crate) struct UserData(pub(crate) *mut c_void);
 unsafe impl Send for UserData {}
 
 /// A C callback, its userdata, and a buffer for the NUL-terminated copies.
-pub(crate) struct Sink<F> {
+pub(crate) struct Callback<F> {
     callback: F,
     userdata: UserData,
     buffer: Vec<u8>,
@@ -65,15 +65,15 @@ pub(crate) struct Sink<F> {
 
 /// Calls a C delta callback with NUL-terminated copies of the deltas.
 pub(crate) type DeltaSink =
-    Sink<unsafe extern "system" fn(*mut c_void, *const c_char, usize) -> c_int>;
+    Callback<unsafe extern "system" fn(*mut c_void, *const c_char, usize) -> c_int>;
 
 /// Calls a C event callback with NUL-terminated copies of the pieces.
 pub(crate) type EventSink =
-    Sink<unsafe extern "system" fn(*mut c_void, c_int, *const c_char, usize) -> c_int>;
+    Callback<unsafe extern "system" fn(*mut c_void, c_int, *const c_char, usize) -> c_int>;
 
-impl<F: Copy> Sink<F> {
-    pub(crate) fn new(callback: F, userdata: *mut c_void) -> Sink<F> {
-        Sink {
+impl<F: Copy> Callback<F> {
+    pub(crate) fn new(callback: F, userdata: *mut c_void) -> Callback<F> {
+        Callback {
             callback,
             userdata: UserData(userdata),
             buffer: Vec::new(),
@@ -132,11 +132,11 @@ pub type chatwire_credential_callback = Option<
 
 /// A C credential callback and its userdata, asked from any thread.
 pub(crate) type CredentialSource =
-    Sink<unsafe extern "system" fn(*mut c_void, *mut c_char, usize) -> c_int>;
+    Callback<unsafe extern "system" fn(*mut c_void, *mut c_char, usize) -> c_int>;
 
 // SAFETY: as for UserData; the callback's documentation asks the caller to
 // make it safe to call from several threads at once, and `token` leaves
-// the sink's buffer alone.
+// the callback's buffer alone.
 unsafe impl Sync for CredentialSource {}
 
 impl CredentialSource {

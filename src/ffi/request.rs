@@ -79,7 +79,7 @@ impl chatwire_request {
     /// Hands a successful outcome of the send to `read`; the first wait
     /// appends the reply. Any thread may cancel or poll meanwhile.
     fn finish<T>(&self, read: impl FnOnce(&Reply) -> T) -> Result<T, FfiError> {
-        let mut held = self.conversation.appendable()?;
+        let mut held = self.conversation.try_lock()?;
         self.send.finish(&mut held.conversation, |outcome| {
             outcome.map(read).map_err(FfiError::again)
         })

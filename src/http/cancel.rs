@@ -86,7 +86,7 @@ impl CancelToken {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        crate::error::lock(&self.0.state)
+        crate::sync::lock(&self.0.state)
     }
 
     /// Fails with [`Error::Cancelled`] once cancelled.

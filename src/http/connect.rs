@@ -18,11 +18,11 @@ use ureq::unversioned::transport::{
     Buffers, ConnectionDetails, Connector, Either, NextTimeout, Transport,
 };
 
-use crate::error;
 use crate::http::buffers::GrowingBuffers;
 use crate::http::cancel::{self, Interrupt};
 use crate::http::resolve::{self, Names};
 use crate::http::stack;
+use crate::sync;
 
 thread_local! {
     static PATIENCE: Cell<Option<Duration>> = const { Cell::new(None) };
@@ -214,11 +214,11 @@ impl Interrupt for SharedSocket {
     }
 
     fn claim(&self, owner: u64) {
-        *error::lock(&self.owner) = owner;
+        *sync::lock(&self.owner) = owner;
     }
 
     fn interrupt_for(&self, owner: u64) {
-        let current = error::lock(&self.owner);
+        let current = sync::lock(&self.owner);
         if *current == owner {
             self.interrupt();
         }

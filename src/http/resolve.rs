@@ -18,8 +18,8 @@ use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::NextTimeout;
 
-use crate::error;
 use crate::http::cancel::{self, Interrupt};
+use crate::sync;
 
 /// How long a looked-up name's addresses are used before asking again.
 pub(crate) const CACHE_FOR: Duration = Duration::from_secs(30);
@@ -63,7 +63,7 @@ pub(crate) struct Names(Arc<Mutex<Option<Found>>>);
 impl Names {
     /// Drops what was found, so that the next request looks it up again.
     pub(crate) fn forget(&self) {
-        *error::lock(&self.0) = None;
+        *sync::lock(&self.0) = None;
     }
 }
 
@@ -96,7 +96,7 @@ impl Resolver for Resolve {
                 addrs.push(addr);
             }
         };
-        let last = || error::lock(&self.last.0);
+        let last = || sync::lock(&self.last.0);
         let fresh = |found: &&Found| {
             found.authority == authority
                 && found.scheme == scheme

@@ -175,10 +175,12 @@ impl<'s> Checker<'s> {
                 });
             }
         }
-        if let Some(constant) = here.object.get("const").filter(|c| !same(c, value)) {
-            self.broken(here, walk, || {
-                format!("expected {constant}, got {}", quote(value))
-            });
+        if let Some(constant) = here.object.get("const") {
+            if !same(constant, value) {
+                self.broken(here, walk, || {
+                    format!("expected {constant}, got {}", quote(value))
+                });
+            }
         }
     }
 

@@ -67,27 +67,49 @@ impl<'s> Checker<'s> {
         let found = match candidates[..] {
             [] => None,
             [only] => Some(self.problems(only, value, walk, depth)),
-            _ => match self.discriminate(&candidates, value, walk, depth) {
-                Some(found) => return walk.problems.absorb(found),
-                // The candidate whose first problem lies deepest: the one the
-                // value went furthest along (the first of equals, as
-                // `max_by_key` keeps the last).
-                None => candidates
-                    .iter()
-                    .rev()
-                    .map(|candidate| self.problems(candidate, value, walk, depth))
-                    .max_by_key(|found| found.first().map_or(0, |first| first.path.len()))
-                    .filter(|found| found.first().is_some_and(|first| first.path.len() > here)),
-            },
-        };
-        match found {
-            Some(found) if !found.first().is_some_and(|first| first.is_form_at(here)) => {
-                walk.problems.absorb(found)
+            _ => {
+                if let Some(found) = self.discriminate(&candidates, value, walk, depth) {
+                    walk.problems.absorb(found);
+                    return;
+                }
+                // Meant for it only if the value went into it, past here.
+                let furthest = self.furthest_along(&candidates, value, walk, depth);
+                furthest.filter(|found| first_depth(found) > here)
             }
+        };
+        // A choice that only disagrees with the value's form here is told
+        // by all the choices, in words.
+        let said_by_form =
+            |found: &Problems| found.first().is_some_and(|first| first.is_form_at(here));
+        match found {
+            Some(found) if !said_by_form(&found) => walk.problems.absorb(found),
             _ => walk.add(value, || {
                 What::not(describe_choices(self.root, choices), value)
             }),
         }
+    }
+
+    /// The problems of the candidate whose first problem lies deepest: the
+    /// one the value went furthest along (the first of equals).
+    fn furthest_along(
+        &self,
+        candidates: &[&'s Value],
+        value: &Value,
+        walk: &mut Walk,
+        depth: usize,
+    ) -> Option<Problems> {
+        let mut furthest: Option<Problems> = None;
+        for candidate in candidates {
+            let found = self.problems(candidate, value, walk, depth);
+            let deeper = match &furthest {
+                Some(best) => first_depth(&found) > first_depth(best),
+                None => true,
+            };
+            if deeper {
+                furthest = Some(found);
+            }
+        }
+        furthest
     }
 
     /// Among object choices told apart by one property with a fixed value in
@@ -135,16 +157,34 @@ impl<'s> Checker<'s> {
             .map(|schema| follow(self.root, schema))
             .collect();
         let first = shapes.first()?.get("required")?.as_array()?;
-        first.iter().filter_map(Value::as_str).find_map(|name| {
-            let tags: Option<Vec<&Value>> = shapes
+        for name in first.iter().filter_map(Value::as_str) {
+            // Some only when every candidate has a tag under `name`.
+            let tags: Option<Vec<&'s Value>> = shapes
                 .iter()
-                .map(|shape| {
-                    let required = type_names(shape.get("required")?).contains(&name);
-                    let tag = follow(self.root, shape.get("properties")?.get(name)?);
-                    (required && !fixed(tag).unwrap_or_default().is_empty()).then_some(tag)
-                })
+                .map(|shape| self.fixed_tag(shape, name))
                 .collect();
-            Some((name, tags?))
-        })
+            if let Some(tags) = tags {
+                return Some((name, tags));
+            }
+        }
+        None
     }
+
+    /// The schema of the property `name` in `shape`, if `shape` requires
+    /// the property and gives it fixed values.
+    fn fixed_tag(&self, shape: &'s Value, name: &str) -> Option<&'s Value> {
+        let required = type_names(shape.get("required")?).contains(&name);
+        let tag = follow(self.root, shape.get("properties")?.get(name)?);
+        let values = fixed(tag).unwrap_or_default();
+        if required && !values.is_empty() {
+            Some(tag)
+        } else {
+            None
+        }
+    }
+}
+
+/// How deep in the value the first of `found` lies (0: none found).
+fn first_depth(found: &Problems) -> usize {
+    found.first().map_or(0, |first| first.path.len())
 }

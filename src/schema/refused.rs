@@ -36,12 +36,16 @@ pub(crate) fn check_schema(
         ));
     }
     check_forms(object, at)?;
-    let outside = |r: &&Value| r.as_str().and_then(|r| resolve(root, r)).is_none();
-    if let Some(reference) = object.get("$ref").filter(outside) {
-        return Err(format!(
-            "at {at}/$ref: {} does not point inside this schema (only \"#\" and \"#/...\" references are supported)",
-            quote(reference)
-        ));
+    if let Some(reference) = object.get("$ref") {
+        let target = reference
+            .as_str()
+            .and_then(|reference| resolve(root, reference));
+        if target.is_none() {
+            return Err(format!(
+                "at {at}/$ref: {} does not point inside this schema (only \"#\" and \"#/...\" references are supported)",
+                quote(reference)
+            ));
+        }
     }
     let inner = |path: String, schema| check_schema(schema, root, &path, depth + 1);
     for keyword in ONE_SCHEMA.split(' ') {

@@ -3,7 +3,8 @@
 
 use std::sync::{Arc, Condvar, Mutex};
 
-use crate::error::{lock, wait, Result};
+use crate::error::Result;
+use crate::sync::{lock, wait};
 
 /// Where a waitable request shows an event loop that it has something to
 /// take: a descriptor (POSIX) or an event object (Windows), made and

@@ -8,10 +8,11 @@ use std::thread::ThreadId;
 
 use crate::conversation::budget::LeftOut;
 use crate::conversation::Conversation;
-use crate::error::{lock, Error, Result};
+use crate::error::{Error, Result};
 use crate::http::cancel::CancelToken;
 use crate::reply::Reply;
 use crate::stream::reply_stream::StreamDelta;
+use crate::sync::lock;
 use crate::wire::request::{choices_asked, Delivery};
 
 use super::{Client, DeltaHandler, Outgoing};

@@ -10,11 +10,12 @@ use std::thread::{JoinHandle, ThreadId};
 
 use ::log::Level;
 
-use crate::error::{lock, Error, Result};
+use crate::error::{Error, Result};
 use crate::http::cancel::CancelToken;
 use crate::http::stack;
 use crate::log;
 use crate::reply::Reply;
+use crate::sync::lock;
 use crate::sys;
 
 /// A reply being fetched on a worker thread: wait, poll, cancel, or `.await`

@@ -149,16 +149,19 @@ impl Scanner<'_> {
         if let Some(done) = self.between_items(c) {
             return done;
         }
-        // The last item is a string that a colon now follows (`["key": "value"]`).
-        let item = self.out.get(frame.item_start..).unwrap_or("");
-        let item = item.strip_prefix(',').unwrap_or(item);
-        let keyed =
-            frame.count > 0 && item.len() >= 2 && item.starts_with('"') && item.ends_with('"');
-        if c == ':' && keyed {
+        if c == ':' && self.string_item_is_a_key(frame) {
             return self.item_to_member(frame);
         }
         self.begin_item();
         self.value(c)
+    }
+
+    /// Whether the last item of the array is a string that a colon now
+    /// follows (`["key": "value"]`).
+    fn string_item_is_a_key(&self, frame: Frame) -> bool {
+        let item = self.out.get(frame.item_start..).unwrap_or("");
+        let item = item.strip_prefix(',').unwrap_or(item);
+        frame.count > 0 && item.len() >= 2 && item.starts_with('"') && item.ends_with('"')
     }
 
     /// Repair: JavaScript string concatenation (`'hello' + 'world'`) is one

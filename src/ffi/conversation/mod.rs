@@ -65,7 +65,7 @@ impl chatwire_conversation {
         // SAFETY: `alive` keeps the value where it is for as long as the
         // guard lives: both go into one `Hold`, which drops the guard first.
         let handle: &'a chatwire_conversation = unsafe { &*Arc::as_ptr(&alive) };
-        let guard = handle.appendable()?;
+        let guard = handle.try_lock()?;
         if handle.running.load(Ordering::Acquire) != 0 {
             return Err(in_use("a background request that has not finished"));
         }
@@ -74,7 +74,7 @@ impl chatwire_conversation {
 
     /// The conversation, unless another call holds it; also for a
     /// background request's wait, which its own mark does not refuse.
-    pub(crate) fn appendable(&self) -> Result<MutexGuard<'_, Held>, FfiError> {
+    pub(crate) fn try_lock(&self) -> Result<MutexGuard<'_, Held>, FfiError> {
         match self.held.try_lock() {
             Ok(held) => Ok(held),
             // A panic inside a call left it: the core changes a history only
