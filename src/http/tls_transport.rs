@@ -20,10 +20,19 @@ use crate::http::buffers::GrowingBuffers;
 use crate::http::{connect, stack, tls};
 
 /// Speaks TLS over the chained connection of an `https://` request.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct TlsConnect {
     /// The agent's rustls settings, made at its first TLS connection.
     config: OnceLock<Arc<ClientConfig>>,
+}
+
+/// Names the step alone: ureq asks every connector for `Debug`, and
+/// rustls' settings written out would bring every rustls type's `Debug`
+/// into the library (about 15 KB) for text no one reads.
+impl fmt::Debug for TlsConnect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TlsConnect").finish_non_exhaustive()
+    }
 }
 
 impl<In: Transport> Connector<In> for TlsConnect {
