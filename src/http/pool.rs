@@ -75,9 +75,8 @@ impl Pool {
         let header_limit = usize::try_from(settings.limits.headers).unwrap_or(usize::MAX);
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(settings.timeout))
-            // ureq's connect timeout starts once the name is found: the
-            // lookup gets one of its own, as long.
-            .timeout_resolve(Some(settings.connect_timeout))
+            // chatwire's connect timeout also covers the name lookup, which
+            // ureq's leaves out (http::resolve, http::connect).
             .timeout_connect(Some(settings.connect_timeout))
             .max_response_header_size(header_limit)
             // The most it grows to (`http::buffers`): the headers must fit.

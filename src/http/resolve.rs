@@ -1,9 +1,8 @@
 //! Turning a URL's host into addresses: IP literals and `localhost` at once,
 //! a name at most every [`CACHE_FOR`], and again after a failed connect
 //! ([`Names::forget`]). What ureq's resolver lacks: a cancel of its wait, and
-//! no lookup per request (it starts a thread for each). ureq gives the wait
-//! its timeout (`timeout_resolve`, which `http::pool` sets to the connect
-//! timeout); the connect that follows counts from the lookup's start
+//! no lookup per request (it starts a thread for each). The wait keeps to
+//! the connect timeout; the connect that follows counts from the lookup's start
 //! ([`lookup_began`]), so that the two keep to one connect timeout.
 
 use std::cell::Cell;
@@ -113,7 +112,8 @@ impl Resolver for Resolve {
                 Some(found) => (found, None),
                 None => {
                     LOOKUP_BEGAN.set(Some(Instant::now()));
-                    let found = wait_for_lookup(move || system_lookup(target), timeout)?;
+                    let patience = within_connect_timeout(timeout, config);
+                    let found = wait_for_lookup(move || system_lookup(target), patience)?;
                     (found, Some(Instant::now() + CACHE_FOR))
                 }
             };
@@ -254,6 +254,24 @@ fn without_lookup(target: &str) -> Option<Vec<SocketAddr>> {
         SocketAddr::new(Ipv4Addr::LOCALHOST.into(), port),
         SocketAddr::new(Ipv6Addr::LOCALHOST.into(), port),
     ])
+}
+
+/// How long a lookup may take: ureq's timeout for it (what is left of the
+/// whole request), and at most the connect timeout, which covers the
+/// lookup. Set here rather than as ureq's `timeout_resolve`, which would
+/// make ureq work out one more timeout on every send, lookup or not.
+fn within_connect_timeout(timeout: NextTimeout, config: &Config) -> NextTimeout {
+    let Some(connect) = config.timeouts().connect else {
+        return timeout;
+    };
+    if !timeout.after.is_not_happening() && *timeout.after <= connect {
+        return timeout;
+    }
+    NextTimeout {
+        after: connect.into(),
+        reason: ureq::Timeout::Resolve,
+        ..timeout
+    }
 }
 
 /// The lookup's outcome, or `None` from a cancel.
