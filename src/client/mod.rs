@@ -218,22 +218,35 @@ impl<'c> Outgoing<'c> {
         let mut post = |sent: &Conversation| post(&wire::request::encode(sent, delivery));
         match post(&self.sent) {
             Err(Error::ContextLength(api)) if self.sent.token_budget().is_some() => {
-                let Some(more) = self.sent.plan_retry() else {
-                    return Err(Error::ContextLength(api));
-                };
-                log::warn(format_args!(
-                    "the server says the conversation is longer than the context window \
-                     ({}); dropping the {} oldest messages left and trying once more \
-                     (estimated {} tokens)",
-                    api.message,
-                    more.dropped(),
-                    more.tokens_after
-                ));
-                let outcome = post(&self.sent.selection(&more))?;
-                Ok((outcome, Some(Trim::then(self.trim, more))))
+                self.send_shorter(api, &mut post)
             }
             outcome => outcome.map(|outcome| (outcome, self.trim)),
         }
+    }
+
+    /// After the server said the conversation is over its context window:
+    /// leaves out more old exchanges and posts once more. Out of line, so
+    /// that a background worker's frame, under which it waits for every
+    /// answer, does not hold a second inlined post for this rare road.
+    #[inline(never)]
+    fn send_shorter<R>(
+        &self,
+        api: Box<crate::error::ApiError>,
+        post: &mut dyn FnMut(&Conversation) -> Result<R>,
+    ) -> Result<(R, Option<Trim>)> {
+        let Some(more) = self.sent.plan_retry() else {
+            return Err(Error::ContextLength(api));
+        };
+        log::warn(format_args!(
+            "the server says the conversation is longer than the context window \
+             ({}); dropping the {} oldest messages left and trying once more \
+             (estimated {} tokens)",
+            api.message,
+            more.dropped(),
+            more.tokens_after
+        ));
+        let outcome = post(&self.sent.selection(&more))?;
+        Ok((outcome, Some(Trim::then(self.trim, more))))
     }
 }
 
