@@ -29,29 +29,113 @@ pub struct chatwire_conversation {
     running: Arc<AtomicU64>,
 }
 
-/// What a call holding a conversation works on.
+/// What a call holding a conversation works on: the conversation, and the
+/// texts it lent since it last changed. Its fields are reached only through
+/// its methods, so every change lets those texts go (the rule of
+/// docs/c-api.md, "Ownership").
 pub(crate) struct Held {
-    pub(crate) conversation: Conversation,
-    /// The texts lent out, one entry per message; see [`Held::parts`].
+    conversation: Conversation,
+    /// What chatwire_conversation_content() and
+    /// chatwire_conversation_reasoning() lent, one entry per message index,
+    /// each made on first request: at most one copy of each text of the
+    /// conversation as it is now.
     lent: Vec<Lent>,
-    /// How many messages sends had left out when `lent` last followed them.
-    lent_dropped: u64,
 }
 
-/// The copies of one message's content and reasoning that
-/// chatwire_conversation_content() and chatwire_conversation_reasoning()
-/// lend, made on first request: an entry goes when its message goes and moves
-/// with it otherwise (its buffers do not move), so a text lives as long as its message.
-type Lent = [Option<text::CText>; 2];
+/// The copies of one message's texts, each in a buffer that does not move
+/// while it lives.
+#[derive(Default)]
+struct Lent {
+    content: Option<text::CText>,
+    reasoning: Option<text::CText>,
+}
+
+/// A text of a message that C borrows.
+#[derive(Clone, Copy)]
+enum Lendable {
+    Content,
+    Reasoning,
+}
+
+impl Lendable {
+    /// The message's text; none for a message without reasoning.
+    fn of(self, message: &crate::Message) -> Option<&str> {
+        match self {
+            Lendable::Content => Some(&message.content),
+            Lendable::Reasoning => reasoning(&message.reasoning),
+        }
+    }
+
+    /// Where its copy is kept.
+    fn copy_in(self, lent: &mut Lent) -> &mut Option<text::CText> {
+        match self {
+            Lendable::Content => &mut lent.content,
+            Lendable::Reasoning => &mut lent.reasoning,
+        }
+    }
+}
+
+impl Held {
+    fn new(conversation: Conversation) -> Held {
+        Held {
+            conversation,
+            lent: Vec::new(),
+        }
+    }
+
+    /// The conversation, to read.
+    pub(crate) fn conversation(&self) -> &Conversation {
+        &self.conversation
+    }
+
+    /// Runs `change` on the conversation. Once it succeeds the conversation
+    /// has changed, and the texts lent from it as it was go: after `change`
+    /// returns, so a lent text passed in as its argument was copied first.
+    /// A failed change left the conversation as it was (the core's rule), so
+    /// what it lent stays.
+    pub(crate) fn change<T, E>(
+        &mut self,
+        change: impl FnOnce(&mut Conversation) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.change_if(true, change)
+    }
+
+    /// As [`Self::change`] when `changes` holds; else `call` is one that
+    /// leaves the conversation as it is although it is handed it (a later
+    /// wait of a background request, which appends nothing), and what was
+    /// lent stays.
+    pub(crate) fn change_if<T, E>(
+        &mut self,
+        changes: bool,
+        call: impl FnOnce(&mut Conversation) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let done = call(&mut self.conversation)?;
+        if changes {
+            self.lent = Vec::new();
+        }
+        Ok(done)
+    }
+
+    /// The `which` text of message `index`, as a C string lent until the
+    /// conversation changes; NULL when the message has none. Lending the same
+    /// text again gives the same pointer.
+    fn lend(&mut self, index: usize, which: Lendable) -> Result<*const c_char, FfiError> {
+        let message = handle::item(self.conversation.messages(), index, "message")?;
+        let Some(text) = which.of(message) else {
+            return Ok(std::ptr::null());
+        };
+        if self.lent.len() <= index {
+            self.lent.resize_with(index + 1, Lent::default);
+        }
+        let copy = which.copy_in(&mut self.lent[index]);
+        Ok(copy.get_or_insert_with(|| text::CText::new(text)).as_ptr())
+    }
+}
 
 impl chatwire_conversation {
     fn into_c(conversation: Conversation) -> *mut chatwire_conversation {
         handle::into_c_shared(chatwire_conversation {
-            held: Mutex::new(Held {
-                lent_dropped: conversation.dropped_total(),
-                conversation,
-                lent: Vec::new(),
-            }),
+            held: Mutex::new(Held::new(conversation)),
             running: Arc::default(),
         })
     }
@@ -135,41 +219,16 @@ impl Drop for Running {
 /// The next background request's mark; 0 means none.
 static NEXT_RUNNING: AtomicU64 = AtomicU64::new(1);
 
-impl Held {
-    /// The conversation and the texts lent from it, which first follow the
-    /// messages sends left out since (the oldest after the system message).
-    fn parts(&mut self) -> (&mut Conversation, &mut Vec<Lent>) {
-        let total = self.conversation.dropped_total();
-        let new = usize::try_from(total.saturating_sub(self.lent_dropped)).unwrap_or(usize::MAX);
-        self.lent_dropped = total;
-        let first = self.conversation.messages().first();
-        let start = usize::from(first.is_some_and(|m| m.role == crate::Role::System));
-        forget(&mut self.lent, start, new);
-        (&mut self.conversation, &mut self.lent)
-    }
-}
-
-/// The text of message `index` of the conversation behind `ptr` that `text`
-/// picks, lent from `slot` of its entry; NULL when `text` gives none (unsafe:
-/// `ptr` is NULL or live).
+/// The `which` text of message `index` of the conversation behind `ptr`,
+/// lent until the conversation changes (unsafe: `ptr` is NULL or live).
 unsafe fn lend(
     ptr: *const chatwire_conversation,
     index: usize,
-    slot: usize,
-    text: fn(&crate::Message) -> Option<&str>,
+    which: Lendable,
 ) -> Result<*const c_char, FfiError> {
     // SAFETY: as the caller promises.
-    let held = &mut unsafe { chatwire_conversation::hold(ptr)? }.guard;
-    let (conversation, lent) = held.parts();
-    let message = handle::item(conversation.messages(), index, "message")?;
-    let Some(text) = text(message) else {
-        return Ok(std::ptr::null());
-    };
-    if lent.len() <= index {
-        lent.resize_with(index + 1, Lent::default);
-    }
-    let view = lent[index][slot].get_or_insert_with(|| text::CText::new(text));
-    Ok(view.as_ptr())
+    let mut held = unsafe { chatwire_conversation::hold(ptr)? };
+    held.guard.lend(index, which)
 }
 
 /// What `read` gives of message `index` of the conversation behind `ptr`
@@ -181,7 +240,7 @@ unsafe fn read<T>(
 ) -> Result<T, FfiError> {
     // SAFETY: as the caller promises.
     let held = unsafe { chatwire_conversation::hold(ptr)? };
-    let messages = held.guard.conversation.messages();
+    let messages = held.guard.conversation().messages();
     Ok(read(handle::item(messages, index, "message")?))
 }
 
@@ -199,13 +258,6 @@ pub(super) unsafe fn on<T>(
 /// which has nothing to read).
 pub(super) fn reasoning(details: &Option<crate::Reasoning>) -> Option<&str> {
     Some(details.as_ref()?.text.as_str()).filter(|text| !text.is_empty())
-}
-
-/// Forgets what was lent from `count` messages from `index` on, which have
-/// left the conversation.
-fn forget(lent: &mut Vec<Lent>, index: usize, count: usize) {
-    let len = lent.len();
-    lent.drain(index.min(len)..index.saturating_add(count).min(len));
 }
 
 /// Creates in `*conversation_out` an empty conversation for `model`
@@ -235,7 +287,7 @@ pub unsafe extern "system" fn chatwire_conversation_to_json(
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let out = handle::out(json_out, "json_out")?;
-            *out = text::string_out(&held.conversation.to_json());
+            *out = text::string_out(&held.conversation().to_json());
             Ok(())
         })
     })
@@ -271,7 +323,7 @@ pub unsafe extern "system" fn chatwire_conversation_len(
     conversation: *const chatwire_conversation,
 ) -> usize {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-    boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation.len())) })
+    boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation().len())) })
 }
 
 /// The role (a chatwire_role) of message `index`.
@@ -291,7 +343,7 @@ pub unsafe extern "system" fn chatwire_conversation_content(
     index: usize,
 ) -> *const c_char {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-    boundary::value(|| unsafe { lend(conversation, index, 0, |m| Some(&m.content)) })
+    boundary::value(|| unsafe { lend(conversation, index, Lendable::Content) })
 }
 
 /// The length in bytes of chatwire_conversation_content().
@@ -311,7 +363,7 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning(
     index: usize,
 ) -> *const c_char {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-    boundary::value(|| unsafe { lend(conversation, index, 1, |m| reasoning(&m.reasoning)) })
+    boundary::value(|| unsafe { lend(conversation, index, Lendable::Reasoning) })
 }
 
 /// The length in bytes of chatwire_conversation_reasoning(); 0 when NULL.
@@ -326,4 +378,56 @@ pub unsafe extern "system" fn chatwire_conversation_reasoning_len(
             reasoning(&m.reasoning).map_or(0, str::len)
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held() -> Held {
+        let mut conversation = Conversation::with_model("m").unwrap();
+        conversation.set_system("be brief");
+        conversation.user("hello").unwrap();
+        Held::new(conversation)
+    }
+
+    /// The content of message `index`, lent.
+    fn content(held: &mut Held, index: usize) -> *const c_char {
+        let lent = held.lend(index, Lendable::Content);
+        lent.unwrap_or_else(|_| panic!("message {index} has content"))
+    }
+
+    /// A copy of the C string at `ptr`, lent by a `Held` that still lives.
+    fn read(ptr: *const c_char) -> String {
+        // SAFETY: lent, NUL-terminated, and alive while it is copied.
+        let text = unsafe { std::ffi::CStr::from_ptr(ptr) };
+        text.to_str().unwrap().to_owned()
+    }
+
+    #[test]
+    fn a_text_is_lent_once_until_the_conversation_changes() {
+        let mut held = held();
+        let system = content(&mut held, 0);
+        assert_eq!(content(&mut held, 0), system);
+        assert!(held.lend(1, Lendable::Reasoning).is_ok_and(|p| p.is_null()));
+        assert!(held.lend(2, Lendable::Content).is_err());
+        assert_eq!(read(system), "be brief");
+        // A failed change changed nothing: what was lent stays.
+        let refused = held.change(|c| c.user("again"));
+        assert!(refused.is_err());
+        assert_eq!(content(&mut held, 0), system);
+        assert!(held.change(|c| c.truncate(2)).is_ok());
+        assert!(held.lent.is_empty());
+        assert_eq!(read(content(&mut held, 1)), "hello");
+    }
+
+    #[test]
+    fn a_call_that_changes_nothing_keeps_what_was_lent() {
+        let mut held = held();
+        let hello = content(&mut held, 1);
+        let kept = held.change_if(false, |_| Ok::<_, FfiError>(()));
+        assert!(kept.is_ok());
+        assert_eq!(content(&mut held, 1), hello);
+        assert_eq!(read(hello), "hello");
+    }
 }
