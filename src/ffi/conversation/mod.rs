@@ -336,7 +336,8 @@ pub unsafe extern "system" fn chatwire_conversation_role(
     boundary::value(|| unsafe { read(conversation, index, |m| role_to_c(m.role)) })
 }
 
-/// The text of message `index`.
+/// The text of message `index`, borrowed until the conversation changes or
+/// is freed (docs/c-api.md, "Ownership", says what changes it).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_content(
     conversation: *const chatwire_conversation,
@@ -356,7 +357,8 @@ pub unsafe extern "system" fn chatwire_conversation_content_len(
     boundary::value(|| unsafe { read(conversation, index, |m| m.content.len()) })
 }
 
-/// The reasoning of message `index`; NULL when it has none.
+/// The reasoning of message `index`; NULL when it has none. Borrowed as
+/// chatwire_conversation_content() is.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_reasoning(
     conversation: *const chatwire_conversation,
