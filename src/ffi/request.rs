@@ -24,9 +24,9 @@ pub struct chatwire_request {
     pub(super) conversation: Arc<chatwire_conversation>,
     /// The conversation's mark of this request (see [`Running`]).
     pub(super) _running: Running,
-    /// Whether a wait has run: only the first can append the reply, so only
-    /// the first changes the conversation (and lets its lent texts go).
-    pub(super) waited: AtomicBool,
+    /// Whether a wait has appended the reply: only that one changed the
+    /// conversation (and let the texts it lent go).
+    pub(super) appended: AtomicBool,
 }
 
 /// 1 when the request has finished, 0 while it runs; never blocks.
@@ -90,9 +90,15 @@ impl chatwire_request {
                 outcome.map(read).map_err(FfiError::again)
             })
         };
-        // Swapped while the conversation is held: one wait at a time.
-        let first = !self.waited.swap(true, Ordering::Relaxed);
-        held.change_if(first, finish)
+        // The first wait that succeeds is the one that appended: a wait
+        // that fails appends nothing, nor does any after it (the outcome
+        // stays). Read and written while the conversation is held.
+        let appends = !self.appended.load(Ordering::Relaxed);
+        let outcome = held.change_if(appends, finish);
+        if outcome.is_ok() {
+            self.appended.store(true, Ordering::Relaxed);
+        }
+        outcome
     }
 }
 

@@ -231,7 +231,7 @@ pub unsafe extern "system" fn chatwire_send_async(
             send,
             conversation,
             _running: request_mark,
-            waited: Default::default(),
+            appended: Default::default(),
         });
         Ok(())
     })
