@@ -85,12 +85,13 @@ impl Client {
     }
 
     /// The client `config` makes, once [`Config::validate`] has checked it
-    /// (and read its place, which `config` keeps). `previous`, the client it
-    /// replaces (the C handle's), lends what `config` shares with it: its
-    /// connection pool when the [`PoolKey`](config::PoolKey) is the same,
-    /// else the place it read when that is the same; and what its running
-    /// requests hold: the cap on requests in flight (set to the new value,
-    /// which lets waiting requests go on) and a refused `stream_options`.
+    /// (and read its place, which `config` keeps, so that it is not read
+    /// again). `previous`, the client it replaces (the C handle's), lends
+    /// its connection pool when the [`PoolKey`](config::PoolKey) is the
+    /// same (else a new pool is made for the place `config` holds), and
+    /// what its running requests hold: the cap on requests in flight (set
+    /// to the new value, which lets waiting requests go on) and a refused
+    /// `stream_options`.
     pub(crate) fn from_config(config: &mut Config, previous: Option<&Client>) -> Result<Client> {
         config.validate()?;
         let settings = config.settings()?;
