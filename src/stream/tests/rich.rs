@@ -4,6 +4,7 @@
 //! the chunks (a completion built from the stream, serialized, read back),
 //! so the reply and its JSON stay what that road gave, byte for byte.
 
+use crate::reply::ReplyChoice;
 use crate::stream::StreamDecoder;
 
 /// Streams that touch every field a streamed reply keeps, with the number
@@ -135,4 +136,28 @@ fn a_streamed_reply_and_its_json_are_what_the_stream_sent() {
         assert_eq!(got, want, "line {}", line + 1);
     }
     assert_eq!(described, expected);
+}
+
+#[test]
+fn a_streamed_reply_is_the_reply_its_json_gives_as_a_whole_body() {
+    for (body, choices) in RICH_STREAMS {
+        let mut decoder = StreamDecoder::new().asking(choices);
+        decoder.feed(body.as_bytes()).expect("a stream");
+        let streamed = decoder.into_reply().expect("a complete reply");
+        let whole = crate::wire::completion::decode(streamed.json().into_owned(), None)
+            .expect("a whole body");
+        assert_eq!(
+            (&whole.id, &whole.model, whole.usage),
+            (&streamed.id, &streamed.model, streamed.usage)
+        );
+        assert_eq!(whole.choices().len(), streamed.choices().len(), "{body}");
+        for (whole, streamed) in whole.choices().iter().zip(streamed.choices()) {
+            // The same choice, but for what only a streamed reply's JSON needs.
+            let streamed = ReplyChoice {
+                streamed: None,
+                ..streamed.clone()
+            };
+            assert_eq!(whole, &streamed, "{body}");
+        }
+    }
 }
