@@ -171,6 +171,7 @@ impl Reply {
     /// A reply of `choices` (never empty: the decoders say why not) and
     /// the JSON they came in.
     pub(crate) fn new(choices: Vec<ReplyChoice>, body: Body) -> Reply {
+        debug_assert!(!choices.is_empty(), "a reply without a choice");
         Reply {
             choices,
             usage: None,
