@@ -852,7 +852,7 @@ fn many_child(url: &str, count: usize) {
         .map(|_| chatwire.send_async(&short_conversation()).unwrap())
         .collect();
     for reply in pending {
-        assert_eq!(reply.wait().unwrap().content, "pong");
+        assert_eq!(reply.wait().unwrap().content(), "pong");
     }
     let seconds = started.elapsed().as_secs_f64();
     println!("{seconds} {}", peak_kib());

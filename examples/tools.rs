@@ -39,11 +39,11 @@ fn tool_loop() -> Result<(), chatwire::Error> {
     conversation.user("What is the weather in Paris right now?")?;
 
     let reply = client.send_reply(&mut conversation)?;
-    if reply.tool_calls.is_empty() {
-        println!("assistant (no tool call)> {}", reply.content);
+    if reply.tool_calls().is_empty() {
+        println!("assistant (no tool call)> {}", reply.content());
         return Ok(());
     }
-    for call in &reply.tool_calls {
+    for call in reply.tool_calls() {
         // Arguments are read leniently: models do not always write valid JSON.
         let arguments = call.arguments_json()?;
         let city = arguments["city"].as_str().unwrap_or("somewhere");
@@ -52,7 +52,7 @@ fn tool_loop() -> Result<(), chatwire::Error> {
         conversation.tool_result(&call.id, result)?;
     }
     let answer = client.send_reply(&mut conversation)?;
-    println!("assistant> {}", answer.content);
+    println!("assistant> {}", answer.content());
     if let Some(usage) = answer.usage {
         println!("({} tokens)", usage.total_tokens);
     }

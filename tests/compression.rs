@@ -58,11 +58,11 @@ fn a_gzip_reply_is_read_whole_streamed_and_in_the_background() {
         .unwrap();
     assert_eq!(pieces, "packed stream");
     let pending = client.send_async(&conversation()).unwrap();
-    assert_eq!(pending.wait().unwrap().content, "packed whole");
+    assert_eq!(pending.wait().unwrap().content(), "packed whole");
     let pending = client
         .stream_async(&conversation(), |_| ControlFlow::Continue(()))
         .unwrap();
-    assert_eq!(pending.wait().unwrap().content, "packed stream");
+    assert_eq!(pending.wait().unwrap().content(), "packed stream");
     whole.assert();
     streamed.assert();
 }

@@ -83,8 +83,8 @@ fn e2e_multi_turn_history_and_usage_grow() {
     let first = client.send_reply(&mut conversation).unwrap();
     assert_eq!(conversation.len(), 3);
     assert_eq!(conversation.messages()[2].role, Role::Assistant);
-    assert_eq!(conversation.messages()[2].content, first.content);
-    assert!(first.finish_reason.is_some());
+    assert_eq!(conversation.messages()[2].content, first.content());
+    assert!(first.finish_reason().is_some());
     let first_usage = first.usage.expect("the server reports usage");
     assert!(first_usage.prompt_tokens > 0 && first_usage.completion_tokens > 0);
 
@@ -182,8 +182,8 @@ fn e2e_streamed_reply_equals_the_deltas() {
         })
         .unwrap();
     assert!(deltas.len() > 1, "{deltas:?}");
-    assert_eq!(deltas.concat(), reply.content);
-    assert_eq!(conversation.messages()[2].content, reply.content);
+    assert_eq!(deltas.concat(), reply.content());
+    assert_eq!(conversation.messages()[2].content, reply.content());
     assert!(reply.usage.is_some_and(|usage| usage.completion_tokens > 0));
 }
 
@@ -291,8 +291,8 @@ fn tool_loop(server: &Server, streamed: bool) {
         }
     };
     let reply = send(&mut conversation).unwrap();
-    assert_eq!(reply.tool_calls.len(), 1, "{reply:?}");
-    let call = &reply.tool_calls[0];
+    assert_eq!(reply.tool_calls().len(), 1, "{reply:?}");
+    let call = &reply.tool_calls()[0];
     assert_eq!(call.name, "get_weather");
     assert!(
         call.arguments_json().unwrap()["city"].is_string(),
@@ -309,8 +309,8 @@ fn tool_loop(server: &Server, streamed: bool) {
         .set_option("tool_choice", Some(json!("none")))
         .unwrap();
     let answer = send(&mut conversation).unwrap();
-    assert!(answer.tool_calls.is_empty(), "{answer:?}");
-    assert!(!answer.content.is_empty());
+    assert!(answer.tool_calls().is_empty(), "{answer:?}");
+    assert!(!answer.content().is_empty());
     let roles: Vec<Role> = conversation.messages().iter().map(|m| m.role).collect();
     assert_eq!(
         roles,
@@ -363,11 +363,11 @@ fn reasoning_conversation(server: &Server) -> Conversation {
 }
 
 fn assert_reasoned(reply: &chatwire::Reply, field: chatwire::ReasoningField) {
-    let reasoning = reply.reasoning.as_ref().expect("the model reasoned");
+    let reasoning = reply.reasoning().expect("the model reasoned");
     assert!(!reasoning.text.trim().is_empty(), "{reply:?}");
     assert_eq!(reasoning.field, field, "{reply:?}");
     for tag in ["<think>", "</think>"] {
-        assert!(!reply.content.contains(tag), "{reply:?}");
+        assert!(!reply.content().contains(tag), "{reply:?}");
         assert!(!reasoning.text.contains(tag), "{reply:?}");
     }
 }
@@ -381,10 +381,10 @@ fn e2e_reasoning_parsed_by_the_server() {
     let mut conversation = reasoning_conversation(&server);
     let reply = client.send_reply(&mut conversation).unwrap();
     assert_reasoned(&reply, chatwire::ReasoningField::ReasoningContent);
-    assert!(reply.json.contains("\"reasoning_content\""));
+    assert!(reply.json().contains("\"reasoning_content\""));
     assert_eq!(
-        conversation.messages().last().unwrap().reasoning,
-        reply.reasoning
+        conversation.messages().last().unwrap().reasoning.as_ref(),
+        reply.reasoning()
     );
 
     let mut conversation = reasoning_conversation(&server);
@@ -399,8 +399,8 @@ fn e2e_reasoning_parsed_by_the_server() {
         })
         .unwrap();
     assert_reasoned(&reply, chatwire::ReasoningField::ReasoningContent);
-    assert_eq!(reasoning, reply.reasoning.as_ref().unwrap().text);
-    assert_eq!(content, reply.content);
+    assert_eq!(reasoning, reply.reasoning().unwrap().text);
+    assert_eq!(content, reply.content());
 }
 
 #[test]
@@ -423,7 +423,7 @@ fn e2e_reasoning_from_raw_think_tags_in_content() {
             client.send_reply(&mut conversation).unwrap()
         };
         assert_reasoned(&reply, chatwire::ReasoningField::ThinkTags);
-        assert!(reply.json.contains("</think>"), "streamed: {streamed}");
+        assert!(reply.json().contains("</think>"), "streamed: {streamed}");
     }
 }
 

@@ -329,10 +329,10 @@ fn a_provider_serves_streams_and_background_sends() {
     let reply = client
         .send_stream(&mut conversation, |_| std::ops::ControlFlow::Continue(()))
         .unwrap();
-    assert_eq!(reply.content, "streamed");
+    assert_eq!(reply.content(), "streamed");
     conversation.user("again").unwrap();
     let pending = client.send_async(&conversation).unwrap();
-    assert_eq!(pending.wait().unwrap().content, "in the background");
+    assert_eq!(pending.wait().unwrap().content(), "in the background");
     assert_eq!(calls.load(Ordering::SeqCst), 2);
     streamed.assert();
     background.assert();

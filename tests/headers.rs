@@ -72,12 +72,12 @@ fn builder_headers_go_with_every_kind_of_request() {
 
     assert_eq!(send(&client), "traced");
     let pending = client.send_async(&conversation()).unwrap();
-    assert_eq!(pending.wait().unwrap().content, "traced");
+    assert_eq!(pending.wait().unwrap().content(), "traced");
     let mut conversation = conversation();
     let reply = client
         .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
         .unwrap();
-    assert_eq!(reply.content, "Yo, welcome to the Nexus. What brings");
+    assert_eq!(reply.content(), "Yo, welcome to the Nexus. What brings");
 }
 
 #[test]

@@ -403,13 +403,13 @@ fn echoed_secrets_in_a_reply_are_left_as_the_server_sent_them() {
         .send_reply(&mut conversation)
         .unwrap();
     let bearer = format!("Bearer {KEY}");
-    assert_eq!(reply.content, format!("your key is {bearer}"));
-    assert_eq!(reply.tool_calls[0].arguments, bearer);
-    assert_eq!(reply.tool_calls[0].name, GATEWAY_TOKEN);
+    assert_eq!(reply.content(), format!("your key is {bearer}"));
+    assert_eq!(reply.tool_calls()[0].arguments, bearer);
+    assert_eq!(reply.tool_calls()[0].name, GATEWAY_TOKEN);
     assert_eq!(reply.request_id.as_deref(), Some(GATEWAY_TOKEN));
     assert_eq!(
         conversation.messages().last().unwrap().content,
-        reply.content
+        reply.content()
     );
 }
 

@@ -77,14 +77,11 @@ fn a_reply_object_keeps_content_reasoning_and_every_choice() {
     let client = client(&server);
     let mut conversation = asking("text");
     let reply = client.send_reply(&mut conversation).unwrap();
-    assert_eq!(reply.content, text());
-    assert_eq!(reply.reasoning.as_ref().unwrap().text, reasoning());
-    assert_eq!(reply.choices[0].content, text());
-    assert_eq!(reply.choices[1].content, format!("{KEY} / {TITLE}"));
-    assert_eq!(
-        reply.choices[0].reasoning.as_ref().unwrap().text,
-        reasoning()
-    );
+    assert_eq!(reply.content(), text());
+    assert_eq!(reply.reasoning().unwrap().text, reasoning());
+    assert_eq!(reply.choices()[0].content(), text());
+    assert_eq!(reply.choices()[1].content(), format!("{KEY} / {TITLE}"));
+    assert_eq!(reply.choices()[0].reasoning().unwrap().text, reasoning());
 }
 
 #[test]
@@ -93,7 +90,7 @@ fn a_refusal_is_kept_byte_for_byte() {
     let client = client(&server);
     let mut conversation = asking("refusal");
     let reply = client.send_reply(&mut conversation).unwrap();
-    assert_eq!(reply.content, text());
+    assert_eq!(reply.content(), text());
     assert_kept(&server, &client, &mut conversation, &text());
 }
 
@@ -110,8 +107,8 @@ fn streamed_deltas_returned_text_and_history_are_equal() {
         })
         .unwrap();
     assert_eq!(seen, text());
-    assert_eq!(reply.content, text());
-    assert_eq!(reply.choices[1].content, format!("{KEY} / {TITLE}"));
+    assert_eq!(reply.content(), text());
+    assert_eq!(reply.choices()[1].content(), format!("{KEY} / {TITLE}"));
     assert_kept(&server, &client, &mut conversation, &text());
 }
 
@@ -134,7 +131,7 @@ fn stream_events_reasoning_and_content_are_kept() {
         (thought.as_str(), said.as_str()),
         (reasoning().as_str(), text().as_str())
     );
-    assert_eq!(reply.reasoning.unwrap().text, reasoning());
+    assert_eq!(reply.reasoning().unwrap().text, reasoning());
     let kept = conversation.messages().last().unwrap().reasoning.clone();
     assert_eq!(kept.unwrap().text, reasoning());
 }
@@ -149,7 +146,7 @@ fn the_stream_iterator_keeps_the_text() {
     for delta in &mut stream {
         seen.push_str(&delta.unwrap());
     }
-    assert_eq!(stream.reply().unwrap().content, text());
+    assert_eq!(stream.reply().unwrap().content(), text());
     drop(stream);
     assert_eq!(seen, text());
     assert_kept(&server, &client, &mut conversation, &text());
@@ -161,7 +158,7 @@ fn a_background_reply_is_kept_whole_and_streamed() {
     let client = client(&server);
     let mut conversation = asking("text");
     let reply = client.send_async(&conversation).unwrap().wait().unwrap();
-    assert_eq!(reply.content, text());
+    assert_eq!(reply.content(), text());
     conversation.append_reply(&reply).unwrap();
     assert_kept(&server, &client, &mut conversation, &text());
 
@@ -175,7 +172,7 @@ fn a_background_reply_is_kept_whole_and_streamed() {
         .unwrap();
     let reply = pending.wait().unwrap();
     assert_eq!(deltas.try_iter().collect::<String>(), text());
-    assert_eq!(reply.content, text());
+    assert_eq!(reply.content(), text());
     conversation.append_reply(&reply).unwrap();
     assert_eq!(conversation.messages().last().unwrap().content, text());
 }
@@ -194,7 +191,7 @@ fn tool_call_arguments_are_the_json_the_model_wrote() {
             client.send_reply(&mut conversation).unwrap()
         };
         assert_eq!(
-            reply.tool_calls[0].arguments,
+            reply.tool_calls()[0].arguments,
             arguments(),
             "streamed: {streamed}"
         );

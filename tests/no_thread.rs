@@ -57,7 +57,7 @@ fn a_send_starts_no_thread() {
             let reply = client
                 .send_stream(&mut conversation(), |_| std::ops::ControlFlow::Continue(()))
                 .unwrap();
-            assert_eq!(reply.content, "xxx");
+            assert_eq!(reply.content(), "xxx");
         });
         assert!(started < sends / 4, "{started} threads for {sends} streams");
     }

@@ -52,17 +52,17 @@ fn sequential_streams_and_background_sends_reuse_one_connection() {
         let reply = client
             .send_stream(&mut conversation, ignore_deltas)
             .unwrap();
-        assert_eq!(reply.content, "xxx");
+        assert_eq!(reply.content(), "xxx");
     }
     for _ in 0..50 {
         let reply = client.send_async(&conversation()).unwrap().wait().unwrap();
-        assert_eq!(reply.content, "pong");
+        assert_eq!(reply.content(), "pong");
         let streamed = client
             .stream_async(&conversation(), ignore_deltas)
             .unwrap()
             .wait()
             .unwrap();
-        assert_eq!(streamed.content, "xxx");
+        assert_eq!(streamed.content(), "xxx");
     }
     assert!(server.accepted() <= 2, "{} connections", server.accepted());
 }

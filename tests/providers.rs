@@ -35,14 +35,14 @@ fn deepseek_tool_loop_sends_reasoning_back_only_in_the_loop() {
         } else {
             client.send_reply(&mut conversation).unwrap()
         };
-        assert_eq!(reply.tool_calls.len(), 1);
-        let reasoning = reply.reasoning.clone().expect("reasoning");
+        assert_eq!(reply.tool_calls().len(), 1);
+        let reasoning = reply.reasoning().cloned().expect("reasoning");
         assert_eq!(reasoning.text, "I need the time.");
         assert_eq!(reasoning.field, ReasoningField::ReasoningContent);
         conversation.tool_result("call_1", "12:00").unwrap();
         // Without reasoning_content on the calling message DeepSeek says 400.
         let reply = client.send_reply(&mut conversation).unwrap();
-        assert_eq!(reply.content, "It is noon.");
+        assert_eq!(reply.content(), "It is noon.");
         // A new question: the earlier turns' reasoning stays home.
         conversation.user("And tomorrow?").unwrap();
         client.send_reply(&mut conversation).unwrap();
@@ -79,8 +79,8 @@ fn vllm_reasoning_streams_apart_from_the_content() {
             ControlFlow::Continue(())
         })
         .unwrap();
-    assert_eq!(reply.content, "4");
-    let reasoning = reply.reasoning.unwrap();
+    assert_eq!(reply.content(), "4");
+    let reasoning = reply.reasoning().unwrap();
     assert_eq!(
         (reasoning.text.as_str(), reasoning.field),
         ("Two and two.", ReasoningField::Reasoning)
@@ -88,7 +88,7 @@ fn vllm_reasoning_streams_apart_from_the_content() {
     assert_eq!(seen[0], (DeltaKind::Reasoning, "Two and ".to_owned()));
     assert_eq!(seen.last().unwrap(), &(DeltaKind::Content, "4".to_owned()));
     // The streamed reply's JSON keeps the reasoning in its field.
-    let json: serde_json::Value = serde_json::from_str(&reply.json).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&reply.json()).unwrap();
     assert_eq!(json["choices"][0]["message"]["reasoning"], "Two and two.");
 }
 
@@ -103,8 +103,8 @@ fn raw_think_tags_never_reach_the_content() {
         })
         .unwrap();
     assert_eq!(content, "Four");
-    assert_eq!(reply.content, "Four");
-    assert_eq!(reply.reasoning.unwrap().text, "Hmm, 2+2.");
+    assert_eq!(reply.content(), "Four");
+    assert_eq!(reply.reasoning().unwrap().text, "Hmm, 2+2.");
     let last = conversation.messages().last().unwrap();
     assert_eq!(
         (last.role, last.content.as_str()),
@@ -118,7 +118,7 @@ fn mistral_refusing_stream_options_is_asked_again_without_and_remembered() {
     let reply = client
         .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
         .unwrap();
-    assert_eq!(reply.content, "Bonjour");
+    assert_eq!(reply.content(), "Bonjour");
     // A clone sends without it at once.
     let clone = client.clone();
     conversation.user("Encore").unwrap();
@@ -157,7 +157,7 @@ fn a_finished_stream_on_an_open_connection_completes_within_the_grace() {
     let reply = client
         .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
         .unwrap();
-    assert_eq!(reply.content, "Done");
+    assert_eq!(reply.content(), "Done");
     // The server holds the connection open until the client hangs up: the
     // reply came through the grace. Its length is time: three seconds
     // past it allowed, so that only a grace that ran long fails.
@@ -196,7 +196,7 @@ fn a_tool_call_without_an_id_gets_one_that_is_sent_back() {
     let (server, client, mut conversation) = setup("llamacpp-old");
     conversation.add_tool(time_tool());
     let reply = client.send_reply(&mut conversation).unwrap();
-    let id = reply.tool_calls[0].id.clone();
+    let id = reply.tool_calls()[0].id.clone();
     assert!(id.starts_with("call_"), "{id}");
     conversation.tool_result(&id, "12:00").unwrap();
     let _ = client.send_reply(&mut conversation);
@@ -210,7 +210,7 @@ fn ollama_calls_without_index_stay_apart() {
     let reply = client
         .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
         .unwrap();
-    let names: Vec<_> = reply.tool_calls.iter().map(|c| c.name.as_str()).collect();
+    let names: Vec<_> = reply.tool_calls().iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["get_time", "get_date"]);
 }
 
@@ -225,10 +225,10 @@ fn every_choice_is_kept_whole_and_streamed() {
         } else {
             client.send_reply(&mut conversation).unwrap()
         };
-        let texts: Vec<_> = reply.choices.iter().map(|c| c.content.as_str()).collect();
+        let texts: Vec<_> = reply.choices().iter().map(|c| c.content()).collect();
         assert_eq!(texts, ["red", "blue"], "streamed: {streamed}");
         assert_eq!(conversation.messages().last().unwrap().content, "red");
-        let json: serde_json::Value = serde_json::from_str(&reply.json).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&reply.json()).unwrap();
         assert_eq!(json["choices"].as_array().unwrap().len(), 2);
         if streamed {
             assert_eq!(
@@ -284,5 +284,5 @@ fn azure_content_filter_is_its_own_error_and_not_retried() {
     let mut conversation = Conversation::new("azure-finish-filtered");
     conversation.user("x").unwrap();
     let reply = client.send_reply(&mut conversation).unwrap();
-    assert_eq!(reply.finish_reason.as_deref(), Some("content_filter"));
+    assert_eq!(reply.finish_reason(), Some("content_filter"));
 }

@@ -51,7 +51,7 @@ fn bodies(server: &HostileServer) -> Vec<Value> {
 }
 
 fn answer_every_call(conversation: &mut Conversation, reply: &Reply) {
-    for call in &reply.tool_calls {
+    for call in reply.tool_calls() {
         conversation.tool_result(&call.id, "12:00").unwrap();
     }
 }
@@ -61,21 +61,21 @@ fn gemini_3_tool_loop_sends_each_signature_back_whole_and_streamed() {
     for streamed in [false, true] {
         let (server, client, mut conversation) = setup("gemini-3-pro-preview");
         let reply = send(&client, &mut conversation, streamed).unwrap();
-        assert_eq!(reply.tool_calls.len(), 2, "streamed: {streamed}");
-        let first = &reply.tool_calls[0];
+        assert_eq!(reply.tool_calls().len(), 2, "streamed: {streamed}");
+        let first = &reply.tool_calls()[0];
         assert_eq!(first.arguments, r#"{"zone":"UTC"}"#);
         assert_eq!(
             first.extra["extra_content"]["google"]["thought_signature"],
             common::providers_2026::gemini_signature(&first.id)
         );
-        assert!(reply.tool_calls[1].extra.is_empty());
+        assert!(reply.tool_calls()[1].extra.is_empty());
         answer_every_call(&mut conversation, &reply);
         // Gemini refuses this request unless the signature comes back.
         let reply = send(&client, &mut conversation, streamed).unwrap();
-        assert_eq!(reply.content, "It is noon.");
+        assert_eq!(reply.content(), "It is noon.");
         // A provider's own key on the message is kept too.
         assert_eq!(
-            reply.extra["extra_content"]["google"]["thought_signature"],
+            reply.extra()["extra_content"]["google"]["thought_signature"],
             "CiQBtextSig=="
         );
         // Saved and loaded, nothing is lost; the next turn sends it all back.
@@ -126,14 +126,14 @@ fn kimi_two_turns(
 ) -> chatwire::Result<()> {
     for question in ["And in Tokyo?", ""] {
         let reply = send(client, conversation, streamed)?;
-        assert_eq!(reply.tool_calls.len(), 1);
+        assert_eq!(reply.tool_calls().len(), 1);
         assert_eq!(
-            reply.reasoning.as_ref().unwrap().field,
+            reply.reasoning().unwrap().field,
             ReasoningField::ReasoningContent
         );
         answer_every_call(conversation, &reply);
         let reply = send(client, conversation, streamed)?;
-        assert_eq!(reply.content, "It is noon.");
+        assert_eq!(reply.content(), "It is noon.");
         if !question.is_empty() {
             conversation.user(question).unwrap();
         }
@@ -188,7 +188,7 @@ fn kimi_takes_a_hand_built_calling_turn_with_an_empty_reasoning() {
     conversation.assistant("It was eleven.").unwrap();
     conversation.user("And now?").unwrap();
     let reply = client.send_reply(&mut conversation).unwrap();
-    assert_eq!(reply.tool_calls.len(), 1);
+    assert_eq!(reply.tool_calls().len(), 1);
     assert_eq!(bodies(&server)[0]["messages"][1]["reasoning_content"], "");
 }
 
@@ -197,7 +197,7 @@ fn openrouter_reasoning_details_go_back_as_sent_whole_and_streamed() {
     for streamed in [false, true] {
         let (server, client, mut conversation) = setup("openrouter-reasoning");
         let reply = send(&client, &mut conversation, streamed).unwrap();
-        let reasoning = reply.reasoning.clone().expect("reasoning");
+        let reasoning = reply.reasoning().cloned().expect("reasoning");
         assert_eq!(reasoning.text, "I should check the time.");
         assert_eq!(reasoning.field, ReasoningField::Reasoning);
         let details: Value = serde_json::from_str(reasoning.details.as_deref().unwrap()).unwrap();
@@ -205,7 +205,7 @@ fn openrouter_reasoning_details_go_back_as_sent_whole_and_streamed() {
         answer_every_call(&mut conversation, &reply);
         // Refused unless the details come back joined, signature included.
         let reply = send(&client, &mut conversation, streamed).unwrap();
-        assert_eq!(reply.content, "Noon.", "streamed: {streamed}");
+        assert_eq!(reply.content(), "Noon.", "streamed: {streamed}");
         assert_eq!(bodies(&server).len(), 2);
     }
 }
@@ -225,8 +225,8 @@ fn mistral_thinking_chunks_are_reasoning_whole_and_streamed() {
         } else {
             client.send_reply(&mut conversation).unwrap()
         };
-        assert_eq!(reply.content, "4", "streamed: {streamed}");
-        let reasoning = reply.reasoning.clone().unwrap();
+        assert_eq!(reply.content(), "4", "streamed: {streamed}");
+        let reasoning = reply.reasoning().cloned().unwrap();
         assert_eq!(
             (reasoning.text.as_str(), reasoning.field),
             ("Two and two make four.", ReasoningField::ContentChunks)
@@ -241,7 +241,7 @@ fn mistral_thinking_chunks_are_reasoning_whole_and_streamed() {
                 ]
             );
             // The streamed reply's JSON has the chunks as Mistral sends them.
-            let json: Value = serde_json::from_str(&reply.json).unwrap();
+            let json: Value = serde_json::from_str(&reply.json()).unwrap();
             assert_eq!(
                 json["choices"][0]["message"]["content"][0]["type"],
                 "thinking"
@@ -271,7 +271,7 @@ fn custom_tool_calls_live_in_the_history_whole_and_streamed() {
         conversation.user("How many rows?").unwrap();
         conversation.add_tool(sql_tool());
         let reply = send(&client, &mut conversation, streamed).unwrap();
-        let call = &reply.tool_calls[0];
+        let call = &reply.tool_calls()[0];
         assert!(call.is_custom(), "streamed: {streamed}: {call:?}");
         assert_eq!(
             (call.name.as_str(), call.arguments.as_str()),
@@ -280,7 +280,7 @@ fn custom_tool_calls_live_in_the_history_whole_and_streamed() {
         conversation.tool_result(&call.id, "1").unwrap();
         // Refused unless the custom call and its result come back.
         let reply = send(&client, &mut conversation, streamed).unwrap();
-        assert_eq!(reply.content, "One row.");
+        assert_eq!(reply.content(), "One row.");
         let saved = conversation.to_json();
         let loaded = Conversation::from_json(&saved).unwrap();
         assert_eq!(loaded, conversation);

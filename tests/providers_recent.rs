@@ -85,17 +85,17 @@ fn perplexity_gets_alternating_turns_and_its_sources_are_kept() {
         .user("How many stars are in our galaxy?")
         .unwrap();
     let reply = client.send_reply(&mut conversation).unwrap();
-    let json: Value = serde_json::from_str(&reply.json).unwrap();
+    let json: Value = serde_json::from_str(&reply.json()).unwrap();
     assert_eq!(json["citations"][0], "https://example.org/milky-way");
     assert_eq!(json["search_results"][0]["title"], "The Milky Way");
     conversation.user("And in Andromeda?").unwrap();
     // A streamed reply's body, built from its chunks, keeps them too.
     let reply = streamed(&client, &mut conversation).unwrap();
-    assert_eq!(reply.content, "About 100 to 400 billion [1].");
-    let json: Value = serde_json::from_str(&reply.json).unwrap();
+    assert_eq!(reply.content(), "About 100 to 400 billion [1].");
+    let json: Value = serde_json::from_str(&reply.json()).unwrap();
     assert_eq!(json["citations"][0], "https://example.org/milky-way");
     assert_eq!(json["search_results"][0]["title"], "The Milky Way");
-    assert_eq!(json["choices"][0]["message"]["content"], reply.content);
+    assert_eq!(json["choices"][0]["message"]["content"], reply.content());
     // Two user messages in a row never reach the server: chatwire's own
     // ordering rules are Perplexity's.
     let error = conversation
@@ -126,8 +126,8 @@ fn zai_is_reached_by_its_whole_url_and_thinks_in_reasoning_content() {
         } else {
             client.send_reply(&mut conversation).unwrap()
         };
-        assert_eq!(reply.content, "303");
-        let reasoning = reply.reasoning.expect("reasoning");
+        assert_eq!(reply.content(), "303");
+        let reasoning = reply.reasoning().expect("reasoning");
         assert_eq!(reasoning.text, "101 times 3 is 303.");
         assert_eq!(reasoning.field, ReasoningField::ReasoningContent);
     }
@@ -149,7 +149,7 @@ fn bedrock_takes_its_api_key_as_a_bearer_token_under_openai_v1() {
     let server = common::providers::start();
     let client = client_base(&format!("{}/openai/v1", server.url));
     let reply = client.send_reply(&mut asking(BEDROCK)).unwrap();
-    assert_eq!(reply.content, format!("hello from {BEDROCK}"));
+    assert_eq!(reply.content(), format!("hello from {BEDROCK}"));
     let request = &server.requests()[0];
     assert_eq!(request.path, BEDROCK_PATH);
     assert_eq!(
@@ -165,7 +165,7 @@ fn azure_v1_route_takes_a_bearer_key_or_an_api_key_and_no_version() {
     for auth in [Auth::Bearer, Auth::ApiKey] {
         let client = client(|b| b.base_url(&base).auth(auth));
         let reply = client.send_reply(&mut asking(AZURE_V1)).unwrap();
-        assert_eq!(reply.content, format!("hello from {AZURE_V1}"));
+        assert_eq!(reply.content(), format!("hello from {AZURE_V1}"));
     }
     let requests = server.requests();
     assert!(requests.iter().all(|r| r.path == AZURE_V1_PATH));
@@ -201,7 +201,7 @@ fn dashscope_thinking_needs_a_stream_and_streams_reasoning_apart() {
             ControlFlow::Continue(())
         })
         .unwrap();
-    assert_eq!(reply.content, "303");
+    assert_eq!(reply.content(), "303");
     assert_eq!(thinking, "101 times 3 is 303.");
     assert_eq!(conversation.messages().last().unwrap().content, "303");
 }
@@ -212,7 +212,7 @@ fn xai_reasoning_models_refuse_stop_and_penalties_and_send_reasoning_content() {
     let client = client_base(&server.url);
     let mut conversation = asking(XAI);
     let reply = client.send_reply(&mut conversation).unwrap();
-    assert_eq!(reply.reasoning.unwrap().text, "101 times 3 is 303.");
+    assert_eq!(reply.reasoning().unwrap().text, "101 times 3 is 303.");
     conversation.user("Stop at a newline.").unwrap();
     conversation
         .set_option("stop", Some(json!(["\n"])))
@@ -230,11 +230,11 @@ fn github_models_and_cloudflare_are_reached_at_their_documented_paths() {
         let url = format!("{}{path}", server.url);
         let client = client(|b| b.endpoint_url(&url));
         let reply = client.send_reply(&mut asking(GITHUB)).unwrap();
-        assert_eq!(reply.content, format!("hello from {GITHUB}"));
+        assert_eq!(reply.content(), format!("hello from {GITHUB}"));
     }
     let cloudflare = client_base(&format!("{}/client/v4/accounts/0123abcd/ai/v1", server.url));
     let reply = cloudflare.send_reply(&mut asking(CLOUDFLARE)).unwrap();
-    assert_eq!(reply.content, format!("hello from {CLOUDFLARE}"));
+    assert_eq!(reply.content(), format!("hello from {CLOUDFLARE}"));
     let paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
     assert_eq!(paths, [GITHUB_PATH, GITHUB_ORG_PATH, CLOUDFLARE_PATH]);
 }

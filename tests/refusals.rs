@@ -20,9 +20,9 @@ fn refusing_client(answer: Answer) -> (ServerGuard, Client) {
 
 /// The reply keeps the refusal apart, and as the text it stands in for.
 fn assert_refusal_kept(reply: &Reply) {
-    assert_eq!(reply.refusal.as_deref(), Some(REFUSAL));
-    assert_eq!(reply.content, REFUSAL);
-    assert_eq!(reply.choices[0].refusal.as_deref(), Some(REFUSAL));
+    assert_eq!(reply.refusal(), Some(REFUSAL));
+    assert_eq!(reply.content(), REFUSAL);
+    assert_eq!(reply.choices()[0].refusal(), Some(REFUSAL));
 }
 
 /// Pieces with their kind: all refusal, adding up to it.

@@ -93,11 +93,11 @@ fn send_reply_reports_usage_finish_reason_and_request_id() {
         .create();
     let mut conversation = conversation();
     let reply = client(&server.url()).send_reply(&mut conversation).unwrap();
-    assert_eq!(reply.content, "hi");
-    assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
+    assert_eq!(reply.content(), "hi");
+    assert_eq!(reply.finish_reason(), Some("stop"));
     assert_eq!(reply.request_id.as_deref(), Some("req_42"));
     assert_eq!(reply.usage.unwrap().total_tokens, 5);
-    assert_eq!(reply.json, completion("hi"));
+    assert_eq!(reply.json(), completion("hi"));
 }
 
 #[test]
@@ -256,11 +256,11 @@ fn recorded_llamacpp_completions_decode() {
         let mut conversation = conversation();
         let reply = client(&server.url()).send_reply(&mut conversation).unwrap();
         assert!(
-            reply.content.starts_with(start),
+            reply.content().starts_with(start),
             "{file}: {}",
-            reply.content
+            reply.content()
         );
-        assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
+        assert_eq!(reply.finish_reason(), Some("stop"));
         assert!(reply.usage.unwrap().total_tokens > 0);
         assert_eq!(conversation.len(), 3);
     }

@@ -49,16 +49,16 @@ fn recorded_llamacpp_stream_gives_deltas_and_the_reply() {
         })
         .unwrap();
     assert!(deltas.len() > 3);
-    assert_eq!(deltas.concat(), reply.content);
-    assert_eq!(reply.content, "Yo, welcome to the Nexus. What brings");
-    assert_eq!(reply.finish_reason.as_deref(), Some("length"));
+    assert_eq!(deltas.concat(), reply.content());
+    assert_eq!(reply.content(), "Yo, welcome to the Nexus. What brings");
+    assert_eq!(reply.finish_reason(), Some("length"));
     assert_eq!(reply.usage.unwrap().total_tokens, 45);
     assert_eq!(reply.request_id.as_deref(), Some("req_stream"));
-    let json: serde_json::Value = serde_json::from_str(&reply.json).unwrap();
-    assert_eq!(json["choices"][0]["message"]["content"], reply.content);
+    let json: serde_json::Value = serde_json::from_str(&reply.json()).unwrap();
+    assert_eq!(json["choices"][0]["message"]["content"], reply.content());
     assert_eq!(conversation.len(), 3);
     assert_eq!(conversation.messages()[2].role, Role::Assistant);
-    assert_eq!(conversation.messages()[2].content, reply.content);
+    assert_eq!(conversation.messages()[2].content, reply.content());
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn deltas_arrive_before_the_body_ends() {
         })
         .unwrap();
     assert_eq!(seen, ["first ", "second"]);
-    assert_eq!(reply.content, "first second");
+    assert_eq!(reply.content(), "first second");
     assert_eq!(reply.usage.unwrap().total_tokens, 10);
     server.finish();
 }
@@ -139,7 +139,7 @@ fn iterator_yields_deltas_then_appends_the_reply() {
     for delta in &mut stream {
         text.push_str(&delta.unwrap());
     }
-    assert_eq!(stream.reply().unwrap().content, text);
+    assert_eq!(stream.reply().unwrap().content(), text);
     drop(stream);
     assert_eq!(conversation.len(), 3);
     assert_eq!(conversation.messages()[2].content, text);
@@ -213,7 +213,7 @@ fn keep_alive_comments_count_as_activity() {
     let reply = client
         .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
         .unwrap();
-    assert_eq!(reply.content, "ab");
+    assert_eq!(reply.content(), "ab");
     server.finish();
 }
 
@@ -370,7 +370,7 @@ fn async_send_can_be_polled_and_waited() {
     answer.send(()).unwrap();
     wait_until("the background send to finish", || pending.is_done());
     let reply = pending.wait().unwrap();
-    assert_eq!(reply.content, "later");
+    assert_eq!(reply.content(), "later");
     assert_eq!(
         conversation.len(),
         2,
@@ -485,7 +485,7 @@ fn async_send_is_a_future() {
         })
         .unwrap();
     let reply = block_on(pending).unwrap();
-    assert!(reply.content.starts_with("Yo"));
+    assert!(reply.content().starts_with("Yo"));
     assert!(counted.load(std::sync::atomic::Ordering::SeqCst) > 3);
 }
 
@@ -576,7 +576,7 @@ fn a_retry_pause_longer_than_the_idle_timeout_still_retries() {
     let reply = client
         .send_stream(&mut conversation(), |_| ControlFlow::Continue(()))
         .unwrap();
-    assert_eq!(reply.content, "after the pause");
+    assert_eq!(reply.content(), "after the pause");
     busy.assert();
 }
 
@@ -597,7 +597,7 @@ fn a_server_that_ignores_stream_true_still_gives_the_reply() {
         })
         .unwrap();
     assert_eq!(deltas, ["all at once"]);
-    assert_eq!(reply.content, "all at once");
+    assert_eq!(reply.content(), "all at once");
     assert_eq!(reply.usage.unwrap().total_tokens, 5);
     assert_eq!(conversation.len(), 3);
 }
@@ -635,11 +635,11 @@ fn a_refusal_stands_in_for_empty_content_whole_and_streamed() {
     let streamed_reply = client
         .send_stream(&mut streamed, |_| ControlFlow::Continue(()))
         .unwrap();
-    assert_eq!(whole_reply.content, "I can't help.");
-    assert_eq!(streamed_reply.content, "I can't help.");
+    assert_eq!(whole_reply.content(), "I can't help.");
+    assert_eq!(streamed_reply.content(), "I can't help.");
     assert_eq!(whole.messages(), streamed.messages());
     // The streamed reply's JSON keeps the refusal where a whole body has it.
-    let json: serde_json::Value = serde_json::from_str(&streamed_reply.json).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&streamed_reply.json()).unwrap();
     assert_eq!(json["choices"][0]["message"]["refusal"], "I can't help.");
     assert_eq!(json["choices"][0]["message"]["content"], "");
 }
@@ -685,7 +685,7 @@ fn a_choice_that_begins_after_the_stream_end_grace_is_waited_for() {
         .recv_timeout(Duration::from_secs(10))
         .unwrap()
         .unwrap();
-    let texts: Vec<&str> = reply.choices.iter().map(|c| c.content.as_str()).collect();
+    let texts: Vec<&str> = reply.choices().iter().map(|c| c.content()).collect();
     assert_eq!(texts, ["first", "second"]);
     server.finish();
 }

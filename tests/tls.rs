@@ -99,5 +99,5 @@ fn a_long_reply_over_tls_arrives_whole_in_the_foreground_and_in_the_background()
     let client = client_for(&server.url).ca_file(&path).build().unwrap();
     assert_eq!(client.send(&mut conversation()).unwrap(), long);
     let pending = client.send_async(&conversation()).unwrap();
-    assert_eq!(pending.wait().unwrap().content, long);
+    assert_eq!(pending.wait().unwrap().content(), long);
 }

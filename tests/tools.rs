@@ -67,14 +67,14 @@ fn a_full_tool_loop_sends_valid_bodies() {
     conversation.user("Weather in Paris and Oslo?").unwrap();
 
     let reply = client.send_reply(&mut conversation).unwrap();
-    assert_eq!(reply.content, "");
-    assert_eq!(reply.finish_reason.as_deref(), Some("tool_calls"));
-    assert_eq!(reply.tool_calls.len(), 2);
+    assert_eq!(reply.content(), "");
+    assert_eq!(reply.finish_reason(), Some("tool_calls"));
+    assert_eq!(reply.tool_calls().len(), 2);
     assert_eq!(
-        reply.tool_calls[1].arguments_json().unwrap(),
+        reply.tool_calls()[1].arguments_json().unwrap(),
         json!({"city": "Oslo"})
     );
-    assert_eq!(conversation.messages()[1].tool_calls, reply.tool_calls);
+    assert_eq!(conversation.messages()[1].tool_calls, reply.tool_calls());
 
     // Sending before every call has its result is refused, naming the call.
     let err = client.send(&mut conversation).unwrap_err();
@@ -155,12 +155,12 @@ fn streamed_tool_calls_are_assembled_from_fragments() {
     let reply = client(&server.url())
         .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
         .unwrap();
-    assert_eq!(reply.tool_calls.len(), 1);
-    assert_eq!(reply.tool_calls[0].id, "call_1");
-    assert_eq!(reply.tool_calls[0].arguments, r#"{"city": "Rome"}"#);
-    assert_eq!(reply.finish_reason.as_deref(), Some("tool_calls"));
-    assert_eq!(conversation.messages()[1].tool_calls, reply.tool_calls);
-    let json: Value = serde_json::from_str(&reply.json).unwrap();
+    assert_eq!(reply.tool_calls().len(), 1);
+    assert_eq!(reply.tool_calls()[0].id, "call_1");
+    assert_eq!(reply.tool_calls()[0].arguments, r#"{"city": "Rome"}"#);
+    assert_eq!(reply.finish_reason(), Some("tool_calls"));
+    assert_eq!(conversation.messages()[1].tool_calls, reply.tool_calls());
+    let json: Value = serde_json::from_str(&reply.json()).unwrap();
     assert_eq!(
         json["choices"][0]["message"]["tool_calls"][0]["function"]["name"],
         "get_weather"

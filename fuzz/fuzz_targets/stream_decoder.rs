@@ -2,7 +2,8 @@
 //! input chooses, as a server's body would arrive in pieces.
 //!
 //! Invariants: no panic; however the bytes are split, the outcome is the
-//! same; when the stream decodes, the deltas joined are the reply's text.
+//! same; when the stream decodes, the deltas joined are the reply's text
+//! (its refusal when it has no content: the refusal stands in for it).
 //!
 //! ```sh
 //! RUSTC_BOOTSTRAP=1 cargo fuzz run stream_decoder -- -max_total_time=60
@@ -16,11 +17,13 @@ use libfuzzer_sys::fuzz_target;
 /// Feeds the pieces, returns the joined deltas and the reply's text, or the error text.
 fn decode(pieces: &[&[u8]]) -> Result<(String, String), String> {
     let mut decoder = StreamDecoder::default();
-    let mut deltas = String::new();
+    let (mut deltas, mut refused) = (String::new(), String::new());
     let mut take = |events: Vec<StreamEvent>| {
         for event in events {
-            if let StreamEvent::Delta(text) = event {
-                deltas.push_str(&text);
+            match event {
+                StreamEvent::Delta(text) => deltas.push_str(&text),
+                StreamEvent::Refusal(text) => refused.push_str(&text),
+                _ => {}
             }
         }
     };
@@ -28,8 +31,11 @@ fn decode(pieces: &[&[u8]]) -> Result<(String, String), String> {
         take(decoder.feed(piece).map_err(|err| err.to_string())?);
     }
     take(decoder.finish().map_err(|err| err.to_string())?);
-    let result = decoder.into_result().map_err(|err| err.to_string())?;
-    Ok((deltas, result.choices[0].content.clone()))
+    let reply = decoder.into_reply().map_err(|err| err.to_string())?;
+    if deltas.is_empty() {
+        deltas = refused;
+    }
+    Ok((deltas, reply.content().to_owned()))
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -136,7 +136,7 @@ impl Client {
     /// Sends the conversation and appends the assistant's reply to it; on
     /// any error the conversation is left as it was.
     pub fn send(&self, conversation: &mut Conversation) -> Result<String> {
-        self.send_reply(conversation).map(|reply| reply.content)
+        self.send_reply(conversation).map(Reply::into_content)
     }
 
     /// Like [`send`](Self::send), returning the whole [`Reply`] (finish

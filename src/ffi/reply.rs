@@ -2,6 +2,7 @@
 //! usage, request id, tool calls, the body as received).
 
 use std::ffi::{c_char, CStr, CString};
+use std::sync::OnceLock;
 
 use super::boundary;
 use super::conversation::reasoning;
@@ -16,37 +17,78 @@ use crate::reply::Reply;
 pub struct chatwire_reply {
     reply: Reply,
     // Texts from JSON strings may hold U+0000: kept whole, with a `_len`
-    // accessor each; header values and JSON text cannot.
-    content: CText,
-    finish_reason: Option<CText>,
-    tool_calls: Vec<ToolCallTexts>,
-    reasoning: Option<CText>,
-    refusal: Option<CText>,
+    // accessor each; header values and JSON text cannot. Each is made when
+    // C first asks for it, and then stays where it is until the free.
+    content: OnceLock<CText>,
+    finish_reason: OnceLock<Option<CText>>,
+    tool_calls: OnceLock<Vec<ToolCallTexts>>,
+    reasoning: OnceLock<Option<CText>>,
+    refusal: OnceLock<Option<CText>>,
     /// The content of every choice.
-    choices: Vec<CText>,
-    request_id: Option<CText>,
-    json: CString,
+    choices: OnceLock<Vec<CText>>,
+    request_id: OnceLock<Option<CText>>,
+    json: OnceLock<CString>,
 }
 
 impl chatwire_reply {
     pub(crate) fn new(reply: Reply) -> chatwire_reply {
-        let calls = reply.tool_calls.iter().map(ToolCallTexts::new);
-        let choices = reply.choices.iter().map(|c| CText::new(&c.content));
         chatwire_reply {
-            content: CText::new(&reply.content),
-            finish_reason: reply.finish_reason.as_deref().map(CText::new),
-            request_id: reply.request_id.as_deref().map(CText::new),
-            json: text::c_string(reply.json.as_str()),
-            tool_calls: calls.collect(),
-            reasoning: reasoning(&reply.reasoning).map(CText::new),
-            refusal: reply.refusal.as_deref().map(CText::new),
-            choices: choices.collect(),
             reply,
+            content: OnceLock::new(),
+            finish_reason: OnceLock::new(),
+            tool_calls: OnceLock::new(),
+            reasoning: OnceLock::new(),
+            refusal: OnceLock::new(),
+            choices: OnceLock::new(),
+            request_id: OnceLock::new(),
+            json: OnceLock::new(),
         }
     }
 
+    fn content(&self) -> &CText {
+        self.content
+            .get_or_init(|| CText::new(self.reply.content()))
+    }
+
+    fn finish_reason(&self) -> &Option<CText> {
+        let text = || self.reply.finish_reason().map(CText::new);
+        self.finish_reason.get_or_init(text)
+    }
+
+    fn reasoning(&self) -> &Option<CText> {
+        let text = || reasoning(&self.reply.first().reasoning).map(CText::new);
+        self.reasoning.get_or_init(text)
+    }
+
+    fn refusal(&self) -> &Option<CText> {
+        self.refusal
+            .get_or_init(|| self.reply.refusal().map(CText::new))
+    }
+
+    fn request_id(&self) -> &Option<CText> {
+        let text = || self.reply.request_id.as_deref().map(CText::new);
+        self.request_id.get_or_init(text)
+    }
+
+    fn choices(&self) -> &[CText] {
+        let texts = || {
+            let choices = self.reply.choices().iter();
+            choices.map(|choice| CText::new(choice.content())).collect()
+        };
+        self.choices.get_or_init(texts)
+    }
+
+    fn json(&self) -> &CString {
+        self.json
+            .get_or_init(|| text::c_string(self.reply.json().into_owned()))
+    }
+
     fn tool_call(&self, index: usize) -> Result<&ToolCallTexts, FfiError> {
-        handle::item(&self.tool_calls, index, "tool call")
+        let texts = || {
+            let calls = self.reply.tool_calls().iter();
+            calls.map(ToolCallTexts::new).collect()
+        };
+        handle::item(self.tool_calls.get_or_init(texts), index, "tool call")
     }
 }
 
@@ -104,13 +146,13 @@ pub(super) fn usage_details(reply: &Reply) -> Result<[u64; 2], FfiError> {
 pub unsafe extern "system" fn chatwire_reply_content(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(required(reply, "reply")?.content.as_ptr()))
+    boundary::value(|| Ok(required(reply, "reply")?.content().as_ptr()))
 }
 
 /// The length in bytes of chatwire_reply_content().
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_content_len(reply: Option<&chatwire_reply>) -> usize {
-    boundary::value(|| Ok(required(reply, "reply")?.content.len()))
+    boundary::value(|| Ok(required(reply, "reply")?.content().len()))
 }
 
 /// Why the model stopped: "stop", "length", "tool_calls", "content_filter",
@@ -119,7 +161,7 @@ pub unsafe extern "system" fn chatwire_reply_content_len(reply: Option<&chatwire
 pub unsafe extern "system" fn chatwire_reply_finish_reason(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(borrowed(&required(reply, "reply")?.finish_reason)))
+    boundary::value(|| Ok(borrowed(required(reply, "reply")?.finish_reason())))
 }
 
 /// The length in bytes of chatwire_reply_finish_reason(); 0 when NULL.
@@ -127,7 +169,7 @@ pub unsafe extern "system" fn chatwire_reply_finish_reason(
 pub unsafe extern "system" fn chatwire_reply_finish_reason_len(
     reply: Option<&chatwire_reply>,
 ) -> usize {
-    boundary::value(|| Ok(borrowed_len(&required(reply, "reply")?.finish_reason)))
+    boundary::value(|| Ok(borrowed_len(required(reply, "reply")?.finish_reason())))
 }
 
 /// The token counts of the request, each out-parameter NULL when not
@@ -152,7 +194,7 @@ pub unsafe extern "system" fn chatwire_reply_usage(
 pub unsafe extern "system" fn chatwire_reply_request_id(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(borrowed(&required(reply, "reply")?.request_id)))
+    boundary::value(|| Ok(borrowed(required(reply, "reply")?.request_id())))
 }
 
 /// The response body as received (for a streamed reply, the equivalent
@@ -160,7 +202,7 @@ pub unsafe extern "system" fn chatwire_reply_request_id(
 /// Perplexity's `citations`).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_json(reply: Option<&chatwire_reply>) -> *const c_char {
-    boundary::value(|| Ok(required(reply, "reply")?.json.as_ptr()))
+    boundary::value(|| Ok(required(reply, "reply")?.json().as_ptr()))
 }
 
 /// How many tools the model called.
@@ -168,7 +210,7 @@ pub unsafe extern "system" fn chatwire_reply_json(reply: Option<&chatwire_reply>
 pub unsafe extern "system" fn chatwire_reply_tool_call_count(
     reply: Option<&chatwire_reply>,
 ) -> usize {
-    boundary::value(|| Ok(required(reply, "reply")?.tool_calls.len()))
+    boundary::value(|| Ok(required(reply, "reply")?.reply.tool_calls().len()))
 }
 
 /// Tool call `index`: its id (to quote in the result), the function's name
@@ -231,7 +273,7 @@ pub unsafe extern "system" fn chatwire_reply_tool_call_type(
 pub unsafe extern "system" fn chatwire_reply_reasoning(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(borrowed(&required(reply, "reply")?.reasoning)))
+    boundary::value(|| Ok(borrowed(required(reply, "reply")?.reasoning())))
 }
 
 /// The length in bytes of chatwire_reply_reasoning(); 0 when NULL.
@@ -239,7 +281,7 @@ pub unsafe extern "system" fn chatwire_reply_reasoning(
 pub unsafe extern "system" fn chatwire_reply_reasoning_len(
     reply: Option<&chatwire_reply>,
 ) -> usize {
-    boundary::value(|| Ok(borrowed_len(&required(reply, "reply")?.reasoning)))
+    boundary::value(|| Ok(borrowed_len(required(reply, "reply")?.reasoning())))
 }
 
 /// The model's refusal (OpenAI's "refusal" field), whether the reply was
@@ -252,20 +294,20 @@ pub unsafe extern "system" fn chatwire_reply_reasoning_len(
 pub unsafe extern "system" fn chatwire_reply_refusal(
     reply: Option<&chatwire_reply>,
 ) -> *const c_char {
-    boundary::value(|| Ok(borrowed(&required(reply, "reply")?.refusal)))
+    boundary::value(|| Ok(borrowed(required(reply, "reply")?.refusal())))
 }
 
 /// The length in bytes of chatwire_reply_refusal(); 0 when NULL.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_refusal_len(reply: Option<&chatwire_reply>) -> usize {
-    boundary::value(|| Ok(borrowed_len(&required(reply, "reply")?.refusal)))
+    boundary::value(|| Ok(borrowed_len(required(reply, "reply")?.refusal())))
 }
 
 /// How many choices the reply has: 1 unless the option "n" asked for more;
 /// choice 0 is the one appended to the conversation.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_choice_count(reply: Option<&chatwire_reply>) -> usize {
-    boundary::value(|| Ok(required(reply, "reply")?.choices.len()))
+    boundary::value(|| Ok(required(reply, "reply")?.reply.choices().len()))
 }
 
 /// The text of choice `index`, without its reasoning.
@@ -275,7 +317,7 @@ pub unsafe extern "system" fn chatwire_reply_choice_content(
     index: usize,
 ) -> *const c_char {
     boundary::value(|| {
-        Ok(handle::item(&required(reply, "reply")?.choices, index, "choice")?.as_ptr())
+        Ok(handle::item(required(reply, "reply")?.choices(), index, "choice")?.as_ptr())
     })
 }
 
@@ -285,7 +327,9 @@ pub unsafe extern "system" fn chatwire_reply_choice_content_len(
     reply: Option<&chatwire_reply>,
     index: usize,
 ) -> usize {
-    boundary::value(|| Ok(handle::item(&required(reply, "reply")?.choices, index, "choice")?.len()))
+    boundary::value(|| {
+        Ok(handle::item(required(reply, "reply")?.choices(), index, "choice")?.len())
+    })
 }
 
 /// Prompt tokens the server had cached and completion tokens spent on reasoning, 0 when left

@@ -48,7 +48,7 @@ pub unsafe extern "system" fn chatwire_request_wait(
         let out = reply_out.as_mut();
         handle::from_ptr(request, "request")?.finish(|reply| {
             if let Some(out) = out {
-                *out = text::string_out(&reply.content);
+                *out = text::string_out(reply.content());
             }
         })
     })

@@ -101,7 +101,7 @@ pub unsafe extern "system" fn chatwire_send_stream(
         send_with(client, conversation, |client, conversation| {
             let reply = stream_with(client, conversation, on_delta, userdata)?;
             if let Some(out) = reply_out.as_mut() {
-                *out = text::string_out(&reply.content);
+                *out = text::string_out(reply.content());
             }
             Ok(())
         })

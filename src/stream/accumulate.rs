@@ -1,4 +1,6 @@
-//! Folds a stream's chunks into the final reply, every choice by its `index`.
+//! Folds a stream's chunks straight into the [`Reply`], every choice by its
+//! `index`: what a chunk adds to a choice goes into that choice of the
+//! reply, and what only the reply's JSON writes goes beside it.
 
 use std::collections::BTreeMap;
 
@@ -7,32 +9,38 @@ use serde_json::{Map, Value};
 use crate::config::Limit;
 use crate::error::{excerpt, Error, Keep, Result, EXCERPT_BYTES};
 
-use super::result::StreamChoice;
-pub(crate) use super::result::StreamResult;
 use super::think::ThinkSplitter;
 use super::tool_calls::ToolCallAssembler;
 use super::{Chunk, ChunkChoice, StreamEvent};
-use crate::conversation::message::ReasoningField;
+use crate::conversation::message::{Reasoning, ReasoningField};
+use crate::reply::{Body, Reply, ReplyChoice, StreamedChoice, StreamedTop, Usage};
+use crate::wire::completion::request_fields;
 use crate::wire::reasoning::{details_text, first_text, merge_details};
 
 /// What a new tool call costs besides its texts, so that a server cannot
 /// grow memory with millions of empty calls.
 const TOOL_CALL_OVERHEAD: u64 = 128;
 
-/// One choice being added up.
+/// One choice being added up: the reply's choice itself, and what is put
+/// together before it goes in.
 #[derive(Debug, Default)]
 struct ChoiceState {
-    result: StreamChoice,
+    choice: ReplyChoice,
+    /// The fields only the reply's JSON writes.
+    sent: StreamedChoice,
     tool_calls: ToolCallAssembler,
     think: ThinkSplitter,
 }
 
-/// Folds chunks into a [`StreamResult`], keeping at most a limit of bytes.
+/// Folds chunks into a [`Reply`], keeping at most a limit of bytes.
 #[derive(Debug)]
 pub struct Accumulator {
-    /// The id, model, usage and other top-level fields so far (its
-    /// `choices` stay empty).
-    head: StreamResult,
+    /// The id and model, from the first chunk that had one.
+    id: Option<String>,
+    model: Option<String>,
+    usage: Option<Usage>,
+    /// The usage as sent and the other top-level fields, for the JSON.
+    top: StreamedTop,
     choices: BTreeMap<u32, ChoiceState>,
     done: bool,
     /// Bytes kept so far: every text taken in, and [`TOOL_CALL_OVERHEAD`] per call.
@@ -46,7 +54,10 @@ impl Accumulator {
     /// tool-call ids, names and arguments, of every choice).
     pub fn with_limit(limit: u64) -> Self {
         Self {
-            head: StreamResult::default(),
+            id: None,
+            model: None,
+            usage: None,
+            top: StreamedTop::default(),
             choices: BTreeMap::new(),
             done: false,
             kept: 0,
@@ -59,22 +70,22 @@ impl Accumulator {
     /// [`Error::TooLarge`](crate::Error::TooLarge) once the reply adds up
     /// to more than the limit.
     pub fn push_chunk_into(&mut self, chunk: Chunk, pieces: &mut Vec<StreamEvent>) -> Result<()> {
-        fill_once(&mut self.head.id, chunk.id);
-        fill_once(&mut self.head.model, chunk.model);
+        fill_once(&mut self.id, chunk.id);
+        fill_once(&mut self.model, chunk.model);
         if chunk.usage.is_some() {
             // Sent once, at the end; should it come more often, the last covers the most.
-            self.head.usage = chunk.usage;
-            self.head.usage_json = chunk.usage_json;
+            self.usage = chunk.usage;
+            self.top.usage = chunk.usage_json;
         }
         if let Some(extra) = chunk.extra {
             self.count(fields_bytes(&extra))?;
-            self.head.extra.extend(*extra);
+            self.top.extra.extend(*extra);
         }
         for choice in chunk.choices {
             self.count(choice_bytes(&choice))?;
             let index = choice.index;
             let state = self.choices.entry(index).or_default();
-            state.result.index = index;
+            state.choice.index = index;
             if index == 0 {
                 state.push(choice, pieces);
             } else {
@@ -116,7 +127,7 @@ impl Accumulator {
             && self
                 .choices
                 .values()
-                .all(|state| state.result.finish_reason.is_some())
+                .all(|state| state.choice.finish_reason.is_some())
     }
 
     /// The reply text of choice 0 received so far.
@@ -124,7 +135,7 @@ impl Accumulator {
     pub fn content(&self) -> &str {
         self.choices
             .get(&0)
-            .map_or("", |state| state.result.content.as_str())
+            .map_or("", |state| state.choice.content.as_str())
     }
 
     /// Hands out what choice 0 still holds back (a part of a think tag);
@@ -145,12 +156,12 @@ impl Accumulator {
 
     /// The final reply; [`Error::Decode`](crate::Error::Decode) (quoting the
     /// end of the text) if the stream ended before it said it was complete.
-    pub fn finish(mut self) -> Result<StreamResult> {
+    pub fn finish(mut self) -> Result<Reply> {
         if !self.is_complete() {
             let text = self
                 .choices
                 .get(&0)
-                .map_or("", |state| &state.result.content);
+                .map_or("", |state| &state.choice.content);
             return Err(Error::Decode {
                 message: "stream ended before the reply was complete".into(),
                 excerpt: excerpt(text, EXCERPT_BYTES, Keep::End).to_owned(),
@@ -159,32 +170,34 @@ impl Accumulator {
         self.flush();
         self.choices.entry(0).or_default();
         let choices = self.choices.into_values();
-        Ok(StreamResult {
-            choices: choices.map(ChoiceState::finish).collect(),
-            ..self.head
-        })
+        let choices = choices.map(ChoiceState::finish).collect();
+        let mut reply = Reply::new(choices, Body::Streamed(Box::new(self.top)));
+        reply.id = self.id;
+        reply.model = self.model;
+        reply.usage = self.usage;
+        Ok(reply)
     }
 }
 
 impl ChoiceState {
     /// Adds one choice's part of a chunk; `pieces` gets what it adds, in order.
     fn push(&mut self, choice: ChunkChoice, pieces: &mut Vec<StreamEvent>) {
-        let (result, delta) = (&mut self.result, choice.delta);
+        let (kept, sent, delta) = (&mut self.choice, &mut self.sent, choice.delta);
         let reason = choice.finish_reason.filter(|reason| !reason.is_empty());
-        result.finish_reason = reason.or(result.finish_reason.take());
-        merge_logprobs(&mut result.logprobs, choice.logprobs);
+        kept.finish_reason = reason.or(kept.finish_reason.take());
+        merge_logprobs(&mut sent.logprobs, choice.logprobs);
         if let Some(role) = delta.role.filter(|role| !role.is_empty()) {
-            result.role = role;
+            sent.role = Some(role);
         }
         if !delta.extra.is_empty() {
-            result.extra.extend(delta.extra);
+            kept.extra.extend(delta.extra);
         }
         // Nearly every delta has no details: nothing to read or merge then.
         let details = match delta.reasoning_details {
             details if details.is_empty() => None,
             details => {
                 let text = details_text(&details);
-                merge_details(&mut result.reasoning_details, details);
+                merge_details(&mut sent.reasoning_details, details);
                 text
             }
         };
@@ -199,7 +212,7 @@ impl ChoiceState {
             self.add_reasoning(text, field, pieces);
         }
         if let Some(refusal) = delta.refusal.filter(|refusal| !refusal.is_empty()) {
-            let text = self.result.refusal.get_or_insert_with(String::new);
+            let text = self.choice.refusal.get_or_insert_with(String::new);
             text.push_str(&refusal);
             pieces.push(StreamEvent::Refusal(refusal));
         }
@@ -217,11 +230,11 @@ impl ChoiceState {
         field: ReasoningField,
         pieces: &mut Vec<StreamEvent>,
     ) {
-        let (kept, _) = self
-            .result
+        let kept = self
+            .choice
             .reasoning
-            .get_or_insert_with(|| (String::new(), field));
-        kept.push_str(&text);
+            .get_or_insert_with(|| Reasoning::new(String::new(), field));
+        kept.text.push_str(&text);
         pieces.push(StreamEvent::Reasoning(text));
     }
 
@@ -229,13 +242,13 @@ impl ChoiceState {
     /// in a field of its own, or the content is past any think block).
     fn add_content(&mut self, content: String, pieces: &mut Vec<StreamEvent>) {
         let parsed_apart = self
-            .result
+            .choice
             .reasoning
             .as_ref()
-            .is_some_and(|(_, field)| *field != ReasoningField::ThinkTags);
+            .is_some_and(|reasoning| reasoning.field != ReasoningField::ThinkTags);
         if (parsed_apart && !self.think.found()) || self.think.passes_through() {
             // Nearly every delta: its text goes out as it came.
-            self.result.content.push_str(&content);
+            self.choice.content.push_str(&content);
             pieces.push(StreamEvent::Delta(content));
             return;
         }
@@ -248,19 +261,50 @@ impl ChoiceState {
             self.add_reasoning(reasoning, ReasoningField::ThinkTags, pieces);
         }
         if !content.is_empty() {
-            self.result.content.push_str(&content);
+            self.choice.content.push_str(&content);
             pieces.push(StreamEvent::Delta(content));
         }
     }
 
-    fn finish(self) -> StreamChoice {
-        let mut result = self.result;
-        if result.role.is_empty() {
-            result.role = "assistant".to_owned();
+    /// The choice as a whole body would have given it: its reasoning with
+    /// the details as sent, its unknown fields in the form they go back in
+    /// (those that do not go back kept for the JSON), its tool calls put
+    /// together.
+    fn finish(self) -> ReplyChoice {
+        let (mut choice, mut sent) = (self.choice, self.sent);
+        choice.tool_calls = self.tool_calls.finish();
+        let details = (!sent.reasoning_details.is_empty())
+            .then(|| serde_json::to_string(&sent.reasoning_details).unwrap_or_default());
+        match &mut choice.reasoning {
+            // A think block is the reasoning whatever details came without text.
+            Some(reasoning) if reasoning.field == ReasoningField::ThinkTags => {
+                trim_think_block(reasoning, &mut choice.content)
+            }
+            Some(reasoning) => reasoning.details = details,
+            // Details without text (only encrypted or summarised parts) are
+            // still the server's, to send back: a reasoning with no text.
+            None => {
+                choice.reasoning = details.map(|details| Reasoning {
+                    details: Some(details),
+                    ..Reasoning::new(String::new(), ReasoningField::ReasoningDetails)
+                })
+            }
         }
-        result.tool_calls = self.tool_calls.finish();
-        result
+        let extra = std::mem::take(&mut choice.extra);
+        choice.extra = request_fields(extra, Some(&mut sent.reply_only));
+        choice.streamed = Some(Box::new(sent));
+        choice
     }
+}
+
+/// A think block's reasoning and the content after it, blanks around them
+/// taken off as a whole body's are: held-back blanks of a block that never
+/// closed are not reasoning.
+fn trim_think_block(reasoning: &mut Reasoning, content: &mut String) {
+    let kept = reasoning.text.trim_end().len();
+    reasoning.text.truncate(kept);
+    let blanks = content.len() - content.trim_start().len();
+    content.drain(..blanks);
 }
 
 /// Joins a chunk's log probabilities to those so far: lists (`content`,

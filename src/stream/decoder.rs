@@ -3,7 +3,8 @@
 use crate::config::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES};
 use crate::error::{Error, Result};
 
-use super::{Accumulator, SseEvent, SseItem, SseParser, StreamResult};
+use super::{Accumulator, SseEvent, SseItem, SseParser};
+use crate::reply::Reply;
 use crate::wire::chunk::{api_error_from_text, Payload};
 
 /// Something the caller may act on as the stream comes in.
@@ -23,7 +24,7 @@ pub enum StreamEvent {
 }
 
 /// Decodes a streamed body: [`feed`](Self::feed) it bytes as they arrive,
-/// then [`finish`](Self::finish) and [`into_result`](Self::into_result).
+/// then [`finish`](Self::finish) and [`into_reply`](Self::into_reply).
 /// What follows `[DONE]` is ignored; after an error, results are
 /// unspecified (never a panic).
 #[derive(Debug)]
@@ -127,7 +128,7 @@ impl StreamDecoder {
     ///
     /// As [`finish`](Self::finish), and [`Error::Decode`] if the stream ended
     /// with neither `[DONE]` nor a finish reason.
-    pub fn into_result(mut self) -> Result<StreamResult> {
+    pub fn into_reply(mut self) -> Result<Reply> {
         self.finish()?;
         self.accumulator.finish()
     }

@@ -133,21 +133,22 @@ impl DeltaStream {
     /// as a stream would have sent them (the content without the refusal
     /// that stands in for it).
     pub(crate) fn whole(reply: Reply, secrets: Secrets) -> DeltaStream {
-        let reasoning = reply.reasoning.as_ref().map(|r| r.text.clone());
-        let refusal = reply.refusal.clone().unwrap_or_default();
-        let content = if refusal == reply.content {
-            String::new()
-        } else {
-            reply.content.clone()
-        };
+        let first = reply.first();
+        let reasoning = first.reasoning.as_ref().map(|r| r.text.as_str());
         let pending = [
             (DeltaKind::Reasoning, reasoning.unwrap_or_default()),
-            (DeltaKind::Content, content),
-            (DeltaKind::Refusal, refusal),
+            (DeltaKind::Content, first.content.as_str()),
+            (
+                DeltaKind::Refusal,
+                first.refusal.as_deref().unwrap_or_default(),
+            ),
         ]
         .into_iter()
         .filter(|(_, text)| !text.is_empty())
-        .map(|(kind, text)| StreamDelta { kind, text })
+        .map(|(kind, text)| StreamDelta {
+            kind,
+            text: text.to_owned(),
+        })
         .collect();
         DeltaStream {
             pending,
@@ -240,13 +241,10 @@ impl DeltaStream {
     pub(crate) fn into_reply(self) -> Result<Reply> {
         let reply = match self.whole {
             Some(reply) => Ok(reply),
-            None => self.decoder.into_result().and_then(|result| {
-                let completion = result.into_completion();
-                // As a non-streamed body would carry it.
-                let json = serde_json::to_string(&completion).unwrap_or_default();
-                let mut reply = completion.into_reply(json, self.request_id)?;
+            None => self.decoder.into_reply().map(|mut reply| {
+                reply.request_id = self.request_id;
                 reply.headers = self.headers;
-                Ok(reply)
+                reply
             }),
         };
         reply.map_err(|error| error.redact(&self.secrets))

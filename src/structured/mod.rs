@@ -61,25 +61,25 @@ pub(crate) fn exchange<T: DeserializeOwned>(
     let mut turn = 0;
     loop {
         let reply = complete(&work)?;
-        let mut errors = match read_answer::<T>(&reply.content, schema) {
+        let mut errors = match read_answer::<T>(reply.content(), schema) {
             Ok((value, answer)) => {
                 let message = Message::new(Role::Assistant, value.to_string());
                 return Ok((answer, message, reply.left_out));
             }
             Err(errors) => errors,
         };
-        if reply.finish_reason.as_deref() == Some("length") {
+        if reply.finish_reason() == Some("length") {
             errors.insert(0, CUT_SHORT.to_owned());
         }
         if turn == settings.corrections {
             return Err(Error::InvalidReply {
                 errors,
-                last_reply: reply.content,
+                last_reply: reply.into_content(),
             });
         }
         // The wrong reply's text (a correction is about the text), and a
         // user turn that names the problems.
-        let said = excerpt(&reply.content, REPEATED_REPLY_BYTES, Keep::Start);
+        let said = excerpt(reply.content(), REPEATED_REPLY_BYTES, Keep::Start);
         work.push_message(Message::new(Role::Assistant, said))?;
         work.user(correction(&errors, settings.delivery))?;
         turn += 1;

@@ -1,14 +1,14 @@
-//! A chat completion, read from a whole body or built from a stream (so both
-//! give the same reply), and the [`Reply`] it amounts to. A 2xx body that is
-//! an error object (as Hugging Face TGI sends) is the server's error.
+//! A whole chat completion body read into a [`Reply`]: each choice's
+//! message made a [`ReplyChoice`] in place, the body kept as received for
+//! [`Reply::json`]. A 2xx body that is an error object (as Hugging Face TGI
+//! sends) is the server's error.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::conversation::message::ToolCall;
 use crate::error::{Error, Result};
-use crate::reply::{Reply, ReplyChoice, Usage};
-use crate::response_headers::ResponseHeaders;
+use crate::reply::{Body, Reply, ReplyChoice, Usage};
 use crate::wire::error::ErrorReport;
 use crate::wire::message::{made_up_call_id, WireToolCall};
 use crate::wire::reasoning::ReasoningFields;
@@ -18,62 +18,38 @@ use crate::wire::Key;
 /// The message of an error in a 2xx body that came without one.
 const NO_MESSAGE: &str = "the server answered with an error";
 
-/// A chat completion (`chat.completion`).
-#[derive(Debug, Default, Serialize, Deserialize)]
-pub(crate) struct Completion {
-    pub(crate) id: Option<String>,
-    /// Written for a streamed reply's JSON; never needed from a body.
-    #[serde(skip_deserializing)]
-    pub(crate) object: Option<String>,
-    pub(crate) model: Option<String>,
+/// A chat completion (`chat.completion`), as read from a body.
+#[derive(Debug, Default, Deserialize)]
+struct Completion {
+    id: Option<String>,
+    model: Option<String>,
     #[serde(deserialize_with = "crate::wire::choices::<_, _, false>")]
-    pub(crate) choices: Vec<Choice>,
-    /// A body's, read straight into [`Usage`] (no tree or copy on a send).
-    #[serde(default, skip_serializing, deserialize_with = "lenient")]
-    pub(crate) usage: Option<Usage>,
-    /// A stream's as sent, details included, for its reply's JSON.
-    #[serde(rename = "usage", skip_deserializing)]
-    pub(crate) usage_json: Option<Value>,
-    /// A stream's top-level fields that chatwire does not know, written
-    /// after the others (a body's are not read: no buffered values).
-    #[serde(flatten, skip_deserializing)]
-    pub(crate) extra: Map<String, Value>,
+    choices: Vec<Choice>,
+    /// Read straight into [`Usage`] (no tree or copy on a send).
+    #[serde(default, deserialize_with = "lenient")]
+    usage: Option<Usage>,
 }
 
 /// One choice of a completion.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub(crate) struct Choice {
-    pub(crate) index: u32,
-    pub(crate) message: Option<AssistantMessage>,
-    pub(crate) finish_reason: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) logprobs: Option<Value>,
+struct Choice {
+    index: u32,
+    message: Option<AssistantMessage>,
+    finish_reason: Option<String>,
 }
 
 /// The message of a choice.
-#[derive(Debug, Default, Serialize)]
-pub(crate) struct AssistantMessage {
-    /// Written for a streamed reply's JSON; a body's is checked, not kept.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) role: Option<String>,
-    pub(crate) content: Option<ReplyContent>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) refusal: Option<String>,
-    #[serde(
-        skip_serializing_if = "Vec::is_empty",
-        serialize_with = "crate::wire::message::tool_calls"
-    )]
-    pub(crate) tool_calls: Vec<ToolCall>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) reasoning_content: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) reasoning: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) reasoning_details: Option<Value>,
+#[derive(Debug, Default)]
+struct AssistantMessage {
+    content: Option<ReplyContent>,
+    refusal: Option<String>,
+    tool_calls: Vec<ToolCall>,
+    reasoning_content: Option<String>,
+    reasoning: Option<String>,
+    reasoning_details: Option<Value>,
     /// Every other field, as the server sent it.
-    #[serde(flatten)]
-    pub(crate) extra: Map<String, Value>,
+    extra: Map<String, Value>,
 }
 
 crate::wire::read_fields!(
@@ -102,8 +78,7 @@ crate::wire::read_fields!(
 /// chunks, `{"type": "thinking", "thinking": [{"type": "text", "text"}]}`
 /// and `{"type": "text", "text"}`
 /// (<https://docs.mistral.ai/capabilities/reasoning/>).
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
+#[derive(Debug)]
 pub(crate) enum ReplyContent {
     Text(String),
     Chunks(Vec<Value>),
@@ -168,16 +143,6 @@ impl ReplyContent {
             (Some(text), thinking)
         })
     }
-
-    /// Content as Mistral sends it: a thinking chunk, then a text chunk.
-    pub(crate) fn with_thinking(thinking: &str, text: String) -> ReplyContent {
-        let mut chunks = vec![serde_json::json!({"type": "thinking",
-            "thinking": [{"type": "text", "text": thinking}]})];
-        if !text.is_empty() {
-            chunks.push(serde_json::json!({"type": "text", "text": text}));
-        }
-        ReplyContent::Chunks(chunks)
-    }
 }
 
 fn chunk_text(chunk: &Value) -> &str {
@@ -193,20 +158,37 @@ fn chunk_text(chunk: &Value) -> &str {
 const REPLY_ONLY_FIELDS: [&str; 2] = ["annotations", "executed_tools"];
 
 /// The unknown fields of a reply's message that go back with it: all but
-/// [`REPLY_ONLY_FIELDS`] and nulls; `audio` as its `id` alone (a request's form).
-fn request_fields(mut extra: Map<String, Value>) -> Map<String, Value> {
+/// [`REPLY_ONLY_FIELDS`] and nulls; `audio` as its `id` alone (a request's
+/// form). The fields left out or changed are moved to `reply_only` as they
+/// came, when it is given.
+pub(crate) fn request_fields(
+    mut extra: Map<String, Value>,
+    mut reply_only: Option<&mut Map<String, Value>>,
+) -> Map<String, Value> {
     if let Some(audio) = extra.get_mut("audio") {
         let id = audio.get("id").filter(|id| id.is_string());
-        *audio = id.map_or(Value::Null, |id| serde_json::json!({"id": id}));
+        let request_form = id.map_or(Value::Null, |id| serde_json::json!({"id": id}));
+        let sent = std::mem::replace(audio, request_form);
+        if let Some(reply_only) = reply_only.as_deref_mut() {
+            reply_only.insert("audio".to_owned(), sent);
+        }
     }
-    extra.retain(|name, value| !value.is_null() && !REPLY_ONLY_FIELDS.contains(&name.as_str()));
+    for name in REPLY_ONLY_FIELDS {
+        let Some(value) = extra.remove(name) else {
+            continue;
+        };
+        if let Some(reply_only) = reply_only.as_deref_mut() {
+            reply_only.insert(name.to_owned(), value);
+        }
+    }
+    extra.retain(|_, value| !value.is_null());
     extra
 }
 
 impl AssistantMessage {
-    /// The choice a caller sees: the content without a think block, or
-    /// without content (missing, `null` or `""`) the refusal, so the caller
-    /// sees why. A tool call without an id gets one.
+    /// The choice a caller sees: the content without a think block (a
+    /// refusal stands in for missing content in [`ReplyChoice::content`]).
+    /// A tool call without an id gets one.
     fn into_choice(self, index: u32, finish_reason: Option<String>) -> ReplyChoice {
         let (content, thinking) = ReplyContent::split_option(self.content);
         let fields = ReasoningFields {
@@ -216,60 +198,48 @@ impl AssistantMessage {
             thinking,
         };
         let (reasoning, content) = fields.read(content);
-        let content = content.filter(|content| !content.is_empty());
         let mut tool_calls = self.tool_calls;
         for call in tool_calls.iter_mut().filter(|call| call.id.is_empty()) {
             call.id = made_up_call_id();
         }
-        let refusal = self.refusal.filter(|refusal| !refusal.is_empty());
         ReplyChoice {
             index,
-            content: content.or_else(|| refusal.clone()).unwrap_or_default(),
-            refusal,
+            content: content.unwrap_or_default(),
+            refusal: self.refusal.filter(|refusal| !refusal.is_empty()),
             finish_reason,
             reasoning,
             tool_calls,
-            extra: request_fields(self.extra),
+            extra: request_fields(self.extra, None),
+            streamed: None,
         }
     }
 }
 
 impl Completion {
-    /// The reply this completion amounts to (choice 0, with every choice
-    /// listed), with `json` as the body it came in.
-    pub(crate) fn into_reply(self, json: String, request_id: Option<String>) -> Result<Reply> {
+    /// The reply this completion amounts to, every choice in order of
+    /// `index`, with `body` as the JSON it came in.
+    fn into_reply(self, body: String, request_id: Option<String>) -> Result<Reply> {
         let mut choices = self.choices;
         choices.sort_by_key(|choice| choice.index);
         if choices.is_empty() {
-            return Err(Error::decode("the response has no choices", &json));
+            return Err(Error::decode("the response has no choices", &body));
         }
         if choices[0].message.is_none() {
-            return Err(Error::decode("the first choice has no message", &json));
+            return Err(Error::decode("the first choice has no message", &body));
         }
-        let choices: Vec<ReplyChoice> = choices
+        let choices = choices
             .into_iter()
             .map(|choice| {
                 let message = choice.message.unwrap_or_default();
                 message.into_choice(choice.index, choice.finish_reason)
             })
             .collect();
-        let first = &choices[0];
-        Ok(Reply {
-            content: first.content.clone(),
-            refusal: first.refusal.clone(),
-            finish_reason: first.finish_reason.clone(),
-            usage: self.usage,
-            id: self.id,
-            model: self.model,
-            request_id,
-            tool_calls: first.tool_calls.clone(),
-            reasoning: first.reasoning.clone(),
-            extra: first.extra.clone(),
-            headers: ResponseHeaders::default(),
-            choices,
-            json,
-            left_out: Default::default(),
-        })
+        let mut reply = Reply::new(choices, Body::Received(body));
+        reply.usage = self.usage;
+        reply.id = self.id;
+        reply.model = self.model;
+        reply.request_id = request_id;
+        Ok(reply)
     }
 }
 
@@ -305,9 +275,9 @@ mod tests {
     fn minimal_completion_decodes() {
         let body = r#"{"choices":[{"message":{"content":"hi"}}]}"#.to_owned();
         let reply = decode_completion(body.clone(), None).unwrap();
-        assert_eq!(reply.content, "hi");
+        assert_eq!(reply.content(), "hi");
         assert_eq!(reply.usage, None);
-        assert_eq!(reply.json, body);
+        assert_eq!(reply.json(), body);
     }
 
     #[test]
@@ -316,42 +286,39 @@ mod tests {
             let body =
                 format!(r#"{{"choices":[{{"message":{{{content}"refusal":"I can't help"}}}}]}}"#);
             let reply = decode_completion(body.clone(), None).unwrap();
-            assert_eq!(reply.content, "I can't help", "{body}");
-            assert_eq!(reply.refusal.as_deref(), Some("I can't help"), "{body}");
-            assert_eq!(reply.choices[0].refusal, reply.refusal, "{body}");
+            assert_eq!(reply.content(), "I can't help", "{body}");
+            assert_eq!(reply.refusal(), Some("I can't help"), "{body}");
+            assert_eq!(reply.choices()[0].refusal(), reply.refusal(), "{body}");
         }
         let body = r#"{"choices":[{"message":{"content":"yes","refusal":"no"}}]}"#;
         let reply = decode_completion(body.into(), None).unwrap();
-        assert_eq!(
-            (reply.content.as_str(), reply.refusal.as_deref()),
-            ("yes", Some("no"))
-        );
+        assert_eq!((reply.content(), reply.refusal()), ("yes", Some("no")));
         let body = r#"{"choices":[{"message":{"content":"yes","refusal":""}}]}"#;
-        assert_eq!(decode_completion(body.into(), None).unwrap().refusal, None);
+        assert_eq!(
+            decode_completion(body.into(), None).unwrap().refusal(),
+            None
+        );
     }
 
     #[test]
-    fn a_built_completion_reads_back_as_the_same_reply() {
-        let choice = Choice {
-            index: 0,
-            message: Some(AssistantMessage {
-                role: Some("assistant".into()),
-                content: Some(ReplyContent::Text("hello".into())),
-                ..AssistantMessage::default()
-            }),
+    fn a_streamed_replys_json_reads_back_as_the_same_reply() {
+        let choice = ReplyChoice {
+            content: "hello".into(),
             finish_reason: Some("stop".into()),
-            logprobs: None,
+            streamed: Some(Box::default()),
+            ..ReplyChoice::default()
         };
-        let built = Completion {
-            id: Some("c1".into()),
-            object: Some("chat.completion".into()),
-            model: Some("m".into()),
-            choices: vec![choice],
-            ..Completion::default()
-        };
-        let json = serde_json::to_string(&built).unwrap();
-        let reply = built.into_reply(json.clone(), None).unwrap();
-        assert_eq!(decode_completion(json, None).unwrap(), reply);
+        let mut built = Reply::new(vec![choice], Body::Streamed(Box::default()));
+        built.id = Some("c1".into());
+        built.model = Some("m".into());
+        let json = built.json().into_owned();
+        let read = decode_completion(json.clone(), None).unwrap();
+        assert_eq!(read.json(), json);
+        assert_eq!(read.choices()[0].content(), "hello");
+        let mut read_choice = read.choices[0].clone();
+        read_choice.streamed = built.choices[0].streamed.clone();
+        assert_eq!(read_choice, built.choices[0]);
+        assert_eq!((read.id, read.model), (built.id, built.model));
     }
 
     #[test]
@@ -359,10 +326,10 @@ mod tests {
         let body = r#"{"choices":[{"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
             "tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]}}]}"#;
         let reply = decode_completion(body.into(), None).unwrap();
-        assert_eq!(reply.content, "");
-        assert_eq!(reply.tool_calls.len(), 1);
-        assert_eq!(reply.tool_calls[0].name, "f");
-        assert_eq!(reply.tool_calls[0].arguments, r#"{"x":1}"#);
+        assert_eq!(reply.content(), "");
+        assert_eq!(reply.tool_calls().len(), 1);
+        assert_eq!(reply.tool_calls()[0].name, "f");
+        assert_eq!(reply.tool_calls()[0].arguments, r#"{"x":1}"#);
     }
 
     #[test]
@@ -370,7 +337,7 @@ mod tests {
         let body = r#"{"choices":[{"index":1,"message":{"content":"b"},"finish_reason":"length"},
             {"index":0,"message":{"content":"a"},"finish_reason":"stop"}]}"#;
         let reply = decode_completion(body.into(), None).unwrap();
-        assert_eq!(reply.content, "a");
+        assert_eq!(reply.content(), "a");
         let texts: Vec<_> = reply.choices.iter().map(|c| c.content.as_str()).collect();
         assert_eq!(texts, ["a", "b"]);
         assert_eq!(reply.choices[1].finish_reason.as_deref(), Some("length"));
@@ -380,11 +347,11 @@ mod tests {
     fn reasoning_is_read_and_taken_out_of_the_content() {
         let body = r#"{"choices":[{"message":{"content":"<think>hmm</think>\n\n4"}}]}"#;
         let reply = decode_completion(body.into(), None).unwrap();
-        assert_eq!(reply.content, "4");
-        assert_eq!(reply.reasoning.unwrap().text, "hmm");
+        assert_eq!(reply.content(), "4");
+        assert_eq!(reply.reasoning().unwrap().text, "hmm");
         let body = r#"{"choices":[{"message":{"content":"4","reasoning_content":"2+2"}}]}"#;
         let reply = decode_completion(body.into(), None).unwrap();
-        assert_eq!(reply.reasoning.unwrap().text, "2+2");
+        assert_eq!(reply.reasoning().unwrap().text, "2+2");
     }
 
     #[test]
@@ -393,7 +360,7 @@ mod tests {
             {"type":"function","function":{"name":"f","arguments":"{}"}},
             {"id":"","type":"function","function":{"name":"g","arguments":"{}"}}]}}]}"#;
         let reply = decode_completion(body.into(), None).unwrap();
-        let (a, b) = (&reply.tool_calls[0].id, &reply.tool_calls[1].id);
+        let (a, b) = (&reply.tool_calls()[0].id, &reply.tool_calls()[1].id);
         assert!(a.starts_with("call_") && b.starts_with("call_"), "{a} {b}");
         assert_ne!(a, b);
     }
@@ -434,12 +401,12 @@ mod tests {
             "executed_tools":[{"type":"search","arguments":"{}"}],
             "extra_content":{"google":{"thought_signature":"s"}},"nothing":null}}]}"#;
         let reply = decode_completion(body.into(), None).unwrap();
-        let keys: Vec<&str> = reply.extra.keys().map(String::as_str).collect();
+        let keys: Vec<&str> = reply.extra().keys().map(String::as_str).collect();
         assert_eq!(keys, ["audio", "extra_content"]);
-        assert_eq!(reply.extra["audio"], serde_json::json!({"id": "audio_1"}));
-        assert_eq!(reply.to_message().extra, reply.extra);
+        assert_eq!(reply.extra()["audio"], serde_json::json!({"id": "audio_1"}));
+        assert_eq!(&reply.to_message().extra, reply.extra());
         // The body as received keeps everything.
-        assert!(reply.json.contains("annotations"));
+        assert!(reply.json().contains("annotations"));
     }
 
     #[test]
@@ -448,8 +415,8 @@ mod tests {
             {"type":"thinking","thinking":[{"type":"text","text":"John has "},{"type":"text","text":"three sisters."}]},
             {"type":"text","text":"John is 22."}]}}]}"#;
         let reply = decode_completion(body.into(), None).unwrap();
-        assert_eq!(reply.content, "John is 22.");
-        let reasoning = reply.reasoning.unwrap();
+        assert_eq!(reply.content(), "John is 22.");
+        let reasoning = reply.reasoning().unwrap();
         assert_eq!(reasoning.text, "John has three sisters.");
         assert_eq!(
             reasoning.field,

@@ -35,11 +35,11 @@ fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
 }
 
 /// Decodes the whole body once, keeping the error itself.
-fn decode_once(body: &str) -> Result<(Vec<StreamEvent>, crate::stream::StreamResult), Error> {
+fn decode_once(body: &str) -> Result<(Vec<StreamEvent>, crate::Reply), Error> {
     let mut decoder = StreamDecoder::new();
     let mut events = decoder.feed(body.as_bytes())?;
     events.extend(decoder.finish()?);
-    Ok((events, decoder.into_result()?))
+    Ok((events, decoder.into_reply()?))
 }
 
 fn server_error(body: &str) -> ApiError {
@@ -60,7 +60,7 @@ fn assert_recorded(decoded: &Decoded) {
     let result = decoded.ok();
     assert_eq!(decoded.text(), RECORDED_TEXT);
     assert_eq!(result.content, RECORDED_TEXT);
-    assert_eq!(result.role, "assistant");
+    assert_eq!(result.sent_role(), "assistant");
     assert_eq!(result.finish_reason.as_deref(), Some("length"));
     assert_eq!(
         result.usage,
@@ -136,7 +136,7 @@ fn done_alone_is_a_complete_empty_reply() {
     let result = decode_each_way(b"data: [DONE]\n\n").ok().clone();
     assert_eq!(result.content, "");
     assert_eq!(result.finish_reason, None);
-    assert_eq!(result.role, "assistant");
+    assert_eq!(result.sent_role(), "assistant");
 }
 
 #[test]
@@ -601,6 +601,6 @@ fn into_result_without_finish_still_reads_the_unterminated_end() {
     decoder
         .feed(format!("{}data: {}", stream(&[&content(0, "a")]), finish("stop")).as_bytes())
         .expect("decodes");
-    let result = decoder.into_result().expect("complete");
+    let result = decoder.into_reply().expect("complete");
     assert_eq!(result.finish_reason.as_deref(), Some("stop"));
 }

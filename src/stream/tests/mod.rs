@@ -5,6 +5,7 @@
 mod decoder;
 mod providers;
 mod reply_stream;
+mod rich;
 mod split;
 mod sse;
 mod support;

@@ -33,7 +33,7 @@ fn reasoning_fields_stream_as_reasoning_and_remember_their_field() {
         let decoded = decode_each_way(body.as_bytes());
         let result = decoded.result.expect("a reply");
         assert_eq!(result.content, "Hi");
-        let (text, kept) = result.reasoning.clone().expect("reasoning");
+        let (text, kept) = result.reasoning_pair().expect("reasoning");
         assert_eq!(text, "Let me think.");
         assert_eq!(kept.as_str(), field);
         assert_eq!(
@@ -60,7 +60,7 @@ fn reasoning_details_text_parts_are_reasoning() {
     ]);
     let result = decode_each_way(body.as_bytes()).result.unwrap();
     assert_eq!(
-        result.reasoning,
+        result.reasoning_pair(),
         Some(("Hm".into(), ReasoningField::ReasoningDetails))
     );
 }
@@ -78,7 +78,7 @@ fn a_think_block_split_across_deltas_never_reaches_the_content() {
     let result = decoded.result.unwrap();
     assert_eq!(result.content, "Answer.");
     assert_eq!(
-        result.reasoning,
+        result.reasoning_pair(),
         Some(("Pondering.".into(), ReasoningField::ThinkTags))
     );
 }
@@ -112,7 +112,7 @@ fn logprobs_of_every_chunk_are_joined() {
         finish(0),
     ]);
     let result = decode_each_way(body.as_bytes()).result.unwrap();
-    let logprobs = result.logprobs.clone().expect("logprobs");
+    let logprobs = result.sent().logprobs.clone().expect("logprobs");
     assert_eq!(logprobs["content"].as_array().map(Vec::len), Some(2));
 }
 

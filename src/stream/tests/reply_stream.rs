@@ -84,7 +84,7 @@ fn fewer_choices_than_asked_end_with_the_body_and_none_is_invented() {
     let script = vec![(Duration::ZERO, choice(0, "only"))];
     let reply = read(3, script).unwrap();
     assert_eq!(reply.choices.len(), 1);
-    assert_eq!(reply.content, "only");
+    assert_eq!(reply.content(), "only");
 }
 
 #[test]

@@ -143,6 +143,6 @@ fn feeding_on_after_an_error_does_not_panic() {
         }
         let _ = decoder.finish();
         let _ = decoder.finish();
-        let _ = decoder.into_result();
+        let _ = decoder.into_reply();
     }
 }

@@ -5,7 +5,8 @@
 #![allow(dead_code)] // each test file uses its own part of this
 
 use crate::error::Result;
-use crate::stream::{SseItem, SseParser, StreamDecoder, StreamEvent, StreamResult};
+use crate::reply::{Reply, ReplyChoice};
+use crate::stream::{SseItem, SseParser, StreamDecoder, StreamEvent};
 
 /// The parser's test-only ways in: a default parser, and whole-slice feeding.
 impl SseParser {
@@ -46,12 +47,32 @@ impl StreamDecoder {
     }
 }
 
-impl std::ops::Deref for StreamResult {
-    type Target = crate::stream::result::StreamChoice;
+impl std::ops::Deref for Reply {
+    type Target = ReplyChoice;
 
     /// Choice 0, which the tests look at.
     fn deref(&self) -> &Self::Target {
         &self.choices[0]
+    }
+}
+
+/// What the tests read of a streamed choice that the accumulator keeps
+/// beside it, for the reply's JSON.
+impl ReplyChoice {
+    /// The fields only the JSON writes.
+    pub(crate) fn sent(&self) -> &crate::reply::StreamedChoice {
+        self.streamed.as_deref().expect("a streamed choice")
+    }
+
+    /// The role as the reply's JSON writes it.
+    pub(crate) fn sent_role(&self) -> &str {
+        self.sent().role.as_deref().unwrap_or("assistant")
+    }
+
+    /// The reasoning's text and the field it came in.
+    pub(crate) fn reasoning_pair(&self) -> Option<(String, crate::ReasoningField)> {
+        let reasoning = self.reasoning.as_ref()?;
+        Some((reasoning.text.clone(), reasoning.field))
     }
 }
 
@@ -132,12 +153,12 @@ pub fn parse_each_way(bytes: &[u8], limit: usize) -> Result<Vec<SseItem>, String
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decoded {
     pub events: Vec<StreamEvent>,
-    pub result: Result<StreamResult, String>,
+    pub result: Result<Reply, String>,
 }
 
 impl Decoded {
     /// The result, or a panic naming the error.
-    pub fn ok(&self) -> &StreamResult {
+    pub fn ok(&self) -> &Reply {
         match &self.result {
             Ok(result) => result,
             Err(err) => panic!("decoding failed: {err}"),
@@ -178,7 +199,7 @@ pub fn decode_pieces(mut decoder: StreamDecoder, pieces: &[&[u8]]) -> Decoded {
         Ok(more) => events.extend(more),
         Err(err) => return failed(events, err),
     }
-    let result = decoder.into_result().map_err(|err| error_text(&err));
+    let result = decoder.into_reply().map_err(|err| error_text(&err));
     Decoded { events, result }
 }
 
@@ -191,7 +212,7 @@ fn failed(events: Vec<StreamEvent>, err: crate::error::Error) -> Decoded {
 
 /// The result with the ids chatwire made up for calls that came without
 /// one blanked: they differ on every decoding, by design.
-fn without_made_up_ids(result: &Result<StreamResult, String>) -> Result<StreamResult, String> {
+fn without_made_up_ids(result: &Result<Reply, String>) -> Result<Reply, String> {
     let mut result = result.clone();
     if let Ok(result) = &mut result {
         for choice in &mut result.choices {
