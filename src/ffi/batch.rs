@@ -241,11 +241,15 @@ pub unsafe extern "system" fn chatwire_batch_counts(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        let counts = required(batch, "batch")?.lock()?.batch.counts();
-        let values = [counts.completed, counts.failed, counts.total];
-        handle::write_optional([completed, failed, total], values);
+        handle::write_optional([completed, failed, total], counts(batch)?);
         Ok(())
     })
+}
+
+/// The counts of chatwire_batch_counts(): completed, failed, total.
+pub(super) fn counts(batch: Option<&chatwire_batch>) -> Result<[u64; 3], FfiError> {
+    let counts = required(batch, "batch")?.lock()?.batch.counts();
+    Ok([counts.completed, counts.failed, counts.total])
 }
 
 /// Why the provider refused the input file when the last refresh found the

@@ -104,8 +104,13 @@ pub(crate) struct BatchError {
 }
 
 impl BatchError {
-    /// `line 3: message (code c, param p)`, on one line.
+    /// `line 3: message (code c, param p)`, on one line: the server's
+    /// control characters escaped.
     pub(crate) fn text(&self) -> String {
+        crate::error::one_line::escape(&self.raw_text()).into_owned()
+    }
+
+    fn raw_text(&self) -> String {
         let mut text = match self.line {
             Some(line) => format!("line {line}: "),
             None => String::new(),
