@@ -8,6 +8,7 @@ mod results;
 mod state;
 
 use std::collections::HashMap;
+use std::fmt;
 
 use crate::config::{MAX_BATCH_FILE_BYTES, MAX_BATCH_REQUESTS};
 use crate::conversation::budget::LeftOut;
@@ -48,7 +49,7 @@ pub use state::{BatchCounts, BatchState};
 /// }
 /// # Ok::<(), chatwire::Error>(())
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Batch {
     requests: Vec<Request>,
     /// Each request's place in `requests`, by its `custom_id`.
@@ -66,6 +67,20 @@ pub struct Batch {
     pub(crate) error_file_id: Option<String>,
     errors: Vec<String>,
     results: results::Results,
+}
+
+impl fmt::Debug for Batch {
+    /// The batch's standing, without its requests' bodies or its results.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Batch")
+            .field("id", &self.id)
+            .field("requests", &self.requests.len())
+            .field("url", &self.url)
+            .field("state", &self.state)
+            .field("counts", &self.counts)
+            .field("results", &self.results.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// One request: its id, the body a send would post, and what that body

@@ -34,7 +34,9 @@ impl Results {
     /// keeps its first result. A line that is not a result is an
     /// [`Error::Decode`] naming it (the first of them), and the other lines
     /// stay indexed.
-    pub(crate) fn read(&mut self, text: String) -> Result<()> {
+    pub(crate) fn read(&mut self, mut text: String) -> Result<()> {
+        // A body read whole grew by doubling: keep what it holds, no more.
+        text.shrink_to_fit();
         let file = self.files.len();
         let mut first_bad = None;
         let mut bad = 0usize;
