@@ -524,3 +524,50 @@ fn a_custom_id_is_unique_and_a_conversation_that_cannot_be_sent_is_refused_as_a_
     assert_eq!(format!("{refused:?}"), format!("{sent:?}"));
     assert_eq!(batch.len(), 1);
 }
+
+/// Posts a form to the emulation's `/v1/files` over a plain socket; the status line.
+fn post_form(url: &str, content_type: &str, body: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(url.trim_start_matches("http://")).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let head = format!(
+        "POST /v1/files HTTP/1.1\r\nhost: x\r\nauthorization: Bearer {}\r\n\
+         content-type: {content_type}\r\ncontent-length: {}\r\n\r\n",
+        common::KEY,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn the_emulation_parses_the_multipart_form_strictly() {
+    let server = BatchServer::start(Life::Completes, answer);
+    let content_type = "multipart/form-data; boundary=b0";
+    let purpose = "--b0\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n";
+    let file = "--b0\r\nContent-Disposition: form-data; name=\"file\"; filename=\"in.jsonl\"\r\n\
+                Content-Type: application/jsonl\r\n\r\n{}\n\r\n";
+    let good = format!("{purpose}{file}--b0--\r\n");
+    assert!(post_form(&server.url, content_type, &good).contains("200"));
+    for (why, body) in [
+        ("no closing delimiter", format!("{purpose}{file}")),
+        ("bytes after the end", format!("{good}x")),
+        ("no purpose", format!("{file}--b0--\r\n")),
+        ("LF framing", good.replace("\r\n", "\n")),
+        (
+            "another purpose",
+            good.replace("batch\r\n", "fine-tune\r\n"),
+        ),
+    ] {
+        assert!(
+            post_form(&server.url, content_type, &body).contains("400"),
+            "{why}"
+        );
+    }
+    assert!(post_form(&server.url, "application/json", &good).contains("400"));
+}
