@@ -557,7 +557,8 @@ CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_batch_cancel(chatwire_client
 /**
  * Refreshes the batch and, once it has ended (completed, expired,
  * cancelled: whatever ran), downloads its output and error files (GET
- * /v1/files/{id}/content, each up to 1 GiB). A batch still running gives
+ * /v1/files/{id}/content, each up to 1 GiB), in place of the results read
+ * before. A batch still running gives
  * CHATWIRE_ERR_INVALID_ARGUMENT; a malformed line CHATWIRE_ERR_DECODE
  * naming it, the other results kept.
  */

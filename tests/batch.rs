@@ -395,6 +395,9 @@ fn a_batch_opened_by_id_in_another_run_applies_to_conversations_restored_from_js
     assert_eq!(batch.id(), Some(id.as_str()));
     follow(&client, &mut batch);
     client.fetch_batch_results(&mut batch).unwrap();
+    // A second fetch replaces the first one's results.
+    client.fetch_batch_results(&mut batch).unwrap();
+    assert!(format!("{batch:?}").contains("results: 3"), "{batch:?}");
     for (custom_id, json) in saved {
         let mut conversation = Conversation::from_json(&json).unwrap();
         let reply = batch.apply(&custom_id, &mut conversation).unwrap();

@@ -255,6 +255,11 @@ impl Batch {
         Ok(state)
     }
 
+    /// Forgets the results read so far: a fetch replaces them.
+    pub(crate) fn clear_results(&mut self) {
+        self.results = results::Results::default();
+    }
+
     /// Reads a result file got another way: a provider's console, or the
     /// output of vLLM's `run-batch` (the same format). Results may come in
     /// any order, and several files may be read (output and error files);

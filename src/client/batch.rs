@@ -128,9 +128,9 @@ impl Client {
     /// Refreshes the batch and, once it has ended (completed, expired,
     /// cancelled: whatever ran), downloads its output and error files
     /// (`GET /v1/files/{id}/content`, each up to [`MAX_BATCH_RESULTS_BYTES`])
-    /// and reads them as [`Batch::read_results`] does; then
-    /// [`Batch::apply`] gives each result. A batch still running is an
-    /// [`Error::InvalidArgument`] naming its state.
+    /// and reads them as [`Batch::read_results`] does, in place of the
+    /// results read before; then [`Batch::apply`] gives each result. A
+    /// batch still running is an [`Error::InvalidArgument`] naming its state.
     pub fn fetch_batch_results(&self, batch: &mut Batch) -> Result<()> {
         let state = self.refresh_batch(batch)?;
         if !state.has_ended() {
@@ -142,6 +142,7 @@ impl Client {
         let mut settings = self.settings.clone();
         settings.limits.body = MAX_BATCH_RESULTS_BYTES;
         let files = [batch.output_file_id.clone(), batch.error_file_id.clone()];
+        batch.clear_results();
         let mut first_error = None;
         for file in files.into_iter().flatten() {
             let route = format!("files/{}/content", config::path_segment(&file));
