@@ -33,6 +33,10 @@ fn answer(_custom_id: &str, body: &Value) -> Outcome {
             429,
             json!({"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}),
         ),
+        "echo" => Outcome::Fail(
+            400,
+            json!({"error": {"message": format!("bad key {}", common::KEY), "type": "invalid_request_error"}}),
+        ),
         "too long" => Outcome::Fail(
             400,
             json!({"error": {"message": "This model's maximum context length is 8 tokens", "type": "invalid_request_error", "code": "context_length_exceeded"}}),
@@ -189,7 +193,7 @@ fn a_batch_runs_end_to_end_and_each_result_joins_its_conversation_as_a_send_woul
     let server = BatchServer::start(Life::Completes, answer);
     let client = common::client(&server.url);
     let mut conversations = varied();
-    for question in ["think", "rate me", "too long"] {
+    for question in ["think", "rate me", "too long", "echo"] {
         conversations.push((question.replace(' ', "-"), asking(question)));
     }
     let mut batch = Batch::new();
@@ -212,7 +216,7 @@ fn a_batch_runs_end_to_end_and_each_result_joins_its_conversation_as_a_send_woul
         ]
     );
     let counts = batch.counts();
-    assert_eq!((counts.total, counts.completed, counts.failed), (8, 6, 2));
+    assert_eq!((counts.total, counts.completed, counts.failed), (9, 6, 3));
     client.fetch_batch_results(&mut batch).unwrap();
     for (id, conversation) in &conversations {
         let (mut batched, mut sent) = (conversation.clone(), conversation.clone());
@@ -246,6 +250,10 @@ fn a_batch_runs_end_to_end_and_each_result_joins_its_conversation_as_a_send_woul
             (batched, sent) => panic!("{id}: the batch gave {batched:?}, a send {sent:?}"),
         }
     }
+    // An error that quotes the key is cleaned of it, as a send's is.
+    let echoed = batch.apply("echo", &mut asking("echo")).unwrap_err();
+    assert!(!echoed.to_string().contains(common::KEY), "{echoed}");
+    assert!(echoed.to_string().contains("[redacted]"), "{echoed}");
     let reasoning = batch.apply("think", &mut asking("think")).unwrap();
     assert_eq!(reasoning.reasoning.unwrap().text, "six times seven");
     assert_eq!(reasoning.extra["signature"], "sig-1");

@@ -15,6 +15,7 @@ use crate::conversation::budget::LeftOut;
 use crate::conversation::Conversation;
 use crate::error::{Error, Result, BATCH_REQUESTS};
 use crate::reply::Reply;
+use crate::secrets::Secrets;
 use crate::wire::batch::{self as wire_batch, BatchObject};
 
 pub use state::{BatchCounts, BatchState};
@@ -67,6 +68,9 @@ pub struct Batch {
     pub(crate) error_file_id: Option<String>,
     errors: Vec<String>,
     results: results::Results,
+    /// The secrets of the client that last fetched for the batch, taken out
+    /// of the errors it gives, as a send's are.
+    pub(crate) secrets: Secrets,
 }
 
 impl fmt::Debug for Batch {
@@ -248,10 +252,11 @@ impl Batch {
         self.input_file_id = object.input_file_id.or(self.input_file_id.take());
         self.output_file_id = object.output_file_id;
         self.error_file_id = object.error_file_id;
-        self.errors = object
+        let text = |error: &wire_batch::BatchError| self.secrets.redact(&error.text());
+        let errors = object
             .errors
-            .map(|errors| errors.data.iter().map(|error| error.text()).collect())
-            .unwrap_or_default();
+            .map(|errors| errors.data.iter().map(text).collect());
+        self.errors = errors.unwrap_or_default();
         Ok(state)
     }
 
@@ -278,7 +283,8 @@ impl Batch {
     /// cancelled, or no results read) gives [`Error::Unavailable`]. Either
     /// way the conversation is unchanged.
     pub fn apply(&self, custom_id: &str, conversation: &mut Conversation) -> Result<Reply> {
-        let reply = self.results.outcome(custom_id)?;
+        let outcome = self.results.outcome(custom_id);
+        let reply = outcome.map_err(|error| error.redact(&self.secrets))?;
         // A batch opened by id knows no plan: the append plans anew.
         let left_out = self
             .by_id

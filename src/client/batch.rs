@@ -84,6 +84,7 @@ impl Client {
         let mut once = self.object_settings();
         once.max_retries = 0;
         let received = self.batch_post("batches", &body, &once)?;
+        self.lend_secrets(batch);
         batch.update(wire_batch::decode(&received.body, "a batch object")?)?;
         Ok(())
     }
@@ -113,6 +114,7 @@ impl Client {
         let route = format!("batches/{}", Self::batch_id(batch)?);
         let url = config::batch_api_url(self.endpoint(), &route)?;
         let received = self.redacted(self.pool.get(&url, &self.object_settings()))?;
+        self.lend_secrets(batch);
         batch.update(Self::batch_object(&received)?)
     }
 
@@ -122,6 +124,7 @@ impl Client {
     pub fn cancel_batch(&self, batch: &mut Batch) -> Result<BatchState> {
         let route = format!("batches/{}/cancel", Self::batch_id(batch)?);
         let received = self.batch_post(&route, b"", &self.object_settings())?;
+        self.lend_secrets(batch);
         batch.update(Self::batch_object(&received)?)
     }
 
@@ -150,7 +153,7 @@ impl Client {
             let received = self.redacted(self.pool.get(&url, &settings))?;
             // A malformed line spoils neither the other lines nor the other file.
             if let Err(error) = batch.read_results(received.body) {
-                first_error.get_or_insert(error);
+                first_error.get_or_insert(error.redact(&self.pool.secrets(&self.settings)));
             }
         }
         first_error.map_or(Ok(()), Err)
@@ -180,6 +183,13 @@ impl Client {
 
     fn batch_object(received: &Received) -> Result<BatchObject> {
         wire_batch::decode(&received.body, "a batch object")
+    }
+
+    /// Gives the batch this client's secrets (read after a request, since a
+    /// credential callback's tokens are among them), for the errors of its
+    /// results and its validation.
+    fn lend_secrets(&self, batch: &mut Batch) {
+        batch.secrets = self.pool.secrets(&self.settings);
     }
 
     /// The outcome, an error cleaned of secrets, as a send's is.
