@@ -30,7 +30,8 @@
 #   make check-install            installs into a temporary prefix, builds and runs programs
 #                                 against it (pkg-config, shared and static; CMake), uninstalls
 #   make check-many               1,000 background requests in flight through the optimized
-#                                 library: peak memory under 64 MB over http://, 80 MB over
+#                                 library: median peak memory of 3 processes under 64 MB over
+#                                 http://, 80 MB over
 #                                 HTTPS (needs `cargo test`'s build)
 #   make check-dist               the same programs against the unpacked dist tarball; a fully
 #                                 static musl program against the musl tarball

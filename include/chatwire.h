@@ -857,7 +857,8 @@ int CHATWIRE_CALL chatwire_conversation_role(const chatwire_conversation *conver
                                              size_t index);
 
 /**
- * The text of message `index`.
+ * The text of message `index`, borrowed until the conversation changes or
+ * is freed (docs/c-api.md, "Ownership", says what changes it).
  */
 CHATWIRE_API
 const char *CHATWIRE_CALL chatwire_conversation_content(const chatwire_conversation *conversation,
@@ -871,7 +872,8 @@ size_t CHATWIRE_CALL chatwire_conversation_content_len(const chatwire_conversati
                                                        size_t index);
 
 /**
- * The reasoning of message `index`; NULL when it has none.
+ * The reasoning of message `index`; NULL when it has none. Borrowed as
+ * chatwire_conversation_content() is.
  */
 CHATWIRE_API
 const char *CHATWIRE_CALL chatwire_conversation_reasoning(const chatwire_conversation *conversation,

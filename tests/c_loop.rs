@@ -91,9 +91,9 @@ fn c_conversation_freed_while_in_use_goes_when_the_last_call_returns() {
 }
 
 /// Runs `program` with `count` requests in flight against a gathering
-/// server (over HTTPS when `ca` signs its certificate), `peak_kib` the most
-/// peak resident memory allowed ("0": not checked).
-fn in_flight(program: &std::path::Path, count: usize, peak_kib: &str, ca: Option<&TestCa>) {
+/// server (over HTTPS when `ca` signs its certificate), and gives the peak
+/// resident memory it reports, in KiB.
+fn in_flight(program: &std::path::Path, count: usize, ca: Option<&TestCa>) -> u64 {
     let (server, ca_file) = match ca {
         None => (common::slow::SlowServer::gathering(count), None),
         Some(ca) => {
@@ -106,7 +106,8 @@ fn in_flight(program: &std::path::Path, count: usize, peak_kib: &str, ca: Option
         }
     };
     let count = count.to_string();
-    let mut args = vec![server.url.as_str(), count.as_str(), peak_kib];
+    // "0": the program checks no memory goal; the median of runs does.
+    let mut args = vec![server.url.as_str(), count.as_str(), "0"];
     args.extend(ca_file.as_deref().and_then(std::path::Path::to_str));
     let out = run(program, &args);
     println!("{out}");
@@ -114,6 +115,44 @@ fn in_flight(program: &std::path::Path, count: usize, peak_kib: &str, ca: Option
     assert!(
         server.all_were_in_at_once(),
         "{count} requests were never in flight at once"
+    );
+    peak_kib(&out)
+}
+
+/// The peak resident memory `tests/c/many.c` printed.
+fn peak_kib(out: &str) -> u64 {
+    let after = out
+        .split("peak resident memory ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no peak in: {out}"));
+    let number: String = after.chars().take_while(char::is_ascii_digit).collect();
+    number
+        .parse()
+        .unwrap_or_else(|_| panic!("no peak in: {out}"))
+}
+
+/// Checks the memory goal on the median peak of three processes: one
+/// process's peak swings with how the scheduler interleaves a thousand
+/// workers (on a loaded machine more of them are caught at their deepest
+/// stack at once), the median much less, as the speed benchmark's does.
+fn in_flight_within(
+    program: &std::path::Path,
+    count: usize,
+    limit_kib: Option<u64>,
+    ca: Option<&TestCa>,
+) {
+    let Some(limit_kib) = limit_kib else {
+        in_flight(program, count, ca);
+        return;
+    };
+    let mut peaks: Vec<u64> = (0..3).map(|_| in_flight(program, count, ca)).collect();
+    peaks.sort_unstable();
+    let median = peaks[1];
+    println!("{count} in flight: median peak {median} KiB of {peaks:?}, limit {limit_kib} KiB");
+    assert!(
+        median < limit_kib,
+        "{count} requests in flight: median peak resident memory {median} KiB \
+         ({peaks:?}), over the limit of {limit_kib} KiB"
     );
 }
 
@@ -135,9 +174,9 @@ fn c_a_thousand_requests_in_flight() {
     // the server says: it answers none until all are in at once. How fast
     // is the speed benchmark's to measure (`cargo bench --bench speed -- many`).
     let (plain_kib, tls_kib) = match (under_valgrind(), common::cprog::library_is_optimized()) {
-        (true, _) => ("0", "0"),
-        (false, false) => ("163840", "204800"),
-        (false, true) => ("62500", "78125"),
+        (true, _) => (None, None),
+        (false, false) => (Some(163_840), Some(204_800)),
+        (false, true) => (Some(62_500), Some(78_125)),
     };
     // Under valgrind a TLS request takes near a second (20 took 17 s):
     // 10 are all in well within the server's half a minute.
@@ -147,9 +186,9 @@ fn c_a_thousand_requests_in_flight() {
         (1000, 1000)
     };
     let program = compile("many", Lang::C, Link::Static);
-    in_flight(&program, count, plain_kib, None);
+    in_flight_within(&program, count, plain_kib, None);
     let ca = TestCa::new("chatwire test CA for many requests");
-    in_flight(&program, tls_count, tls_kib, Some(&ca));
-    in_flight(&compile("many", Lang::Cxx, Link::Static), 100, "0", None);
-    in_flight(&compile_sanitized("many"), 200, "0", None);
+    in_flight_within(&program, tls_count, tls_kib, Some(&ca));
+    in_flight(&compile("many", Lang::Cxx, Link::Static), 100, None);
+    in_flight(&compile_sanitized("many"), 200, None);
 }

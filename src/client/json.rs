@@ -46,7 +46,8 @@ impl Client {
         let Outgoing { sent, trim } = Outgoing::plan(conversation)?;
         let budgets = trim.map_or(0, |trim| trim.dropped());
         let work = |work: &Conversation| self.complete(work);
-        let (answer, message, left_out) = structured::exchange(sent, &schema, self.json, work)?;
+        let (answer, message, left_out) =
+            structured::exchange(sent, &schema, self.config.json, work)?;
         // What the request that brought the answer left out: the budget's
         // trim, then the oldest messages it left out of the working copy.
         let trim = conversation.trim_oldest(budgets + left_out.dropped());
@@ -69,11 +70,11 @@ impl Client {
 
     /// How many correction turns [`send_json`](Self::send_json) allows.
     pub fn json_corrections(&self) -> u32 {
-        self.json.corrections
+        self.config.json.corrections
     }
 
     /// How [`send_json`](Self::send_json) tells the model about the schema.
     pub fn schema_delivery(&self) -> SchemaDelivery {
-        self.json.delivery
+        self.config.json.delivery
     }
 }

@@ -1,10 +1,12 @@
 //! [`Client`], its plain send, and the token budget every send runs
 //! through; the other ways to send ([`stream`], [`background`], [`json`])
-//! and the [`builder`] each have a file.
+//! and the [`builder`] each have a file; [`config`] holds the one value
+//! every client is made from.
 
 mod background;
 mod batch;
 mod builder;
+mod config;
 mod in_flight;
 mod json;
 mod models;
@@ -22,52 +24,57 @@ use crate::conversation::budget::{LeftOut, Trim};
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::http::cancel::CancelToken;
+use crate::http::pool::Destination;
 use crate::http::pool::Pool;
 use crate::log;
 use crate::reply::Reply;
-use crate::structured::JsonSettings;
 use crate::wire;
 use crate::wire::request::Delivery;
 
 pub use background::PendingReply;
 pub(crate) use background::{BackgroundSend, Signal};
+pub(crate) use builder::provider_of;
 pub use builder::ClientBuilder;
-pub(crate) use builder::{provider_of, Resolved};
+pub(crate) use config::Config;
 
 /// A connection to one chat completions endpoint with one key; cheap to
 /// clone (clones share the connection pool) and `Send + Sync`.
 #[derive(Clone)]
 pub struct Client {
+    /// What the client was made from, validated; it never changes.
+    config: Arc<Config>,
     pool: Arc<Pool>,
+    /// What each request carries, made from `config` once.
     settings: Settings,
-    json: JsonSettings,
-    max_idle_connections: usize,
     stream_usage: stream::StreamUsage,
     /// The cap on background requests in flight, shared by the clones.
     in_flight: Arc<in_flight::Gate>,
+    /// `config`'s worker stack size, where a background send reads it.
     worker_stack: usize,
 }
 
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let config = &self.config;
+        let network = &self.pool.destination.network;
         f.debug_struct("Client")
             .field("endpoint", &self.pool.destination.endpoint)
             .field("api_key", &"[redacted]")
-            .field("timeout", &self.settings.timeout)
-            .field("connect_timeout", &self.settings.connect_timeout)
-            .field("idle_timeout", &self.settings.idle_timeout)
-            .field("max_retries", &self.settings.max_retries)
-            .field("max_idle_connections", &self.max_idle_connections)
+            .field("timeout", &config.timeout)
+            .field("connect_timeout", &config.connect_timeout)
+            .field("idle_timeout", &config.idle_timeout)
+            .field("max_retries", &config.max_retries)
+            .field("max_idle_connections", &config.max_idle_connections)
             .field("max_in_flight", &self.in_flight.limit())
-            .field("worker_stack_size", &self.worker_stack)
+            .field("worker_stack_size", &config.worker_stack_size)
             .field("headers", &self.settings.headers)
-            .field("limits", &self.settings.limits)
-            .field("stream_usage", &self.stream_usage.asked)
-            .field("json_corrections", &self.json.corrections)
-            .field("schema_delivery", &self.json.delivery)
-            .field("proxy", &self.pool.destination.network.proxy)
-            .field("ca_file", &self.pool.destination.network.ca_file)
-            .field("client_cert", &self.pool.destination.network.client_cert)
+            .field("limits", &config.limits)
+            .field("stream_usage", &config.stream_usage)
+            .field("json_corrections", &config.json.corrections)
+            .field("schema_delivery", &config.json.delivery)
+            .field("proxy", &network.proxy)
+            .field("ca_file", &network.ca_file)
+            .field("client_cert", &network.client_cert)
             .finish()
     }
 }
@@ -76,6 +83,49 @@ impl Client {
     /// Starts configuring a client.
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
+    }
+
+    /// The client `config` makes, once [`Config::validate`] has checked it
+    /// (and read its place, which `config` keeps, so that it is not read
+    /// again). `previous`, the client it replaces (the C handle's), lends
+    /// its connection pool when the [`PoolKey`](config::PoolKey) is the
+    /// same (else a new pool is made for the place `config` holds), and
+    /// what its running requests hold: the cap on requests in flight (set
+    /// to the new value, which lets waiting requests go on) and a refused
+    /// `stream_options`.
+    pub(crate) fn from_config(config: &mut Config, previous: Option<&Client>) -> Result<Client> {
+        config.validate()?;
+        let settings = config.settings()?;
+        let pool = match previous {
+            Some(previous) if previous.config.pool_key() == config.pool_key() => {
+                Arc::clone(&previous.pool)
+            }
+            _ => {
+                let destination = Destination::clone(config.read_place()?);
+                let size = config.max_idle_connections;
+                Arc::new(Pool::new(destination, size, &settings))
+            }
+        };
+        let (in_flight, mut stream_usage) = match previous {
+            Some(previous) => {
+                previous.in_flight.set_limit(config.max_in_flight);
+                let stream_usage = previous.stream_usage.clone();
+                (Arc::clone(&previous.in_flight), stream_usage)
+            }
+            None => (
+                in_flight::Gate::new(config.max_in_flight),
+                stream::StreamUsage::default(),
+            ),
+        };
+        stream_usage.asked = config.stream_usage;
+        Ok(Client {
+            worker_stack: config.worker_stack_size,
+            config: Arc::new(config.clone()),
+            pool,
+            settings,
+            stream_usage,
+            in_flight,
+        })
     }
 
     /// A client configured from the environment alone: `$OPENAI_BASE_URL` and
@@ -131,27 +181,27 @@ impl Client {
 
     /// The whole-request timeout (connecting, sending, and reading the reply).
     pub fn timeout(&self) -> Duration {
-        self.settings.timeout
+        self.config.timeout
     }
 
     /// How long a stream may stay silent before it fails with [`Error::Timeout`](crate::Error::Timeout).
     pub fn idle_timeout(&self) -> Duration {
-        self.settings.idle_timeout
+        self.config.idle_timeout
     }
 
     /// How many times a failed request is retried.
     pub fn max_retries(&self) -> u32 {
-        self.settings.max_retries
+        self.config.max_retries
     }
 
     /// The value of one of the limits on what chatwire keeps of an answer.
     pub fn limit(&self, limit: Limit) -> u64 {
-        self.settings.limits.get(limit)
+        self.config.limits.get(limit)
     }
 
     /// How many idle connections this client keeps open for reuse.
     pub fn max_idle_connections(&self) -> usize {
-        self.max_idle_connections
+        self.config.max_idle_connections
     }
 
     /// How many background requests of this client and its clones run at
@@ -162,7 +212,7 @@ impl Client {
 
     /// The stack size of a background request's worker thread.
     pub fn worker_stack_size(&self) -> usize {
-        self.worker_stack
+        self.config.worker_stack_size
     }
 }
 
@@ -225,22 +275,35 @@ impl<'c> Outgoing<'c> {
         let mut post = |sent: &Conversation| post(&wire::request::encode(sent, delivery));
         match post(&self.sent) {
             Err(Error::ContextLength(api)) if self.sent.token_budget().is_some() => {
-                let Some(more) = self.sent.plan_retry() else {
-                    return Err(Error::ContextLength(api));
-                };
-                log::warn(format_args!(
-                    "the server says the conversation is longer than the context window \
-                     ({}); dropping the {} oldest messages left and trying once more \
-                     (estimated {} tokens)",
-                    api.message,
-                    more.dropped(),
-                    more.tokens_after
-                ));
-                let outcome = post(&self.sent.selection(&more))?;
-                Ok((outcome, Some(Trim::then(self.trim, more))))
+                self.send_shorter(api, &mut post)
             }
             outcome => outcome.map(|outcome| (outcome, self.trim)),
         }
+    }
+
+    /// After the server said the conversation is over its context window:
+    /// leaves out more old exchanges and posts once more. Out of line, so
+    /// that a background worker's frame, under which it waits for every
+    /// answer, does not hold a second inlined post for this rare road.
+    #[inline(never)]
+    fn send_shorter<R>(
+        &self,
+        api: Box<crate::error::ApiError>,
+        post: &mut dyn FnMut(&Conversation) -> Result<R>,
+    ) -> Result<(R, Option<Trim>)> {
+        let Some(more) = self.sent.plan_retry() else {
+            return Err(Error::ContextLength(api));
+        };
+        log::warn(format_args!(
+            "the server says the conversation is longer than the context window \
+             ({}); dropping the {} oldest messages left and trying once more \
+             (estimated {} tokens)",
+            api.message,
+            more.dropped(),
+            more.tokens_after
+        ));
+        let outcome = post(&self.sent.selection(&more))?;
+        Ok((outcome, Some(Trim::then(self.trim, more))))
     }
 }
 

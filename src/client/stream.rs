@@ -12,6 +12,8 @@ use crate::http::cancel::CancelToken;
 use crate::http::reader::StreamReader;
 use crate::log;
 use crate::reply::Reply;
+use crate::response_headers::ResponseHeaders;
+use crate::secrets::Secrets;
 use crate::stream::reply_stream::{ByteSource, DeltaStream, ReplyStream, StreamDelta};
 use crate::wire;
 use crate::wire::request::Delivery;
@@ -101,37 +103,63 @@ impl Client {
         token: &CancelToken,
     ) -> Result<DeltaStream> {
         let mut posted = self.pool.post_stream(body, &self.settings, token);
-        let refused = posted.as_ref().is_err_and(refuses_stream_options);
-        let again = refused.then(|| wire::request::without_stream_options(body));
-        if let Some(body) = again.flatten() {
-            // Recorded for the clones too; said once.
-            if !self.stream_usage.refused.swap(true, Ordering::Relaxed) {
-                log::warn(format_args!(
-                    "POST {}: the server refused stream_options; \
-                     streaming without token usage from now on",
-                    log::shown_url(&self.pool.destination.endpoint)
-                ));
+        if posted.as_ref().is_err_and(refuses_stream_options) {
+            if let Some(again) = self.post_without_stream_options(body, token) {
+                posted = again;
             }
-            posted = self.pool.post_stream(&body, &self.settings, token);
         }
         // Read after the post: a credential callback's tokens are among them.
         let secrets = self.pool.secrets(&self.settings);
         let opened = posted.and_then(|mut reader| {
             let request_id = reader.head.request_id.clone();
             let headers = std::mem::take(&mut reader.head.headers);
-            if !reader.head.is_json {
-                let (limits, source) = (&self.settings.limits, Box::new(reader));
-                let secrets = secrets.clone();
-                return Ok(DeltaStream::new(
-                    source, choices, request_id, headers, limits, secrets,
-                ));
+            if reader.head.is_json {
+                return read_whole(reader, request_id, headers, secrets.clone());
             }
-            let mut reply = wire::completion::decode(reader.read_all()?, request_id)?;
-            reply.headers = headers;
-            Ok(DeltaStream::whole(reply, secrets.clone()))
+            let (limits, source) = (&self.settings.limits, Box::new(reader));
+            let secrets = secrets.clone();
+            Ok(DeltaStream::new(
+                source, choices, request_id, headers, limits, secrets,
+            ))
         });
         opened.map_err(|error| error.redact(&secrets))
     }
+
+    /// The body posted again without `stream_options`, for a server that
+    /// refused them (None when the body has none). Out of line, as the rare
+    /// roads of `open_stream` are, so that a background worker's frame,
+    /// under which it waits for the answer, holds only the common road.
+    #[inline(never)]
+    fn post_without_stream_options(
+        &self,
+        body: &[u8],
+        token: &CancelToken,
+    ) -> Option<Result<StreamReader>> {
+        let body = wire::request::without_stream_options(body)?;
+        // Recorded for the clones too; said once.
+        if !self.stream_usage.refused.swap(true, Ordering::Relaxed) {
+            log::warn(format_args!(
+                "POST {}: the server refused stream_options; \
+                 streaming without token usage from now on",
+                log::shown_url(&self.pool.destination.endpoint)
+            ));
+        }
+        Some(self.pool.post_stream(&body, &self.settings, token))
+    }
+}
+
+/// A server that answered a streamed request with one JSON body: the
+/// whole reply, read and decoded, as a stream of it.
+#[inline(never)]
+fn read_whole(
+    mut reader: StreamReader,
+    request_id: Option<String>,
+    headers: ResponseHeaders,
+    secrets: Secrets,
+) -> Result<DeltaStream> {
+    let mut reply = wire::completion::decode(reader.read_all()?, request_id)?;
+    reply.headers = headers;
+    Ok(DeltaStream::whole(reply, secrets))
 }
 
 /// Whether an error is a server refusing `stream_options`: a 400 or 422

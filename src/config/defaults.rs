@@ -215,6 +215,9 @@ pub enum Limit {
 }
 
 impl Limit {
+    /// Every limit, in the order they are checked.
+    pub(crate) const EVERY: [Limit; 4] = [Limit::Body, Limit::Event, Limit::Stream, Limit::Headers];
+
     /// What the limit bounds, as [`Error::TooLarge`] names it.
     pub(crate) fn what(self) -> &'static str {
         match self {
@@ -238,6 +241,18 @@ impl Limit {
             Limit::Body | Limit::Event | Limit::Stream => MAX_LIMIT,
         }
     }
+}
+
+/// One limit's value within its range: from [`MIN_LIMIT`] to its maximum.
+fn check_limit(limit: Limit, bytes: u64) -> Result<()> {
+    let max = limit.max();
+    if !(MIN_LIMIT..=max).contains(&bytes) {
+        return Err(Error::InvalidArgument(format!(
+            "the limit on {} must be from {MIN_LIMIT} to {max} bytes, not {bytes}",
+            limit.what()
+        )));
+    }
+    Ok(())
 }
 
 /// The limits of one client; see [`Limit`].
@@ -266,17 +281,27 @@ impl Limits {
         *{ *self }.slot(limit)
     }
 
+    /// Sets one limit, unchecked: [`check`](Self::check) holds each to its
+    /// range when the configuration holding them is validated.
+    pub(crate) fn put(&mut self, limit: Limit, bytes: u64) {
+        *self.slot(limit) = bytes;
+    }
+
     /// Sets one limit; below [`MIN_LIMIT`] or above its maximum is an
     /// [`Error::InvalidArgument`] and changes nothing.
+    #[cfg(test)]
     pub(crate) fn set(&mut self, limit: Limit, bytes: u64) -> Result<()> {
-        let max = limit.max();
-        if !(MIN_LIMIT..=max).contains(&bytes) {
-            return Err(Error::InvalidArgument(format!(
-                "the limit on {} must be from {MIN_LIMIT} to {max} bytes, not {bytes}",
-                limit.what()
-            )));
+        check_limit(limit, bytes)?;
+        self.put(limit, bytes);
+        Ok(())
+    }
+
+    /// Every limit from [`MIN_LIMIT`] to its maximum, checked in the order
+    /// of [`Limit::EVERY`].
+    pub(crate) fn check(&self) -> Result<()> {
+        for limit in Limit::EVERY {
+            check_limit(limit, self.get(limit))?;
         }
-        *self.slot(limit) = bytes;
         Ok(())
     }
 

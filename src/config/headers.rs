@@ -75,22 +75,32 @@ impl fmt::Debug for Headers {
     }
 }
 
-/// The extra headers: those given (a later one replacing or, with `None`,
-/// removing an earlier one), then each of [`ENV_HEADERS`] not named.
-pub(crate) fn resolve_headers(explicit: Vec<(String, Option<String>)>) -> Result<Headers> {
+/// The extra headers a list of them makes: each in turn (a later one
+/// replacing or, with `None`, removing an earlier one), checked.
+pub(crate) fn checked_headers(given: &[(String, Option<String>)]) -> Result<Headers> {
     let mut headers = Headers::default();
-    for (name, value) in &explicit {
+    for (name, value) in given {
         headers.set(name, value.as_deref())?;
     }
-    let given = |name: &str| explicit.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
-    for (name, variable) in ENV_HEADERS.into_iter().filter(|(name, _)| !given(name)) {
+    Ok(headers)
+}
+
+/// Each of [`ENV_HEADERS`] that `given` does not name (in any case), with
+/// its value from the environment or `./.env`, when it has one.
+pub(crate) fn environment_headers(
+    given: &[(String, Option<String>)],
+) -> Result<Vec<(String, Option<String>)>> {
+    let named = |name: &str| given.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
+    let mut found = Vec::new();
+    for (name, variable) in ENV_HEADERS.into_iter().filter(|(name, _)| !named(name)) {
         if let Some((value, _)) = lookup(variable) {
-            headers.set(name, Some(&value)).map_err(|_| {
-                Error::Config(format!(
+            if HeaderValue::from_str(&value).is_err() {
+                return Err(Error::Config(format!(
                     "{variable} cannot be sent as the {name} header: it contains a control character"
-                ))
-            })?;
+                )));
+            }
+            found.push((name.to_owned(), Some(value)));
         }
     }
-    Ok(headers)
+    Ok(found)
 }

@@ -19,12 +19,13 @@ pub(crate) use self::{
     defaults::Limits,
     endpoint::{batch_api_url, batch_line_url, exact_endpoint_url, models_url, path_segment},
     env::Source,
-    headers::resolve_headers,
+    headers::{checked_headers, environment_headers},
     network::{ClientCertFiles, Network, ProxySetting},
     target::{resolve_target, CredentialChoice, Target},
 };
 
-/// Per-request settings that may differ between clones of one client.
+/// What every request of a client carries down to `http/`, copied out of
+/// the client's configuration (`client::Config`) when the client is made.
 #[derive(Debug, Clone)]
 pub(crate) struct Settings {
     pub(crate) timeout: Duration,

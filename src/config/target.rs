@@ -31,7 +31,7 @@ impl Default for Target {
 
 /// How the credential is given: the key (`Some("")`: none; `None`: look it
 /// up), where it goes (`None`: the target's default), and a callback.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct CredentialChoice {
     pub(crate) api_key: Option<String>,
     pub(crate) auth: Option<Auth>,

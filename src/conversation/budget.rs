@@ -42,8 +42,6 @@ pub(crate) struct Budget {
     learned: Option<f64>,
     /// How many messages the last send left out.
     last_dropped: usize,
-    /// How many messages sends have left out in all; only ever grows.
-    dropped_total: u64,
 }
 
 impl PartialEq for Budget {
@@ -198,12 +196,6 @@ impl Conversation {
     /// now, by the rules of [`set_token_budget`](Self::set_token_budget).
     pub fn estimated_tokens(&self) -> u64 {
         tokens(self.bytes(), self.budget.bytes_per_token())
-    }
-
-    /// How many messages sends have left out in all, for views that follow
-    /// the indexes of messages (the C API's borrowed texts).
-    pub(crate) fn dropped_total(&self) -> u64 {
-        self.budget.dropped_total
     }
 
     fn bytes(&self) -> u64 {
@@ -365,7 +357,6 @@ impl Conversation {
             dropped = trim.dropped();
         }
         self.budget.last_dropped = dropped;
-        self.budget.dropped_total += dropped as u64;
         self.messages.push(message);
         if let Some(tokens) = tokens.filter(|tokens| *tokens > 0) {
             let ratio = self.bytes() as f64 / tokens as f64;

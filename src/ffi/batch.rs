@@ -141,7 +141,7 @@ pub unsafe extern "system" fn chatwire_batch_add(
             let client = handle::from_ptr(client, "client")?.snapshot();
             let custom_id = text::str_in(custom_id, "custom_id")?;
             let held = chatwire_conversation::hold(conversation)?;
-            Ok(batch.add(&client, custom_id, &held.guard.conversation)?)
+            Ok(batch.add(&client, custom_id, held.guard.conversation())?)
         })
     })
 }
@@ -336,9 +336,8 @@ pub unsafe extern "system" fn chatwire_batch_apply(
         let held = required(batch, "batch")?.lock()?;
         let custom_id = text::str_in(custom_id, "custom_id")?;
         let mut conversation = chatwire_conversation::hold(conversation)?;
-        let reply = held
-            .batch
-            .apply(custom_id, &mut conversation.guard.conversation)?;
+        let apply = |conversation: &mut _| held.batch.apply(custom_id, conversation);
+        let reply = conversation.guard.change(apply)?;
         if let Some(out) = reply_out.as_mut() {
             *out = handle::into_c(chatwire_reply::new(reply));
         }

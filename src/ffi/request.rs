@@ -1,6 +1,7 @@
 //! `chatwire_request`: a send running in the background.
 
 use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::boundary;
@@ -11,6 +12,7 @@ use super::reply::chatwire_reply;
 use super::status::{chatwire_status, FfiError};
 use super::text;
 use crate::client::BackgroundSend;
+use crate::conversation::Conversation;
 use crate::reply::Reply;
 
 /// A send running on a worker thread, made by chatwire_send_async(): poll
@@ -22,6 +24,9 @@ pub struct chatwire_request {
     pub(super) conversation: Arc<chatwire_conversation>,
     /// The conversation's mark of this request (see [`Running`]).
     pub(super) _running: Running,
+    /// Whether a wait has appended the reply: only that one changed the
+    /// conversation (and let the texts it lent go).
+    pub(super) appended: AtomicBool,
 }
 
 /// 1 when the request has finished, 0 while it runs; never blocks.
@@ -80,9 +85,20 @@ impl chatwire_request {
     /// appends the reply. Any thread may cancel or poll meanwhile.
     fn finish<T>(&self, read: impl FnOnce(&Reply) -> T) -> Result<T, FfiError> {
         let mut held = self.conversation.try_lock()?;
-        self.send.finish(&mut held.conversation, |outcome| {
-            outcome.map(read).map_err(FfiError::again)
-        })
+        let finish = |conversation: &mut Conversation| {
+            self.send.finish(conversation, |outcome| {
+                outcome.map(read).map_err(FfiError::again)
+            })
+        };
+        // The first wait that succeeds is the one that appended: a wait
+        // that fails appends nothing, nor does any after it (the outcome
+        // stays). Read and written while the conversation is held.
+        let appends = !self.appended.load(Ordering::Relaxed);
+        let outcome = held.change_if(appends, finish);
+        if outcome.is_ok() {
+            self.appended.store(true, Ordering::Relaxed);
+        }
+        outcome
     }
 }
 

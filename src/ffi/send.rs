@@ -79,7 +79,9 @@ unsafe fn send_with<T>(
     let client = unsafe { handle::from_ptr(client, "client")? };
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     let mut held = unsafe { chatwire_conversation::hold(conversation)? };
-    send(&client.snapshot(), &mut held.guard.conversation)
+    let client = client.snapshot();
+    held.guard
+        .change(|conversation| send(&client, conversation))
 }
 
 /// Like chatwire_send(), streamed: `on_delta` (required) gets each piece of
@@ -222,13 +224,14 @@ pub unsafe extern "system" fn chatwire_send_async(
             }
         };
         let client = client.snapshot();
-        let send = client.start_background(&held.guard.conversation, on_delta, on_finish)?;
+        let send = client.start_background(held.guard.conversation(), on_delta, on_finish)?;
         let conversation = held.alive.clone();
         drop(held);
         *out = handle::into_c(chatwire_request {
             send,
             conversation,
             _running: request_mark,
+            appended: Default::default(),
         });
         Ok(())
     })

@@ -143,7 +143,10 @@ impl Pool {
     }
 }
 
-/// A 4xx or 5xx answer as an error, retryable as the policy says.
+/// A 4xx or 5xx answer as an error, retryable as the policy says. Out of
+/// line: its body reader (a decompressor's state) would otherwise sit in
+/// the frame under which every request waits for its answer.
+#[inline(never)]
 fn refused<T>(
     status: u16,
     response: &mut Response<Body>,

@@ -10,7 +10,9 @@ use crate::http::{connect, tls};
 use crate::log;
 
 /// Sorts an error of a request into timeouts, retryable connection
-/// trouble, and the rest.
+/// trouble, and the rest. Out of line, as a failure's road is: see
+/// `attempt::refused`.
+#[inline(never)]
 pub(crate) fn of_transport<T>(
     endpoint: &str,
     error: ureq::Error,

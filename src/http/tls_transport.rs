@@ -49,19 +49,33 @@ impl<In: Transport> Connector<In> for TlsConnect {
         if !details.needs_tls() || transport.is_tls() {
             return Ok(Some(Either::A(transport)));
         }
-        let mut connection = ClientConnection::new(self.config(details)?, server_name(details)?)?;
-        let mut socket = TransportAdapter::new(transport.boxed(), details.current_time.clone());
-        socket.set_timeout(connect::connect_time_left(details));
-        connection.complete_io(&mut socket)?;
-        let config = details.config;
-        Ok(Some(Either::B(TlsTransport {
-            buffers: GrowingBuffers::new(config.input_buffer_size(), config.output_buffer_size()),
-            stream: StreamOwned::new(connection, socket),
-        })))
+        Ok(Some(Either::B(self.handshake(details, transport.boxed())?)))
     }
 }
 
 impl TlsConnect {
+    /// A TLS connection over `transport`, its handshake done. Out of line,
+    /// and the connection boxed: ureq's chain inlines every step into one
+    /// frame, which rustls' connection state (kilobytes) would otherwise
+    /// enlarge for every request, `http://` ones too, while it connects.
+    #[inline(never)]
+    fn handshake(
+        &self,
+        details: &ConnectionDetails,
+        transport: Box<dyn Transport>,
+    ) -> Result<TlsTransport, ureq::Error> {
+        let connection = ClientConnection::new(self.config(details)?, server_name(details)?)?;
+        let mut socket = TransportAdapter::new(transport, details.current_time.clone());
+        socket.set_timeout(connect::connect_time_left(details));
+        let mut stream = Box::new(StreamOwned::new(connection, socket));
+        stream.conn.complete_io(&mut stream.sock)?;
+        let config = details.config;
+        Ok(TlsTransport {
+            buffers: GrowingBuffers::new(config.input_buffer_size(), config.output_buffer_size()),
+            stream,
+        })
+    }
+
     fn config(&self, details: &ConnectionDetails) -> Result<Arc<ClientConfig>, ureq::Error> {
         if let Some(config) = self.config.get() {
             return Ok(config.clone());
@@ -89,7 +103,8 @@ fn server_name(details: &ConnectionDetails) -> Result<ServerName<'static>, ureq:
 /// that grow.
 pub(crate) struct TlsTransport {
     buffers: GrowingBuffers,
-    stream: StreamOwned<ClientConnection, TransportAdapter>,
+    /// Boxed: the transport moves through ureq's frames by value.
+    stream: Box<StreamOwned<ClientConnection, TransportAdapter>>,
 }
 
 impl Transport for TlsTransport {

@@ -31,9 +31,6 @@ static chatwire_conversation *long_chat(int turns) {
 static void test_budget(chatwire_client *client) {
     chatwire_conversation *conversation = long_chat(10);
     size_t before = chatwire_conversation_len(conversation);
-    /* Borrowed texts of kept messages stay valid across the drop. */
-    const char *system = chatwire_conversation_content(conversation, 0);
-    const char *last = chatwire_conversation_content(conversation, before - 1);
     char *reply = NULL;
     CHECK_STATUS(chatwire_conversation_set_token_budget(NULL, 10), CHATWIRE_ERR_NULL_ARGUMENT);
     CHECK(chatwire_conversation_last_dropped(NULL) == 0);
@@ -47,9 +44,9 @@ static void test_budget(chatwire_client *client) {
     CHECK(chatwire_conversation_len(conversation) == before - dropped + 1);
     CHECK(chatwire_conversation_role(conversation, 0) == CHATWIRE_ROLE_SYSTEM);
     CHECK(chatwire_conversation_role(conversation, 1) == CHATWIRE_ROLE_USER);
-    CHECK(strcmp(system, "be brief") == 0);
-    CHECK(strcmp(last, "last") == 0);
-    CHECK(chatwire_conversation_content(conversation, before - dropped - 1) == last);
+    /* The kept messages read as before, the last at its new index. */
+    CHECK(strcmp(chatwire_conversation_content(conversation, 0), "be brief") == 0);
+    CHECK(strcmp(chatwire_conversation_content(conversation, before - dropped - 1), "last") == 0);
     CHECK(strcmp(chatwire_conversation_content(conversation, before - dropped), "ok") == 0);
 
     /* A last exchange over the budget alone: refused, nothing changed. */
@@ -150,7 +147,7 @@ static void test_tool_calls_and_remove(void) {
     chatwire_string_free(json);
     CHECK(chatwire_conversation_len(conversation) == 7);
 
-    /* Borrowed texts after the removed range move with their messages. */
+    /* A refused remove changes nothing: borrowed texts stay valid. */
     const char *q2 = chatwire_conversation_content(conversation, 6);
     const char *sunny = chatwire_conversation_content(conversation, 4);
     /* Parting a call from its results, or breaking the order: refused, nothing removed. */
@@ -162,12 +159,11 @@ static void test_tool_calls_and_remove(void) {
     CHECK_STATUS(chatwire_conversation_remove(conversation, 6, 5), CHATWIRE_ERR_INVALID_ARGUMENT);
     CHECK_STATUS(chatwire_conversation_remove(NULL, 0, 1), CHATWIRE_ERR_NULL_ARGUMENT);
     CHECK(chatwire_conversation_len(conversation) == 7);
-    CHECK(strcmp(sunny, "sunny") == 0);
+    CHECK(strcmp(sunny, "sunny") == 0 && strcmp(q2, "q2") == 0);
     /* The call with its results: one exchange, removed whole. */
     CHECK_STATUS(chatwire_conversation_remove(conversation, 1, 5), CHATWIRE_OK);
     CHECK(chatwire_conversation_len(conversation) == 2);
-    CHECK(chatwire_conversation_content(conversation, 1) == q2);
-    CHECK(strcmp(q2, "q2") == 0);
+    CHECK(strcmp(chatwire_conversation_content(conversation, 1), "q2") == 0);
     CHECK_STATUS(chatwire_conversation_remove(conversation, 0, 0), CHATWIRE_OK);
     CHECK_STATUS(chatwire_conversation_remove(conversation, 0, 1), CHATWIRE_OK);
     CHECK(chatwire_conversation_role(conversation, 0) == CHATWIRE_ROLE_USER);

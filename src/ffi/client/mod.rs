@@ -5,7 +5,7 @@ pub(super) mod settings;
 use std::ffi::c_char;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use crate::client::{Client, ClientBuilder, Resolved};
+use crate::client::{Client, ClientBuilder, Config};
 use crate::ffi::boundary;
 use crate::ffi::handle;
 use crate::ffi::status::{chatwire_status, FfiError};
@@ -16,8 +16,9 @@ use crate::ffi::text;
 /// use one client at once (with a conversation each); connections are pooled.
 /// Setters affect the sends that start after them.
 pub struct chatwire_client {
-    /// Held while a setter makes the next client: no setter loses another's change.
-    settings: Mutex<Resolved>,
+    /// The configuration the setters change; held while a setter makes the
+    /// next client from it, so that no setter loses another's change.
+    config: Mutex<Config>,
     /// The client sends use; a send takes a copy and holds no lock while it runs.
     client: RwLock<Arc<Client>>,
 }
@@ -30,22 +31,20 @@ impl chatwire_client {
 }
 
 /// What every setter does: the client behind `client` (unsafe: NULL or
-/// live) is checked for NULL first, then `change` makes its next settings,
-/// and the client that sends starting afterwards use; on failure nothing changes.
+/// live) is checked for NULL first, then `change` changes a copy of its
+/// configuration, the copy is validated and made the client that sends
+/// starting afterwards use; on failure nothing changes.
 pub(super) unsafe fn set(
     client: *const chatwire_client,
-    change: impl FnOnce(&mut Resolved) -> Result<(), FfiError>,
+    change: impl FnOnce(&mut Config) -> Result<(), FfiError>,
 ) -> Result<(), FfiError> {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
     let client = unsafe { handle::from_ptr(client, "client")? };
-    let mut settings = client
-        .settings
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    let mut next = settings.clone();
+    let mut config = client.config.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut next = config.clone();
     change(&mut next)?;
-    let new = next.client(Some(&client.snapshot()));
-    *settings = next;
+    let new = Client::from_config(&mut next, Some(&client.snapshot()))?;
+    *config = next;
     *client
         .client
         .write()
@@ -83,10 +82,10 @@ fn build_into(
     if let Some(api_key) = api_key {
         builder = builder.api_key(api_key);
     }
-    let mut settings = builder.resolve()?;
-    let client = RwLock::new(Arc::new(settings.client(None)));
-    let settings = Mutex::new(settings);
-    *out = handle::into_c(chatwire_client { settings, client });
+    let mut config = builder.into_config();
+    let client = RwLock::new(Arc::new(Client::from_config(&mut config, None)?));
+    let config = Mutex::new(config);
+    *out = handle::into_c(chatwire_client { config, client });
     Ok(())
 }
 

@@ -25,7 +25,12 @@ pub unsafe extern "system" fn chatwire_client_set_timeout_ms(
 ) -> chatwire_status {
     let timeout = Duration::from_millis(timeout_ms);
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_timeout(timeout)?)) })
+    boundary::status(|| unsafe {
+        set(client, |config| {
+            config.timeout = timeout;
+            Ok(())
+        })
+    })
 }
 
 /// Sets how long one attempt may take to connect, in milliseconds: the name
@@ -39,7 +44,12 @@ pub unsafe extern "system" fn chatwire_client_set_connect_timeout_ms(
 ) -> chatwire_status {
     let timeout = Duration::from_millis(timeout_ms);
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_connect_timeout(timeout)?)) })
+    boundary::status(|| unsafe {
+        set(client, |config| {
+            config.connect_timeout = timeout;
+            Ok(())
+        })
+    })
 }
 
 /// Sets the longest silence of a streamed reply in milliseconds (keep-alives
@@ -51,7 +61,12 @@ pub unsafe extern "system" fn chatwire_client_set_idle_timeout_ms(
 ) -> chatwire_status {
     let timeout = Duration::from_millis(timeout_ms);
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_idle_timeout(timeout)?)) })
+    boundary::status(|| unsafe {
+        set(client, |config| {
+            config.idle_timeout = timeout;
+            Ok(())
+        })
+    })
 }
 
 /// Sets how many times a failed request is retried (connection failures,
@@ -62,7 +77,12 @@ pub unsafe extern "system" fn chatwire_client_set_max_retries(
     max_retries: u32,
 ) -> chatwire_status {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_max_retries(max_retries)?)) })
+    boundary::status(|| unsafe {
+        set(client, |config| {
+            config.max_retries = max_retries;
+            Ok(())
+        })
+    })
 }
 
 /// Sets a limit in bytes on what chatwire keeps of an answer, after
@@ -76,7 +96,12 @@ pub unsafe extern "system" fn chatwire_client_set_limit(
     bytes: u64,
 ) -> chatwire_status {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_limit(limit_from_c(which)?, bytes)?)) })
+    boundary::status(|| unsafe {
+        set(client, |config| {
+            config.limits.put(limit_from_c(which)?, bytes);
+            Ok(())
+        })
+    })
 }
 
 /// Sets how many idle connections the client keeps (each closes after 15 s); default
@@ -88,7 +113,12 @@ pub unsafe extern "system" fn chatwire_client_set_max_idle_connections(
 ) -> chatwire_status {
     let max = usize::try_from(max_idle_connections).unwrap_or(usize::MAX);
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_max_idle_connections(max)?)) })
+    boundary::status(|| unsafe {
+        set(client, |config| {
+            config.max_idle_connections = max;
+            Ok(())
+        })
+    })
 }
 
 /// Sets how many background requests of this client run at once, 1 to 65536 (default 1024),
@@ -100,7 +130,12 @@ pub unsafe extern "system" fn chatwire_client_set_max_in_flight(
 ) -> chatwire_status {
     let max = usize::try_from(max_in_flight).unwrap_or(usize::MAX);
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_max_in_flight(max)?)) })
+    boundary::status(|| unsafe {
+        set(client, |config| {
+            config.max_in_flight = max;
+            Ok(())
+        })
+    })
 }
 
 /// Sets the stack size in bytes of the worker threads of later background
@@ -111,7 +146,12 @@ pub unsafe extern "system" fn chatwire_client_set_worker_stack_size(
     bytes: usize,
 ) -> chatwire_status {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_worker_stack_size(bytes)?)) })
+    boundary::status(|| unsafe {
+        set(client, |config| {
+            config.worker_stack_size = bytes;
+            Ok(())
+        })
+    })
 }
 
 /// Sets a header sent with every request, replacing one of the same name
@@ -126,9 +166,11 @@ pub unsafe extern "system" fn chatwire_client_set_header(
 ) -> chatwire_status {
     // SAFETY: `name` and `value` are each NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
-        set(client, |s| {
+        set(client, |config| {
             let name = text::str_in(name, "name")?;
-            Ok(s.set_header(name, text::opt_str_in(value, "value")?)?)
+            let value = text::opt_str_in(value, "value")?;
+            config.set_header(name.to_owned(), value.map(str::to_owned));
+            Ok(())
         })
     })
 }
@@ -141,7 +183,12 @@ pub unsafe extern "system" fn chatwire_client_set_json_corrections(
     corrections: u32,
 ) -> chatwire_status {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_json_corrections(corrections)?)) })
+    boundary::status(|| unsafe {
+        set(client, |config| {
+            config.json.corrections = corrections;
+            Ok(())
+        })
+    })
 }
 
 /// How chatwire_send_json() tells the model about the schema
@@ -180,8 +227,8 @@ pub unsafe extern "system" fn chatwire_client_set_schema_delivery(
 ) -> chatwire_status {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
-        set(client, |s| {
-            s.set_schema_delivery(schema_delivery_from_c(delivery)?);
+        set(client, |config| {
+            config.json.delivery = schema_delivery_from_c(delivery)?;
             Ok(())
         })
     })
@@ -205,8 +252,8 @@ pub unsafe extern "system" fn chatwire_client_set_stream_usage(
 ) -> chatwire_status {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
-        set(client, |s| {
-            s.set_stream_usage(stream_usage_from_c(enabled)?);
+        set(client, |config| {
+            config.stream_usage = stream_usage_from_c(enabled)?;
             Ok(())
         })
     })
@@ -222,8 +269,8 @@ pub unsafe extern "system" fn chatwire_client_set_ca_file(
 ) -> chatwire_status {
     // SAFETY: `pem_path` is NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
-        set(client, |s| {
-            Ok(s.set_ca_file(text::str_in(pem_path, "pem_path")?.as_ref())?)
+        set(client, |config| {
+            Ok(config.set_ca_file(text::str_in(pem_path, "pem_path")?.as_ref())?)
         })
     })
 }
@@ -240,10 +287,10 @@ pub unsafe extern "system" fn chatwire_client_set_client_certificate(
 ) -> chatwire_status {
     // SAFETY: each pointer is NULL or valid (the C conventions).
     boundary::status(|| unsafe {
-        set(client, |s| {
+        set(client, |config| {
             let cert = text::str_in(cert_pem_file, "cert_pem_file")?;
             let key = text::str_in(key_pem_file, "key_pem_file")?;
-            Ok(s.set_client_certificate(cert.as_ref(), key.as_ref())?)
+            Ok(config.set_client_certificate(cert.as_ref(), key.as_ref())?)
         })
     })
 }
@@ -259,8 +306,8 @@ pub unsafe extern "system" fn chatwire_client_set_proxy(
 ) -> chatwire_status {
     // SAFETY: `proxy_url` is NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
-        set(client, |s| {
-            Ok(s.set_proxy(text::str_in(proxy_url, "proxy_url")?)?)
+        set(client, |config| {
+            Ok(config.set_proxy(text::str_in(proxy_url, "proxy_url")?)?)
         })
     })
 }
@@ -275,8 +322,8 @@ pub unsafe extern "system" fn chatwire_client_set_endpoint_url(
 ) -> chatwire_status {
     // SAFETY: `url` is NULL or NUL-terminated (the C conventions).
     boundary::status(|| unsafe {
-        set(client, |s| {
-            Ok(s.set_endpoint_url(text::str_in(url, "url")?)?)
+        set(client, |config| {
+            Ok(config.set_endpoint_url(text::str_in(url, "url")?)?)
         })
     })
 }
@@ -303,7 +350,7 @@ pub unsafe extern "system" fn chatwire_client_set_auth(
     auth: c_int,
 ) -> chatwire_status {
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_auth(auth_from_c(auth)?)?)) })
+    boundary::status(|| unsafe { set(client, |config| Ok(config.set_auth(auth_from_c(auth)?)?)) })
 }
 
 /// Asks `callback` for the credential before every attempt instead of
@@ -319,7 +366,11 @@ pub unsafe extern "system" fn chatwire_client_set_credential_callback(
     let source = callback.map(|callback| CredentialSource::new(callback, userdata));
     let provider = source.map(|source| provider_of(move || source.token()));
     // SAFETY: `client` is NULL or a live handle (the C conventions).
-    boundary::status(|| unsafe { set(client, |s| Ok(s.set_credential_provider(provider)?)) })
+    boundary::status(|| unsafe {
+        set(client, |config| {
+            Ok(config.set_credential_provider(provider)?)
+        })
+    })
 }
 
 #[cfg(test)]

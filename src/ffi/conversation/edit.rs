@@ -4,14 +4,13 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::{chatwire_conversation, forget, on, Lent};
+use super::{chatwire_conversation, on};
 use crate::conversation::message::ReasoningReplay;
 use crate::conversation::message::Tool;
 use crate::conversation::Conversation;
 use crate::ffi::boundary;
 use crate::ffi::status::{chatwire_status, refused, role_from_c, FfiError};
 use crate::ffi::text;
-use crate::Role;
 
 /// Puts the system message (copied) at the start, or replaces the one there.
 #[no_mangle]
@@ -23,14 +22,10 @@ pub unsafe extern "system" fn chatwire_conversation_set_system(
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let text = text::str_in(text, "text")?;
-            let (conversation, lent) = held.parts();
-            let replaces = conversation.messages().first().map(|m| m.role) == Some(Role::System);
-            conversation.set_system(text);
-            forget(lent, 0, usize::from(replaces));
-            if !lent.is_empty() {
-                lent.insert(0, Lent::default());
-            }
-            Ok(())
+            held.change(|conversation| {
+                conversation.set_system(text);
+                Ok(())
+            })
         })
     })
 }
@@ -49,7 +44,8 @@ pub unsafe extern "system" fn chatwire_conversation_append(
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let content = text::str_in(content, "content")?;
-            Ok(held.conversation.push(role_from_c(role)?, content)?)
+            let role = role_from_c(role)?;
+            held.change(|conversation| Ok(conversation.push(role, content)?))
         })
     })
 }
@@ -64,10 +60,7 @@ pub unsafe extern "system" fn chatwire_conversation_truncate(
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
-            let (conversation, lent) = held.parts();
-            conversation.truncate(len)?;
-            lent.truncate(len);
-            Ok(())
+            held.change(|conversation| Ok(conversation.truncate(len)?))
         })
     })
 }
@@ -85,7 +78,7 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_result(
         on(conversation, |held| {
             let id = text::str_in(tool_call_id, "tool_call_id")?;
             let content = text::str_in(content, "content")?;
-            Ok(held.conversation.tool_result(id, content)?)
+            held.change(|conversation| Ok(conversation.tool_result(id, content)?))
         })
     })
 }
@@ -102,7 +95,7 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_image(
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let (text, image) = (text::str_in(text, "text")?, text::str_in(image, "image")?);
-            Ok(held.conversation.user_image(text, image)?)
+            held.change(|conversation| Ok(conversation.user_image(text, image)?))
         })
     })
 }
@@ -120,7 +113,7 @@ pub unsafe extern "system" fn chatwire_conversation_append_user_file(
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let (text, file) = (text::str_in(text, "text")?, text::str_in(file, "file")?);
-            Ok(held.conversation.user_file(text, file)?)
+            held.change(|conversation| Ok(conversation.user_file(text, file)?))
         })
     })
 }
@@ -137,8 +130,10 @@ pub unsafe extern "system" fn chatwire_conversation_set_token_budget(
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
-            held.conversation.set_token_budget(max_prompt_tokens);
-            Ok(())
+            held.change(|conversation| {
+                conversation.set_token_budget(max_prompt_tokens);
+                Ok(())
+            })
         })
     })
 }
@@ -149,7 +144,7 @@ pub unsafe extern "system" fn chatwire_conversation_last_dropped(
     conversation: *const chatwire_conversation,
 ) -> usize {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-    boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation.last_dropped())) })
+    boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation().last_dropped())) })
 }
 
 /// Removes `count` messages from `index` on. What is left breaking the
@@ -164,10 +159,7 @@ pub unsafe extern "system" fn chatwire_conversation_remove(
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
     boundary::status(|| unsafe {
         on(conversation, |held| {
-            let (conversation, lent) = held.parts();
-            conversation.remove(index, count)?;
-            forget(lent, index, count);
-            Ok(())
+            held.change(|conversation| Ok(conversation.remove(index, count)?))
         })
     })
 }
@@ -188,7 +180,7 @@ pub unsafe extern "system" fn chatwire_conversation_append_tool_calls(
             let content = text::str_in(content, "content")?;
             let calls_json = text::str_in(calls_json, "calls_json")?;
             let calls = crate::wire::message::tool_calls_from_json(calls_json)?;
-            Ok(held.conversation.assistant_tool_calls(content, calls)?)
+            held.change(|conversation| Ok(conversation.assistant_tool_calls(content, calls)?))
         })
     })
 }
@@ -240,8 +232,10 @@ pub unsafe extern "system" fn chatwire_conversation_set_reasoning_replay(
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let replay = reasoning_replay_from_c(replay)?;
-            held.conversation.set_reasoning_replay(replay);
-            Ok(())
+            held.change(|conversation| {
+                conversation.set_reasoning_replay(replay);
+                Ok(())
+            })
         })
     })
 }
@@ -274,7 +268,7 @@ unsafe fn set_option_with(
         on(conversation, |held| {
             let name = text::str_in(name, "name")?;
             let value = text::opt_str_in(json_value, "json_value")?;
-            Ok(set(&mut held.conversation, name, value)?)
+            held.change(|conversation| Ok(set(conversation, name, value)?))
         })
     }
 }
@@ -310,8 +304,10 @@ pub unsafe extern "system" fn chatwire_conversation_add_tool(
             let description = text::opt_str_in(description, "description")?;
             let parameters = text::opt_str_in(parameters_schema_json, "parameters_schema_json")?;
             let tool = Tool::from_schema_text(name, description, parameters)?;
-            held.conversation.add_tool(tool);
-            Ok(())
+            held.change(|conversation| {
+                conversation.add_tool(tool);
+                Ok(())
+            })
         })
     })
 }
@@ -332,9 +328,11 @@ pub unsafe extern "system" fn chatwire_conversation_add_custom_tool(
             let name = text::str_in(name, "name")?;
             let description = text::opt_str_in(description, "description")?;
             let format = text::opt_str_in(format_json, "format_json")?;
-            held.conversation
-                .add_tool(Tool::custom_from_text(name, description, format)?);
-            Ok(())
+            let tool = Tool::custom_from_text(name, description, format)?;
+            held.change(|conversation| {
+                conversation.add_tool(tool);
+                Ok(())
+            })
         })
     })
 }

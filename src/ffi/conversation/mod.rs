@@ -1,8 +1,9 @@
 //! `chatwire_conversation`: the handle (its lock against calls that call
-//! back, and the texts it lends) and what reads it; what changes it in
-//! [`edit`].
+//! back) and what reads it; what a call holding it works on, and the texts
+//! it lends, in [`held`]; what changes it in [`edit`].
 
 pub(super) mod edit;
+mod held;
 
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,6 +15,8 @@ use crate::ffi::boundary;
 use crate::ffi::handle;
 use crate::ffi::status::{chatwire_status, role_to_c, FfiError};
 use crate::ffi::text;
+pub(super) use held::reasoning;
+use held::{Held, Lendable};
 
 /// A model name and the messages so far, which every send carries in full.
 /// One thread at a time; it may move between threads. A call on it while
@@ -29,29 +32,10 @@ pub struct chatwire_conversation {
     running: Arc<AtomicU64>,
 }
 
-/// What a call holding a conversation works on.
-pub(crate) struct Held {
-    pub(crate) conversation: Conversation,
-    /// The texts lent out, one entry per message; see [`Held::parts`].
-    lent: Vec<Lent>,
-    /// How many messages sends had left out when `lent` last followed them.
-    lent_dropped: u64,
-}
-
-/// The copies of one message's content and reasoning that
-/// chatwire_conversation_content() and chatwire_conversation_reasoning()
-/// lend, made on first request: an entry goes when its message goes and moves
-/// with it otherwise (its buffers do not move), so a text lives as long as its message.
-type Lent = [Option<text::CText>; 2];
-
 impl chatwire_conversation {
     fn into_c(conversation: Conversation) -> *mut chatwire_conversation {
         handle::into_c_shared(chatwire_conversation {
-            held: Mutex::new(Held {
-                lent_dropped: conversation.dropped_total(),
-                conversation,
-                lent: Vec::new(),
-            }),
+            held: Mutex::new(Held::new(conversation)),
             running: Arc::default(),
         })
     }
@@ -135,41 +119,16 @@ impl Drop for Running {
 /// The next background request's mark; 0 means none.
 static NEXT_RUNNING: AtomicU64 = AtomicU64::new(1);
 
-impl Held {
-    /// The conversation and the texts lent from it, which first follow the
-    /// messages sends left out since (the oldest after the system message).
-    fn parts(&mut self) -> (&mut Conversation, &mut Vec<Lent>) {
-        let total = self.conversation.dropped_total();
-        let new = usize::try_from(total.saturating_sub(self.lent_dropped)).unwrap_or(usize::MAX);
-        self.lent_dropped = total;
-        let first = self.conversation.messages().first();
-        let start = usize::from(first.is_some_and(|m| m.role == crate::Role::System));
-        forget(&mut self.lent, start, new);
-        (&mut self.conversation, &mut self.lent)
-    }
-}
-
-/// The text of message `index` of the conversation behind `ptr` that `text`
-/// picks, lent from `slot` of its entry; NULL when `text` gives none (unsafe:
-/// `ptr` is NULL or live).
+/// The `which` text of message `index` of the conversation behind `ptr`,
+/// lent until the conversation changes (unsafe: `ptr` is NULL or live).
 unsafe fn lend(
     ptr: *const chatwire_conversation,
     index: usize,
-    slot: usize,
-    text: fn(&crate::Message) -> Option<&str>,
+    which: Lendable,
 ) -> Result<*const c_char, FfiError> {
     // SAFETY: as the caller promises.
-    let held = &mut unsafe { chatwire_conversation::hold(ptr)? }.guard;
-    let (conversation, lent) = held.parts();
-    let message = handle::item(conversation.messages(), index, "message")?;
-    let Some(text) = text(message) else {
-        return Ok(std::ptr::null());
-    };
-    if lent.len() <= index {
-        lent.resize_with(index + 1, Lent::default);
-    }
-    let view = lent[index][slot].get_or_insert_with(|| text::CText::new(text));
-    Ok(view.as_ptr())
+    let mut held = unsafe { chatwire_conversation::hold(ptr)? };
+    held.guard.lend(index, which)
 }
 
 /// What `read` gives of message `index` of the conversation behind `ptr`
@@ -181,7 +140,7 @@ unsafe fn read<T>(
 ) -> Result<T, FfiError> {
     // SAFETY: as the caller promises.
     let held = unsafe { chatwire_conversation::hold(ptr)? };
-    let messages = held.guard.conversation.messages();
+    let messages = held.guard.conversation().messages();
     Ok(read(handle::item(messages, index, "message")?))
 }
 
@@ -193,19 +152,6 @@ pub(super) unsafe fn on<T>(
 ) -> Result<T, FfiError> {
     // SAFETY: `ptr` is NULL or a live handle (the C conventions).
     body(&mut unsafe { chatwire_conversation::hold(ptr)? }.guard)
-}
-
-/// The text of reasoning details; none without text (encrypted reasoning,
-/// which has nothing to read).
-pub(super) fn reasoning(details: &Option<crate::Reasoning>) -> Option<&str> {
-    Some(details.as_ref()?.text.as_str()).filter(|text| !text.is_empty())
-}
-
-/// Forgets what was lent from `count` messages from `index` on, which have
-/// left the conversation.
-fn forget(lent: &mut Vec<Lent>, index: usize, count: usize) {
-    let len = lent.len();
-    lent.drain(index.min(len)..index.saturating_add(count).min(len));
 }
 
 /// Creates in `*conversation_out` an empty conversation for `model`
@@ -235,7 +181,7 @@ pub unsafe extern "system" fn chatwire_conversation_to_json(
     boundary::status(|| unsafe {
         on(conversation, |held| {
             let out = handle::out(json_out, "json_out")?;
-            *out = text::string_out(&held.conversation.to_json());
+            *out = text::string_out(&held.conversation().to_json());
             Ok(())
         })
     })
@@ -271,7 +217,7 @@ pub unsafe extern "system" fn chatwire_conversation_len(
     conversation: *const chatwire_conversation,
 ) -> usize {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-    boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation.len())) })
+    boundary::value(|| unsafe { on(conversation, |held| Ok(held.conversation().len())) })
 }
 
 /// The role (a chatwire_role) of message `index`.
@@ -284,14 +230,15 @@ pub unsafe extern "system" fn chatwire_conversation_role(
     boundary::value(|| unsafe { read(conversation, index, |m| role_to_c(m.role)) })
 }
 
-/// The text of message `index`.
+/// The text of message `index`, borrowed until the conversation changes or
+/// is freed (docs/c-api.md, "Ownership", says what changes it).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_content(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-    boundary::value(|| unsafe { lend(conversation, index, 0, |m| Some(&m.content)) })
+    boundary::value(|| unsafe { lend(conversation, index, Lendable::Content) })
 }
 
 /// The length in bytes of chatwire_conversation_content().
@@ -304,14 +251,15 @@ pub unsafe extern "system" fn chatwire_conversation_content_len(
     boundary::value(|| unsafe { read(conversation, index, |m| m.content.len()) })
 }
 
-/// The reasoning of message `index`; NULL when it has none.
+/// The reasoning of message `index`; NULL when it has none. Borrowed as
+/// chatwire_conversation_content() is.
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_conversation_reasoning(
     conversation: *const chatwire_conversation,
     index: usize,
 ) -> *const c_char {
     // SAFETY: `conversation` is NULL or a live handle (the C conventions).
-    boundary::value(|| unsafe { lend(conversation, index, 1, |m| reasoning(&m.reasoning)) })
+    boundary::value(|| unsafe { lend(conversation, index, Lendable::Reasoning) })
 }
 
 /// The length in bytes of chatwire_conversation_reasoning(); 0 when NULL.
