@@ -335,6 +335,57 @@ typedef enum {
 } chatwire_reasoning_replay;
 
 /**
+ * The state of a batch, as chatwire_batch_refresh() gives it.
+ */
+typedef enum {
+  /**
+   * The input file is being checked.
+   */
+  CHATWIRE_BATCH_VALIDATING = 0,
+  /**
+   * The requests are running.
+   */
+  CHATWIRE_BATCH_IN_PROGRESS = 1,
+  /**
+   * Every request has run; the result files are being written.
+   */
+  CHATWIRE_BATCH_FINALIZING = 2,
+  /**
+   * Done: fetch the results.
+   */
+  CHATWIRE_BATCH_COMPLETED = 3,
+  /**
+   * The input file was refused (chatwire_batch_errors() says why); nothing ran.
+   */
+  CHATWIRE_BATCH_FAILED = 4,
+  /**
+   * The 24 hours ran out: what ran has results, the rest none.
+   */
+  CHATWIRE_BATCH_EXPIRED = 5,
+  /**
+   * Cancelled; the requests under way are finishing.
+   */
+  CHATWIRE_BATCH_CANCELLING = 6,
+  /**
+   * Cancelled: what ran has results, the rest none.
+   */
+  CHATWIRE_BATCH_CANCELLED = 7
+} chatwire_batch_state;
+
+/**
+ * Many conversations' requests as one job, run by the provider's Batch API
+ * or any engine that reads the same input file (vLLM's run-batch). Made by
+ * chatwire_batch_new() or chatwire_batch_open(), filled with
+ * chatwire_batch_add(), run with chatwire_batch_submit(),
+ * chatwire_batch_refresh(), chatwire_batch_cancel() and
+ * chatwire_batch_fetch_results() (or chatwire_batch_read_results()), its
+ * results given by chatwire_batch_apply(); freed by chatwire_batch_free().
+ * One thread at a time: a call on it while another runs is refused with
+ * CHATWIRE_ERR_INVALID_ARGUMENT.
+ */
+typedef struct chatwire_batch chatwire_batch;
+
+/**
  * A connection to one chat completions endpoint with one API key, made by
  * chatwire_client_new(), freed by chatwire_client_free(). Several threads may
  * use one client at once (with a conversation each); connections are pooled.
@@ -414,6 +465,134 @@ typedef int (CHATWIRE_CALL *chatwire_event_callback)(void *userdata, int kind, c
  * with its status; collect it with chatwire_request_wait().
  */
 typedef void (CHATWIRE_CALL *chatwire_done_callback)(void *userdata, chatwire_status status);
+
+/**
+ * Makes an empty batch; `*batch_out` owns it (free with chatwire_batch_free()).
+ */
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_batch_new(chatwire_batch **batch_out);
+
+/**
+ * Adds, under `custom_id` (unique within the batch), the request that a
+ * send of this conversation through this client would make now: the same
+ * body, byte for byte, and the same API (an Azure client's batch uses
+ * Azure's routes). The conversation is not changed. A conversation that
+ * cannot be sent fails as a send would; an empty or repeated `custom_id`, a
+ * submitted batch, or a client whose requests go elsewhere than the batch's
+ * give CHATWIRE_ERR_INVALID_ARGUMENT.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_batch_add(chatwire_batch *batch,
+                                                 const chatwire_client *client,
+                                                 const char *custom_id,
+                                                 const chatwire_conversation *conversation);
+
+/**
+ * The number of requests added; 0 for NULL.
+ */
+CHATWIRE_API size_t CHATWIRE_CALL chatwire_batch_len(const chatwire_batch *batch);
+
+/**
+ * The batch input file: JSONL, one {"custom_id", "method": "POST", "url",
+ * "body"} line per request, in the order added; `*jsonl_out` owns it (free
+ * with chatwire_string_free()). Past OpenAI's limits of 50,000 requests or
+ * 200 MB (200,000,000 bytes) per file: CHATWIRE_ERR_TOO_LARGE.
+ */
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_batch_to_jsonl(const chatwire_batch *batch, char **jsonl_out);
+
+/**
+ * Uploads the input file (POST /v1/files, purpose "batch") and creates the
+ * batch (POST /v1/batches, completion window "24h"); the batch keeps its
+ * id. The upload is retried as a send is, the create is not: after a
+ * failure, calling this again creates the batch from the file uploaded.
+ * The client's timeout covers the whole upload.
+ */
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_batch_submit(chatwire_client *client, chatwire_batch *batch);
+
+/**
+ * A batch submitted earlier, perhaps by another run of the program, by its
+ * id; `*batch_out` owns it (free with chatwire_batch_free()). Its results
+ * apply to conversations as they are now.
+ */
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_batch_open(const char *batch_id, chatwire_batch **batch_out);
+
+/**
+ * The provider's id of the batch; NULL before it is submitted (the last
+ * error is then ""). Borrowed until the batch changes or is freed.
+ */
+CHATWIRE_API const char *CHATWIRE_CALL chatwire_batch_id(const chatwire_batch *batch);
+
+/**
+ * Asks the provider where the batch stands (GET /v1/batches/{id}):
+ * `*state_out` is one of the CHATWIRE_BATCH_* states; the counts, the result
+ * files and the validation errors (chatwire_batch_errors()) are updated.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_batch_refresh(chatwire_client *client,
+                                                     chatwire_batch *batch,
+                                                     int *state_out);
+
+/**
+ * The request counts of the last refresh (0 before one); each
+ * out-parameter may be NULL.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_batch_counts(const chatwire_batch *batch,
+                                                    uint64_t *completed,
+                                                    uint64_t *failed,
+                                                    uint64_t *total);
+
+/**
+ * Why the provider refused the input file when the last refresh found the
+ * batch CHATWIRE_BATCH_FAILED, one error a line ("line 3: ... (code ...)");
+ * "" otherwise. `*errors_out` owns it (free with chatwire_string_free()).
+ */
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_batch_errors(const chatwire_batch *batch, char **errors_out);
+
+/**
+ * Cancels the batch (POST /v1/batches/{id}/cancel); refresh until
+ * CHATWIRE_BATCH_CANCELLED, then fetch what ran.
+ */
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_batch_cancel(chatwire_client *client, chatwire_batch *batch);
+
+/**
+ * Refreshes the batch and, once it has ended (completed, expired,
+ * cancelled: whatever ran), downloads its output and error files (GET
+ * /v1/files/{id}/content, each up to 1 GiB), in place of the results read
+ * before. A batch still running gives
+ * CHATWIRE_ERR_INVALID_ARGUMENT; a malformed line CHATWIRE_ERR_DECODE
+ * naming it, the other results kept.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_batch_fetch_results(chatwire_client *client,
+                                                           chatwire_batch *batch);
+
+/**
+ * Reads an output (or error) file obtained another way (vllm run-batch, a
+ * provider's console); results may come in any order. A malformed line
+ * gives CHATWIRE_ERR_DECODE naming it, and the other results are kept.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_batch_read_results(chatwire_batch *batch,
+                                                          const char *output_jsonl);
+
+/**
+ * The result for `custom_id`, appended to the conversation exactly as a
+ * send would have appended it; `*reply_out` (may be NULL) owns the reply as
+ * chatwire_send_reply() gives it. A request that failed gives the status a
+ * send would have given, with the last error; one without a result (never
+ * run, expired) gives CHATWIRE_ERR_UNAVAILABLE. Either way the conversation
+ * is unchanged.
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_batch_apply(const chatwire_batch *batch,
+                                                   const char *custom_id,
+                                                   chatwire_conversation *conversation,
+                                                   chatwire_reply **reply_out);
+
+/**
+ * Frees a batch and its results; NULL is ignored.
+ */
+CHATWIRE_API void CHATWIRE_CALL chatwire_batch_free(chatwire_batch *batch);
 
 /**
  * A one-line description of the last failure on the calling thread, or ""
@@ -998,6 +1177,16 @@ CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_reply_usage_details_u32(const chatwire_reply *reply,
                                                                uint32_t *cached_tokens,
                                                                uint32_t *reasoning_tokens);
+
+/**
+ * chatwire_batch_counts() in 32-bit counts (a batch holds at most 50,000
+ * requests, so each fits).
+ */
+CHATWIRE_API
+chatwire_status CHATWIRE_CALL chatwire_batch_counts_u32(const chatwire_batch *batch,
+                                                        uint32_t *completed,
+                                                        uint32_t *failed,
+                                                        uint32_t *total);
 
 /**
  * Waits until the request has text not yet taken, or is done, and hands it

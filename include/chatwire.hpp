@@ -171,6 +171,9 @@ struct RequestFree {
 struct ModelsFree {
     void operator()(chatwire_models *models) const noexcept { chatwire_models_free(models); }
 };
+struct BatchFree {
+    void operator()(chatwire_batch *batch) const noexcept { chatwire_batch_free(batch); }
+};
 
 /// Calls a user's callable and tells whether to go on: a callable that
 /// returns void always goes on, one that returns a bool goes on on true.
@@ -863,6 +866,117 @@ private:
     }
 
     std::unique_ptr<chatwire_client, detail::ClientFree> client_;
+};
+
+/// Many conversations' requests as one job, run by the provider's Batch API
+/// (chatwire_batch; docs/batches.md): add() each conversation, submit(),
+/// refresh() until it has ended, fetch_results(), then apply() each result
+/// to its conversation as a send's reply. One thread at a time.
+class Batch {
+public:
+    /// The request counts of the last refresh.
+    struct Counts {
+        std::uint64_t completed = 0;
+        std::uint64_t failed = 0;
+        std::uint64_t total = 0;
+    };
+
+    /// An empty batch.
+    Batch() {
+        chatwire_batch *batch = nullptr;
+        detail::check(chatwire_batch_new(&batch));
+        batch_.reset(batch);
+    }
+
+    /// A batch submitted earlier, perhaps by another run, by its id.
+    static Batch open(const std::string &batch_id) {
+        chatwire_batch *batch = nullptr;
+        detail::check(chatwire_batch_open(detail::c_text(batch_id), &batch));
+        return Batch(batch);
+    }
+
+    /// Adds, under `custom_id`, the request a send of `conversation` through
+    /// `client` would make now (the same body, byte for byte).
+    Batch &add(const Client &client, const std::string &custom_id,
+               const Conversation &conversation) {
+        detail::check(chatwire_batch_add(live(), client.get(), detail::c_text(custom_id),
+                                         conversation.get()));
+        return *this;
+    }
+    /// How many requests were added.
+    std::size_t size() const { return chatwire_batch_len(live()); }
+    /// The input file (JSONL); past OpenAI's limits, CHATWIRE_ERR_TOO_LARGE.
+    std::string to_jsonl() const {
+        char *jsonl = nullptr;
+        detail::check(chatwire_batch_to_jsonl(live(), &jsonl));
+        return detail::take(jsonl);
+    }
+    /// Uploads the input file and creates the batch.
+    void submit(const Client &client) { detail::check(chatwire_batch_submit(client.get(), live())); }
+    /// The provider's id; none before submit().
+    std::optional<std::string> id() const {
+        const char *id = chatwire_batch_id(live());
+        return id == nullptr ? std::nullopt : std::optional<std::string>(id);
+    }
+    /// Asks where the batch stands: one of the CHATWIRE_BATCH_* states.
+    chatwire_batch_state refresh(const Client &client) {
+        int state = 0;
+        detail::check(chatwire_batch_refresh(client.get(), live(), &state));
+        return static_cast<chatwire_batch_state>(state);
+    }
+    /// Whether `state` is one a batch leaves no more (completed, failed,
+    /// expired, cancelled).
+    static bool has_ended(chatwire_batch_state state) noexcept {
+        return state == CHATWIRE_BATCH_COMPLETED || state == CHATWIRE_BATCH_FAILED ||
+               state == CHATWIRE_BATCH_EXPIRED || state == CHATWIRE_BATCH_CANCELLED;
+    }
+    /// The request counts of the last refresh.
+    Counts counts() const {
+        Counts counts;
+        detail::check(
+            chatwire_batch_counts(live(), &counts.completed, &counts.failed, &counts.total));
+        return counts;
+    }
+    /// Why the provider refused the input file (a failed batch), a line each.
+    std::string errors() const {
+        char *errors = nullptr;
+        detail::check(chatwire_batch_errors(live(), &errors));
+        return detail::take(errors);
+    }
+    /// Cancels the batch; refresh() then says cancelling, and cancelled.
+    void cancel(const Client &client) { detail::check(chatwire_batch_cancel(client.get(), live())); }
+    /// Downloads the results of a batch that has ended.
+    void fetch_results(const Client &client) {
+        detail::check(chatwire_batch_fetch_results(client.get(), live()));
+    }
+    /// Reads a result file got another way (vLLM's run-batch, a console).
+    void read_results(const std::string &output_jsonl) {
+        detail::check(chatwire_batch_read_results(live(), detail::c_text(output_jsonl)));
+    }
+    /// The result for `custom_id`, appended to `conversation` as a send's
+    /// reply; a failed request throws the Error a send would have, one
+    /// without a result CHATWIRE_ERR_UNAVAILABLE (the conversation unchanged).
+    Reply apply(const std::string &custom_id, Conversation &conversation) const {
+        chatwire_reply *reply = nullptr;
+        detail::check(
+            chatwire_batch_apply(live(), detail::c_text(custom_id), conversation.get(), &reply));
+        return Reply(reply);
+    }
+
+    /// The C handle, still owned by this Batch (nullptr once moved from).
+    chatwire_batch *get() const noexcept { return batch_.get(); }
+
+private:
+    explicit Batch(chatwire_batch *batch) noexcept : batch_(batch) {}
+
+    chatwire_batch *live() const {
+        if (!batch_) {
+            detail::moved_from("Batch");
+        }
+        return batch_.get();
+    }
+
+    std::unique_ptr<chatwire_batch, detail::BatchFree> batch_;
 };
 
 /// The JSON in a model's reply (a fenced block, or bare JSON in prose),

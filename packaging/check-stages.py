@@ -16,6 +16,7 @@ FORBIDDEN = {
     "conversation": {"http", "stream", "wire", "structured", "reply", "client", "ffi"},
     "wire": {"http", "stream", "client", "structured", "ffi"},
     "schema": {"http", "stream", "wire", "conversation", "client", "structured", "reply", "ffi"},
+    "batch": {"http", "stream", "client", "structured", "ffi"},
     "config": {"http", "stream", "wire", "conversation", "client", "structured", "reply", "ffi"},
 }
 

@@ -147,13 +147,20 @@ pub enum Error {
     Cancelled,
 
     /// What the server sent is larger than its [`Limit`](crate::Limit); the
-    /// request was stopped there.
+    /// request was stopped there. Also a batch input file past what a
+    /// provider takes ([`MAX_BATCH_REQUESTS`](crate::MAX_BATCH_REQUESTS),
+    /// [`MAX_BATCH_FILE_BYTES`](crate::MAX_BATCH_FILE_BYTES)).
     TooLarge {
         /// What grew past its limit (the response body, one stream event, ...).
         what: String,
-        /// The limit, in bytes.
+        /// The limit, in bytes (for a batch's count of requests, in requests).
         limit: u64,
     },
+
+    /// What was asked for is not there: a batch's result for a request that
+    /// never ran (the batch expired or was cancelled first), or that no
+    /// results file read holds.
+    Unavailable(String),
 
     /// The operating system refused something, such as a thread.
     System {
@@ -257,6 +264,7 @@ impl Error {
             | Error::Config(text)
             | Error::NoJson(text)
             | Error::Internal(text)
+            | Error::Unavailable(text)
             | Error::Timeout { message: text, .. }
             | Error::System { message: text, .. }
             | Error::Tls { message: text } => secrets.scrub(text),
@@ -290,6 +298,9 @@ impl Error {
 }
 
 pub(crate) const EXCERPT_BYTES: usize = 200;
+
+/// The `what` of an [`Error::TooLarge`] whose limit counts requests, not bytes.
+pub(crate) const BATCH_REQUESTS: &str = "the requests of one batch input file";
 
 /// Which end of a text an excerpt keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -35,6 +35,7 @@
 // every target) still find what nothing uses.
 #![cfg_attr(not(any(feature = "capi", test)), allow(dead_code, unused_imports))]
 
+mod batch;
 mod client;
 mod config;
 mod conversation;
@@ -66,6 +67,7 @@ pub mod fuzzing {
     pub use crate::stream::{StreamDecoder, StreamEvent};
 }
 
+pub use batch::{Batch, BatchCounts, BatchState};
 pub use client::{Client, ClientBuilder, PendingReply};
 // Every public default and maximum.
 pub use config::{defaults::*, Auth, Limit};

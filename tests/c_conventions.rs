@@ -141,7 +141,7 @@ enum Kind {
     OutSize,
     /// Any other unsigned integer going in.
     Unsigned(String),
-    /// A number coming out (`uint64_t *`, `double *`).
+    /// A number coming out (`uint64_t *`, `double *`, an enum's `int *`).
     OutNumber(String),
     /// An enum value (or a 0/1 switch), passed as int and checked.
     Int,
@@ -178,7 +178,7 @@ fn classify(header: &Header, param: &Param) -> Result<Kind, String> {
         ("size_t", 0, false) => Kind::Size,
         ("size_t", 1, false) => Kind::OutSize,
         ("uint32_t" | "uint64_t", 0, false) => Kind::Unsigned(base.into()),
-        ("uint32_t" | "uint64_t" | "double", 1, false) => Kind::OutNumber(base.into()),
+        ("uint32_t" | "uint64_t" | "double" | "int", 1, false) => Kind::OutNumber(base.into()),
         ("int", 0, false) => Kind::Int,
         (callback, 0, false) if header.callbacks.contains(callback) => Kind::Callback,
         ("void", 1, false) if param.name == "userdata" => Kind::UserData,
@@ -267,6 +267,10 @@ const NO_LEN: &[(&str, &str)] = &[
         "an HTTP header value cannot hold U+0000",
     ),
     (
+        "chatwire_batch_id",
+        "an id the provider made for URL paths (batch_...), not text a model writes",
+    ),
+    (
         "chatwire_reply_tool_call_type",
         "an identifier of the API (function, custom), not text a model writes",
     ),
@@ -279,6 +283,11 @@ const NO_LEN_OWNED: &[(&str, &str)] = &[
     ("chatwire_conversation_to_json", "JSON text"),
     ("chatwire_extract_json", "JSON text"),
     ("chatwire_models_json", "JSON text"),
+    ("chatwire_batch_to_jsonl", "JSON lines"),
+    (
+        "chatwire_batch_errors",
+        "one line per error, the server's control characters escaped",
+    ),
     ("chatwire_extract_ingredients", "JSON text"),
     ("chatwire_send_json", "JSON text"),
     ("chatwire_ingredients_prompt", "made of C strings"),
@@ -315,6 +324,7 @@ fn fixture(handle: &str) -> Result<(&'static str, usize), String> {
         "chatwire_request" => ("request", 0),
         "chatwire_ingredients" => ("ingredients", 0),
         "chatwire_models" => ("models", 0),
+        "chatwire_batch" => ("batch", 0),
         other => return Err(format!("no fixture for the handle type {other}")),
     })
 }
@@ -795,11 +805,12 @@ static chatwire_reply *reply = NULL;
 static chatwire_request *request = NULL;
 static chatwire_ingredients *ingredients = NULL;
 static chatwire_models *models = NULL;
+static chatwire_batch *batch = NULL;
 
 /* The fixtures: a reply whose every text holds U+0000 (the server argv[1]
  * sends it), appended to a conversation as message 1; a request that has
  * finished, started on a conversation freed while it ran; an ingredient
- * list and a model list whose texts hold U+0000. */
+ * list and a model list whose texts hold U+0000; an empty batch. */
 static int make_fixtures(const char *url) {
     chatwire_conversation *asked = NULL;
     if (chatwire_client_new(url, "sk-conventions", &client) != CHATWIRE_OK ||
@@ -818,7 +829,8 @@ static int make_fixtures(const char *url) {
         chatwire_extract_ingredient_list(
             "[{\"ingredient\": \"eg\\u0000g\", \"quantity\": 2, \"unit\": \"pi\\u0000ece\"}]",
             &ingredients) != CHATWIRE_OK ||
-        chatwire_list_models(client, &models) != CHATWIRE_OK) {
+        chatwire_list_models(client, &models) != CHATWIRE_OK ||
+        chatwire_batch_new(&batch) != CHATWIRE_OK) {
         fprintf(stderr, "fixtures: %s\n", chatwire_last_error());
         return 0;
     }
@@ -839,6 +851,7 @@ int main(int argc, char **argv) {
 "#;
 
 const EPILOGUE: &str = r#"
+    chatwire_batch_free(batch);
     chatwire_models_free(models);
     chatwire_ingredients_free(ingredients);
     chatwire_request_free(request);

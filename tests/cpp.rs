@@ -225,3 +225,29 @@ fn cpp_wrappers_hold_custom_calls_and_signatures() {
         );
     });
 }
+
+#[test]
+fn cpp_batch_against_the_emulated_batch_api() {
+    use common::batches::{BatchServer, Life, Outcome};
+    let answer = |_: &str, body: &Value| {
+        let question = body["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if question == "rate me" {
+            return Outcome::Fail(
+                429,
+                json!({"error": {"message": "slow down", "type": "requests"}}),
+            );
+        }
+        Outcome::Reply(serde_json::from_str(&completion(&format!("answer to {question}"))).unwrap())
+    };
+    for_each_build("batch", |exe| {
+        let server = BatchServer::start(Life::Completes, answer);
+        let out = run(exe, &[&server.url, KEY]);
+        assert!(
+            out.contains("batch: ") && out.contains(", 0 failed"),
+            "{out}"
+        );
+    });
+}

@@ -77,7 +77,18 @@ Public Const CHATWIRE_REASONING_REPLAY_AUTO As Long = 0
 Public Const CHATWIRE_REASONING_REPLAY_CURRENT_LOOP As Long = 1
 Public Const CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS As Long = 2
 
+' chatwire_batch_state
+Public Const CHATWIRE_BATCH_VALIDATING As Long = 0
+Public Const CHATWIRE_BATCH_IN_PROGRESS As Long = 1
+Public Const CHATWIRE_BATCH_FINALIZING As Long = 2
+Public Const CHATWIRE_BATCH_COMPLETED As Long = 3
+Public Const CHATWIRE_BATCH_FAILED As Long = 4
+Public Const CHATWIRE_BATCH_EXPIRED As Long = 5
+Public Const CHATWIRE_BATCH_CANCELLING As Long = 6
+Public Const CHATWIRE_BATCH_CANCELLED As Long = 7
+
 ' Left out: they take or give uint64_t, which VB6 and 32-bit VBA lack; use the _u32 twin.
+'   chatwire_batch_counts
 '   chatwire_client_set_timeout_ms
 '   chatwire_client_set_connect_timeout_ms
 '   chatwire_client_set_idle_timeout_ms
@@ -87,6 +98,20 @@ Public Const CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS As Long = 2
 '   chatwire_reply_usage_details
 
 #If VBA7 Then
+    Public Declare PtrSafe Function chatwire_batch_new Lib "chatwire.dll" (ByRef batchOut As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_batch_add Lib "chatwire.dll" (ByVal batch As LongPtr, ByVal client As LongPtr, ByVal customId As LongPtr, ByVal conversation As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_batch_len Lib "chatwire.dll" (ByVal batch As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_batch_to_jsonl Lib "chatwire.dll" (ByVal batch As LongPtr, ByRef jsonlOut As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_batch_submit Lib "chatwire.dll" (ByVal client As LongPtr, ByVal batch As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_batch_open Lib "chatwire.dll" (ByVal batchId As LongPtr, ByRef batchOut As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_batch_id Lib "chatwire.dll" (ByVal batch As LongPtr) As LongPtr
+    Public Declare PtrSafe Function chatwire_batch_refresh Lib "chatwire.dll" (ByVal client As LongPtr, ByVal batch As LongPtr, ByRef stateOut As Long) As Long
+    Public Declare PtrSafe Function chatwire_batch_errors Lib "chatwire.dll" (ByVal batch As LongPtr, ByRef errorsOut As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_batch_cancel Lib "chatwire.dll" (ByVal client As LongPtr, ByVal batch As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_batch_fetch_results Lib "chatwire.dll" (ByVal client As LongPtr, ByVal batch As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_batch_read_results Lib "chatwire.dll" (ByVal batch As LongPtr, ByVal outputJsonl As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_batch_apply Lib "chatwire.dll" (ByVal batch As LongPtr, ByVal customId As LongPtr, ByVal conversation As LongPtr, ByRef replyOut As LongPtr) As Long
+    Public Declare PtrSafe Sub chatwire_batch_free Lib "chatwire.dll" (ByVal batch As LongPtr)
     Public Declare PtrSafe Function chatwire_last_error Lib "chatwire.dll" () As LongPtr
     Public Declare PtrSafe Function chatwire_last_http_status Lib "chatwire.dll" () As Long
     Public Declare PtrSafe Sub chatwire_string_free Lib "chatwire.dll" (ByVal s As LongPtr)
@@ -153,6 +178,7 @@ Public Const CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS As Long = 2
     Public Declare PtrSafe Function chatwire_conversation_set_token_budget_u32 Lib "chatwire.dll" (ByVal conversation As LongPtr, ByVal maxPromptTokens As Long) As Long
     Public Declare PtrSafe Function chatwire_reply_usage_u32 Lib "chatwire.dll" (ByVal reply As LongPtr, ByRef promptTokens As Long, ByRef completionTokens As Long, ByRef totalTokens As Long) As Long
     Public Declare PtrSafe Function chatwire_reply_usage_details_u32 Lib "chatwire.dll" (ByVal reply As LongPtr, ByRef cachedTokens As Long, ByRef reasoningTokens As Long) As Long
+    Public Declare PtrSafe Function chatwire_batch_counts_u32 Lib "chatwire.dll" (ByVal batch As LongPtr, ByRef completed As Long, ByRef failed As Long, ByRef total As Long) As Long
     Public Declare PtrSafe Function chatwire_request_wait_text Lib "chatwire.dll" (ByVal request As LongPtr, ByRef textOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_request_wait_text_len Lib "chatwire.dll" (ByVal request As LongPtr, ByRef textOut As LongPtr, ByRef lenOut As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_list_models Lib "chatwire.dll" (ByVal client As LongPtr, ByRef modelsOut As LongPtr) As Long
@@ -202,6 +228,20 @@ Public Const CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS As Long = 2
     Public Declare PtrSafe Function chatwire_version Lib "chatwire.dll" () As LongPtr
     Public Declare PtrSafe Function chatwire_version_number Lib "chatwire.dll" () As Long
 #Else
+    Public Declare Function chatwire_batch_new Lib "chatwire.dll" (ByRef batchOut As Long) As Long
+    Public Declare Function chatwire_batch_add Lib "chatwire.dll" (ByVal batch As Long, ByVal client As Long, ByVal customId As Long, ByVal conversation As Long) As Long
+    Public Declare Function chatwire_batch_len Lib "chatwire.dll" (ByVal batch As Long) As Long
+    Public Declare Function chatwire_batch_to_jsonl Lib "chatwire.dll" (ByVal batch As Long, ByRef jsonlOut As Long) As Long
+    Public Declare Function chatwire_batch_submit Lib "chatwire.dll" (ByVal client As Long, ByVal batch As Long) As Long
+    Public Declare Function chatwire_batch_open Lib "chatwire.dll" (ByVal batchId As Long, ByRef batchOut As Long) As Long
+    Public Declare Function chatwire_batch_id Lib "chatwire.dll" (ByVal batch As Long) As Long
+    Public Declare Function chatwire_batch_refresh Lib "chatwire.dll" (ByVal client As Long, ByVal batch As Long, ByRef stateOut As Long) As Long
+    Public Declare Function chatwire_batch_errors Lib "chatwire.dll" (ByVal batch As Long, ByRef errorsOut As Long) As Long
+    Public Declare Function chatwire_batch_cancel Lib "chatwire.dll" (ByVal client As Long, ByVal batch As Long) As Long
+    Public Declare Function chatwire_batch_fetch_results Lib "chatwire.dll" (ByVal client As Long, ByVal batch As Long) As Long
+    Public Declare Function chatwire_batch_read_results Lib "chatwire.dll" (ByVal batch As Long, ByVal outputJsonl As Long) As Long
+    Public Declare Function chatwire_batch_apply Lib "chatwire.dll" (ByVal batch As Long, ByVal customId As Long, ByVal conversation As Long, ByRef replyOut As Long) As Long
+    Public Declare Sub chatwire_batch_free Lib "chatwire.dll" (ByVal batch As Long)
     Public Declare Function chatwire_last_error Lib "chatwire.dll" () As Long
     Public Declare Function chatwire_last_http_status Lib "chatwire.dll" () As Long
     Public Declare Sub chatwire_string_free Lib "chatwire.dll" (ByVal s As Long)
@@ -268,6 +308,7 @@ Public Const CHATWIRE_REASONING_REPLAY_TOOL_CALL_TURNS As Long = 2
     Public Declare Function chatwire_conversation_set_token_budget_u32 Lib "chatwire.dll" (ByVal conversation As Long, ByVal maxPromptTokens As Long) As Long
     Public Declare Function chatwire_reply_usage_u32 Lib "chatwire.dll" (ByVal reply As Long, ByRef promptTokens As Long, ByRef completionTokens As Long, ByRef totalTokens As Long) As Long
     Public Declare Function chatwire_reply_usage_details_u32 Lib "chatwire.dll" (ByVal reply As Long, ByRef cachedTokens As Long, ByRef reasoningTokens As Long) As Long
+    Public Declare Function chatwire_batch_counts_u32 Lib "chatwire.dll" (ByVal batch As Long, ByRef completed As Long, ByRef failed As Long, ByRef total As Long) As Long
     Public Declare Function chatwire_request_wait_text Lib "chatwire.dll" (ByVal request As Long, ByRef textOut As Long) As Long
     Public Declare Function chatwire_request_wait_text_len Lib "chatwire.dll" (ByVal request As Long, ByRef textOut As Long, ByRef lenOut As Long) As Long
     Public Declare Function chatwire_list_models Lib "chatwire.dll" (ByVal client As Long, ByRef modelsOut As Long) As Long

@@ -4,6 +4,7 @@
 //! every client is made from.
 
 mod background;
+mod batch;
 mod builder;
 mod config;
 mod in_flight;
@@ -246,6 +247,12 @@ impl<'c> Outgoing<'c> {
             }
         };
         Ok(Outgoing { sent, trim })
+    }
+
+    /// The body a send would post first, and what it leaves out of the
+    /// conversation: a batch's request is this send, made later.
+    pub(crate) fn encoded(&self, delivery: Delivery) -> (Vec<u8>, Option<Trim>) {
+        (wire::request::encode(&self.sent, delivery), self.trim)
     }
 
     /// The same, owning what it sends, for a worker thread.

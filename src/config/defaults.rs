@@ -80,6 +80,21 @@ pub const DEFAULT_MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
 /// as a tree of values, several times its size (OpenRouter's list of
 /// hundreds of models is about 1 MiB).
 pub const MAX_MODELS_BODY_BYTES: u64 = 8 * 1024 * 1024;
+/// The most requests one batch input file holds: OpenAI's Batch API
+/// reference (`POST /v1/batches`, `input_file_id`: "The file can contain up
+/// to 50,000 requests, and can be up to 200 MB in size"); Azure's says the same.
+pub const MAX_BATCH_REQUESTS: usize = 50_000;
+/// The largest batch input file, in bytes: the same reference's 200 MB, read
+/// as decimal megabytes, the smaller reading.
+pub const MAX_BATCH_FILE_BYTES: u64 = 200_000_000;
+/// The most of a batch's output or error file read
+/// ([`Client::fetch_batch_results`](crate::Client::fetch_batch_results)),
+/// whatever [`Limit::Body`](super::Limit::Body) says: room for the replies
+/// to a full input file, which are kept as the text they came in.
+pub const MAX_BATCH_RESULTS_BYTES: u64 = 1024 * 1024 * 1024;
+/// The most of a file or batch object read (a batch's validation errors
+/// are in it), when [`Limit::Body`](super::Limit::Body) is higher.
+pub const MAX_BATCH_OBJECT_BYTES: u64 = 8 * 1024 * 1024;
 /// The default [`Limit::Event`](super::Limit::Event): a quarter of a body.
 pub const DEFAULT_MAX_EVENT_BYTES: u64 = 16 * 1024 * 1024;
 /// The default [`Limit::Stream`](super::Limit::Stream): as much as a body.

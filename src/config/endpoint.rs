@@ -1,5 +1,6 @@
 //! The endpoint URL: from a base URL, given whole, or Azure's classic route;
-//! and the models URL derived from it.
+//! and the URLs derived from it: the models list's, the Files and
+//! Batches APIs', and a batch line's `url`.
 
 use crate::error::{Error, Result};
 
@@ -57,14 +58,55 @@ const CHAT_TAIL: &str = "/chat/completions";
 /// query kept; Azure's classic route lists at `{endpoint}/openai/models`,
 /// with its `api-version`. An endpoint URL with another path names no list.
 pub(crate) fn models_url(endpoint: &str) -> Result<String> {
+    sibling_url(
+        endpoint,
+        "models",
+        "where its server lists models (there, /models)",
+    )
+}
+
+/// The URL of `route` (`files`, `batches/{id}/cancel`, ...) of the Files and
+/// Batches APIs beside the chat endpoint, derived as [`models_url`] derives
+/// the list's: `{base}/v1/files`, Azure's `{endpoint}/openai/files?api-version=...`
+/// (its how-to for batches, "Global batch", uses these routes). `route` is
+/// chatwire's own text, its ids percent-encoded by [`path_segment`].
+pub(crate) fn batch_api_url(endpoint: &str, route: &str) -> Result<String> {
+    sibling_url(endpoint, route, "where its server takes files and batches")
+}
+
+/// The `url` of each line of a batch input file, and the `endpoint` its
+/// batch is created with: the one place that chooses it. OpenAI's reference
+/// ("The batch request input object") names `/v1/chat/completions`; Azure's
+/// how-to for global batch writes `/chat/completions`, its routes having no `/v1`.
+pub(crate) fn batch_line_url(endpoint: &str) -> &'static str {
+    let path = endpoint.split_once('?').map_or(endpoint, |(path, _)| path);
+    let azure = path
+        .strip_suffix(CHAT_TAIL)
+        .is_some_and(|prefix| azure_resource(prefix).is_some());
+    if azure {
+        CHAT_TAIL
+    } else {
+        CHAT_PATH
+    }
+}
+
+/// An id (a batch's, a file's) as one segment of a URL path.
+pub(crate) fn path_segment(id: &str) -> String {
+    encode(id)
+}
+
+/// `{prefix}/{route}` for an endpoint whose path ends in `/chat/completions`,
+/// its query kept; Azure's classic route by its resource. `what` says what
+/// the URL is for, in the error of an endpoint of another path.
+fn sibling_url(endpoint: &str, route: &str, what: &str) -> Result<String> {
     let (path, query) = match endpoint.split_once('?') {
         Some((path, query)) => (path, Some(query)),
         None => (endpoint, None),
     };
     let Some(prefix) = path.strip_suffix(CHAT_TAIL) else {
         return Err(Error::Config(format!(
-            "no models URL for the endpoint URL {}: only one whose path ends in \
-             {CHAT_TAIL} says where its server lists models (there, /models)",
+            "no {route} URL for the endpoint URL {}: only one whose path ends in \
+             {CHAT_TAIL} says {what}",
             crate::log::shown_url(endpoint)
         )));
     };
@@ -73,8 +115,8 @@ pub(crate) fn models_url(endpoint: &str) -> Result<String> {
         |resource| format!("{resource}/openai"),
     );
     Ok(match query {
-        Some(query) => format!("{prefix}/models?{query}"),
-        None => format!("{prefix}/models"),
+        Some(query) => format!("{prefix}/{route}?{query}"),
+        None => format!("{prefix}/{route}"),
     })
 }
 
@@ -254,6 +296,31 @@ mod tests {
         ] {
             assert_eq!(models_url(endpoint).unwrap(), want, "{endpoint}");
         }
+    }
+
+    #[test]
+    fn the_batch_routes_and_line_url_of_every_kind_of_endpoint() {
+        for (endpoint, files, line) in [
+            (
+                "http://localhost:8080/v1/chat/completions",
+                "http://localhost:8080/v1/files",
+                "/v1/chat/completions",
+            ),
+            (
+                "https://res.openai.azure.com/openai/v1/chat/completions",
+                "https://res.openai.azure.com/openai/v1/files",
+                "/v1/chat/completions",
+            ),
+            (
+                "https://res.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21",
+                "https://res.openai.azure.com/openai/files?api-version=2024-10-21",
+                "/chat/completions",
+            ),
+        ] {
+            assert_eq!(batch_api_url(endpoint, "files").unwrap(), files, "{endpoint}");
+            assert_eq!(batch_line_url(endpoint), line, "{endpoint}");
+        }
+        assert_eq!(path_segment("batch_1/../x"), "batch_1%2F..%2Fx");
     }
 
     #[test]

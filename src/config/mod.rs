@@ -17,7 +17,7 @@ pub use self::{credential::Auth, defaults::*};
 pub(crate) use self::{
     credential::{secrets, Credential, Header as CredentialHeader, Provider},
     defaults::Limits,
-    endpoint::{exact_endpoint_url, models_url},
+    endpoint::{batch_api_url, batch_line_url, exact_endpoint_url, models_url, path_segment},
     env::Source,
     headers::{checked_headers, environment_headers},
     network::{ClientCertFiles, Network, ProxySetting},

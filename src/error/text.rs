@@ -47,8 +47,10 @@ impl Error {
             Error::NoJson(text) => write!(out, "no JSON found: {text}"),
             Error::Cancelled => out.write_str("cancelled"),
             Error::TooLarge { what, limit } => {
-                write!(out, "too large: {what} is over the limit of {limit} bytes")
+                let unit = if what == super::BATCH_REQUESTS { "requests" } else { "bytes" };
+                write!(out, "too large: {what} is over the limit of {limit} {unit}")
             }
+            Error::Unavailable(text) => write!(out, "unavailable: {text}"),
             Error::System { message, .. } => write!(out, "system error: {message}"),
             Error::InvalidReply { errors, last_reply } => {
                 let last = excerpt(last_reply, EXCERPT_BYTES, Keep::Start);
@@ -74,7 +76,7 @@ impl Error {
         names! {
             InvalidArgument InvalidConversation MissingApiKey Config Transport Timeout Auth
             RateLimited Server Http ContextLength ContentFiltered Decode NoJson Cancelled
-            TooLarge System InvalidReply Tls Internal
+            TooLarge Unavailable System InvalidReply Tls Internal
         }
     }
 

@@ -6,9 +6,11 @@
 
 use std::ffi::{c_char, c_int};
 
+use super::batch::{self, chatwire_batch};
 use super::boundary;
 use super::client::{chatwire_client, settings};
 use super::conversation::{chatwire_conversation, edit};
+use super::handle;
 use super::reply::{chatwire_reply, usage, usage_details, write_counts};
 use super::request::{chatwire_request, hand_text};
 use super::status::chatwire_status;
@@ -94,6 +96,25 @@ pub unsafe extern "system" fn chatwire_reply_usage_details_u32(
     boundary::status(|| unsafe {
         let outs = [cached_tokens, reasoning_tokens];
         write_counts(reply, usage_details, outs, narrowed)
+    })
+}
+
+/// chatwire_batch_counts() in 32-bit counts (a batch holds at most 50,000
+/// requests, so each fits).
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_batch_counts_u32(
+    batch: Option<&chatwire_batch>,
+    completed: *mut u32,
+    failed: *mut u32,
+    total: *mut u32,
+) -> chatwire_status {
+    // SAFETY: each pointer is NULL or valid (the C conventions).
+    boundary::status(|| unsafe {
+        handle::write_optional(
+            [completed, failed, total],
+            batch::counts(batch)?.map(narrowed),
+        );
+        Ok(())
     })
 }
 

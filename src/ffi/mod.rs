@@ -14,6 +14,7 @@
 // The C names are the API: snake case, with the chatwire_ prefix.
 #![allow(non_camel_case_types, clippy::upper_case_acronyms)]
 
+mod batch;
 mod boundary;
 mod callback;
 mod client;

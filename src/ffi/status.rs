@@ -167,6 +167,7 @@ pub(crate) fn status_of(error: &Error) -> chatwire_status {
         Error::NoJson(_) => CHATWIRE_ERR_NO_JSON,
         Error::Cancelled => CHATWIRE_ERR_CANCELLED,
         Error::TooLarge { .. } => CHATWIRE_ERR_TOO_LARGE,
+        Error::Unavailable(_) => CHATWIRE_ERR_UNAVAILABLE,
         Error::System { .. } => CHATWIRE_ERR_SYSTEM,
         Error::InvalidReply { .. } => CHATWIRE_ERR_INVALID_REPLY,
         Error::Internal(_) => CHATWIRE_ERR_PANIC,

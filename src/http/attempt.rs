@@ -26,6 +26,7 @@ impl Pool {
             url: &self.destination.endpoint,
             uri: &self.destination.uri,
             body: Some(body),
+            content_type: None,
         }
     }
 
@@ -85,9 +86,11 @@ impl Pool {
     ) -> Attempt<Response<Body>> {
         let agent = self.agent.current();
         let sent = match call.body {
-            Some(body) => agent.run(self.request(body, Method::POST, url, credential, settings)),
+            Some(body) => {
+                agent.run(self.request(body, Method::POST, url, credential, call, settings))
+            }
             // No body at all: not even a `content-length: 0`.
-            None => agent.run(self.request((), Method::GET, url, credential, settings)),
+            None => agent.run(self.request((), Method::GET, url, credential, call, settings)),
         };
         let mut response = match sent {
             Ok(response) => response,
@@ -109,6 +112,7 @@ impl Pool {
         method: Method,
         url: Uri,
         credential: Option<&CredentialHeader>,
+        call: &Call<'_>,
         settings: &Settings,
     ) -> Request<B> {
         // Made in place: each step of ureq's request builder moves it whole.
@@ -121,7 +125,9 @@ impl Pool {
             headers.append(name.clone(), value.clone());
         }
         if is_post {
-            headers.append(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            let json = || HeaderValue::from_static("application/json");
+            let content_type = call.content_type.map_or_else(json, HeaderValue::clone);
+            headers.append(CONTENT_TYPE, content_type);
         }
         for (name, value) in settings.headers.iter() {
             headers.append(name.clone(), value.clone());

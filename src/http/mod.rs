@@ -19,3 +19,4 @@ pub(crate) mod retry;
 pub(crate) mod stack;
 pub(crate) mod tls;
 pub(crate) mod tls_transport;
+pub(crate) mod upload;

@@ -45,12 +45,13 @@ impl Pool {
             url,
             uri: &uri,
             body: None,
+            content_type: None,
         };
         self.whole(&call, settings, None)
     }
 
     /// Makes the call and reads the whole 2xx answer, up to the body limit.
-    fn whole(
+    pub(super) fn whole(
         &self,
         call: &Call<'_>,
         settings: &Settings,

@@ -5,7 +5,7 @@ use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, Instant, SystemTime};
 
-use ureq::http::{HeaderMap, Uri};
+use ureq::http::{HeaderMap, HeaderValue, Uri};
 
 use crate::config::{Settings, INITIAL_BACKOFF, MAX_BACKOFF, MAX_RETRY_AFTER};
 use crate::error::{ApiError, Error, Result};
@@ -50,6 +50,8 @@ pub(crate) struct Call<'a> {
     pub(crate) uri: &'a Uri,
     /// The body posted; `None` for a GET, which sends none.
     pub(crate) body: Option<&'a [u8]>,
+    /// The body's content type when it is not JSON (a multipart form).
+    pub(crate) content_type: Option<&'a HeaderValue>,
 }
 
 impl Call<'_> {
@@ -194,7 +196,6 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ureq::http::HeaderValue;
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
         let mut map = HeaderMap::new();

@@ -1,6 +1,7 @@
 //! The OpenAI chat completions wire format, both ways, as serde types, with
 //! no I/O (ARCHITECTURE.md has a line per file).
 
+pub(crate) mod batch;
 pub(crate) mod chunk;
 pub(crate) mod completion;
 pub(crate) mod error;

@@ -146,6 +146,7 @@ pub fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
     }
 }
 
+pub mod batches;
 pub mod cprog;
 pub mod hostile;
 pub mod keepalive;
