@@ -13,11 +13,11 @@ mod target;
 
 // The files' tests name their own file by its full path, never by
 // `super`, which the import-circle check takes for this module.
-pub use self::{credential::Auth, defaults::*};
+pub use self::{credential::Auth, defaults::*, endpoint::Api};
 pub(crate) use self::{
     credential::{secrets, Credential, Header as CredentialHeader, Provider},
     defaults::Limits,
-    endpoint::{exact_endpoint_url, models_url},
+    endpoint::{exact_endpoint_url, models_url, Address},
     env::Source,
     headers::{checked_headers, environment_headers},
     network::{ClientCertFiles, Network, ProxySetting},

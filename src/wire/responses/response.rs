@@ -1,0 +1,178 @@
+//! A whole Responses API body (`"object": "response"`) read into the same
+//! [`Reply`] a chat completion makes: its output items folded into one
+//! choice (the text of its messages, a refusal, the reasoning, the tool
+//! calls), the usage, and a finish reason from its `status`.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::conversation::message::{Reasoning, ReasoningField, ToolCall};
+use crate::error::{Error, Result};
+use crate::reply::{Body, Reply, ReplyChoice, Usage};
+use crate::wire::error::ErrorReport;
+
+/// The message of a failed response that came without one.
+const NO_MESSAGE: &str = "the response failed";
+
+/// A response, as read from a body.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Response {
+    id: Option<String>,
+    model: Option<String>,
+    status: Option<String>,
+    incomplete_details: Option<Incomplete>,
+    output: Vec<Map<String, Value>>,
+    usage: Option<WireUsage>,
+    error: Option<Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Incomplete {
+    reason: Option<String>,
+}
+
+/// The Responses API's token counts.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireUsage {
+    input_tokens: u64,
+    output_tokens: u64,
+    total_tokens: Option<u64>,
+    input_tokens_details: Option<Details>,
+    output_tokens_details: Option<Details>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Details {
+    cached_tokens: Option<u64>,
+    reasoning_tokens: Option<u64>,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(wire: WireUsage) -> Usage {
+        Usage {
+            prompt_tokens: wire.input_tokens,
+            completion_tokens: wire.output_tokens,
+            total_tokens: wire
+                .total_tokens
+                .unwrap_or(wire.input_tokens.saturating_add(wire.output_tokens)),
+            cached_tokens: wire.input_tokens_details.and_then(|d| d.cached_tokens),
+            reasoning_tokens: wire.output_tokens_details.and_then(|d| d.reasoning_tokens),
+        }
+    }
+}
+
+/// Decodes a 2xx body into a [`Reply`], keeping the body as received. A
+/// failed response, or a body that is an error object, is the server's error.
+pub(crate) fn decode(body: String, request_id: Option<String>) -> Result<Reply> {
+    let response: Response = serde_json::from_str(&body)
+        .map_err(|err| Error::decode(format!("not a Responses API response: {err}"), &body))?;
+    if let Some(error) = response.error.as_ref().filter(|error| !error.is_null()) {
+        return Err(failed(error, request_id));
+    }
+    if response.status.is_none() && response.output.is_empty() {
+        return Err(Error::decode("the response has no output", &body));
+    }
+    let finish_reason = finish_reason(
+        response.status.as_deref(),
+        response
+            .incomplete_details
+            .and_then(|details| details.reason),
+    );
+    let mut choice = choice_of(response.output);
+    choice.finish_reason = match finish_reason {
+        Some("stop") if !choice.tool_calls.is_empty() => Some("tool_calls".into()),
+        other => other.map(str::to_owned),
+    };
+    let mut reply = Reply::new(vec![choice], Body::Received(body));
+    reply.usage = response.usage.map(Usage::from);
+    reply.id = response.id;
+    reply.model = response.model;
+    reply.request_id = request_id;
+    Ok(reply)
+}
+
+/// The error a failed response reports (`{"code", "message"}`), with the
+/// status it names, if any, as over chat completions.
+pub(crate) fn failed(error: &Value, request_id: Option<String>) -> Error {
+    let report = ErrorReport::from_value(&serde_json::json!({ "error": error }));
+    let report = report.unwrap_or_default();
+    crate::wire::error::in_band(report.into_api_error(None, NO_MESSAGE, request_id))
+}
+
+/// The chat completions finish reason for a response's `status` and the
+/// reason it is incomplete: `stop`, `length` or `content_filter`.
+pub(crate) fn finish_reason(
+    status: Option<&str>,
+    incomplete: Option<String>,
+) -> Option<&'static str> {
+    match (status?, incomplete.as_deref()) {
+        ("completed", _) => Some("stop"),
+        ("incomplete", Some("content_filter")) => Some("content_filter"),
+        ("incomplete", _) => Some("length"),
+        _ => None,
+    }
+}
+
+/// The output items folded into one choice, in order.
+fn choice_of(output: Vec<Map<String, Value>>) -> ReplyChoice {
+    let mut choice = ReplyChoice::default();
+    for item in output {
+        add_item(&mut choice, item);
+    }
+    choice
+}
+
+/// Adds one output item to a choice: a message's text and refusal, a
+/// reasoning item's summary and text, a tool call.
+pub(crate) fn add_item(choice: &mut ReplyChoice, mut item: Map<String, Value>) {
+    let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or_default().to_owned();
+    match item.get("type").and_then(Value::as_str).unwrap_or_default() {
+        "message" => {
+            let parts = item.remove("content");
+            for part in parts.iter().flat_map(|parts| parts.as_array()).flatten() {
+                match part.get("type").and_then(Value::as_str) {
+                    Some("output_text") => choice.content.push_str(&text(part.get("text"))),
+                    Some("refusal") => {
+                        let refusal = choice.refusal.get_or_insert_with(String::new);
+                        refusal.push_str(&text(part.get("refusal")));
+                    }
+                    _ => {}
+                }
+            }
+            for known in ["type", "role", "id", "status"] {
+                item.remove(known);
+            }
+            choice
+                .extra
+                .extend(item.into_iter().filter(|(_, value)| !value.is_null()));
+        }
+        "reasoning" => {
+            let mut thought = String::new();
+            for list in ["summary", "content"] {
+                let parts = item.get(list).and_then(Value::as_array);
+                for part in parts.into_iter().flatten() {
+                    thought.push_str(&text(part.get("text")));
+                }
+            }
+            let reasoning = choice
+                .reasoning
+                .get_or_insert_with(|| Reasoning::new("", ReasoningField::Reasoning));
+            reasoning.text.push_str(&thought);
+        }
+        "function_call" => choice.tool_calls.push(ToolCall::new(
+            text(item.get("call_id")),
+            text(item.get("name")),
+            text(item.get("arguments")),
+        )),
+        "custom_tool_call" => choice.tool_calls.push(ToolCall::custom(
+            text(item.get("call_id")),
+            text(item.get("name")),
+            text(item.get("input")),
+        )),
+        _ => {}
+    }
+}
