@@ -8,9 +8,12 @@
 
 mod common;
 
+use std::ops::ControlFlow;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use chatwire::{Api, Conversation, Error};
+use common::paced::{signal, PacedServer, Step};
 use common::*;
 use mockito::{Matcher, Server};
 use serde_json::{json, Value};
@@ -384,4 +387,253 @@ fn a_failed_response_is_the_servers_error() {
         .unwrap_err();
     assert!(matches!(err, Error::Server(_)), "{err:?}");
     assert_eq!(err.api_error().unwrap().message, "The model crashed.");
+}
+
+/// A mock answering POST /v1/responses with the SSE body `sse`.
+fn streaming(server: &mut Server, sse: &str, bodies: &Bodies) -> mockito::Mock {
+    server
+        .mock("POST", RESPONSES)
+        .match_request(bodies.recorder())
+        .with_header("content-type", "text/event-stream")
+        .with_header("x-request-id", "req_stream_1")
+        .with_body(sse)
+        .create()
+}
+
+/// One Responses API event, as a server writes it.
+fn event(data: Value) -> String {
+    format!(
+        "event: {}\ndata: {data}\n\n",
+        data["type"].as_str().unwrap()
+    )
+}
+
+const RECORDED_TEXT: &str = "The capital of France is Paris.";
+
+#[test]
+fn the_recorded_stream_gives_its_deltas_and_the_same_reply_by_every_streamed_send() {
+    let mut server = Server::new();
+    let bodies = Bodies::default();
+    let _mock = streaming(
+        &mut server,
+        &read_data("spec/recorded/llamacpp-responses-stream.sse"),
+        &bodies,
+    );
+    let client = responses_client(&server.url());
+    let check = |reply: &chatwire::Reply| {
+        assert_eq!(reply.content(), RECORDED_TEXT);
+        assert_eq!(reply.finish_reason(), Some("stop"));
+        assert_eq!(
+            reply.id.as_deref(),
+            Some("resp_SOI0whT8nOrZIwv6acd1KlOH1hPHDTGq")
+        );
+        assert_eq!(reply.request_id.as_deref(), Some("req_stream_1"));
+        let usage = reply.usage.expect("usage");
+        assert_eq!((usage.total_tokens, usage.cached_tokens), (41, Some(32)));
+    };
+
+    let mut conversation = conversation();
+    let mut deltas = Vec::new();
+    let reply = client
+        .send_stream(&mut conversation, |delta| {
+            deltas.push(delta.to_owned());
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    assert_eq!(
+        deltas,
+        ["The", " capital", " of", " France", " is", " Paris", "."]
+    );
+    check(&reply);
+    assert_eq!(
+        conversation.messages().last().unwrap().content,
+        RECORDED_TEXT
+    );
+    let sent = checked_request(&bodies.all()[0]);
+    assert_eq!(sent["stream"], true);
+    assert_eq!(sent["store"], false);
+    assert!(sent.get("stream_options").is_none(), "{sent}");
+
+    let mut conversation = conversation_fresh();
+    let mut stream = client.stream(&mut conversation).unwrap();
+    let pieces: Vec<String> = stream.by_ref().map(Result::unwrap).collect();
+    assert_eq!(pieces.concat(), RECORDED_TEXT);
+    check(&stream.finish().unwrap());
+
+    // A background send of a whole reply.
+    let mut whole = Server::new();
+    let _whole = answering(
+        &mut whole,
+        &read_data("spec/recorded/llamacpp-responses.json"),
+        &Bodies::default(),
+    );
+    let pending = responses_client(&whole.url())
+        .send_async(&conversation_fresh())
+        .unwrap();
+    let reply = pending.wait().unwrap();
+    assert_eq!(
+        (reply.content(), reply.finish_reason()),
+        (RECORDED_TEXT, Some("stop"))
+    );
+
+    let (sender, received) = std::sync::mpsc::channel();
+    let pending = client
+        .stream_async(&conversation_fresh(), move |delta| {
+            let _ = sender.send(delta.to_owned());
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    check(&pending.wait().unwrap());
+    assert_eq!(received.try_iter().collect::<String>(), RECORDED_TEXT);
+}
+
+fn conversation_fresh() -> Conversation {
+    conversation()
+}
+
+#[test]
+fn a_stream_cancelled_mid_way_ends_at_once_and_leaves_the_conversation() {
+    let (told, heard) = signal();
+    let (_never, held) = signal();
+    let first =
+        event(json!({"type": "response.output_text.delta", "item_id": "msg_1", "delta": "Par"}));
+    let server = PacedServer::start(vec![
+        Step::Send(first),
+        Step::Tell(told),
+        Step::WaitFor(held),
+    ]);
+    let client = responses_client(&server.url);
+    let pending = client
+        .stream_async(&conversation(), |_| ControlFlow::Continue(()))
+        .unwrap();
+    heard
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the first delta went out");
+    cancel_now(pending);
+    // Stopped by the callback: cancelled too, the conversation as it was.
+    let mut conversation = conversation();
+    let before = conversation.clone();
+    let mut server = Server::new();
+    let _mock = streaming(
+        &mut server,
+        &read_data("spec/recorded/llamacpp-responses-stream.sse"),
+        &Bodies::default(),
+    );
+    let err = responses_client(&server.url())
+        .send_stream(&mut conversation, |_| ControlFlow::Break(()))
+        .unwrap_err();
+    assert!(matches!(err, Error::Cancelled), "{err:?}");
+    assert_eq!(conversation, before);
+}
+
+#[test]
+fn streamed_reasoning_refusal_and_tool_calls_are_read_as_over_chat_completions() {
+    let sse = [
+        json!({"type": "response.output_item.added", "output_index": 0,
+               "item": {"type": "reasoning", "id": "rs_1", "summary": []}}),
+        json!({"type": "response.reasoning_summary_text.delta", "item_id": "rs_1", "delta": "Think"}),
+        json!({"type": "response.reasoning_text.delta", "item_id": "rs_1", "delta": "ing."}),
+        json!({"type": "response.output_item.added", "output_index": 1,
+               "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1",
+                        "name": "get_weather", "arguments": ""}}),
+        json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": "{\"city\":"}),
+        json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": "\"Paris\"}"}),
+        json!({"type": "response.output_item.done", "output_index": 1,
+               "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1",
+                        "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}),
+        // A call whose arguments come only with its item's end.
+        json!({"type": "response.output_item.done", "output_index": 2,
+               "item": {"type": "function_call", "id": "fc_2", "call_id": "call_2",
+                        "name": "get_time", "arguments": "{}"}}),
+        json!({"type": "response.completed", "response": {"id": "resp_9", "status": "completed",
+               "usage": {"input_tokens": 9, "output_tokens": 20,
+                         "output_tokens_details": {"reasoning_tokens": 11}}}}),
+    ]
+    .map(event)
+    .concat();
+    let mut server = Server::new();
+    let _mock = streaming(&mut server, &sse, &Bodies::default());
+    let mut conversation = conversation();
+    let mut kinds = Vec::new();
+    let reply = responses_client(&server.url())
+        .send_stream_events(&mut conversation, |delta| {
+            kinds.push((delta.kind, delta.text.clone()));
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    assert_eq!(reply.reasoning().unwrap().text, "Thinking.");
+    assert_eq!(
+        kinds[0],
+        (chatwire::DeltaKind::Reasoning, "Think".to_owned())
+    );
+    let calls = reply.tool_calls();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(
+        (calls[0].id.as_str(), calls[0].name.as_str()),
+        ("call_1", "get_weather")
+    );
+    assert_eq!(calls[0].arguments, r#"{"city":"Paris"}"#);
+    assert_eq!(
+        (calls[1].id.as_str(), calls[1].arguments.as_str()),
+        ("call_2", "{}")
+    );
+    assert_eq!(reply.finish_reason(), Some("tool_calls"));
+    assert_eq!(reply.usage.unwrap().reasoning_tokens, Some(11));
+
+    let refused = [
+        json!({"type": "response.refusal.delta", "item_id": "msg_1", "delta": "I can't."}),
+        json!({"type": "response.completed", "response": {"status": "completed"}}),
+    ]
+    .map(event)
+    .concat();
+    let mut server = Server::new();
+    let _mock = streaming(&mut server, &refused, &Bodies::default());
+    let reply = responses_client(&server.url())
+        .send_stream(&mut conversation_fresh(), |_| ControlFlow::Continue(()))
+        .unwrap();
+    assert_eq!(reply.refusal(), Some("I can't."));
+}
+
+#[test]
+fn a_stream_that_fails_or_reports_an_error_is_the_servers_error() {
+    let incomplete = [
+        json!({"type": "response.output_text.delta", "item_id": "msg_1", "delta": "Par"}),
+        json!({"type": "response.incomplete", "response": {"status": "incomplete",
+               "incomplete_details": {"reason": "max_output_tokens"}}}),
+    ];
+    let failed = [
+        json!({"type": "response.output_text.delta", "item_id": "msg_1", "delta": "Par"}),
+        json!({"type": "response.failed", "response": {"status": "failed",
+               "error": {"code": "server_error", "message": "The model crashed."}}}),
+    ];
+    let error = [json!({"type": "error", "code": "rate_limit_exceeded",
+                        "message": "Slow down.", "param": null})];
+    let mut server = Server::new();
+    let _mock = streaming(
+        &mut server,
+        &incomplete.map(event).concat(),
+        &Bodies::default(),
+    );
+    let reply = responses_client(&server.url())
+        .send_stream(&mut conversation(), |_| ControlFlow::Continue(()))
+        .unwrap();
+    assert_eq!(reply.finish_reason(), Some("length"));
+    for (events, message) in [
+        (failed.map(event).concat(), "The model crashed."),
+        (error.map(event).concat(), "Slow down."),
+    ] {
+        let mut server = Server::new();
+        let _mock = streaming(&mut server, &events, &Bodies::default());
+        let mut conversation = conversation();
+        let before = conversation.clone();
+        let err = responses_client(&server.url())
+            .send_stream(&mut conversation, |_| ControlFlow::Continue(()))
+            .unwrap_err();
+        assert_eq!(
+            err.api_error().map(|api| api.message.as_str()),
+            Some(message),
+            "{err:?}"
+        );
+        assert_eq!(conversation, before);
+    }
 }

@@ -121,8 +121,9 @@ impl Client {
             }
             let (limits, source) = (&self.settings.limits, Box::new(reader));
             let secrets = secrets.clone();
+            let asked = (self.api(), choices);
             Ok(DeltaStream::new(
-                source, choices, request_id, headers, limits, secrets,
+                source, asked, request_id, headers, limits, secrets,
             ))
         });
         opened.map_err(|error| error.redact(&secrets))

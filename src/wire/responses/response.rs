@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::conversation::message::{Reasoning, ReasoningField, ToolCall};
-use crate::error::{Error, Result};
+use crate::error::{ApiError, Error, Result};
 use crate::reply::{Body, Reply, ReplyChoice, Usage};
 use crate::wire::error::ErrorReport;
 
@@ -71,22 +71,18 @@ pub(crate) fn decode(body: String, request_id: Option<String>) -> Result<Reply> 
     let response: Response = serde_json::from_str(&body)
         .map_err(|err| Error::decode(format!("not a Responses API response: {err}"), &body))?;
     if let Some(error) = response.error.as_ref().filter(|error| !error.is_null()) {
-        return Err(failed(error, request_id));
+        return Err(crate::wire::error::in_band(failure(error, request_id)));
     }
     if response.status.is_none() && response.output.is_empty() {
         return Err(Error::decode("the response has no output", &body));
     }
-    let finish_reason = finish_reason(
-        response.status.as_deref(),
-        response
-            .incomplete_details
-            .and_then(|details| details.reason),
-    );
     let mut choice = choice_of(response.output);
-    choice.finish_reason = match finish_reason {
-        Some("stop") if !choice.tool_calls.is_empty() => Some("tool_calls".into()),
-        other => other.map(str::to_owned),
-    };
+    let called = !choice.tool_calls.is_empty();
+    let incomplete = response
+        .incomplete_details
+        .and_then(|details| details.reason);
+    let finish = finish_reason(response.status.as_deref(), incomplete, called);
+    choice.finish_reason = finish.map(str::to_owned);
     let mut reply = Reply::new(vec![choice], Body::Received(body));
     reply.usage = response.usage.map(Usage::from);
     reply.id = response.id;
@@ -95,21 +91,30 @@ pub(crate) fn decode(body: String, request_id: Option<String>) -> Result<Reply> 
     Ok(reply)
 }
 
-/// The error a failed response reports (`{"code", "message"}`), with the
-/// status it names, if any, as over chat completions.
-pub(crate) fn failed(error: &Value, request_id: Option<String>) -> Error {
+/// The error a failed response reports (`{"code", "message"}`), whole or
+/// in a stream, with the status it names, if any, as over chat completions.
+pub(crate) fn failure(error: &Value, request_id: Option<String>) -> ApiError {
     let report = ErrorReport::from_value(&serde_json::json!({ "error": error }));
-    let report = report.unwrap_or_default();
-    crate::wire::error::in_band(report.into_api_error(None, NO_MESSAGE, request_id))
+    report
+        .unwrap_or_default()
+        .into_api_error(None, NO_MESSAGE, request_id)
+}
+
+/// A response's `usage` read, if it is one.
+pub(crate) fn usage_of(usage: &Value) -> Option<Usage> {
+    WireUsage::deserialize(usage).ok().map(Usage::from)
 }
 
 /// The chat completions finish reason for a response's `status` and the
-/// reason it is incomplete: `stop`, `length` or `content_filter`.
+/// reason it is incomplete: `stop` (`tool_calls` when it `called` tools),
+/// `length` or `content_filter`.
 pub(crate) fn finish_reason(
     status: Option<&str>,
     incomplete: Option<String>,
+    called: bool,
 ) -> Option<&'static str> {
     match (status?, incomplete.as_deref()) {
+        ("completed", _) if called => Some("tool_calls"),
         ("completed", _) => Some("stop"),
         ("incomplete", Some("content_filter")) => Some("content_filter"),
         ("incomplete", _) => Some("length"),
