@@ -47,6 +47,11 @@ pub(crate) fn payload(data: &str, calls: &mut Calls) -> Result<Option<Payload>> 
             reasoning: text("delta"),
             ..Delta::default()
         }),
+        // A reasoning item whole, kept as the reasoning's details (its text came in deltas).
+        "response.output_item.done" if item_type(&event) == Some("reasoning") => delta(Delta {
+            reasoning_details: event.get("item").cloned().into_iter().collect(),
+            ..Delta::default()
+        }),
         "response.output_item.added" | "response.output_item.done" => {
             let done = kind.ends_with(".done");
             item_call(event.get("item"), done, calls).map(tool_fragment)
@@ -70,6 +75,11 @@ pub(crate) fn payload(data: &str, calls: &mut Calls) -> Result<Option<Payload>> 
         "error" => Some(Payload::Error(api_error_from_text(data))),
         _ => None,
     })
+}
+
+/// The type of an event's item.
+fn item_type(event: &Map<String, Value>) -> Option<&str> {
+    event.get("item")?.get("type")?.as_str()
 }
 
 /// A chunk of one choice's delta, and its finish reason.

@@ -81,10 +81,12 @@ fn user(message: &Message) -> Result<Value> {
     Ok(json!({"role": "user", "content": parts}))
 }
 
-/// An assistant message: its text as an assistant message (the easy form,
-/// which needs no item id), its fields that chatwire does not know kept on
-/// it, then each tool call as its own item.
+/// An assistant message: the reasoning items it came with, whole and in
+/// their place (first, as the model wrote them); its text as an assistant
+/// message (the easy form, which needs no item id), its fields that
+/// chatwire does not know kept on it; then each tool call as its own item.
 fn assistant(message: &Message, items: &mut Vec<Value>) {
+    items.extend(reasoning_items(message));
     if !message.content.is_empty() || message.tool_calls.is_empty() {
         let mut item = message.extra.clone();
         item.insert("role".into(), "assistant".into());
@@ -92,6 +94,21 @@ fn assistant(message: &Message, items: &mut Vec<Value>) {
         items.push(Value::Object(item));
     }
     items.extend(message.tool_calls.iter().map(tool_call));
+}
+
+/// The Responses API's reasoning items kept with a message (the details of
+/// its reasoning, when they are items of type `reasoning`); reasoning of
+/// another API's shape has no item to go back in.
+fn reasoning_items(message: &Message) -> Vec<Value> {
+    let details = message
+        .reasoning
+        .as_ref()
+        .and_then(|r| r.details.as_deref());
+    let parts: Vec<Value> = details
+        .and_then(|details| serde_json::from_str(details).ok())
+        .unwrap_or_default();
+    let is_item = |part: &Value| part.get("type").and_then(Value::as_str) == Some("reasoning");
+    parts.into_iter().filter(is_item).collect()
 }
 
 /// A tool call as a `function_call` or `custom_tool_call` item.

@@ -122,18 +122,40 @@ pub(crate) fn finish_reason(
     }
 }
 
-/// The output items folded into one choice, in order.
+/// The output items folded into one choice, in order; the reasoning items
+/// kept whole as the reasoning's details (id, summary, encrypted content and
+/// any field of their own), which the next request sends back in place.
 fn choice_of(output: Vec<Map<String, Value>>) -> ReplyChoice {
     let mut choice = ReplyChoice::default();
+    let mut reasoning_items = Vec::new();
     for item in output {
-        add_item(&mut choice, item);
+        match item.get("type").and_then(Value::as_str) {
+            Some("reasoning") => reasoning_items.push(Value::Object(item)),
+            _ => add_item(&mut choice, item),
+        }
+    }
+    if !reasoning_items.is_empty() {
+        let text: String = reasoning_items.iter().map(reasoning_text).collect();
+        let mut reasoning = Reasoning::new(text, ReasoningField::Reasoning);
+        reasoning.details = serde_json::to_string(&reasoning_items).ok();
+        choice.reasoning = Some(reasoning);
     }
     choice
 }
 
-/// Adds one output item to a choice: a message's text and refusal, a
-/// reasoning item's summary and text, a tool call.
-pub(crate) fn add_item(choice: &mut ReplyChoice, mut item: Map<String, Value>) {
+/// A reasoning item's text: its summary's, then its content's.
+fn reasoning_text(item: &Value) -> String {
+    let parts = ["summary", "content"]
+        .into_iter()
+        .filter_map(|list| item.get(list).and_then(Value::as_array))
+        .flatten();
+    parts
+        .filter_map(|part| part.get("text").and_then(Value::as_str))
+        .collect()
+}
+
+/// Adds one output item to a choice: a message's text and refusal, a tool call.
+fn add_item(choice: &mut ReplyChoice, mut item: Map<String, Value>) {
     let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or_default().to_owned();
     match item.get("type").and_then(Value::as_str).unwrap_or_default() {
         "message" => {
@@ -154,19 +176,6 @@ pub(crate) fn add_item(choice: &mut ReplyChoice, mut item: Map<String, Value>) {
             choice
                 .extra
                 .extend(item.into_iter().filter(|(_, value)| !value.is_null()));
-        }
-        "reasoning" => {
-            let mut thought = String::new();
-            for list in ["summary", "content"] {
-                let parts = item.get(list).and_then(Value::as_array);
-                for part in parts.into_iter().flatten() {
-                    thought.push_str(&text(part.get("text")));
-                }
-            }
-            let reasoning = choice
-                .reasoning
-                .get_or_insert_with(|| Reasoning::new("", ReasoningField::Reasoning));
-            reasoning.text.push_str(&thought);
         }
         "function_call" => choice.tool_calls.push(ToolCall::new(
             text(item.get("call_id")),
