@@ -637,3 +637,26 @@ fn a_stream_that_fails_or_reports_an_error_is_the_servers_error() {
         assert_eq!(conversation, before);
     }
 }
+
+#[test]
+fn azure_serves_the_responses_api_on_its_v1_route() {
+    let mut server = Server::new();
+    let mock = server
+        .mock("POST", "/openai/v1/responses")
+        .match_query(Matcher::Missing)
+        .match_header("api-key", "azure-key")
+        .with_header("content-type", "application/json")
+        .with_body(read_data("spec/recorded/llamacpp-responses.json"))
+        .expect(1)
+        .create();
+    let client = chatwire::Client::builder()
+        .azure(server.url(), "gpt-4o")
+        .api_version("2024-10-21")
+        .api_key("azure-key")
+        .api(Api::Responses)
+        .max_retries(0)
+        .build()
+        .unwrap();
+    assert_eq!(client.send(&mut conversation()).unwrap(), RECORDED_TEXT);
+    mock.assert();
+}

@@ -211,3 +211,51 @@ fn tool_choice(choice: &Value) -> Value {
         None => choice.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conversation::message::ToolCall;
+
+    fn body(conversation: &Conversation) -> Value {
+        serde_json::from_slice(&encode(conversation, Delivery::Whole).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_custom_tool_its_call_and_its_output_are_custom_items() {
+        let mut c = Conversation::new("gpt-5");
+        c.user("Run it.").unwrap();
+        c.add_tool(Tool::custom("shell", Some("Runs a command"), None).unwrap());
+        c.assistant_tool_calls("", vec![ToolCall::custom("call_9", "shell", "ls -l")])
+            .unwrap();
+        c.tool_result("call_9", "total 0").unwrap();
+        let sent = body(&c);
+        assert_eq!(
+            sent["tools"],
+            json!([{"type": "custom", "name": "shell", "description": "Runs a command"}])
+        );
+        assert_eq!(
+            sent["input"][1],
+            json!({"type": "custom_tool_call", "call_id": "call_9", "name": "shell",
+                   "input": "ls -l"})
+        );
+        assert_eq!(
+            sent["input"][2],
+            json!({"type": "custom_tool_call_output", "call_id": "call_9", "output": "total 0"})
+        );
+    }
+
+    #[test]
+    fn an_assistant_messages_fields_of_its_own_go_back_on_it() {
+        let mut c = Conversation::new("m");
+        c.user("Hi").unwrap();
+        let mut answer = Message::new(Role::Assistant, "Hello");
+        answer.extra.insert("phase".into(), json!("final_answer"));
+        c.push_message(answer).unwrap();
+        c.user("Bye").unwrap();
+        assert_eq!(
+            body(&c)["input"][1],
+            json!({"role": "assistant", "content": "Hello", "phase": "final_answer"})
+        );
+    }
+}

@@ -190,3 +190,38 @@ fn add_item(choice: &mut ReplyChoice, mut item: Map<String, Value>) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_custom_tool_call_and_a_messages_fields_of_its_own_are_read() {
+        let body = serde_json::json!({"id": "resp_1", "status": "completed", "output": [
+            {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+             "phase": "commentary", "content": [{"type": "output_text", "text": "Running."}]},
+            {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_9", "name": "shell",
+             "input": "ls -l"}
+        ]});
+        let reply = decode(body.to_string(), None).unwrap();
+        assert_eq!(reply.content(), "Running.");
+        assert_eq!(reply.extra()["phase"], "commentary");
+        let call = &reply.tool_calls()[0];
+        assert!(call.is_custom());
+        assert_eq!(
+            (call.id.as_str(), call.arguments.as_str()),
+            ("call_9", "ls -l")
+        );
+        assert_eq!(reply.finish_reason(), Some("tool_calls"));
+    }
+
+    #[test]
+    fn a_body_that_is_no_response_is_a_decode_error() {
+        for body in ["[1]", "{}", "not json"] {
+            assert!(
+                matches!(decode(body.into(), None), Err(Error::Decode { .. })),
+                "{body}"
+            );
+        }
+    }
+}
