@@ -150,7 +150,8 @@ fn a_second_turn_carries_the_whole_history_and_the_conversation_goes_over_both_a
         json!([
             {"role": "system", "content": "You are terse."},
             {"role": "user", "content": "Name three colours."},
-            {"role": "assistant", "content": "The capital of France is Paris."},
+            {"type": "message", "role": "assistant",
+             "content": "The capital of France is Paris."},
             {"role": "user", "content": "And its second city?"}
         ])
     );

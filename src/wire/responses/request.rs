@@ -83,12 +83,15 @@ fn user(message: &Message) -> Result<Value> {
 
 /// An assistant message: the reasoning items it came with, whole and in
 /// their place (first, as the model wrote them); its text as an assistant
-/// message (the easy form, which needs no item id), its fields that
-/// chatwire does not know kept on it; then each tool call as its own item.
+/// message (the easy form, which needs no item id, with its `"type":
+/// "message"`, without which llama.cpp's server cannot tell what the item
+/// is), its fields that chatwire does not know kept on it; then each tool
+/// call as its own item.
 fn assistant(message: &Message, items: &mut Vec<Value>) {
     items.extend(reasoning_items(message));
     if !message.content.is_empty() || message.tool_calls.is_empty() {
         let mut item = message.extra.clone();
+        item.insert("type".into(), "message".into());
         item.insert("role".into(), "assistant".into());
         item.insert("content".into(), message.content.as_str().into());
         items.push(Value::Object(item));
@@ -255,7 +258,8 @@ mod tests {
         c.user("Bye").unwrap();
         assert_eq!(
             body(&c)["input"][1],
-            json!({"role": "assistant", "content": "Hello", "phase": "final_answer"})
+            json!({"type": "message", "role": "assistant", "content": "Hello",
+                   "phase": "final_answer"})
         );
     }
 }
