@@ -266,6 +266,21 @@ typedef enum {
 } chatwire_schema_delivery;
 
 /**
+ * The API a client speaks (chatwire_client_set_api()).
+ */
+typedef enum {
+  /**
+   * POST {base}/v1/chat/completions (the default).
+   */
+  CHATWIRE_API_CHAT_COMPLETIONS = 0,
+  /**
+   * POST {base}/v1/responses, stateless ("store": false): the whole history
+   * sent as input items on every send (docs/responses.md).
+   */
+  CHATWIRE_API_RESPONSES = 1
+} chatwire_api;
+
+/**
  * The level of a log line, most severe first.
  */
 typedef enum {
@@ -796,6 +811,15 @@ chatwire_status CHATWIRE_CALL chatwire_client_set_proxy(chatwire_client *client,
 CHATWIRE_API
 chatwire_status CHATWIRE_CALL chatwire_client_set_endpoint_url(chatwire_client *client,
                                                                const char *url);
+
+/**
+ * Sets the API requests speak: a chatwire_api, default
+ * CHATWIRE_API_CHAT_COMPLETIONS. CHATWIRE_API_RESPONSES sends to
+ * {base}/v1/responses (chatwire_client_new_azure(): {endpoint}/openai/v1/responses);
+ * a URL given to chatwire_client_set_endpoint_url() is used as given whatever
+ * the API. The conversation and the reply accessors are the same over both.
+ */
+CHATWIRE_API chatwire_status CHATWIRE_CALL chatwire_client_set_api(chatwire_client *client, int api);
 
 /**
  * Sets where the key or a callback's token goes: a chatwire_auth, default

@@ -696,6 +696,12 @@ public:
         detail::check(chatwire_client_set_schema_delivery(live(), delivery));
         return *this;
     }
+    /// The API requests speak: CHATWIRE_API_CHAT_COMPLETIONS (the default) or
+    /// CHATWIRE_API_RESPONSES ({base}/v1/responses; docs/responses.md).
+    Client &set_api(chatwire_api api) {
+        detail::check(chatwire_client_set_api(live(), api));
+        return *this;
+    }
     /// Trusts the CA certificates of a PEM file besides the system's roots.
     Client &set_ca_file(const std::string &pem_path) {
         detail::check(chatwire_client_set_ca_file(live(), detail::c_text(pem_path)));

@@ -70,7 +70,7 @@ pub mod fuzzing {
 pub use batch::{Batch, BatchCounts, BatchState};
 pub use client::{Client, ClientBuilder, PendingReply};
 // Every public default and maximum.
-pub use config::{defaults::*, Auth, Limit};
+pub use config::{defaults::*, Api, Auth, Limit};
 pub use conversation::message::{
     Attachment, AttachmentKind, Image, ImageDetail, Message, Reasoning, ReasoningField,
     ReasoningReplay, Role, Tool, ToolCall,

@@ -9,7 +9,7 @@ mod common;
 use std::time::Duration;
 
 use chatwire::{
-    Batch, BatchState, Client, Conversation, Error, Image, Message, Reasoning, ReasoningField,
+    Api, Batch, BatchState, Client, Conversation, Error, Image, Message, Reasoning, ReasoningField,
     Role, Tool, ToolCall,
 };
 use common::batches::{BatchServer, Life, Outcome};
@@ -264,6 +264,64 @@ fn a_batch_runs_end_to_end_and_each_result_joins_its_conversation_as_a_send_woul
             .map(|id| id.starts_with("req_")),
         Some(true)
     );
+}
+
+/// What the emulated model answers over the Responses API: the text of
+/// the last input item, in a Responses API response object.
+fn answer_over_responses(_custom_id: &str, body: &Value) -> Outcome {
+    let input = body["input"].as_array().cloned().unwrap_or_default();
+    let question = input
+        .iter()
+        .rev()
+        .find(|item| item["role"] == "user")
+        .and_then(|item| item["content"].as_str())
+        .unwrap_or("(parts)")
+        .to_owned();
+    Outcome::Reply(json!({
+        "id": "resp_1", "object": "response", "status": "completed", "model": "gpt-5-mini",
+        "output": [{"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+            "content": [{"type": "output_text", "text": format!("answer to {question}"), "annotations": []}]}],
+        "usage": {"input_tokens": 5, "output_tokens": 3, "total_tokens": 8}}))
+}
+
+#[test]
+fn a_responses_client_batches_the_bodies_of_its_sends_and_its_results_join_as_its_sends_do() {
+    let server = BatchServer::start(Life::Completes, answer_over_responses);
+    let client = common::builder(&server.url)
+        .api(Api::Responses)
+        .build()
+        .unwrap();
+    let conversations: Vec<(String, Conversation)> = ["first", "second"]
+        .iter()
+        .map(|question| (question.to_string(), asking(question)))
+        .collect();
+    let mut batch = Batch::new();
+    let mut sent = Vec::new();
+    for (id, conversation) in &conversations {
+        batch.add(&client, id, conversation).unwrap();
+        let mut copy = conversation.clone();
+        let reply = client.send_reply(&mut copy).unwrap();
+        sent.push((copy, reply));
+    }
+    let jsonl = batch.to_jsonl().unwrap();
+    let bodies = server.sent_bodies();
+    let lines = lines(&jsonl);
+    assert_eq!(lines.len(), bodies.len());
+    for (line, body) in lines.iter().zip(&bodies) {
+        assert_eq!(line.body.get().as_bytes(), &body[..], "{}", line.custom_id);
+        assert_eq!(line.url, "/v1/responses");
+    }
+    client.submit_batch(&mut batch).unwrap();
+    follow(&client, &mut batch);
+    client.fetch_batch_results(&mut batch).unwrap();
+    for ((id, conversation), (sent_conversation, sent_reply)) in conversations.iter().zip(&sent) {
+        let mut batched = conversation.clone();
+        let reply = batch.apply(id, &mut batched).unwrap();
+        assert_eq!(batched.to_json(), sent_conversation.to_json(), "{id}");
+        assert_eq!(reply.content(), sent_reply.content(), "{id}");
+        assert_eq!(reply.usage, sent_reply.usage, "{id}");
+        assert_eq!(reply.json(), sent_reply.json(), "{id}");
+    }
 }
 
 #[test]

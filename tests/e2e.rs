@@ -12,7 +12,7 @@ mod common;
 use std::ops::ControlFlow;
 use std::time::Duration;
 
-use chatwire::{Client, Conversation, Error, Role, SchemaDelivery, Tool};
+use chatwire::{Api, Client, Conversation, Error, Role, SchemaDelivery, Tool};
 use common::cprog::{for_each_build, run};
 use serde_json::json;
 
@@ -280,8 +280,8 @@ fn weather_conversation(server: &Server) -> Conversation {
 /// streamed: a call the server's grammar made, its result, then an answer
 /// with no call. The assistant message that carries the call goes back to
 /// the server with `"content": ""`, which it accepts.
-fn tool_loop(server: &Server, streamed: bool) {
-    let client = server.client(&server.api_key);
+fn tool_loop(server: &Server, streamed: bool, api: Api) {
+    let client = server.builder(&server.api_key).api(api).build().unwrap();
     let mut conversation = weather_conversation(server);
     let send = |conversation: &mut Conversation| {
         if streamed {
@@ -323,7 +323,7 @@ fn e2e_tool_loop_with_a_real_call() {
     let Some(server) = server("tool loop") else {
         return;
     };
-    tool_loop(&server, false);
+    tool_loop(&server, false, Api::ChatCompletions);
 }
 
 #[test]
@@ -331,7 +331,60 @@ fn e2e_streamed_tool_loop_with_a_real_call() {
     let Some(server) = server("streamed tool loop") else {
         return;
     };
-    tool_loop(&server, true);
+    tool_loop(&server, true, Api::ChatCompletions);
+}
+
+#[test]
+fn e2e_responses_tool_loop_with_a_real_call() {
+    let Some(server) = server("Responses tool loop") else {
+        return;
+    };
+    tool_loop(&server, false, Api::Responses);
+    tool_loop(&server, true, Api::Responses);
+}
+
+/// The server's `/v1/responses`: a whole reply, a second turn in context,
+/// a streamed reply equal to its deltas, and the same conversation going
+/// on over chat completions.
+#[test]
+fn e2e_responses_whole_streamed_and_in_context() {
+    let Some(server) = server("Responses") else {
+        return;
+    };
+    let responses = server
+        .builder(&server.api_key)
+        .api(Api::Responses)
+        .build()
+        .unwrap();
+    let mut conversation = server.conversation();
+    conversation.user("Name a colour.").unwrap();
+    let first = responses.send_reply(&mut conversation).unwrap();
+    assert!(first.finish_reason().is_some(), "{first:?}");
+    let first_usage = first.usage.expect("the server reports usage");
+    assert!(first_usage.prompt_tokens > 0 && first_usage.completion_tokens > 0);
+    conversation.user("Repeat your previous answer.").unwrap();
+    let second = responses.send_reply(&mut conversation).unwrap();
+    let second_usage = second.usage.expect("the server reports usage");
+    assert!(
+        second_usage.prompt_tokens >= first_usage.prompt_tokens + first_usage.completion_tokens,
+        "{first_usage:?} then {second_usage:?}"
+    );
+    conversation.user("Count from one to five.").unwrap();
+    let mut deltas = Vec::new();
+    let streamed = responses
+        .send_stream(&mut conversation, |delta| {
+            deltas.push(delta.to_owned());
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    assert!(deltas.len() > 1, "{deltas:?}");
+    assert_eq!(deltas.concat(), streamed.content());
+    conversation.user("Thanks.").unwrap();
+    server
+        .client(&server.api_key)
+        .send(&mut conversation)
+        .unwrap();
+    assert_eq!(conversation.len(), 9);
 }
 
 /// The server whose template makes the model think first

@@ -60,6 +60,10 @@ Public Const CHATWIRE_SCHEMA_IN_PROMPT As Long = 0
 Public Const CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT As Long = 1
 Public Const CHATWIRE_SCHEMA_CHECK_ONLY As Long = 2
 
+' chatwire_api
+Public Const CHATWIRE_API_CHAT_COMPLETIONS As Long = 0
+Public Const CHATWIRE_API_RESPONSES As Long = 1
+
 ' chatwire_log_level
 Public Const CHATWIRE_LOG_OFF As Long = 0
 Public Const CHATWIRE_LOG_ERROR As Long = 1
@@ -131,6 +135,7 @@ Public Const CHATWIRE_BATCH_CANCELLED As Long = 7
     Public Declare PtrSafe Function chatwire_client_set_client_certificate Lib "chatwire.dll" (ByVal client As LongPtr, ByVal certPemFile As LongPtr, ByVal keyPemFile As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_client_set_proxy Lib "chatwire.dll" (ByVal client As LongPtr, ByVal proxyUrl As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_client_set_endpoint_url Lib "chatwire.dll" (ByVal client As LongPtr, ByVal url As LongPtr) As Long
+    Public Declare PtrSafe Function chatwire_client_set_api Lib "chatwire.dll" (ByVal client As LongPtr, ByVal api As Long) As Long
     Public Declare PtrSafe Function chatwire_client_set_auth Lib "chatwire.dll" (ByVal client As LongPtr, ByVal auth As Long) As Long
     Public Declare PtrSafe Function chatwire_client_set_credential_callback Lib "chatwire.dll" (ByVal client As LongPtr, ByVal callback As LongPtr, ByVal userdata As LongPtr) As Long
     Public Declare PtrSafe Function chatwire_conversation_new Lib "chatwire.dll" (ByVal model As LongPtr, ByRef conversationOut As LongPtr) As Long
@@ -261,6 +266,7 @@ Public Const CHATWIRE_BATCH_CANCELLED As Long = 7
     Public Declare Function chatwire_client_set_client_certificate Lib "chatwire.dll" (ByVal client As Long, ByVal certPemFile As Long, ByVal keyPemFile As Long) As Long
     Public Declare Function chatwire_client_set_proxy Lib "chatwire.dll" (ByVal client As Long, ByVal proxyUrl As Long) As Long
     Public Declare Function chatwire_client_set_endpoint_url Lib "chatwire.dll" (ByVal client As Long, ByVal url As Long) As Long
+    Public Declare Function chatwire_client_set_api Lib "chatwire.dll" (ByVal client As Long, ByVal api As Long) As Long
     Public Declare Function chatwire_client_set_auth Lib "chatwire.dll" (ByVal client As Long, ByVal auth As Long) As Long
     Public Declare Function chatwire_client_set_credential_callback Lib "chatwire.dll" (ByVal client As Long, ByVal callback As Long, ByVal userdata As Long) As Long
     Public Declare Function chatwire_conversation_new Lib "chatwire.dll" (ByVal model As Long, ByRef conversationOut As Long) As Long

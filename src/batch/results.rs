@@ -106,8 +106,12 @@ fn outcome_of(line: &str, number: usize) -> Result<Reply> {
     })?;
     match (result.response, result.error) {
         (Some(response), _) if (200..300).contains(&response.status_code) => {
-            // The one place a batch's reply is decoded: as a send's body.
-            wire::completion::decode(response.body.get().to_owned(), response.request_id)
+            // The one place a batch's reply is decoded: as a send's body,
+            // of the API the body is of (a batch opened by its id has no
+            // requests to say which).
+            let body = response.body.get();
+            let api = wire::api::api_of_body(body);
+            wire::api::decode(api, body.to_owned(), response.request_id)
         }
         (Some(response), _) => {
             let body = response.body.get();

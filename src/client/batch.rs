@@ -43,8 +43,9 @@ impl Batch {
         custom_id: &str,
         conversation: &Conversation,
     ) -> Result<()> {
-        let (body, trim) = Outgoing::plan(conversation)?.encoded(Delivery::Whole);
-        let url = config::batch_line_url(client.endpoint());
+        let api = client.api();
+        let (body, trim) = Outgoing::plan(conversation)?.encoded(api, Delivery::Whole)?;
+        let url = config::batch_line_url(client.endpoint(), api);
         self.push(custom_id, url, body, LeftOut::new(conversation.len(), trim))
     }
 }

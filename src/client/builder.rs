@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::config::{Auth, ClientCertFiles, Limit, Provider, ProxySetting, Target};
+use crate::config::{Api, Auth, ClientCertFiles, Limit, Provider, ProxySetting, Target};
 use crate::error::Result;
 use crate::structured::SchemaDelivery;
 
@@ -28,6 +28,7 @@ impl fmt::Debug for ClientBuilder {
         if let Place::Described(place) = &config.place {
             let api_key = place.credential.api_key.as_ref().map(|_| "[redacted]");
             f.field("target", &place.target)
+                .field("api", &place.api)
                 .field("api_version", &place.api_version)
                 .field("api_key", &api_key)
                 .field("auth", &place.credential.auth)
@@ -76,6 +77,15 @@ impl ClientBuilder {
     /// is not `http(s)://` or holds credentials or a fragment.
     pub fn endpoint_url(self, url: impl Into<String>) -> Self {
         self.describe(|place| place.target = Target::Exact(url.into()))
+    }
+
+    /// The API requests speak, default [`Api::ChatCompletions`]. With
+    /// [`Api::Responses`] they go to `{base_url}/v1/responses` (Azure:
+    /// `{endpoint}/openai/v1/responses`; an
+    /// [`endpoint_url`](Self::endpoint_url) is used as given); see
+    /// `docs/responses.md` for what maps to what and what is refused.
+    pub fn api(self, api: Api) -> Self {
+        self.describe(|place| place.api = api)
     }
 
     /// Azure OpenAI's classic route (`{endpoint}/openai/deployments/{deployment}/...`),

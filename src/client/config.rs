@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::config::{self, Auth, CredentialChoice, Limit, Limits, Network, Provider};
+use crate::config::{self, Address, Api, Auth, CredentialChoice, Limit, Limits, Network, Provider};
 use crate::config::{ClientCertFiles, ProxySetting, Settings, Source, Target};
 use crate::config::{
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_JSON_CORRECTIONS,
@@ -89,6 +89,8 @@ pub(crate) struct Description {
     /// The key, where it goes, and a credential callback.
     pub(crate) credential: CredentialChoice,
     pub(crate) network: Network,
+    /// The API requests speak, which the endpoint is derived for.
+    pub(crate) api: Api,
 }
 
 impl Config {
@@ -133,9 +135,10 @@ impl Config {
             if let Target::Azure { api_version, .. } = &mut target {
                 *api_version = description.api_version;
             }
-            let (endpoint, credential) = config::resolve_target(target, description.credential)?;
+            let (address, credential) = config::resolve_target(target, description.credential)?;
             let from_environment = config::environment_headers(&self.headers)?;
-            let destination = Destination::read(endpoint, credential, description.network)?;
+            let to = (address, description.api);
+            let destination = Destination::read(to, credential, description.network)?;
             self.headers.extend(from_environment);
             self.place = Place::Read(Arc::new(destination));
         }
@@ -204,8 +207,17 @@ impl Config {
     pub(crate) fn set_endpoint_url(&mut self, url: &str) -> Result<()> {
         let endpoint = config::exact_endpoint_url(url)?;
         self.change_place(|to| {
-            to.endpoint = endpoint;
+            to.address = Address::Exact(endpoint);
             to.credential = to.credential.to(Source::Explicit);
+            Ok(())
+        })
+    }
+
+    /// The API requests speak; the endpoint is derived for it again (an
+    /// endpoint URL given whole stays as given).
+    pub(crate) fn set_api(&mut self, api: Api) -> Result<()> {
+        self.change_place(|to| {
+            to.api = api;
             Ok(())
         })
     }
@@ -231,7 +243,7 @@ impl Config {
     fn change_place(&mut self, change: impl FnOnce(&mut Destination) -> Result<()>) -> Result<()> {
         let mut to = Destination::clone(self.read_place()?);
         change(&mut to)?;
-        let read = Destination::read(to.endpoint, to.credential, to.network)?;
+        let read = Destination::read((to.address, to.api), to.credential, to.network)?;
         self.place = Place::Read(Arc::new(read));
         Ok(())
     }
@@ -312,6 +324,27 @@ mod tests {
         assert_eq!(read.endpoint, first.endpoint());
         let second = Client::from_config(&mut config, Some(&first)).unwrap();
         assert!(Arc::ptr_eq(&first.pool, &second.pool));
+    }
+
+    #[test]
+    fn the_api_set_after_the_place_is_read_derives_the_endpoint_again() {
+        let mut config = config();
+        let first = Client::from_config(&mut config, None).unwrap();
+        assert_eq!(first.endpoint(), "http://127.0.0.1:9/v1/chat/completions");
+        config.set_api(Api::Responses).unwrap();
+        let second = Client::from_config(&mut config, Some(&first)).unwrap();
+        assert_eq!(second.endpoint(), "http://127.0.0.1:9/v1/responses");
+        assert_eq!(second.api(), Api::Responses);
+        // An endpoint URL given whole stays as given, whatever the API.
+        config
+            .set_endpoint_url("http://127.0.0.1:9/gw/chat")
+            .unwrap();
+        config.set_api(Api::ChatCompletions).unwrap();
+        let third = Client::from_config(&mut config, Some(&second)).unwrap();
+        assert_eq!(third.endpoint(), "http://127.0.0.1:9/gw/chat");
+        config.set_api(Api::Responses).unwrap();
+        let fourth = Client::from_config(&mut config, Some(&third)).unwrap();
+        assert_eq!(fourth.endpoint(), "http://127.0.0.1:9/gw/chat");
     }
 
     #[test]

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use ::log::Level;
 
-use crate::config::{Limit, Settings};
+use crate::config::{Api, Limit, Settings};
 use crate::conversation::budget::{LeftOut, Trim};
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
@@ -59,6 +59,7 @@ impl fmt::Debug for Client {
         let network = &self.pool.destination.network;
         f.debug_struct("Client")
             .field("endpoint", &self.pool.destination.endpoint)
+            .field("api", &self.pool.destination.api)
             .field("api_key", &"[redacted]")
             .field("timeout", &config.timeout)
             .field("connect_timeout", &config.connect_timeout)
@@ -150,7 +151,8 @@ impl Client {
 
     /// Fetches the reply within the token budget, and what the request left out.
     fn fetch_planned(&self, conversation: &Conversation) -> Result<(Reply, Option<Trim>)> {
-        Outgoing::plan(conversation)?.send(Delivery::Whole, |body| self.fetch(body, None))
+        Outgoing::plan(conversation)?
+            .send(self.api(), Delivery::Whole, |body| self.fetch(body, None))
     }
 
     /// Posts a body and reads the whole reply; an error is cleaned of secrets.
@@ -158,7 +160,8 @@ impl Client {
         self.pool
             .post(body, &self.settings, token)
             .and_then(|received| {
-                let mut reply = wire::completion::decode(received.body, received.head.request_id)?;
+                let (body, request_id) = (received.body, received.head.request_id);
+                let mut reply = wire::api::decode(self.api(), body, request_id)?;
                 reply.headers = received.head.headers;
                 Ok(reply)
             })
@@ -177,6 +180,11 @@ impl Client {
     /// The URL requests go to.
     pub fn endpoint(&self) -> &str {
         &self.pool.destination.endpoint
+    }
+
+    /// The API requests speak.
+    pub fn api(&self) -> Api {
+        self.pool.destination.api
     }
 
     /// The whole-request timeout (connecting, sending, and reading the reply).
@@ -249,10 +257,10 @@ impl<'c> Outgoing<'c> {
         Ok(Outgoing { sent, trim })
     }
 
-    /// The body a send would post first, and what it leaves out of the
-    /// conversation: a batch's request is this send, made later.
-    pub(crate) fn encoded(&self, delivery: Delivery) -> (Vec<u8>, Option<Trim>) {
-        (wire::request::encode(&self.sent, delivery), self.trim)
+    /// The body a send over `api` would post first, and what it leaves out
+    /// of the conversation: a batch's request is this send, made later.
+    pub(crate) fn encoded(&self, api: Api, delivery: Delivery) -> Result<(Vec<u8>, Option<Trim>)> {
+        Ok((wire::api::encode(api, &self.sent, delivery)?, self.trim))
     }
 
     /// The same, owning what it sends, for a worker thread.
@@ -263,16 +271,17 @@ impl<'c> Outgoing<'c> {
         }
     }
 
-    /// Makes the request, its body encoded for `delivery`, with `post`; when
+    /// Makes the request, its body encoded for `api` and `delivery`, with `post`; when
     /// the server answers [`Error::ContextLength`] under a budget, more old
     /// exchanges are left out and `post` runs once more. Gives what `post`
     /// gave, and all that the request left out, for the append.
     pub(crate) fn send<R>(
         self,
+        api: Api,
         delivery: Delivery,
         mut post: impl FnMut(&[u8]) -> Result<R>,
     ) -> Result<(R, Option<Trim>)> {
-        let mut post = |sent: &Conversation| post(&wire::request::encode(sent, delivery));
+        let mut post = |sent: &Conversation| post(&wire::api::encode(api, sent, delivery)?);
         match post(&self.sent) {
             Err(Error::ContextLength(api)) if self.sent.token_budget().is_some() => {
                 self.send_shorter(api, &mut post)

@@ -89,7 +89,10 @@ impl Client {
     ) -> Result<(DeltaStream, Option<Trim>)> {
         let delivery = self.stream_usage.delivery();
         let choices = wire::request::choices_asked(conversation);
-        Outgoing::plan(conversation)?.send(delivery, |body| self.open_stream(body, choices, token))
+        let outgoing = Outgoing::plan(conversation)?;
+        outgoing.send(self.api(), delivery, |body| {
+            self.open_stream(body, choices, token)
+        })
     }
 
     /// Posts a body for a streamed reply of `choices` choices (its `n`) and
@@ -114,12 +117,13 @@ impl Client {
             let request_id = reader.head.request_id.clone();
             let headers = std::mem::take(&mut reader.head.headers);
             if reader.head.is_json {
-                return read_whole(reader, request_id, headers, secrets.clone());
+                return read_whole(self.api(), reader, request_id, headers, secrets.clone());
             }
             let (limits, source) = (&self.settings.limits, Box::new(reader));
             let secrets = secrets.clone();
+            let asked = (self.api(), choices);
             Ok(DeltaStream::new(
-                source, choices, request_id, headers, limits, secrets,
+                source, asked, request_id, headers, limits, secrets,
             ))
         });
         opened.map_err(|error| error.redact(&secrets))
@@ -152,12 +156,13 @@ impl Client {
 /// whole reply, read and decoded, as a stream of it.
 #[inline(never)]
 fn read_whole(
+    api: crate::Api,
     mut reader: StreamReader,
     request_id: Option<String>,
     headers: ResponseHeaders,
     secrets: Secrets,
 ) -> Result<DeltaStream> {
-    let mut reply = wire::completion::decode(reader.read_all()?, request_id)?;
+    let mut reply = wire::api::decode(api, reader.read_all()?, request_id)?;
     reply.headers = headers;
     Ok(DeltaStream::whole(reply, secrets))
 }

@@ -1,27 +1,77 @@
-//! The endpoint URL: from a base URL, given whole, or Azure's classic route;
-//! and the URLs derived from it: the models list's, the Files and
-//! Batches APIs', and a batch line's `url`.
+//! The endpoint URL: from a base URL, given whole, or Azure's classic route,
+//! for the API a client speaks; and the URLs derived from it: the models
+//! list's, the Files and Batches APIs', and a batch line's `url`.
 
 use crate::error::{Error, Result};
 
 const CHAT_PATH: &str = "/v1/chat/completions";
+const RESPONSES_PATH: &str = "/v1/responses";
+
+/// The API a client speaks (`docs/responses.md`): the same conversation and
+/// the same [`Reply`](crate::Reply) over either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Api {
+    /// `POST {base_url}/v1/chat/completions`, the default.
+    #[default]
+    ChatCompletions,
+    /// `POST {base_url}/v1/responses`, stateless: `"store": false` and the
+    /// whole history as input items on every send.
+    Responses,
+}
+
+impl Api {
+    /// The path a base URL gets for this API.
+    fn path(self) -> &'static str {
+        match self {
+            Api::ChatCompletions => CHAT_PATH,
+            Api::Responses => RESPONSES_PATH,
+        }
+    }
+}
+
+/// Where requests go, as read: what each API's URL is derived from, so that
+/// a change of the API (a C setter, after the place is read) derives it again.
+#[derive(Debug, Clone)]
+pub(crate) enum Address {
+    /// A base URL without its `/v1` (or an API's whole path): each API's
+    /// path is added to it.
+    Base(String),
+    /// The whole URL, used as given whatever the API.
+    Exact(String),
+    /// Azure: the resource endpoint, and the classic route's chat
+    /// completions URL; the Responses API is on the v1 route.
+    Azure { resource: String, classic: String },
+}
+
+impl Address {
+    /// The URL requests of `api` go to.
+    pub(crate) fn url(&self, api: Api) -> String {
+        match (self, api) {
+            (Address::Base(prefix), api) => format!("{prefix}{}", api.path()),
+            (Address::Exact(url), _) => url.clone(),
+            (Address::Azure { classic, .. }, Api::ChatCompletions) => classic.clone(),
+            (Address::Azure { resource, .. }, Api::Responses) => {
+                format!("{resource}/openai{RESPONSES_PATH}")
+            }
+        }
+    }
+}
 
 /// A whole endpoint URL, the one kind that may carry a query.
 const ENDPOINT_URL: &str = "endpoint URL";
 
-/// Turns a base URL (with or without `/v1`, a path prefix kept) into the
-/// chat completions endpoint; a URL that already names it is kept.
-pub(crate) fn endpoint_url(base: &str) -> Result<String> {
+/// Reads a base URL (with or without `/v1`, a path prefix kept) as the
+/// address each API's path is added to; a URL that already names an API's
+/// endpoint is the base URL before it.
+pub(crate) fn base_address(base: &str) -> Result<Address> {
     let trimmed = base.trim().trim_end_matches('/');
     check_url(trimmed, base, "base URL")?;
-    let url = if trimmed.ends_with(CHAT_PATH) {
-        trimmed.to_owned()
-    } else if let Some(prefix) = trimmed.strip_suffix("/v1") {
-        format!("{prefix}{CHAT_PATH}")
-    } else {
-        format!("{trimmed}{CHAT_PATH}")
-    };
-    Ok(url)
+    let prefix = [CHAT_PATH, RESPONSES_PATH, "/v1"]
+        .iter()
+        .find_map(|tail| trimmed.strip_suffix(tail))
+        .unwrap_or(trimmed);
+    Ok(Address::Base(prefix.to_owned()))
 }
 
 /// The whole URL requests go to, used as given (path and query kept), such
@@ -33,8 +83,12 @@ pub(crate) fn exact_endpoint_url(url: &str) -> Result<String> {
 }
 
 /// Azure OpenAI's classic route for a resource endpoint, a deployment and
-/// an API version (both percent-encoded).
-pub(crate) fn azure_url(endpoint: &str, deployment: &str, api_version: &str) -> Result<String> {
+/// an API version (both percent-encoded), and its v1 route for Responses.
+pub(crate) fn azure_address(
+    endpoint: &str,
+    deployment: &str,
+    api_version: &str,
+) -> Result<Address> {
     let trimmed = endpoint.trim().trim_end_matches('/');
     check_url(trimmed, endpoint, "Azure endpoint")?;
     for (what, value) in [("deployment", deployment), ("API version", api_version)] {
@@ -44,16 +98,21 @@ pub(crate) fn azure_url(endpoint: &str, deployment: &str, api_version: &str) -> 
         }
     }
     let (deployment, version) = (encode(deployment.trim()), encode(api_version.trim()));
-    Ok(format!(
-        "{trimmed}/openai/deployments/{deployment}/chat/completions?api-version={version}"
-    ))
+    Ok(Address::Azure {
+        resource: trimmed.to_owned(),
+        classic: format!(
+            "{trimmed}/openai/deployments/{deployment}/chat/completions?api-version={version}"
+        ),
+    })
 }
 
 /// The tail of every chat endpoint that a models URL can be derived from.
 const CHAT_TAIL: &str = "/chat/completions";
+/// The same, of a Responses endpoint.
+const RESPONSES_TAIL: &str = "/responses";
 
-/// Where the server lists its models, derived from the chat endpoint: the
-/// tail `/chat/completions` of its path becomes `/models` (OpenAI's
+/// Where the server lists its models, derived from the endpoint: the
+/// tail `/chat/completions` (or `/responses`) of its path becomes `/models` (OpenAI's
 /// `/v1/models`, Azure's `/openai/v1/models`, a gateway's own prefix), the
 /// query kept; Azure's classic route lists at `{endpoint}/openai/models`,
 /// with its `api-version`. An endpoint URL with another path names no list.
@@ -76,9 +135,13 @@ pub(crate) fn batch_api_url(endpoint: &str, route: &str) -> Result<String> {
 
 /// The `url` of each line of a batch input file, and the `endpoint` its
 /// batch is created with: the one place that chooses it. OpenAI's reference
-/// ("The batch request input object") names `/v1/chat/completions`; Azure's
-/// how-to for global batch writes `/chat/completions`, its routes having no `/v1`.
-pub(crate) fn batch_line_url(endpoint: &str) -> &'static str {
+/// ("The batch request input object") names `/v1/chat/completions` and
+/// `/v1/responses`; Azure's how-to for global batch writes
+/// `/chat/completions` for its classic route, which has no `/v1`.
+pub(crate) fn batch_line_url(endpoint: &str, api: Api) -> &'static str {
+    if api == Api::Responses {
+        return RESPONSES_PATH;
+    }
     let path = endpoint.split_once('?').map_or(endpoint, |(path, _)| path);
     let azure = path
         .strip_suffix(CHAT_TAIL)
@@ -103,10 +166,13 @@ fn sibling_url(endpoint: &str, route: &str, what: &str) -> Result<String> {
         Some((path, query)) => (path, Some(query)),
         None => (endpoint, None),
     };
-    let Some(prefix) = path.strip_suffix(CHAT_TAIL) else {
+    let prefix = path
+        .strip_suffix(CHAT_TAIL)
+        .or_else(|| path.strip_suffix(RESPONSES_TAIL));
+    let Some(prefix) = prefix else {
         return Err(Error::Config(format!(
             "no {route} URL for the endpoint URL {}: only one whose path ends in \
-             {CHAT_TAIL} says {what}",
+             {CHAT_TAIL} or {RESPONSES_TAIL} says {what}",
             crate::log::shown_url(endpoint)
         )));
     };
@@ -187,6 +253,47 @@ fn check_url(url: &str, original: &str, name: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use crate::config::endpoint::*;
+
+    fn endpoint_url(base: &str) -> Result<String> {
+        base_address(base).map(|address| address.url(Api::ChatCompletions))
+    }
+
+    fn azure_url(endpoint: &str, deployment: &str, api_version: &str) -> Result<String> {
+        azure_address(endpoint, deployment, api_version)
+            .map(|address| address.url(Api::ChatCompletions))
+    }
+
+    #[test]
+    fn each_api_has_its_url_and_an_endpoint_url_is_used_as_given() {
+        for base in [
+            "http://localhost:8080",
+            "http://localhost:8080/v1/",
+            "http://localhost:8080/v1/chat/completions",
+            "http://localhost:8080/v1/responses",
+        ] {
+            let address = base_address(base).unwrap();
+            assert_eq!(
+                address.url(Api::Responses),
+                "http://localhost:8080/v1/responses"
+            );
+            assert_eq!(
+                address.url(Api::ChatCompletions),
+                "http://localhost:8080/v1/chat/completions"
+            );
+        }
+        let azure = azure_address("https://res.openai.azure.com/", "gpt-4o", "2024-10-21").unwrap();
+        assert_eq!(
+            azure.url(Api::Responses),
+            "https://res.openai.azure.com/openai/v1/responses"
+        );
+        let gateway = "http://gw.local:8000/tenant/7/chat?route=fast";
+        let exact = Address::Exact(exact_endpoint_url(gateway).unwrap());
+        assert_eq!(exact.url(Api::Responses), gateway);
+        assert_eq!(
+            models_url("https://res.openai.azure.com/openai/v1/responses").unwrap(),
+            "https://res.openai.azure.com/openai/v1/models"
+        );
+    }
 
     #[test]
     fn endpoint_from_every_base_url_shape() {
@@ -318,7 +425,15 @@ mod tests {
             ),
         ] {
             assert_eq!(batch_api_url(endpoint, "files").unwrap(), files, "{endpoint}");
-            assert_eq!(batch_line_url(endpoint), line, "{endpoint}");
+            assert_eq!(batch_line_url(endpoint, Api::ChatCompletions), line, "{endpoint}");
+        }
+        for endpoint in [
+            "http://localhost:8080/v1/responses",
+            "https://res.openai.azure.com/openai/v1/responses",
+        ] {
+            assert_eq!(batch_line_url(endpoint, Api::Responses), "/v1/responses");
+            let files = batch_api_url(endpoint, "files").unwrap();
+            assert!(files.ends_with("/v1/files"), "{files}");
         }
         assert_eq!(path_segment("batch_1/../x"), "batch_1%2F..%2Fx");
     }

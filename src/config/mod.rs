@@ -13,11 +13,13 @@ mod target;
 
 // The files' tests name their own file by its full path, never by
 // `super`, which the import-circle check takes for this module.
-pub use self::{credential::Auth, defaults::*};
+pub use self::{credential::Auth, defaults::*, endpoint::Api};
 pub(crate) use self::{
     credential::{secrets, Credential, Header as CredentialHeader, Provider},
     defaults::Limits,
-    endpoint::{batch_api_url, batch_line_url, exact_endpoint_url, models_url, path_segment},
+    endpoint::{
+        batch_api_url, batch_line_url, exact_endpoint_url, models_url, path_segment, Address,
+    },
     env::Source,
     headers::{checked_headers, environment_headers},
     network::{ClientCertFiles, Network, ProxySetting},

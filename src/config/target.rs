@@ -2,7 +2,7 @@
 
 use super::credential::{ApiKey, Auth, Credential, Provider};
 use super::defaults::{DEFAULT_AZURE_API_VERSION, DEFAULT_BASE_URL};
-use super::endpoint::{azure_url, endpoint_url, exact_endpoint_url};
+use super::endpoint::{azure_address, base_address, exact_endpoint_url, Address};
 use super::env::{check_trust, lookup, Source, TrustNames};
 use crate::error::{Error, Result};
 
@@ -38,12 +38,12 @@ pub(crate) struct CredentialChoice {
     pub(crate) provider: Option<Provider>,
 }
 
-/// The endpoint and the credential, each from the argument, the environment
+/// The address and the credential, each from the argument, the environment
 /// or `./.env`; the key goes there only if [`check_trust`] allows it.
 pub(crate) fn resolve_target(
     target: Target,
     choice: CredentialChoice,
-) -> Result<(String, Credential)> {
+) -> Result<(Address, Credential)> {
     // Azure's keys go in `api-key`; everything else (Entra ID tokens
     // included) as a bearer token, as openai-python sends them.
     let (names, key_auth) = match target {
@@ -73,15 +73,15 @@ pub(crate) fn resolve_target(
     Ok((endpoint, credential))
 }
 
-fn resolve_endpoint(target: Target) -> Result<(String, Source)> {
+fn resolve_endpoint(target: Target) -> Result<(Address, Source)> {
     match target {
-        Target::Base(Some(base)) => Ok((endpoint_url(&base)?, Source::Explicit)),
+        Target::Base(Some(base)) => Ok((base_address(&base)?, Source::Explicit)),
         Target::Base(None) => {
             let (base, source) = lookup("OPENAI_BASE_URL")
                 .unwrap_or_else(|| (DEFAULT_BASE_URL.to_owned(), Source::Explicit));
-            Ok((endpoint_url(&base)?, source))
+            Ok((base_address(&base)?, source))
         }
-        Target::Exact(url) => Ok((exact_endpoint_url(&url)?, Source::Explicit)),
+        Target::Exact(url) => Ok((Address::Exact(exact_endpoint_url(&url)?), Source::Explicit)),
         Target::Azure {
             endpoint,
             deployment,
@@ -98,7 +98,7 @@ fn resolve_endpoint(target: Target) -> Result<(String, Source)> {
             let api_version = api_version
                 .or_else(|| lookup("OPENAI_API_VERSION").map(|(version, _)| version))
                 .unwrap_or_else(|| DEFAULT_AZURE_API_VERSION.to_owned());
-            Ok((azure_url(&endpoint, &deployment, &api_version)?, source))
+            Ok((azure_address(&endpoint, &deployment, &api_version)?, source))
         }
     }
 }
@@ -114,7 +114,8 @@ mod tests {
             ..CredentialChoice::default()
         };
         let target = Target::Base(Some("http://127.0.0.1:9".into()));
-        let (endpoint, credential) = resolve_target(target, choice).unwrap();
+        let (address, credential) = resolve_target(target, choice).unwrap();
+        let endpoint = address.url(crate::config::Api::ChatCompletions);
         assert_eq!(endpoint, "http://127.0.0.1:9/v1/chat/completions");
         assert!(credential.header().unwrap().is_none());
     }

@@ -8,7 +8,7 @@ use ureq::config::Config;
 use ureq::http::Uri;
 use ureq::tls::TlsConfig;
 
-use crate::config::{self, Credential, Network, Settings};
+use crate::config::{self, Address, Api, Credential, Network, Settings};
 use crate::error::{Error, Result};
 use crate::http::proxy::{self, Route};
 use crate::http::{decompress, tls};
@@ -30,6 +30,10 @@ pub(crate) struct Pool {
 /// settings routes and trusts as before, even when a file has gone since).
 #[derive(Debug, Clone)]
 pub(crate) struct Destination {
+    /// What the endpoint is derived from, and the API it is derived for.
+    pub(crate) address: Address,
+    pub(crate) api: Api,
+    /// The URL requests go to: the address's URL for the API.
     pub(crate) endpoint: String,
     pub(crate) credential: Credential,
     pub(crate) network: Network,
@@ -40,19 +44,23 @@ pub(crate) struct Destination {
 }
 
 impl Destination {
-    /// Reads the route and the trust for `endpoint`; an unusable proxy, CA
-    /// file or client certificate is an [`Error::Config`](crate::Error::Config).
+    /// Reads the route and the trust for the endpoint of `api` at
+    /// `address`; an unusable proxy, CA file or client certificate is an
+    /// [`Error::Config`](crate::Error::Config).
     pub(crate) fn read(
-        endpoint: String,
+        (address, api): (Address, Api),
         credential: Credential,
         network: Network,
     ) -> Result<Destination> {
+        let endpoint = address.url(api);
         let uri: Uri = endpoint
             .parse()
             .map_err(|_| Error::Config(format!("bad URL {}", shown_url(&endpoint))))?;
         let route = proxy::route(&uri, &network.proxy)?;
         let tls = tls::config(&network, uri.scheme_str() == Some("https"))?;
         Ok(Destination {
+            address,
+            api,
             endpoint,
             credential,
             network,
@@ -198,7 +206,8 @@ mod tests {
             limits: config::Limits::default(),
         };
         let network = Network::default();
-        let destination = Destination::read(endpoint.into(), Credential::none(), network).unwrap();
+        let address = (Address::Exact(endpoint.into()), Api::ChatCompletions);
+        let destination = Destination::read(address, Credential::none(), network).unwrap();
         (Pool::new(destination, 4, &settings), settings)
     }
 

@@ -4,8 +4,19 @@ use crate::config::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_STREAM_BYTES};
 use crate::error::{Error, Result};
 
 use super::{Accumulator, SseEvent, SseItem, SseParser};
+use crate::config::Api;
 use crate::reply::Reply;
 use crate::wire::chunk::{api_error_from_text, Payload};
+use crate::wire::responses::events::{self as responses, Calls};
+
+/// Whose events a stream carries: chat completion chunks, or the Responses
+/// API's events and what reading them needs remembered.
+#[derive(Debug, Default)]
+enum Events {
+    #[default]
+    Chat,
+    Responses(Calls),
+}
 
 /// Something the caller may act on as the stream comes in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +41,7 @@ pub enum StreamEvent {
 #[derive(Debug)]
 pub struct StreamDecoder {
     parser: SseParser,
+    events: Events,
     accumulator: Accumulator,
     /// How many choices the request asked for (its `n`).
     asked: u32,
@@ -49,6 +61,7 @@ impl StreamDecoder {
     pub fn with_limits(event: u64, stream: u64) -> Self {
         Self {
             parser: SseParser::with_limit(usize::try_from(event).unwrap_or(usize::MAX)),
+            events: Events::Chat,
             accumulator: Accumulator::with_limit(stream),
             asked: 1,
             done: false,
@@ -61,6 +74,15 @@ impl StreamDecoder {
     /// waits for.
     pub fn asking(mut self, choices: u32) -> Self {
         self.asked = choices.max(1);
+        self
+    }
+
+    /// The same decoder for a stream of `api`'s events.
+    pub(crate) fn speaking(mut self, api: Api) -> Self {
+        self.events = match api {
+            Api::ChatCompletions => Events::Chat,
+            Api::Responses => Events::Responses(Calls::default()),
+        };
         self
     }
 
@@ -152,7 +174,10 @@ impl StreamDecoder {
     fn next_payload(&mut self) -> Result<Option<Payload>> {
         while let Some(item) = self.parser.next_item()? {
             if let SseItem::Event(event) = item {
-                let payload = payload_of(&event);
+                let payload = match &mut self.events {
+                    Events::Chat => payload_of(&event),
+                    Events::Responses(calls) => responses::payload(&event.data, calls),
+                };
                 self.parser.recycle(event.data);
                 if let Some(payload) = payload? {
                     return Ok(Some(payload));

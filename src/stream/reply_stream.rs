@@ -106,11 +106,11 @@ pub(crate) struct DeltaStream {
 }
 
 impl DeltaStream {
-    /// The deltas of a stream from `source`, for a request that asked for
-    /// `choices` choices (its `n`).
+    /// The deltas of a stream of `api`'s events from `source`, for a
+    /// request that asked for `choices` choices (its `n`).
     pub(crate) fn new(
         source: Box<dyn ByteSource>,
-        choices: u32,
+        (api, choices): (crate::Api, u32),
         request_id: Option<String>,
         headers: ResponseHeaders,
         limits: &Limits,
@@ -118,7 +118,9 @@ impl DeltaStream {
     ) -> DeltaStream {
         DeltaStream {
             source: Some(source),
-            decoder: StreamDecoder::with_limits(limits.event, limits.stream).asking(choices),
+            decoder: StreamDecoder::with_limits(limits.event, limits.stream)
+                .asking(choices)
+                .speaking(api),
             pending: VecDeque::new(),
             buffer: vec![0; READ_BUFFER_BYTES].into_boxed_slice(),
             request_id,

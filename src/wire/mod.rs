@@ -1,6 +1,8 @@
-//! The OpenAI chat completions wire format, both ways, as serde types, with
+//! The OpenAI wire formats (chat completions, and the Responses API in
+//! `responses/`), both ways, as serde types, with
 //! no I/O (ARCHITECTURE.md has a line per file).
 
+pub(crate) mod api;
 pub(crate) mod batch;
 pub(crate) mod chunk;
 pub(crate) mod completion;
@@ -10,6 +12,7 @@ pub(crate) mod models;
 pub(crate) mod overflow;
 pub(crate) mod reasoning;
 pub(crate) mod request;
+pub(crate) mod responses;
 mod usage;
 
 use std::borrow::Cow;

@@ -115,11 +115,14 @@ impl BatchServer {
         self.server.requests()
     }
 
-    /// The bodies of the chat completions sent to it directly.
+    /// The bodies of the sends made to it directly (chat completions or
+    /// the Responses API).
     pub fn sent_bodies(&self) -> Vec<Vec<u8>> {
         let requests = self.requests().into_iter();
-        let sends =
-            requests.filter(|request| normal_path(&request.path).0 == "/v1/chat/completions");
+        let sends = requests.filter(|request| {
+            let path = normal_path(&request.path).0;
+            path == "/v1/chat/completions" || path == "/v1/responses"
+        });
         sends.map(|request| request.body).collect()
     }
 
@@ -194,7 +197,7 @@ fn handle(
     let mut state = state.lock().unwrap();
     let segments: Vec<&str> = path.trim_start_matches("/v1/").split('/').collect();
     match (request.method.as_str(), segments.as_slice()) {
-        ("POST", ["chat/completions"] | ["chat", "completions"])
+        ("POST", ["chat/completions"] | ["chat", "completions"] | ["responses"])
         | ("POST", ["deployments", _, "chat", "completions"]) => {
             let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
                 return error(400, "the body is not JSON");

@@ -136,6 +136,8 @@ void client_settings_are_checked() {
         .remove_header("X-Never-Set")
         .set_json_corrections(1)
         .set_schema_delivery(CHATWIRE_SCHEMA_IN_RESPONSE_FORMAT)
+        .set_api(CHATWIRE_API_RESPONSES)
+        .set_api(CHATWIRE_API_CHAT_COMPLETIONS)
         .set_proxy("");
     CHECK_ERROR(client.set_timeout(std::chrono::milliseconds(0)), CHATWIRE_ERR_INVALID_ARGUMENT, 0);
     CHECK_ERROR(client.set_timeout(std::chrono::milliseconds(-5)), CHATWIRE_ERR_INVALID_ARGUMENT, 0);
@@ -154,6 +156,7 @@ void client_settings_are_checked() {
     CHECK_ERROR(client.set_json_corrections(11), CHATWIRE_ERR_INVALID_ARGUMENT, 0);
     CHECK_ERROR(client.set_schema_delivery(static_cast<chatwire_schema_delivery>(7)),
                 CHATWIRE_ERR_INVALID_ARGUMENT, 0);
+    CHECK_ERROR(client.set_api(static_cast<chatwire_api>(5)), CHATWIRE_ERR_INVALID_ARGUMENT, 0);
     CHECK_ERROR(client.set_ca_file("no-such-ca.pem"), CHATWIRE_ERR_CONFIG, 0);
     CHECK_ERROR(client.set_client_certificate("no-such-cert.pem", "no-such-key.pem"),
                 CHATWIRE_ERR_CONFIG, 0);

@@ -79,15 +79,21 @@ impl Client {
             // Its turn may not come (all places held by requests that hang):
             // the wait is part of the request, under the request timeout.
             let _place = client.in_flight.enter(token, client.settings.timeout)?;
-            let (reply, trim) = outgoing.send(delivery, |body| match on_delta.as_mut() {
-                Some(on_delta) => {
-                    // Once cancelled (also by freeing the request from inside
-                    // a callback), no delta reaches the caller any more.
-                    let on_delta = |delta: &StreamDelta| !token.is_cancelled() && on_delta(delta);
-                    super::stream::run(client.open_stream(body, choices, token)?, token, on_delta)
-                }
-                None => client.fetch(body, Some(token)),
-            })?;
+            let (reply, trim) =
+                outgoing.send(client.api(), delivery, |body| match on_delta.as_mut() {
+                    Some(on_delta) => {
+                        // Once cancelled (also by freeing the request from inside
+                        // a callback), no delta reaches the caller any more.
+                        let on_delta =
+                            |delta: &StreamDelta| !token.is_cancelled() && on_delta(delta);
+                        super::stream::run(
+                            client.open_stream(body, choices, token)?,
+                            token,
+                            on_delta,
+                        )
+                    }
+                    None => client.fetch(body, Some(token)),
+                })?;
             // For the append: what the request left out, a retry's drop too.
             Ok(reply.left_out(LeftOut::new(planned_len, trim)))
         };

@@ -1,14 +1,14 @@
 //! A client's setters: timeouts, retries, limits, pool size, requests in
 //! flight, extra headers, structured output, stream usage; and where its
 //! requests go and whom it trusts: the CA file, the proxy, the endpoint URL,
-//! and the credential (where the key goes, or a callback for short-lived tokens).
+//! the API, and the credential (where the key goes, or a callback for short-lived tokens).
 
 use std::ffi::{c_char, c_int, c_void};
 use std::time::Duration;
 
 use super::{chatwire_client, set};
 use crate::client::provider_of;
-use crate::config::Auth;
+use crate::config::{Api, Auth};
 use crate::error::Error;
 use crate::ffi::boundary;
 use crate::ffi::callback::{chatwire_credential_callback, CredentialSource};
@@ -328,6 +328,43 @@ pub unsafe extern "system" fn chatwire_client_set_endpoint_url(
     })
 }
 
+/// The API a client speaks (chatwire_client_set_api()).
+#[repr(C)]
+pub enum chatwire_api {
+    /// POST {base}/v1/chat/completions (the default).
+    CHATWIRE_API_CHAT_COMPLETIONS = 0,
+    /// POST {base}/v1/responses, stateless ("store": false): the whole history
+    /// sent as input items on every send (docs/responses.md).
+    CHATWIRE_API_RESPONSES = 1,
+}
+
+/// The API for a chatwire_api, checked: C may pass any integer.
+fn api_from_c(api: c_int) -> Result<Api, Error> {
+    use chatwire_api::*;
+    match api {
+        c if c == CHATWIRE_API_CHAT_COMPLETIONS as c_int => Ok(Api::ChatCompletions),
+        c if c == CHATWIRE_API_RESPONSES as c_int => Ok(Api::Responses),
+        _ => Err(refused(
+            api,
+            "a chatwire_api (0 chat completions, 1 responses)",
+        )),
+    }
+}
+
+/// Sets the API requests speak: a chatwire_api, default
+/// CHATWIRE_API_CHAT_COMPLETIONS. CHATWIRE_API_RESPONSES sends to
+/// {base}/v1/responses (chatwire_client_new_azure(): {endpoint}/openai/v1/responses);
+/// a URL given to chatwire_client_set_endpoint_url() is used as given whatever
+/// the API. The conversation and the reply accessors are the same over both.
+#[no_mangle]
+pub unsafe extern "system" fn chatwire_client_set_api(
+    client: *mut chatwire_client,
+    api: c_int,
+) -> chatwire_status {
+    // SAFETY: `client` is NULL or a live handle (the C conventions).
+    boundary::status(|| unsafe { set(client, |config| Ok(config.set_api(api_from_c(api)?)?)) })
+}
+
 /// Where the credential goes for a chatwire_auth, checked: C may pass any integer.
 fn auth_from_c(auth: c_int) -> Result<Auth, Error> {
     use crate::ffi::status::chatwire_auth::*;
@@ -423,6 +460,21 @@ mod tests {
         }
         for stranger in STRANGERS {
             assert!(refused(schema_delivery_from_c(stranger).unwrap_err()));
+        }
+    }
+
+    #[test]
+    fn each_api_constant_is_its_api() {
+        use chatwire_api::*;
+        let pairs = [
+            (CHATWIRE_API_CHAT_COMPLETIONS as c_int, Api::ChatCompletions),
+            (CHATWIRE_API_RESPONSES as c_int, Api::Responses),
+        ];
+        for (c, api) in pairs {
+            assert_eq!(api_from_c(c).unwrap(), api);
+        }
+        for stranger in STRANGERS {
+            assert!(refused(api_from_c(stranger).unwrap_err()));
         }
     }
 

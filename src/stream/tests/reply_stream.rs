@@ -52,6 +52,7 @@ fn choice(index: u32, text: &str) -> String {
 fn read(asked: u32, script: Vec<(Duration, String)>) -> Result<crate::Reply> {
     let source = Box::new(Scripted(script.into()));
     let (limits, headers) = (Limits::default(), ResponseHeaders::default());
+    let asked = (crate::Api::ChatCompletions, asked);
     DeltaStream::new(source, asked, None, headers, &limits, Secrets::default()).run(|_| true)
 }
 
