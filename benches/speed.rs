@@ -23,6 +23,9 @@
 //! done
 //! ```
 //!
+//! With `CHATWIRE_BENCH_API=responses` the child speaks the Responses API
+//! (the server must answer its bodies).
+//!
 //! `CHATWIRE_BENCH_CHILD=threads` makes the sends from four threads
 //! sharing a client, `raw` with the raw client, `stream` streamed sends
 //! (against a server that streams: the instructions per delta are then the
@@ -117,11 +120,19 @@ fn answer_length(bytes: &[u8]) -> Option<usize> {
     Some(end + length)
 }
 
+/// The benchmark's client: over chat completions, or over the Responses
+/// API when `CHATWIRE_BENCH_API=responses` (a child measured against a
+/// server answering that API's bodies).
 fn client(url: &str) -> Client {
+    let api = match std::env::var("CHATWIRE_BENCH_API").as_deref() {
+        Ok("responses") => chatwire::Api::Responses,
+        _ => chatwire::Api::ChatCompletions,
+    };
     Client::builder()
         .base_url(url)
         .api_key("sk-bench")
         .max_retries(0)
+        .api(api)
         .build()
         .unwrap()
 }
