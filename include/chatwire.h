@@ -13,7 +13,8 @@
  *   and 0 on success. The _free functions and those that cannot fail keep
  *   them.
  * - Strings going in are NUL-terminated UTF-8, read before the call replaces
- *   the last error: chatwire_last_error() may be passed in. A `char *`
+ *   the last error: chatwire_last_error() may be passed in. Its text stays
+ *   readable until a later call on the thread fails. A `char *`
  *   handed out is owned by the caller and freed with chatwire_string_free().
  *   A `const char *` handed out is borrowed; its lifetime is documented on
  *   the function.
@@ -611,9 +612,10 @@ CHATWIRE_API void CHATWIRE_CALL chatwire_batch_free(chatwire_batch *batch);
 
 /**
  * A one-line description of the last failure on the calling thread, or ""
- * after a success; borrowed until the next chatwire call on this thread
- * returns (so it may be passed to that call). A
- * server's control characters are escaped; secrets never appear.
+ * after a success; borrowed until a later chatwire call on this thread
+ * fails (so it may be passed to a call, and read beside one that
+ * succeeds). A server's control characters are escaped; secrets never
+ * appear.
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_last_error(void);
 

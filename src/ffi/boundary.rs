@@ -9,9 +9,21 @@ use super::status::{chatwire_status, FfiError};
 use super::text;
 use crate::error::one_line;
 
+/// The last failure on a thread. A call that succeeds marks it `cleared`
+/// but keeps its text: a text that `chatwire_last_error()` handed out stays
+/// readable until a later call fails, so that a program reading it in the
+/// same expression as another call (`printf("%s %zu", chatwire_last_error(),
+/// chatwire_conversation_len(c))`, in either order of evaluation) reads no
+/// freed memory.
+struct LastError {
+    text: CString,
+    http_status: c_int,
+    cleared: bool,
+}
+
 thread_local! {
-    /// The last failure's text and HTTP status on this thread.
-    static LAST_ERROR: RefCell<Option<(CString, c_int)>> = const { RefCell::new(None) };
+    /// The last failure on this thread, none before the first.
+    static LAST_ERROR: RefCell<Option<LastError>> = const { RefCell::new(None) };
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -24,14 +36,23 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// Runs a function body, catching panics, with the last error cleared
 /// first and recorded on failure. The previous error's text lives until
-/// the body has returned: a program may pass chatwire_last_error() itself
-/// as an argument (docs/c-api.md, "Conventions").
+/// the next failure replaces it, after the body has returned: a program may
+/// pass chatwire_last_error() itself as an argument (docs/c-api.md,
+/// "Conventions").
 fn run<T>(body: impl FnOnce() -> Result<T, FfiError>) -> Result<T, chatwire_status> {
-    let previous = LAST_ERROR.take();
+    clear();
     let outcome = catch_unwind(AssertUnwindSafe(body))
         .unwrap_or_else(|payload| Err(FfiError::Panic(panic_message(&*payload))));
-    drop(previous);
     outcome.map_err(record)
+}
+
+/// Marks the thread's last error cleared, its text kept.
+fn clear() {
+    LAST_ERROR.with_borrow_mut(|last| {
+        if let Some(last) = last {
+            last.cleared = true;
+        }
+    });
 }
 
 /// Records `error` as the thread's last error. Out of line: inlined, it
@@ -43,8 +64,12 @@ fn record(error: FfiError) -> chatwire_status {
     // Escaped here, once for every kind of failure: an error's text is
     // escaped already (and escaping twice changes nothing), a panic's
     // message may quote anything.
-    let message = text::c_string(one_line::escape(&message).as_bytes());
-    LAST_ERROR.set(Some((message, http_status)));
+    let text = text::c_string(one_line::escape(&message).as_bytes());
+    LAST_ERROR.set(Some(LastError {
+        text,
+        http_status,
+        cleared: false,
+    }));
     status
 }
 
@@ -84,16 +109,17 @@ pub(crate) fn release(body: impl FnOnce()) {
 }
 
 /// A one-line description of the last failure on the calling thread, or ""
-/// after a success; borrowed until the next chatwire call on this thread
-/// returns (so it may be passed to that call). A
-/// server's control characters are escaped; secrets never appear.
+/// after a success; borrowed until a later chatwire call on this thread
+/// fails (so it may be passed to a call, and read beside one that
+/// succeeds). A server's control characters are escaped; secrets never
+/// appear.
 #[no_mangle]
 pub extern "system" fn chatwire_last_error() -> *const c_char {
-    LAST_ERROR.with(|cell| match &*cell.borrow() {
-        // The CString stays in the thread-local until the next call that
-        // can fail on this thread replaces or clears it.
-        Some((message, _)) => message.as_ptr(),
-        None => c"".as_ptr(),
+    LAST_ERROR.with_borrow(|last| match last {
+        // The CString stays in the thread-local until a later failure on
+        // this thread replaces it.
+        Some(last) if !last.cleared => last.text.as_ptr(),
+        _ => c"".as_ptr(),
     })
 }
 
@@ -101,7 +127,10 @@ pub extern "system" fn chatwire_last_error() -> *const c_char {
 /// error, or none).
 #[no_mangle]
 pub extern "system" fn chatwire_last_http_status() -> c_int {
-    LAST_ERROR.with(|cell| cell.borrow().as_ref().map_or(0, |last| last.1))
+    LAST_ERROR.with_borrow(|last| match last {
+        Some(last) if !last.cleared => last.http_status,
+        _ => 0,
+    })
 }
 
 /// Frees a string that chatwire handed out (a reply, a JSON text). NULL is

@@ -23,6 +23,12 @@ pub(crate) struct Received {
     pub(crate) head: Head,
 }
 
+/// A URL of chatwire's own making (on the endpoint's origin) as ureq takes it.
+pub(crate) fn parse_url(url: &str) -> Result<Uri> {
+    url.parse()
+        .map_err(|_| Error::Config(format!("bad URL {}", shown_url(url))))
+}
+
 impl Pool {
     /// Posts a JSON body and reads the whole 2xx answer, retrying what is
     /// worth retrying. With a token, the request can be cancelled.
@@ -38,9 +44,7 @@ impl Pool {
     /// GETs `url`, a URL on the endpoint's origin (its route and trust are
     /// the endpoint's), and reads the whole 2xx answer as a post's is read.
     pub(crate) fn get(&self, url: &str, settings: &Settings) -> Result<Received> {
-        let uri: Uri = url
-            .parse()
-            .map_err(|_| Error::Config(format!("bad URL {}", shown_url(url))))?;
+        let uri = parse_url(url)?;
         let call = Call {
             url,
             uri: &uri,

@@ -7,14 +7,13 @@
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 
-use ureq::http::{HeaderValue, Uri};
+use ureq::http::HeaderValue;
 
 use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::http::pool::Pool;
-use crate::http::post::Received;
+use crate::http::post::{parse_url, Received};
 use crate::http::retry::Call;
-use crate::log::shown_url;
 
 /// How many boundaries are tried before giving up: each is 128 random bits,
 /// so a second is needed only for content that holds the first.
@@ -43,9 +42,7 @@ impl Pool {
         content_type: Option<&HeaderValue>,
         settings: &Settings,
     ) -> Result<Received> {
-        let uri: Uri = url
-            .parse()
-            .map_err(|_| Error::Config(format!("bad URL {}", shown_url(url))))?;
+        let uri = parse_url(url)?;
         let call = Call {
             url,
             uri: &uri,

@@ -41,6 +41,18 @@ int main(int argc, char **argv) {
     CHECK(chatwire_conversation_content_len(conversation, 0) == strlen(expected));
     CHECK(strcmp(chatwire_last_error(), "") == 0);
 
+    /* Read beside a call that succeeds: the text is still the error's,
+     * whichever is evaluated first, and the last error is "" after it. */
+    fail_an_option(conversation);
+    {
+        const char *error = chatwire_last_error();
+        size_t len = chatwire_conversation_len(conversation);
+        CHECK(len == 1);
+        CHECK(strcmp(error, expected) == 0);
+        CHECK(strcmp(chatwire_last_error(), "") == 0);
+        CHECK(chatwire_last_http_status() == 0);
+    }
+
     /* Into a header, which the server checks. */
     chatwire_client *client = NULL;
     CHECK_STATUS(chatwire_client_new(argv[1], "sk-c-test", &client), CHATWIRE_OK);
