@@ -153,7 +153,8 @@ typedef enum {
    */
   CHATWIRE_ERR_PANIC = 16,
   /**
-   * The server did not send what was asked for (token usage, say).
+   * What was asked for is not there: the server did not send it (token
+   * usage, say), or a batch has no result for the request.
    */
   CHATWIRE_ERR_UNAVAILABLE = 17,
   /**

@@ -45,7 +45,8 @@ pub enum chatwire_status {
     CHATWIRE_ERR_CANCELLED = 15,
     /// A bug inside chatwire was caught at the API boundary; please report it.
     CHATWIRE_ERR_PANIC = 16,
-    /// The server did not send what was asked for (token usage, say).
+    /// What was asked for is not there: the server did not send it (token
+    /// usage, say), or a batch has no result for the request.
     CHATWIRE_ERR_UNAVAILABLE = 17,
     /// What the server sent is over a limit (chatwire_client_set_limit()).
     CHATWIRE_ERR_TOO_LARGE = 18,
@@ -265,7 +266,7 @@ fn describe(status: c_int) -> &'static CStr {
         s if s == CHATWIRE_ERR_NO_JSON as c_int => c"no JSON found",
         s if s == CHATWIRE_ERR_CANCELLED as c_int => c"cancelled",
         s if s == CHATWIRE_ERR_PANIC as c_int => c"internal error (a caught panic)",
-        s if s == CHATWIRE_ERR_UNAVAILABLE as c_int => c"the server did not send this information",
+        s if s == CHATWIRE_ERR_UNAVAILABLE as c_int => c"not available: the server did not send it, or a batch has no result for it",
         s if s == CHATWIRE_ERR_TOO_LARGE as c_int => c"the response is larger than the limit",
         s if s == CHATWIRE_ERR_SYSTEM as c_int => c"the operating system refused a resource",
         s if s == CHATWIRE_ERR_INVALID_REPLY as c_int => {
