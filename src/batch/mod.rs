@@ -44,7 +44,7 @@ pub use state::{BatchCounts, BatchState};
 /// client.fetch_batch_results(&mut batch)?;
 /// for (n, conversation) in questions.iter_mut().enumerate() {
 ///     match batch.apply(&format!("q{n}"), conversation) {
-///         Ok(reply) => println!("q{n}: {}", reply.content),
+///         Ok(reply) => println!("q{n}: {}", reply.content()),
 ///         Err(error) => println!("q{n}: {error}"),
 ///     }
 /// }
