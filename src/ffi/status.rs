@@ -266,7 +266,9 @@ fn describe(status: c_int) -> &'static CStr {
         s if s == CHATWIRE_ERR_NO_JSON as c_int => c"no JSON found",
         s if s == CHATWIRE_ERR_CANCELLED as c_int => c"cancelled",
         s if s == CHATWIRE_ERR_PANIC as c_int => c"internal error (a caught panic)",
-        s if s == CHATWIRE_ERR_UNAVAILABLE as c_int => c"not available: the server did not send it, or a batch has no result for it",
+        s if s == CHATWIRE_ERR_UNAVAILABLE as c_int => {
+            c"not available: the server did not send it, or a batch has no result for it"
+        }
         s if s == CHATWIRE_ERR_TOO_LARGE as c_int => c"the response is larger than the limit",
         s if s == CHATWIRE_ERR_SYSTEM as c_int => c"the operating system refused a resource",
         s if s == CHATWIRE_ERR_INVALID_REPLY as c_int => {
