@@ -2,10 +2,19 @@
 //! items, sent statelessly (`"store": false`, the whole history every
 //! time), and the request options in the places the Responses API has for
 //! them. An option it lacks is refused here, before anything is sent.
+//!
+//! The items are serialized straight from the conversation's messages, as
+//! a chat completions body is (wire/request.rs): nothing of the history is
+//! copied into a JSON value first. Only the request options, a few small
+//! values, are moved into a map of their own.
 
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::conversation::message::{AttachmentKind, Message, Role, Tool, ToolCall};
+use crate::conversation::message::{
+    Attachment, AttachmentKind, Image, Message, Role, Tool, ToolCall,
+};
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::wire::request::Delivery;
@@ -15,88 +24,118 @@ use crate::wire::request::Delivery;
 /// its reasoning across a tool loop.
 const INCLUDE: [&str; 1] = ["reasoning.encrypted_content"];
 
+/// The JSON body of `POST /v1/responses`.
+#[derive(Serialize)]
+struct ResponsesRequest<'a> {
+    model: &'a str,
+    input: Input<'a>,
+    store: Value,
+    include: Value,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
+    #[serde(skip_serializing_if = "Tools::is_empty")]
+    tools: Tools<'a>,
+    #[serde(flatten)]
+    options: Map<String, Value>,
+}
+
 /// The body for `conversation`, or why the Responses API cannot carry it.
 pub(crate) fn encode(conversation: &Conversation, delivery: Delivery) -> Result<Vec<u8>> {
-    let mut body = Map::new();
-    body.insert("model".into(), conversation.model().into());
-    body.insert("input".into(), input(conversation.messages())?);
-    body.insert("store".into(), false.into());
-    body.insert("include".into(), json!(INCLUDE));
-    if delivery != Delivery::Whole {
-        body.insert("stream".into(), true.into());
-    }
-    if !conversation.tools().is_empty() {
-        let tools = conversation.tools().iter().map(tool).collect();
-        body.insert("tools".into(), Value::Array(tools));
-    }
+    refuse_audio(conversation.messages())?;
+    let mut options = Map::new();
     for (name, value) in conversation.options() {
-        option(&mut body, name, value)?;
+        option(&mut options, name, value)?;
     }
-    // Serializing a JSON value into a Vec cannot fail.
-    Ok(serde_json::to_vec(&body).unwrap_or_default())
+    let store = options.remove("store").unwrap_or(Value::Bool(false));
+    let include = include(options.remove("include"));
+    let request = ResponsesRequest {
+        model: conversation.model(),
+        input: Input(conversation.messages()),
+        store,
+        include,
+        stream: delivery != Delivery::Whole,
+        tools: Tools(conversation.tools()),
+        options,
+    };
+    // Serializing strings, plain structs and JSON values into a Vec cannot fail.
+    Ok(serde_json::to_vec(&request).unwrap_or_default())
 }
 
-/// The conversation's messages as input items, in order.
-fn input(messages: &[Message]) -> Result<Value> {
-    let mut items = Vec::with_capacity(messages.len());
-    for message in messages {
-        match message.role {
-            Role::System => items.push(json!({"role": "system", "content": message.content})),
-            Role::User => items.push(user(message)?),
-            Role::Assistant => assistant(message, &mut items),
-            Role::Tool => items.push(tool_output(message, messages)),
+/// What the body's `include` lists: chatwire's [`INCLUDE`] and, after it,
+/// what the conversation's option `include` asks for (a list, or one name).
+fn include(asked: Option<Value>) -> Value {
+    let mut include: Vec<Value> = INCLUDE.iter().map(|&name| name.into()).collect();
+    let asked = match asked {
+        Some(Value::Array(names)) => names,
+        Some(name) => vec![name],
+        None => Vec::new(),
+    };
+    for name in asked {
+        if !include.contains(&name) {
+            include.push(name);
         }
     }
-    Ok(Value::Array(items))
+    Value::Array(include)
 }
 
-/// A user message: its text alone, or its text, images and files as parts.
-fn user(message: &Message) -> Result<Value> {
-    if message.images.is_empty() && message.files.is_empty() {
-        return Ok(json!({"role": "user", "content": message.content}));
+/// The Responses API takes PDF files, not audio: a conversation with audio
+/// is refused before anything is written.
+fn refuse_audio(messages: &[Message]) -> Result<()> {
+    let files = messages.iter().flat_map(|message| &message.files);
+    if files
+        .into_iter()
+        .any(|file| file.kind != AttachmentKind::Pdf)
+    {
+        return Err(Error::InvalidArgument(
+            "the Responses API takes no audio input: send audio over chat completions".into(),
+        ));
     }
-    let mut parts = vec![json!({"type": "input_text", "text": message.content})];
-    for image in &message.images {
-        let mut part = json!({"type": "input_image", "image_url": image.url});
-        if let Some(detail) = image.detail {
-            part["detail"] = json!(detail);
-        }
-        parts.push(part);
-    }
-    for file in &message.files {
-        if file.kind != AttachmentKind::Pdf {
-            return Err(Error::InvalidArgument(
-                "the Responses API takes no audio input: send audio over chat completions".into(),
-            ));
-        }
-        let mut part = json!({
-            "type": "input_file",
-            "file_data": format!("data:application/pdf;base64,{}", file.data),
-        });
-        if let Some(filename) = &file.filename {
-            part["filename"] = filename.as_str().into();
-        }
-        parts.push(part);
-    }
-    Ok(json!({"role": "user", "content": parts}))
+    Ok(())
 }
 
-/// An assistant message: the reasoning items it came with, whole and in
-/// their place (first, as the model wrote them); its text as an assistant
-/// message (the easy form, which needs no item id, with its `"type":
-/// "message"`, without which llama.cpp's server cannot tell what the item
-/// is), its fields that chatwire does not know kept on it; then each tool
+/// The conversation's messages as input items, in order: most messages
+/// are one item; an assistant message is its reasoning items, its text and
+/// its tool calls.
+struct Input<'a>(&'a [Message]);
+
+impl Serialize for Input<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let messages = self.0;
+        let mut seq = serializer.serialize_seq(None)?;
+        for message in messages {
+            match message.role {
+                Role::System => seq.serialize_element(&TextItem::new("system", message))?,
+                Role::User if is_text_only(message) => {
+                    seq.serialize_element(&TextItem::new("user", message))?
+                }
+                Role::User => seq.serialize_element(&UserParts(message))?,
+                Role::Assistant => assistant(message, &mut seq)?,
+                Role::Tool => seq.serialize_element(&ToolOutput::new(message, messages))?,
+            }
+        }
+        seq.end()
+    }
+}
+
+fn is_text_only(message: &Message) -> bool {
+    message.images.is_empty() && message.files.is_empty()
+}
+
+/// An assistant message's items: the reasoning items it came with, whole
+/// and in their place (first, as the model wrote them); its text as an
+/// assistant message, when it has text or no tool call; then each tool
 /// call as its own item.
-fn assistant(message: &Message, items: &mut Vec<Value>) {
-    items.extend(reasoning_items(message));
-    if !message.content.is_empty() || message.tool_calls.is_empty() {
-        let mut item = message.extra.clone();
-        item.insert("type".into(), "message".into());
-        item.insert("role".into(), "assistant".into());
-        item.insert("content".into(), message.content.as_str().into());
-        items.push(Value::Object(item));
+fn assistant<S: SerializeSeq>(message: &Message, seq: &mut S) -> Result<(), S::Error> {
+    for item in reasoning_items(message) {
+        seq.serialize_element(&item)?;
     }
-    items.extend(message.tool_calls.iter().map(tool_call));
+    if !message.content.is_empty() || message.tool_calls.is_empty() {
+        seq.serialize_element(&AssistantText(message))?;
+    }
+    for call in &message.tool_calls {
+        seq.serialize_element(&CallItem(call))?;
+    }
+    Ok(())
 }
 
 /// The Responses API's reasoning items kept with a message (the details of
@@ -114,67 +153,253 @@ fn reasoning_items(message: &Message) -> Vec<Value> {
     parts.into_iter().filter(is_item).collect()
 }
 
-/// A tool call as a `function_call` or `custom_tool_call` item.
-fn tool_call(call: &ToolCall) -> Value {
-    let mut item = call.extra.clone();
-    let (kind, input) = match call.is_custom() {
-        true => ("custom_tool_call", "input"),
-        false => ("function_call", "arguments"),
-    };
-    item.insert("type".into(), kind.into());
-    item.insert("call_id".into(), call.id.as_str().into());
-    item.insert("name".into(), call.name.as_str().into());
-    item.insert(input.into(), call.arguments.as_str().into());
-    Value::Object(item)
+/// A system message, or a user message of text alone: `{"role", "content"}`.
+#[derive(Serialize)]
+struct TextItem<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+impl<'a> TextItem<'a> {
+    fn new(role: &'static str, message: &'a Message) -> TextItem<'a> {
+        TextItem {
+            role,
+            content: &message.content,
+        }
+    }
+}
+
+/// A user message with images or files: its text, images and files as parts.
+struct UserParts<'a>(&'a Message);
+
+impl Serialize for UserParts<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("role", "user")?;
+        map.serialize_entry("content", &Parts(self.0))?;
+        map.end()
+    }
+}
+
+/// A user message's content parts: `input_text`, then an `input_image`
+/// for each image and an `input_file` for each (PDF) file.
+struct Parts<'a>(&'a Message);
+
+impl Serialize for Parts<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let message = self.0;
+        let mut seq = serializer.serialize_seq(None)?;
+        seq.serialize_element(&InputText(&message.content))?;
+        for image in &message.images {
+            seq.serialize_element(&InputImage(image))?;
+        }
+        for file in &message.files {
+            seq.serialize_element(&InputFile(file))?;
+        }
+        seq.end()
+    }
+}
+
+/// `{"type": "input_text", "text"}`.
+struct InputText<'a>(&'a str);
+
+impl Serialize for InputText<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("type", "input_text")?;
+        map.serialize_entry("text", self.0)?;
+        map.end()
+    }
+}
+
+/// `{"type": "input_image", "image_url", "detail"}`, the detail when set.
+struct InputImage<'a>(&'a Image);
+
+impl Serialize for InputImage<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let image = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", "input_image")?;
+        map.serialize_entry("image_url", &image.url)?;
+        if let Some(detail) = &image.detail {
+            map.serialize_entry("detail", detail)?;
+        }
+        map.end()
+    }
+}
+
+/// `{"type": "input_file", "file_data", "filename"}`: the PDF inline as a
+/// data URL, its name when it has one.
+struct InputFile<'a>(&'a Attachment);
+
+impl Serialize for InputFile<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let file = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", "input_file")?;
+        let data_url = format_args!("data:application/pdf;base64,{}", file.data);
+        map.serialize_entry("file_data", &Collected(data_url))?;
+        if let Some(filename) = &file.filename {
+            map.serialize_entry("filename", filename)?;
+        }
+        map.end()
+    }
+}
+
+/// A text written as a JSON string while it is formatted, never held whole
+/// apart from the body.
+struct Collected<'a>(std::fmt::Arguments<'a>);
+
+impl Serialize for Collected<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+/// An assistant message's text as an output message in the easy form,
+/// which needs no item id, with its `"type": "message"` (without which
+/// llama.cpp's server cannot tell what the item is), and the message's
+/// fields that chatwire does not know.
+struct AssistantText<'a>(&'a Message);
+
+impl Serialize for AssistantText<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let message = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", "message")?;
+        map.serialize_entry("role", "assistant")?;
+        map.serialize_entry("content", &message.content)?;
+        extra_fields(&mut map, &message.extra, &["type", "role", "content"])?;
+        map.end()
+    }
+}
+
+/// Writes the fields in `extra` that are not among those written already
+/// (`written`): chatwire's own fields win over a server's of the same name.
+fn extra_fields<M: SerializeMap>(
+    map: &mut M,
+    extra: &Map<String, Value>,
+    written: &[&str],
+) -> Result<(), M::Error> {
+    for (name, value) in extra {
+        if !written.contains(&name.as_str()) {
+            map.serialize_entry(name, value)?;
+        }
+    }
+    Ok(())
+}
+
+/// A tool call as a `function_call` or `custom_tool_call` item, with the
+/// call's fields that chatwire does not know.
+struct CallItem<'a>(&'a ToolCall);
+
+impl Serialize for CallItem<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let call = self.0;
+        let (kind, input) = match call.is_custom() {
+            true => ("custom_tool_call", "input"),
+            false => ("function_call", "arguments"),
+        };
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", kind)?;
+        map.serialize_entry("call_id", &call.id)?;
+        map.serialize_entry("name", &call.name)?;
+        map.serialize_entry(input, &call.arguments)?;
+        extra_fields(&mut map, &call.extra, &["type", "call_id", "name", input])?;
+        map.end()
+    }
 }
 
 /// A tool's result as the output item of the call it answers (a custom
 /// tool's output for a custom tool's call).
-fn tool_output(message: &Message, messages: &[Message]) -> Value {
-    let call_id = message.tool_call_id.as_deref().unwrap_or_default();
-    let custom = messages
-        .iter()
-        .flat_map(|message| &message.tool_calls)
-        .any(|call| call.id == call_id && call.is_custom());
-    let kind = match custom {
-        true => "custom_tool_call_output",
-        false => "function_call_output",
-    };
-    json!({"type": kind, "call_id": call_id, "output": message.content})
+#[derive(Serialize)]
+struct ToolOutput<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    call_id: &'a str,
+    output: &'a str,
 }
 
-/// A tool, flattened: the Responses API has no `function` object inside.
-fn tool(tool: &Tool) -> Value {
-    let mut object = Map::new();
-    let kind = if tool.custom { "custom" } else { "function" };
-    object.insert("type".into(), kind.into());
-    object.insert("name".into(), tool.name.as_str().into());
-    if let Some(description) = &tool.description {
-        object.insert("description".into(), description.as_str().into());
+impl<'a> ToolOutput<'a> {
+    fn new(message: &'a Message, messages: &[Message]) -> ToolOutput<'a> {
+        let call_id = message.tool_call_id.as_deref().unwrap_or_default();
+        let custom = messages
+            .iter()
+            .flat_map(|message| &message.tool_calls)
+            .any(|call| call.id == call_id && call.is_custom());
+        let kind = match custom {
+            true => "custom_tool_call_output",
+            false => "function_call_output",
+        };
+        ToolOutput {
+            kind,
+            call_id,
+            output: &message.content,
+        }
     }
-    match (tool.custom, &tool.format) {
-        (true, Some(format)) => _ = object.insert("format".into(), format.clone()),
-        (true, None) => {}
-        (false, _) => _ = object.insert("parameters".into(), tool.parameters.clone()),
+}
+
+/// The conversation's tools, flattened: the Responses API has no
+/// `function` object inside a tool.
+struct Tools<'a>(&'a [Tool]);
+
+impl Tools<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
-    Value::Object(object)
+}
+
+impl Serialize for Tools<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(FlatTool))
+    }
+}
+
+/// One tool: `{"type": "function", "name", "description", "parameters"}`,
+/// or a custom tool's `{"type": "custom", "name", "description", "format"}`.
+struct FlatTool<'a>(&'a Tool);
+
+impl Serialize for FlatTool<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let tool = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        let kind = if tool.custom { "custom" } else { "function" };
+        map.serialize_entry("type", kind)?;
+        map.serialize_entry("name", &tool.name)?;
+        if let Some(description) = &tool.description {
+            map.serialize_entry("description", description)?;
+        }
+        match (tool.custom, &tool.format) {
+            (true, Some(format)) => map.serialize_entry("format", format)?,
+            (true, None) => {}
+            (false, _) => map.serialize_entry("parameters", &tool.parameters)?,
+        }
+        map.end()
+    }
 }
 
 /// Puts one request option where the Responses API has it; one it lacks
-/// (several choices, stop sequences) is refused.
-fn option(body: &mut Map<String, Value>, name: &str, value: &Value) -> Result<()> {
+/// (several choices, stop sequences), or `input`, which the conversation
+/// provides, is refused. `store` and `include` are kept here for
+/// [`encode`] to put in place of its own.
+fn option(options: &mut Map<String, Value>, name: &str, value: &Value) -> Result<()> {
     match name {
-        "max_tokens" | "max_completion_tokens" => {
-            body.insert("max_output_tokens".into(), value.clone());
+        "input" => {
+            return Err(Error::InvalidArgument(
+                "\"input\" cannot be set as an option: the conversation provides it".into(),
+            ))
         }
-        "response_format" => set(body, "text", "format", text_format(value)),
-        "verbosity" => set(body, "text", "verbosity", value.clone()),
-        "reasoning_effort" => set(body, "reasoning", "effort", value.clone()),
-        "tool_choice" => _ = body.insert(name.into(), tool_choice(value)),
+        "max_tokens" | "max_completion_tokens" => {
+            options.insert("max_output_tokens".into(), value.clone());
+        }
+        "response_format" => set(options, "text", "format", text_format(value)),
+        "verbosity" => set(options, "text", "verbosity", value.clone()),
+        "reasoning_effort" => set(options, "reasoning", "effort", value.clone()),
+        "tool_choice" => _ = options.insert(name.into(), tool_choice(value)),
         "n" if value.as_u64().is_none_or(|n| n > 1) => return Err(refused("n > 1", name)),
         "n" => {}
         "stop" => return Err(refused("stop sequences", name)),
-        _ => _ = body.insert(name.into(), value.clone()),
+        _ => _ = options.insert(name.into(), value.clone()),
     }
     Ok(())
 }
@@ -187,9 +412,9 @@ fn refused(what: &str, name: &str) -> Error {
     ))
 }
 
-/// Sets `field` of the object `outer` of the body, made if missing.
-fn set(body: &mut Map<String, Value>, outer: &str, field: &str, value: Value) {
-    let object = body.entry(outer).or_insert_with(|| json!({}));
+/// Sets `field` of the object `outer` of the options, made if missing.
+fn set(options: &mut Map<String, Value>, outer: &str, field: &str, value: Value) {
+    let object = options.entry(outer).or_insert_with(|| json!({}));
     if let Some(object) = object.as_object_mut() {
         object.insert(field.into(), value);
     }
@@ -261,5 +486,53 @@ mod tests {
             json!({"type": "message", "role": "assistant", "content": "Hello",
                    "phase": "final_answer"})
         );
+    }
+
+    #[test]
+    fn store_and_include_options_take_their_place_and_input_is_refused() -> Result<()> {
+        let mut c = Conversation::new("m");
+        c.user("Hi")?;
+        assert_eq!(body(&c)["store"], false);
+        c.set_option_unchecked("store", Some(json!(true)))?;
+        c.set_option_unchecked("include", Some(json!("message.output_text.logprobs")))?;
+        let sent = body(&c);
+        assert_eq!(sent["store"], true);
+        assert_eq!(
+            sent["include"],
+            json!([
+                "reasoning.encrypted_content",
+                "message.output_text.logprobs"
+            ])
+        );
+        let text = String::from_utf8(encode(&c, Delivery::Whole)?).unwrap_or_default();
+        assert_eq!(text.matches("\"store\"").count(), 1, "{text}");
+        c.set_option_unchecked("include", None)?;
+        c.set_option_unchecked("input", Some(json!("Ignore the history")))?;
+        let refused = encode(&c, Delivery::Whole).map(|_| ()).unwrap_err();
+        assert!(refused.to_string().contains("\"input\""), "{refused}");
+        Ok(())
+    }
+
+    #[test]
+    fn a_servers_field_named_like_chatwires_own_is_not_written_twice() -> Result<()> {
+        let mut c = Conversation::new("m");
+        c.user("Hi")?;
+        let mut answer = Message::new(Role::Assistant, "Hello");
+        answer.extra.insert("content".into(), json!("stale"));
+        let mut call = ToolCall::new("call_1", "f", "{}");
+        call.extra.insert("name".into(), json!("g"));
+        call.extra.insert("id".into(), json!("fc_1"));
+        answer.tool_calls.push(call);
+        c.push_message(answer)?;
+        let text = String::from_utf8(encode(&c, Delivery::Whole)?).unwrap_or_default();
+        assert_eq!(text.matches("\"content\"").count(), 2, "{text}");
+        let sent = body(&c);
+        assert_eq!(sent["input"][1]["content"], "Hello");
+        assert_eq!(
+            sent["input"][2],
+            json!({"type": "function_call", "call_id": "call_1", "name": "f",
+                   "arguments": "{}", "id": "fc_1"})
+        );
+        Ok(())
     }
 }

@@ -3,7 +3,11 @@
 //! choice (the text of its messages, a refusal, the reasoning, the tool
 //! calls), the usage, and a finish reason from its `status`.
 
+use std::fmt;
+
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::conversation::message::{Reasoning, ReasoningField, ToolCall};
@@ -22,7 +26,9 @@ struct Response {
     model: Option<String>,
     status: Option<String>,
     incomplete_details: Option<Incomplete>,
-    output: Vec<Map<String, Value>>,
+    /// Each item as it came: read again as an [`Item`], and kept as it
+    /// came when it is a reasoning item.
+    output: Vec<Box<RawValue>>,
     usage: Option<WireUsage>,
     error: Option<Value>,
 }
@@ -76,7 +82,7 @@ pub(crate) fn decode(body: String, request_id: Option<String>) -> Result<Reply> 
     if response.status.is_none() && response.output.is_empty() {
         return Err(Error::decode("the response has no output", &body));
     }
-    let mut choice = choice_of(response.output);
+    let mut choice = choice_of(response.output)?;
     let called = !choice.tool_calls.is_empty();
     let incomplete = response
         .incomplete_details
@@ -122,70 +128,205 @@ pub(crate) fn finish_reason(
     }
 }
 
+/// One output item, read in one pass: its type, what a message, a
+/// reasoning item or a tool call holds, and a message's fields that
+/// chatwire does not know (item ids and statuses are left: a stateless
+/// request sends an earlier message back without them).
+#[derive(Debug, Default)]
+struct Item {
+    kind: String,
+    /// A message's content parts, or a reasoning item's reasoning text.
+    content: Vec<Part>,
+    /// A reasoning item's summary parts.
+    summary: Vec<Part>,
+    call_id: Option<String>,
+    name: Option<String>,
+    /// A function call's arguments.
+    arguments: Option<String>,
+    /// A custom tool call's input.
+    input: Option<String>,
+    extra: Map<String, Value>,
+}
+
+/// A content or summary part: `output_text` and `refusal` in a message,
+/// `reasoning_text` and `summary_text` in a reasoning item. Its other
+/// fields (annotations, log probabilities) are not read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Part {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    text: Option<String>,
+    refusal: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for Item {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Item, D::Error> {
+        deserializer.deserialize_map(ItemVisitor)
+    }
+}
+
+struct ItemVisitor;
+
+impl<'de> Visitor<'de> for ItemVisitor {
+    type Value = Item;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("an output item")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Item, A::Error> {
+        let mut item = Item::default();
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "type" => item.kind = map.next_value::<Option<String>>()?.unwrap_or_default(),
+                "content" => item.content = map.next_value::<Parts>()?.0,
+                "summary" => item.summary = map.next_value::<Parts>()?.0,
+                "call_id" => item.call_id = map.next_value()?,
+                "name" => item.name = map.next_value()?,
+                "arguments" => item.arguments = map.next_value()?,
+                "input" => item.input = map.next_value()?,
+                "role" | "id" | "status" => _ = map.next_value::<IgnoredAny>()?,
+                _ => {
+                    let value: Value = map.next_value()?;
+                    if !value.is_null() {
+                        item.extra.insert(key, value);
+                    }
+                }
+            }
+        }
+        Ok(item)
+    }
+}
+
+/// A list of parts; null as none, and a string (which some servers write
+/// for a message's content) as one `output_text` part.
+struct Parts(Vec<Part>);
+
+impl<'de> Deserialize<'de> for Parts {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Parts, D::Error> {
+        deserializer.deserialize_any(PartsVisitor)
+    }
+}
+
+struct PartsVisitor;
+
+impl<'de> Visitor<'de> for PartsVisitor {
+    type Value = Parts;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("a list of parts or a string")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parts, A::Error> {
+        let mut parts = Vec::with_capacity(seq.size_hint().unwrap_or(1));
+        while let Some(part) = seq.next_element()? {
+            parts.push(part);
+        }
+        Ok(Parts(parts))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Parts, E> {
+        let part = Part {
+            kind: Some("output_text".into()),
+            text: Some(text.into()),
+            refusal: None,
+        };
+        Ok(Parts(vec![part]))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Parts, E> {
+        Ok(Parts(Vec::new()))
+    }
+}
+
+/// One raw output item read as an [`Item`]. An item of a type chatwire
+/// does not read (a web search call, say) that it cannot read so is
+/// skipped; one of a type it reads is a decode error.
+fn item_of(raw: &RawValue) -> Result<Option<Item>> {
+    match serde_json::from_str::<Item>(raw.get()) {
+        Ok(item) => Ok(Some(item)),
+        Err(err) => {
+            let kind = serde_json::from_str::<Kind>(raw.get()).unwrap_or_default();
+            match kind.kind.as_deref() {
+                Some("message" | "reasoning" | "function_call" | "custom_tool_call") => Err(
+                    Error::decode(format!("an output item cannot be read: {err}"), raw.get()),
+                ),
+                _ => Ok(None),
+            }
+        }
+    }
+}
+
+/// An item's type alone, for an item read no further.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Kind {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+}
+
 /// The output items folded into one choice, in order; the reasoning items
-/// kept whole as the reasoning's details (id, summary, encrypted content and
-/// any field of their own), which the next request sends back in place.
-fn choice_of(output: Vec<Map<String, Value>>) -> ReplyChoice {
+/// kept whole, as they came, as the reasoning's details (id, summary,
+/// encrypted content and any field of their own), which the next request
+/// sends back in place.
+fn choice_of(output: Vec<Box<RawValue>>) -> Result<ReplyChoice> {
     let mut choice = ReplyChoice::default();
-    let mut reasoning_items = Vec::new();
-    for item in output {
-        match item.get("type").and_then(Value::as_str) {
-            Some("reasoning") => reasoning_items.push(Value::Object(item)),
+    let mut reasoning_text = String::new();
+    let mut reasoning_items: Vec<&RawValue> = Vec::new();
+    for raw in &output {
+        let Some(item) = item_of(raw)? else {
+            continue;
+        };
+        match item.kind.as_str() {
+            "reasoning" => {
+                add_reasoning_text(&mut reasoning_text, &item);
+                reasoning_items.push(raw);
+            }
             _ => add_item(&mut choice, item),
         }
     }
     if !reasoning_items.is_empty() {
-        let text: String = reasoning_items.iter().map(reasoning_text).collect();
-        let mut reasoning = Reasoning::new(text, ReasoningField::Reasoning);
+        let mut reasoning = Reasoning::new(reasoning_text, ReasoningField::Reasoning);
         reasoning.details = serde_json::to_string(&reasoning_items).ok();
         choice.reasoning = Some(reasoning);
     }
-    choice
+    Ok(choice)
 }
 
 /// A reasoning item's text: its summary's, then its content's.
-fn reasoning_text(item: &Value) -> String {
-    let parts = ["summary", "content"]
-        .into_iter()
-        .filter_map(|list| item.get(list).and_then(Value::as_array))
-        .flatten();
-    parts
-        .filter_map(|part| part.get("text").and_then(Value::as_str))
-        .collect()
+fn add_reasoning_text(text: &mut String, item: &Item) {
+    for part in item.summary.iter().chain(&item.content) {
+        text.push_str(part.text.as_deref().unwrap_or_default());
+    }
 }
 
 /// Adds one output item to a choice: a message's text and refusal, a tool call.
-fn add_item(choice: &mut ReplyChoice, mut item: Map<String, Value>) {
-    let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or_default().to_owned();
-    match item.get("type").and_then(Value::as_str).unwrap_or_default() {
+fn add_item(choice: &mut ReplyChoice, item: Item) {
+    let text = |value: Option<String>| value.unwrap_or_default();
+    match item.kind.as_str() {
         "message" => {
-            let parts = item.remove("content");
-            for part in parts.iter().flat_map(|parts| parts.as_array()).flatten() {
-                match part.get("type").and_then(Value::as_str) {
-                    Some("output_text") => choice.content.push_str(&text(part.get("text"))),
+            for part in item.content {
+                match part.kind.as_deref() {
+                    Some("output_text") => choice.content.push_str(&text(part.text)),
                     Some("refusal") => {
                         let refusal = choice.refusal.get_or_insert_with(String::new);
-                        refusal.push_str(&text(part.get("refusal")));
+                        refusal.push_str(&text(part.refusal));
                     }
                     _ => {}
                 }
             }
-            for known in ["type", "role", "id", "status"] {
-                item.remove(known);
-            }
-            choice
-                .extra
-                .extend(item.into_iter().filter(|(_, value)| !value.is_null()));
+            choice.extra.extend(item.extra);
         }
         "function_call" => choice.tool_calls.push(ToolCall::new(
-            text(item.get("call_id")),
-            text(item.get("name")),
-            text(item.get("arguments")),
+            text(item.call_id),
+            text(item.name),
+            text(item.arguments),
         )),
         "custom_tool_call" => choice.tool_calls.push(ToolCall::custom(
-            text(item.get("call_id")),
-            text(item.get("name")),
-            text(item.get("input")),
+            text(item.call_id),
+            text(item.name),
+            text(item.input),
         )),
         _ => {}
     }
@@ -223,5 +364,32 @@ mod tests {
                 "{body}"
             );
         }
+    }
+
+    #[test]
+    fn reasoning_items_are_kept_as_they_came_and_a_string_content_is_text() {
+        let reasoning = r#"{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Think."}],"encrypted_content":"gAAA","zeta":1,"alpha":2}"#;
+        let body = format!(
+            r#"{{"status":"completed","output":[{reasoning},
+               {{"type":"message","role":"assistant","content":"Hi."}},
+               {{"type":"web_search_call","id":"ws_1","action":"not an object of ours","content":7}}]}}"#
+        );
+        let reply = decode(body, None).unwrap();
+        assert_eq!(reply.content(), "Hi.");
+        let kept = reply.reasoning().unwrap();
+        assert_eq!(kept.text, "Think.");
+        assert_eq!(
+            kept.details.as_deref(),
+            Some(format!("[{reasoning}]").as_str())
+        );
+    }
+
+    #[test]
+    fn an_item_of_a_type_chatwire_reads_that_cannot_be_read_is_a_decode_error() {
+        let body = r#"{"status":"completed","output":[{"type":"function_call","call_id":7}]}"#;
+        assert!(matches!(
+            decode(body.into(), None),
+            Err(Error::Decode { .. })
+        ));
     }
 }
