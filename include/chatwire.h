@@ -1329,7 +1329,8 @@ CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_request_id(const chatwire_
 /**
  * The response body as received (for a streamed reply, the equivalent
  * body built from the chunks, with their top-level fields such as
- * Perplexity's `citations`).
+ * Perplexity's `citations`; over the Responses API, the response object
+ * of the stream's final event as received).
  */
 CHATWIRE_API const char *CHATWIRE_CALL chatwire_reply_json(const chatwire_reply *reply);
 

@@ -421,7 +421,17 @@ fn the_recorded_stream_gives_its_deltas_and_the_same_reply_by_every_streamed_sen
         &bodies,
     );
     let client = responses_client(&server.url());
+    // The reply's JSON is the final event's response object, as a whole
+    // reply's is the body.
+    let recorded = read_data("spec/recorded/llamacpp-responses-stream.sse");
+    let completed = recorded
+        .lines()
+        .find_map(|line| line.strip_prefix("data: {\"type\":\"response.completed\""))
+        .expect("a response.completed event");
+    let completed: Value = serde_json::from_str(&format!("{{\"type\":\"\"{completed}")).unwrap();
     let check = |reply: &chatwire::Reply| {
+        let json: Value = serde_json::from_str(&reply.json()).unwrap();
+        assert_eq!(json, completed["response"]);
         assert_eq!(reply.content(), RECORDED_TEXT);
         assert_eq!(reply.finish_reason(), Some("stop"));
         assert_eq!(

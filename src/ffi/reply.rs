@@ -199,7 +199,8 @@ pub unsafe extern "system" fn chatwire_reply_request_id(
 
 /// The response body as received (for a streamed reply, the equivalent
 /// body built from the chunks, with their top-level fields such as
-/// Perplexity's `citations`).
+/// Perplexity's `citations`; over the Responses API, the response object
+/// of the stream's final event as received).
 #[no_mangle]
 pub unsafe extern "system" fn chatwire_reply_json(reply: Option<&chatwire_reply>) -> *const c_char {
     boundary::value(|| Ok(required(reply, "reply")?.json().as_ptr()))

@@ -16,6 +16,8 @@ impl Reply {
     /// The response body as received, never edited; for a streamed reply,
     /// the equivalent body built from the chunks, with their other
     /// top-level fields (Perplexity's `citations`), written on each call.
+    /// A streamed reply over the Responses API is the response object of
+    /// its final event, as received, when that lists the output.
     pub fn json(&self) -> Cow<'_, str> {
         match &self.body {
             Body::Received(body) => Cow::Borrowed(body),

@@ -41,6 +41,9 @@ pub struct Accumulator {
     usage: Option<Usage>,
     /// The usage as sent and the other top-level fields, for the JSON.
     top: StreamedTop,
+    /// A Responses API stream's final response object, which is then the
+    /// reply's JSON in place of one written from `top` and the choices.
+    response: Option<String>,
     choices: BTreeMap<u32, ChoiceState>,
     done: bool,
     /// Bytes kept so far: every text taken in, and [`TOOL_CALL_OVERHEAD`] per call.
@@ -58,6 +61,7 @@ impl Accumulator {
             model: None,
             usage: None,
             top: StreamedTop::default(),
+            response: None,
             choices: BTreeMap::new(),
             done: false,
             kept: 0,
@@ -80,6 +84,10 @@ impl Accumulator {
         if let Some(extra) = chunk.extra {
             self.count(fields_bytes(&extra))?;
             self.top.extra.extend(*extra);
+        }
+        if let Some(response) = chunk.response {
+            self.count(response.len() as u64)?;
+            self.response = Some(response);
         }
         for choice in chunk.choices {
             self.count(choice_bytes(&choice))?;
@@ -171,7 +179,11 @@ impl Accumulator {
         self.choices.entry(0).or_default();
         let choices = self.choices.into_values();
         let choices = choices.map(ChoiceState::finish).collect();
-        let mut reply = Reply::new(choices, Body::Streamed(Box::new(self.top)));
+        let body = match self.response {
+            Some(response) => Body::Received(response),
+            None => Body::Streamed(Box::new(self.top)),
+        };
+        let mut reply = Reply::new(choices, body);
         reply.id = self.id;
         reply.model = self.model;
         reply.usage = self.usage;

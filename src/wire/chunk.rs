@@ -180,6 +180,11 @@ pub struct Chunk {
     /// Boxed: nearly every chunk has none, and a chunk is moved several times.
     #[serde(skip)]
     pub extra: Option<Box<Map<String, Value>>>,
+    /// A Responses API stream's final response object as it came (from
+    /// `response.completed` or `.incomplete`, when it lists the output):
+    /// the streamed reply's JSON, as a whole reply's is its body.
+    #[serde(skip)]
+    pub response: Option<String>,
 }
 
 /// One choice's part of a chunk.

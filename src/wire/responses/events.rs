@@ -6,6 +6,8 @@
 //! `error` are the server's error. Events that repeat what their deltas
 //! said (`.done`, `content_part.*`) carry nothing.
 
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
@@ -61,7 +63,9 @@ pub(crate) fn payload(data: &str, calls: &mut Calls) -> Result<Option<Payload>> 
             argument_delta(text("item_id"), text("delta"), custom, calls).map(tool_fragment)
         }
         "response.completed" | "response.incomplete" => {
-            Some(finished(event.get("response"), !calls.begun.is_empty()))
+            let mut last = finished(event.get("response"), !calls.begun.is_empty());
+            last.response = response_as_it_came(data);
+            Some(Payload::Chunk(last))
         }
         "response.failed" => {
             let error = event
@@ -182,9 +186,28 @@ fn fragment(
     call
 }
 
+/// The response object of a `response.completed` (or `.incomplete`) event
+/// as it came, when it lists the output: a server that leaves the output
+/// out of it gets a reply JSON written from what the stream gave.
+fn response_as_it_came(data: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Finished<'a> {
+        #[serde(borrow)]
+        response: Option<&'a RawValue>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Output {
+        #[serde(default)]
+        output: Vec<IgnoredAny>,
+    }
+    let response = serde_json::from_str::<Finished>(data).ok()?.response?;
+    let output = serde_json::from_str::<Output>(response.get()).ok()?.output;
+    (!output.is_empty()).then(|| response.get().to_owned())
+}
+
 /// The last chunk: the finish reason from the response's status (after
 /// tool calls, `tool_calls`), its id, model and usage.
-fn finished(response: Option<&Value>, called: bool) -> Payload {
+fn finished(response: Option<&Value>, called: bool) -> Chunk {
     let empty = Value::Null;
     let response = response.unwrap_or(&empty);
     let text = |name: &str| {
@@ -204,5 +227,5 @@ fn finished(response: Option<&Value>, called: bool) -> Payload {
     chunk.model = text("model");
     chunk.usage_json = usage.and_then(|usage| serde_json::to_value(usage).ok());
     chunk.usage = usage;
-    Payload::Chunk(chunk)
+    chunk
 }
