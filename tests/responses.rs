@@ -537,6 +537,12 @@ fn a_stream_cancelled_mid_way_ends_at_once_and_leaves_the_conversation() {
     assert_eq!(conversation, before);
 }
 
+/// A call item with a field chatwire does not know, streamed and whole.
+static CALL_OF_ITS_OWN: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
+    json!({"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "get_time",
+           "arguments": "{}", "status": "completed", "namespace": "clock"})
+});
+
 #[test]
 fn streamed_reasoning_refusal_and_tool_calls_are_read_as_over_chat_completions() {
     let sse = [
@@ -551,11 +557,12 @@ fn streamed_reasoning_refusal_and_tool_calls_are_read_as_over_chat_completions()
         json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": "\"Paris\"}"}),
         json!({"type": "response.output_item.done", "output_index": 1,
                "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1",
-                        "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}),
-        // A call whose arguments come only with its item's end.
+                        "name": "get_weather", "arguments": "{\"city\":\"Paris\"}",
+                        "status": "completed"}}),
+        // A call whose arguments come only with its item's end, with a
+        // field of its own.
         json!({"type": "response.output_item.done", "output_index": 2,
-               "item": {"type": "function_call", "id": "fc_2", "call_id": "call_2",
-                        "name": "get_time", "arguments": "{}"}}),
+               "item": CALL_OF_ITS_OWN.clone()}),
         json!({"type": "response.completed", "response": {"id": "resp_9", "status": "completed",
                "usage": {"input_tokens": 9, "output_tokens": 20,
                          "output_tokens_details": {"reasoning_tokens": 11}}}}),
@@ -590,6 +597,29 @@ fn streamed_reasoning_refusal_and_tool_calls_are_read_as_over_chat_completions()
     );
     assert_eq!(reply.finish_reason(), Some("tool_calls"));
     assert_eq!(reply.usage.unwrap().reasoning_tokens, Some(11));
+    // A call's fields of its own are kept, its item id and status are not,
+    // as in a whole response; the next request sends them back.
+    assert!(calls[0].extra.is_empty(), "{:?}", calls[0].extra);
+    assert_eq!(calls[1].extra["namespace"], "clock");
+    let whole = json!({"status": "completed", "output": [CALL_OF_ITS_OWN.clone()]});
+    let mut whole_server = Server::new();
+    let bodies = Bodies::default();
+    let _whole = answering(&mut whole_server, &whole.to_string(), &bodies);
+    let client = responses_client(&whole_server.url());
+    let whole_reply = client.send_reply(&mut conversation_fresh()).unwrap();
+    assert_eq!(whole_reply.tool_calls(), &calls[1..]);
+    conversation.tool_result("call_1", "Sunny").unwrap();
+    conversation.tool_result("call_2", "Noon").unwrap();
+    client.send(&mut conversation).unwrap();
+    let sent = checked_request(&bodies.all()[1]);
+    let input = sent["input"].as_array().unwrap();
+    assert!(
+        input.contains(
+            &json!({"type": "function_call", "call_id": "call_2", "name": "get_time",
+                               "arguments": "{}", "namespace": "clock"})
+        ),
+        "{sent}"
+    );
 
     let refused = [
         json!({"type": "response.refusal.delta", "item_id": "msg_1", "delta": "I can't."}),

@@ -139,7 +139,31 @@ fn item_call(item: Option<&Value>, done: bool, calls: &mut Calls) -> Option<Tool
         true => (None, None),
         false => (text("call_id"), text("name")),
     };
-    Some(fragment(index, id, name, input, custom))
+    let mut fragment = fragment(index, id, name, input, custom);
+    fragment.extra = fields_of_its_own(item);
+    Some(fragment)
+}
+
+/// A call item's fields that chatwire does not know, which go back with
+/// the call (not its item `id` and `status`, as for a whole response).
+fn fields_of_its_own(item: &Value) -> Map<String, Value> {
+    const KNOWN: [&str; 7] = [
+        "type",
+        "id",
+        "status",
+        "call_id",
+        "name",
+        "arguments",
+        "input",
+    ];
+    let Some(fields) = item.as_object() else {
+        return Map::new();
+    };
+    let own = fields
+        .iter()
+        .filter(|(name, value)| !KNOWN.contains(&name.as_str()) && !value.is_null());
+    own.map(|(name, value)| (name.clone(), value.clone()))
+        .collect()
 }
 
 /// A piece of a call's input, for the call its item began.

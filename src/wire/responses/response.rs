@@ -129,9 +129,11 @@ pub(crate) fn finish_reason(
 }
 
 /// One output item, read in one pass: its type, what a message, a
-/// reasoning item or a tool call holds, and a message's fields that
-/// chatwire does not know (item ids and statuses are left: a stateless
-/// request sends an earlier message back without them).
+/// reasoning item or a tool call holds, and a message's or a call's fields
+/// that chatwire does not know, which go back with it (item ids and
+/// statuses are left: a stateless request sends an earlier message or call
+/// back without them, and a call's `id` over chat completions is its
+/// `call_id`).
 #[derive(Debug, Default)]
 struct Item {
     kind: String,
@@ -318,16 +320,16 @@ fn add_item(choice: &mut ReplyChoice, item: Item) {
             }
             choice.extra.extend(item.extra);
         }
-        "function_call" => choice.tool_calls.push(ToolCall::new(
-            text(item.call_id),
-            text(item.name),
-            text(item.arguments),
-        )),
-        "custom_tool_call" => choice.tool_calls.push(ToolCall::custom(
-            text(item.call_id),
-            text(item.name),
-            text(item.input),
-        )),
+        "function_call" => {
+            let mut call = ToolCall::new(text(item.call_id), text(item.name), text(item.arguments));
+            call.extra = item.extra;
+            choice.tool_calls.push(call);
+        }
+        "custom_tool_call" => {
+            let mut call = ToolCall::custom(text(item.call_id), text(item.name), text(item.input));
+            call.extra = item.extra;
+            choice.tool_calls.push(call);
+        }
         _ => {}
     }
 }
@@ -342,7 +344,7 @@ mod tests {
             {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
              "phase": "commentary", "content": [{"type": "output_text", "text": "Running."}]},
             {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_9", "name": "shell",
-             "input": "ls -l"}
+             "input": "ls -l", "status": "completed", "namespace": "ops"}
         ]});
         let reply = decode(body.to_string(), None).unwrap();
         assert_eq!(reply.content(), "Running.");
@@ -352,6 +354,10 @@ mod tests {
         assert_eq!(
             (call.id.as_str(), call.arguments.as_str()),
             ("call_9", "ls -l")
+        );
+        assert_eq!(
+            call.extra,
+            Map::from_iter([("namespace".into(), "ops".into())])
         );
         assert_eq!(reply.finish_reason(), Some("tool_calls"));
     }
