@@ -85,10 +85,6 @@ impl Accumulator {
             self.count(fields_bytes(&extra))?;
             self.top.extra.extend(*extra);
         }
-        if let Some(response) = chunk.response {
-            self.count(response.len() as u64)?;
-            self.response = Some(response);
-        }
         for choice in chunk.choices {
             self.count(choice_bytes(&choice))?;
             let index = choice.index;
@@ -100,6 +96,14 @@ impl Accumulator {
                 state.push(choice, &mut Vec::new());
             }
         }
+        Ok(())
+    }
+
+    /// Keeps a Responses API stream's final response object, as it came,
+    /// for the reply's JSON; counted against the limit as the rest is.
+    pub fn keep_response(&mut self, response: String) -> Result<()> {
+        self.count(response.len() as u64)?;
+        self.response = Some(response);
         Ok(())
     }
 

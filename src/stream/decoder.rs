@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use super::{Accumulator, SseEvent, SseItem, SseParser};
 use crate::config::Api;
 use crate::reply::Reply;
-use crate::wire::chunk::{api_error_from_text, Payload};
+use crate::wire::chunk::{api_error_from_text, Last, Payload};
 use crate::wire::responses::events::{self as responses, Calls};
 
 /// Whose events a stream carries: chat completion chunks, or the Responses
@@ -198,6 +198,13 @@ impl StreamDecoder {
                 Ok(())
             }
             Payload::Error(error) => Err(crate::wire::error::in_band(error)),
+            Payload::Last(last) => {
+                let Last { chunk, response } = *last;
+                if let Some(response) = response {
+                    self.accumulator.keep_response(response)?;
+                }
+                self.accumulator.push_chunk_into(chunk, events)
+            }
         }
     }
 

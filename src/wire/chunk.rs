@@ -26,6 +26,19 @@ pub enum Payload {
     Done,
     /// An error the server reported inside the stream.
     Error(ApiError),
+    /// A Responses API stream's last chunk and its final response object
+    /// as it came; boxed, as it comes once a stream.
+    Last(Box<Last>),
+}
+
+/// A Responses API stream's end (`response.completed` or `.incomplete`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Last {
+    /// The finish reason, the id, the model and the usage.
+    pub chunk: Chunk,
+    /// The response object as it came, when it lists the output: the
+    /// streamed reply's JSON, as a whole reply's is its body.
+    pub response: Option<String>,
 }
 
 impl Payload {
@@ -180,11 +193,6 @@ pub struct Chunk {
     /// Boxed: nearly every chunk has none, and a chunk is moved several times.
     #[serde(skip)]
     pub extra: Option<Box<Map<String, Value>>>,
-    /// A Responses API stream's final response object as it came (from
-    /// `response.completed` or `.incomplete`, when it lists the output):
-    /// the streamed reply's JSON, as a whole reply's is its body.
-    #[serde(skip)]
-    pub response: Option<String>,
 }
 
 /// One choice's part of a chunk.

@@ -6,12 +6,13 @@
 //! `error` are the server's error. Events that repeat what their deltas
 //! said (`.done`, `content_part.*`) carry nothing.
 
-use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::wire::chunk::{api_error_from_text, Chunk, ChunkChoice, Delta, Payload, ToolCallDelta};
+use crate::wire::chunk::{
+    api_error_from_text, Chunk, ChunkChoice, Delta, Last, Payload, ToolCallDelta,
+};
 use crate::wire::message::CallText;
 use crate::wire::responses::response;
 
@@ -63,9 +64,9 @@ pub(crate) fn payload(data: &str, calls: &mut Calls) -> Result<Option<Payload>> 
             argument_delta(text("item_id"), text("delta"), custom, calls).map(tool_fragment)
         }
         "response.completed" | "response.incomplete" => {
-            let mut last = finished(event.get("response"), !calls.begun.is_empty());
-            last.response = response_as_it_came(data);
-            Some(Payload::Chunk(last))
+            let chunk = finished(event.get("response"), !calls.begun.is_empty());
+            let response = response_as_it_came(data, &event);
+            Some(Payload::Last(Box::new(Last { chunk, response })))
         }
         "response.failed" => {
             let error = event
@@ -213,20 +214,17 @@ fn fragment(
 /// The response object of a `response.completed` (or `.incomplete`) event
 /// as it came, when it lists the output: a server that leaves the output
 /// out of it gets a reply JSON written from what the stream gave.
-fn response_as_it_came(data: &str) -> Option<String> {
+fn response_as_it_came(data: &str, event: &Map<String, Value>) -> Option<String> {
     #[derive(serde::Deserialize)]
-    struct Finished<'a> {
-        #[serde(borrow)]
-        response: Option<&'a RawValue>,
+    struct Finished {
+        response: Box<RawValue>,
     }
-    #[derive(serde::Deserialize)]
-    struct Output {
-        #[serde(default)]
-        output: Vec<IgnoredAny>,
+    let output = event.get("response")?.get("output")?.as_array()?;
+    if output.is_empty() {
+        return None;
     }
-    let response = serde_json::from_str::<Finished>(data).ok()?.response?;
-    let output = serde_json::from_str::<Output>(response.get()).ok()?.output;
-    (!output.is_empty()).then(|| response.get().to_owned())
+    let finished: Finished = serde_json::from_str(data).ok()?;
+    Some(Box::<str>::from(finished.response).into_string())
 }
 
 /// The last chunk: the finish reason from the response's status (after
