@@ -237,8 +237,11 @@ impl Serialize for InputFile<'_> {
         let file = self.0;
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("type", "input_file")?;
-        let data_url = format_args!("data:application/pdf;base64,{}", file.data);
-        map.serialize_entry("file_data", &Collected(data_url))?;
+        // One statement: the formatted text's parts live only within it.
+        map.serialize_entry(
+            "file_data",
+            &Collected(format_args!("data:application/pdf;base64,{}", file.data)),
+        )?;
         if let Some(filename) = &file.filename {
             map.serialize_entry("filename", filename)?;
         }
