@@ -9,12 +9,11 @@
 //! values, are moved into a map of their own.
 
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use crate::conversation::message::{
-    Attachment, AttachmentKind, Image, Message, Role, Tool, ToolCall,
-};
+use crate::conversation::message::{AttachmentKind, ImageDetail, Message, Role, Tool, ToolCall};
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use crate::wire::request::Delivery;
@@ -108,7 +107,10 @@ impl Serialize for Input<'_> {
                 Role::User if is_text_only(message) => {
                     seq.serialize_element(&TextItem::new("user", message))?
                 }
-                Role::User => seq.serialize_element(&UserParts(message))?,
+                Role::User => seq.serialize_element(&UserParts {
+                    role: "user",
+                    content: Parts(message),
+                })?,
                 Role::Assistant => assistant(message, &mut seq)?,
                 Role::Tool => seq.serialize_element(&ToolOutput::new(message, messages))?,
             }
@@ -139,18 +141,33 @@ fn assistant<S: SerializeSeq>(message: &Message, seq: &mut S) -> Result<(), S::E
 }
 
 /// The Responses API's reasoning items kept with a message (the details of
-/// its reasoning, when they are items of type `reasoning`); reasoning of
-/// another API's shape has no item to go back in.
-fn reasoning_items(message: &Message) -> Vec<Value> {
+/// its reasoning, when they are items of type `reasoning`), as they are
+/// kept: each is written back as its raw JSON, not read into a value;
+/// reasoning of another API's shape has no item to go back in.
+fn reasoning_items(message: &Message) -> Vec<Box<RawValue>> {
     let details = message
         .reasoning
         .as_ref()
         .and_then(|r| r.details.as_deref());
-    let parts: Vec<Value> = details
+    let parts: Vec<Box<RawValue>> = details
         .and_then(|details| serde_json::from_str(details).ok())
         .unwrap_or_default();
-    let is_item = |part: &Value| part.get("type").and_then(Value::as_str) == Some("reasoning");
-    parts.into_iter().filter(is_item).collect()
+    parts
+        .into_iter()
+        .filter(|part| is_reasoning_item(part))
+        .collect()
+}
+
+/// Whether a part of a reasoning's details is a Responses API reasoning
+/// item (`"type": "reasoning"`).
+fn is_reasoning_item(part: &RawValue) -> bool {
+    #[derive(Deserialize)]
+    struct Kind {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+    }
+    let kind = serde_json::from_str::<Kind>(part.get()).ok();
+    kind.and_then(|kind| kind.kind).as_deref() == Some("reasoning")
 }
 
 /// A system message, or a user message of text alone: `{"role", "content"}`.
@@ -170,15 +187,10 @@ impl<'a> TextItem<'a> {
 }
 
 /// A user message with images or files: its text, images and files as parts.
-struct UserParts<'a>(&'a Message);
-
-impl Serialize for UserParts<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("role", "user")?;
-        map.serialize_entry("content", &Parts(self.0))?;
-        map.end()
-    }
+#[derive(Serialize)]
+struct UserParts<'a> {
+    role: &'static str,
+    content: Parts<'a>,
 }
 
 /// A user message's content parts: `input_text`, then an `input_image`
@@ -189,73 +201,64 @@ impl Serialize for Parts<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let message = self.0;
         let mut seq = serializer.serialize_seq(None)?;
-        seq.serialize_element(&InputText(&message.content))?;
+        seq.serialize_element(&InputText {
+            kind: "input_text",
+            text: &message.content,
+        })?;
         for image in &message.images {
-            seq.serialize_element(&InputImage(image))?;
+            seq.serialize_element(&InputImage {
+                kind: "input_image",
+                image_url: &image.url,
+                detail: image.detail,
+            })?;
         }
         for file in &message.files {
-            seq.serialize_element(&InputFile(file))?;
+            seq.serialize_element(&InputFile {
+                kind: "input_file",
+                file_data: PdfDataUrl(&file.data),
+                filename: file.filename.as_deref(),
+            })?;
         }
         seq.end()
     }
 }
 
 /// `{"type": "input_text", "text"}`.
-struct InputText<'a>(&'a str);
-
-impl Serialize for InputText<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("type", "input_text")?;
-        map.serialize_entry("text", self.0)?;
-        map.end()
-    }
+#[derive(Serialize)]
+struct InputText<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
 }
 
 /// `{"type": "input_image", "image_url", "detail"}`, the detail when set.
-struct InputImage<'a>(&'a Image);
-
-impl Serialize for InputImage<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let image = self.0;
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("type", "input_image")?;
-        map.serialize_entry("image_url", &image.url)?;
-        if let Some(detail) = &image.detail {
-            map.serialize_entry("detail", detail)?;
-        }
-        map.end()
-    }
+#[derive(Serialize)]
+struct InputImage<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    image_url: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<ImageDetail>,
 }
 
 /// `{"type": "input_file", "file_data", "filename"}`: the PDF inline as a
 /// data URL, its name when it has one.
-struct InputFile<'a>(&'a Attachment);
-
-impl Serialize for InputFile<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let file = self.0;
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("type", "input_file")?;
-        // One statement: the formatted text's parts live only within it.
-        map.serialize_entry(
-            "file_data",
-            &Collected(format_args!("data:application/pdf;base64,{}", file.data)),
-        )?;
-        if let Some(filename) = &file.filename {
-            map.serialize_entry("filename", filename)?;
-        }
-        map.end()
-    }
+#[derive(Serialize)]
+struct InputFile<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    file_data: PdfDataUrl<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filename: Option<&'a str>,
 }
 
-/// A text written as a JSON string while it is formatted, never held whole
-/// apart from the body.
-struct Collected<'a>(std::fmt::Arguments<'a>);
+/// A PDF's base64 text as a `data:` URL, written into the body as it is
+/// formatted: the base64 text is not copied.
+struct PdfDataUrl<'a>(&'a str);
 
-impl Serialize for Collected<'_> {
+impl Serialize for PdfDataUrl<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&self.0)
+        serializer.collect_str(&format_args!("data:application/pdf;base64,{}", self.0))
     }
 }
 
